@@ -1,0 +1,77 @@
+import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+
+/** Where a verifier finds the public key named by a token's `kid`. */
+export interface KeySource {
+  getKey(kid: string): Promise<KeyObject | undefined>;
+}
+
+export interface Jwk extends JsonWebKey {
+  kid?: string;
+  use?: string;
+  alg?: string;
+}
+
+function toKeys(jwks: { keys?: Jwk[] }): Map<string, KeyObject> {
+  const keys = new Map<string, KeyObject>();
+  for (const jwk of jwks.keys ?? []) {
+    if (!jwk.kid || (jwk.use && jwk.use !== 'sig')) continue;
+    // Only asymmetric public keys: a symmetric "oct" key in a JWKS is never trusted.
+    if (jwk.kty !== 'EC' && jwk.kty !== 'RSA') continue;
+    try {
+      keys.set(jwk.kid, createPublicKey({ key: jwk, format: 'jwk' }));
+    } catch {
+      // A malformed entry must not hide the good ones.
+    }
+  }
+  return keys;
+}
+
+export interface RemoteJwksOptions {
+  url: string;
+  /** How long a fetched key set is trusted before it is fetched again. */
+  cacheMs?: number;
+  /** At most one refetch for unknown kids in this interval, so bad tokens cannot hammer desk. */
+  refetchCooldownMs?: number;
+  fetchTimeoutMs?: number;
+}
+
+/** Desk's JWKS over HTTP, cached, and refetched once when an unknown `kid` appears (key rotation). */
+export function remoteJwks(options: RemoteJwksOptions): KeySource {
+  const cacheMs = options.cacheMs ?? 10 * 60_000;
+  const cooldownMs = options.refetchCooldownMs ?? 30_000;
+  let keys = new Map<string, KeyObject>();
+  let fetchedAt = 0;
+  let inFlight: Promise<void> | undefined;
+
+  const refresh = () =>
+    (inFlight ??= (async () => {
+      try {
+        const response = await fetch(options.url, { signal: AbortSignal.timeout(options.fetchTimeoutMs ?? 5000) });
+        if (!response.ok) throw new Error(`JWKS answered ${response.status}`);
+        keys = toKeys((await response.json()) as { keys?: Jwk[] });
+        fetchedAt = Date.now();
+      } finally {
+        inFlight = undefined;
+      }
+    })());
+
+  return {
+    async getKey(kid) {
+      const stale = Date.now() - fetchedAt > cacheMs;
+      if (stale || (!keys.has(kid) && Date.now() - fetchedAt > cooldownMs)) {
+        try {
+          await refresh();
+        } catch {
+          // Unreachable JWKS: keep serving with the keys we have; an unknown kid fails below.
+        }
+      }
+      return keys.get(kid);
+    },
+  };
+}
+
+/** Keys known in-process (desk verifying its own tokens). */
+export function staticKeys(entries: Iterable<[string, KeyObject]>): KeySource {
+  const keys = new Map(entries);
+  return { getKey: async (kid) => keys.get(kid) };
+}

@@ -1,0 +1,57 @@
+import type { RequestHandler } from 'express';
+import { AppError } from '@msp/http';
+import { AUTHENTICATED, hasScope } from './scopes';
+import { InvalidTokenError, type TokenVerifier } from './token-verifier';
+
+const quote = (value: string) => value.replace(/["\\]/g, '');
+
+/**
+ * Establishes the caller from `Authorization: Bearer`, without rejecting: the
+ * rate limiter needs the caller first, and public routes need no token. The
+ * decision to refuse is requireScope's.
+ */
+export function authenticate(verify: TokenVerifier): RequestHandler {
+  return async (req, _res, next) => {
+    const header = req.get('authorization');
+    if (!header) return next();
+    const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
+    if (!match) {
+      req.authFailure = { error: 'invalid_token', description: 'The Authorization header must be "Bearer <access token>".' };
+      return next();
+    }
+    try {
+      req.principal = await verify(match[1]!);
+    } catch (error) {
+      if (!(error instanceof InvalidTokenError)) throw error;
+      req.authFailure = { error: 'invalid_token', description: error.message };
+    }
+    next();
+  };
+}
+
+/** 401 without a valid token, 403 without the scope (RFC 6750 §3). */
+export function requireScope(scope: string): RequestHandler {
+  return (req, _res, next) => {
+    if (!req.principal) {
+      const description = req.authFailure?.description ?? 'An access token is required.';
+      throw new AppError(401, description, {
+        code: 'invalid-token',
+        headers: { 'WWW-Authenticate': `Bearer realm="msp", error="invalid_token", error_description="${quote(description)}"` },
+      });
+    }
+    if (scope !== AUTHENTICATED && !hasScope(req.principal.scopes, scope)) {
+      throw new AppError(403, `The access token lacks the scope "${scope}".`, {
+        code: 'insufficient-scope',
+        extensions: { required_scope: scope },
+        headers: { 'WWW-Authenticate': `Bearer realm="msp", error="insufficient_scope", scope="${scope}"` },
+      });
+    }
+    next();
+  };
+}
+
+/** The caller's tenant; only valid behind requireScope. */
+export function tenantOf(req: { principal?: { tenantId: string } }): string {
+  if (!req.principal) throw new Error('tenantOf() called on a route without requireScope');
+  return req.principal.tenantId;
+}

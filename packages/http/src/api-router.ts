@@ -1,0 +1,130 @@
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { AppError, notFound, validationFailed } from './errors';
+import type { OperationDoc, ResponseSpec } from './openapi';
+import { compileValidator, toFieldErrors, type Location } from './validation';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Infer<T> = T extends TSchema ? Static<T> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+}
+
+export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined> {
+  method: Method;
+  /** Express-style path relative to /api/v1, e.g. `/tickets/:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** The scope a caller needs; `null` makes the route public (no token). */
+  scope: string | null;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Content types the body may come in; JSON by default. */
+  consumes?: string[];
+  responses: Record<number, ResponseSpec>;
+  /** Error statuses this route can answer besides the ones derived from its shape. */
+  errors?: number[];
+  /** Run after authentication and before validation (e.g. a tighter rate limit). */
+  before?: RequestHandler[];
+  handler: (req: Request, res: Response, input: RouteInput<P, Q, B>) => unknown;
+}
+
+export interface ApiRouter {
+  router: express.Router;
+  route<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(
+    spec: RouteSpec<P, Q, B>,
+  ): void;
+  operations: OperationDoc[];
+}
+
+export interface ApiRouterOptions {
+  /** Rejects callers that lack the scope (401 without a valid token, 403 without the scope). */
+  requireScope: (scope: string) => RequestHandler;
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.get('content-length');
+  return (length !== undefined && Number(length) > 0) || req.get('transfer-encoding') !== undefined;
+}
+
+function validator(schema: TSchema, location: Location) {
+  const validate = compileValidator(schema, location);
+  return (value: unknown) => {
+    if (validate(value)) return value;
+    throw location === 'params'
+      ? // A malformed id cannot name anything that exists: that is a 404, not a 400.
+        notFound()
+      : validationFailed(toFieldErrors(validate.errors, location),
+          location === 'query' ? 'One or more query parameters are not valid.' : 'The request body is not valid.');
+  };
+}
+
+function errorsOf(spec: RouteSpec<any, any, any>): number[] {
+  const statuses = new Set<number>(spec.errors ?? []);
+  if (spec.query || spec.body) statuses.add(400);
+  if (spec.scope) [401, 403].forEach((s) => statuses.add(s));
+  if (spec.params) statuses.add(404);
+  if (spec.body) [413, 415].forEach((s) => statuses.add(s));
+  statuses.add(429);
+  statuses.add(500);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+export function createApiRouter(options: ApiRouterOptions): ApiRouter {
+  const router = express.Router();
+  const operations: OperationDoc[] = [];
+
+  function route<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(spec: RouteSpec<P, Q, B>) {
+    const checkParams = spec.params ? validator(spec.params, 'params') : undefined;
+    const checkQuery = spec.query ? validator(spec.query, 'query') : undefined;
+    const checkBody = spec.body ? validator(spec.body, 'body') : undefined;
+    const consumes = spec.consumes ?? ['application/json'];
+
+    const handle: RequestHandler = async (req, res) => {
+      const params = checkParams ? checkParams({ ...req.params }) : undefined;
+      if (spec.body && hasBody(req) && !req.is(consumes)) {
+        throw new AppError(415, `The request body must be sent as ${consumes.join(' or ')}.`, {
+          code: 'unsupported-media-type',
+          headers: { 'Accept-Post': consumes.join(', ') },
+        });
+      }
+      // Express 5 exposes req.query as a getter: validate (and coerce) a copy.
+      const query = checkQuery ? checkQuery({ ...(req.query as object) }) : undefined;
+      let body: unknown;
+      if (checkBody) {
+        if (req.body === undefined) throw validationFailed([{ field: '(body)', message: 'is required' }], 'The request body is missing.');
+        body = checkBody(req.body);
+      }
+      await spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);
+    };
+
+    const chain: RequestHandler[] = [];
+    if (spec.scope) chain.push(options.requireScope(spec.scope));
+    chain.push(...(spec.before ?? []), handle);
+    router[spec.method](spec.path, ...chain);
+    operations.push({
+      method: spec.method,
+      path: spec.path,
+      operationId: spec.operationId,
+      summary: spec.summary,
+      description: spec.description,
+      tags: spec.tags,
+      scope: spec.scope,
+      params: spec.params,
+      query: spec.query,
+      body: spec.body,
+      consumes,
+      responses: spec.responses,
+      errors: errorsOf(spec),
+    });
+  }
+
+  return { router, route, operations };
+}

@@ -1,0 +1,106 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import { createApiRouter, type ApiRouter } from './api-router';
+import { renderDocsPage } from './docs-page';
+import { createReadiness, type Readiness, type ReadinessCheck } from './health';
+import type { Logger } from './logger';
+import { createHttpMetrics, type HttpMetrics } from './metrics';
+import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
+import { errorHandler, notFoundHandler } from './problem';
+import { createRateLimiter } from './rate-limit';
+import { requestContext } from './request-context';
+
+export const API_BASE_PATH = '/api/v1';
+
+export interface ServiceAppOptions {
+  service: string;
+  logger: Logger;
+  openapi: OpenApiInfo;
+  readinessChecks: Record<string, ReadinessCheck>;
+  rateLimit: { limit: number; windowMs?: number; redis?: Redis; prefix?: string };
+  /** Verifies a presented token and sets req.principal; never rejects (see requireScope). */
+  authenticate: RequestHandler;
+  requireScope: (scope: string) => RequestHandler;
+  bodyLimit?: string;
+  trustProxy?: string | boolean;
+  /** Registers the service's routes on the API router. */
+  routes: (api: ApiRouter) => void;
+}
+
+export interface ServiceApp {
+  app: Express;
+  readiness: Readiness;
+  metrics: HttpMetrics;
+  openapi: ReturnType<typeof buildOpenApiDocument>;
+}
+
+/**
+ * The middleware order every service shares. Rate limiting runs before body
+ * parsing and before any route, so every API response, a 401 or 404 included,
+ * carries the rate-limit headers; health and metrics stay outside the API.
+ */
+export function createServiceApp(options: ServiceAppOptions): ServiceApp {
+  const { logger } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? 'loopback, linklocal, uniquelocal');
+
+  const metrics = createHttpMetrics(options.service);
+  const readiness = createReadiness(options.readinessChecks, logger);
+
+  app.use(requestContext());
+  app.use(metrics.middleware);
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.log(res.statusCode >= 500 ? 'error' : 'info', 'request', {
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        status: res.statusCode,
+        duration_ms: Math.round(ms * 10) / 10,
+        client_id: req.principal?.clientId,
+        tenant_id: req.principal?.tenantId,
+      });
+    });
+    next();
+  });
+
+  app.get('/healthz', readiness.liveness);
+  app.get('/readyz', readiness.readiness);
+  app.get('/metrics', metrics.handler);
+
+  const api = createApiRouter({ requireScope: options.requireScope });
+  options.routes(api);
+  const document = buildOpenApiDocument(options.openapi, API_BASE_PATH, api.operations);
+  const docsPage = renderDocsPage(document as never);
+
+  const base = express.Router();
+  base.use(options.authenticate);
+  base.use(
+    createRateLimiter({
+      limit: options.rateLimit.limit,
+      windowMs: options.rateLimit.windowMs,
+      redis: options.rateLimit.redis,
+      prefix: options.rateLimit.prefix ?? `rl:${options.service}:`,
+      name: `${options.service}-api`,
+      logger,
+    }),
+  );
+  base.use(express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
+  base.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));
+  base.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  base.get('/docs', (_req, res) => {
+    res.type('html').send(docsPage);
+  });
+  base.use(api.router);
+  base.use(notFoundHandler());
+
+  app.use(API_BASE_PATH, base);
+  app.use(notFoundHandler());
+  app.use(errorHandler(logger));
+  return { app, readiness, metrics, openapi: document };
+}

@@ -1,0 +1,50 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+addFormats(ajv);
+
+/**
+ * Parses the environment once, at boot, against a schema; a missing or bad
+ * value stops the process with a message that names the variable.
+ * Empty strings count as unset, as shells and compose files produce them.
+ */
+export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv = process.env): Static<T> {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const validate = ajv.compile(schema);
+  if (!validate(input)) {
+    const problems = (validate.errors ?? []).map((error) => {
+      const name = error.keyword === 'required' ? String(error.params.missingProperty) : error.instancePath.slice(1);
+      return error.keyword === 'required' ? `${name} is required` : `${name} ${error.message} (got ${JSON.stringify(env[name])})`;
+    });
+    throw new ConfigError(problems);
+  }
+  return input as Static<T>;
+}
+
+/** Settings every service reads, spread into each service's own schema. */
+export const commonConfigProperties = {
+  HOST: Type.String({ default: '0.0.0.0' }),
+  DATABASE_URL: Type.String({ pattern: '^postgres(ql)?://' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  LOG_LEVEL: Type.Union([Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug')], { default: 'info' }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  BODY_LIMIT: Type.String({ default: '1mb', pattern: '^\\d+(b|kb|mb)$' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
+  TRUST_PROXY: Type.String({ default: 'loopback, linklocal, uniquelocal' }),
+  AUTH_ISSUER: Type.String({ default: 'http://localhost:3001/api/v1' }),
+  AUTH_AUDIENCE: Type.String({ default: 'msp-api' }),
+  AUTH_JWKS_URL: Type.String({ default: 'http://localhost:3001/api/v1/.well-known/jwks.json', pattern: '^https?://' }),
+} satisfies TProperties;

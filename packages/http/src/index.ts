@@ -1,0 +1,21 @@
+import './types';
+
+export * from './errors';
+export * from './types';
+export { requestContext, currentContext } from './request-context';
+export { createLogger, type Logger } from './logger';
+export { errorHandler, notFoundHandler, toProblem, sendProblem, PROBLEM_CONTENT_TYPE, type ProblemDocument } from './problem';
+export { named } from './schema-names';
+export { compileValidator, toFieldErrors } from './validation';
+export { createApiRouter, type ApiRouter, type RouteSpec, type RouteInput } from './api-router';
+export { buildOpenApiDocument, type OpenApiInfo, type ResponseSpec } from './openapi';
+export { renderDocsPage } from './docs-page';
+export * from './pagination';
+export { createRateLimiter, callerKey, type RateLimitOptions } from './rate-limit';
+export { createHttpMetrics } from './metrics';
+export { createReadiness, type Readiness, type ReadinessCheck } from './health';
+export { startServer, exitOnSignals, type RunningServer } from './server';
+export { loadConfig, ConfigError, commonConfigProperties } from './config';
+export { createRedis } from './redis';
+export { createServiceApp, API_BASE_PATH, type ServiceApp, type ServiceAppOptions } from './app';
+export * from './schema-helpers';

@@ -1,0 +1,184 @@
+import type { TSchema } from '@sinclair/typebox';
+import { schemaName } from './schema-names';
+import { STATUS_TITLES } from './errors';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  /** Defaults to application/json when a schema is given. */
+  contentType?: string;
+  headers?: Record<string, { description: string; schema?: object }>;
+}
+
+export interface OperationDoc {
+  method: string;
+  /** Express-style path relative to the API base (`/tickets/:id`). */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  scope?: string | null;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  consumes?: string[];
+  responses: Record<number, ResponseSpec>;
+  errors: number[];
+}
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description: string;
+  /** Where the token endpoint lives (desk), for the oauth2 security scheme. */
+  tokenUrl: string;
+  scopes: Record<string, string>;
+  tags?: { name: string; description: string }[];
+}
+
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  description: 'An RFC 9457 problem document.',
+  required: ['type', 'title', 'status', 'detail', 'request_id'],
+  properties: {
+    type: { type: 'string', description: '`about:blank` or `urn:msp:problem:<code>`.' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    request_id: { type: 'string', description: 'Quote it to support; equals the X-Request-Id header.' },
+    instance: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['field', 'message'],
+        properties: { field: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+  additionalProperties: true,
+};
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the window resets.', schema: { type: 'integer' } },
+  RateLimit: { description: 'IETF draft-8 RateLimit header.', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'IETF draft-8 RateLimit-Policy header.', schema: { type: 'string' } },
+  'X-Request-Id': { description: "The caller's request id, or a generated one.", schema: { type: 'string' } },
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Validation failed: malformed JSON, wrong types, missing or unknown fields, bad query parameters.',
+  401: 'The access token is missing, invalid or expired (`WWW-Authenticate: Bearer error="invalid_token"`).',
+  403: 'The token lacks the required scope (`WWW-Authenticate: Bearer error="insufficient_scope"`).',
+  404: 'The resource does not exist in the caller\'s tenant.',
+  409: 'Conflict with the existing state (duplicate, overlap, run in progress).',
+  413: 'The request body is too large.',
+  415: 'The request body is not of a supported content type.',
+  422: 'The request is well-formed but breaks a business rule.',
+  429: 'Rate limit reached; see `Retry-After`.',
+  500: 'Unexpected server error; contact support quoting `request_id`.',
+  503: 'The service is not ready.',
+};
+
+export function toOpenApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/**
+ * Turns a schema into its OpenAPI form: named sub-schemas become $refs into
+ * components (collected as a side effect), everything else is copied as is.
+ */
+function emit(schema: unknown, components: Record<string, unknown>, top = false): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => emit(item, components));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const name = schemaName(schema);
+  if (name && !top) {
+    if (!(name in components)) {
+      components[name] = null; // reserve first: a schema may refer to itself
+      components[name] = emit(schema, components, true);
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = emit(value, components);
+  return out;
+}
+
+function parameters(schema: TSchema | undefined, where: 'path' | 'query', components: Record<string, unknown>) {
+  if (!schema) return [];
+  const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+  const required = new Set<string>((schema.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    ...(property.description ? { description: property.description } : {}),
+    schema: emit({ ...property, description: undefined }, components),
+  }));
+}
+
+export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, operations: OperationDoc[]) {
+  const components: Record<string, unknown> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(op.responses)) {
+      responses[status] = {
+        description: response.description,
+        headers: { ...RATE_LIMIT_HEADERS, ...(response.headers ?? {}) },
+        ...(response.schema || response.contentType
+          ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema ? emit(response.schema, components) : { type: 'string' } } } }
+          : {}),
+      };
+    }
+    for (const status of op.errors) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+    const operation: Record<string, unknown> = {
+      operationId: op.operationId,
+      summary: op.summary,
+      description: [op.description, op.scope === 'authenticated' ? 'Requires a valid access token; no particular scope.' : op.scope ? `Requires scope \`${op.scope}\` (or \`admin:tenant\`).` : 'No token required.']
+        .filter(Boolean)
+        .join('\n\n'),
+      tags: op.tags,
+      parameters: [...parameters(op.params, 'path', components), ...parameters(op.query, 'query', components)],
+      responses,
+      security: op.scope === 'authenticated' ? [{ oauth2: [] }] : op.scope ? [{ oauth2: [op.scope] }] : [],
+    };
+    if (op.body) {
+      const content: Record<string, unknown> = {};
+      for (const type of op.consumes ?? ['application/json']) content[type] = { schema: emit(op.body, components) };
+      operation.requestBody = { required: true, content };
+    }
+    const path = toOpenApiPath(op.path);
+    (paths[path] ??= {})[op.method] = operation;
+  }
+  const errorResponses: Record<string, unknown> = {};
+  for (const status of Object.keys(ERROR_DESCRIPTIONS).map(Number)) {
+    errorResponses[`Error${status}`] = {
+      description: `${STATUS_TITLES[status]}. ${ERROR_DESCRIPTIONS[status]}`,
+      headers: RATE_LIMIT_HEADERS,
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, description: info.description, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+    servers: [{ url: serverUrl }],
+    tags: info.tags ?? [...new Set(operations.flatMap((op) => op.tags))].map((name) => ({ name, description: name })),
+    security: [{ oauth2: [] }],
+    paths,
+    components: {
+      schemas: { ...components, Problem: PROBLEM_SCHEMA },
+      responses: errorResponses,
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description: 'JWT access tokens issued by the helpdesk token endpoint; `admin:tenant` satisfies every scope.',
+          flows: { clientCredentials: { tokenUrl: info.tokenUrl, scopes: info.scopes } },
+        },
+      },
+    },
+  };
+}

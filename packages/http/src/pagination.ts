@@ -1,0 +1,60 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Request, Response } from 'express';
+import { named } from './schema-names';
+
+export const DEFAULT_PER_PAGE = 25;
+export const MAX_PER_PAGE = 100;
+
+/** `page` and `per_page`, to spread into a list endpoint's query schema. Out of range is a 400, never capped. */
+export const pageQueryProperties = {
+  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, starting at 1.' }),
+  per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `Items per page, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).` }),
+};
+
+export const PaginationSchema = named(
+  'Pagination',
+  Type.Object(
+    {
+      page: Type.Integer({ minimum: 1 }),
+      per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE }),
+      total: Type.Integer({ minimum: 0 }),
+      total_pages: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export function pageSchema<T extends TSchema>(name: string, item: T) {
+  return named(name, Type.Object({ data: Type.Array(item), pagination: PaginationSchema }, { additionalProperties: false }));
+}
+
+export const LINK_HEADER = {
+  Link: { description: 'RFC 8288 links to the first, prev, next and last pages.', schema: { type: 'string' } },
+};
+
+export interface PageRequest {
+  page: number;
+  per_page: number;
+}
+
+/** Offset arguments for a repository. */
+export function pageWindow({ page, per_page }: PageRequest) {
+  return { skip: (page - 1) * per_page, take: per_page };
+}
+
+function pageUrl(req: Request, page: number): string {
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+  url.searchParams.set('page', String(page));
+  return url.toString();
+}
+
+/** Sends `{data, pagination}` with its Link header. */
+export function sendPage<T>(req: Request, res: Response, items: T[], total: number, { page, per_page }: PageRequest) {
+  const totalPages = Math.ceil(total / per_page);
+  const links = [`<${pageUrl(req, 1)}>; rel="first"`];
+  if (page > 1) links.push(`<${pageUrl(req, Math.min(page - 1, Math.max(totalPages, 1)))}>; rel="prev"`);
+  if (page < totalPages) links.push(`<${pageUrl(req, page + 1)}>; rel="next"`);
+  links.push(`<${pageUrl(req, Math.max(totalPages, 1))}>; rel="last"`);
+  res.setHeader('Link', links.join(', '));
+  res.json({ data: items, pagination: { page, per_page, total, total_pages: totalPages } });
+}

@@ -1,0 +1,90 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, STATUS_TITLES, isAppError } from './errors';
+import type { Logger } from './logger';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  request_id: string;
+  instance?: string;
+  errors?: { field: string; message: string }[];
+  [extension: string]: unknown;
+}
+
+export function problemType(code: string | undefined): string {
+  return code ? `urn:msp:problem:${code}` : 'about:blank';
+}
+
+export function toProblem(error: AppError, requestId: string, instance?: string): ProblemDocument {
+  return {
+    ...error.extensions,
+    type: problemType(error.code),
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    request_id: requestId,
+    ...(instance ? { instance } : {}),
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}
+
+/**
+ * Errors raised by Express' body parsers carry a `type` and a `status`; they
+ * are the caller's fault, so they become ordinary problem documents.
+ */
+function fromBodyParser(error: { type?: string; status?: number; limit?: number }): AppError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new AppError(400, 'The request body is not valid JSON.', { code: 'malformed-body' });
+    case 'entity.too.large':
+      return new AppError(413, `The request body exceeds the limit of ${error.limit} bytes.`, { code: 'body-too-large' });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError(415, 'The request body encoding or charset is not supported.', { code: 'unsupported-media-type' });
+    case 'request.aborted':
+      return new AppError(400, 'The request was aborted by the client.', { code: 'request-aborted' });
+    default:
+      if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
+        return new AppError(error.status, STATUS_TITLES[error.status] ?? 'The request cannot be processed.');
+      }
+      return undefined;
+  }
+}
+
+export function sendProblem(res: import('express').Response, error: AppError, requestId: string) {
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.status(error.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(toProblem(error, requestId)));
+}
+
+/** Unknown routes under the API answer like every other error. */
+export function notFoundHandler(): RequestHandler {
+  return (req, _res, next) => {
+    next(new AppError(404, `No route ${req.method} ${req.originalUrl.split('?')[0]}.`, { code: 'route-not-found' }));
+  };
+}
+
+/** The single place where errors become responses. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const known = isAppError(error) ? error : fromBodyParser(error ?? {});
+    if (known) {
+      if (known.status >= 500) logger.error('request failed', { err: error, status: known.status });
+      if (res.headersSent) return res.end();
+      return sendProblem(res, known, req.requestId);
+    }
+    // A programmer error: the whole thing goes to the log, nothing of it to the caller.
+    logger.error('unhandled error', { error: error instanceof Error ? { message: error.message, stack: error.stack, name: error.name } : error });
+    if (res.headersSent) return res.destroy();
+    sendProblem(
+      res,
+      new AppError(500, `An unexpected error occurred. Please contact support and quote request id ${req.requestId}.`, {
+        code: 'internal-error',
+      }),
+      req.requestId,
+    );
+  };
+}

@@ -1,0 +1,82 @@
+import { rateLimit, ipKeyGenerator, type Options } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
+import type { Redis } from 'ioredis';
+import type { Request, RequestHandler } from 'express';
+import { AppError } from './errors';
+import type { Logger } from './logger';
+
+/**
+ * rate-limit-redis loads its Lua scripts once; when Redis is down at that
+ * moment, the rejected promise would be reused forever and the limiter would
+ * stay open after Redis returns. Reloading after any failure heals it.
+ */
+class SelfHealingRedisStore extends RedisStore {
+  override async increment(key: string) {
+    try {
+      return await super.increment(key);
+    } catch (error) {
+      this.incrementScriptSha = this.loadIncrementScript();
+      this.incrementScriptSha.catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+export interface RateLimitOptions {
+  /** Requests allowed per window and key. */
+  limit: number;
+  windowMs?: number;
+  /** Shared store; without it counters live in this process only. */
+  redis?: Redis;
+  /** Redis key prefix: the same prefix means the same counters across instances. */
+  prefix: string;
+  /** Policy name shown in the RateLimit headers. */
+  name: string;
+  logger: Logger;
+  keyGenerator?: (req: Request) => string;
+}
+
+/** Per verified API client when the caller has a valid token, per address otherwise. */
+export function callerKey(req: Request): string {
+  if (req.principal) return `client:${req.principal.tenantId}:${req.principal.clientId}`;
+  return `ip:${ipKeyGenerator(req.ip ?? 'unknown')}`;
+}
+
+export function createRateLimiter(options: RateLimitOptions): RequestHandler {
+  const windowMs = options.windowMs ?? 60_000;
+  const store = options.redis
+    ? new SelfHealingRedisStore({
+        prefix: options.prefix,
+        sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<any>,
+      })
+    : undefined;
+  const config: Partial<Options> = {
+    windowMs,
+    limit: options.limit,
+    standardHeaders: 'draft-8',
+    legacyHeaders: true,
+    identifier: options.name,
+    keyGenerator: options.keyGenerator ?? callerKey,
+    // Fail open: an outage of Redis must not take the APIs down with it.
+    passOnStoreError: true,
+    logger: {
+      warn: (message: unknown, detail?: unknown) => options.logger.warn('rate limiter', { message, detail }),
+      error: (error: unknown, message?: unknown) =>
+        options.logger.error('rate limiter store failed; serving without a limit', {
+          message,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    },
+    validate: { trustProxy: false, xForwardedForHeader: false },
+    handler: (_req, res, next) => {
+      next(
+        new AppError(429, `Rate limit of ${options.limit} requests per ${windowMs / 1000} seconds reached. Retry after the time given in Retry-After.`, {
+          code: 'rate-limited',
+          headers: { 'Retry-After': String(res.getHeader('Retry-After') ?? Math.ceil(windowMs / 1000)) },
+        }),
+      );
+    },
+  };
+  if (store) config.store = store;
+  return rateLimit(config);
+}

@@ -1,0 +1,20 @@
+import { Type, type TProperties, type TSchema, type ObjectOptions, type SchemaOptions } from '@sinclair/typebox';
+
+/** A request body object: unknown fields are a 400, never silently ignored. */
+export function strictObject<T extends TProperties>(properties: T, options: ObjectOptions = {}) {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+/** A string enum emitted as `enum` (readable in OpenAPI), typed as the union of its values. */
+export function stringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+export const Uuid = (options: SchemaOptions = {}) => Type.String({ format: 'uuid', ...options });
+export const DateTime = (options: SchemaOptions = {}) => Type.String({ format: 'date-time', ...options });
+export const DateOnly = (options: SchemaOptions = {}) => Type.String({ format: 'date', ...options });
+
+/** Path parameter `:id`. */
+export const IdParams = Type.Object({ id: Uuid({ description: 'The resource id (UUID).' }) });
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

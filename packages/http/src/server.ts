@@ -1,0 +1,79 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import type { Logger } from './logger';
+import type { Readiness } from './health';
+
+export interface RunningServer {
+  server: http.Server;
+  port: number;
+  /** Graceful stop: readiness fails, no new connections, in-flight requests finish, then cleanup. */
+  close(): Promise<void>;
+}
+
+export interface StartServerOptions {
+  app: Express;
+  port: number;
+  host?: string;
+  logger: Logger;
+  readiness?: Readiness;
+  /** How long in-flight requests may take before their connections are cut. */
+  shutdownTimeoutMs?: number;
+  /** Releases resources after the last request (Prisma, Redis, queues), in order. */
+  cleanup?: (() => Promise<unknown>)[];
+}
+
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const server = http.createServer(options.app);
+  // Longer than a typical load balancer's idle timeout, so it closes connections first.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+
+  const close = () =>
+    (closing ??= (async () => {
+      const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
+      options.readiness?.markShuttingDown();
+      options.logger.info('shutting down', { timeout_ms: timeoutMs });
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Idle keep-alive sockets would otherwise hold server.close() open.
+      server.closeIdleConnections();
+      const timer = setTimeout(() => {
+        options.logger.warn('shutdown timeout reached; closing remaining connections');
+        server.closeAllConnections();
+      }, timeoutMs);
+      timer.unref();
+      await stopped;
+      clearTimeout(timer);
+      for (const step of options.cleanup ?? []) {
+        try {
+          await step();
+        } catch (error) {
+          options.logger.error('cleanup step failed', { error: error instanceof Error ? error.message : String(error) });
+        }
+      }
+      options.logger.info('stopped');
+    })());
+
+  return { server, port, close };
+}
+
+/** SIGTERM (Kubernetes) and SIGINT (Ctrl-C) stop the server gracefully, then the process. */
+export function exitOnSignals(running: RunningServer, logger: Logger) {
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info('signal received', { signal });
+    running.close().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error('shutdown failed', { error: String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}

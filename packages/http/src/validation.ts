@@ -1,0 +1,91 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import type { FieldError } from './errors';
+
+function createAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    useDefaults: true,
+    coerceTypes: coerce,
+    // TypeBox adds a symbol-keyed Kind and OpenAPI keywords that ajv should not reject.
+    keywords: ['example', 'examples', 'x-order'],
+  });
+  addFormats(ajv);
+  // The formats above accept 24:00 and leap seconds loosely; these are the exact ones the API documents.
+  ajv.addFormat('hh-mm', /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/);
+  ajv.addFormat('year-month', /^\d{4}-(?:0[1-9]|1[0-2])$/);
+  ajv.addFormat('date', {
+    type: 'string',
+    validate: (value: string) => {
+      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+      if (!match) return false;
+      const date = new Date(`${value}T00:00:00Z`);
+      return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+    },
+  });
+  return ajv;
+}
+
+/** Bodies are JSON: a string "5" is not a number. Query and path values are text: they are coerced. */
+const bodyAjv = createAjv(false);
+const textAjv = createAjv(true);
+
+export type Location = 'body' | 'query' | 'params';
+
+export function compileValidator(schema: TSchema, location: Location): ValidateFunction {
+  return (location === 'body' ? bodyAjv : textAjv).compile(schema);
+}
+
+function pathToField(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((field, segment) => (/^\d+$/.test(segment) ? `${field}[${segment}]` : field ? `${field}.${segment}` : segment), '');
+}
+
+function join(base: string, name: string) {
+  return base ? `${base}.${name}` : name;
+}
+
+/** ajv's errors in the shape of the problem document: one entry per field, in words a caller understands. */
+export function toFieldErrors(errors: ErrorObject[] | null | undefined, location: Location): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const error of errors ?? []) {
+    let field = pathToField(error.instancePath);
+    let message = error.message ?? 'is not valid';
+    switch (error.keyword) {
+      case 'required':
+        field = join(field, String(error.params.missingProperty));
+        message = 'is required';
+        break;
+      case 'additionalProperties':
+        field = join(field, String(error.params.additionalProperty));
+        message = 'is not a known field';
+        break;
+      case 'enum':
+        message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+        break;
+      case 'format':
+        message = `must be a valid ${error.params.format === 'hh-mm' ? 'time of day (HH:MM)' : error.params.format === 'year-month' ? 'month (YYYY-MM)' : error.params.format === 'date' ? 'date (YYYY-MM-DD)' : error.params.format}`;
+        break;
+      case 'type':
+        message = `must be ${error.params.type === 'integer' ? 'an integer' : `of type ${error.params.type}`}`;
+        break;
+      case 'anyOf':
+      case 'oneOf':
+        // Its branches have already said what is wrong.
+        if (out.some((e) => e.field === field || e.field.startsWith(`${field}.`))) continue;
+        break;
+    }
+    if (!field) field = location === 'body' ? '(body)' : `(${location})`;
+    const key = `${field}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field, message });
+  }
+  return out;
+}
