@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { AppError, notFound, validationFailed } from './errors';
+import { AppError, notFound, validationFailed, type FieldError } from './errors';
 import type { OperationDoc, ResponseSpec } from './openapi';
 import { compileValidator, toFieldErrors, type Location } from './validation';
 
@@ -31,6 +31,8 @@ export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | un
   responses: Record<number, ResponseSpec>;
   /** Error statuses this route can answer besides the ones derived from its shape. */
   errors?: number[];
+  /** Turns body validation failures into another error (the OAuth endpoints answer in RFC 6749 terms). */
+  onInvalidBody?: (errors: FieldError[]) => AppError;
   /** Run after authentication and before validation (e.g. a tighter rate limit). */
   before?: RequestHandler[];
   handler: (req: Request, res: Response, input: RouteInput<P, Q, B>) => unknown;
@@ -54,15 +56,14 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && Number(length) > 0) || req.get('transfer-encoding') !== undefined;
 }
 
-function validator(schema: TSchema, location: Location) {
+function validator(schema: TSchema, location: Location, onInvalid?: (errors: FieldError[]) => AppError) {
   const validate = compileValidator(schema, location);
   return (value: unknown) => {
     if (validate(value)) return value;
-    throw location === 'params'
-      ? // A malformed id cannot name anything that exists: that is a 404, not a 400.
-        notFound()
-      : validationFailed(toFieldErrors(validate.errors, location),
-          location === 'query' ? 'One or more query parameters are not valid.' : 'The request body is not valid.');
+    if (location === 'params') throw notFound(); // a malformed id cannot name anything that exists
+    const errors = toFieldErrors(validate.errors, location);
+    if (onInvalid) throw onInvalid(errors);
+    throw validationFailed(errors, location === 'query' ? 'One or more query parameters are not valid.' : 'The request body is not valid.');
   };
 }
 
@@ -84,7 +85,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   function route<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(spec: RouteSpec<P, Q, B>) {
     const checkParams = spec.params ? validator(spec.params, 'params') : undefined;
     const checkQuery = spec.query ? validator(spec.query, 'query') : undefined;
-    const checkBody = spec.body ? validator(spec.body, 'body') : undefined;
+    const checkBody = spec.body ? validator(spec.body, 'body', spec.onInvalidBody) : undefined;
     const consumes = spec.consumes ?? ['application/json'];
 
     const handle: RequestHandler = async (req, res) => {
@@ -99,7 +100,10 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
       const query = checkQuery ? checkQuery({ ...(req.query as object) }) : undefined;
       let body: unknown;
       if (checkBody) {
-        if (req.body === undefined) throw validationFailed([{ field: '(body)', message: 'is required' }], 'The request body is missing.');
+        if (req.body === undefined) {
+          const missing = [{ field: '(body)', message: 'is required' }];
+          throw spec.onInvalidBody ? spec.onInvalidBody(missing) : validationFailed(missing, 'The request body is missing.');
+        }
         body = checkBody(req.body);
       }
       await spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);

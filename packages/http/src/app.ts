@@ -23,6 +23,8 @@ export interface ServiceAppOptions {
   requireScope: (scope: string) => RequestHandler;
   bodyLimit?: string;
   trustProxy?: string | boolean;
+  /** Routes outside the API base path and outside its rate limit (e.g. RFC 8414's well-known location). */
+  rootRoutes?: (app: Express) => void;
   /** Registers the service's routes on the API router. */
   routes: (api: ApiRouter) => void;
 }
@@ -70,6 +72,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.get('/healthz', readiness.liveness);
   app.get('/readyz', readiness.readiness);
   app.get('/metrics', metrics.handler);
+  options.rootRoutes?.(app);
 
   const api = createApiRouter({ requireScope: options.requireScope });
   options.routes(api);

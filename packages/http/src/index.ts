@@ -12,6 +12,7 @@ export { buildOpenApiDocument, type OpenApiInfo, type ResponseSpec } from './ope
 export { renderDocsPage } from './docs-page';
 export * from './pagination';
 export { createRateLimiter, callerKey, type RateLimitOptions } from './rate-limit';
+export { ipKeyGenerator } from 'express-rate-limit';
 export { createHttpMetrics } from './metrics';
 export { createReadiness, type Readiness, type ReadinessCheck } from './health';
 export { startServer, exitOnSignals, type RunningServer } from './server';

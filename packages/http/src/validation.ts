@@ -10,7 +10,7 @@ function createAjv(coerce: boolean): Ajv {
     useDefaults: true,
     coerceTypes: coerce,
     // TypeBox adds a symbol-keyed Kind and OpenAPI keywords that ajv should not reject.
-    keywords: ['example', 'examples', 'x-order'],
+    keywords: ['example', 'x-order'],
   });
   addFormats(ajv);
   // The formats above accept 24:00 and leap seconds loosely; these are the exact ones the API documents.

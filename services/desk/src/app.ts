@@ -1,0 +1,97 @@
+import type { Redis } from 'ioredis';
+import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
+import { createRateLimiter, createServiceApp, ipKeyGenerator, type Logger } from '@msp/http';
+import { createApiClientsRepository } from './auth/api-clients.repository';
+import { createRefreshTokensRepository } from './auth/refresh-tokens.repository';
+import type { SigningKey } from './auth/signing-key';
+import { registerTokenRoutes } from './auth/token.routes';
+import { createTokenService } from './auth/token.service';
+import { registerWellKnownRoutes, serverMetadata } from './auth/well-known.routes';
+import type { Db } from './db';
+
+export interface DeskSettings {
+  issuer: string;
+  audience: string;
+  rateLimitPerMinute: number;
+  tokenRateLimitPerMinute: number;
+  refreshTokenTtlDays: number;
+  bodyLimit?: string;
+  trustProxy?: string;
+  /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
+  rateLimitPrefix?: string;
+}
+
+export interface DeskDeps {
+  db: Db;
+  redis?: Redis;
+  logger: Logger;
+  signingKey: SigningKey;
+  settings: DeskSettings;
+}
+
+export function createDeskApp({ db, redis, logger, signingKey, settings }: DeskDeps) {
+  // desk trusts its own key directly: no HTTP round trip to itself.
+  const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([[signingKey.kid, signingKey.publicKey]]) });
+  const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
+  const tokens = createTokenService({
+    clients: createApiClientsRepository(db),
+    refreshTokens: createRefreshTokensRepository(db),
+    signingKey,
+    issuer: settings.issuer,
+    audience: settings.audience,
+    refreshTokenTtlDays: settings.refreshTokenTtlDays,
+    logger,
+  });
+  // Against secret guessing: per address and client id, far below the API limit.
+  const tokenLimiter = createRateLimiter({
+    limit: settings.tokenRateLimitPerMinute,
+    redis,
+    prefix: `${prefix}token:`,
+    name: 'desk-token',
+    logger,
+    keyGenerator: (req) => {
+      const body = (req.body ?? {}) as { client_id?: unknown };
+      const basic = /^Basic\s+(.+)$/i.exec(req.get('authorization') ?? '');
+      const clientId = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] : typeof body.client_id === 'string' ? body.client_id : '';
+      return `${ipKeyGenerator(req.ip ?? 'unknown')}:${clientId}`;
+    },
+  });
+
+  const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/$/, '')}`;
+  const metadata = serverMetadata(settings.issuer);
+
+  return createServiceApp({
+    service: 'desk',
+    logger,
+    openapi: {
+      title: 'Helpdesk API (desk)',
+      version: '1.0.0',
+      description:
+        'Tickets with comments and a status machine, clients, users (technicians), and the OAuth 2.0 token endpoint that issues the JWTs every service accepts.\n' +
+        'Lists are paged (`page`, `per_page` ≤ 100) and answer `{data, pagination}` with a `Link` header. Errors are RFC 9457 problem documents. ' +
+        'Rate limit: 600 requests per minute per API client (per address without a token); see the `X-RateLimit-*` and `RateLimit` headers.',
+      tokenUrl: `${settings.issuer}/auth/token`,
+      scopes: SCOPES,
+    },
+    readinessChecks: {
+      database: () => db.$queryRaw`SELECT 1`,
+      ...(redis ? { redis: () => redis.ping() } : {}),
+    },
+    rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix },
+    authenticate: auth.authenticate,
+    requireScope: auth.requireScope,
+    bodyLimit: settings.bodyLimit,
+    trustProxy: settings.trustProxy,
+    rootRoutes: (app) => {
+      // RFC 8414 §3: the metadata also lives where generic OAuth clients look for it.
+      app.get(metadataPath, (_req, res) => {
+        res.set('Cache-Control', 'public, max-age=300').json(metadata);
+      });
+    },
+    routes: (api) => {
+      registerTokenRoutes(api, { tokens, tokenLimiter });
+      registerWellKnownRoutes(api, { signingKey, issuer: settings.issuer });
+      registerWhoAmI(api);
+    },
+  });
+}

@@ -1,0 +1,86 @@
+import type { Request, RequestHandler } from 'express';
+import type { ApiRouter } from '@msp/http';
+import { oauthError } from './oauth-error';
+import { OAuthProblem, RevokeRequestBody, TokenRequestBody, TokenResponseBody } from './token.schemas';
+import type { ClientCredentials, TokenService } from './token.service';
+
+const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
+
+/** client_secret_basic or client_secret_post (RFC 6749 §2.3.1), never both at once. */
+export function clientCredentialsOf(req: Request): ClientCredentials {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const header = req.get('authorization');
+  if (header && /^Basic\s/i.test(header)) {
+    const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw oauthError('invalid_client', 'The Basic credentials are malformed.', { basicAuth: true });
+    let clientId: string;
+    let clientSecret: string;
+    try {
+      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+      clientSecret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
+    } catch {
+      throw oauthError('invalid_client', 'The Basic credentials are not correctly URL-encoded.', { basicAuth: true });
+    }
+    if (body.client_secret !== undefined) throw oauthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret in the body, not both.');
+    if (body.client_id !== undefined && body.client_id !== clientId) throw oauthError('invalid_request', 'client_id in the body differs from the Basic credentials.');
+    return { clientId, clientSecret, viaBasic: true };
+  }
+  return {
+    clientId: typeof body.client_id === 'string' ? body.client_id : undefined,
+    clientSecret: typeof body.client_secret === 'string' ? body.client_secret : undefined,
+    viaBasic: false,
+  };
+}
+
+const invalidRequest = (errors: { field: string; message: string }[]) =>
+  oauthError('invalid_request', errors.map((e) => `${e.field} ${e.message}`).join('; '));
+
+export function registerTokenRoutes(api: ApiRouter, deps: { tokens: TokenService; tokenLimiter: RequestHandler }) {
+  const errors = {
+    400: { description: 'invalid_request, invalid_grant, unsupported_grant_type or invalid_scope.', schema: OAuthProblem, contentType: 'application/problem+json' },
+    401: { description: 'invalid_client: the client credentials are missing or wrong.', schema: OAuthProblem, contentType: 'application/problem+json' },
+  };
+
+  api.route({
+    method: 'post',
+    path: '/auth/token',
+    operationId: 'issueToken',
+    summary: 'Obtain an access token',
+    description:
+      'OAuth 2.0 token endpoint (RFC 6749). `client_credentials` issues an access token for the client\'s scopes (or the subset named in `scope`); ' +
+      '`refresh_token` exchanges a refresh token for a new pair and retires the old one; presenting a retired refresh token revokes its whole grant. ' +
+      'Client authentication: `client_id`/`client_secret` in the body or HTTP Basic. Limited per address and client id.',
+    tags: ['Authentication'],
+    scope: null,
+    consumes: FORM_OR_JSON,
+    body: TokenRequestBody,
+    onInvalidBody: invalidRequest,
+    before: [deps.tokenLimiter],
+    responses: { 200: { description: 'The token pair. Sent with `Cache-Control: no-store`.', schema: TokenResponseBody }, ...errors },
+    handler: async (req, res, { body }) => {
+      const credentials = clientCredentialsOf(req);
+      const result = await deps.tokens.issue(credentials, body);
+      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(result);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/auth/revoke',
+    operationId: 'revokeToken',
+    summary: 'Revoke a refresh token',
+    description: 'RFC 7009. Revokes the refresh token and every token of its grant. Answers 200 whether or not the token was known.',
+    tags: ['Authentication'],
+    scope: null,
+    consumes: FORM_OR_JSON,
+    body: RevokeRequestBody,
+    onInvalidBody: invalidRequest,
+    before: [deps.tokenLimiter],
+    responses: { 200: { description: 'Revoked, or unknown.' }, ...errors },
+    handler: async (req, res, { body }) => {
+      await deps.tokens.revoke(clientCredentialsOf(req), body.token);
+      res.set('Cache-Control', 'no-store').status(200).end();
+    },
+  });
+}

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { Logger } from '@msp/http';
+import { parseScope } from '@msp/auth';
+import type { ApiClientRecord, ApiClientsRepository } from './api-clients.repository';
+import { oauthError } from './oauth-error';
+import type { RefreshTokensRepository } from './refresh-tokens.repository';
+import { burnSecretCheck, hashToken, randomToken, verifySecret } from './secrets';
+import type { SigningKey } from './signing-key';
+
+/** Fixed by the source documentation: tokens live one hour. */
+export const ACCESS_TOKEN_TTL_SEC = 3600;
+
+export interface ClientCredentials {
+  clientId?: string;
+  clientSecret?: string;
+  /** Sent with HTTP Basic (changes the 401's WWW-Authenticate). */
+  viaBasic: boolean;
+}
+
+export interface TokenRequest {
+  grant_type?: string;
+  scope?: string;
+  refresh_token?: string;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+export interface TokenServiceDeps {
+  clients: ApiClientsRepository;
+  refreshTokens: RefreshTokensRepository;
+  signingKey: SigningKey;
+  issuer: string;
+  audience: string;
+  refreshTokenTtlDays: number;
+  logger: Logger;
+}
+
+export function createTokenService(deps: TokenServiceDeps) {
+  const { clients, refreshTokens, logger } = deps;
+
+  async function authenticateClient(credentials: ClientCredentials): Promise<ApiClientRecord> {
+    const { clientId, clientSecret, viaBasic } = credentials;
+    if (!clientId || !clientSecret) {
+      throw oauthError('invalid_client', 'Client authentication is required: client_id and client_secret in the body, or HTTP Basic.', { basicAuth: viaBasic });
+    }
+    const client = await clients.findByClientId(clientId);
+    if (!client) {
+      await burnSecretCheck(clientSecret);
+    } else if (!client.revokedAt && (await verifySecret(clientSecret, client.secretHash))) {
+      return client;
+    }
+    throw oauthError('invalid_client', 'The client credentials are not valid.', { basicAuth: viaBasic });
+  }
+
+  /** A requested scope narrows what the client holds; asking for more is refused, never trimmed silently. */
+  function grantedScope(requested: string | undefined, allowed: string[]): string[] {
+    if (requested === undefined) return allowed;
+    const wanted = [...new Set(parseScope(requested))];
+    if (wanted.length === 0) throw oauthError('invalid_scope', 'The scope parameter is empty.');
+    const extra = wanted.filter((scope) => !allowed.includes(scope));
+    if (extra.length) throw oauthError('invalid_scope', `The client may not request: ${extra.join(' ')}.`);
+    return wanted;
+  }
+
+  function signAccessToken(client: ApiClientRecord, scopes: string[]): string {
+    return jwt.sign(
+      { tenant_id: client.tenantId, scope: scopes.join(' '), client_id: client.clientId },
+      deps.signingKey.privateKey,
+      {
+        algorithm: deps.signingKey.alg,
+        keyid: deps.signingKey.kid,
+        issuer: deps.issuer,
+        audience: deps.audience,
+        subject: client.clientId,
+        expiresIn: ACCESS_TOKEN_TTL_SEC,
+        jwtid: randomUUID(),
+      },
+    );
+  }
+
+  function newRefreshToken(client: ApiClientRecord, familyId: string, scopes: string[]) {
+    const value = randomToken('rt_');
+    const record = {
+      tenantId: client.tenantId,
+      apiClientId: client.id,
+      familyId,
+      tokenHash: hashToken(value),
+      scope: scopes.join(' '),
+      expiresAt: new Date(Date.now() + deps.refreshTokenTtlDays * 86_400_000),
+    };
+    return { value, record };
+  }
+
+  function response(accessToken: string, refreshToken: string, scopes: string[]): TokenResponse {
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SEC, refresh_token: refreshToken, scope: scopes.join(' ') };
+  }
+
+  async function clientCredentialsGrant(client: ApiClientRecord, request: TokenRequest): Promise<TokenResponse> {
+    const scopes = grantedScope(request.scope, client.scopes);
+    const refresh = newRefreshToken(client, randomUUID(), scopes);
+    await refreshTokens.create(refresh.record);
+    return response(signAccessToken(client, scopes), refresh.value, scopes);
+  }
+
+  async function refreshTokenGrant(client: ApiClientRecord, request: TokenRequest): Promise<TokenResponse> {
+    if (!request.refresh_token) throw oauthError('invalid_request', 'refresh_token is required for grant_type=refresh_token.');
+    const stored = await refreshTokens.findByHash(hashToken(request.refresh_token));
+    if (!stored || stored.apiClientId !== client.id) throw oauthError('invalid_grant', 'The refresh token is not valid.');
+    if (stored.revokedAt) throw oauthError('invalid_grant', 'The refresh token has been revoked.');
+    if (stored.usedAt) {
+      // Someone presents a token that was already exchanged: one of the two
+      // holders is not legitimate, so the whole family stops working.
+      const revoked = await refreshTokens.revokeFamily(stored.familyId);
+      logger.warn('refresh token reuse detected; family revoked', { client_id: client.clientId, family_id: stored.familyId, revoked });
+      throw oauthError('invalid_grant', 'The refresh token has already been used; every token of its grant is now revoked.');
+    }
+    if (stored.expiresAt.getTime() <= Date.now()) throw oauthError('invalid_grant', 'The refresh token has expired.');
+    // Never more than the original grant, nor more than the client holds today.
+    const stillAllowed = parseScope(stored.scope).filter((scope) => client.scopes.includes(scope));
+    const scopes = grantedScope(request.scope, stillAllowed);
+    if (scopes.length === 0) throw oauthError('invalid_grant', 'The client no longer holds any scope of this grant.');
+    const refresh = newRefreshToken(client, stored.familyId, scopes);
+    if (!(await refreshTokens.rotate(stored.id, refresh.record))) {
+      const revoked = await refreshTokens.revokeFamily(stored.familyId);
+      logger.warn('concurrent refresh token reuse detected; family revoked', { client_id: client.clientId, family_id: stored.familyId, revoked });
+      throw oauthError('invalid_grant', 'The refresh token has already been used; every token of its grant is now revoked.');
+    }
+    return response(signAccessToken(client, scopes), refresh.value, scopes);
+  }
+
+  return {
+    async issue(credentials: ClientCredentials, request: TokenRequest): Promise<TokenResponse> {
+      if (!request.grant_type) throw oauthError('invalid_request', 'grant_type is required.');
+      if (request.grant_type !== 'client_credentials' && request.grant_type !== 'refresh_token') {
+        throw oauthError('unsupported_grant_type', `grant_type "${request.grant_type}" is not supported; use client_credentials or refresh_token.`);
+      }
+      const client = await authenticateClient(credentials);
+      return request.grant_type === 'client_credentials' ? clientCredentialsGrant(client, request) : refreshTokenGrant(client, request);
+    },
+
+    /** RFC 7009: answers the same whether or not the token was known, so it reveals nothing. */
+    async revoke(credentials: ClientCredentials, token: string | undefined): Promise<void> {
+      const client = await authenticateClient(credentials);
+      if (!token) throw oauthError('invalid_request', 'token is required.');
+      const stored = await refreshTokens.findByHash(hashToken(token));
+      if (stored && stored.apiClientId === client.id) await refreshTokens.revokeFamily(stored.familyId);
+    },
+  };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;

@@ -1,0 +1,55 @@
+import { ConfigError, createLogger, createRedis, exitOnSignals, startServer } from '@msp/http';
+import { applyMigrations } from '@msp/db';
+import { createDeskApp } from './app';
+import { bootstrapClients } from './auth/bootstrap';
+import { createApiClientsRepository } from './auth/api-clients.repository';
+import { loadSigningKey } from './auth/signing-key';
+import { loadDeskConfig, type DeskConfig } from './config';
+import { createDb, MIGRATIONS_DIR } from './db';
+
+async function main(config: DeskConfig) {
+  const logger = createLogger({ service: 'desk', level: config.LOG_LEVEL });
+  const signingKey = loadSigningKey(config, (message) => logger.info(message));
+  const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
+  if (applied.length) logger.info('migrations applied', { migrations: applied });
+  const db = createDb(config.DATABASE_URL);
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
+  await bootstrapClients(config, createApiClientsRepository(db), logger);
+
+  const { app, readiness } = createDeskApp({
+    db,
+    redis,
+    logger,
+    signingKey,
+    settings: {
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      tokenRateLimitPerMinute: config.TOKEN_RATE_LIMIT_PER_MINUTE,
+      refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
+      bodyLimit: config.BODY_LIMIT,
+      trustProxy: config.TRUST_PROXY,
+    },
+  });
+  const running = await startServer({
+    app,
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    readiness,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    cleanup: [() => db.$disconnect(), async () => redis?.quit()],
+  });
+  exitOnSignals(running, logger);
+  logger.info('desk listening', { port: running.port, redis: Boolean(redis) });
+}
+
+try {
+  main(loadDeskConfig()).catch((error) => {
+    console.error(`desk failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+} catch (error) {
+  console.error(error instanceof ConfigError ? `desk: ${error.message}` : error);
+  process.exit(1);
+}

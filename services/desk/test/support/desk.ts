@@ -1,0 +1,93 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { createTestDatabase } from '@msp/db';
+import { createLogger } from '@msp/http';
+import { TEST_REDIS_URL, uniquePrefix } from '@msp/testkit';
+import { createDeskApp, type DeskSettings } from '../../src/app';
+import { createApiClientsRepository } from '../../src/auth/api-clients.repository';
+import { ensureApiClient } from '../../src/auth/bootstrap';
+import { generateSigningKey } from '../../src/auth/signing-key';
+import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
+
+export interface TestClient {
+  clientId: string;
+  secret: string;
+  tenantId: string;
+  tenant: string;
+}
+
+export interface TestDesk {
+  app: http.RequestListener;
+  /** Base URL of the listening server (its issuer is `${url}/api/v1`). */
+  url: string;
+  issuer: string;
+  db: Db;
+  databaseUrl: string;
+  createClient(options?: { scopes?: string[]; tenant?: string }): Promise<TestClient>;
+  /** An access token obtained through the real token endpoint. */
+  token(client: TestClient, scope?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * desk as it runs in production, in-process: its own fresh database, real
+ * Redis for the rate limiter (under a prefix of its own), a real signing key,
+ * listening on a free port so the issuer URL is a real one.
+ */
+export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?: boolean } = {}): Promise<TestDesk> {
+  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const db = createDb(database.url);
+  const redis = overrides.withRedis === false ? undefined : new Redis(TEST_REDIS_URL, { lazyConnect: false });
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `${url}/api/v1`;
+  const { app } = createDeskApp({
+    db,
+    redis,
+    logger: createLogger({ service: 'desk', level: 'error' }),
+    signingKey: generateSigningKey(),
+    settings: {
+      issuer,
+      audience: 'msp-api',
+      rateLimitPerMinute: 600,
+      tokenRateLimitPerMinute: 1000,
+      refreshTokenTtlDays: 30,
+      rateLimitPrefix: uniquePrefix('desk'),
+      ...overrides,
+    },
+  });
+  server.on('request', app);
+  const clients = createApiClientsRepository(db);
+
+  return {
+    app,
+    url,
+    issuer,
+    db,
+    databaseUrl: database.url,
+    async createClient(options = {}) {
+      const tenant = options.tenant ?? `t-${randomBytes(4).toString('hex')}`;
+      const clientId = `c-${randomBytes(6).toString('hex')}`;
+      const secret = randomBytes(18).toString('base64url');
+      const { tenantId } = await ensureApiClient(clients, { tenant, clientId, secret, name: 'test', scopes: options.scopes });
+      return { clientId, secret, tenantId, tenant };
+    },
+    async token(client, scope) {
+      const response = await request(app)
+        .post('/api/v1/auth/token')
+        .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, ...(scope ? { scope } : {}) });
+      if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body.access_token as string;
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.$disconnect();
+      await redis?.quit();
+      await database.drop();
+    },
+  };
+}
