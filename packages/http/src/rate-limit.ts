@@ -60,10 +60,10 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
     // Fail open: an outage of Redis must not take the APIs down with it.
     passOnStoreError: true,
     logger: {
-      warn: (message: unknown, detail?: unknown) => options.logger.warn('rate limiter', { message, detail }),
-      error: (error: unknown, message?: unknown) =>
+      warn: (warning: unknown, detail?: unknown) => options.logger.warn('rate limiter warning', { warning, detail }),
+      error: (error: unknown, context?: unknown) =>
         options.logger.error('rate limiter store failed; serving without a limit', {
-          message,
+          context,
           error: error instanceof Error ? error.message : String(error),
         }),
     },

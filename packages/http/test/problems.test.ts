@@ -1,0 +1,119 @@
+import request from 'supertest';
+import { kitApp } from './support';
+
+const AUTH = { Authorization: 'Bearer alice:read:things' };
+
+describe('problem documents', () => {
+  const { app } = kitApp({ bodyLimit: '1kb' });
+
+  function expectProblem(response: request.Response, status: number) {
+    expect(response.status).toBe(status);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.any(String) });
+    expect(response.body.request_id).toBe(response.headers['x-request-id']);
+  }
+
+  test('When the JSON is malformed, then it is a 400 problem document', async () => {
+    const response = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send('{"name":');
+    expectProblem(response, 400);
+    expect(response.body.type).toBe('urn:msp:problem:malformed-body');
+  });
+
+  test('When fields are wrong, missing or unknown, then the 400 lists each one by its path', async () => {
+    const response = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .send({ size: 'big', extra: 1, parts: [{ start: '25:00' }] });
+    expectProblem(response, 400);
+    expect(response.body.type).toBe('urn:msp:problem:validation-error');
+    expect(response.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'name', message: 'is required' },
+        { field: 'size', message: 'must be an integer' },
+        { field: 'extra', message: 'is not a known field' },
+        { field: 'parts[0].start', message: 'must be a valid time of day (HH:MM)' },
+      ]),
+    );
+  });
+
+  test('When a query parameter is out of range, then it is a 400 naming it', async () => {
+    const response = await request(app).get('/api/v1/things?page=0').set(AUTH);
+    expectProblem(response, 400);
+    expect(response.body.errors).toEqual([{ field: 'page', message: 'must be >= 1' }]);
+  });
+
+  test('When the body is missing, then it is a 400', async () => {
+    const response = await request(app).post('/api/v1/things').set(AUTH);
+    expectProblem(response, 400);
+  });
+
+  test('When the route does not exist, inside or outside the API, then it is a 404 problem document', async () => {
+    expectProblem(await request(app).get('/api/v1/nothing-here').set(AUTH), 404);
+    expectProblem(await request(app).get('/nothing-here'), 404);
+  });
+
+  test('When the body exceeds the limit, then it is a 413', async () => {
+    const response = await request(app).post('/api/v1/things').set(AUTH).send({ name: 'x'.repeat(2000) });
+    expectProblem(response, 413);
+  });
+
+  test('When the body is not JSON, then it is a 415 naming the accepted type', async () => {
+    const response = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'text/plain').send('name=x');
+    expectProblem(response, 415);
+    expect(response.body.detail).toContain('application/json');
+  });
+
+  test('When a handler fails like a bug, then the 500 tells the caller to contact support and leaks nothing', async () => {
+    const response = await request(app).get('/api/v1/boom');
+    expectProblem(response, 500);
+    expect(response.body.detail).toContain('contact support');
+    expect(response.body.detail).toContain(response.headers['x-request-id']);
+    expect(JSON.stringify(response.body)).not.toMatch(/relation|stack|at /);
+  });
+});
+
+describe('request ids and logs', () => {
+  test('When the caller sends X-Request-Id, then it is echoed and appears in the log lines of that request', async () => {
+    const { app, logs } = kitApp();
+    const response = await request(app).get('/api/v1/boom').set('X-Request-Id', 'abc-123');
+    expect(response.headers['x-request-id']).toBe('abc-123');
+    const lines = logs.filter((line) => line.request_id === 'abc-123');
+    expect(lines.map((line) => line.message)).toEqual(expect.arrayContaining(['unhandled error', 'request']));
+    expect(lines.every((line) => line.service === 'kit')).toBe(true);
+  });
+
+  test('When the caller sends no usable X-Request-Id, then a UUID is assigned', async () => {
+    const { app } = kitApp();
+    const response = await request(app).get('/healthz').set('X-Request-Id', 'bad id with spaces');
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test('When a request carries a token or a secret, then no log line contains it', async () => {
+    const { app, logger, logs } = kitApp();
+    await request(app).get('/api/v1/things').set('Authorization', 'Bearer alice:read:things');
+    logger.info('oops', { client_secret: 'hunter2', nested: { authorization: 'Bearer abc' } });
+    const text = JSON.stringify(logs);
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('Bearer abc');
+    expect(text).not.toContain('alice:read:things');
+  });
+});
+
+describe('operational endpoints', () => {
+  test('When /healthz, /readyz, /metrics, the OpenAPI document and the docs page are read, then they answer without a token', async () => {
+    const { app } = kitApp();
+    await request(app).get('/api/v1/things').set(AUTH);
+    expect((await request(app).get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await request(app).get('/readyz')).status).toBe(200);
+    const metrics = await request(app).get('/metrics');
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
+    expect(metrics.text).toMatch(/http_requests_total\{.*route="\/api\/v1\/things".*status="200"/);
+    expect(metrics.text).toContain('http_request_duration_seconds_bucket');
+    const openapi = await request(app).get('/api/v1/openapi.json');
+    expect(openapi.body.openapi).toBe('3.1.0');
+    expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/things', '/boom', '/slow']));
+    const docs = await request(app).get('/api/v1/docs');
+    expect(docs.headers['content-type']).toMatch(/^text\/html/);
+    expect(docs.text).toContain('POST /things');
+  });
+});

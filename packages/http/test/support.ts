@@ -1,0 +1,101 @@
+import { PassThrough } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import { AppError, createLogger, createServiceApp, strictObject, type Principal } from '../src';
+
+/**
+ * The kit on its own, with a stand-in for @msp/auth (which depends on this
+ * package): "Bearer <client>:<scope>" names the caller. Token verification
+ * itself is tested in @msp/auth and in each service.
+ */
+export const fakeAuthenticate: RequestHandler = (req, _res, next) => {
+  const match = /^Bearer (\w+):([\w:]+)$/.exec(req.get('authorization') ?? '');
+  if (match) {
+    req.principal = { clientId: match[1]!, tenantId: 't1', scopes: [match[2]!], tokenId: 'x', expiresAt: 0 } satisfies Principal;
+  }
+  next();
+};
+
+export const fakeRequireScope = (scope: string): RequestHandler => (req, _res, next) => {
+  if (!req.principal) throw new AppError(401, 'An access token is required.', { code: 'invalid-token' });
+  if (!req.principal.scopes.includes(scope)) throw new AppError(403, 'Missing scope.', { code: 'insufficient-scope' });
+  next();
+};
+
+export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number } = {}) {
+  const logs = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  logs.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+  });
+  const logger = createLogger({ service: 'kit', level: 'debug', stream: logs });
+  const service = createServiceApp({
+    service: 'kit',
+    logger,
+    openapi: { title: 'Kit', version: '1', description: 'test', tokenUrl: 'http://localhost/token', scopes: { 'read:things': 'read' } },
+    readinessChecks: {},
+    rateLimit: { limit: options.limit ?? 600, redis: options.redis, prefix: options.prefix },
+    authenticate: fakeAuthenticate,
+    requireScope: fakeRequireScope,
+    bodyLimit: options.bodyLimit,
+    routes: (api) => {
+      api.route({
+        method: 'post',
+        path: '/things',
+        operationId: 'createThing',
+        summary: 'Create a thing',
+        tags: ['Things'],
+        scope: 'read:things',
+        body: strictObject({
+          name: Type.String({ minLength: 1 }),
+          size: Type.Optional(Type.Integer({ minimum: 1 })),
+          parts: Type.Optional(Type.Array(strictObject({ start: Type.String({ format: 'hh-mm' }) }))),
+        }),
+        responses: { 201: { description: 'Created' } },
+        handler: (_req, res, { body }) => {
+          res.status(201).json(body);
+        },
+      });
+      api.route({
+        method: 'get',
+        path: '/things',
+        operationId: 'listThings',
+        summary: 'List',
+        tags: ['Things'],
+        scope: 'read:things',
+        query: Type.Object({ page: Type.Integer({ minimum: 1, default: 1 }) }),
+        responses: { 200: { description: 'OK' } },
+        handler: (req, res, { query }) => {
+          res.json({ page: query.page, authorization_seen: Boolean(req.get('authorization')) });
+        },
+      });
+      api.route({
+        method: 'get',
+        path: '/boom',
+        operationId: 'boom',
+        summary: 'Fails like a bug',
+        tags: ['Things'],
+        scope: null,
+        responses: { 200: { description: 'never' } },
+        handler: () => {
+          throw new Error('secret internal detail: relation "x" does not exist');
+        },
+      });
+      api.route({
+        method: 'get',
+        path: '/slow',
+        operationId: 'slow',
+        summary: 'Takes a while',
+        tags: ['Things'],
+        scope: null,
+        responses: { 200: { description: 'done' } },
+        handler: async (_req, res) => {
+          await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 500));
+          res.json({ done: true });
+        },
+      });
+    },
+  });
+  return { ...service, logger, logs: lines };
+}
