@@ -38,13 +38,17 @@ export interface RemoteJwksOptions {
 /** Desk's JWKS over HTTP, cached, and refetched once when an unknown `kid` appears (key rotation). */
 export function remoteJwks(options: RemoteJwksOptions): KeySource {
   const cacheMs = options.cacheMs ?? 10 * 60_000;
-  const cooldownMs = options.refetchCooldownMs ?? 30_000;
+  const cooldownMs = options.refetchCooldownMs ?? 5_000;
   let keys = new Map<string, KeyObject>();
   let fetchedAt = 0;
+  // Attempts, failed ones included, are spaced by the cooldown: an unreachable
+  // or slow JWKS must not add a fetch to every request.
+  let attemptedAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<void> | undefined;
 
   const refresh = () =>
     (inFlight ??= (async () => {
+      attemptedAt = Date.now();
       try {
         const response = await fetch(options.url, { signal: AbortSignal.timeout(options.fetchTimeoutMs ?? 5000) });
         if (!response.ok) throw new Error(`JWKS answered ${response.status}`);
@@ -58,7 +62,8 @@ export function remoteJwks(options: RemoteJwksOptions): KeySource {
   return {
     async getKey(kid) {
       const stale = Date.now() - fetchedAt > cacheMs;
-      if (stale || (!keys.has(kid) && Date.now() - fetchedAt > cooldownMs)) {
+      const due = Date.now() - attemptedAt > cooldownMs;
+      if (inFlight || (due && (stale || !keys.has(kid)))) {
         try {
           await refresh();
         } catch {
