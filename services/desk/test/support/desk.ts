@@ -27,6 +27,8 @@ export interface TestDesk {
   db: Db;
   databaseUrl: string;
   createClient(options?: { scopes?: string[]; tenant?: string }): Promise<TestClient>;
+  /** A second desk instance on the same database, key and Redis prefix (another replica). */
+  replica(): http.RequestListener;
   /** An access token obtained through the real token endpoint. */
   token(client: TestClient, scope?: string): Promise<string>;
   close(): Promise<void>;
@@ -45,21 +47,19 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${url}/api/v1`;
-  const { app } = createDeskApp({
-    db,
-    redis,
-    logger: createLogger({ service: 'desk', level: 'error' }),
-    signingKey: generateSigningKey(),
-    settings: {
-      issuer,
-      audience: 'msp-api',
-      rateLimitPerMinute: 600,
-      tokenRateLimitPerMinute: 1000,
-      refreshTokenTtlDays: 30,
-      rateLimitPrefix: uniquePrefix('desk'),
-      ...overrides,
-    },
-  });
+  const signingKey = generateSigningKey();
+  const settings: DeskSettings = {
+    issuer,
+    audience: 'msp-api',
+    rateLimitPerMinute: 600,
+    tokenRateLimitPerMinute: 1000,
+    refreshTokenTtlDays: 30,
+    rateLimitPrefix: uniquePrefix('desk'),
+    ...overrides,
+  };
+  const logger = createLogger({ service: 'desk', level: 'error' });
+  const { app } = createDeskApp({ db, redis, logger, signingKey, settings });
+  const replicas: Redis[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
 
@@ -76,6 +76,11 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       const { tenantId } = await ensureApiClient(clients, { tenant, clientId, secret, name: 'test', scopes: options.scopes });
       return { clientId, secret, tenantId, tenant };
     },
+    replica() {
+      const replicaRedis = new Redis(TEST_REDIS_URL);
+      replicas.push(replicaRedis);
+      return createDeskApp({ db, redis: redis ? replicaRedis : undefined, logger, signingKey, settings }).app;
+    },
     async token(client, scope) {
       const response = await request(app)
         .post('/api/v1/auth/token')
@@ -87,6 +92,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.$disconnect();
       await redis?.quit();
+      await Promise.all(replicas.map((r) => r.quit()));
       await database.drop();
     },
   };
