@@ -1,0 +1,30 @@
+// @msp/db: databases and migrations for the three services, with no Prisma engine binary.
+//
+// Paths: each service keeps `prisma/schema.prisma`, `prisma/migrations/` and `prisma.config.ts`
+// at its root, and its generated client in `src/generated/prisma` (import from
+// `./generated/prisma/client`). At start a service runs
+//     await applyMigrations(config.databaseUrl, migrationsDirOf(__dirname));
+// which finds `<service>/prisma/migrations` from src/ (jest) and dist/ (built) alike; a runtime
+// image must therefore ship `prisma/migrations` beside `dist/`. Tests use
+//     const db = await createTestDatabase({ migrationsDir: migrationsDirOf(__dirname) });
+//     afterAll(() => db.drop());
+//
+// Commands (from a service folder, or `pnpm --filter @msp/<service> <script>`):
+//     pnpm generate                          client from schema.prisma
+//     pnpm migrate:create --name <change>    new migration from the schema (needs PostgreSQL)
+//     pnpm migrate:deploy | migrate:status   against DATABASE_URL
+// They run `msp-prisma` (bin/prisma.js): the pinned Prisma CLI with the WebAssembly schema engine
+// stand-in (bin/schema-engine.js) instead of the native binary Prisma would download.
+
+export { applyMigrations, MigrationError, PRISMA_MIGRATE_ADVISORY_LOCK } from './apply-migrations';
+export type { ApplyMigrationsOptions, ApplyMigrationsResult } from './apply-migrations';
+export { createDatabase, dropDatabase, databaseUrlFor, databaseNameOf, quoteIdentifier } from './database-admin';
+export { createTestDatabase, testServerUrl } from './test-database';
+export type { CreateTestDatabaseOptions, TestDatabase } from './test-database';
+export { checkSchemaDrift } from './schema-drift';
+export type { SchemaDriftOptions, SchemaDriftResult } from './schema-drift';
+export { runPrismaCli, PRISMA_BIN } from './prisma-cli';
+export type { PrismaCliResult } from './prisma-cli';
+export { prismaDirOf, migrationsDirOf } from './prisma-paths';
+export { readMigrationsFolder } from './migrations-folder';
+export type { MigrationFile } from './migrations-folder';
