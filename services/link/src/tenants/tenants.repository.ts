@@ -1,0 +1,69 @@
+import { violatedUniqueConstraint, type Db } from '../db';
+import type { TenantStatus } from './tenant.schemas';
+
+export interface TenantRecord {
+  id: string;
+  name: string;
+  domain: string;
+  clientId: string;
+  status: TenantStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewTenant {
+  name: string;
+  domain: string;
+  clientId: string;
+  status: TenantStatus;
+}
+
+export interface TenantFilter {
+  status?: TenantStatus;
+  clientId?: string;
+}
+
+/** The owner already manages a tenant with this domain. */
+export class DuplicateDomainError extends Error {
+  constructor(readonly domain: string) {
+    super(`duplicate managed tenant domain ${domain}`);
+    this.name = 'DuplicateDomainError';
+  }
+}
+
+// Named in the migration by Prisma's convention for @@unique([ownerTenantId, domain]).
+const DOMAIN_PER_OWNER_KEY = 'managed_tenants_owner_tenant_id_domain_key';
+
+const columns = { id: true, name: true, domain: true, clientId: true, status: true, createdAt: true, updatedAt: true } as const;
+
+/**
+ * Every query is bounded by the owner, the MSP tenant named by the caller's token: another
+ * owner's rows are simply not found.
+ */
+export function createTenantsRepository(db: Db) {
+  return {
+    async list(ownerTenantId: string, filter: TenantFilter, window: { skip: number; take: number }): Promise<{ items: TenantRecord[]; total: number }> {
+      const where = { ownerTenantId, status: filter.status, clientId: filter.clientId };
+      const [items, total] = await db.$transaction([
+        db.managedTenant.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: columns, ...window }),
+        db.managedTenant.count({ where }),
+      ]);
+      return { items, total };
+    },
+
+    async findById(ownerTenantId: string, id: string): Promise<TenantRecord | null> {
+      return db.managedTenant.findFirst({ where: { id, ownerTenantId }, select: columns });
+    },
+
+    async create(ownerTenantId: string, input: NewTenant): Promise<TenantRecord> {
+      try {
+        return await db.managedTenant.create({ data: { ownerTenantId, ...input }, select: columns });
+      } catch (error) {
+        if (violatedUniqueConstraint(error) === DOMAIN_PER_OWNER_KEY) throw new DuplicateDomainError(input.domain);
+        throw error;
+      }
+    },
+  };
+}
+
+export type TenantsRepository = ReturnType<typeof createTenantsRepository>;

@@ -1,0 +1,85 @@
+import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { tenantOf } from '@msp/auth';
+import { CreateTenantBody, ListTenantsQuery, Tenant, TenantPage, type TenantJson } from './tenant.schemas';
+import type { TenantRecord } from './tenants.repository';
+import type { TenantsService } from './tenants.service';
+
+const SCOPE = 'admin:tenant';
+const TAGS = ['Tenants'];
+
+function toJson(tenant: TenantRecord): TenantJson {
+  return {
+    id: tenant.id,
+    name: tenant.name,
+    domain: tenant.domain,
+    client_id: tenant.clientId,
+    status: tenant.status,
+    created_at: tenant.createdAt.toISOString(),
+    updated_at: tenant.updatedAt.toISOString(),
+  };
+}
+
+export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsService }) {
+  const { tenants } = deps;
+
+  api.route({
+    method: 'get',
+    path: '/tenants',
+    operationId: 'listTenants',
+    summary: 'List managed tenants',
+    description: 'The customer directories your tenant administers, newest first (`created_at` descending, then `id`).',
+    tags: TAGS,
+    scope: SCOPE,
+    query: ListTenantsQuery,
+    responses: { 200: { description: 'One page of managed tenants.', schema: TenantPage, headers: LINK_HEADER } },
+    handler: async (req, res, { query }) => {
+      const page = { page: query.page, per_page: query.per_page };
+      const { items, total } = await tenants.list(tenantOf(req), { status: query.status, clientId: query.client_id }, page);
+      sendPage(req, res, items.map(toJson), total, page);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/tenants/:id',
+    operationId: 'getTenant',
+    summary: 'Show a managed tenant',
+    tags: TAGS,
+    scope: SCOPE,
+    params: IdParams,
+    responses: { 200: { description: 'The managed tenant.', schema: Tenant } },
+    handler: async (req, res, { params }) => {
+      res.json(toJson(await tenants.get(tenantOf(req), params.id)));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/tenants',
+    operationId: 'registerTenant',
+    summary: 'Register a managed tenant',
+    description:
+      'Registers a customer directory for one helpdesk client. `client_id` is stored as given (link does not look it up in the helpdesk). ' +
+      '`domain` is unique among your managed tenants, compared in lower case: a second registration is a 409.',
+    tags: TAGS,
+    scope: SCOPE,
+    body: CreateTenantBody,
+    errors: [409],
+    responses: {
+      201: {
+        description: 'Registered; `Location` names the new tenant.',
+        schema: Tenant,
+        headers: { Location: { description: 'URL of the new managed tenant.', schema: { type: 'string' } } },
+      },
+    },
+    handler: async (req, res, { body }) => {
+      const tenant = await tenants.register(tenantOf(req), {
+        name: body.name,
+        domain: body.domain,
+        clientId: body.client_id,
+        status: body.status ?? 'active',
+      });
+      res.status(201).location(`${API_BASE_PATH}/tenants/${tenant.id}`).json(toJson(tenant));
+    },
+  });
+}

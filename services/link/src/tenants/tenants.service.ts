@@ -1,0 +1,34 @@
+import { conflict, notFound, pageWindow, type PageRequest } from '@msp/http';
+import { DuplicateDomainError, type NewTenant, type TenantFilter, type TenantRecord, type TenantsRepository } from './tenants.repository';
+
+export function createTenantsService(tenants: TenantsRepository) {
+  return {
+    list(ownerTenantId: string, filter: TenantFilter, page: PageRequest) {
+      return tenants.list(ownerTenantId, filter, pageWindow(page));
+    },
+
+    async get(ownerTenantId: string, id: string): Promise<TenantRecord> {
+      const tenant = await tenants.findById(ownerTenantId, id);
+      // Another owner's tenant is as unknown as a missing one: no existence leaks (SPEC §3).
+      if (!tenant) throw notFound(`No managed tenant ${id}.`);
+      return tenant;
+    },
+
+    async register(ownerTenantId: string, input: NewTenant): Promise<TenantRecord> {
+      // DNS names are case-insensitive: one spelling is stored, so uniqueness holds however it is typed.
+      const domain = input.domain.toLowerCase();
+      try {
+        return await tenants.create(ownerTenantId, { ...input, domain });
+      } catch (error) {
+        if (error instanceof DuplicateDomainError) {
+          throw conflict(`A managed tenant with domain ${domain} is already registered.`, {
+            errors: [{ field: 'domain', message: 'is already registered' }],
+          });
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+export type TenantsService = ReturnType<typeof createTenantsService>;
