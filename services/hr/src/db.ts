@@ -1,0 +1,27 @@
+import path from 'node:path';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Prisma, PrismaClient } from './generated/prisma/client';
+
+export type Db = PrismaClient;
+
+export function createDb(databaseUrl: string): Db {
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+}
+
+/** The same folder from src/ (tests) and dist/ (production). */
+export const MIGRATIONS_DIR = path.resolve(__dirname, '../prisma/migrations');
+
+/**
+ * The name of the unique constraint a failed write ran into (Prisma's P2002), if that is why it
+ * failed. Through the pg driver adapter Prisma names the index, not the columns, in its metadata.
+ */
+export function violatedUniqueConstraint(error: unknown): string | undefined {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2002') return undefined;
+  const meta = error.meta as { target?: unknown; driverAdapterError?: { cause?: { constraint?: { index?: string } } } } | undefined;
+  return meta?.driverAdapterError?.cause?.constraint?.index ?? (typeof meta?.target === 'string' ? meta.target : undefined) ?? 'unknown';
+}
+
+/** Prisma's P2025: the row an update or delete was meant for does not exist (or is not the caller's). */
+export function isRecordNotFound(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025';
+}

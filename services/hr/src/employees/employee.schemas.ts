@@ -1,0 +1,66 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, named, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
+
+// Digits only, 1–20. DATEV (LODAS, Lohn und Gehalt) keys an employee on a numeric Personalnummer of
+// at most 5 digits, and the other payroll programs a tenant may export to key on numbers too, some of
+// them longer (SAP: 8): letters would break every import, so they are refused here. The 5-digit limit
+// itself is DATEV's and is checked by the DATEV export, not here, so tenants on other payroll software
+// are not cut short. Kept as given (leading zeros included): it is what the payroll software knows.
+const personnelNumber = (options: { description?: string } = {}) =>
+  Type.String({
+    pattern: '^[0-9]{1,20}$',
+    minLength: 1,
+    maxLength: 20,
+    examples: ['10042'],
+    description: 'The number the payroll software knows the employee by: 1–20 digits (DATEV: at most 5).',
+    ...options,
+  });
+
+const name = () => Type.String({ minLength: 1, maxLength: 200, description: 'Full name as it appears on payroll documents.' });
+
+export const Employee = named(
+  'Employee',
+  Type.Object(
+    {
+      id: Uuid(),
+      user_id: Uuid({ description: 'The helpdesk user (technician) this employee is; one employee per user.' }),
+      personnel_number: Type.String({ description: 'The number the payroll software knows the employee by; unique in your tenant.' }),
+      name: Type.String(),
+      created_at: DateTime(),
+      updated_at: DateTime(),
+    },
+    { additionalProperties: false, description: 'A person on the payroll, linked to the helpdesk user whose hours and leave are recorded.' },
+  ),
+);
+export type EmployeeJson = Static<typeof Employee>;
+
+export const EmployeePage = pageSchema('EmployeePage', Employee);
+
+export const CreateEmployeeBody = named(
+  'CreateEmployeeRequest',
+  strictObject({
+    user_id: Uuid({ description: 'Id of the helpdesk user; stored as given (hr does not look it up in the helpdesk). Unique in your tenant.' }),
+    personnel_number: personnelNumber({ description: 'The payroll number: 1–20 digits (DATEV: at most 5). Unique in your tenant.' }),
+    name: name(),
+  }),
+);
+export type CreateEmployeeBody = Static<typeof CreateEmployeeBody>;
+
+export const UpdateEmployeeBody = named(
+  'UpdateEmployeeRequest',
+  strictObject(
+    {
+      personnel_number: Type.Optional(personnelNumber()),
+      name: Type.Optional(name()),
+    },
+    { minProperties: 1, description: 'The fields to change; at least one. `user_id` cannot change: register another employee instead.' },
+  ),
+);
+export type UpdateEmployeeBody = Static<typeof UpdateEmployeeBody>;
+
+export const ListEmployeesQuery = strictObject({
+  ...pageQueryProperties,
+  user_id: Type.Optional(Uuid({ description: 'Only the employee of this helpdesk user.' })),
+  personnel_number: Type.Optional(personnelNumber({ description: 'Only the employee with this payroll number.' })),
+});
+export type ListEmployeesQuery = Static<typeof ListEmployeesQuery>;
