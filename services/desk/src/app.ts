@@ -8,6 +8,15 @@ import { registerTokenRoutes } from './auth/token.routes';
 import { createTokenService } from './auth/token.service';
 import { registerWellKnownRoutes, serverMetadata } from './auth/well-known.routes';
 import type { Db } from './db';
+import { createStore } from './store';
+import { registerClientRoutes } from './clients/clients.routes';
+import { createClientsService } from './clients/clients.service';
+import { registerCommentRoutes } from './comments/comments.routes';
+import { createCommentsService } from './comments/comments.service';
+import { registerTicketRoutes } from './tickets/tickets.routes';
+import { createTicketsService } from './tickets/tickets.service';
+import { registerUserRoutes } from './users/users.routes';
+import { createUsersService } from './users/users.service';
 
 export interface DeskSettings {
   issuer: string;
@@ -92,6 +101,10 @@ export function createDeskApp({ db, redis, logger, signingKey, settings }: DeskD
       registerTokenRoutes(api, { tokens, tokenLimiter });
       registerWellKnownRoutes(api, { signingKey, issuer: settings.issuer });
       registerWhoAmI(api);
+      registerTicketRoutes(api, createTicketsService(createStore(db)));
+      registerCommentRoutes(api, createCommentsService(createStore(db)));
+      registerClientRoutes(api, createClientsService(createStore(db)));
+      registerUserRoutes(api, createUsersService(createStore(db)));
     },
   });
 }

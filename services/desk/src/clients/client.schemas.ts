@@ -1,0 +1,43 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { EMAIL_MAX, LONG_TEXT_MAX, NAME_MAX } from '../shared/http.schemas';
+
+const Name = Type.String({ minLength: 1, maxLength: NAME_MAX, description: 'Unique within the tenant, compared case-insensitively ("ACME" = "Acme").' });
+const Email = Nullable(Type.String({ format: 'email', maxLength: EMAIL_MAX }));
+const Phone = Nullable(Type.String({ minLength: 1, maxLength: 50, pattern: '^[0-9+()./ -]+$', description: 'Digits, spaces and + ( ) . / -' }));
+const Notes = Nullable(Type.String({ maxLength: LONG_TEXT_MAX }));
+
+export const ClientSchema = named(
+  'Client',
+  Type.Object(
+    {
+      id: Uuid(),
+      name: Type.String(),
+      email: Nullable(Type.String()),
+      phone: Nullable(Type.String()),
+      notes: Nullable(Type.String()),
+      created_at: DateTime(),
+      updated_at: DateTime(),
+    },
+    { additionalProperties: false, description: 'A customer company of the tenant.' },
+  ),
+);
+export type Client = Static<typeof ClientSchema>;
+
+export const NewClientSchema = named(
+  'NewClient',
+  strictObject({ name: Name, email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes) }),
+);
+export type NewClient = Static<typeof NewClientSchema>;
+
+export const ClientChangesSchema = named(
+  'ClientChanges',
+  strictObject(
+    { name: Type.Optional(Name), email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes) },
+    { minProperties: 1, description: 'The fields to change; at least one. `null` clears email, phone or notes.' },
+  ),
+);
+export type ClientChanges = Static<typeof ClientChangesSchema>;
+
+export const ClientListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const ClientPageSchema = pageSchema('ClientPage', ClientSchema);

@@ -1,0 +1,49 @@
+import { pageWindow, type PageRequest } from '@msp/http';
+import type { DbTx } from '../db';
+import type { Client as ClientRow } from '../generated/prisma/client';
+import type { Client, ClientChanges, NewClient } from './client.schemas';
+
+function toClient(row: ClientRow): Client {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    notes: row.notes,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function createClientsRepository(db: DbTx) {
+  return {
+    async list(tenantId: string, page: PageRequest): Promise<{ items: Client[]; total: number }> {
+      const [rows, total] = await Promise.all([
+        db.client.findMany({ where: { tenantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
+        db.client.count({ where: { tenantId } }),
+      ]);
+      return { items: rows.map(toClient), total };
+    },
+
+    async findById(tenantId: string, id: string): Promise<Client | null> {
+      const row = await db.client.findFirst({ where: { id, tenantId } });
+      return row && toClient(row);
+    },
+
+    async exists(tenantId: string, id: string): Promise<boolean> {
+      return (await db.client.count({ where: { id, tenantId } })) > 0;
+    },
+
+    /** Throws a unique violation when the tenant already has a client of that name. */
+    async create(tenantId: string, client: NewClient): Promise<Client> {
+      return toClient(await db.client.create({ data: { ...client, tenantId } }));
+    },
+
+    /** Throws a unique violation when the new name is taken. */
+    async update(tenantId: string, id: string, changes: ClientChanges): Promise<Client> {
+      return toClient(await db.client.update({ where: { id, tenantId }, data: changes }));
+    },
+  };
+}
+
+export type ClientsRepository = ReturnType<typeof createClientsRepository>;

@@ -1,0 +1,71 @@
+import { IdParams, sendPage, type ApiRouter } from '@msp/http';
+import { tenantOf } from '@msp/auth';
+import { created, page, sendCreated } from '../shared/http.schemas';
+import { ClientChangesSchema, ClientListQuery, ClientPageSchema, ClientSchema, NewClientSchema } from './client.schemas';
+import type { ClientsService } from './clients.service';
+
+const TAGS = ['Clients'];
+
+export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
+  api.route({
+    method: 'get',
+    path: '/clients',
+    operationId: 'listClients',
+    summary: 'List clients',
+    description: 'Newest first (`created_at` descending, then `id`).',
+    tags: TAGS,
+    scope: 'read:tickets',
+    query: ClientListQuery,
+    responses: { 200: page('A page of clients.', ClientPageSchema) },
+    handler: async (req, res, { query }) => {
+      const { items, total } = await clients.list(tenantOf(req), query);
+      sendPage(req, res, items, total, query);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/clients',
+    operationId: 'createClient',
+    summary: 'Create a client',
+    tags: TAGS,
+    scope: 'write:tickets',
+    body: NewClientSchema,
+    errors: [409],
+    responses: { 201: created('The created client.', ClientSchema) },
+    handler: async (req, res, { body }) => {
+      sendCreated(res, '/clients', await clients.create(tenantOf(req), body));
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/clients/:id',
+    operationId: 'getClient',
+    summary: 'Read a client',
+    tags: TAGS,
+    scope: 'read:tickets',
+    params: IdParams,
+    responses: { 200: { description: 'The client.', schema: ClientSchema } },
+    handler: async (req, res, { params }) => {
+      res.json(await clients.get(tenantOf(req), params.id));
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/clients/:id',
+    operationId: 'updateClient',
+    summary: 'Change a client',
+    description: '`null` clears `email`, `phone` or `notes`. A name another client of the tenant has is a 409.',
+    tags: TAGS,
+    scope: 'write:tickets',
+    params: IdParams,
+    body: ClientChangesSchema,
+    errors: [409],
+    responses: { 200: { description: 'The client after the change.', schema: ClientSchema } },
+    handler: async (req, res, { params, body }) => {
+      res.json(await clients.update(tenantOf(req), params.id, body));
+    },
+  });
+}

@@ -1,0 +1,35 @@
+import { notFound, type PageRequest } from '@msp/http';
+import type { Store } from '../store';
+import { isFinal } from '../tickets/ticket-status';
+import { ticketNotFound, transitionProblem } from '../tickets/tickets.service';
+import type { Comment, NewComment } from './comment.schemas';
+
+export function createCommentsService(store: Store) {
+  async function existingTicket(tenantId: string, ticketId: string) {
+    const ticket = await store.tickets.findById(tenantId, ticketId);
+    if (!ticket) throw ticketNotFound();
+    return ticket;
+  }
+
+  return {
+    async list(tenantId: string, ticketId: string, page: PageRequest) {
+      await existingTicket(tenantId, ticketId);
+      return store.comments.listForTicket(tenantId, ticketId, page);
+    },
+
+    async get(tenantId: string, ticketId: string, id: string): Promise<Comment> {
+      const comment = await store.comments.findById(tenantId, ticketId, id);
+      if (!comment) throw notFound('No comment with this id exists on this ticket in your tenant.');
+      return comment;
+    },
+
+    /** The author is the API client that calls; a closed ticket takes no more comments. */
+    async create(tenantId: string, ticketId: string, author: string, input: NewComment): Promise<Comment> {
+      const ticket = await existingTicket(tenantId, ticketId);
+      if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket takes no more comments.', 'ticket-closed');
+      return store.comments.create(tenantId, { ticketId, body: input.body, internal: input.internal ?? false, author });
+    },
+  };
+}
+
+export type CommentsService = ReturnType<typeof createCommentsService>;

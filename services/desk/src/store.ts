@@ -1,0 +1,26 @@
+import type { Db, DbTx } from './db';
+import { createClientsRepository } from './clients/clients.repository';
+import { createCommentsRepository } from './comments/comments.repository';
+import { createTicketsRepository } from './tickets/tickets.repository';
+import { createUsersRepository } from './users/users.repository';
+
+/** The helpdesk's repositories over one connection or one transaction. */
+function repositories(db: DbTx) {
+  return {
+    tickets: createTicketsRepository(db),
+    comments: createCommentsRepository(db),
+    clients: createClientsRepository(db),
+    users: createUsersRepository(db),
+  };
+}
+
+export type Repositories = ReturnType<typeof repositories>;
+
+export interface Store extends Repositories {
+  /** Runs `work` in one transaction: everything it wrote commits together or not at all. */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+}
+
+export function createStore(db: Db): Store {
+  return { ...repositories(db), transaction: (work) => db.$transaction((tx) => work(repositories(tx))) };
+}

@@ -1,0 +1,49 @@
+// The ticket status machine (SPEC §6), the one place that knows which moves are legal and what
+// each move does to the ticket's timestamps.
+
+export const TICKET_STATUSES = ['open', 'in_progress', 'pending', 'resolved', 'closed'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+
+const NEXT: Record<TicketStatus, readonly TicketStatus[]> = {
+  open: ['in_progress', 'pending', 'resolved', 'closed'],
+  in_progress: ['open', 'pending', 'resolved'],
+  pending: ['open', 'in_progress', 'resolved'],
+  resolved: ['open', 'closed'],
+  closed: [],
+};
+
+/** The states a ticket in `from` may move to. Staying put is not a move and is always allowed. */
+export function allowedTransitions(from: TicketStatus): readonly TicketStatus[] {
+  return NEXT[from];
+}
+
+export function canTransition(from: TicketStatus, to: TicketStatus): boolean {
+  return from === to || NEXT[from].includes(to);
+}
+
+/** A closed ticket is final: nothing about it changes any more. */
+export function isFinal(status: TicketStatus): boolean {
+  return NEXT[status].length === 0;
+}
+
+export interface StatusTimestamps {
+  resolvedAt?: Date | null;
+  closedAt?: Date | null;
+}
+
+/**
+ * What entering `to` from `from` does to the timestamps: resolving stamps `resolved_at`,
+ * reopening clears it (the ticket is no longer resolved), closing stamps `closed_at` and keeps
+ * the resolution time of a resolved ticket.
+ */
+export function timestampsFor(from: TicketStatus, to: TicketStatus, now: Date): StatusTimestamps {
+  if (from === to) return {};
+  switch (to) {
+    case 'resolved':
+      return { resolvedAt: now };
+    case 'closed':
+      return { closedAt: now };
+    default:
+      return from === 'resolved' ? { resolvedAt: null } : {};
+  }
+}

@@ -1,0 +1,106 @@
+import { notFound, unprocessable, type PageRequest } from '@msp/http';
+import type { Repositories, Store } from '../store';
+import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
+import { allowedTransitions, canTransition, isFinal, timestampsFor } from './ticket-status';
+import type { TicketWrite } from './tickets.repository';
+
+export const ticketNotFound = () => notFound('No ticket with this id exists in your tenant.');
+
+function unknownReference(field: 'client_id' | 'assignee_id', message: string) {
+  return unprocessable(`${field} ${message}.`, { code: 'unknown-reference', errors: [{ field, message }] });
+}
+
+/** client_id must name a client of the tenant, assignee_id an active user of it (else 422). */
+async function assertReferences(tx: Repositories, tenantId: string, refs: { client_id?: string; assignee_id?: string | null }) {
+  if (refs.client_id !== undefined && !(await tx.clients.exists(tenantId, refs.client_id))) {
+    throw unknownReference('client_id', 'does not name a client of your tenant');
+  }
+  if (refs.assignee_id && !(await tx.users.isActiveLocked(tenantId, refs.assignee_id))) {
+    throw unknownReference('assignee_id', 'does not name an active user of your tenant');
+  }
+}
+
+export function transitionProblem(ticket: Ticket, detail: string, code: string) {
+  return unprocessable(detail, {
+    code,
+    extensions: { current_status: ticket.status, allowed_transitions: allowedTransitions(ticket.status) },
+  });
+}
+
+/** The fields of `changes` that differ from the ticket, in the repository's terms. */
+function differences(ticket: Ticket, changes: TicketChanges): TicketWrite {
+  const wanted: TicketWrite = {
+    title: changes.title,
+    description: changes.description,
+    priority: changes.priority,
+    category: changes.category,
+    status: changes.status,
+    clientId: changes.client_id,
+    assigneeId: changes.assignee_id,
+  };
+  const current: Required<TicketWrite> = {
+    title: ticket.title,
+    description: ticket.description,
+    priority: ticket.priority,
+    category: ticket.category,
+    status: ticket.status,
+    clientId: ticket.client_id,
+    assigneeId: ticket.assignee_id,
+  };
+  return Object.fromEntries(
+    Object.entries(wanted).filter(([key, value]) => value !== undefined && value !== current[key as keyof TicketWrite]),
+  ) as TicketWrite;
+}
+
+export function createTicketsService(store: Store) {
+  return {
+    list(tenantId: string, filters: TicketFilters, page: PageRequest) {
+      return store.tickets.list(tenantId, filters, page);
+    },
+
+    async get(tenantId: string, id: string): Promise<Ticket> {
+      const ticket = await store.tickets.findById(tenantId, id);
+      if (!ticket) throw ticketNotFound();
+      return ticket;
+    },
+
+    create(tenantId: string, input: NewTicket): Promise<Ticket> {
+      return store.transaction(async (tx) => {
+        await assertReferences(tx, tenantId, input);
+        return tx.tickets.create(tenantId, {
+          title: input.title,
+          description: input.description,
+          priority: input.priority,
+          category: input.category,
+          clientId: input.client_id,
+          assigneeId: input.assignee_id ?? null,
+        });
+      });
+    },
+
+    /**
+     * Applies the changes that differ from the stored ticket. A closed ticket is final; a status
+     * change must be a legal move of the machine and brings its timestamps along. Asking for what
+     * the ticket already is changes nothing, not even `updated_at`.
+     */
+    update(tenantId: string, id: string, changes: TicketChanges): Promise<Ticket> {
+      return store.transaction(async (tx) => {
+        const ticket = await tx.tickets.findForUpdate(tenantId, id);
+        if (!ticket) throw ticketNotFound();
+        const diff = differences(ticket, changes);
+        if (Object.keys(diff).length === 0) return ticket;
+        if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket cannot change.', 'ticket-closed');
+        if (diff.status && !canTransition(ticket.status, diff.status)) {
+          const allowed = allowedTransitions(ticket.status).join(', ');
+          throw transitionProblem(ticket, `A ticket cannot move from ${ticket.status} to ${diff.status}; allowed: ${allowed}.`, 'illegal-transition');
+        }
+        await assertReferences(tx, tenantId, { client_id: diff.clientId, assignee_id: diff.assigneeId });
+        const now = new Date();
+        const timestamps = diff.status ? timestampsFor(ticket.status, diff.status, now) : {};
+        return tx.tickets.update(tenantId, id, { ...diff, ...timestamps }, now);
+      });
+    },
+  };
+}
+
+export type TicketsService = ReturnType<typeof createTicketsService>;

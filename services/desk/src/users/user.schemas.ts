@@ -1,0 +1,41 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
+import { EMAIL_MAX, NAME_MAX } from '../shared/http.schemas';
+
+export const USER_ROLES = ['technician', 'lead', 'admin'] as const;
+export const UserRole = named('UserRole', stringEnum(USER_ROLES));
+
+export const UserSchema = named(
+  'User',
+  Type.Object(
+    {
+      id: Uuid(),
+      name: Type.String(),
+      email: Type.String({ format: 'email' }),
+      role: UserRole,
+      active: Type.Boolean({ description: 'False once deleted: the user stays readable by id so history keeps the name.' }),
+      deactivated_at: Nullable(DateTime()),
+      created_at: DateTime(),
+      updated_at: DateTime(),
+    },
+    { additionalProperties: false, description: 'A technician of the tenant.' },
+  ),
+);
+export type User = Static<typeof UserSchema>;
+
+export const NewUserSchema = named(
+  'NewUser',
+  strictObject({
+    name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
+    email: Type.String({
+      format: 'email',
+      maxLength: EMAIL_MAX,
+      description: 'Unique within the tenant among all users, deactivated ones included; compared case-insensitively.',
+    }),
+    role: Type.Optional(stringEnum(USER_ROLES, { default: 'technician' })),
+  }),
+);
+export type NewUser = Static<typeof NewUserSchema>;
+
+export const UserListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const UserPageSchema = pageSchema('UserPage', UserSchema);

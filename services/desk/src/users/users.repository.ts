@@ -1,0 +1,60 @@
+import { pageWindow, type PageRequest } from '@msp/http';
+import type { DbTx } from '../db';
+import type { User as UserRow } from '../generated/prisma/client';
+import type { NewUser, User } from './user.schemas';
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    active: row.active,
+    deactivated_at: row.deactivatedAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function createUsersRepository(db: DbTx) {
+  return {
+    /** Active users only: a deactivated user has left the list. */
+    async listActive(tenantId: string, page: PageRequest): Promise<{ items: User[]; total: number }> {
+      const where = { tenantId, active: true };
+      const [rows, total] = await Promise.all([
+        db.user.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
+        db.user.count({ where }),
+      ]);
+      return { items: rows.map(toUser), total };
+    },
+
+    /** Active or not: history refers to deactivated users too. */
+    async findById(tenantId: string, id: string): Promise<User | null> {
+      const row = await db.user.findFirst({ where: { id, tenantId } });
+      return row && toUser(row);
+    },
+
+    /**
+     * Whether the user is active, holding a share lock until the transaction ends: a concurrent
+     * deactivation waits, and then unassigns what this transaction assigned.
+     */
+    async isActiveLocked(tenantId: string, id: string): Promise<boolean> {
+      const rows = await db.$queryRaw<{ id: string }[]>`
+        SELECT id FROM users WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE`;
+      return rows.length > 0;
+    },
+
+    /** Throws a unique violation when the tenant already has a user with that e-mail address. */
+    async create(tenantId: string, user: NewUser): Promise<User> {
+      return toUser(await db.user.create({ data: { ...user, tenantId } }));
+    },
+
+    /** False when there is no active user of that id in the tenant. */
+    async deactivate(tenantId: string, id: string): Promise<boolean> {
+      const result = await db.user.updateMany({ where: { id, tenantId, active: true }, data: { active: false, deactivatedAt: new Date() } });
+      return result.count === 1;
+    },
+  };
+}
+
+export type UsersRepository = ReturnType<typeof createUsersRepository>;

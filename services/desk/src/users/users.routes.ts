@@ -1,0 +1,74 @@
+import { IdParams, sendPage, type ApiRouter } from '@msp/http';
+import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
+import { created, page, sendCreated } from '../shared/http.schemas';
+import { NewUserSchema, UserListQuery, UserPageSchema, UserSchema } from './user.schemas';
+import type { UsersService } from './users.service';
+
+const TAGS = ['Users'];
+
+export function registerUserRoutes(api: ApiRouter, users: UsersService) {
+  api.route({
+    method: 'get',
+    path: '/users',
+    operationId: 'listUsers',
+    summary: 'List active users',
+    description: 'Technicians of the tenant, newest first; deactivated users are not listed.',
+    tags: TAGS,
+    scope: 'read:users',
+    query: UserListQuery,
+    responses: { 200: page('A page of users.', UserPageSchema) },
+    handler: async (req, res, { query }) => {
+      const { items, total } = await users.list(tenantOf(req), query);
+      sendPage(req, res, items, total, query);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/users/:id',
+    operationId: 'getUser',
+    summary: 'Read a user',
+    description: 'Deactivated users are found too (`active: false`), so that history can show their names.',
+    tags: TAGS,
+    scope: 'read:users',
+    params: IdParams,
+    responses: { 200: { description: 'The user.', schema: UserSchema } },
+    handler: async (req, res, { params }) => {
+      res.json(await users.get(tenantOf(req), params.id));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/users',
+    operationId: 'createUser',
+    summary: 'Create a technician',
+    description: 'Only `name` and `email` are required; `role` defaults to `technician`.',
+    tags: TAGS,
+    scope: ADMIN_SCOPE,
+    body: NewUserSchema,
+    errors: [409],
+    responses: { 201: created('The created user.', UserSchema) },
+    handler: async (req, res, { body }) => {
+      sendCreated(res, '/users', await users.create(tenantOf(req), body));
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/users/:id',
+    operationId: 'deleteUser',
+    summary: 'Deactivate a user',
+    description:
+      'The user leaves the list and can no longer be assigned; their open, in-progress and pending tickets become unassigned in the same ' +
+      'transaction. The user stays readable by id. Deleting a deactivated user is a 404.',
+    tags: TAGS,
+    scope: ADMIN_SCOPE,
+    params: IdParams,
+    responses: { 204: { description: 'Deactivated.' } },
+    handler: async (req, res, { params }) => {
+      await users.deactivate(tenantOf(req), params.id);
+      res.status(204).end();
+    },
+  });
+}
