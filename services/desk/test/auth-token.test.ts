@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import * as jose from 'jose';
 import * as oauth from 'oauth4webapi';
+import { api } from './support/api';
 import { startDesk, type TestClient, type TestDesk } from './support/desk';
 
 const TOKEN = '/api/v1/auth/token';
@@ -27,7 +28,7 @@ function expectOAuthError(response: request.Response, status: number, error: str
 
 describe('POST /auth/token with client_credentials', () => {
   test('When a client sends JSON credentials, then it gets a Bearer JWT for one hour that verifies against the JWKS', async () => {
-    const response = await request(desk.app).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret });
+    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret });
 
     expect(response.status).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
@@ -38,7 +39,7 @@ describe('POST /auth/token with client_credentials', () => {
       refresh_token: expect.stringMatching(/^rt_/),
       scope: 'read:tickets write:tickets read:users read:hr write:hr read:payroll admin:tenant',
     });
-    const jwks = (await request(desk.app).get('/api/v1/.well-known/jwks.json')).body;
+    const jwks = (await api(desk).get('/api/v1/.well-known/jwks.json')).body;
     const { payload, protectedHeader } = await jose.jwtVerify(response.body.access_token, jose.createLocalJWKSet(jwks), {
       issuer: desk.issuer,
       audience: 'msp-api',
@@ -51,7 +52,7 @@ describe('POST /auth/token with client_credentials', () => {
   });
 
   test('When a client authenticates with HTTP Basic and a form body, then it gets a token', async () => {
-    const response = await request(desk.app)
+    const response = await api(desk)
       .post(TOKEN)
       .set('Authorization', basic(client.clientId, client.secret))
       .type('form')
@@ -62,7 +63,7 @@ describe('POST /auth/token with client_credentials', () => {
   });
 
   test('When a client asks for a subset of its scopes, then the token carries exactly that subset', async () => {
-    const response = await request(desk.app)
+    const response = await api(desk)
       .post(TOKEN)
       .type('form')
       .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: 'read:tickets read:users' });
@@ -74,7 +75,7 @@ describe('POST /auth/token with client_credentials', () => {
 
   test('When a client asks for a scope it does not hold, then it gets 400 invalid_scope and no token is stored', async () => {
     const narrow = await desk.createClient({ scopes: ['read:tickets'] });
-    const response = await request(desk.app)
+    const response = await api(desk)
       .post(TOKEN)
       .send({ grant_type: 'client_credentials', client_id: narrow.clientId, client_secret: narrow.secret, scope: 'read:tickets admin:tenant' });
 
@@ -83,28 +84,28 @@ describe('POST /auth/token with client_credentials', () => {
   });
 
   test('When the secret is wrong, then it gets 401 invalid_client', async () => {
-    const response = await request(desk.app).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'wrong-secret' });
+    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'wrong-secret' });
     expectOAuthError(response, 401, 'invalid_client');
   });
 
   test('When the secret is wrong in HTTP Basic, then the 401 challenges Basic', async () => {
-    const response = await request(desk.app).post(TOKEN).set('Authorization', basic(client.clientId, 'nope')).type('form').send('grant_type=client_credentials');
+    const response = await api(desk).post(TOKEN).set('Authorization', basic(client.clientId, 'nope')).type('form').send('grant_type=client_credentials');
     expectOAuthError(response, 401, 'invalid_client');
     expect(response.headers['www-authenticate']).toMatch(/^Basic realm="msp"/);
   });
 
   test('When the client is unknown, then it gets the same 401 invalid_client', async () => {
-    const response = await request(desk.app).post(TOKEN).send({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'whatever' });
+    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'whatever' });
     expectOAuthError(response, 401, 'invalid_client');
   });
 
   test('When no credentials are sent, then it gets 401 invalid_client', async () => {
-    const response = await request(desk.app).post(TOKEN).send({ grant_type: 'client_credentials' });
+    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials' });
     expectOAuthError(response, 401, 'invalid_client');
   });
 
   test('When both HTTP Basic and a body secret are sent, then it gets 400 invalid_request', async () => {
-    const response = await request(desk.app)
+    const response = await api(desk)
       .post(TOKEN)
       .set('Authorization', basic(client.clientId, client.secret))
       .send({ grant_type: 'client_credentials', client_secret: client.secret });
@@ -112,21 +113,21 @@ describe('POST /auth/token with client_credentials', () => {
   });
 
   test('When grant_type is missing or not a string, then it gets 400 invalid_request', async () => {
-    expectOAuthError(await request(desk.app).post(TOKEN).send({ client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
-    expectOAuthError(await request(desk.app).post(TOKEN).send({ grant_type: 7, client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
+    expectOAuthError(await api(desk).post(TOKEN).send({ client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
+    expectOAuthError(await api(desk).post(TOKEN).send({ grant_type: 7, client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
   });
 
   test('When grant_type is unknown, then it gets 400 unsupported_grant_type', async () => {
-    const response = await request(desk.app).post(TOKEN).send({ grant_type: 'password', client_id: client.clientId, client_secret: client.secret });
+    const response = await api(desk).post(TOKEN).send({ grant_type: 'password', client_id: client.clientId, client_secret: client.secret });
     expectOAuthError(response, 400, 'unsupported_grant_type');
   });
 
   test('When the body is malformed JSON or plain text, then it gets 400 and 415 problem documents', async () => {
-    const malformed = await request(desk.app).post(TOKEN).set('Content-Type', 'application/json').send('{"grant_type":');
+    const malformed = await api(desk).post(TOKEN).set('Content-Type', 'application/json').send('{"grant_type":');
     expect(malformed.status).toBe(400);
     expect(malformed.headers['content-type']).toMatch(/^application\/problem\+json/);
 
-    const text = await request(desk.app).post(TOKEN).set('Content-Type', 'text/plain').send('grant_type=client_credentials');
+    const text = await api(desk).post(TOKEN).set('Content-Type', 'text/plain').send('grant_type=client_credentials');
     expect(text.status).toBe(415);
     expect(text.body).toMatchObject({ status: 415, type: 'urn:msp:problem:unsupported-media-type' });
   });
@@ -140,11 +141,11 @@ describe('POST /auth/token with client_credentials', () => {
 
 describe('POST /auth/token with refresh_token', () => {
   async function pair(c: TestClient = client) {
-    const response = await request(desk.app).post(TOKEN).send({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret });
+    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret });
     return response.body as { access_token: string; refresh_token: string };
   }
   const refresh = (token: string, c: TestClient = client, extra: object = {}) =>
-    request(desk.app).post(TOKEN).send({ grant_type: 'refresh_token', refresh_token: token, client_id: c.clientId, client_secret: c.secret, ...extra });
+    api(desk).post(TOKEN).send({ grant_type: 'refresh_token', refresh_token: token, client_id: c.clientId, client_secret: c.secret, ...extra });
 
   test('When a refresh token is exchanged, then a new pair is issued, the old one is spent, and only a hash is stored', async () => {
     const first = await pair();
@@ -189,7 +190,7 @@ describe('POST /auth/token with refresh_token', () => {
   });
 
   test('When the refresh narrows the scope, then the new token has the narrower scope; widening is invalid_scope', async () => {
-    const first = (await request(desk.app).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: 'read:tickets write:tickets' })).body;
+    const first = (await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: 'read:tickets write:tickets' })).body;
     expectOAuthError(await refresh(first.refresh_token, client, { scope: 'admin:tenant' }), 400, 'invalid_scope');
     const narrowed = await refresh(first.refresh_token, client, { scope: 'read:tickets' });
     expect(narrowed.status).toBe(200);
@@ -197,7 +198,7 @@ describe('POST /auth/token with refresh_token', () => {
   });
 
   test('When refresh_token is missing or unknown, then it gets invalid_request or invalid_grant', async () => {
-    expectOAuthError(await request(desk.app).post(TOKEN).send({ grant_type: 'refresh_token', client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
+    expectOAuthError(await api(desk).post(TOKEN).send({ grant_type: 'refresh_token', client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
     expectOAuthError(await refresh('rt_unknown'), 400, 'invalid_grant');
   });
 
@@ -210,18 +211,18 @@ describe('POST /auth/token with refresh_token', () => {
 
 describe('POST /auth/revoke', () => {
   test('When a refresh token is revoked, then it answers 200 and the token no longer refreshes', async () => {
-    const first = (await request(desk.app).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })).body;
-    const revoked = await request(desk.app).post('/api/v1/auth/revoke').set('Authorization', basic(client.clientId, client.secret)).type('form').send({ token: first.refresh_token });
+    const first = (await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })).body;
+    const revoked = await api(desk).post('/api/v1/auth/revoke').set('Authorization', basic(client.clientId, client.secret)).type('form').send({ token: first.refresh_token });
     expect(revoked.status).toBe(200);
 
-    const again = await request(desk.app).post(TOKEN).send({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.clientId, client_secret: client.secret });
+    const again = await api(desk).post(TOKEN).send({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.clientId, client_secret: client.secret });
     expectOAuthError(again, 400, 'invalid_grant');
   });
 
   test('When an unknown token is revoked, then it still answers 200; a bad client gets 401', async () => {
-    const unknown = await request(desk.app).post('/api/v1/auth/revoke').send({ token: 'rt_nothing', client_id: client.clientId, client_secret: client.secret });
+    const unknown = await api(desk).post('/api/v1/auth/revoke').send({ token: 'rt_nothing', client_id: client.clientId, client_secret: client.secret });
     expect(unknown.status).toBe(200);
-    const bad = await request(desk.app).post('/api/v1/auth/revoke').send({ token: 'rt_nothing', client_id: client.clientId, client_secret: 'wrong' });
+    const bad = await api(desk).post('/api/v1/auth/revoke').send({ token: 'rt_nothing', client_id: client.clientId, client_secret: 'wrong' });
     expectOAuthError(bad, 401, 'invalid_client');
   });
 });
@@ -242,7 +243,7 @@ describe('Discovery', () => {
     expect(result.token_type).toBe('bearer');
     expect(result.expires_in).toBe(3600);
 
-    const me = await request(desk.app).get('/api/v1/me').set('Authorization', `Bearer ${result.access_token}`);
+    const me = await api(desk).get('/api/v1/me').set('Authorization', `Bearer ${result.access_token}`);
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ client_id: client.clientId, tenant_id: client.tenantId, scopes: ['read:tickets'] });
 
@@ -251,8 +252,8 @@ describe('Discovery', () => {
   });
 
   test('When the metadata is read under /api/v1/.well-known, then it equals the RFC 8414 location', async () => {
-    const inside = await request(desk.app).get('/api/v1/.well-known/oauth-authorization-server');
-    const rfc = await request(desk.app).get('/.well-known/oauth-authorization-server/api/v1');
+    const inside = await api(desk).get('/api/v1/.well-known/oauth-authorization-server');
+    const rfc = await api(desk).get('/.well-known/oauth-authorization-server/api/v1');
     expect(inside.status).toBe(200);
     expect(inside.body).toEqual(rfc.body);
     expect(inside.body).toMatchObject({ issuer: desk.issuer, grant_types_supported: ['client_credentials', 'refresh_token'] });

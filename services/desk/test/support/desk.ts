@@ -2,7 +2,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import request from 'supertest';
 import { createTestDatabase } from '@msp/db';
 import { createLogger } from '@msp/http';
 import { TEST_REDIS_URL, uniquePrefix } from '@msp/testkit';
@@ -11,6 +10,7 @@ import { createApiClientsRepository } from '../../src/auth/api-clients.repositor
 import { ensureApiClient } from '../../src/auth/bootstrap';
 import { generateSigningKey } from '../../src/auth/signing-key';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
+import { api } from './api';
 
 export interface TestClient {
   clientId: string;
@@ -21,6 +21,8 @@ export interface TestClient {
 
 export interface TestDesk {
   app: http.RequestListener;
+  /** The OpenAPI document desk serves at /api/v1/openapi.json (as plain JSON). */
+  openapi: Record<string, any>;
   /** Base URL of the listening server (its issuer is `${url}/api/v1`). */
   url: string;
   issuer: string;
@@ -58,13 +60,14 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     ...overrides,
   };
   const logger = createLogger({ service: 'desk', level: 'error' });
-  const { app } = createDeskApp({ db, redis, logger, signingKey, settings });
+  const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings });
   const replicas: Redis[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
 
-  return {
+  const desk: TestDesk = {
     app,
+    openapi: JSON.parse(JSON.stringify(openapi)),
     url,
     issuer,
     db,
@@ -82,7 +85,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       return createDeskApp({ db, redis: redis ? replicaRedis : undefined, logger, signingKey, settings }).app;
     },
     async token(client, scope) {
-      const response = await request(app)
+      const response = await api(desk)
         .post('/api/v1/auth/token')
         .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, ...(scope ? { scope } : {}) });
       if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`);
@@ -96,4 +99,5 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       await database.drop();
     },
   };
+  return desk;
 }

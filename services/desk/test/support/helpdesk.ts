@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { api, type Api } from './api';
+import { startDesk, type TestDesk } from './desk';
+
+export const BASE = '/api/v1';
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** A value no other test uses. */
+export const unique = (label: string) => `${label} ${randomBytes(5).toString('hex')}`;
+export const uniqueEmail = (label = 'tech') => `${label}.${randomBytes(5).toString('hex')}@example.com`;
+
+export async function createClient(http: Api, token: string, body: Record<string, unknown> = {}) {
+  const response = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Client'), ...body }).expect(201);
+  return response.body as { id: string; name: string };
+}
+
+export async function createUser(http: Api, token: string, body: Record<string, unknown> = {}) {
+  const response = await http.post(`${BASE}/users`).set(bearer(token)).send({ name: unique('Tech'), email: uniqueEmail(), ...body }).expect(201);
+  return response.body as { id: string; name: string; email: string };
+}
+
+/** A ticket of a new client unless `client_id` is given. */
+export async function createTicket(http: Api, token: string, body: Record<string, unknown> = {}) {
+  const client_id = body.client_id ?? (await createClient(http, token)).id;
+  const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: unique('Printer jams'), client_id, ...body }).expect(201);
+  return response.body as { id: string; number: number; status: string; client_id: string; assignee_id: string | null };
+}
+
+/** A tenant's API client with every scope and an access token for it. */
+export async function newTenant(desk: TestDesk) {
+  const client = await desk.createClient();
+  return { ...client, token: await desk.token(client) };
+}
+
+const TABLES = ['tenants', 'clients', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments'];
+
+/** Every row desk's helpdesk keeps, to prove that a rejected request changed nothing. */
+export async function snapshot(desk: TestDesk): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const table of TABLES) {
+    const rows = await desk.db.$queryRawUnsafe<{ row: unknown }[]>(`SELECT to_jsonb(t) AS row FROM "${table}" t ORDER BY to_jsonb(t)::text`);
+    out[table] = rows.map((r) => r.row);
+  }
+  return out;
+}
+
+/** A fresh desk, its conformance-checked client, and one tenant with a token holding every scope. */
+export async function startHelpdesk() {
+  const desk = await startDesk();
+  const http = api(desk);
+  return { desk, http, ...(await newTenant(desk)) };
+}
