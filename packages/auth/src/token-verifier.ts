@@ -6,6 +6,8 @@ import { parseScope } from './scopes';
 /** Asymmetric algorithms only: never `none`, never HMAC (a public key must not become a shared secret). */
 export const ALLOWED_ALGORITHMS = ['ES256', 'RS256'] as const;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export class InvalidTokenError extends Error {
   constructor(message: string) {
     super(message);
@@ -51,6 +53,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     if (typeof sub !== 'string' || typeof tenantId !== 'string' || typeof scope !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') {
       throw new InvalidTokenError('The access token lacks required claims.');
     }
+    // Every service keys its rows by this id in uuid columns: refuse anything else here, once.
+    if (!UUID.test(tenantId)) throw new InvalidTokenError('The access token names a tenant that is not a UUID.');
     return { clientId: sub, tenantId, scopes: parseScope(scope), tokenId: jti, expiresAt: exp };
   };
 }

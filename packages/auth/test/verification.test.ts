@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { createLogger, createServiceApp } from '@msp/http';
@@ -54,9 +54,10 @@ const now = () => Math.floor(Date.now() / 1000);
 
 describe('token verification', () => {
   test('When a valid token with the scope is sent, then the route answers with the caller\'s tenant', async () => {
-    const response = await call(issuer.token({ scope: 'read:tickets', tenant_id: 'tenant-a' }));
+    const tenant = randomUUID();
+    const response = await call(issuer.token({ scope: 'read:tickets', tenant_id: tenant }));
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ tenant: 'tenant-a' });
+    expect(response.body).toEqual({ tenant });
   });
 
   test('When no token is sent, then 401 invalid_token', async () => expectInvalidToken(await call()));
@@ -76,12 +77,12 @@ describe('token verification', () => {
   });
 
   test('When the token is unsigned (alg none), then 401', async () => {
-    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'x', tenant_id: 't', scope: 'read:tickets', exp: now() + 60, jti: 'j' };
+    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'x', tenant_id: randomUUID(), scope: 'read:tickets', exp: now() + 60, jti: 'j' };
     expectInvalidToken(await call(forgedTokens.unsigned(claims)));
   });
 
   test('When the token is HS256-signed with the public key, then 401', async () => {
-    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'x', tenant_id: 't', scope: 'read:tickets', exp: now() + 60, jti: 'j' };
+    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'x', tenant_id: randomUUID(), scope: 'read:tickets', exp: now() + 60, jti: 'j' };
     expectInvalidToken(await call(forgedTokens.hmacWithPublicKey(claims, issuer.publicKey, issuer.kid)));
   });
 
@@ -92,6 +93,11 @@ describe('token verification', () => {
 
   test('When required claims are missing, then 401', async () => {
     expectInvalidToken(await call(issuer.token({ scope: 'read:tickets', tenant_id: undefined })));
+    expectInvalidToken(await call(issuer.token({ scope: 'read:tickets', jti: undefined })));
+  });
+
+  test('When the tenant_id is not a UUID, then 401 (never a database error later)', async () => {
+    expectInvalidToken(await call(issuer.token({ scope: 'read:tickets', tenant_id: 'tenant-a' })));
   });
 
   test('When the token lacks the scope, then 403 insufficient_scope naming it', async () => {
@@ -106,14 +112,15 @@ describe('token verification', () => {
   });
 
   test('When GET /me is called with any valid token, then it describes the caller', async () => {
-    const response = await request(app).get('/api/v1/me').set('Authorization', `Bearer ${issuer.token({ sub: 'client-1', tenant_id: 'ten', scope: 'read:hr' })}`);
+    const tenant = randomUUID();
+    const response = await request(app).get('/api/v1/me').set('Authorization', `Bearer ${issuer.token({ sub: 'client-1', tenant_id: tenant, scope: 'read:hr' })}`);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ client_id: 'client-1', tenant_id: 'ten', scopes: ['read:hr'] });
+    expect(response.body).toMatchObject({ client_id: 'client-1', tenant_id: tenant, scopes: ['read:hr'] });
   });
 });
 
 describe('JWKS caching and rotation', () => {
-  const claims = () => ({ iss: issuer.issuer, aud: issuer.audience, sub: 's', tenant_id: 't', scope: 'read:tickets', jti: 'j' });
+  const claims = () => ({ iss: issuer.issuer, aud: issuer.audience, sub: 's', tenant_id: randomUUID(), scope: 'read:tickets', jti: 'j' });
 
   test('When many requests arrive, then the JWKS is fetched once and cached', async () => {
     const token = issuer.token({ scope: 'read:tickets' });

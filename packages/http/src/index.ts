@@ -20,3 +20,4 @@ export { loadConfig, ConfigError, commonConfigProperties } from './config';
 export { createRedis } from './redis';
 export { createServiceApp, API_BASE_PATH, type ServiceApp, type ServiceAppOptions } from './app';
 export * from './schema-helpers';
+export { runService, type BootedService, type BaseServiceConfig } from './run-service';

@@ -1,14 +1,13 @@
-import { ConfigError, createLogger, createRedis, exitOnSignals, startServer } from '@msp/http';
+import { createRedis, runService } from '@msp/http';
 import { applyMigrations } from '@msp/db';
 import { createDeskApp } from './app';
 import { bootstrapClients } from './auth/bootstrap';
 import { createApiClientsRepository } from './auth/api-clients.repository';
 import { loadSigningKey } from './auth/signing-key';
-import { loadDeskConfig, type DeskConfig } from './config';
+import { loadDeskConfig } from './config';
 import { createDb, MIGRATIONS_DIR } from './db';
 
-async function main(config: DeskConfig) {
-  const logger = createLogger({ service: 'desk', level: config.LOG_LEVEL });
+runService('desk', loadDeskConfig, async (config, logger) => {
   const signingKey = loadSigningKey(config, (message) => logger.info(message));
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
@@ -31,25 +30,5 @@ async function main(config: DeskConfig) {
       trustProxy: config.TRUST_PROXY,
     },
   });
-  const running = await startServer({
-    app,
-    port: config.PORT,
-    host: config.HOST,
-    logger,
-    readiness,
-    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    cleanup: [() => db.$disconnect(), async () => redis?.quit()],
-  });
-  exitOnSignals(running, logger);
-  logger.info('desk listening', { port: running.port, redis: Boolean(redis) });
-}
-
-try {
-  main(loadDeskConfig()).catch((error) => {
-    console.error(`desk failed to start: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  });
-} catch (error) {
-  console.error(error instanceof ConfigError ? `desk: ${error.message}` : error);
-  process.exit(1);
-}
+  return { app, readiness, cleanup: [() => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+});

@@ -1,11 +1,10 @@
-import { ConfigError, createLogger, createRedis, exitOnSignals, startServer } from '@msp/http';
+import { createRedis, runService } from '@msp/http';
 import { applyMigrations } from '@msp/db';
 import { createHrApp } from './app';
-import { loadHrConfig, type HrConfig } from './config';
+import { loadHrConfig } from './config';
 import { createDb, MIGRATIONS_DIR } from './db';
 
-async function main(config: HrConfig) {
-  const logger = createLogger({ service: 'hr', level: config.LOG_LEVEL });
+runService('hr', loadHrConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
   const db = createDb(config.DATABASE_URL);
@@ -24,25 +23,5 @@ async function main(config: HrConfig) {
       trustProxy: config.TRUST_PROXY,
     },
   });
-  const running = await startServer({
-    app,
-    port: config.PORT,
-    host: config.HOST,
-    logger,
-    readiness,
-    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    cleanup: [() => db.$disconnect(), async () => redis?.quit()],
-  });
-  exitOnSignals(running, logger);
-  logger.info('hr listening', { port: running.port, redis: Boolean(redis) });
-}
-
-try {
-  main(loadHrConfig()).catch((error) => {
-    console.error(`hr failed to start: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  });
-} catch (error) {
-  console.error(error instanceof ConfigError ? `hr: ${error.message}` : error);
-  process.exit(1);
-}
+  return { app, readiness, cleanup: [() => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+});
