@@ -1,0 +1,43 @@
+import { ConfigError } from '@msp/http';
+import { loadDeskConfig } from '../src/config';
+
+const BASE = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/desk' };
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadDeskConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('desk configuration', () => {
+  test('When only DATABASE_URL is set, then every other setting has its documented default', () => {
+    expect(loadDeskConfig(BASE)).toMatchObject({
+      PORT: 3001,
+      HOST: '0.0.0.0',
+      RATE_LIMIT_PER_MINUTE: 600,
+      TOKEN_RATE_LIMIT_PER_MINUTE: 30,
+      AUTH_ISSUER: 'http://localhost:3001/api/v1',
+      AUTH_AUDIENCE: 'msp-api',
+      BOOTSTRAP_TENANT: 'default',
+      SHUTDOWN_TIMEOUT_MS: 10000,
+    });
+  });
+
+  test('When DATABASE_URL is missing, then the start is refused naming it', () => {
+    expect(problemsOf({})).toEqual(['DATABASE_URL is required']);
+  });
+
+  test('When a value is malformed, then the problem names the variable and the value', () => {
+    expect(problemsOf({ ...BASE, PORT: 'eighty' }).join()).toMatch(/^PORT .*"eighty"/);
+    expect(problemsOf({ ...BASE, REDIS_URL: 'localhost:6379' }).join()).toMatch(/^REDIS_URL /);
+  });
+
+  test('When only one bootstrap credential is set, or production has no signing key, then the start is refused', () => {
+    expect(problemsOf({ ...BASE, BOOTSTRAP_CLIENT_ID: 'ops-client' })).toEqual(['BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together']);
+    expect(problemsOf({ ...BASE, NODE_ENV: 'production' })).toEqual(['JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production']);
+  });
+});
