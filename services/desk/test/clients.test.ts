@@ -69,6 +69,7 @@ describe('POST /clients', () => {
     ['a phone with letters', { name: 'x', phone: 'call me' }],
     ['notes over 10,000 characters', { name: 'x', notes: 'x'.repeat(10_001) }],
     ['an unknown field', { name: 'x', vat_id: 'DE123' }],
+    ['a NUL character in the name', { name: 'x\u0000' }],
   ])('When the body has %s, then it answers 400 and stores nothing', async (_case, body) => {
     const before = await snapshot(desk);
     const response = await http.post(`${BASE}/clients`).set(bearer(token)).send(body).expect(400);

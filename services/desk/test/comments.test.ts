@@ -46,6 +46,7 @@ describe('POST /tickets/:id/comments', () => {
     ['a body over 10,000 characters', { body: 'x'.repeat(10_001) }],
     ['internal as a string', { body: 'x', internal: 'yes' }],
     ['an unknown field', { body: 'x', author: 'someone else' }],
+    ['a NUL character', { body: 'x\u0000y' }],
   ])('When the comment has %s, then it answers 400 and stores nothing', async (_case, body) => {
     const ticket = await createTicket(http, token);
     const before = await snapshot(desk);

@@ -99,6 +99,7 @@ describe('POST /tickets', () => {
     ['a status (new tickets are open)', { title: 'x', status: 'closed', client_id: '00000000-0000-4000-8000-000000000000' }, 'status'],
     ['an unknown field', { title: 'x', client_id: '00000000-0000-4000-8000-000000000000', color: 'red' }, 'color'],
     ['a title of the wrong type', { title: 5, client_id: '00000000-0000-4000-8000-000000000000' }, 'title'],
+    ['a NUL character, which PostgreSQL cannot store', { title: 'a\u0000b', client_id: '00000000-0000-4000-8000-000000000000' }, 'title'],
   ])('When the body has %s, then it answers 400 naming the field and stores nothing', async (_case, body, field) => {
     const before = await snapshot(desk);
     const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send(body).expect(400);

@@ -60,6 +60,7 @@ describe('POST /users', () => {
     ['a malformed email', { name: 'x', email: 'x@' }],
     ['an unknown role', { name: 'x', email: 'x@example.com', role: 'boss' }],
     ['active set by the caller', { name: 'x', email: 'x@example.com', active: false }],
+    ['a NUL character in the name', { name: 'x\u0000', email: 'x@example.com' }],
   ])('When the body has %s, then it answers 400 and stores nothing', async (_case, body) => {
     const before = await snapshot(desk);
     await http.post(`${BASE}/users`).set(bearer(token)).send(body).expect(400);

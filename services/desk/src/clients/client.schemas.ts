@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
-import { EMAIL_MAX, LONG_TEXT_MAX, NAME_MAX } from '../shared/http.schemas';
+import { EMAIL_MAX, LONG_TEXT_MAX, NAME_MAX, Text } from '../shared/http.schemas';
 
-const Name = Type.String({ minLength: 1, maxLength: NAME_MAX, description: 'Unique within the tenant, compared case-insensitively ("ACME" = "Acme").' });
+const Name = Text({ minLength: 1, maxLength: NAME_MAX, description: 'Unique within the tenant, compared case-insensitively ("ACME" = "Acme").' });
 const Email = Nullable(Type.String({ format: 'email', maxLength: EMAIL_MAX }));
 const Phone = Nullable(Type.String({ minLength: 1, maxLength: 50, pattern: '^[0-9+()./ -]+$', description: 'Digits, spaces and + ( ) . / -' }));
-const Notes = Nullable(Type.String({ maxLength: LONG_TEXT_MAX }));
+const Notes = Nullable(Text({ maxLength: LONG_TEXT_MAX }));
 
 export const ClientSchema = named(
   'Client',

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
-import { LONG_TEXT_MAX } from '../shared/http.schemas';
+import { LONG_TEXT_MAX, Text } from '../shared/http.schemas';
 
 export const CommentSchema = named(
   'Comment',
@@ -21,7 +21,7 @@ export type Comment = Static<typeof CommentSchema>;
 export const NewCommentSchema = named(
   'NewComment',
   strictObject({
-    body: Type.String({ minLength: 1, maxLength: LONG_TEXT_MAX }),
+    body: Text({ minLength: 1, maxLength: LONG_TEXT_MAX }),
     internal: Type.Optional(Type.Boolean({ default: false })),
   }),
 );

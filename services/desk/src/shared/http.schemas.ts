@@ -1,4 +1,4 @@
-import { Type, type TProperties } from '@sinclair/typebox';
+import { Type, type StringOptions, type TProperties } from '@sinclair/typebox';
 import { API_BASE_PATH, LINK_HEADER, PROBLEM_CONTENT_TYPE, named, type ResponseSpec } from '@msp/http';
 import type { Response } from 'express';
 
@@ -50,3 +50,9 @@ export const unprocessableResponse = (description: string, schema: ResponseSpec[
 export const LONG_TEXT_MAX = 10_000;
 export const NAME_MAX = 200;
 export const EMAIL_MAX = 254; // RFC 5321's path limit
+
+/**
+ * Text a caller sends. PostgreSQL cannot store the NUL character: it is refused here as a 400
+ * instead of failing in the database as a 500.
+ */
+export const Text = (options: StringOptions = {}) => Type.String({ pattern: '^[^\\u0000]*$', ...options });

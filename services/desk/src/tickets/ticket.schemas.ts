@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
-import { LONG_TEXT_MAX, businessRuleProblem } from '../shared/http.schemas';
+import { LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
 import { TICKET_STATUSES } from './ticket-status';
 
 export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
@@ -17,8 +17,8 @@ export const TicketStatus = named(
 export const TicketPriority = named('TicketPriority', stringEnum(TICKET_PRIORITIES));
 export const TicketCategory = named('TicketCategory', stringEnum(TICKET_CATEGORIES));
 
-const Title = Type.String({ minLength: 1, maxLength: 200 });
-const Description = Type.String({ maxLength: LONG_TEXT_MAX });
+const Title = Text({ minLength: 1, maxLength: 200 });
+const Description = Text({ maxLength: LONG_TEXT_MAX });
 const ClientId = Uuid({ description: 'A client of the tenant.' });
 const AssigneeId = Nullable(Uuid({ description: 'An active user of the tenant; null unassigns.' }));
 
@@ -49,7 +49,7 @@ export const NewTicketSchema = named(
   'NewTicket',
   strictObject({
     title: Title,
-    description: Type.Optional(Type.String({ maxLength: LONG_TEXT_MAX, default: '' })),
+    description: Type.Optional(Text({ maxLength: LONG_TEXT_MAX, default: '' })),
     priority: Type.Optional(stringEnum(TICKET_PRIORITIES, { default: 'normal' })),
     category: Type.Optional(stringEnum(TICKET_CATEGORIES, { default: 'other' })),
     client_id: ClientId,

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
-import { EMAIL_MAX, NAME_MAX } from '../shared/http.schemas';
+import { EMAIL_MAX, NAME_MAX, Text } from '../shared/http.schemas';
 
 export const USER_ROLES = ['technician', 'lead', 'admin'] as const;
 export const UserRole = named('UserRole', stringEnum(USER_ROLES));
@@ -26,7 +26,7 @@ export type User = Static<typeof UserSchema>;
 export const NewUserSchema = named(
   'NewUser',
   strictObject({
-    name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
+    name: Text({ minLength: 1, maxLength: NAME_MAX }),
     email: Type.String({
       format: 'email',
       maxLength: EMAIL_MAX,
