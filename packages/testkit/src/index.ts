@@ -1,2 +1,3 @@
 export { startTestIssuer, forgedTokens, type TestIssuer } from './test-issuer';
 export { TEST_REDIS_URL, uniquePrefix } from './redis';
+export { describeTokenVerification, expectInvalidToken, type VerifyingService, type TokenVerificationSuiteOptions } from './token-verification.suite';
