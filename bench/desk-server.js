@@ -1,0 +1,57 @@
+'use strict';
+// desk as it runs in production (the built dist/ app: auth, rate limit, validation, Prisma),
+// started by run.js in a process of its own. It creates the benchmark's API clients, listens on
+// a free port and reports both to its parent over IPC.
+const http = require('node:http');
+const path = require('node:path');
+const { randomBytes } = require('node:crypto');
+
+const DESK = path.resolve(__dirname, '../services/desk');
+const fromDesk = (id) => require(require.resolve(id, { paths: [DESK] }));
+const { createLogger, createRedis } = fromDesk('@msp/http');
+const { createDeskApp } = require(`${DESK}/dist/app.js`);
+const { createDb } = require(`${DESK}/dist/db.js`);
+const { generateSigningKey } = require(`${DESK}/dist/auth/signing-key.js`);
+const { ensureApiClient } = require(`${DESK}/dist/auth/bootstrap.js`);
+const { createApiClientsRepository } = require(`${DESK}/dist/auth/api-clients.repository.js`);
+
+async function main() {
+  const { databaseUrl, redisUrl, rateLimitPerMinute, logLevel, tenants } = JSON.parse(process.env.BENCH_DESK);
+  const logger = createLogger({ service: 'desk', level: logLevel });
+  const db = createDb(databaseUrl);
+  const redis = redisUrl ? createRedis(redisUrl, logger) : undefined;
+  const server = http.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const { app } = createDeskApp({
+    db,
+    redis,
+    logger,
+    signingKey: generateSigningKey(),
+    settings: {
+      issuer: `${url}/api/v1`,
+      audience: 'msp-api',
+      rateLimitPerMinute,
+      tokenRateLimitPerMinute: 1000,
+      refreshTokenTtlDays: 30,
+      rateLimitPrefix: `rl:bench:${randomBytes(4).toString('hex')}:`,
+    },
+  });
+  server.on('request', app);
+
+  const clients = createApiClientsRepository(db);
+  const credentials = {};
+  for (const tenant of tenants) {
+    const clientId = `bench-${tenant}-${randomBytes(4).toString('hex')}`;
+    const secret = randomBytes(24).toString('base64url');
+    const { tenantId } = await ensureApiClient(clients, { tenant, clientId, secret, name: 'benchmark' });
+    credentials[tenant] = { tenantId, clientId, secret };
+  }
+  process.send({ url, credentials });
+  process.on('disconnect', () => process.exit(0));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

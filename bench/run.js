@@ -1,0 +1,249 @@
+'use strict';
+// The desk benchmark (`pnpm bench`): seeds a tenant with 100,000 tickets and one with 10,000 in a
+// database of its own, then measures desk against a bare node:http + pg baseline running the same
+// SQL, with autocannon. Prints a table and the ratios, writes bench/results/<date>-desk.json and
+// bench/results/latest-desk.md. Environment (all optional):
+//   BENCH_DATABASE_URL  a database URL of the PostgreSQL server to use (default the local one)
+//   BENCH_REDIS_URL     Redis for desk's rate limiter (default redis://127.0.0.1:6379; "" for none)
+//   BENCH_DURATION      seconds per case (default 10), BENCH_CONNECTIONS (default 10)
+//   BENCH_LARGE / BENCH_SMALL  tickets of the two tenants (default 100000 / 10000)
+const { fork } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const { mkdirSync, writeFileSync } = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { Client } = require('pg');
+const { applyMigrations } = require('../packages/db/dist/index.js');
+const { seedTenant } = require('./seed');
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
+const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
+// High enough never to answer 429 during a run; the limiter (and its Redis round trip) still runs.
+const RATE_LIMIT = 1_000_000_000;
+const MIGRATIONS = path.resolve(__dirname, '../services/desk/prisma/migrations');
+const RESULTS = path.join(__dirname, 'results');
+
+const databaseUrlFor = (name) => {
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+async function admin(sql) {
+  const client = new Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts a server script in a process of its own and waits for its first message. */
+function start(script, env) {
+  // BENCH_PROFILE=<dir> writes a CPU profile of each server there (on a clean exit).
+  const execArgv = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = fork(path.join(__dirname, script), { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve({ child, ...message }));
+    child.once('exit', (code) => reject(new Error(`${script} exited with code ${code} before it was ready`)));
+  });
+}
+
+async function measure({ name, target, url, method = 'GET', headers = {}, body, paths }) {
+  let next = 0;
+  const options = {
+    url,
+    method,
+    connections: CONNECTIONS,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body && JSON.stringify(body),
+    // Rotate through many ids, so one cached row does not stand for all.
+    ...(paths ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] } : {}),
+  };
+  await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pools, PostgreSQL's cache
+  const result = await autocannon({ ...options, duration: DURATION });
+  const row = {
+    name,
+    target,
+    requests_per_sec: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    requests: result.requests.total,
+    non_2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+  console.log(`  ${target.padEnd(8)} ${name.padEnd(44)} ${String(row.requests_per_sec).padStart(7)} req/s  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms${row.non_2xx || row.errors ? `  (!) ${row.non_2xx} non-2xx, ${row.errors} errors` : ''}`);
+  return row;
+}
+
+function machine(postgres) {
+  const cpus = os.cpus();
+  return {
+    nproc: os.availableParallelism(),
+    cpu_model: cpus[0]?.model ?? 'unknown',
+    memory_gb: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.version,
+    postgres,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    // Client, servers and PostgreSQL share these CPUs; other work on the machine shows here.
+    load_average_at_start: os.loadavg().map((l) => Math.round(l * 100) / 100),
+  };
+}
+
+const ratio = (a, b) => Math.round((a / b) * 100) / 100;
+
+function markdown(report) {
+  const m = report.machine;
+  const lines = [
+    '# desk benchmark',
+    '',
+    `Run ${report.date} on ${m.nproc} CPUs (${m.cpu_model}), ${m.memory_gb} GB, Node ${m.node}, ${m.postgres}, ${m.os}; load average ${m.load_average_at_start.join(' / ')} at the start.`,
+    `autocannon, ${report.settings.connections} connections, ${report.settings.duration_s} s per case after a 2 s warm-up; client and servers on the same machine.`,
+    `desk: the built app with authentication (ES256 JWT), rate limit (${report.settings.rate_limit}), validation, logging at ${report.settings.log_level}, Prisma.`,
+    'baseline: node:http + pg running the same SQL, with no framework, authentication, rate limit or validation.',
+    '',
+    '| case | desk req/s | desk p50 / p99 ms | baseline req/s | baseline p50 / p99 ms | req/s desk ÷ baseline | p50 desk ÷ baseline |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...report.comparisons.map(
+      (c) => `| ${c.name} | ${c.desk.requests_per_sec} | ${c.desk.p50_ms} / ${c.desk.p99_ms} | ${c.baseline.requests_per_sec} | ${c.baseline.p50_ms} / ${c.baseline.p99_ms} | ${c.rps_ratio} | ${c.p50_ratio} |`,
+    ),
+    '',
+    `## Does the list slow down with the tenant's size? (${SMALL.toLocaleString('en')} vs ${LARGE.toLocaleString('en')} tickets, desk)`,
+    '',
+    '| case | small req/s | small p50 / p99 ms | large req/s | large p50 / p99 ms | req/s large ÷ small |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...report.size.map((s) => `| ${s.name} | ${s.small.requests_per_sec} | ${s.small.p50_ms} / ${s.small.p99_ms} | ${s.large.requests_per_sec} | ${s.large.p50_ms} / ${s.large.p99_ms} | ${s.rps_ratio} |`),
+    '',
+    `Every request answered 2xx: ${report.all_2xx ? 'yes' : 'NO, see the JSON file'}. Full numbers: \`${report.file}\`.`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+async function main() {
+  const startLoad = machine('');
+  const name = `bench_desk_${randomBytes(6).toString('hex')}`;
+  const databaseUrl = databaseUrlFor(name);
+  const children = [];
+  await admin(`CREATE DATABASE "${name}"`);
+  const cleanUp = async () => {
+    // Disconnecting lets a server exit cleanly (and write its profile); kill what lingers.
+    await Promise.all(
+      children.map((child) => new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => { clearTimeout(timer); resolve(); });
+        child.disconnect();
+      })),
+    );
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((error) => console.error(`could not drop ${name}: ${error.message}`));
+  };
+  process.once('SIGINT', () => cleanUp().finally(() => process.exit(130)));
+  try {
+    console.log(`database ${name}: migrating`);
+    await applyMigrations(databaseUrl, MIGRATIONS);
+    const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
+    const desk = await start('desk-server.js', {
+      BENCH_DESK: JSON.stringify({ databaseUrl, redisUrl: REDIS_URL || undefined, rateLimitPerMinute: RATE_LIMIT, logLevel, tenants: ['large', 'small'] }),
+    });
+    children.push(desk.child);
+    console.log(`desk at ${desk.url}: rate limit set to ${RATE_LIMIT} per minute (${REDIS_URL ? `Redis ${REDIS_URL}` : 'in memory'}) so the run never hits it; it still runs on every request`);
+
+    const seeded = {};
+    for (const [tenant, tickets] of [['large', LARGE], ['small', SMALL]]) {
+      const started = Date.now();
+      seeded[tenant] = await seedTenant(databaseUrl, desk.credentials[tenant].tenantId, tickets);
+      console.log(`seeded ${tenant}: ${tickets} tickets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    await admin(`SELECT 1`); // the server is still there
+    const vacuum = new Client({ connectionString: databaseUrl });
+    await vacuum.connect();
+    await vacuum.query('VACUUM ANALYZE');
+    const postgres = (await vacuum.query('SHOW server_version')).rows[0].server_version;
+    await vacuum.end();
+
+    const baseline = await start('baseline-server.js', { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }) });
+    children.push(baseline.child);
+
+    const token = async (tenant) => {
+      const { clientId, secret } = desk.credentials[tenant];
+      const response = await fetch(`${desk.url}/api/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+      });
+      if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
+      return { authorization: `Bearer ${(await response.json()).access_token}` };
+    };
+    const auth = { large: await token('large'), small: await token('small') };
+    const large = seeded.large;
+    const cases = [
+      { name: 'GET /tickets?per_page=25', path: '/api/v1/tickets?per_page=25' },
+      { name: 'GET /tickets?per_page=25&status=open', path: '/api/v1/tickets?per_page=25&status=open' },
+      { name: 'GET /tickets/:id', path: '/api/v1/tickets', paths: large.ticketIds.map((id) => `/api/v1/tickets/${id}`) },
+      {
+        name: 'POST /tickets',
+        path: '/api/v1/tickets',
+        method: 'POST',
+        body: { title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id: large.clientIds[0] },
+      },
+    ];
+
+    console.log(`\n${CONNECTIONS} connections, ${DURATION} s per case (after 2 s of warm-up)`);
+    const comparisons = [];
+    for (const c of cases) {
+      const ours = await measure({ name: c.name, target: 'desk', url: `${desk.url}${c.path}`, method: c.method, headers: auth.large, body: c.body, paths: c.paths });
+      const bare = await measure({ name: c.name, target: 'baseline', url: `${baseline.url}${c.path}`, method: c.method, body: c.body, paths: c.paths });
+      comparisons.push({
+        name: c.name,
+        desk: ours,
+        baseline: bare,
+        rps_ratio: ratio(ours.requests_per_sec, bare.requests_per_sec),
+        p50_ratio: ratio(ours.p50_ms, bare.p50_ms),
+        p99_ratio: ratio(ours.p99_ms, bare.p99_ms),
+      });
+    }
+
+    console.log(`\nthe list by tenant size (desk): ${SMALL} vs ${LARGE} tickets`);
+    const size = [];
+    for (const c of cases.slice(0, 2)) {
+      const small = await measure({ name: `${c.name} (${SMALL})`, target: 'desk', url: `${desk.url}${c.path}`, headers: auth.small });
+      const largeRow = comparisons.find((x) => x.name === c.name).desk;
+      size.push({ name: c.name, small, large: largeRow, rps_ratio: ratio(largeRow.requests_per_sec, small.requests_per_sec) });
+    }
+
+    const date = new Date().toISOString();
+    const file = `bench/results/${date.slice(0, 10)}-desk.json`;
+    const report = {
+      date,
+      machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startLoad.load_average_at_start },
+      settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: 2, tickets_large: LARGE, tickets_small: SMALL, rate_limit: `${RATE_LIMIT}/min, counters in ${REDIS_URL ? 'Redis' : 'memory'}`, log_level: logLevel },
+      comparisons,
+      size,
+      all_2xx: [...comparisons.flatMap((c) => [c.desk, c.baseline]), ...size.map((s) => s.small)].every((r) => r.non_2xx === 0 && r.errors === 0),
+      file,
+    };
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(path.join(__dirname, '..', file), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(RESULTS, 'latest-desk.md'), markdown(report));
+
+    console.log('\nours ÷ baseline');
+    for (const c of comparisons) console.log(`  ${c.name.padEnd(40)} req/s ×${c.rps_ratio}  p50 ×${c.p50_ratio}  p99 ×${c.p99_ratio}`);
+    for (const s of size) console.log(`  ${s.name.padEnd(40)} req/s at ${LARGE} ÷ at ${SMALL}: ×${s.rps_ratio}`);
+    console.log(`\nwrote ${file} and bench/results/latest-desk.md`);
+    if (!report.all_2xx) process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
