@@ -122,6 +122,18 @@ describe('DELETE /users/:id', () => {
     expect(await snapshot(desk)).toEqual(before);
   });
 
+  test('When a resolved ticket of a deleted user is reopened, then it comes back unassigned', async () => {
+    const user = await createUser(http, token);
+    const ticket = await createTicket(http, token, { assignee_id: user.id });
+    await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ status: 'resolved' }).expect(200);
+    await http.delete(`${BASE}/users/${user.id}`).set(bearer(token)).expect(204);
+
+    const reopened = await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ status: 'open' }).expect(200);
+
+    expect(reopened.body).toMatchObject({ status: 'open', assignee_id: null, resolved_at: null });
+    expect((await desk.db.ticket.findUniqueOrThrow({ where: { id: ticket.id } })).assigneeId).toBeNull();
+  });
+
   test('When a deleted user is assigned to a ticket, then it answers 422', async () => {
     const user = await createUser(http, token);
     const ticket = await createTicket(http, token);

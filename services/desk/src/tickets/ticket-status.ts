@@ -21,6 +21,13 @@ export function canTransition(from: TicketStatus, to: TicketStatus): boolean {
   return from === to || NEXT[from].includes(to);
 }
 
+/** The states in which a ticket is still being worked on, and so needs an active assignee. */
+export const WORKING_STATUSES: readonly TicketStatus[] = ['open', 'in_progress', 'pending'];
+
+export function isWorking(status: TicketStatus): boolean {
+  return WORKING_STATUSES.includes(status);
+}
+
 /** A closed ticket is final: nothing about it changes any more. */
 export function isFinal(status: TicketStatus): boolean {
   return NEXT[status].length === 0;

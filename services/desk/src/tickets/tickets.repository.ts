@@ -3,7 +3,7 @@ import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
 import type { Prisma, Ticket as TicketRow } from '../generated/prisma/client';
 import type { Ticket, TicketFilters } from './ticket.schemas';
-import type { StatusTimestamps, TicketStatus } from './ticket-status';
+import { WORKING_STATUSES, type StatusTimestamps, type TicketStatus } from './ticket-status';
 
 /** The stored ticket in the API's shape: the one place rows become responses. */
 function toTicket(row: TicketRow): Ticket {
@@ -98,7 +98,7 @@ export function createTicketsRepository(db: DbTx) {
     /** Unassigns the user's tickets that are still being worked on; resolved and closed ones keep their history. */
     async unassignOpen(tenantId: string, assigneeId: string): Promise<number> {
       const result = await db.ticket.updateMany({
-        where: { tenantId, assigneeId, status: { in: ['open', 'in_progress', 'pending'] } },
+        where: { tenantId, assigneeId, status: { in: [...WORKING_STATUSES] } },
         data: { assigneeId: null },
       });
       return result.count;

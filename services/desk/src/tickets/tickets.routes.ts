@@ -71,7 +71,7 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     description:
       'Changes the fields given. `status` follows the status machine; entering `resolved` sets `resolved_at`, reopening clears it, ' +
       'closing sets `closed_at`. Setting a field to its current value (the current status included) changes nothing and answers 200. ' +
-      'A closed ticket is final: any change to it is a 422.',
+      'A closed ticket is final: any change to it is a 422. A resolved ticket reopened after its assignee was deactivated comes back unassigned.',
     tags: TAGS,
     scope: 'write:tickets',
     params: IdParams,

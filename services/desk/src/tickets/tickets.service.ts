@@ -1,7 +1,7 @@
 import { notFound, unprocessable, type PageRequest } from '@msp/http';
 import type { Repositories, Store } from '../store';
 import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
-import { allowedTransitions, canTransition, isFinal, timestampsFor } from './ticket-status';
+import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
 import type { TicketWrite } from './tickets.repository';
 
 export const ticketNotFound = () => notFound('No ticket with this id exists in your tenant.');
@@ -52,6 +52,16 @@ function differences(ticket: Ticket, changes: TicketChanges): TicketWrite {
   ) as TicketWrite;
 }
 
+/**
+ * Deactivating a user unassigns the tickets still being worked on, not the resolved and closed
+ * ones. A resolved ticket reopened later comes back unassigned if its assignee has left since.
+ */
+async function reopensForAnInactiveAssignee(tx: Repositories, tenantId: string, ticket: Ticket, diff: TicketWrite): Promise<boolean> {
+  if (!diff.status || !isWorking(diff.status) || isWorking(ticket.status)) return false;
+  if (diff.assigneeId !== undefined || !ticket.assignee_id) return false;
+  return !(await tx.users.isActiveLocked(tenantId, ticket.assignee_id));
+}
+
 export function createTicketsService(store: Store) {
   return {
     list(tenantId: string, filters: TicketFilters, page: PageRequest) {
@@ -95,6 +105,7 @@ export function createTicketsService(store: Store) {
           throw transitionProblem(ticket, `A ticket cannot move from ${ticket.status} to ${diff.status}; allowed: ${allowed}.`, 'illegal-transition');
         }
         await assertReferences(tx, tenantId, { client_id: diff.clientId, assignee_id: diff.assigneeId });
+        if (await reopensForAnInactiveAssignee(tx, tenantId, ticket, diff)) diff.assigneeId = null;
         const now = new Date();
         const timestamps = diff.status ? timestampsFor(ticket.status, diff.status, now) : {};
         return tx.tickets.update(tenantId, id, { ...diff, ...timestamps }, now);
