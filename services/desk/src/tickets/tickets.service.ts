@@ -27,29 +27,25 @@ export function transitionProblem(ticket: Ticket, detail: string, code: string) 
   });
 }
 
+/** The API's name of each changeable field, and the repository's. */
+const CHANGEABLE = {
+  title: 'title',
+  description: 'description',
+  priority: 'priority',
+  category: 'category',
+  status: 'status',
+  client_id: 'clientId',
+  assignee_id: 'assigneeId',
+} as const satisfies Record<keyof TicketChanges, keyof TicketWrite>;
+
 /** The fields of `changes` that differ from the ticket, in the repository's terms. */
 function differences(ticket: Ticket, changes: TicketChanges): TicketWrite {
-  const wanted: TicketWrite = {
-    title: changes.title,
-    description: changes.description,
-    priority: changes.priority,
-    category: changes.category,
-    status: changes.status,
-    clientId: changes.client_id,
-    assigneeId: changes.assignee_id,
-  };
-  const current: Required<TicketWrite> = {
-    title: ticket.title,
-    description: ticket.description,
-    priority: ticket.priority,
-    category: ticket.category,
-    status: ticket.status,
-    clientId: ticket.client_id,
-    assigneeId: ticket.assignee_id,
-  };
-  return Object.fromEntries(
-    Object.entries(wanted).filter(([key, value]) => value !== undefined && value !== current[key as keyof TicketWrite]),
-  ) as TicketWrite;
+  const diff: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(CHANGEABLE) as [keyof TicketChanges, keyof TicketWrite][]) {
+    const value = changes[field];
+    if (value !== undefined && value !== ticket[field]) diff[column] = value;
+  }
+  return diff as TicketWrite;
 }
 
 /**
