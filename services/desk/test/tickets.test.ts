@@ -108,6 +108,17 @@ describe('POST /tickets', () => {
     expect(await snapshot(desk)).toEqual(before);
   });
 
+  test('When the body is larger than the limit, then it answers 413 and stores nothing', async () => {
+    const before = await snapshot(desk);
+    const response = await http
+      .post(`${BASE}/tickets`)
+      .set(bearer(token))
+      .send({ title: 'big', description: 'x'.repeat(2 * 1024 * 1024), client_id: '00000000-0000-4000-8000-000000000000' })
+      .expect(413);
+    expect(response.body).toMatchObject({ status: 413, type: 'urn:msp:problem:body-too-large' });
+    expect(await snapshot(desk)).toEqual(before);
+  });
+
   test('When the body is malformed JSON or not JSON, then it answers 400 or 415', async () => {
     await http.post(`${BASE}/tickets`).set(bearer(token)).set('Content-Type', 'application/json').send('{"title":').expect(400);
     await http.post(`${BASE}/tickets`).set(bearer(token)).set('Content-Type', 'text/plain').send('title=x').expect(415);
