@@ -8,7 +8,7 @@ import { TEST_REDIS_URL, uniquePrefix } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
 import { createApiClientsRepository } from '../../src/auth/api-clients.repository';
 import { ensureApiClient } from '../../src/auth/bootstrap';
-import { generateSigningKey } from '../../src/auth/signing-key';
+import { generateSigningKey, type SigningKey } from '../../src/auth/signing-key';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 import { api } from './api';
 
@@ -21,6 +21,8 @@ export interface TestClient {
 
 export interface TestDesk {
   app: http.RequestListener;
+  /** The key desk signs with (to forge near-miss tokens in tests). */
+  signingKey: SigningKey;
   /** The OpenAPI document desk serves at /api/v1/openapi.json (as plain JSON). */
   openapi: Record<string, any>;
   /** Base URL of the listening server (its issuer is `${url}/api/v1`). */
@@ -67,6 +69,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
 
   const desk: TestDesk = {
     app,
+    signingKey,
     openapi: JSON.parse(JSON.stringify(openapi)),
     url,
     issuer,
