@@ -67,7 +67,7 @@ function validator(schema: TSchema, location: Location, onInvalid?: (errors: Fie
   };
 }
 
-function errorsOf(spec: RouteSpec<any, any, any>): number[] {
+function errorsOf(spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'params' | 'query' | 'body' | 'errors'>): number[] {
   const statuses = new Set<number>(spec.errors ?? []);
   if (spec.query || spec.body) statuses.add(400);
   if (spec.scope) [401, 403].forEach((s) => statuses.add(s));

@@ -4,10 +4,21 @@
 const escape = (value: unknown) =>
   String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+// The parts of the OpenAPI document the page reads.
+type Content = Record<string, { schema?: unknown }>;
+type Operation = {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: unknown; description?: string }[];
+  requestBody?: { content: Content };
+  responses?: Record<string, { $ref?: string; description?: string; content?: Content }>;
+};
 type Doc = {
   info: { title: string; version: string; description: string };
   servers: { url: string }[];
-  paths: Record<string, Record<string, any>>;
+  paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, unknown> };
 };
 
@@ -29,17 +40,17 @@ export function renderDocsPage(doc: Doc): string {
     .join('');
   const sections = operations
     .map(({ path, method, op }) => {
-      const params = (op.parameters ?? []) as any[];
-      const responses = Object.entries(op.responses ?? {}) as [string, any][];
+      const params = op.parameters ?? [];
+      const responses = Object.entries(op.responses ?? {});
       return `<section id="${escape(op.operationId)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(doc.servers[0]?.url ?? '')}${escape(path)}</code></h3>
 <p><b>${escape(op.summary)}</b></p><p>${escape(op.description).replace(/\n/g, '<br>')}</p>
 ${params.length ? `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>required</th><th>schema</th><th>description</th></tr>${params.map((p) => `<tr><td><code>${escape(p.name)}</code></td><td>${escape(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escape(JSON.stringify(p.schema))}</code></td><td>${escape(p.description)}</td></tr>`).join('')}</table>` : ''}
-${op.requestBody ? `<h4>Request body</h4>${Object.entries(op.requestBody.content).map(([type, c]: [string, any]) => `<p><code>${escape(type)}</code></p>${schemaBlock(c.schema)}`).join('')}` : ''}
+${op.requestBody ? `<h4>Request body</h4>${Object.entries(op.requestBody.content).map(([type, c]) => `<p><code>${escape(type)}</code></p>${schemaBlock(c.schema)}`).join('')}` : ''}
 <h4>Responses</h4><table><tr><th>status</th><th>description</th><th>body</th></tr>${responses
         .map(([status, r]) => {
           const ref = r.$ref ? String(r.$ref).split('/').pop() : undefined;
-          const content = r.content ? Object.entries(r.content).map(([type, c]: [string, any]) => `<code>${escape(type)}</code> ${escape(JSON.stringify(c.schema))}`).join('<br>') : ref ? '<code>application/problem+json</code> <a href="#schema-Problem">Problem</a>' : '';
+          const content = r.content ? Object.entries(r.content).map(([type, c]) => `<code>${escape(type)}</code> ${escape(JSON.stringify(c.schema))}`).join('<br>') : ref ? '<code>application/problem+json</code> <a href="#schema-Problem">Problem</a>' : '';
           return `<tr><td>${escape(status)}</td><td>${escape(r.description ?? ref)}</td><td>${content}</td></tr>`;
         })
         .join('')}</table>

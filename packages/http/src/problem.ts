@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, STATUS_TITLES, isAppError } from './errors';
 import type { Logger } from './logger';
 
@@ -55,7 +55,7 @@ function fromBodyParser(error: { type?: string; status?: number; limit?: number 
   }
 }
 
-export function sendProblem(res: import('express').Response, error: AppError, requestId: string) {
+export function sendProblem(res: Response, error: AppError, requestId: string) {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.status(error.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(toProblem(error, requestId)));
 }

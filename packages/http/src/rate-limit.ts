@@ -1,5 +1,5 @@
 import { rateLimit, ipKeyGenerator, type Options } from 'express-rate-limit';
-import { RedisStore } from 'rate-limit-redis';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from './errors';
@@ -47,7 +47,7 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
   const store = options.redis
     ? new SelfHealingRedisStore({
         prefix: options.prefix,
-        sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<any>,
+        sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<RedisReply>,
       })
     : undefined;
   const config: Partial<Options> = {

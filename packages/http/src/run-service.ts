@@ -34,6 +34,7 @@ export function runService<C extends BaseServiceConfig>(
   try {
     config = loadConfig();
   } catch (error) {
+    // eslint-disable-next-line no-console -- no logger yet (its level is in the config that failed): plain stderr
     console.error(error instanceof ConfigError ? `${name}: ${error.message}` : error);
     process.exit(1);
   }
