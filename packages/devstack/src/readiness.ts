@@ -9,12 +9,11 @@ export interface WaitOptions {
 /** Polls `url` until it answers 200; rejects with the last answer or error when time is up. */
 export async function waitForHttpOk(url: string, options: WaitOptions): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
-  let last = 'no answer yet';
   for (;;) {
     options.signal?.throwIfAborted();
     const status = await getStatus(url).catch((error: NodeJS.ErrnoException) => error.code ?? error.message);
     if (status === 200) return;
-    last = typeof status === 'number' ? `HTTP ${status}` : status;
+    const last = typeof status === 'number' ? `HTTP ${status}` : status;
     if (Date.now() >= deadline) {
       throw new Error(`${url} did not answer 200 within ${options.timeoutMs} ms (last: ${last})`);
     }

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { formatPostgresLine, formatServiceLine, type LineStyle } from '../src/log-format';
 
 const plain: LineStyle = { format: 'pretty', color: false, labelWidth: 8 };
@@ -43,7 +44,7 @@ describe('formatServiceLine', () => {
   test('When colour is on, then the prefix is coloured and the text is the same', () => {
     const [colored] = formatServiceLine('desk', 'hello', { ...plain, color: true });
     expect(colored).toContain('\u001b[36m');
-    expect(colored?.replace(/\u001b\[\d+m/g, '')).toBe('desk     | hello');
+    expect(stripVTControlCharacters(colored ?? '')).toBe('desk     | hello');
   });
 });
 

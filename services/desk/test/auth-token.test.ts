@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import request from 'supertest';
+import type request from 'supertest';
 import * as jose from 'jose';
 import * as oauth from 'oauth4webapi';
 import { api } from './support/api';
