@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every package's tests through turbo, then prints one closing line that
+// Runs every package's typecheck, lint and tests through turbo, then prints one closing line that
 // sums them all ("Tests: N passed, N failed"), which CI reads. Exit code is turbo's.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -10,7 +10,7 @@ const resultsDir = path.join(root, 'test-results');
 fs.rmSync(resultsDir, { recursive: true, force: true });
 fs.mkdirSync(resultsDir, { recursive: true });
 
-const run = spawnSync('pnpm', ['exec', 'turbo', 'run', 'typecheck', 'test', '--concurrency=1', '--continue', ...process.argv.slice(2)], {
+const run = spawnSync('pnpm', ['exec', 'turbo', 'run', 'typecheck', 'lint', 'test', '--concurrency=1', '--continue', ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, JEST_RESULTS_DIR: resultsDir, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1' },
