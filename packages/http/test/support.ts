@@ -91,7 +91,8 @@ export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string
         scope: null,
         responses: { 200: { description: 'done' } },
         handler: async (_req, res) => {
-          await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 500));
+          // unref: a request cut off by a shutdown test must not keep jest's process alive.
+          await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 500).unref());
           res.json({ done: true });
         },
       });
