@@ -107,6 +107,7 @@ function markdown(report) {
     `autocannon, ${report.settings.connections} connections, ${report.settings.duration_s} s per case after a 2 s warm-up; client and servers on the same machine.`,
     `desk: the built app with authentication (ES256 JWT), rate limit (${report.settings.rate_limit}), validation, logging at ${report.settings.log_level}, Prisma.`,
     'baseline: node:http + pg running the same SQL, with no framework, authentication, rate limit or validation.',
+    'Load generator, servers, PostgreSQL and Redis share the machine\'s CPUs; on a 2-CPU VM, numbers vary by about ±20% from run to run, so compare the ratios within one run.',
     '',
     '| case | desk req/s | desk p50 / p99 ms | baseline req/s | baseline p50 / p99 ms | req/s desk ÷ baseline | p50 desk ÷ baseline |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -119,6 +120,12 @@ function markdown(report) {
     '| case | small req/s | small p50 / p99 ms | large req/s | large p50 / p99 ms | req/s large ÷ small |',
     '|---|---:|---:|---:|---:|---:|',
     ...report.size.map((s) => `| ${s.name} | ${s.small.requests_per_sec} | ${s.small.p50_ms} / ${s.small.p99_ms} | ${s.large.requests_per_sec} | ${s.large.p50_ms} / ${s.large.p99_ms} | ${s.rps_ratio} |`),
+    '',
+    'What PostgreSQL does for one page (EXPLAIN ANALYZE after the run):',
+    '',
+    '| case | tickets | plan | pages read | execution ms |',
+    '|---|---:|---|---:|---:|',
+    ...report.plans.map((p) => `| ${p.name} | ${p.tickets.toLocaleString('en')} | ${p.scan} | ${p.buffers} | ${p.execution_ms} |`),
     '',
     `Every request answered 2xx: ${report.all_2xx ? 'yes' : 'NO, see the JSON file'}. Full numbers: \`${report.file}\`.`,
     '',
@@ -195,9 +202,19 @@ async function main() {
       },
     ];
 
+    // A first pass over every case, unmeasured: otherwise the first case measured would pay for
+    // the JIT compiling the whole request path and look slower than the rest. Reads only: writes
+    // would change the data the lists are measured on.
+    for (const c of cases.filter((x) => !x.body)) {
+      const options = { connections: CONNECTIONS, duration: 3, method: c.method ?? 'GET', body: c.body && JSON.stringify(c.body) };
+      const headers = c.body ? { 'content-type': 'application/json' } : {};
+      await autocannon({ ...options, url: `${desk.url}${c.paths ? c.paths[0] : c.path}`, headers: { ...headers, ...auth.large } });
+      await autocannon({ ...options, url: `${baseline.url}${c.paths ? c.paths[0] : c.path}`, headers });
+    }
+
     console.log(`\n${CONNECTIONS} connections, ${DURATION} s per case (after 2 s of warm-up)`);
     const comparisons = [];
-    for (const c of cases) {
+    const compare = async (c) => {
       const ours = await measure({ name: c.name, target: 'desk', url: `${desk.url}${c.path}`, method: c.method, headers: auth.large, body: c.body, paths: c.paths });
       const bare = await measure({ name: c.name, target: 'baseline', url: `${baseline.url}${c.path}`, method: c.method, body: c.body, paths: c.paths });
       comparisons.push({
@@ -208,15 +225,36 @@ async function main() {
         p50_ratio: ratio(ours.p50_ms, bare.p50_ms),
         p99_ratio: ratio(ours.p99_ms, bare.p99_ms),
       });
-    }
+    };
+    // Reads first; the writes last, so the lists and their plans are measured on the seeded data.
+    for (const c of cases.filter((x) => !x.body)) await compare(c);
 
     console.log(`\nthe list by tenant size (desk): ${SMALL} vs ${LARGE} tickets`);
+    // Both sizes measured back to back, in the same state of the process, so the ratio shows the
+    // tenant's size and nothing else.
     const size = [];
     for (const c of cases.slice(0, 2)) {
+      const largeRow = await measure({ name: `${c.name} (${LARGE})`, target: 'desk', url: `${desk.url}${c.path}`, headers: auth.large });
       const small = await measure({ name: `${c.name} (${SMALL})`, target: 'desk', url: `${desk.url}${c.path}`, headers: auth.small });
-      const largeRow = comparisons.find((x) => x.name === c.name).desk;
       size.push({ name: c.name, small, large: largeRow, rps_ratio: ratio(largeRow.requests_per_sec, small.requests_per_sec) });
     }
+
+    // What PostgreSQL does for a page of each list, by tenant size: the plan and the pages it reads
+    // (the same for both sizes is what keeps the list flat; req/s differences are then noise).
+    const plans = [];
+    const explain = new Client({ connectionString: databaseUrl });
+    await explain.connect();
+    for (const [label, status] of [['GET /tickets?per_page=25', null], ['GET /tickets?per_page=25&status=open', 'open']]) {
+      for (const tenant of ['large', 'small']) {
+        const sql = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM tickets WHERE tenant_id = $1 ${status ? "AND status = 'open'" : ''} ORDER BY created_at DESC, id DESC LIMIT 25 OFFSET 0`;
+        const [{ Plan: plan, 'Execution Time': ms }] = (await explain.query(sql, [desk.credentials[tenant].tenantId])).rows[0]['QUERY PLAN'];
+        const scan = plan.Plans?.[0] ?? plan;
+        plans.push({ name: label, tenant, tickets: tenant === 'large' ? LARGE : SMALL, scan: `${scan['Node Type']} on ${scan['Index Name'] ?? scan['Relation Name']}`, buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], execution_ms: ms });
+      }
+    }
+    await explain.end();
+
+    for (const c of cases.filter((x) => x.body)) await compare(c);
 
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-desk.json`;
@@ -226,7 +264,8 @@ async function main() {
       settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: 2, tickets_large: LARGE, tickets_small: SMALL, rate_limit: `${RATE_LIMIT}/min, counters in ${REDIS_URL ? 'Redis' : 'memory'}`, log_level: logLevel },
       comparisons,
       size,
-      all_2xx: [...comparisons.flatMap((c) => [c.desk, c.baseline]), ...size.map((s) => s.small)].every((r) => r.non_2xx === 0 && r.errors === 0),
+      plans,
+      all_2xx: [...comparisons.flatMap((c) => [c.desk, c.baseline]), ...size.flatMap((s) => [s.large, s.small])].every((r) => r.non_2xx === 0 && r.errors === 0),
       file,
     };
     mkdirSync(RESULTS, { recursive: true });
@@ -236,6 +275,8 @@ async function main() {
     console.log('\nours ÷ baseline');
     for (const c of comparisons) console.log(`  ${c.name.padEnd(40)} req/s ×${c.rps_ratio}  p50 ×${c.p50_ratio}  p99 ×${c.p99_ratio}`);
     for (const s of size) console.log(`  ${s.name.padEnd(40)} req/s at ${LARGE} ÷ at ${SMALL}: ×${s.rps_ratio}`);
+    console.log('\none page of the list in PostgreSQL');
+    for (const p of plans) console.log(`  ${p.name.padEnd(40)} ${String(p.tickets).padStart(6)} tickets: ${p.scan}, ${p.buffers} pages, ${p.execution_ms} ms`);
     console.log(`\nwrote ${file} and bench/results/latest-desk.md`);
     if (!report.all_2xx) process.exitCode = 1;
   } finally {
