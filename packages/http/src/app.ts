@@ -6,7 +6,7 @@ import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
-import { errorHandler, notFoundHandler } from './problem';
+import { errorHandler, methodNotAllowed, notFoundHandler } from './problem';
 import { createRateLimiter } from './rate-limit';
 import { requestContext } from './request-context';
 
@@ -100,6 +100,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     res.type('html').send(docsPage);
   });
   base.use(api.router);
+  base.use(methodNotAllowed(api.operations));
   base.use(notFoundHandler());
 
   app.use(API_BASE_PATH, base);

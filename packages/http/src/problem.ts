@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { AppError, STATUS_TITLES, isAppError } from './errors';
 import type { Logger } from './logger';
 
@@ -58,6 +58,25 @@ function fromBodyParser(error: { type?: string; status?: number; limit?: number 
 export function sendProblem(res: Response, error: AppError, requestId: string) {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.status(error.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(toProblem(error, requestId)));
+}
+
+/**
+ * A known path asked with a method it does not have: 405 with the methods it
+ * does have (RFC 9110 §15.5.6), rather than a 404 that suggests a typo in the path.
+ */
+export function methodNotAllowed(operations: { method: string; path: string }[]): RequestHandler {
+  const router = express.Router();
+  const methods = new Map<string, Set<string>>();
+  for (const op of operations) methods.set(op.path, (methods.get(op.path) ?? new Set()).add(op.method.toUpperCase()));
+  for (const [path, allowed] of methods) {
+    if (allowed.has('GET')) allowed.add('HEAD');
+    const allow = [...allowed].sort().join(', ');
+    router.all(path, (req, _res, next) => {
+      if (req.method === 'OPTIONS') return next();
+      next(new AppError(405, `${req.method} is not allowed on this resource; it allows ${allow}.`, { code: 'method-not-allowed', headers: { Allow: allow } }));
+    });
+  }
+  return router;
 }
 
 /** Unknown routes under the API answer like every other error. */

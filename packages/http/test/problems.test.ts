@@ -52,6 +52,13 @@ describe('problem documents', () => {
     expectProblem(await request(app).get('/nothing-here'), 404);
   });
 
+  test('When a known path is asked with a method it does not have, then it is a 405 naming the allowed ones', async () => {
+    const response = await request(app).put('/api/v1/things').set(AUTH).send({ name: 'x' });
+    expectProblem(response, 405);
+    expect(response.headers.allow).toBe('GET, HEAD, POST');
+    expect(response.body.type).toBe('urn:msp:problem:method-not-allowed');
+  });
+
   test('When the body exceeds the limit, then it is a 413', async () => {
     const response = await request(app).post('/api/v1/things').set(AUTH).send({ name: 'x'.repeat(2000) });
     expectProblem(response, 413);
