@@ -155,7 +155,9 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
     (paths[path] ??= {})[op.method] = operation;
   }
   const errorResponses: Record<string, unknown> = {};
-  for (const status of Object.keys(ERROR_DESCRIPTIONS).map(Number)) {
+  // Only the error responses some operation refers to: unused components are lint noise.
+  const usedStatuses = new Set(operations.flatMap((op) => op.errors));
+  for (const status of Object.keys(ERROR_DESCRIPTIONS).map(Number).filter((s) => usedStatuses.has(s))) {
     errorResponses[`Error${status}`] = {
       description: `${STATUS_TITLES[status]}. ${ERROR_DESCRIPTIONS[status]}`,
       headers: RATE_LIMIT_HEADERS,
