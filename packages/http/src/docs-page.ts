@@ -19,11 +19,26 @@ type Doc = {
   info: { title: string; version: string; description: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown> };
+  components: { schemas: Record<string, unknown>; responses?: Record<string, { description?: string }> };
 };
 
+/** Escaped JSON whose `$ref`s to named schemas are links to their section. */
+function linkedJson(value: unknown, indent?: number) {
+  return escape(JSON.stringify(value, null, indent)).replace(
+    /&quot;#\/components\/schemas\/([A-Za-z0-9_.-]+)&quot;/g,
+    (_match, name: string) => `<a href="#schema-${name}">${name}</a>`,
+  );
+}
+
 function schemaBlock(schema: unknown) {
-  return `<pre>${escape(JSON.stringify(schema, null, 2))}</pre>`;
+  return `<pre>${linkedJson(schema, 2)}</pre>`;
+}
+
+/** The descriptions are Markdown; the page renders the part they use: `code` and line breaks. */
+function prose(text: string | undefined) {
+  return escape(text)
+    .replace(/`([^`]+)`/g, '<code>$1</code>')
+    .replace(/\n/g, '<br>');
 }
 
 export function renderDocsPage(doc: Doc): string {
@@ -44,14 +59,15 @@ export function renderDocsPage(doc: Doc): string {
       const responses = Object.entries(op.responses ?? {});
       return `<section id="${escape(op.operationId)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(doc.servers[0]?.url ?? '')}${escape(path)}</code></h3>
-<p><b>${escape(op.summary)}</b></p><p>${escape(op.description).replace(/\n/g, '<br>')}</p>
-${params.length ? `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>required</th><th>schema</th><th>description</th></tr>${params.map((p) => `<tr><td><code>${escape(p.name)}</code></td><td>${escape(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${escape(JSON.stringify(p.schema))}</code></td><td>${escape(p.description)}</td></tr>`).join('')}</table>` : ''}
+<p><b>${escape(op.summary)}</b></p><p>${prose(op.description)}</p>
+${params.length ? `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>required</th><th>schema</th><th>description</th></tr>${params.map((p) => `<tr><td><code>${escape(p.name)}</code></td><td>${escape(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${linkedJson(p.schema)}</code></td><td>${prose(p.description)}</td></tr>`).join('')}</table>` : ''}
 ${op.requestBody ? `<h4>Request body</h4>${Object.entries(op.requestBody.content).map(([type, c]) => `<p><code>${escape(type)}</code></p>${schemaBlock(c.schema)}`).join('')}` : ''}
 <h4>Responses</h4><table><tr><th>status</th><th>description</th><th>body</th></tr>${responses
         .map(([status, r]) => {
           const ref = r.$ref ? String(r.$ref).split('/').pop() : undefined;
-          const content = r.content ? Object.entries(r.content).map(([type, c]) => `<code>${escape(type)}</code> ${escape(JSON.stringify(c.schema))}`).join('<br>') : ref ? '<code>application/problem+json</code> <a href="#schema-Problem">Problem</a>' : '';
-          return `<tr><td>${escape(status)}</td><td>${escape(r.description ?? ref)}</td><td>${content}</td></tr>`;
+          const content = r.content ? Object.entries(r.content).map(([type, c]) => `<code>${escape(type)}</code> ${linkedJson(c.schema)}`).join('<br>') : ref ? '<code>application/problem+json</code> <a href="#schema-Problem">Problem</a>' : '';
+          const description = r.description ?? (ref ? doc.components.responses?.[ref]?.description : undefined);
+          return `<tr><td>${escape(status)}</td><td>${prose(description)}</td><td>${content}</td></tr>`;
         })
         .join('')}</table>
 </section>`;
@@ -72,6 +88,6 @@ table{border-collapse:collapse;font-size:.85rem}td,th{border:1px solid #dde;padd
 .m{color:#fff;padding:.1rem .4rem;border-radius:3px;font-size:.8rem}.get{background:#2f7d32}.post{background:#1565c0}.patch{background:#b26a00}.delete{background:#b71c1c}.put{background:#6a1b9a}
 </style></head><body>
 <nav><p><b>${escape(doc.info.title)}</b> ${escape(doc.info.version)}</p><p><a href="openapi.json">openapi.json</a></p><ul>${nav}</ul><p><a href="#schemas">Schemas</a></p></nav>
-<main><h1>${escape(doc.info.title)}</h1><p>${escape(doc.info.description).replace(/\n/g, '<br>')}</p>
+<main><h1>${escape(doc.info.title)}</h1><p>${prose(doc.info.description)}</p>
 <h2>Operations</h2>${sections}<h2 id="schemas">Schemas</h2>${schemas}</main></body></html>`;
 }

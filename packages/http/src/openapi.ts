@@ -134,7 +134,8 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
           : {}),
       };
     }
-    for (const status of op.errors) responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+    // A route's own description of an error (e.g. OAuth's error codes) wins over the generic one.
+    for (const status of op.errors) responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
     const operation: Record<string, unknown> = {
       operationId: op.operationId,
       summary: op.summary,
