@@ -49,6 +49,35 @@ export interface ApiRouter {
 export interface ApiRouterOptions {
   /** Rejects callers that lack the scope (401 without a valid token, 403 without the scope). */
   requireScope: (scope: string) => RequestHandler;
+  /** Largest accepted body (larger: 413); default 1mb. */
+  bodyLimit?: string;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/**
+ * Bodies are read per route, after the scope check: a caller without the right
+ * token is refused before a byte of its body is parsed, and a route can answer
+ * a malformed body in its own terms (the OAuth endpoints' invalid_request).
+ */
+function bodyReader(limit: string) {
+  const json = express.json({ limit, type: ['application/json', 'application/*+json'] });
+  const form = express.urlencoded({ extended: false, limit });
+  return (consumes: string[], onInvalid?: (errors: FieldError[]) => AppError): RequestHandler => {
+    const parsers = [json, ...(consumes.includes(FORM) ? [form] : [])];
+    return (req, res, next) => {
+      const run = (index: number): void => {
+        const parser = parsers[index];
+        if (!parser) return next();
+        parser(req, res, (error?: unknown) => {
+          if (!error) return run(index + 1);
+          const malformed = (error as { type?: string }).type === 'entity.parse.failed';
+          next(malformed && onInvalid ? onInvalid([{ field: '(body)', message: 'is not valid JSON' }]) : error);
+        });
+      };
+      run(0);
+    };
+  };
 }
 
 function hasBody(req: Request): boolean {
@@ -81,6 +110,7 @@ function errorsOf(spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'pa
 export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   const router = express.Router();
   const operations: OperationDoc[] = [];
+  const readBody = bodyReader(options.bodyLimit ?? '1mb');
 
   function route<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(spec: RouteSpec<P, Q, B>) {
     const checkParams = spec.params ? validator(spec.params, 'params') : undefined;
@@ -111,6 +141,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
 
     const chain: RequestHandler[] = [];
     if (spec.scope) chain.push(options.requireScope(spec.scope));
+    if (spec.body) chain.push(readBody(consumes, spec.onInvalidBody));
     chain.push(...(spec.before ?? []), handle);
     router[spec.method](spec.path, ...chain);
     operations.push({

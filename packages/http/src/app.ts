@@ -74,7 +74,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.get('/metrics', metrics.handler);
   options.rootRoutes?.(app);
 
-  const api = createApiRouter({ requireScope: options.requireScope });
+  const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit });
   options.routes(api);
   const document = buildOpenApiDocument(options.openapi, API_BASE_PATH, api.operations);
   const docsPage = renderDocsPage(document as never);
@@ -91,8 +91,6 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       logger,
     }),
   );
-  base.use(express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] }));
-  base.use(express.urlencoded({ extended: false, limit: options.bodyLimit ?? '1mb' }));
   base.get('/openapi.json', (_req, res) => {
     res.json(document);
   });

@@ -59,6 +59,11 @@ describe('problem documents', () => {
     expect(response.body.type).toBe('urn:msp:problem:method-not-allowed');
   });
 
+  test('When a caller without a token sends a body, then it is refused with 401 before the body is read', async () => {
+    const response = await request(app).post('/api/v1/things').send({ name: 'x'.repeat(5000) });
+    expectProblem(response, 401);
+  });
+
   test('When the body exceeds the limit, then it is a 413', async () => {
     const response = await request(app).post('/api/v1/things').set(AUTH).send({ name: 'x'.repeat(2000) });
     expectProblem(response, 413);

@@ -126,6 +126,7 @@ describe('POST /auth/token with client_credentials', () => {
     const malformed = await api(desk).post(TOKEN).set('Content-Type', 'application/json').send('{"grant_type":');
     expect(malformed.status).toBe(400);
     expect(malformed.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(malformed.body).toMatchObject({ error: 'invalid_request', error_description: '(body) is not valid JSON' });
 
     const text = await api(desk).post(TOKEN).set('Content-Type', 'text/plain').send('grant_type=client_credentials');
     expect(text.status).toBe(415);
