@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { describeServiceOperations } from '@msp/testkit';
+import { describeServiceOperations, lintOpenApi } from '@msp/testkit';
 import { startHr, type TestHr } from './support/hr';
 
 describeServiceOperations({
@@ -54,4 +54,9 @@ describe('API description', () => {
     expect(response.text).toContain('HR API (hr)');
     expect(response.text).toContain('id="updateEmployee"');
   });
+
+  test('When the served document is linted with Redocly\'s recommended rules, then there is no error', async () => {
+    const served = await request(hr.app).get('/api/v1/openapi.json').expect(200);
+    expect(await lintOpenApi(served.body)).toEqual([]);
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { describeServiceOperations } from '@msp/testkit';
+import { describeServiceOperations, lintOpenApi } from '@msp/testkit';
 import { startLink, type TestLink } from './support/link';
 
 describeServiceOperations({
@@ -46,4 +46,9 @@ describe('API description', () => {
     expect(response.text).toContain('Integration API (link)');
     expect(response.text).toContain('id="registerTenant"');
   });
+
+  test('When the served document is linted with Redocly\'s recommended rules, then there is no error', async () => {
+    const served = await request(link.app).get('/api/v1/openapi.json').expect(200);
+    expect(await lintOpenApi(served.body)).toEqual([]);
+  }, 60_000);
 });
