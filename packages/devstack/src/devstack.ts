@@ -221,7 +221,8 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
         }
       }
       await teardown();
-      if (exitCode !== 0) say('stopped after a failure');
+      // Said plainly, because `pnpm start` prints "Command failed" after any Ctrl-C, whatever the exit code.
+      say(exitCode === 0 ? 'everything stopped cleanly' : 'stopped after a failure');
       return exitCode;
     },
     stop(reason, options = {}) {
