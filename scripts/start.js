@@ -11,13 +11,14 @@ const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOT
 const build = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit', env });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const launcher = spawn(process.execPath, [path.join(root, 'packages/devstack/dist/cli.js'), ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: process.env });
-// The launcher gets Ctrl-C from the terminal itself and stops everything in
-// order; a signal sent to this wrapper alone is passed on to it.
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    if (process.stdin.isTTY && signal === 'SIGINT') return;
-    launcher.kill(signal);
-  });
-}
+// Its own process group: every signal reaches the launcher exactly once, from
+// here, whether it came from the terminal (Ctrl-C) or was sent to this process.
+// (A second Ctrl-C means "skip the grace period" to the launcher.)
+const launcher = spawn(process.execPath, [path.join(root, 'packages/devstack/dist/cli.js'), ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+  env: process.env,
+  detached: true,
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => launcher.kill(signal));
 launcher.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
