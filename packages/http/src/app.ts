@@ -12,6 +12,17 @@ import { requestContext } from './request-context';
 
 export const API_BASE_PATH = '/api/v1';
 
+/** What every API of the platform does alike, stated once in each OpenAPI document. */
+function conventions(rateLimit: number) {
+  return (
+    'Tokens come from the helpdesk token endpoint; data is limited to the token\'s tenant, and another tenant\'s records answer 404. ' +
+    'Lists are paged (`page` from 1, `per_page` 1–100, default 25) and answer `{data, pagination}` with an RFC 8288 `Link` header, newest first. ' +
+    'Errors are RFC 9457 problem documents (`application/problem+json`) carrying `request_id`, the value of the `X-Request-Id` header. ' +
+    `Rate limit: ${rateLimit} requests per minute per API client (per address without a token); ` +
+    'every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit` and `RateLimit-Policy`, and a 429 `Retry-After`.'
+  );
+}
+
 export interface ServiceAppOptions {
   service: string;
   logger: Logger;
@@ -76,7 +87,11 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
 
   const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit });
   options.routes(api);
-  const document = buildOpenApiDocument(options.openapi, API_BASE_PATH, api.operations);
+  const document = buildOpenApiDocument(
+    { ...options.openapi, description: `${options.openapi.description}\n\n${conventions(options.rateLimit.limit)}` },
+    API_BASE_PATH,
+    api.operations,
+  );
   const docsPage = renderDocsPage(document as never);
 
   const base = express.Router();

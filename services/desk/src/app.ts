@@ -76,9 +76,8 @@ export function createDeskApp({ db, redis, logger, signingKey, settings }: DeskD
       title: 'Helpdesk API (desk)',
       version: '1.0.0',
       description:
-        'Tickets with comments and a status machine, clients, users (technicians), and the OAuth 2.0 token endpoint that issues the JWTs every service accepts.\n' +
-        'Lists are paged (`page`, `per_page` ≤ 100) and answer `{data, pagination}` with a `Link` header. Errors are RFC 9457 problem documents. ' +
-        'Rate limit: 600 requests per minute per API client (per address without a token); see the `X-RateLimit-*` and `RateLimit` headers.',
+        'Tickets with comments and a status machine, clients, users (technicians), and the OAuth 2.0 token endpoint that issues the JWTs every service accepts. ' +
+        'Reading needs `read:tickets` (users: `read:users`), writing `write:tickets`, creating and deleting users `admin:tenant`, which satisfies every scope.',
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
     },

@@ -47,12 +47,7 @@ export function createHrApp({ db, redis, logger, settings }: HrDeps) {
       version: '1.0.0',
       description:
         'Employees (a helpdesk user with the number the payroll software knows them by); timesheets, leaves and the payroll export build on them.\n' +
-        'Access tokens come from the helpdesk token endpoint: reading needs `read:hr`, recording and changing `write:hr`, and `admin:tenant` satisfies both. ' +
-        'Data is limited to the token\'s tenant, and another tenant\'s records answer 404. ' +
-        'Lists are paged (`page`, `per_page` ≤ 100, default 25) and answer `{data, pagination}` with a `Link` header, newest first. ' +
-        'Errors are RFC 9457 problem documents. ' +
-        `Rate limit: ${settings.rateLimitPerMinute} requests per minute per API client (per address without a token); ` +
-        'see the `X-RateLimit-*` and `RateLimit` headers.',
+        'Reading needs `read:hr`, recording and changing `write:hr`; `admin:tenant` satisfies both.',
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       tags: [

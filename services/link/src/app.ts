@@ -48,12 +48,7 @@ export function createLinkApp({ db, redis, logger, settings }: LinkDeps) {
       description:
         'The customer directories (managed tenants: a client\'s Microsoft 365 or Google Workspace tenant) that your tenant administers; ' +
         'connectors, synchronisations, onboarding and offboarding build on them.\n' +
-        'Every endpoint needs an access token from the helpdesk token endpoint with scope `admin:tenant`; data is limited to the token\'s tenant, ' +
-        'and another tenant\'s records answer 404. ' +
-        'Lists are paged (`page`, `per_page` ≤ 100, default 25) and answer `{data, pagination}` with a `Link` header, newest first. ' +
-        'Errors are RFC 9457 problem documents. ' +
-        `Rate limit: ${settings.rateLimitPerMinute} requests per minute per API client (per address without a token); ` +
-        'see the `X-RateLimit-*` and `RateLimit` headers.',
+        'Every endpoint needs scope `admin:tenant`.',
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       tags: [
