@@ -3,3 +3,4 @@ export { TEST_REDIS_URL, uniquePrefix } from './redis';
 export { describeTokenVerification, expectInvalidToken, type VerifyingService, type TokenVerificationSuiteOptions } from './token-verification.suite';
 export { describeServiceOperations, type OperatedService, type ServiceOperationsSuiteOptions } from './service-operations.suite';
 export { lintOpenApi } from './openapi-lint';
+export { testSchemaMatchesMigrations } from './schema-drift.suite';

@@ -1,19 +1,4 @@
 import path from 'node:path';
-import { checkSchemaDrift } from '@msp/db';
+import { testSchemaMatchesMigrations } from '@msp/testkit';
 
-const prismaDir = path.join(__dirname, '..', 'prisma');
-
-test('When schema.prisma is compared with the migrations, then they describe the same database', async () => {
-  const drift = await checkSchemaDrift({
-    schemaPath: path.join(prismaDir, 'schema.prisma'),
-    migrationsDir: path.join(prismaDir, 'migrations'),
-  });
-
-  if (drift.drifted) {
-    throw new Error(
-      'prisma/schema.prisma and prisma/migrations differ. Create the missing migration with ' +
-        '`pnpm migrate:create --name <change>` (never edit an applied one). It would contain:\n' +
-        drift.sql,
-    );
-  }
-});
+testSchemaMatchesMigrations(path.join(__dirname, '..', 'prisma'));
