@@ -27,6 +27,7 @@ export interface ServiceAppOptions {
   service: string;
   logger: Logger;
   openapi: OpenApiInfo;
+  /** The service's own dependencies (its database); the rate limiter's Redis is checked without asking. */
   readinessChecks: Record<string, ReadinessCheck>;
   rateLimit: { limit: number; windowMs?: number; redis?: Redis; prefix?: string };
   /** Verifies a presented token and sets req.principal; never rejects (see requireScope). */
@@ -59,7 +60,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.set('trust proxy', options.trustProxy ?? 'loopback, linklocal, uniquelocal');
 
   const metrics = createHttpMetrics(options.service);
-  const readiness = createReadiness(options.readinessChecks, logger);
+  const { redis } = options.rateLimit;
+  const readiness = createReadiness({ ...options.readinessChecks, ...(redis ? { redis: () => redis.ping() } : {}) }, logger);
 
   app.use(requestContext());
   app.use(metrics.middleware);

@@ -83,7 +83,6 @@ export function createDeskApp({ db, redis, logger, signingKey, settings }: DeskD
     },
     readinessChecks: {
       database: () => db.$queryRaw`SELECT 1`,
-      ...(redis ? { redis: () => redis.ping() } : {}),
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix },
     authenticate: auth.authenticate,

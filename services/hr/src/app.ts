@@ -57,9 +57,8 @@ export function createHrApp({ db, redis, logger, settings }: HrDeps) {
     },
     readinessChecks: {
       database: () => db.$queryRaw`SELECT 1`,
-      ...(redis ? { redis: () => redis.ping() } : {}),
     },
-    rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix ?? 'rl:hr:' },
+    rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,

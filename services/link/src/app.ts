@@ -58,9 +58,8 @@ export function createLinkApp({ db, redis, logger, settings }: LinkDeps) {
     },
     readinessChecks: {
       database: () => db.$queryRaw`SELECT 1`,
-      ...(redis ? { redis: () => redis.ping() } : {}),
     },
-    rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix ?? 'rl:link:' },
+    rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,
