@@ -142,6 +142,9 @@ function createAdapterFactory(datasource) {
     const parsed = new URL(url);
     const schema = parsed.searchParams.get('schema') || undefined;
     const pool = new pg.Pool({ connectionString: url, Client: CharAsTextClient });
+    // An idle connection the server ends (a shadow database dropped WITH (FORCE), a restart)
+    // emits 'error' on the pool; unhandled, that would end the process with no reason given.
+    pool.on('error', (error) => logLine('WARN', { message: `idle connection lost: ${error.message}` }));
     const adapter = await new PrismaPg(pool, { schema, disposeExternalPool: true }).connect();
     // adapter-pg splits scripts on every `;`, which breaks function bodies and string literals.
     // The native engine sends a migration as one simple-protocol query; so does this.
@@ -430,6 +433,15 @@ async function main() {
     return;
   }
   await serve(args);
+}
+
+// Anything thrown outside a request is still reported the way the CLI reads a reason: as an
+// ERROR line, instead of Node's bare stack trace, which the CLI would not show.
+for (const event of ['uncaughtException', 'unhandledRejection']) {
+  process.on(event, (error) => {
+    logLine('ERROR', { message: `${event}: ${(error && error.stack) || String(error)}` });
+    process.exit(1);
+  });
 }
 
 main().catch((error) => {

@@ -27,6 +27,19 @@ export interface SchemaDriftResult {
  * someone edited the schema without creating the migration, or edited a migration by hand.
  */
 export async function checkSchemaDrift(options: SchemaDriftOptions): Promise<SchemaDriftResult> {
+  try {
+    return await diffOnce(options);
+  } catch (error) {
+    // Exit code 1 is the engine failing, not a verdict on the schema. CI once saw the engine
+    // process end right after start while the three services' suites ran at once; one more try
+    // tells a passing hiccup from a real failure, which fails again with its reason.
+    return diffOnce(options).catch((second: Error) => {
+      throw new Error(`${second.message}\n(first attempt: ${(error as Error).message})`);
+    });
+  }
+}
+
+async function diffOnce(options: SchemaDriftOptions): Promise<SchemaDriftResult> {
   const schemaPath = path.resolve(options.schemaPath);
   const { exitCode, stdout, stderr } = await runPrismaCli(
     ['migrate', 'diff', '--from-migrations', path.resolve(options.migrationsDir), '--to-schema', schemaPath, '--script', '--exit-code'],
