@@ -29,8 +29,13 @@ export function authenticate(verify: TokenVerifier): RequestHandler {
   };
 }
 
-/** 401 without a valid token, 403 without the scope (RFC 6750 §3). */
+/**
+ * 401 without a valid token, 403 without the scope (RFC 6750 §3). `scope` may list several scopes
+ * separated by spaces (as OAuth writes scope lists): the caller needs every one of them, and the 403
+ * names them all, the way RFC 6750's `scope` attribute takes a space-delimited list.
+ */
 export function requireScope(scope: string): RequestHandler {
+  const needed = scope.split(' ').filter(Boolean);
   return (req, _res, next) => {
     if (!req.principal) {
       const description = req.authFailure?.description ?? 'An access token is required.';
@@ -39,8 +44,9 @@ export function requireScope(scope: string): RequestHandler {
         headers: { 'WWW-Authenticate': `Bearer realm="msp", error="invalid_token", error_description="${quote(description)}"` },
       });
     }
-    if (scope !== AUTHENTICATED && !hasScope(req.principal.scopes, scope)) {
-      throw new AppError(403, `The access token lacks the scope "${scope}".`, {
+    if (scope !== AUTHENTICATED && !needed.every((one) => hasScope(req.principal!.scopes, one))) {
+      const what = needed.length > 1 ? `the scopes "${needed.join('" and "')}"` : `the scope "${scope}"`;
+      throw new AppError(403, `The access token lacks ${what}.`, {
         code: 'insufficient-scope',
         extensions: { required_scope: scope },
         headers: { 'WWW-Authenticate': `Bearer realm="msp", error="insufficient_scope", scope="${scope}"` },

@@ -9,6 +9,8 @@ const Caller = named(
     tenant_id: Type.String(),
     scopes: Type.Array(Type.String()),
     expires_at: Type.String({ format: 'date-time' }),
+  }, {
+    examples: [{ client_id: 'dev-7f3a9c', tenant_id: '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f', scopes: ['read:tickets', 'write:tickets'], expires_at: '2026-11-23T10:15:00.000Z' }],
   }),
 );
 

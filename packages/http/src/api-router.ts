@@ -21,7 +21,7 @@ export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | un
   summary: string;
   description?: string;
   tags: string[];
-  /** The scope a caller needs; `null` makes the route public (no token). */
+  /** The scope a caller needs (several: space-separated, all needed); `null` makes the route public (no token). */
   scope: string | null;
   params?: P;
   query?: Q;

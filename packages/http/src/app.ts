@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { createApiRouter, type ApiRouter } from './api-router';
-import { renderDocsPage } from './docs-page';
+import { createDocsRouter } from './docs';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
@@ -94,7 +94,6 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     API_BASE_PATH,
     api.operations,
   );
-  const docsPage = renderDocsPage(document as never);
 
   const base = express.Router();
   base.use(options.authenticate);
@@ -111,9 +110,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   base.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  base.get('/docs', (_req, res) => {
-    res.type('html').send(docsPage);
-  });
+  base.use(createDocsRouter({ title: options.openapi.title, tokenUrl: options.openapi.tokenUrl }));
   base.use(api.router);
   base.use(methodNotAllowed(api.operations));
   base.use(notFoundHandler());

@@ -5,9 +5,11 @@ import { STATUS_TITLES } from './errors';
 export interface ResponseSpec {
   description: string;
   schema?: TSchema;
-  /** Defaults to application/json when a schema is given. */
-  contentType?: string;
+  /** Defaults to application/json when a schema is given; several for a route that answers in more than one (a file export). */
+  contentType?: string | string[];
   headers?: Record<string, { description: string; schema?: object }>;
+  /** Shown on the API reference page when the schema's own example does not fit this response. */
+  example?: unknown;
 }
 
 export interface OperationDoc {
@@ -83,6 +85,33 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'The service is not ready.',
 };
 
+// What the shared error responses look like, shown on the API reference pages.
+const ERROR_EXAMPLES: Record<number, { code: string; detail: string; title?: string; errors?: { field: string; message: string }[] }> = {
+  400: { code: 'validation-error', title: 'Validation failed', detail: 'The request is not valid.', errors: [{ field: 'title', message: 'must NOT have fewer than 1 characters' }] },
+  401: { code: 'invalid-token', detail: 'The access token has expired.' },
+  403: { code: 'insufficient-scope', detail: 'This operation requires scope write:tickets.' },
+  404: { code: 'not-found', detail: 'No ticket 7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70.' },
+  409: { code: 'conflict', detail: 'An employee with personnel number 10042 already exists.' },
+  413: { code: 'body-too-large', detail: 'The request body exceeds the limit of 1048576 bytes.' },
+  415: { code: 'unsupported-media-type', detail: 'The request body must be application/json.' },
+  422: { code: 'unprocessable', detail: 'The request breaks a business rule.' },
+  429: { code: 'rate-limited', detail: 'Rate limit of 600 requests per 60 seconds reached. Retry after the time given in Retry-After.' },
+  500: { code: 'internal-error', detail: 'An unexpected error occurred. Quote the request_id to support.' },
+  503: { code: 'desk-unavailable', title: 'Helpdesk unavailable', detail: 'The helpdesk could not be asked about user 0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01: timeout.' },
+};
+
+function errorExample(status: number) {
+  const example = ERROR_EXAMPLES[status]!;
+  return {
+    type: `urn:msp:problem:${example.code}`,
+    title: example.title ?? STATUS_TITLES[status],
+    status,
+    detail: example.detail,
+    request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
+    ...(example.errors ? { errors: example.errors } : {}),
+  };
+}
+
 export function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
@@ -114,10 +143,23 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query', compon
   return Object.entries(properties).map(([name, property]) => ({
     name,
     in: where,
-    required: where === 'path' || required.has(name),
+    // A query parameter with a default (page, per_page) may be left out, though TypeBox lists it as required.
+    required: where === 'path' || (required.has(name) && property.default === undefined),
     ...(property.description ? { description: property.description } : {}),
     schema: emit({ ...property, description: undefined }, components),
   }));
+}
+
+function responseContent(response: ResponseSpec, components: Record<string, unknown>) {
+  const schema = response.schema ? emit(response.schema, components) : { type: 'string' };
+  const types = [response.contentType ?? 'application/json'].flat();
+  return Object.fromEntries(types.map((type) => [type, { schema, ...(response.example === undefined ? {} : { example: response.example }) }]));
+}
+
+/** A route's scope may list several, space-separated: the caller needs all of them. */
+function requiresScopes(scope: string): string {
+  const scopes = scope.split(' ').map((one) => `\`${one}\``);
+  return scopes.length > 1 ? `Requires scopes ${scopes.join(' and ')} (or \`admin:tenant\`).` : `Requires scope ${scopes[0]} (or \`admin:tenant\`).`;
 }
 
 export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, operations: OperationDoc[]) {
@@ -129,9 +171,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
       responses[status] = {
         description: response.description,
         headers: { ...RATE_LIMIT_HEADERS, ...(response.headers ?? {}) },
-        ...(response.schema || response.contentType
-          ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema ? emit(response.schema, components) : { type: 'string' } } } }
-          : {}),
+        ...(response.schema || response.contentType ? { content: responseContent(response, components) } : {}),
       };
     }
     // A route's own description of an error (e.g. OAuth's error codes) wins over the generic one.
@@ -139,13 +179,13 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
     const operation: Record<string, unknown> = {
       operationId: op.operationId,
       summary: op.summary,
-      description: [op.description, op.scope === 'authenticated' ? 'Requires a valid access token; no particular scope.' : op.scope ? `Requires scope \`${op.scope}\` (or \`admin:tenant\`).` : 'No token required.']
+      description: [op.description, op.scope === 'authenticated' ? 'Requires a valid access token; no particular scope.' : op.scope ? requiresScopes(op.scope) : 'No token required.']
         .filter(Boolean)
         .join('\n\n'),
       tags: op.tags,
       parameters: [...parameters(op.params, 'path', components), ...parameters(op.query, 'query', components)],
       responses,
-      security: op.scope === 'authenticated' ? [{ oauth2: [] }] : op.scope ? [{ oauth2: [op.scope] }] : [],
+      security: op.scope === 'authenticated' ? [{ oauth2: [] }] : op.scope ? [{ oauth2: op.scope.split(' ') }] : [],
     };
     if (op.body) {
       const content: Record<string, unknown> = {};
@@ -162,7 +202,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
     errorResponses[`Error${status}`] = {
       description: `${STATUS_TITLES[status]}. ${ERROR_DESCRIPTIONS[status]}`,
       headers: RATE_LIMIT_HEADERS,
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: errorExample(status) } },
     };
   }
   return {
@@ -178,7 +218,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: 'JWT access tokens issued by the helpdesk token endpoint; `admin:tenant` satisfies every scope.',
+          description: "JWT access tokens issued by the helpdesk token endpoint; `admin:tenant` satisfies every scope. Asking for no scope gets all of the client's scopes.",
           flows: { clientCredentials: { tokenUrl: info.tokenUrl, scopes: info.scopes } },
         },
       },

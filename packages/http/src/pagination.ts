@@ -15,17 +15,28 @@ export const PaginationSchema = named(
   'Pagination',
   Type.Object(
     {
-      page: Type.Integer({ minimum: 1 }),
-      per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE }),
-      total: Type.Integer({ minimum: 0 }),
-      total_pages: Type.Integer({ minimum: 0 }),
+      page: Type.Integer({ minimum: 1, description: 'This page, starting at 1.' }),
+      per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: 'Items per page.' }),
+      total: Type.Integer({ minimum: 0, description: 'Items matching the filters, on all pages.' }),
+      total_pages: Type.Integer({ minimum: 0, description: 'Pages at this `per_page`; 0 when nothing matches.' }),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, examples: [{ page: 1, per_page: DEFAULT_PER_PAGE, total: 1, total_pages: 1 }] },
   ),
 );
 
+/** A page of `item`s; its example (for the API reference) is one page holding the item's first example. */
 export function pageSchema<T extends TSchema>(name: string, item: T) {
-  return named(name, Type.Object({ data: Type.Array(item), pagination: PaginationSchema }, { additionalProperties: false }));
+  const itemExample = (item.examples as unknown[] | undefined)?.[0];
+  return named(
+    name,
+    Type.Object(
+      { data: Type.Array(item), pagination: PaginationSchema },
+      {
+        additionalProperties: false,
+        ...(itemExample === undefined ? {} : { examples: [{ data: [itemExample], pagination: { page: 1, per_page: DEFAULT_PER_PAGE, total: 1, total_pages: 1 } }] }),
+      },
+    ),
+  );
 }
 
 export const LINK_HEADER = {

@@ -13,6 +13,11 @@ export function stringEnum<const T extends readonly string[]>(values: T, options
 export const Uuid = (options: SchemaOptions = {}) => Type.String({ format: 'uuid', ...options });
 export const DateTime = (options: SchemaOptions = {}) => Type.String({ format: 'date-time', ...options });
 export const DateOnly = (options: SchemaOptions = {}) => Type.String({ format: 'date', ...options });
+// Times of day are checked by format alone (a pattern as well would report every bad value twice).
+/** A time of day `HH:MM` that starts something: 00:00–23:59. */
+export const StartTimeOfDay = (options: SchemaOptions = {}) => Type.String({ format: 'hh-mm-start', ...options });
+/** A time of day `HH:MM` that ends something: 00:00–23:59 or 24:00, the end of the day (SPEC §4). */
+export const EndTimeOfDay = (options: SchemaOptions = {}) => Type.String({ format: 'hh-mm', ...options });
 
 /** Path parameter `:id`. */
 export const IdParams = Type.Object({ id: Uuid({ description: 'The resource id (UUID).' }) });

@@ -15,12 +15,15 @@ function createAjv(coerce: boolean): Ajv {
   addFormats(ajv);
   // The formats above accept 24:00 and leap seconds loosely; these are the exact ones the API documents.
   ajv.addFormat('hh-mm', /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/);
+  // A start (or any moment) of the day: 24:00 is only ever an end (SPEC §4).
+  ajv.addFormat('hh-mm-start', /^(?:[01]\d|2[0-3]):[0-5]\d$/);
   ajv.addFormat('year-month', /^\d{4}-(?:0[1-9]|1[0-2])$/);
   ajv.addFormat('date', {
     type: 'string',
     validate: (value: string) => {
       const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-      if (!match) return false;
+      // Year 0000 is valid ISO 8601 (1 BC) but PostgreSQL has no year 0: refused here, not as a 500 there.
+      if (!match || match[1] === '0000') return false;
       const date = new Date(`${value}T00:00:00Z`);
       return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
     },
@@ -37,6 +40,14 @@ export type Location = 'body' | 'query' | 'params';
 export function compileValidator(schema: TSchema, location: Location): ValidateFunction {
   return (location === 'body' ? bodyAjv : textAjv).compile(schema);
 }
+
+/** The formats in words a caller understands. */
+const FORMAT_NAMES: Record<string, string> = {
+  'hh-mm': 'time of day (HH:MM)',
+  'hh-mm-start': 'time of day (HH:MM, 00:00–23:59)',
+  'year-month': 'month (YYYY-MM)',
+  date: 'date (YYYY-MM-DD)',
+};
 
 function pathToField(instancePath: string): string {
   return instancePath
@@ -70,7 +81,7 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined, location
         message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
         break;
       case 'format':
-        message = `must be a valid ${error.params.format === 'hh-mm' ? 'time of day (HH:MM)' : error.params.format === 'year-month' ? 'month (YYYY-MM)' : error.params.format === 'date' ? 'date (YYYY-MM-DD)' : error.params.format}`;
+        message = `must be a valid ${FORMAT_NAMES[String(error.params.format)] ?? error.params.format}`;
         break;
       case 'type':
         message = `must be ${error.params.type === 'integer' ? 'an integer' : `of type ${error.params.type}`}`;

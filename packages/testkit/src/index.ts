@@ -4,3 +4,5 @@ export { describeTokenVerification, expectInvalidToken, type VerifyingService, t
 export { describeServiceOperations, type OperatedService, type ServiceOperationsSuiteOptions } from './service-operations.suite';
 export { lintOpenApi } from './openapi-lint';
 export { testSchemaMatchesMigrations } from './schema-drift.suite';
+export { startServiceUnderTest, type ServiceUnderTest, type ServiceTestDeps, type StartServiceOptions, type VerifierTestSettings } from './service-under-test';
+export { operationsLackingExamples, testEveryOperationHasExamples } from './openapi-examples.suite';

@@ -1,0 +1,92 @@
+import type http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createTestDatabase, type TestDatabase } from '@msp/db';
+import { createLogger, type Logger } from '@msp/http';
+import { TEST_REDIS_URL, uniquePrefix } from './redis';
+import { startTestIssuer, type TestIssuer } from './test-issuer';
+
+/** What every token-verifying service (link, hr) takes from its test start-up. */
+export interface VerifierTestSettings {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+  rateLimitPerMinute: number;
+  rateLimitPrefix: string;
+}
+
+export interface ServiceTestDeps<Db> {
+  db: Db;
+  databaseUrl: string;
+  redis: Redis;
+  logger: Logger;
+  issuer: TestIssuer;
+  settings: VerifierTestSettings;
+}
+
+export interface ServiceUnderTest<Db> {
+  app: http.RequestListener;
+  db: Db;
+  databaseUrl: string;
+  redis: Redis;
+  /** desk's stand-in: signs tokens and serves the JWKS the service verifies them with. */
+  issuer: TestIssuer;
+  /** A token of a fresh tenant (unless `tenant_id` is given) with the service's default scope, or the claims given. */
+  token(claims?: Record<string, unknown>, options?: Parameters<TestIssuer['token']>[1]): string;
+  close(): Promise<void>;
+}
+
+export interface StartServiceOptions<Db> {
+  service: string;
+  migrationsDir: string;
+  createDb(databaseUrl: string): Db & { $disconnect(): Promise<void> };
+  /** The scope of `token()` when the claims name none. */
+  defaultScope: string;
+  /** Builds the app; services with more dependencies (a queue, a key) add them here. */
+  createApp(deps: ServiceTestDeps<Db>): { app: http.RequestListener; close?(): Promise<void> } | Promise<{ app: http.RequestListener; close?(): Promise<void> }>;
+  /** Point the app at this database instead of a fresh migrated one (e.g. one that does not exist). */
+  databaseUrl?: string;
+}
+
+/**
+ * A service as it runs in production, in-process: its own fresh database, real Redis for the rate
+ * limiter (under a prefix of its own), and real ES256 tokens verified through a JWKS over HTTP.
+ */
+export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>): Promise<ServiceUnderTest<Db>> {
+  // A given database belongs to the caller: it is neither migrated nor dropped here.
+  const database: TestDatabase | undefined = options.databaseUrl ? undefined : await createTestDatabase({ migrationsDir: options.migrationsDir });
+  const databaseUrl = options.databaseUrl ?? database!.url;
+  const db = options.createDb(databaseUrl);
+  const redis = new Redis(TEST_REDIS_URL);
+  const issuer = await startTestIssuer();
+  const started = await options.createApp({
+    db,
+    databaseUrl,
+    redis,
+    issuer,
+    logger: createLogger({ service: options.service, level: 'error' }),
+    settings: {
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      jwksUrl: issuer.jwksUrl,
+      rateLimitPerMinute: 600,
+      rateLimitPrefix: uniquePrefix(options.service),
+    },
+  });
+
+  return {
+    app: started.app,
+    db,
+    databaseUrl,
+    redis,
+    issuer,
+    token: (claims = {}, tokenOptions) => issuer.token({ tenant_id: randomUUID(), scope: options.defaultScope, ...claims }, tokenOptions),
+    async close() {
+      await started.close?.();
+      await db.$disconnect();
+      await redis.quit();
+      await issuer.close();
+      await database?.drop();
+    },
+  };
+}
