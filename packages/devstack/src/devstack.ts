@@ -10,7 +10,9 @@ import { formatLauncherLine, formatPostgresLine, formatServiceLine, type LineSty
 import { describeExit, startManagedProcess, type ExitInfo, type ManagedProcess } from './managed-process';
 import { probePort } from './port-check';
 import { waitForHttpOk } from './readiness';
+import { connectorKeyEnv } from './connector-key';
 import { baseUrlOf, buildServiceEnv, devClientFileOf, readyzUrlOf } from './service-env';
+import { ensureServiceClientFile, type ServiceClientCredential } from './service-client';
 import { SERVICES, type ServiceDefinition, type ServiceName } from './services';
 
 export interface DevstackIo {
@@ -83,7 +85,9 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
     const created = await ensureDatabases(SERVICES.map((service) => databaseUrls[service.name]));
     if (created.length > 0) say(`created database${created.length > 1 ? 's' : ''} ${created.join(', ')}`);
     abort.signal.throwIfAborted();
-    for (const service of SERVICES) services.push(spawnService(service, databaseUrls[service.name]));
+    // link's own credential at desk (issue 7), generated once and kept under the data folder.
+    const serviceClient = ensureServiceClientFile(config.dataRoot);
+    for (const service of SERVICES) services.push(spawnService(service, databaseUrls[service.name], serviceClient));
     await Promise.all(services.map(waitUntilReady));
 
     const devClient = io.env['BOOTSTRAP_CLIENT_ID'] ? undefined : readDevClientFile(devClientFileOf(config, io.env));
@@ -111,7 +115,7 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
     return path.join(config.repoRoot, 'services', service.name, 'dist', 'index.js');
   }
 
-  function spawnService(service: ServiceDefinition, databaseUrl: string): ServiceProcess {
+  function spawnService(service: ServiceDefinition, databaseUrl: string, serviceClient: ServiceClientCredential): ServiceProcess {
     const dataDir = path.join(config.dataRoot, service.name);
     fs.mkdirSync(dataDir, { recursive: true });
     const [command, ...args] = config.serviceCommand
@@ -121,7 +125,8 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
       name: service.name,
       command: command ?? process.execPath,
       args,
-      env: buildServiceEnv(service, config, databaseUrl, io.env),
+      // link's connector secrets key (issue 7), generated once under the data folder.
+      env: { ...buildServiceEnv(service, config, databaseUrl, io.env, serviceClient), ...connectorKeyEnv(service.name, config.dataRoot, io.env) },
       cwd: config.repoRoot,
       onLine: (line) => {
         for (const formatted of formatServiceLine(service.name, line, style)) io.write(formatted);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { DevstackConfig } from './devstack-config';
 import type { ServiceDefinition } from './services';
+import { serviceClientEnv, type ServiceClientCredential } from './service-client';
 
 type Env = Record<string, string | undefined>;
 
@@ -58,6 +59,7 @@ export function buildServiceEnv(
   config: Pick<DevstackConfig, 'host' | 'ports' | 'dataRoot'>,
   databaseUrl: string,
   baseEnv: Env,
+  serviceClient?: ServiceClientCredential,
 ): Env {
   const auth = authSettingsFor(config, baseEnv);
   const env: Env = {
@@ -73,5 +75,9 @@ export function buildServiceEnv(
   // An empty REDIS_URL must read as absent (in-memory rate limits), not as a bad URL.
   if (!env['REDIS_URL']) delete env['REDIS_URL'];
   if (service.name === 'desk') env['DEV_CLIENT_FILE'] = devClientFileOf(config, baseEnv);
+  if (serviceClient) {
+    const deskApiUrl = `http://${loopbackAddressFor(config.host)}:${config.ports.desk}/api/v1`;
+    Object.assign(env, serviceClientEnv(service.name, serviceClient, deskApiUrl, baseEnv));
+  }
   return env;
 }
