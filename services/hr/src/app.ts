@@ -5,6 +5,18 @@ import type { Db } from './db';
 import { createEmployeesRepository } from './employees/employees.repository';
 import { registerEmployeeRoutes } from './employees/employees.routes';
 import { createEmployeesService } from './employees/employees.service';
+import { createLeavesRepository } from './leaves/leaves.repository';
+import { registerLeaveRoutes } from './leaves/leaves.routes';
+import { createLeavesService } from './leaves/leaves.service';
+import { createTimesheetsRepository } from './timesheets/timesheets.repository';
+import { registerTimesheetRoutes } from './timesheets/timesheets.routes';
+import { createTimesheetsService } from './timesheets/timesheets.service';
+import { createPayrollExportRepository } from './exports/payroll-export.repository';
+import { registerPayrollExportRoutes } from './exports/payroll-export.routes';
+import { createPayrollExportService } from './exports/payroll-export.service';
+import { createPayrollSettingsRepository } from './payroll/payroll-settings.repository';
+import { registerPayrollSettingsRoutes } from './payroll/payroll-settings.routes';
+import { createPayrollSettingsService } from './payroll/payroll-settings.service';
 
 export interface HrSettings {
   /** desk's issuer and audience, and where its public keys are (SPEC §3). */
@@ -25,21 +37,31 @@ export interface HrSettings {
 
 export interface HrDeps {
   db: Db;
+  /** The same database as `db`: the payroll export streams from a pg Pool of its own (Prisma has no cursor). */
+  databaseUrl: string;
   redis?: Redis;
   logger: Logger;
   settings: HrSettings;
 }
 
-export function createHrApp({ db, redis, logger, settings }: HrDeps) {
+/** The app, and `close()` for what it opened itself (the export's pg Pool); call it on shutdown. */
+export function createHrApp({ db, databaseUrl, redis, logger, settings }: HrDeps) {
   // hr verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
     audience: settings.audience,
     keys: remoteJwks({ url: settings.jwksUrl, refetchCooldownMs: settings.jwksRefetchCooldownMs }),
   });
-  const employees = createEmployeesService(createEmployeesRepository(db));
+  const employeesRepository = createEmployeesRepository(db);
+  const employees = createEmployeesService(employeesRepository);
+  const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository });
+  const leaves = createLeavesService({ leaves: createLeavesRepository(db), employees: employeesRepository });
+  const payrollSettingsRepository = createPayrollSettingsRepository(db);
+  const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
+  const exportRepository = createPayrollExportRepository(databaseUrl);
+  const payrollExports = createPayrollExportService({ settings: payrollSettingsRepository, exports: exportRepository });
 
-  return createServiceApp({
+  const service = createServiceApp({
     service: 'hr',
     logger,
     openapi: {
@@ -52,6 +74,9 @@ export function createHrApp({ db, redis, logger, settings }: HrDeps) {
       scopes: SCOPES,
       tags: [
         { name: 'Employees', description: 'People on the payroll, linked to helpdesk users.' },
+        { name: 'Timesheets', description: 'Working days under German working-time law (ArbZG §3 daily maximum, §4 breaks).' },
+        { name: 'Leaves', description: 'Absences (vacation, sick, unpaid, parental, special) and their approval.' },
+        { name: 'Payroll', description: 'The monthly payroll export (CSV and DATEV LODAS) and its settings.' },
         { name: 'Authentication', description: 'How this service sees your access token.' },
       ],
     },
@@ -65,7 +90,12 @@ export function createHrApp({ db, redis, logger, settings }: HrDeps) {
     trustProxy: settings.trustProxy,
     routes: (api) => {
       registerEmployeeRoutes(api, { employees });
+      registerTimesheetRoutes(api, { timesheets });
+      registerLeaveRoutes(api, { leaves });
+      registerPayrollSettingsRoutes(api, { settings: payrollSettings });
+      registerPayrollExportRoutes(api, { exports: payrollExports, logger });
       registerWhoAmI(api);
     },
   });
+  return { ...service, close: () => exportRepository.close() };
 }

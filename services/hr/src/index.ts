@@ -10,8 +10,9 @@ runService('hr', loadHrConfig, async (config, logger) => {
   const db = createDb(config.DATABASE_URL);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
-  const { app, readiness } = createHrApp({
+  const { app, readiness, close } = createHrApp({
     db,
+    databaseUrl: config.DATABASE_URL,
     redis,
     logger,
     settings: {
@@ -23,5 +24,5 @@ runService('hr', loadHrConfig, async (config, logger) => {
       trustProxy: config.TRUST_PROXY,
     },
   });
-  return { app, readiness, cleanup: [() => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  return { app, readiness, cleanup: [close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

@@ -35,24 +35,41 @@ describe('API description', () => {
         'GET /employees/{id} getEmployee',
         'POST /employees createEmployee',
         'PATCH /employees/{id} updateEmployee',
+        'GET /payroll/settings getPayrollSettings',
+        'PUT /payroll/settings replacePayrollSettings',
+        'GET /exports/payroll exportPayroll',
+        'GET /timesheets listTimesheets',
+        'GET /timesheets/{id} getTimesheet',
+        'POST /timesheets createTimesheet',
+        'PATCH /timesheets/{id} updateTimesheet',
+        'DELETE /timesheets/{id} deleteTimesheet',
+        'GET /leaves listLeaves',
+        'GET /leaves/{id} getLeave',
+        'POST /leaves createLeave',
+        'PATCH /leaves/{id} updateLeave',
       ].sort(),
     );
     expect(doc.paths['/employees'].get.security).toEqual([{ oauth2: ['read:hr'] }]);
     expect(doc.paths['/employees'].post.security).toEqual([{ oauth2: ['write:hr'] }]);
     expect(doc.paths['/employees/{id}'].patch.security).toEqual([{ oauth2: ['write:hr'] }]);
     expect(doc.paths['/employees'].post.responses).toHaveProperty('409');
+    expect(doc.paths['/timesheets'].get.security).toEqual([{ oauth2: ['read:hr'] }]);
+    expect(doc.paths['/timesheets/{id}'].delete.security).toEqual([{ oauth2: ['write:hr'] }]);
+    expect(Object.keys(doc.paths['/timesheets'].post.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '422']));
+    expect(doc.paths['/leaves/{id}'].patch.security).toEqual([{ oauth2: ['write:hr'] }]);
+    expect(doc.paths['/leaves/{id}'].patch.responses['422'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/LeaveRuleProblem' });
     expect(doc.paths['/employees/{id}'].patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpdateEmployeeRequest' });
     expect(doc.components.schemas.CreateEmployeeRequest.properties.personnel_number.pattern).toBe('^[0-9]{1,20}$');
     expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(`${hr.issuer.issuer}/auth/token`);
   });
 
-  test('When /api/v1/docs is asked without a token, then it is an HTML reference of the routes', async () => {
+  test('When /api/v1/docs is asked without a token, then it is the Swagger UI reference page', async () => {
     const response = await request(hr.app).get('/api/v1/docs');
 
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.text).toContain('HR API (hr)');
-    expect(response.text).toContain('id="updateEmployee"');
+    expect(response.text).toContain('docs/swagger-ui-bundle.js');
   });
 
   test('When the served document is linted with Redocly\'s recommended rules, then there is no error', async () => {

@@ -29,7 +29,20 @@ export const Employee = named(
       created_at: DateTime(),
       updated_at: DateTime(),
     },
-    { additionalProperties: false, description: 'A person on the payroll, linked to the helpdesk user whose hours and leave are recorded.' },
+    {
+      additionalProperties: false,
+      description: 'A person on the payroll, linked to the helpdesk user whose hours and leave are recorded.',
+      examples: [
+        {
+          id: '4c3b2a19-0f8e-4d7c-9b6a-5e4d3c2b1a09',
+          user_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01',
+          personnel_number: '10042',
+          name: 'Erika Mustermann',
+          created_at: '2026-10-01T07:45:00.000Z',
+          updated_at: '2026-10-01T07:45:00.000Z',
+        },
+      ],
+    },
   ),
 );
 export type EmployeeJson = Static<typeof Employee>;
@@ -42,7 +55,7 @@ export const CreateEmployeeBody = named(
     user_id: Uuid({ description: 'Id of the helpdesk user; stored as given (hr does not look it up in the helpdesk). Unique in your tenant.' }),
     personnel_number: personnelNumber({ description: 'The payroll number: 1–20 digits (DATEV: at most 5). Unique in your tenant.' }),
     name: name(),
-  }),
+  }, { examples: [{ user_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01', personnel_number: '10042', name: 'Erika Mustermann' }] }),
 );
 export type CreateEmployeeBody = Static<typeof CreateEmployeeBody>;
 
@@ -53,7 +66,11 @@ export const UpdateEmployeeBody = named(
       personnel_number: Type.Optional(personnelNumber()),
       name: Type.Optional(name()),
     },
-    { minProperties: 1, description: 'The fields to change; at least one. `user_id` cannot change: register another employee instead.' },
+    {
+      minProperties: 1,
+      description: 'The fields to change; at least one. `user_id` cannot change: register another employee instead.',
+      examples: [{ name: 'Erika Musterfrau' }, { personnel_number: '10043' }],
+    },
   ),
 );
 export type UpdateEmployeeBody = Static<typeof UpdateEmployeeBody>;

@@ -57,6 +57,11 @@ export function createEmployeesRepository(db: Db) {
       return { items, total };
     },
 
+    /** Whether the helpdesk user is an employee of the tenant (timesheets and leaves are only for employees). */
+    async isEmployee(tenantId: string, userId: string): Promise<boolean> {
+      return (await db.employee.count({ where: { tenantId, userId } })) > 0;
+    },
+
     findById(tenantId: string, id: string): Promise<EmployeeRecord | null> {
       return db.employee.findFirst({ where: { id, tenantId }, select: columns });
     },

@@ -1,22 +1,8 @@
-import type http from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { createTestDatabase, type TestDatabase } from '@msp/db';
-import { createLogger } from '@msp/http';
-import { startTestIssuer, TEST_REDIS_URL, uniquePrefix, type TestIssuer } from '@msp/testkit';
+import { startServiceUnderTest, type ServiceUnderTest } from '@msp/testkit';
 import { createHrApp, type HrSettings } from '../../src/app';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 
-export interface TestHr {
-  app: http.RequestListener;
-  db: Db;
-  databaseUrl: string;
-  /** desk's stand-in: signs tokens and serves the JWKS hr verifies them with. */
-  issuer: TestIssuer;
-  /** A token of a fresh tenant (unless `tenant_id` is given) with `read:hr write:hr`, or the claims given. */
-  token(claims?: Record<string, unknown>, options?: Parameters<TestIssuer['token']>[1]): string;
-  close(): Promise<void>;
-}
+export type TestHr = ServiceUnderTest<Db>;
 
 export interface StartHrOptions {
   settings?: Partial<HrSettings>;
@@ -24,42 +10,14 @@ export interface StartHrOptions {
   databaseUrl?: string;
 }
 
-/**
- * hr as it runs in production, in-process: its own fresh database, real Redis for the rate
- * limiter (under a prefix of its own), and real ES256 tokens verified through a JWKS over HTTP.
- */
-export async function startHr(options: StartHrOptions = {}): Promise<TestHr> {
-  // A given database belongs to the caller: it is neither migrated nor dropped here.
-  const database: TestDatabase | undefined = options.databaseUrl ? undefined : await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
-  const databaseUrl = options.databaseUrl ?? database!.url;
-  const db = createDb(databaseUrl);
-  const redis = new Redis(TEST_REDIS_URL);
-  const issuer = await startTestIssuer();
-  const { app } = createHrApp({
-    db,
-    redis,
-    logger: createLogger({ service: 'hr', level: 'error' }),
-    settings: {
-      issuer: issuer.issuer,
-      audience: issuer.audience,
-      jwksUrl: issuer.jwksUrl,
-      rateLimitPerMinute: 600,
-      rateLimitPrefix: uniquePrefix('hr'),
-      ...options.settings,
-    },
+/** hr in-process on a fresh database, real Redis and real tokens; `token()` holds `read:hr write:hr`. */
+export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
+  return startServiceUnderTest({
+    service: 'hr',
+    migrationsDir: MIGRATIONS_DIR,
+    createDb,
+    defaultScope: 'read:hr write:hr',
+    databaseUrl: options.databaseUrl,
+    createApp: ({ db, databaseUrl, redis, logger, settings }) => createHrApp({ db, databaseUrl, redis, logger, settings: { ...settings, ...options.settings } }),
   });
-
-  return {
-    app,
-    db,
-    databaseUrl,
-    issuer,
-    token: (claims = {}, tokenOptions) => issuer.token({ tenant_id: randomUUID(), scope: 'read:hr write:hr', ...claims }, tokenOptions),
-    async close() {
-      await db.$disconnect();
-      await redis.quit();
-      await issuer.close();
-      await database?.drop();
-    },
-  };
 }

@@ -1,0 +1,376 @@
+'use strict';
+// The hr payroll export benchmark (`pnpm bench:hr`): seeds two tenants, 10,000 and 100,000 employees
+// with a month of timesheets each (about 220,000 and 2.2 million sheets), runs the built hr service
+// as a child process exactly as production starts it, and measures GET /exports/payroll (time to
+// last byte, and the hr process's peak RSS) beside PostgreSQL's own COPY (<the same query>) TO STDOUT
+// (FORMAT csv) of the same rows, in the same run. Writes bench/results/<date>-hr.json and
+// bench/results/latest-hr.md. Environment (all optional):
+//   BENCH_DATABASE_URL  a database URL of the PostgreSQL server to use (default the local one)
+//   BENCH_REDIS_URL     Redis for hr's rate limiter (default redis://127.0.0.1:6379; "" for none)
+//   BENCH_RUNS          measured runs per case (default 3; the median is reported)
+//   BENCH_LARGE / BENCH_SMALL  employees of the two tenants (default 100000 / 10000)
+const { spawn } = require('node:child_process');
+const { randomBytes, randomUUID } = require('node:crypto');
+const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { Client } = require('pg');
+const ROOT = path.resolve(__dirname, '../..');
+const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
+const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
+const { PAYROLL_ROWS_SQL, payrollRowsParams } = require(`${ROOT}/services/hr/dist/exports/payroll-export.repository.js`);
+const { periodOf } = require(`${ROOT}/services/hr/dist/exports/payroll-row.js`);
+const { DEFAULT_WAGE_TYPES } = require(`${ROOT}/services/hr/dist/payroll/payroll-settings.schemas.js`);
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
+const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
+const PERIOD = '2026-10';
+const MIGRATIONS = path.join(ROOT, 'services/hr/prisma/migrations');
+const RESULTS = path.join(ROOT, 'bench/results');
+// Targets of issue 6: within 3× of COPY; peak RSS under 150 MB and no larger at 10× the data.
+const TARGET_RATIO = 3;
+const TARGET_RSS_MB = 150;
+
+const databaseUrlFor = (name) => {
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+async function withClient(url, work) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * One tenant's month, by SQL (no HTTP: seeding is not what is measured). Every employee works
+ * Monday–Friday of October 2026 (22 days), 08:00–12:00 and 12:30–16:30 normal; every 4th also an hour
+ * of overtime, every 9th two hours on call on Saturdays and every 13th a training hour on Wednesdays.
+ * Every 10th has an approved vacation week, every 17th two approved sick days, every 23rd a requested
+ * (unpaid) leave, and every 50th a vacation from 29 October to 3 November (clipped to October).
+ */
+async function seedTenant(client, tenantId, employees) {
+  await client.query(
+    `INSERT INTO employees (tenant_id, user_id, personnel_number, name)
+     SELECT $1, gen_random_uuid(), n::text, 'Employee ' || n FROM generate_series(1, $2::int) AS n`,
+    [tenantId, employees],
+  );
+  await client.query(
+    `INSERT INTO timesheets (tenant_id, user_id, date, worked_minutes, break_minutes, warnings)
+     SELECT $1, e.user_id, d::date, 480, 30, '[]'
+       FROM employees e CROSS JOIN generate_series('2026-10-01'::date, '2026-10-31'::date, interval '1 day') AS d
+      WHERE e.tenant_id = $1
+        AND (extract(isodow FROM d) < 6 OR (e.personnel_number::int % 9 = 0 AND extract(isodow FROM d) = 6))`,
+    [tenantId],
+  );
+  await client.query(
+    `INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
+     SELECT t.id, v.position, v.start_minute, v.end_minute, v.end_minute - v.start_minute, v.category
+       FROM timesheets t
+       JOIN employees e ON e.tenant_id = t.tenant_id AND e.user_id = t.user_id
+       CROSS JOIN (VALUES (0, 480, 720, 'normal', 'weekday'), (1, 750, 990, 'normal', 'weekday'), (2, 990, 1050, 'overtime', 'every4'),
+                          (2, 990, 1050, 'training', 'every13'), (0, 600, 720, 'on_call', 'saturday'))
+         AS v(position, start_minute, end_minute, category, rule)
+      WHERE t.tenant_id = $1
+        AND CASE v.rule
+              WHEN 'weekday' THEN extract(isodow FROM t.date) < 6
+              WHEN 'every4' THEN extract(isodow FROM t.date) < 6 AND e.personnel_number::int % 4 = 0 AND extract(isodow FROM t.date) <> 3
+              WHEN 'every13' THEN extract(isodow FROM t.date) = 3 AND e.personnel_number::int % 13 = 0
+              ELSE extract(isodow FROM t.date) = 6
+            END`,
+    [tenantId],
+  );
+  await client.query(
+    `INSERT INTO leaves (tenant_id, user_id, type, status, start_date, end_date, working_days)
+     SELECT $1, e.user_id, l.type, l.status, l.start_date, l.end_date, l.working_days
+       FROM employees e
+       CROSS JOIN (VALUES ('vacation', 'approved', '2026-10-12'::date, '2026-10-16'::date, 5, 10),
+                          ('sick', 'approved', '2026-10-20'::date, '2026-10-21'::date, 2, 17),
+                          ('unpaid', 'requested', '2026-10-26'::date, '2026-10-26'::date, 1, 23),
+                          ('vacation', 'approved', '2026-10-29'::date, '2026-11-03'::date, 4, 50))
+         AS l(type, status, start_date, end_date, working_days, every)
+      WHERE e.tenant_id = $1 AND e.personnel_number::int % l.every = 0`,
+    [tenantId],
+  );
+  const { rows } = await client.query('SELECT count(*)::int AS sheets FROM timesheets WHERE tenant_id = $1', [tenantId]);
+  return rows[0].sheets;
+}
+
+/** The export's own SQL with its parameters written in, since COPY takes no parameters. */
+function inlined(sql, params) {
+  const literal = (value) =>
+    Array.isArray(value) ? `ARRAY[${value.map(literal).join(', ')}]` : `'${String(value).replace(/'/g, "''")}'`;
+  return sql.replace(/\$(\d+)/g, (_, index) => literal(params[Number(index) - 1]));
+}
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+
+/** hr as production runs it: `node services/hr/dist/index.js`, configured by environment. */
+async function startHr(databaseUrl, issuer) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'services/hr/dist/index.js')], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      ...(REDIS_URL ? { REDIS_URL } : {}),
+      AUTH_ISSUER: issuer.issuer,
+      AUTH_AUDIENCE: issuer.audience,
+      AUTH_JWKS_URL: issuer.jwksUrl,
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`hr exited with code ${child.exitCode} before it was ready`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) return { child, url };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('hr did not become ready in 30 s');
+}
+
+/** Memory of a process from /proc: the current resident set and its peak (VmHWM), in MB. */
+function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss_mb: kb('VmRSS') / 1024, hwm_mb: kb('VmHWM') / 1024 };
+}
+
+/** Resets the kernel's peak-RSS counter of a process (Linux: "5" to clear_refs), so VmHWM is this case's peak. */
+function resetPeak(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Downloads the export; time to last byte, bytes and lines. The body is counted, not kept. */
+function download(url, authorization) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    let bytes = 0;
+    let lines = 0;
+    let tail = Buffer.alloc(0);
+    http
+      .get(url, { headers: { authorization }, agent: false }, (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`export answered ${res.statusCode}`));
+        res.on('data', (chunk) => {
+          bytes += chunk.length;
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
+          tail = Buffer.concat([tail, chunk]).subarray(-200);
+        });
+        res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, bytes, lines, last: tail.toString().trimEnd().split('\r\n').at(-1) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/** PostgreSQL writing the same rows as CSV itself: `psql -c "COPY (...) TO STDOUT (FORMAT csv)"`. */
+function copy(databaseUrl, sql) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    let bytes = 0;
+    let lines = 0;
+    const psql = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', databaseUrl, '-c', `COPY (${sql}) TO STDOUT (FORMAT csv)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    psql.stdout.on('data', (chunk) => {
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
+    });
+    psql.on('error', reject);
+    psql.on('close', (code) => (code === 0 ? resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, bytes, lines }) : reject(new Error(`psql exited with ${code}`))));
+  });
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const round = (value, digits = 0) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+function machine(postgres) {
+  const cpus = os.cpus();
+  return {
+    nproc: os.availableParallelism(),
+    cpu_model: cpus[0]?.model ?? 'unknown',
+    memory_gb: round(os.totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    postgres,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    load_average_at_start: os.loadavg().map((l) => round(l, 2)),
+  };
+}
+
+function markdown(report) {
+  const m = report.machine;
+  const verdict = (ok) => (ok ? 'yes' : '**no**');
+  return [
+    '# hr payroll export benchmark',
+    '',
+    `Run ${report.date} on ${m.nproc} CPUs (${m.cpu_model}), ${m.memory_gb} GB, Node ${m.node}, ${m.postgres}, ${m.os}; load average ${m.load_average_at_start.join(' / ')} at the start.`,
+    `\`GET /exports/payroll?period=${PERIOD}\` (CSV) from the built hr service (\`node services/hr/dist/index.js\`, NODE_ENV=production, ES256 token, rate limiter, request logging at info), one request at a time; ${report.settings.runs} measured runs per case after one unmeasured, median reported.`,
+    "Baseline: PostgreSQL's own `COPY (<the export's query, parameters written in>) TO STDOUT (FORMAT csv)` through `psql`, same rows, same run.",
+    'Peak RSS: the hr process\'s VmHWM from /proc, reset (clear_refs) before each size, so it is the peak while that size was exported.',
+    '',
+    '| tenant | employees | sheets | rows | hr time to last byte ms | COPY ms | hr ÷ COPY | hr MB sent | hr peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...report.sizes.map(
+      (s) => `| ${s.tenant} | ${s.employees.toLocaleString('en')} | ${s.sheets.toLocaleString('en')} | ${s.rows.toLocaleString('en')} | ${s.hr_ms} | ${s.copy_ms} | ${s.ratio} | ${s.hr_mb} | ${s.peak_rss_mb} |`,
+    ),
+    '',
+    `hr's RSS before any export: ${report.idle_rss_mb} MB right after start, ${report.warm_rss_mb} MB after one ordinary request (GET /payroll/settings: token verification, rate limiter, Prisma's first query). The export's own share is the peak minus that.`,
+    '',
+    `- Within ${TARGET_RATIO}× of COPY: ${verdict(report.targets.within_ratio)} (${report.sizes.map((s) => `×${s.ratio}`).join(', ')}).`,
+    `- Peak RSS under ${TARGET_RSS_MB} MB: ${verdict(report.targets.rss_under_limit)}; no larger at 10× the data: ${verdict(report.targets.rss_flat)} (${report.sizes.map((s) => `${s.peak_rss_mb} MB`).join(' vs ')}).`,
+    `- hr sent the same number of rows as COPY in every run: ${verdict(report.targets.same_rows)}.`,
+    '',
+    `Full numbers: \`${report.file}\`.`,
+    '',
+  ].join('\n');
+}
+
+async function main() {
+  const startLoad = machine('');
+  const name = `bench_hr_${randomBytes(6).toString('hex')}`;
+  const databaseUrl = databaseUrlFor(name);
+  let hr;
+  let issuer;
+  await withClient(SERVER_URL, (c) => c.query(`CREATE DATABASE "${name}"`));
+  const cleanUp = async () => {
+    if (hr && hr.child.exitCode === null) {
+      await new Promise((resolve) => {
+        const timer = setTimeout(() => hr.child.kill('SIGKILL'), 10_000);
+        hr.child.once('exit', () => (clearTimeout(timer), resolve()));
+        hr.child.kill('SIGTERM');
+      });
+    }
+    await issuer?.close();
+    await withClient(SERVER_URL, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${name}: ${error.message}`));
+  };
+  process.once('SIGINT', () => cleanUp().finally(() => process.exit(130)));
+  try {
+    console.log(`database ${name}: migrating`);
+    await applyMigrations(databaseUrl, MIGRATIONS);
+    const tenants = [
+      { tenant: 'small', employees: SMALL, tenantId: randomUUID() },
+      { tenant: 'large', employees: LARGE, tenantId: randomUUID() },
+    ];
+    const postgres = await withClient(databaseUrl, async (client) => {
+      for (const t of tenants) {
+        const started = Date.now();
+        t.sheets = await seedTenant(client, t.tenantId, t.employees);
+        console.log(`seeded ${t.tenant}: ${t.employees} employees, ${t.sheets} timesheets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      }
+      await client.query('VACUUM ANALYZE');
+      return (await client.query('SHOW server_version')).rows[0].server_version;
+    });
+
+    issuer = await startTestIssuer();
+    hr = await startHr(databaseUrl, issuer);
+    const pid = hr.child.pid;
+    const idle = memory(pid);
+    // One ordinary request first (token verification, the rate limiter, Prisma's first query, which
+    // loads its query compiler): what the process holds before any export.
+    const settings = await fetch(`${hr.url}/api/v1/payroll/settings`, { headers: { authorization: `Bearer ${issuer.token({ tenant_id: tenants[0].tenantId, scope: 'read:payroll' })}` } });
+    if (!settings.ok) throw new Error(`GET /payroll/settings answered ${settings.status}`);
+    const warm = memory(pid);
+    console.log(`hr (pid ${pid}) at ${hr.url}, RSS ${round(idle.rss_mb, 1)} MB idle, ${round(warm.rss_mb, 1)} MB after a first request`);
+
+    const sizes = [];
+    for (const t of tenants) {
+      const authorization = `Bearer ${issuer.token({ tenant_id: t.tenantId, scope: 'read:payroll' })}`;
+      const url = `${hr.url}/api/v1/exports/payroll?period=${PERIOD}`;
+      const sql = inlined(PAYROLL_ROWS_SQL, payrollRowsParams(t.tenantId, periodOf(PERIOD), DEFAULT_WAGE_TYPES));
+      // Unmeasured first pass: PostgreSQL's cache, hr's JIT.
+      await download(url, authorization);
+      await copy(databaseUrl, sql);
+      const reset = resetPeak(pid);
+      let sampledPeak = memory(pid).rss_mb;
+      const sampler = setInterval(() => (sampledPeak = Math.max(sampledPeak, memory(pid).rss_mb)), 10);
+      const hrRuns = [];
+      const copyRuns = [];
+      for (let run = 0; run < RUNS; run++) {
+        hrRuns.push(await download(url, authorization));
+        copyRuns.push(await copy(databaseUrl, sql));
+      }
+      clearInterval(sampler);
+      const peak = reset ? Math.max(memory(pid).hwm_mb, sampledPeak) : sampledPeak;
+      const row = {
+        tenant: t.tenant,
+        employees: t.employees,
+        sheets: t.sheets,
+        rows: copyRuns[0].lines,
+        hr_ms: round(median(hrRuns.map((r) => r.ms))),
+        copy_ms: round(median(copyRuns.map((r) => r.ms))),
+        hr_mb: round(hrRuns[0].bytes / 1024 ** 2, 1),
+        copy_mb: round(copyRuns[0].bytes / 1024 ** 2, 1),
+        peak_rss_mb: round(peak, 1),
+        peak_from: reset ? 'VmHWM after clear_refs (and 10 ms VmRSS samples)' : '10 ms VmRSS samples',
+        // hr writes a header line; COPY does not.
+        same_rows: hrRuns.every((r) => r.lines - 1 === copyRuns[0].lines) && copyRuns.every((r) => r.lines === copyRuns[0].lines),
+        last_line: hrRuns[0].last,
+        hr_runs_ms: hrRuns.map((r) => round(r.ms)),
+        copy_runs_ms: copyRuns.map((r) => round(r.ms)),
+      };
+      row.ratio = round(row.hr_ms / row.copy_ms, 2);
+      sizes.push(row);
+      console.log(`${t.tenant}: ${row.rows} rows, hr ${row.hr_ms} ms (${row.hr_mb} MB), COPY ${row.copy_ms} ms, ×${row.ratio}, hr peak RSS ${row.peak_rss_mb} MB`);
+    }
+
+    const date = new Date().toISOString();
+    const file = `bench/results/${date.slice(0, 10)}-hr.json`;
+    const report = {
+      date,
+      machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startLoad.load_average_at_start },
+      settings: { runs: RUNS, period: PERIOD, employees_small: SMALL, employees_large: LARGE, redis: Boolean(REDIS_URL) },
+      idle_rss_mb: round(idle.rss_mb, 1),
+      warm_rss_mb: round(warm.rss_mb, 1),
+      sizes,
+      targets: {
+        within_ratio: sizes.every((s) => s.ratio <= TARGET_RATIO),
+        rss_under_limit: sizes.every((s) => s.peak_rss_mb < TARGET_RSS_MB),
+        // "No larger": within 5% (the allocator's and the JIT's own noise).
+        rss_flat: sizes[1].peak_rss_mb <= sizes[0].peak_rss_mb * 1.05,
+        same_rows: sizes.every((s) => s.same_rows),
+      },
+      file,
+    };
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(RESULTS, 'latest-hr.md'), markdown(report));
+    console.log(`\nwrote ${file} and bench/results/latest-hr.md`);
+    if (!report.targets.same_rows) process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
+
+module.exports = { seedTenant, inlined };

@@ -1,0 +1,82 @@
+'use strict';
+// What the service benchmarks share: databases on the benchmark's PostgreSQL server, a service
+// started as production starts it (`node services/<name>/dist/index.js`), and its memory from /proc.
+const { spawn } = require('node:child_process');
+const { readFileSync, writeFileSync } = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const { Client } = require('pg');
+
+const ROOT = path.resolve(__dirname, '..');
+
+const round = (value, digits = 0) => Math.round(value * 10 ** digits) / 10 ** digits;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The URL of database `name` on the server of `serverUrl`. */
+function databaseUrlFor(serverUrl, name) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withClient(url, work) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+
+/** A service as production runs it, on a free port; resolves when its /readyz answers. */
+async function startService(name, env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'services', name, 'dist/index.js')], {
+    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} before it was ready`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) return { child, url };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${name} did not become ready in 30 s`);
+}
+
+/** Memory of a process from /proc: the current resident set and its peak (VmHWM), in MB. */
+function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss_mb: kb('VmRSS') / 1024, hwm_mb: kb('VmHWM') / 1024 };
+}
+
+/** Resets the kernel's peak-RSS counter of a process (Linux: "5" to clear_refs), so VmHWM is what follows. */
+function resetPeak(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops a started service and waits for it. */
+async function stopService(service) {
+  if (!service) return;
+  service.child.kill('SIGTERM');
+  if (service.child.exitCode === null) await new Promise((resolve) => service.child.once('exit', resolve));
+}
+
+module.exports = { ROOT, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, resetPeak };

@@ -1,0 +1,124 @@
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { Pool, type PoolClient } from 'pg';
+import QueryStream from 'pg-query-stream';
+import { WAGE_TYPE_KEYS, type WageTypes } from '../payroll/payroll-settings.schemas';
+import type { Period, PayrollRow } from './payroll-row';
+
+/** How the export's connections show up in pg_stat_activity (operators, and the disconnect test). */
+export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
+
+/** Rows fetched from the cursor per round trip: large enough to be cheap, small enough to stay flat. */
+const BATCH_SIZE = 500;
+
+/**
+ * The aggregated rows of one tenant and period, one per employee and category, already mapped to the
+ * tenant's wage type, ordered by personnel number (numerically: "9" before "10") then wage type.
+ *   $1 tenant, $2 first day, $3 last day, $4 the categories, $5 their wage types (same order).
+ * Hours: the minutes of the entries of the timesheets dated in the period. Days: Monday–Friday of
+ * every approved leave, clipped to the period. Rows of a user_id that is no employee of the tenant
+ * drop out at the join. Kept as one text, so the benchmark's COPY runs exactly this.
+ */
+export const PAYROLL_ROWS_SQL = `
+WITH quantities AS (
+  SELECT t.user_id, e.category, 'hours' AS unit, round(sum(e.minutes) / 60.0, 2) AS quantity
+    FROM timesheets t
+    JOIN timesheet_entries e ON e.timesheet_id = t.id
+   WHERE t.tenant_id = $1 AND t.date BETWEEN $2::date AND $3::date
+   GROUP BY t.user_id, e.category
+  UNION ALL
+  SELECT l.user_id, l.type, 'days', round(count(*), 2)
+    FROM leaves l
+    CROSS JOIN LATERAL generate_series(greatest(l.start_date, $2::date), least(l.end_date, $3::date), interval '1 day') AS d(day)
+   WHERE l.tenant_id = $1 AND l.status = 'approved' AND l.start_date <= $3::date AND l.end_date >= $2::date
+     AND extract(isodow FROM d.day) < 6
+   GROUP BY l.user_id, l.type
+)
+SELECT p.personnel_number, p.name, m.wage_type, q.category, q.quantity::text AS quantity, q.unit
+  FROM quantities q
+  JOIN employees p ON p.tenant_id = $1 AND p.user_id = q.user_id
+  JOIN unnest($4::text[], $5::text[]) AS m(category, wage_type) ON m.category = q.category::text
+ WHERE q.quantity > 0
+ ORDER BY p.personnel_number::numeric, p.personnel_number, m.wage_type::integer, q.category`;
+
+export function payrollRowsParams(tenantId: string, period: Period, wageTypes: WageTypes): unknown[] {
+  return [tenantId, period.first, period.last, [...WAGE_TYPE_KEYS], WAGE_TYPE_KEYS.map((key) => wageTypes[key])];
+}
+
+/**
+ * A cursor over the rows that gives its connection back when it ends, and when it is abandoned
+ * (the client went away, a later stage failed) cancels the query on the server and closes the
+ * connection rather than waiting for a running sort to finish.
+ */
+class PayrollRowStream extends QueryStream {
+  constructor(
+    sql: string,
+    params: unknown[],
+    private readonly client: PoolClient,
+    private readonly cancel: (pid: number) => Promise<unknown>,
+  ) {
+    super(sql, params, { batchSize: BATCH_SIZE });
+  }
+
+  override _destroy(error: Error, callback: (error?: Error | null) => void): void {
+    if (this.readableEnded && !error) {
+      super._destroy(error, (closeError?: Error | null) => {
+        this.client.release(closeError ?? undefined);
+        callback(closeError);
+      });
+      return;
+    }
+    const pid = (this.client as unknown as { processID: number }).processID;
+    void this.cancel(pid)
+      .catch(() => undefined) // the connection is closed below either way
+      .finally(() => this.client.release(true));
+    callback(error);
+  }
+}
+
+/** Streams the export from a pg Pool of its own: Prisma cannot hand out a cursor. */
+export function createPayrollExportRepository(databaseUrl: string) {
+  const pool = new Pool({ connectionString: databaseUrl, max: 10, application_name: EXPORT_APPLICATION_NAME });
+  // An idle client losing its connection must not crash the process; the next checkout reconnects.
+  pool.on('error', () => undefined);
+  const cancel = (pid: number) => pool.query('SELECT pg_cancel_backend($1)', [pid]);
+
+  async function open(sql: string, params: unknown[], signal?: AbortSignal): Promise<Readable> {
+    const client = await pool.connect();
+    const rows = client.query(new PayrollRowStream(sql, params, client, cancel));
+    // Wait for the first batch (or the end, or the error): a failing query is still a clean 500
+    // problem, sent before any header of the file. A large month spends most of its time here
+    // (PostgreSQL aggregates before the first row): a caller gone meanwhile cancels it at once.
+    try {
+      await once(rows, 'readable', { signal });
+    } catch (error) {
+      rows.destroy();
+      throw error;
+    }
+    return rows;
+  }
+
+  return {
+    /** The period's rows, streamed as the database produces them (object mode, {@link PayrollRow}). */
+    rows(tenantId: string, period: Period, wageTypes: WageTypes, signal?: AbortSignal): Promise<Readable> {
+      return open(PAYROLL_ROWS_SQL, payrollRowsParams(tenantId, period, wageTypes), signal);
+    },
+
+    /** Personnel numbers in the period's export longer than `maxLength` (DATEV's limit), in export order. */
+    async personnelNumbersLongerThan(tenantId: string, period: Period, wageTypes: WageTypes, maxLength: number): Promise<string[]> {
+      const params = payrollRowsParams(tenantId, period, wageTypes);
+      const { rows } = await pool.query<Pick<PayrollRow, 'personnel_number'>>(
+        `SELECT personnel_number FROM (${PAYROLL_ROWS_SQL}) AS r WHERE length(personnel_number) > $${params.length + 1}
+          GROUP BY personnel_number ORDER BY personnel_number::numeric, personnel_number`,
+        [...params, maxLength],
+      );
+      return rows.map((row) => row.personnel_number);
+    },
+
+    close(): Promise<void> {
+      return pool.end();
+    },
+  };
+}
+
+export type PayrollExportRepository = ReturnType<typeof createPayrollExportRepository>;

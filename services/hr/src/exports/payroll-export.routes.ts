@@ -1,0 +1,82 @@
+import { pipeline } from 'node:stream/promises';
+import type { ApiRouter, Logger } from '@msp/http';
+import { tenantOf } from '@msp/auth';
+import { coalesce } from './coalesce';
+import { CSV_COLUMNS } from './payroll-csv';
+import { DATEV_FIELDS, DATEV_TABLE } from './payroll-datev';
+import { PayrollExportQuery } from './payroll-export.schemas';
+import type { PayrollExportService } from './payroll-export.service';
+
+const TAGS = ['Payroll'];
+
+const DESCRIPTION = [
+  'The payroll of one month, for every employee with anything in it: one row per employee and wage type with a quantity that is not zero.',
+  '',
+  '- **Hours**: the minutes of the entries of the timesheets dated in the period, per category (`normal`, `overtime`, `on_call`, `travel`, `training`), in decimal hours rounded to two decimals (7 h 20 min = 7.33).',
+  '- **Days**: the working days (Monday–Friday) of every **approved** leave inside the period, per type; a leave that spans two months is clipped (29 October–3 November gives October its Thursday and Friday). Requested, rejected and cancelled leaves are not paid out.',
+  '- Each category becomes the wage type (DATEV Lohnart) of `GET /payroll/settings`. Rows are ordered by personnel number (numerically), then wage type (numerically), then category; two categories mapped to the same Lohnart stay two rows.',
+  '- Timesheets and leaves are matched to employees by `user_id`; those of a `user_id` that is no employee of your tenant are not exported (register the employee first).',
+  '- The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.',
+  '',
+  `**\`format=csv\`** (default): \`text/csv; charset=utf-8\`, RFC 4180 (comma, CRLF, double quotes where a field needs them), file name \`payroll-YYYY-MM.csv\`. Columns: ${CSV_COLUMNS.map((c) => `\`${c}\``).join(', ')}:`,
+  '`personnel_number` and `name` of the employee, `period` (`YYYY-MM`), `wage_type` (the DATEV Lohnart), `category` (timesheet category or leave type), `quantity` (dot, two decimals), `unit` (`hours` or `days`).',
+  'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection).',
+  '',
+  '**`format=datev`**: the DATEV LODAS ASCII import file, `text/plain; charset=windows-1252`, CRLF, file name `payroll-YYYY-MM.txt`:',
+  '`[Allgemein]` with `Ziel=LODAS`, `Version_SST=1.0`, `BeraterNr` and `MandantenNr` (from the settings), `Feldtrennzeichen=;`, `Zahlenkomma=,`, `Datumsformat=TT/MM/JJJJ`, `Kommentarzeichen=*`;',
+  `\`[Satzbeschreibung]\` with record type 10 = \`${DATEV_TABLE}\` and the fields ${DATEV_FIELDS.map((f) => `\`${f}\``).join(', ')};`,
+  '`[Bewegungsdaten]` with one line per employee and wage type, `10;<abrechnung_zeitraum: first day of the month, DD/MM/YYYY>;<pnr: Personalnummer>;<la_eigene: Lohnart>;<bs_nr: Bearbeitungsschlüssel, 1 = hours, 2 = days>;<bs_wert_butab: quantity, decimal comma>;`.',
+  "A comment line `* <personnel number> <name>` before each employee's lines is for the reader; LODAS skips it.",
+  'A 422 names everything DATEV could not take before any byte is sent: missing consultant (Beraternummer) or client number (Mandantennummer), and every personnel number longer than 5 digits (in `errors` and `personnel_numbers`).',
+].join('\n');
+
+export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: PayrollExportService; logger: Logger }) {
+  const { exports, logger } = deps;
+
+  api.route({
+    method: 'get',
+    path: '/exports/payroll',
+    operationId: 'exportPayroll',
+    summary: 'Export a month of payroll (CSV or DATEV LODAS)',
+    description: DESCRIPTION,
+    tags: TAGS,
+    scope: 'read:payroll',
+    query: PayrollExportQuery,
+    errors: [422],
+    responses: {
+      200: {
+        description: 'The file, streamed: CSV for `format=csv`, the DATEV LODAS import file for `format=datev`.',
+        contentType: ['text/csv', 'text/plain'],
+        headers: { 'Content-Disposition': { description: '`attachment; filename="payroll-YYYY-MM.csv"` (`.txt` for DATEV).', schema: { type: 'string' } } },
+      },
+    },
+    handler: async (req, res, { query }) => {
+      // The client may leave while PostgreSQL is still aggregating, before any byte is sent.
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      let file;
+      try {
+        file = await exports.open(tenantOf(req), query.period, query.format ?? 'csv', gone.signal);
+      } catch (error) {
+        if (!gone.signal.aborted) throw error;
+        logger.info('payroll export abandoned by the client before its first row', { period: query.period });
+        return;
+      }
+      res.status(200);
+      res.setHeader('Content-Type', file.contentType);
+      res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
+      try {
+        await pipeline(file.rows, file.writer, coalesce(), res);
+      } catch (error) {
+        // The status line is out: all that is left is to cut the transfer short, so the client sees an
+        // incomplete file rather than a complete-looking one. A client that went away is no error of ours.
+        res.destroy();
+        if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
+          logger.info('payroll export abandoned by the client', { period: query.period });
+        } else {
+          logger.error('payroll export failed while streaming', { period: query.period, error });
+        }
+      }
+    },
+  });
+}

@@ -1,0 +1,117 @@
+import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { tenantOf } from '@msp/auth';
+import { dateToDay } from '../calendar';
+import { CreateLeaveBody, Leave, LeavePage, LeaveRuleProblem, ListLeavesQuery, UpdateLeaveBody, type LeaveJson } from './leave.schemas';
+import type { LeaveRecord } from './leaves.repository';
+import type { LeavesService } from './leaves.service';
+
+const TAGS = ['Leaves'];
+
+function toJson(leave: LeaveRecord): LeaveJson {
+  return {
+    id: leave.id,
+    user_id: leave.userId,
+    type: leave.type,
+    status: leave.status,
+    start_date: dateToDay(leave.startDate),
+    end_date: dateToDay(leave.endDate),
+    working_days: leave.workingDays,
+    note: leave.note,
+    created_at: leave.createdAt.toISOString(),
+    updated_at: leave.updatedAt.toISOString(),
+  };
+}
+
+export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesService }) {
+  const { leaves } = deps;
+
+  api.route({
+    method: 'get',
+    path: '/leaves',
+    operationId: 'listLeaves',
+    summary: 'List leaves',
+    description:
+      'The leaves of your tenant, latest `start_date` first (then by `id`). `from` and `to` select the leaves that touch that range of days ' +
+      '(ending on or after `from`, starting on or before `to`).',
+    tags: TAGS,
+    scope: 'read:hr',
+    query: ListLeavesQuery,
+    responses: { 200: { description: 'One page of leaves.', schema: LeavePage, headers: LINK_HEADER } },
+    handler: async (req, res, { query }) => {
+      const page = { page: query.page, per_page: query.per_page };
+      const filter = { userId: query.user_id, status: query.status, type: query.type, from: query.from, to: query.to };
+      const { items, total } = await leaves.list(tenantOf(req), filter, page);
+      sendPage(req, res, items.map(toJson), total, page);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/leaves/:id',
+    operationId: 'getLeave',
+    summary: 'Show a leave',
+    tags: TAGS,
+    scope: 'read:hr',
+    params: IdParams,
+    responses: { 200: { description: 'The leave.', schema: Leave } },
+    handler: async (req, res, { params }) => {
+      res.json(toJson(await leaves.get(tenantOf(req), params.id)));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/leaves',
+    operationId: 'createLeave',
+    summary: 'Request a leave',
+    description:
+      'Records a leave request; it starts `requested`, with `working_days` counting Monday to Friday from `start_date` to `end_date` (both included). ' +
+      '`user_id` must be the `user_id` of an employee of your tenant and `end_date` not before `start_date` (else 422 naming the field). ' +
+      'Overlapping a `requested` or `approved` leave of the same user is a 409 whose `existing_id` (and `existing_url`) names that leave; ' +
+      'rejected and cancelled leaves do not block. Of concurrent overlapping requests exactly one succeeds.',
+    tags: TAGS,
+    scope: 'write:hr',
+    body: CreateLeaveBody,
+    errors: [409],
+    responses: {
+      201: {
+        description: 'Requested; `Location` names the new leave.',
+        schema: Leave,
+        headers: { Location: { description: 'URL of the new leave.', schema: { type: 'string' } } },
+      },
+      422: unprocessableResponse('`user_id` is no employee of your tenant, or `end_date` is before `start_date`.', LeaveRuleProblem),
+    },
+    handler: async (req, res, { body }) => {
+      const leave = await leaves.request(tenantOf(req), {
+        userId: body.user_id,
+        type: body.type,
+        startDate: body.start_date,
+        endDate: body.end_date,
+        note: body.note,
+      });
+      res.status(201).location(`${API_BASE_PATH}/leaves/${leave.id}`).json(toJson(leave));
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/leaves/:id',
+    operationId: 'updateLeave',
+    summary: 'Approve, reject or cancel a leave',
+    description:
+      'Moves `status`: `requested` → `approved` | `rejected` | `cancelled`, `approved` → `cancelled`. `rejected` and `cancelled` are final ' +
+      '(a leave is never revived, so it can never come back overlapping another). Any other move is a 422 ' +
+      '(`urn:msp:problem:illegal-transition`) with `current_status` and `allowed_transitions`; asking for the current status changes nothing.',
+    tags: TAGS,
+    scope: 'write:hr',
+    params: IdParams,
+    body: UpdateLeaveBody,
+    responses: {
+      200: { description: 'The leave in its new state.', schema: Leave },
+      422: unprocessableResponse('An illegal status move; the problem lists `allowed_transitions`.', LeaveRuleProblem),
+    },
+    handler: async (req, res, { params, body }) => {
+      res.json(toJson(await leaves.move(tenantOf(req), params.id, body.status)));
+    },
+  });
+}

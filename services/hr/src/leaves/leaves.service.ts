@@ -1,0 +1,89 @@
+import { API_BASE_PATH, conflict, notFound, pageWindow, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
+import { assertDayRange, dateToDay, weekdaysBetween } from '../calendar';
+import type { EmployeesRepository } from '../employees/employees.repository';
+import { allowedTransitions, canTransition, isFinal, type LeaveStatus } from './leave-status';
+import type { LeaveType } from './leave.schemas';
+import type { LeaveFilter, LeaveRecord, LeavesRepository } from './leaves.repository';
+
+const missing = (id: string) => notFound(`No leave ${id}.`);
+
+export interface LeaveRequest {
+  userId: string;
+  type: LeaveType;
+  startDate: string;
+  endDate: string;
+  note?: string;
+}
+
+function overlap(existing: LeaveRecord) {
+  const range = `${dateToDay(existing.startDate)} to ${dateToDay(existing.endDate)}`;
+  return conflict(`The leave overlaps the user's ${existing.status} ${existing.type} leave ${existing.id} (${range}).`, {
+    errors: [{ field: 'start_date', message: `overlaps leave ${existing.id} (${range}, ${existing.status})` }],
+    extensions: { existing_id: existing.id, existing_url: `${API_BASE_PATH}/leaves/${existing.id}` },
+  });
+}
+
+function illegalMove(leave: LeaveRecord, to: LeaveStatus) {
+  const allowed = allowedTransitions(leave.status);
+  const detail = isFinal(leave.status)
+    ? `A ${leave.status} leave is final and cannot move to ${to}; request a new leave instead.`
+    : `A leave cannot move from ${leave.status} to ${to}; allowed: ${allowed.join(', ')}.`;
+  return transitionProblem(leave.status, allowed, detail);
+}
+
+export function createLeavesService(deps: { leaves: LeavesRepository; employees: EmployeesRepository }) {
+  const { leaves, employees } = deps;
+
+  return {
+    list(tenantId: string, filter: LeaveFilter, page: PageRequest) {
+      assertDayRange(filter);
+      return leaves.list(tenantId, filter, pageWindow(page));
+    },
+
+    async get(tenantId: string, id: string): Promise<LeaveRecord> {
+      // Another tenant's leave is as unknown as a missing one: no existence leaks (SPEC §3).
+      const leave = await leaves.findById(tenantId, id);
+      if (!leave) throw missing(id);
+      return leave;
+    },
+
+    /** A new leave starts `requested`; it may not overlap the user's requested or approved leaves. */
+    async request(tenantId: string, input: LeaveRequest): Promise<LeaveRecord> {
+      const errors: FieldError[] = [];
+      if (!(await employees.isEmployee(tenantId, input.userId))) errors.push({ field: 'user_id', message: 'is not the user_id of an employee of your tenant' });
+      // The dates are `YYYY-MM-DD`: text order is day order.
+      if (input.endDate < input.startDate) errors.push({ field: 'end_date', message: `must not be before start_date (${input.startDate})` });
+      if (errors.length > 0) {
+        throw unprocessable(errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : 'The leave breaks 2 rules; see errors.', { errors });
+      }
+      const outcome = await leaves.createUnlessOverlapping(tenantId, {
+        userId: input.userId,
+        type: input.type,
+        startDate: input.startDate,
+        endDate: input.endDate,
+        workingDays: weekdaysBetween(input.startDate, input.endDate),
+        note: input.note ?? null,
+      });
+      if ('overlapping' in outcome) throw overlap(outcome.overlapping);
+      return outcome.created;
+    },
+
+    /**
+     * Moves the status along the machine. Asking for the state the leave is already in changes
+     * nothing, not even `updated_at` (as desk does for tickets).
+     */
+    async move(tenantId: string, id: string, to: LeaveStatus): Promise<LeaveRecord> {
+      // A concurrent move between reading and writing makes the write a no-op: judge again.
+      for (;;) {
+        const leave = await leaves.findById(tenantId, id);
+        if (!leave) throw missing(id);
+        if (leave.status === to) return leave;
+        if (!canTransition(leave.status, to)) throw illegalMove(leave, to);
+        const moved = await leaves.moveStatus(tenantId, id, leave.status, to);
+        if (moved) return moved;
+      }
+    },
+  };
+}
+
+export type LeavesService = ReturnType<typeof createLeavesService>;

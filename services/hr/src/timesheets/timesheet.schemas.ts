@@ -1,0 +1,150 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateOnly, DateTime, EndTimeOfDay, named, pageQueryProperties, pageSchema, StartTimeOfDay, strictObject, stringEnum, Uuid } from '@msp/http';
+import { TIMESHEET_CATEGORIES } from './timesheet-rules';
+
+// The most entries a day may have: every 15 minutes worked as its own entry is 96.
+const MAX_ENTRIES = 96;
+
+const category = () =>
+  stringEnum(TIMESHEET_CATEGORIES, {
+    description: 'What the time was: `normal` work, `overtime`, `on_call` duty, `travel` or `training`. The payroll export sums hours per category.',
+  });
+
+const EntryInput = named(
+  'TimesheetEntryInput',
+  strictObject(
+    {
+      start: StartTimeOfDay({ description: 'When the work started, `HH:MM` (00:00–23:59).', examples: ['08:00'] }),
+      end: EndTimeOfDay({ description: 'When the work ended, `HH:MM`, after `start`; `24:00` is midnight at the end of the day.', examples: ['12:00'] }),
+      category: category(),
+    },
+    { description: 'One stretch of work.', examples: [{ start: '08:00', end: '12:00', category: 'normal' }] },
+  ),
+);
+
+const entries = () =>
+  Type.Array(EntryInput, {
+    minItems: 1,
+    maxItems: MAX_ENTRIES,
+    description:
+      `The day's stretches of work, 1–${MAX_ENTRIES}, in any order (stored sorted by \`start\`). They must not overlap. ` +
+      'The gaps between them are the breaks; only gaps of at least 15 minutes count (§4 ArbZG). ' +
+      'At most 600 minutes (10 h) of work a day (§3 ArbZG). A day without work has no timesheet (delete it) rather than an empty one.',
+  });
+
+const EXAMPLE_ENTRIES = [
+  { start: '08:00', end: '12:00', category: 'normal' },
+  { start: '12:30', end: '17:00', category: 'normal' },
+];
+
+const Warning = named(
+  'TimesheetWarning',
+  Type.Object(
+    {
+      code: Type.String({ description: 'Machine-readable kind of warning; `break_too_short` when §4 ArbZG breaks are missing.', examples: ['break_too_short'] }),
+      message: Type.String({ description: 'What is wrong and what is missing, in words.' }),
+    },
+    {
+      additionalProperties: false,
+      description: 'Something the sheet was recorded with but that needs attention.',
+      examples: [{ code: 'break_too_short', message: 'Over 6 h of work needs 30 min of break (§4 ArbZG, counting only breaks of at least 15 min); 20 min recorded, 10 min missing.' }],
+    },
+  ),
+);
+
+const Entry = named(
+  'TimesheetEntry',
+  Type.Object(
+    {
+      start: Type.String({ description: 'Start, `HH:MM`.', examples: ['08:00'] }),
+      end: Type.String({ description: 'End, `HH:MM` (`24:00` is the end of the day).', examples: ['12:00'] }),
+      category: category(),
+      minutes: Type.Integer({ minimum: 1, description: 'Minutes from `start` to `end`.', examples: [240] }),
+    },
+    { additionalProperties: false, description: 'One stretch of work as stored.', examples: [{ start: '08:00', end: '12:00', category: 'normal', minutes: 240 }] },
+  ),
+);
+
+export const Timesheet = named(
+  'Timesheet',
+  Type.Object(
+    {
+      id: Uuid({ description: 'The timesheet\'s id.' }),
+      user_id: Uuid({ description: 'The helpdesk user whose day it is; an employee of your tenant.' }),
+      date: DateOnly({ description: 'The working day, `YYYY-MM-DD`.' }),
+      entries: Type.Array(Entry, { description: 'The stretches of work, sorted by `start`.' }),
+      worked_minutes: Type.Integer({ minimum: 0, description: 'Sum of the entries\' minutes.' }),
+      break_minutes: Type.Integer({
+        minimum: 0,
+        description: 'Sum of the gaps between entries that last at least 15 minutes (shorter interruptions are not breaks, §4 ArbZG).',
+      }),
+      warnings: Type.Array(Warning, {
+        description: 'What needs attention; empty when nothing does. Over 6 h of work needs 30 min of break, over 9 h 45 min (§4 ArbZG).',
+      }),
+      created_at: DateTime({ description: 'When the sheet was recorded (UTC).' }),
+      updated_at: DateTime({ description: 'When the entries were last replaced (UTC); `created_at` until then.' }),
+    },
+    {
+      additionalProperties: false,
+      description: 'One user\'s working day.',
+      examples: [
+        {
+          id: '0b4e4b8e-6f0e-4a53-9f4a-3c3f7d2a1c10',
+          user_id: '5f1c2b7a-2d4e-4c8f-9b1a-7e6d5c4b3a29',
+          date: '2026-10-29',
+          entries: [
+            { start: '08:00', end: '12:00', category: 'normal', minutes: 240 },
+            { start: '12:20', end: '17:00', category: 'normal', minutes: 280 },
+          ],
+          worked_minutes: 520,
+          break_minutes: 20,
+          warnings: [{ code: 'break_too_short', message: 'Over 6 h of work needs 30 min of break (§4 ArbZG, counting only breaks of at least 15 min); 20 min recorded, 10 min missing.' }],
+          created_at: '2026-10-29T17:05:00.000Z',
+          updated_at: '2026-10-29T17:05:00.000Z',
+        },
+      ],
+    },
+  ),
+);
+export type TimesheetJson = Static<typeof Timesheet>;
+
+export const TimesheetPage = pageSchema('TimesheetPage', Timesheet);
+
+export const CreateTimesheetBody = named(
+  'CreateTimesheetRequest',
+  strictObject(
+    {
+      user_id: Uuid({ description: 'The `user_id` of an employee of your tenant (else 422).' }),
+      date: DateOnly({ description: 'The working day, a real calendar day `YYYY-MM-DD`. One timesheet per user and day (else 409).', examples: ['2026-10-29'] }),
+      entries: entries(),
+    },
+    { examples: [{ user_id: '5f1c2b7a-2d4e-4c8f-9b1a-7e6d5c4b3a29', date: '2026-10-29', entries: EXAMPLE_ENTRIES }] },
+  ),
+);
+export type CreateTimesheetBody = Static<typeof CreateTimesheetBody>;
+
+export const UpdateTimesheetBody = named(
+  'UpdateTimesheetRequest',
+  strictObject(
+    {
+      user_id: Type.Optional(Uuid({ description: 'May be sent back as it is; a different user is a 422 (it cannot change).' })),
+      date: Type.Optional(DateOnly({ description: 'May be sent back as it is; a different day is a 422 (it cannot change).' })),
+      entries: entries(),
+    },
+    {
+      description:
+        'Replaces the day\'s entries, checked exactly like a new sheet. `user_id` and `date` cannot change (delete the sheet and record another); ' +
+        'a client may send them back unchanged.',
+      examples: [{ entries: EXAMPLE_ENTRIES }],
+    },
+  ),
+);
+export type UpdateTimesheetBody = Static<typeof UpdateTimesheetBody>;
+
+export const ListTimesheetsQuery = strictObject({
+  ...pageQueryProperties,
+  user_id: Type.Optional(Uuid({ description: 'Only this user\'s sheets.' })),
+  from: Type.Optional(DateOnly({ description: 'Only days on or after this one, `YYYY-MM-DD`.', examples: ['2026-10-01'] })),
+  to: Type.Optional(DateOnly({ description: 'Only days on or before this one, `YYYY-MM-DD` (not before `from`).', examples: ['2026-10-31'] })),
+});
+export type ListTimesheetsQuery = Static<typeof ListTimesheetsQuery>;

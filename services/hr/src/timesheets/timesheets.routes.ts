@@ -1,0 +1,126 @@
+import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { tenantOf } from '@msp/auth';
+import { dateToDay } from '../calendar';
+import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, TimesheetPage, UpdateTimesheetBody, type TimesheetJson } from './timesheet.schemas';
+import { toTime } from './timesheet-rules';
+import type { TimesheetRecord } from './timesheets.repository';
+import type { TimesheetsService } from './timesheets.service';
+
+const TAGS = ['Timesheets'];
+
+const RULES =
+  'Entries are checked against German working-time law: `end` after `start` (else 422 naming `entries[i].end`), ' +
+  'no two entries overlapping (else 422 naming both), at most 600 minutes (10 h) of work a day (§3 ArbZG, else 422). ' +
+  'Breaks (§4 ArbZG) are the gaps between entries of at least 15 minutes: over 6 h of work with less than 30 min of them, ' +
+  'or over 9 h with less than 45 min, the sheet is stored with a `break_too_short` warning that says how much is missing. ' +
+  'Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day).';
+
+function toJson(sheet: TimesheetRecord): TimesheetJson {
+  return {
+    id: sheet.id,
+    user_id: sheet.userId,
+    date: dateToDay(sheet.date),
+    entries: sheet.entries.map((entry) => ({ start: toTime(entry.startMinute), end: toTime(entry.endMinute), category: entry.category, minutes: entry.minutes })),
+    worked_minutes: sheet.workedMinutes,
+    break_minutes: sheet.breakMinutes,
+    warnings: sheet.warnings,
+    created_at: sheet.createdAt.toISOString(),
+    updated_at: sheet.updatedAt.toISOString(),
+  };
+}
+
+export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: TimesheetsService }) {
+  const { timesheets } = deps;
+
+  api.route({
+    method: 'get',
+    path: '/timesheets',
+    operationId: 'listTimesheets',
+    summary: 'List timesheets',
+    description: 'The timesheets of your tenant, newest day first (then by `id`). `from` and `to` bound the days, both included.',
+    tags: TAGS,
+    scope: 'read:hr',
+    query: ListTimesheetsQuery,
+    responses: { 200: { description: 'One page of timesheets.', schema: TimesheetPage, headers: LINK_HEADER } },
+    handler: async (req, res, { query }) => {
+      const page = { page: query.page, per_page: query.per_page };
+      const { items, total } = await timesheets.list(tenantOf(req), { userId: query.user_id, from: query.from, to: query.to }, page);
+      sendPage(req, res, items.map(toJson), total, page);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/timesheets/:id',
+    operationId: 'getTimesheet',
+    summary: 'Show a timesheet',
+    tags: TAGS,
+    scope: 'read:hr',
+    params: IdParams,
+    responses: { 200: { description: 'The timesheet.', schema: Timesheet } },
+    handler: async (req, res, { params }) => {
+      res.json(toJson(await timesheets.get(tenantOf(req), params.id)));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/timesheets',
+    operationId: 'createTimesheet',
+    summary: 'Record a working day',
+    description:
+      `Records one user's day. \`user_id\` must be the \`user_id\` of an employee of your tenant (else 422 naming it). ${RULES} ` +
+      'One timesheet per user and day: a second one is a 409 whose `existing_id` (and `existing_url`) names the sheet to change instead; ' +
+      'of concurrent requests for the same day exactly one succeeds.',
+    tags: TAGS,
+    scope: 'write:hr',
+    body: CreateTimesheetBody,
+    errors: [409, 422],
+    responses: {
+      201: {
+        description: 'Recorded; `Location` names the new timesheet.',
+        schema: Timesheet,
+        headers: { Location: { description: 'URL of the new timesheet.', schema: { type: 'string' } } },
+      },
+    },
+    handler: async (req, res, { body }) => {
+      const sheet = await timesheets.record(tenantOf(req), { userId: body.user_id, date: body.date, entries: body.entries });
+      res.status(201).location(`${API_BASE_PATH}/timesheets/${sheet.id}`).json(toJson(sheet));
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/timesheets/:id',
+    operationId: 'updateTimesheet',
+    summary: 'Replace a day\'s entries',
+    description:
+      `Replaces \`entries\` as a whole and recomputes the totals and warnings. ${RULES} ` +
+      '`user_id` and `date` cannot change: they may be sent back unchanged, a different value is a 422 naming the field.',
+    tags: TAGS,
+    scope: 'write:hr',
+    params: IdParams,
+    body: UpdateTimesheetBody,
+    errors: [422],
+    responses: { 200: { description: 'The changed timesheet.', schema: Timesheet } },
+    handler: async (req, res, { params, body }) => {
+      res.json(toJson(await timesheets.replaceEntries(tenantOf(req), params.id, { entries: body.entries, userId: body.user_id, date: body.date })));
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/timesheets/:id',
+    operationId: 'deleteTimesheet',
+    summary: 'Delete a timesheet',
+    description: 'Deletes the day with its entries; the day can then be recorded anew.',
+    tags: TAGS,
+    scope: 'write:hr',
+    params: IdParams,
+    responses: { 204: { description: 'Deleted.' } },
+    handler: async (req, res, { params }) => {
+      await timesheets.remove(tenantOf(req), params.id);
+      res.status(204).end();
+    },
+  });
+}
