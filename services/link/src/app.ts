@@ -1,7 +1,18 @@
 import type { Redis } from 'ioredis';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
-import { createServiceApp, type Logger } from '@msp/http';
+import { createServiceApp, type ApiRouter, type Logger } from '@msp/http';
+import type { Outbound } from '@msp/outbound';
+import { createConnectorDirectories } from './connectors/connector-directories';
+import type { SecretBox } from './connectors/connector-crypto';
+import { createConnectorsRepository } from './connectors/connectors.repository';
+import { registerConnectorRoutes } from './connectors/connectors.routes';
+import { createConnectorsService } from './connectors/connectors.service';
 import type { Db } from './db';
+import type { JobQueue } from './jobs/job-queue';
+import { createSyncRunner, type SyncRunnerOptions } from './syncs/sync.runner';
+import { createSyncsRepository } from './syncs/syncs.repository';
+import { registerSyncRoutes } from './syncs/syncs.routes';
+import { createSyncsService } from './syncs/syncs.service';
 import { createTenantsRepository } from './tenants/tenants.repository';
 import { registerTenantRoutes } from './tenants/tenants.routes';
 import { createTenantsService } from './tenants/tenants.service';
@@ -21,6 +32,29 @@ export interface LinkSettings {
   trustProxy?: string;
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
+  /** Every enabled connector is synced this often (SYNC_INTERVAL_MINUTES; default 60 min). */
+  syncIntervalMs?: number;
+  /** Retry delays and SCIM page size of sync runs (tests shorten them). */
+  sync?: SyncRunnerOptions;
+}
+
+/**
+ * The schedule: every interval, a `schedule` run for each enabled connector that had none for
+ * that long (the database decides, so several link instances do not double the runs).
+ */
+function startSyncSchedule(runner: ReturnType<typeof createSyncRunner>, intervalMs: number, logger: Logger) {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    start() {
+      timer = setInterval(() => {
+        runner.scheduleDue(intervalMs).catch((error) => logger.error('sync schedule failed', { error: error instanceof Error ? error.message : String(error) }));
+      }, intervalMs);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
 }
 
 export interface LinkDeps {
@@ -28,18 +62,35 @@ export interface LinkDeps {
   redis?: Redis;
   logger: Logger;
   settings: LinkSettings;
+  /** Onboarding and offboarding (src/runs/runs.ts createRuns): their routes. */
+  runs?: { registerRoutes(api: ApiRouter): void };
+  /** pg-boss on link's database (src/jobs); started by the caller after the app defined its queues. */
+  queue: JobQueue;
+  /** Seals and opens connector secrets (CONNECTOR_ENCRYPTION_KEY). */
+  secrets: SecretBox;
+  /** Calls to directories: the production address policy and the timeout. */
+  outbound: Outbound;
 }
 
-export function createLinkApp({ db, redis, logger, settings }: LinkDeps) {
+export function createLinkApp({ db, redis, logger, settings, runs, queue, secrets, outbound }: LinkDeps) {
   // link verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
     audience: settings.audience,
     keys: remoteJwks({ url: settings.jwksUrl, refetchCooldownMs: settings.jwksRefetchCooldownMs }),
   });
-  const tenants = createTenantsService(createTenantsRepository(db));
+  const tenantsRepository = createTenantsRepository(db);
+  const tenants = createTenantsService(tenantsRepository);
+  const connectorsRepository = createConnectorsRepository(db);
+  const directories = createConnectorDirectories({ connectors: connectorsRepository, secrets, outbound });
+  const syncsRepository = createSyncsRepository(db);
+  const syncRunner = createSyncRunner({ queue, syncs: syncsRepository, connectors: connectorsRepository, directories, logger, options: settings.sync });
+  syncRunner.define();
+  const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
+  const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
+  const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
 
-  return createServiceApp({
+  const service = createServiceApp({
     service: 'link',
     logger,
     openapi: {
@@ -53,6 +104,9 @@ export function createLinkApp({ db, redis, logger, settings }: LinkDeps) {
       scopes: SCOPES,
       tags: [
         { name: 'Tenants', description: 'Customer directories administered by your tenant.' },
+        { name: 'Connectors', description: 'SCIM 2.0 connectors of managed tenants, their sync runs, health and the mirror of the directory\'s users.' },
+        { name: 'Onboarding', description: 'Bringing a person in: directory account, license bundles (groups) and a hardware ticket, run by the job queue.' },
+        { name: 'Offboarding', description: 'Letting a person go, each step at its due time: tickets to the successor, account disabled, mailbox delegated, account deleted after the retention.' },
         { name: 'Authentication', description: 'How this service sees your access token.' },
       ],
     },
@@ -66,7 +120,12 @@ export function createLinkApp({ db, redis, logger, settings }: LinkDeps) {
     trustProxy: settings.trustProxy,
     routes: (api) => {
       registerTenantRoutes(api, { tenants });
+      registerConnectorRoutes(api, { connectors });
+      registerSyncRoutes(api, { syncs });
+      runs?.registerRoutes(api);
       registerWhoAmI(api);
     },
   });
+  // The schedule starts and stops with the job queue (src/index.ts, the test start-up).
+  return { ...service, schedule, syncRunner };
 }

@@ -1,15 +1,45 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { commonConfigProperties, loadConfig } from '@msp/http';
+import { commonConfigProperties, ConfigError, loadConfig } from '@msp/http';
+import { parseAllowlist } from '@msp/outbound';
 
 export const LinkConfigSchema = Type.Object({
   ...commonConfigProperties,
   NODE_ENV: Type.String({ default: 'development' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3002 }),
   DATA_DIR: Type.String({ default: '.data' }),
+  // link's own credential at desk (a desk service client): onboarding and offboarding read desk
+  // users and write tickets with it, never with the caller's token (runs outlive the request).
+  DESK_API_URL: Type.String({ default: 'http://localhost:3001/api/v1', pattern: '^https?://' }),
+  DESK_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  DESK_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  // Connector secrets at rest (AES-256-GCM): 32 random bytes, base64. Required in production;
+  // elsewhere link keeps one of its own under DATA_DIR/link/connector-encryption.key.
+  // Checked below rather than by a pattern, so a malformed key is never echoed in the message.
+  CONNECTOR_ENCRYPTION_KEY: Type.Optional(Type.String()),
+  // Every enabled connector is synchronised this often (minutes; fractions allowed).
+  SYNC_INTERVAL_MINUTES: Type.Number({ exclusiveMinimum: 0, default: 60 }),
+  // Every call to a directory ends after this long.
+  OUTBOUND_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10000 }),
+  // Host names, IPs or CIDRs that connectors may reach in production although internal.
+  OUTBOUND_ALLOWLIST: Type.Optional(Type.String()),
 });
 
 export type LinkConfig = Static<typeof LinkConfigSchema>;
 
 export function loadLinkConfig(env: NodeJS.ProcessEnv = process.env): LinkConfig {
-  return loadConfig(LinkConfigSchema, env);
+  const config = loadConfig(LinkConfigSchema, env);
+  const problems: string[] = [];
+  if (config.NODE_ENV === 'production' && !config.CONNECTOR_ENCRYPTION_KEY) {
+    problems.push('CONNECTOR_ENCRYPTION_KEY is required when NODE_ENV=production (32 random bytes, base64: `openssl rand -base64 32`)');
+  }
+  if (config.CONNECTOR_ENCRYPTION_KEY !== undefined && !/^[A-Za-z0-9+/]{43}=$/.test(config.CONNECTOR_ENCRYPTION_KEY)) {
+    problems.push('CONNECTOR_ENCRYPTION_KEY must be 32 bytes in base64 (44 characters ending in "="; `openssl rand -base64 32`)');
+  }
+  try {
+    parseAllowlist(config.OUTBOUND_ALLOWLIST);
+  } catch (error) {
+    problems.push(`OUTBOUND_ALLOWLIST ${(error as Error).message}`);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return config;
 }

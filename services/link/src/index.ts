@@ -1,6 +1,15 @@
 import { createRedis, runService } from '@msp/http';
 import { applyMigrations } from '@msp/db';
+import { createOutbound, parseAllowlist } from '@msp/outbound';
 import { createLinkApp } from './app';
+import { createSecretBox } from './connectors/connector-crypto';
+import { resolveEncryptionKey } from './connectors/encryption-key';
+import { createConnectorDirectories } from './connectors/connector-directories';
+import { createConnectorsRepository } from './connectors/connectors.repository';
+import { createDeskClient } from './desk/desk-client';
+import { createJobQueue } from './jobs/job-queue';
+import { defineRunQueues } from './runs/run-workers';
+import { createRuns } from './runs/runs';
 import { loadLinkConfig } from './config';
 import { createDb, MIGRATIONS_DIR } from './db';
 
@@ -10,10 +19,36 @@ runService('link', loadLinkConfig, async (config, logger) => {
   const db = createDb(config.DATABASE_URL);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
-  const { app, readiness } = createLinkApp({
+  const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });
+  const secrets = createSecretBox(resolveEncryptionKey(config.CONNECTOR_ENCRYPTION_KEY, config.DATA_DIR));
+  const outbound = createOutbound({
+    production: config.NODE_ENV === 'production',
+    allowlist: parseAllowlist(config.OUTBOUND_ALLOWLIST),
+    timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+  });
+
+  // Onboarding and offboarding: link calls desk with its own service credential.
+  const desk = createDeskClient(
+    { apiUrl: config.DESK_API_URL, clientId: config.DESK_CLIENT_ID, clientSecret: config.DESK_CLIENT_SECRET, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
+    logger,
+  );
+  const runs = createRuns({
+    db,
+    logger,
+    desk,
+    directories: createConnectorDirectories({ connectors: createConnectorsRepository(db), secrets, outbound }),
+    queue,
+  });
+  defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, retryDelaySeconds: 30 });
+
+  const { app, readiness, schedule } = createLinkApp({
     db,
     redis,
     logger,
+    queue,
+    runs,
+    secrets,
+    outbound,
     settings: {
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
@@ -21,7 +56,13 @@ runService('link', loadLinkConfig, async (config, logger) => {
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
       bodyLimit: config.BODY_LIMIT,
       trustProxy: config.TRUST_PROXY,
+      syncIntervalMs: config.SYNC_INTERVAL_MINUTES * 60_000,
     },
   });
-  return { app, readiness, cleanup: [() => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  // The queue starts once every resource has defined its queues and handlers.
+  await queue.start();
+  // Every open run gets its job back, should an enqueue have been lost (stable job ids: no doubles).
+  await runs.resume();
+  schedule.start();
+  return { app, readiness, cleanup: [async () => schedule.stop(), () => queue.stop(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

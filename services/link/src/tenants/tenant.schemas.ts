@@ -28,7 +28,21 @@ export const Tenant = named(
       created_at: DateTime(),
       updated_at: DateTime(),
     },
-    { additionalProperties: false, description: 'A customer directory (e.g. a Microsoft 365 or Google Workspace tenant of one client) that your tenant administers.' },
+    {
+      additionalProperties: false,
+      description: 'A customer directory (e.g. a Microsoft 365 or Google Workspace tenant of one client) that your tenant administers.',
+      examples: [
+        {
+          id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+          name: 'Contoso (Microsoft 365)',
+          domain: 'contoso.onmicrosoft.com',
+          client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+          status: 'active',
+          created_at: '2026-11-02T10:05:00.000Z',
+          updated_at: '2026-11-02T10:05:00.000Z',
+        },
+      ],
+    },
   ),
 );
 export type TenantJson = Static<typeof Tenant>;
@@ -42,9 +56,21 @@ export const CreateTenantBody = named(
     domain: domain({ description: 'Primary DNS domain of the directory (at least two labels); compared and stored in lower case.' }),
     client_id: Uuid({ description: 'Id of the helpdesk client the directory belongs to; stored as given.' }),
     status: Type.Optional(stringEnum(TENANT_STATUSES, { default: 'active' })),
-  }),
+  }, { examples: [{ name: 'Contoso (Microsoft 365)', domain: 'contoso.onmicrosoft.com', client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d' }] }),
 );
 export type CreateTenantBody = Static<typeof CreateTenantBody>;
+
+export const UpdateTenantBody = named(
+  'UpdateTenantRequest',
+  strictObject(
+    {
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      status: Type.Optional(stringEnum(TENANT_STATUSES, { description: '`suspended` keeps the tenant but stops link acting on its directory.' })),
+    },
+    { minProperties: 1, examples: [{ status: 'suspended' }, { name: 'Contoso (Microsoft 365)' }] },
+  ),
+);
+export type UpdateTenantBody = Static<typeof UpdateTenantBody>;
 
 export const ListTenantsQuery = strictObject({
   ...pageQueryProperties,

@@ -55,6 +55,12 @@ export function createTenantsRepository(db: Db) {
       return db.managedTenant.findFirst({ where: { id, ownerTenantId }, select: columns });
     },
 
+    /** Null when the owner has no such tenant. */
+    async update(ownerTenantId: string, id: string, changes: { name?: string; status?: TenantStatus }): Promise<TenantRecord | null> {
+      const { count } = await db.managedTenant.updateMany({ where: { id, ownerTenantId }, data: changes });
+      return count ? db.managedTenant.findUnique({ where: { id }, select: columns }) : null;
+    },
+
     async create(ownerTenantId: string, input: NewTenant): Promise<TenantRecord> {
       try {
         return await db.managedTenant.create({ data: { ownerTenantId, ...input }, select: columns });

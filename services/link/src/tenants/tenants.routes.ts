@@ -1,6 +1,6 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateTenantBody, ListTenantsQuery, Tenant, TenantPage, type TenantJson } from './tenant.schemas';
+import { CreateTenantBody, ListTenantsQuery, Tenant, TenantPage, UpdateTenantBody, type TenantJson } from './tenant.schemas';
 import type { TenantRecord } from './tenants.repository';
 import type { TenantsService } from './tenants.service';
 
@@ -50,6 +50,22 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     responses: { 200: { description: 'The managed tenant.', schema: Tenant } },
     handler: async (req, res, { params }) => {
       res.json(toJson(await tenants.get(tenantOf(req), params.id)));
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/tenants/:id',
+    operationId: 'updateTenant',
+    summary: 'Change a managed tenant',
+    description: 'Renames a managed tenant or changes its `status` (`active` or `suspended`); `domain` and `client_id` do not change.',
+    tags: TAGS,
+    scope: SCOPE,
+    params: IdParams,
+    body: UpdateTenantBody,
+    responses: { 200: { description: 'The changed managed tenant.', schema: Tenant } },
+    handler: async (req, res, { params, body }) => {
+      res.json(toJson(await tenants.update(tenantOf(req), params.id, { name: body.name, status: body.status })));
     },
   });
 

@@ -14,6 +14,12 @@ export function createTenantsService(tenants: TenantsRepository) {
       return tenant;
     },
 
+    async update(ownerTenantId: string, id: string, changes: { name?: string; status?: TenantRecord['status'] }): Promise<TenantRecord> {
+      const tenant = await tenants.update(ownerTenantId, id, changes);
+      if (!tenant) throw notFound(`No managed tenant ${id}.`);
+      return tenant;
+    },
+
     async register(ownerTenantId: string, input: NewTenant): Promise<TenantRecord> {
       // DNS names are case-insensitive: one spelling is stored, so uniqueness holds however it is typed.
       const domain = input.domain.toLowerCase();

@@ -1,65 +1,62 @@
-import type http from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { createTestDatabase, type TestDatabase } from '@msp/db';
-import { createLogger } from '@msp/http';
-import { startTestIssuer, TEST_REDIS_URL, uniquePrefix, type TestIssuer } from '@msp/testkit';
+import { randomBytes } from 'node:crypto';
+import { createLogger, type Logger } from '@msp/http';
+import { createOutbound, type Outbound } from '@msp/outbound';
+import { startServiceUnderTest, type ServiceUnderTest } from '@msp/testkit';
 import { createLinkApp, type LinkSettings } from '../../src/app';
+import { createSecretBox } from '../../src/connectors/connector-crypto';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
+import { createJobQueue } from '../../src/jobs/job-queue';
 
-export interface TestLink {
-  app: http.RequestListener;
-  db: Db;
-  databaseUrl: string;
-  /** desk's stand-in: signs tokens and serves the JWKS link verifies them with. */
-  issuer: TestIssuer;
-  /** A token of a fresh tenant (unless `tenant_id` is given) with `admin:tenant`, or the claims given. */
-  token(claims?: Record<string, unknown>, options?: Parameters<TestIssuer['token']>[1]): string;
-  close(): Promise<void>;
-}
+export type TestLink = ServiceUnderTest<Db>;
 
 export interface StartLinkOptions {
   settings?: Partial<LinkSettings>;
   /** Point the app at this database instead of a fresh migrated one (e.g. one that does not exist). */
   databaseUrl?: string;
+  /** Directory calls; by default the development policy (loopback allowed) with a 5 s timeout. */
+  outbound?: Outbound;
+  /** CONNECTOR_ENCRYPTION_KEY; a fresh random one by default. */
+  encryptionKey?: Buffer;
+  /** Where link logs (tests read it to prove no secret is written). */
+  logStream?: NodeJS.WritableStream;
+  /**
+   * Run jobs and the schedule (default true). false: the queue only takes jobs, so runs stay
+   * queued. Not started at all when `databaseUrl` is given and this is unset (it may be unreachable).
+   */
+  workers?: boolean;
 }
 
-/**
- * link as it runs in production, in-process: its own fresh database, real Redis for the rate
- * limiter (under a prefix of its own), and real ES256 tokens verified through a JWKS over HTTP.
- */
-export async function startLink(options: StartLinkOptions = {}): Promise<TestLink> {
-  // A given database belongs to the caller: it is neither migrated nor dropped here.
-  const database: TestDatabase | undefined = options.databaseUrl ? undefined : await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
-  const databaseUrl = options.databaseUrl ?? database!.url;
-  const db = createDb(databaseUrl);
-  const redis = new Redis(TEST_REDIS_URL);
-  const issuer = await startTestIssuer();
-  const { app } = createLinkApp({
-    db,
-    redis,
-    logger: createLogger({ service: 'link', level: 'error' }),
-    settings: {
-      issuer: issuer.issuer,
-      audience: issuer.audience,
-      jwksUrl: issuer.jwksUrl,
-      rateLimitPerMinute: 600,
-      rateLimitPrefix: uniquePrefix('link'),
-      ...options.settings,
+/** link in-process on a fresh database, real Redis, real tokens and its job queue; `token()` holds `admin:tenant`. */
+export function startLink(options: StartLinkOptions = {}): Promise<TestLink> {
+  return startServiceUnderTest({
+    service: 'link',
+    migrationsDir: MIGRATIONS_DIR,
+    createDb,
+    defaultScope: 'admin:tenant',
+    databaseUrl: options.databaseUrl,
+    createApp: async ({ db, databaseUrl, redis, logger, settings }) => {
+      const log: Logger = options.logStream ? createLogger({ service: 'link', level: 'debug', stream: options.logStream }) : logger;
+      const queue = createJobQueue({ databaseUrl, logger: log, pollingIntervalSeconds: 0.5, superviseIntervalSeconds: 1, stopTimeoutMs: 1000, work: options.workers !== false });
+      const { app, schedule } = createLinkApp({
+        db,
+        redis,
+        logger: log,
+        queue,
+        secrets: createSecretBox(options.encryptionKey ?? randomBytes(32)),
+        outbound: options.outbound ?? createOutbound({ production: false, timeoutMs: 5000 }),
+        settings: { ...settings, ...options.settings, sync: { retryDelayMs: 200, ...options.settings?.sync } },
+      });
+      // A database given by the test may be unreachable on purpose: the queue could not start there.
+      if (options.workers === undefined && options.databaseUrl) return { app };
+      await queue.start();
+      if (options.workers !== false) schedule.start();
+      return {
+        app,
+        async close() {
+          schedule.stop();
+          await queue.stop();
+        },
+      };
     },
   });
-
-  return {
-    app,
-    db,
-    databaseUrl,
-    issuer,
-    token: (claims = {}, tokenOptions) => issuer.token({ tenant_id: randomUUID(), scope: 'admin:tenant', ...claims }, tokenOptions),
-    async close() {
-      await db.$disconnect();
-      await redis.quit();
-      await issuer.close();
-      await database?.drop();
-    },
-  };
 }

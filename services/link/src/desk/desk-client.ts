@@ -1,0 +1,207 @@
+import type { Logger } from '@msp/http';
+
+/**
+ * link's client of desk's API (issue 7 point 7). It authenticates with link's own service
+ * credential and asks desk's token endpoint for a token of the tenant it acts for, never with the
+ * caller's token: runs outlive the request that created them.
+ */
+export interface DeskClientSettings {
+  /** desk's API base, e.g. http://localhost:3001/api/v1 (the token endpoint is `${apiUrl}/auth/token`). */
+  apiUrl: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** Every call to desk gives up after this long (a hung desk is an outage, not a wait). */
+  timeoutMs?: number;
+  /** A token is renewed this long before it expires, so no call goes out with a dying one. */
+  refreshMarginMs?: number;
+}
+
+export interface DeskUser {
+  id: string;
+  name: string;
+  email: string;
+  role: string;
+  active: boolean;
+}
+
+export interface DeskTicket {
+  id: string;
+  number: number;
+  title: string;
+  status: string;
+  category: string;
+  client_id: string;
+  assignee_id: string | null;
+}
+
+export interface NewDeskTicket {
+  title: string;
+  description: string;
+  category: string;
+  client_id: string;
+  priority?: string;
+}
+
+/**
+ * What went wrong talking to desk. `retryable`: desk was down, timed out or answered 5xx/429 —
+ * trying later may succeed. Otherwise desk refused (4xx) and trying again will not help.
+ */
+export class DeskError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'DeskError';
+  }
+}
+
+export const isDeskError = (error: unknown): error is DeskError => error instanceof DeskError;
+
+interface CachedToken {
+  value: string;
+  expiresAt: number;
+}
+
+const TICKETS_PAGE = 100;
+
+function problemText(body: unknown): string {
+  if (body && typeof body === 'object') {
+    const b = body as Record<string, unknown>;
+    const parts = [b.error_description ?? b.detail ?? b.title].filter((p) => typeof p === 'string') as string[];
+    if (Array.isArray(b.errors)) {
+      for (const e of b.errors as { field?: unknown; message?: unknown }[]) {
+        if (typeof e?.field === 'string' && typeof e?.message === 'string') parts.push(`${e.field} ${e.message}`);
+      }
+    }
+    if (parts.length) return parts.join('; ');
+  }
+  return 'no details';
+}
+
+export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
+  const apiUrl = settings.apiUrl.replace(/\/+$/, '');
+  const timeoutMs = settings.timeoutMs ?? 10_000;
+  const refreshMarginMs = settings.refreshMarginMs ?? 60_000;
+  const tokens = new Map<string, CachedToken>();
+  // One token request per tenant at a time: concurrent tasks of one tenant share it.
+  const pending = new Map<string, Promise<string>>();
+
+  const configured = Boolean(settings.clientId && settings.clientSecret);
+
+  async function send(method: string, url: string, init: { headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: unknown }> {
+    let response: Response;
+    try {
+      response = await fetch(url, { method, headers: init.headers, body: init.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    } catch (error) {
+      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `unreachable (${(error as Error).message})`;
+      throw new DeskError(`desk is ${reason}: ${method} ${new URL(url).pathname}`, true);
+    }
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON (a proxy's error page): the status alone classifies it.
+    }
+    return { status: response.status, body };
+  }
+
+  async function fetchToken(tenantId: string): Promise<string> {
+    if (!configured) {
+      throw new DeskError('link has no credential for desk: set DESK_CLIENT_ID and DESK_CLIENT_SECRET (a service client configured on desk by SERVICE_CLIENTS).', false);
+    }
+    const { status, body } = await send('POST', `${apiUrl}/auth/token`, {
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: settings.clientId, client_secret: settings.clientSecret, tenant_id: tenantId }),
+    });
+    if (status === 200 && body && typeof (body as { access_token?: unknown }).access_token === 'string') {
+      const { access_token, expires_in } = body as { access_token: string; expires_in?: number };
+      const lifetimeMs = (typeof expires_in === 'number' ? expires_in : 3600) * 1000;
+      tokens.set(tenantId, { value: access_token, expiresAt: Date.now() + lifetimeMs });
+      return access_token;
+    }
+    const retryable = status >= 500 || status === 429 || status === 200;
+    throw new DeskError(`desk refused link's service credential (token endpoint answered ${status}: ${problemText(body)}); check DESK_CLIENT_ID/DESK_CLIENT_SECRET and desk's SERVICE_CLIENTS`, retryable, status);
+  }
+
+  async function tokenFor(tenantId: string): Promise<string> {
+    const cached = tokens.get(tenantId);
+    if (cached && cached.expiresAt - refreshMarginMs > Date.now()) return cached.value;
+    let inFlight = pending.get(tenantId);
+    if (!inFlight) {
+      inFlight = fetchToken(tenantId).finally(() => pending.delete(tenantId));
+      pending.set(tenantId, inFlight);
+    }
+    return inFlight;
+  }
+
+  /** One authenticated call; a 401 means desk no longer accepts the cached token: one fresh try. */
+  async function call(tenantId: string, method: string, path: string, payload?: unknown): Promise<{ status: number; body: unknown }> {
+    const attempt = async () => {
+      const token = await tokenFor(tenantId);
+      return send(method, `${apiUrl}${path}`, {
+        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: payload === undefined ? undefined : JSON.stringify(payload),
+      });
+    };
+    let result = await attempt();
+    if (result.status === 401) {
+      tokens.delete(tenantId);
+      result = await attempt();
+    }
+    if (result.status >= 500 || result.status === 429) {
+      throw new DeskError(`desk answered ${result.status} to ${method} ${path.split('?')[0]}: ${problemText(result.body)}`, true, result.status);
+    }
+    return result;
+  }
+
+  function refused(method: string, path: string, result: { status: number; body: unknown }): DeskError {
+    logger.warn('desk refused a call', { method, path: path.split('?')[0], status: result.status });
+    return new DeskError(`desk refused ${method} ${path.split('?')[0]} (${result.status}): ${problemText(result.body)}`, false, result.status);
+  }
+
+  return {
+    /** Whether link has a desk credential at all (without it, no run can reach desk). */
+    configured,
+
+    /** The user, or null when desk knows no such user in the tenant. */
+    async getUser(tenantId: string, userId: string): Promise<DeskUser | null> {
+      const path = `/users/${encodeURIComponent(userId)}`;
+      const result = await call(tenantId, 'GET', path);
+      if (result.status === 404) return null;
+      if (result.status !== 200) throw refused('GET', path, result);
+      return result.body as DeskUser;
+    },
+
+    /** Every ticket of the assignee in the status, across desk's pages. */
+    async listTickets(tenantId: string, filter: { assigneeId: string; status: string }): Promise<DeskTicket[]> {
+      const all: DeskTicket[] = [];
+      for (let page = 1; ; page += 1) {
+        const query = new URLSearchParams({ assignee_id: filter.assigneeId, status: filter.status, page: String(page), per_page: String(TICKETS_PAGE) });
+        const path = `/tickets?${query.toString()}`;
+        const result = await call(tenantId, 'GET', path);
+        if (result.status !== 200) throw refused('GET', path, result);
+        const body = result.body as { data: DeskTicket[]; pagination: { total_pages: number } };
+        all.push(...body.data);
+        if (page >= body.pagination.total_pages || body.data.length === 0) return all;
+      }
+    },
+
+    async updateTicket(tenantId: string, ticketId: string, changes: Record<string, unknown>): Promise<DeskTicket> {
+      const path = `/tickets/${encodeURIComponent(ticketId)}`;
+      const result = await call(tenantId, 'PATCH', path, changes);
+      if (result.status !== 200) throw refused('PATCH', path, result);
+      return result.body as DeskTicket;
+    },
+
+    async createTicket(tenantId: string, ticket: NewDeskTicket): Promise<DeskTicket> {
+      const result = await call(tenantId, 'POST', '/tickets', ticket);
+      if (result.status !== 201) throw refused('POST', '/tickets', result);
+      return result.body as DeskTicket;
+    },
+  };
+}
+
+export type DeskClient = ReturnType<typeof createDeskClient>;

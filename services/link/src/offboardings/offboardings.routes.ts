@@ -1,0 +1,104 @@
+import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { tenantOf } from '@msp/auth';
+import { taskJson } from '../runs/run-tasks';
+import { CreateOffboardingBody, ListOffboardingsQuery, Offboarding, OffboardingPage, type OffboardingJson } from './offboarding.schemas';
+import type { OffboardingRecord } from './offboardings.repository';
+import type { OffboardingsService } from './offboardings.service';
+
+const SCOPE = 'admin:tenant';
+const TAGS = ['Offboarding'];
+
+function toJson(run: OffboardingRecord): OffboardingJson {
+  return {
+    id: run.id,
+    status: run.status,
+    user_id: run.userId,
+    successor_id: run.successorId,
+    email: run.email,
+    tenant_id: run.managedTenantId,
+    last_day: run.lastDay.toISOString().slice(0, 10),
+    mailbox_retention_days: run.mailboxRetentionDays,
+    directory_user_id: run.directoryUserId,
+    tasks: run.tasks.map((task) => taskJson(task, { dueAt: true }) as OffboardingJson['tasks'][number]),
+    created_at: run.createdAt.toISOString(),
+    updated_at: run.updatedAt.toISOString(),
+    started_at: run.startedAt?.toISOString() ?? null,
+    finished_at: run.finishedAt?.toISOString() ?? null,
+    cancelled_at: run.cancelledAt?.toISOString() ?? null,
+  };
+}
+
+const LOCATION = { Location: { description: 'URL of the offboarding.', schema: { type: 'string' } } };
+
+export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: OffboardingsService }) {
+  const { offboardings } = deps;
+
+  api.route({
+    method: 'get',
+    path: '/offboardings',
+    operationId: 'listOffboardings',
+    summary: 'List offboardings',
+    description: 'Your offboardings, newest first (`created_at` descending, then `id`), each with its tasks and their due times.',
+    tags: TAGS,
+    scope: SCOPE,
+    query: ListOffboardingsQuery,
+    responses: { 200: { description: 'One page of offboardings.', schema: OffboardingPage, headers: LINK_HEADER } },
+    handler: async (req, res, { query }) => {
+      const page = { page: query.page, per_page: query.per_page };
+      const { items, total } = await offboardings.list(tenantOf(req), { status: query.status }, page);
+      sendPage(req, res, items.map(toJson), total, page);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/offboardings/:id',
+    operationId: 'getOffboarding',
+    summary: 'Show an offboarding',
+    tags: TAGS,
+    scope: SCOPE,
+    params: IdParams,
+    responses: { 200: { description: 'The offboarding.', schema: Offboarding } },
+    handler: async (req, res, { params }) => {
+      res.json(toJson(await offboardings.get(tenantOf(req), params.id)));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/offboardings',
+    operationId: 'createOffboarding',
+    summary: 'Schedule an offboarding',
+    description:
+      'Schedules the run; nothing happens before its tasks are due. When `last_day` has ended (midnight UTC after it; a past day means now): ' +
+      '`reassign_tickets`, `disable_account`, `delegate_mailbox`; `mailbox_retention_days` (0–3650) later: `delete_account`. ' +
+      'The directory account is the one whose userName is the leaver\'s desk e-mail, in the managed tenant of that e-mail\'s domain. ' +
+      '`user_id` and `successor_id` must be active desk users of your tenant and differ (422), asked of desk with link\'s own service credential; when desk cannot be asked, 503. ' +
+      'A second `scheduled` or `in_progress` offboarding of one user is 409.',
+    tags: TAGS,
+    scope: SCOPE,
+    body: CreateOffboardingBody,
+    errors: [409, 422, 503],
+    responses: { 201: { description: 'Scheduled; `Location` names the run.', schema: Offboarding, headers: LOCATION } },
+    handler: async (req, res, { body }) => {
+      const run = await offboardings.create(tenantOf(req), body);
+      res.status(201).location(`${API_BASE_PATH}/offboardings/${run.id}`).json(toJson(run));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/offboardings/:id/cancel',
+    operationId: 'cancelOffboarding',
+    summary: 'Cancel an offboarding',
+    description: 'Only while it is `scheduled` and nothing has run yet; afterwards (or when already cancelled or finished) 409 with `current_status`. Its tasks become `skipped`.',
+    tags: TAGS,
+    scope: SCOPE,
+    params: IdParams,
+    errors: [409],
+    responses: { 200: { description: 'Cancelled: nothing will run.', schema: Offboarding } },
+    handler: async (req, res, { params }) => {
+      res.json(toJson(await offboardings.cancel(tenantOf(req), params.id)));
+    },
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * What onboarding and offboarding need from a managed tenant's directory, whatever speaks to it
+ * (the SCIM connector). Kept this narrow so the runs do not depend on how connectors store their
+ * configuration or talk SCIM.
+ */
+export interface DirectoryUserInput {
+  userName: string;
+  givenName: string;
+  familyName: string;
+  email: string;
+  department: string;
+}
+
+export interface Directory {
+  /** SCIM POST /Users; answers the directory's id. */
+  createUser(user: DirectoryUserInput): Promise<{ id: string }>;
+  /** The user whose userName is exactly this, or null. */
+  findUserByUserName(userName: string): Promise<{ id: string; active: boolean } | null>;
+  /** The group of exactly this displayName, or null. */
+  findGroupByDisplayName(displayName: string): Promise<{ id: string } | null>;
+  /** SCIM PATCH of the group: add the user as a member. */
+  addGroupMember(groupId: string, userId: string): Promise<void>;
+  /** SCIM PATCH of the user: active false. */
+  deactivateUser(userId: string): Promise<void>;
+  /** SCIM DELETE /Users/:id; false when the directory no longer had it. */
+  deleteUser(userId: string): Promise<boolean>;
+}
+
+export interface Directories {
+  /** Whether the managed tenant has a connector link may use (enabled). */
+  hasEnabledConnector(managedTenantId: string): Promise<boolean>;
+  /** The directory of the managed tenant's enabled connector; a TaskFailure when there is none. */
+  open(managedTenantId: string): Promise<Directory>;
+  /** Whether a directory error may pass by itself (network, timeout, 429, 5xx). */
+  isRetryable(error: unknown): boolean;
+}

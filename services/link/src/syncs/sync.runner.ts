@@ -1,0 +1,236 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from '@msp/http';
+import type { ConnectorDirectories } from '../connectors/connector-directories';
+import type { ConnectorsRepository } from '../connectors/connectors.repository';
+import type { JobQueue } from '../jobs/job-queue';
+import { ScimError, type ScimGroup, type ScimUser } from '../scim/scim-client';
+import { OpenRunExistsError, type MirrorUser, type SyncStats, type SyncsRepository } from './syncs.repository';
+
+/**
+ * Sync runs on the job queue. The run row is the truth; a job only names it. link retries a run
+ * itself (3 attempts in all) so it can wait what the directory asks in Retry-After, and so each
+ * attempt is recorded: network errors, timeouts, 429 and 5xx are retried with backoff; 401, 403,
+ * 404 and answers that are not SCIM fail at once. A worker that dies (link restarted, the job's
+ * heartbeat lost) fails its pg-boss job, which lands in the dead-letter queue, whose handler
+ * retries the run or fails it saying so: no run stays `running`.
+ */
+
+export const SYNC_QUEUE = 'connector-sync';
+export const SYNC_DEAD_LETTER_QUEUE = 'connector-sync-dead';
+export const SYNC_MAX_ATTEMPTS = 3;
+
+export interface SyncRunnerOptions {
+  /** First retry waits this long, then twice as long (default 5 s). */
+  retryDelayMs?: number;
+  /** A Retry-After longer than this is cut to it (default 10 min). */
+  maxRetryDelayMs?: number;
+  /** Users/Groups asked for per SCIM page (the directory may send fewer). */
+  pageSize?: number;
+  /** A sync job still active after this long is failed by pg-boss and retried by link (default 1 h). */
+  jobExpireSeconds?: number;
+}
+
+interface SyncJob {
+  runId: string;
+}
+
+/** A UUID-shaped, stable job id per run and attempt: a duplicated send is ignored by pg-boss. */
+function jobIdOf(runId: string, attempt: number): string {
+  const hex = createHash('sha256').update(`${runId}|${attempt}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The job queue refused the run's job; the run is recorded as failed. */
+export class QueueUnavailableError extends Error {
+  constructor(readonly runId: string, cause: unknown) {
+    super('the job queue is unavailable', { cause });
+    this.name = 'QueueUnavailableError';
+  }
+}
+
+export function createSyncRunner(deps: {
+  queue: JobQueue;
+  syncs: SyncsRepository;
+  connectors: ConnectorsRepository;
+  directories: ConnectorDirectories;
+  logger: Logger;
+  options?: SyncRunnerOptions;
+}) {
+  const { queue, syncs, connectors, directories, logger } = deps;
+  const retryDelayMs = deps.options?.retryDelayMs ?? 5000;
+  const maxRetryDelayMs = deps.options?.maxRetryDelayMs ?? 600_000;
+
+  async function enqueue(runId: string, attempt: number, startAfter?: Date) {
+    await queue.send(SYNC_QUEUE, { runId }, { id: jobIdOf(runId, attempt), startAfter });
+  }
+
+  /** After a failed attempt: another one later, or the run fails. */
+  async function retryOrFail(runId: string, attempt: number, message: string, retryable: boolean, retryAfterMs?: number) {
+    if (retryable && attempt < SYNC_MAX_ATTEMPTS) {
+      const backoff = retryDelayMs * 2 ** (attempt - 1);
+      const delay = Math.min(maxRetryDelayMs, Math.max(backoff, retryAfterMs ?? 0));
+      const at = new Date(Date.now() + delay);
+      if (await syncs.requeue(runId, attempt, `attempt ${attempt} of ${SYNC_MAX_ATTEMPTS} failed: ${message}; retrying at ${at.toISOString()}`)) {
+        await enqueue(runId, attempt + 1, at);
+      }
+      return;
+    }
+    const prefix = retryable ? `all ${SYNC_MAX_ATTEMPTS} attempts failed; the last: ` : '';
+    await syncs.finishAttempt(runId, attempt, { status: 'failed', error: `${prefix}${message}` });
+  }
+
+  async function execute({ runId }: SyncJob, job: { signal: AbortSignal }) {
+    const run = await syncs.beginAttempt(runId);
+    if (!run) return; // finished or gone (its connector deleted): nothing to do
+    const connector = await connectors.findAnyById(run.connectorId);
+    if (!connector) return;
+    let client;
+    try {
+      client = directories.clientOf(connector, { signal: job.signal, pageSize: deps.options?.pageSize });
+    } catch {
+      // GCM refuses a token sealed under another key: retrying cannot help, a technician can.
+      const message = 'the connector\'s bearer token cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.bearer_token';
+      await syncs.finishAttempt(runId, run.attempts, { status: 'failed', error: message });
+      return;
+    }
+    try {
+      const stats = await synchronise(run.connectorId, client.listUsers(), client.listGroups(), syncs);
+      await syncs.finishAttempt(runId, run.attempts, { status: 'succeeded', error: null, stats });
+      logger.info('sync run succeeded', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, ...stats });
+    } catch (error) {
+      if (!(error instanceof ScimError)) throw error; // a fault of link itself: pg-boss fails the job → dead letter
+      logger.warn('sync attempt failed', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, kind: error.kind, error: error.message });
+      await retryOrFail(runId, run.attempts, error.message, error.retryable, error.retryAfterMs);
+    }
+  }
+
+  /** A job pg-boss gave up on: its worker died, it expired, or link itself failed. */
+  async function executeDead({ runId }: SyncJob) {
+    const run = await syncs.findById(runId);
+    if (!run || (run.status !== 'queued' && run.status !== 'running')) return;
+    const attempt = Math.max(run.attempts, 1);
+    await retryOrFail(runId, attempt, 'the sync worker stopped before it finished (link restarted, or the job expired or failed inside link)', true);
+  }
+
+  return {
+    /** Defines the queues on the job queue (before it starts). */
+    define() {
+      // The dead-letter queue first: pg-boss requires it to exist when the main queue names it.
+      queue.define<SyncJob>(SYNC_DEAD_LETTER_QUEUE, { retryLimit: 2, retryDelay: 5 }, (data) => executeDead(data));
+      queue.define<SyncJob>(
+        SYNC_QUEUE,
+        // No pg-boss retries: link retries runs itself. A heartbeat lets a dead worker's job be
+        // failed after a minute instead of after the whole expiry.
+        { retryLimit: 0, expireInSeconds: deps.options?.jobExpireSeconds ?? 3600, heartbeatSeconds: 30, deadLetter: SYNC_DEAD_LETTER_QUEUE },
+        (data, job) => execute(data, job),
+      );
+    },
+
+    /** Creates a queued run and its job; OpenRunExistsError when one is already open. */
+    async start(connectorId: string, trigger: 'manual' | 'schedule') {
+      const run = await syncs.create(connectorId, trigger);
+      try {
+        await enqueue(run.id, 1);
+      } catch (error) {
+        // A run without a job would stay queued for ever and block the connector's next one.
+        await syncs.finishAttempt(run.id, 0, { status: 'failed', error: 'the run could not be queued (link\'s job queue is unavailable); start it again' });
+        throw new QueueUnavailableError(run.id, error);
+      }
+      return run;
+    },
+
+    /** Queues a scheduled run of every enabled connector that has had none for `intervalMs`. */
+    async scheduleDue(intervalMs: number): Promise<number> {
+      // A little slack, so a tick that comes a moment early does not skip a whole interval.
+      const since = new Date(Date.now() - intervalMs * 0.9);
+      let started = 0;
+      for (const connectorId of await syncs.dueForSchedule(since)) {
+        try {
+          await this.start(connectorId, 'schedule');
+          started++;
+        } catch (error) {
+          if (!(error instanceof OpenRunExistsError)) throw error;
+        }
+      }
+      return started;
+    },
+  };
+}
+
+export type SyncRunner = ReturnType<typeof createSyncRunner>;
+
+/**
+ * Reads the whole directory and brings the mirror in line with it. Users are keyed by the SCIM
+ * id; a user listed twice (pages shifting under a concurrent change) counts once. Each user's
+ * groups come from the Groups' members and from the User's own `groups`, whichever the
+ * directory fills.
+ */
+export async function synchronise(connectorId: string, userPages: AsyncIterable<ScimUser[]>, groupPages: AsyncIterable<ScimGroup[]>, syncs: SyncsRepository): Promise<SyncStats> {
+  const users = new Map<string, MirrorUser>();
+  const groupsOf = new Map<string, Set<string>>();
+  const addGroup = (userId: string | undefined, name: string | undefined) => {
+    if (!userId || !name) return;
+    let set = groupsOf.get(userId);
+    if (!set) groupsOf.set(userId, (set = new Set()));
+    set.add(name);
+  };
+
+  for await (const page of userPages) {
+    for (const user of page) {
+      if (!user || typeof user.id !== 'string' || typeof user.userName !== 'string') continue;
+      const emails = Array.isArray(user.emails) ? user.emails : [];
+      const email = (emails.find((entry) => entry?.primary) ?? emails[0])?.value ?? null;
+      users.set(user.id, {
+        scimId: user.id,
+        externalId: typeof user.externalId === 'string' ? user.externalId : null,
+        userName: user.userName,
+        displayName: user.displayName ?? (user.name?.formatted || [user.name?.givenName, user.name?.familyName].filter(Boolean).join(' ') || null),
+        email,
+        active: user.active !== false,
+        groups: [],
+      });
+      for (const group of Array.isArray(user.groups) ? user.groups : []) addGroup(user.id, group?.display);
+    }
+  }
+  let groupsSeen = 0;
+  const seenGroups = new Set<string>();
+  for await (const page of groupPages) {
+    for (const group of page) {
+      if (!group || typeof group.id !== 'string' || seenGroups.has(group.id)) continue;
+      seenGroups.add(group.id);
+      groupsSeen++;
+      for (const member of Array.isArray(group.members) ? group.members : []) addGroup(member?.value, group.displayName);
+    }
+  }
+  for (const [id, user] of users) user.groups = [...(groupsOf.get(id) ?? [])].sort();
+
+  const before = new Map((await syncs.loadMirror(connectorId)).map((user) => [user.scimId, user]));
+  const upsert: MirrorUser[] = [];
+  let added = 0;
+  let updated = 0;
+  for (const user of users.values()) {
+    const old = before.get(user.scimId);
+    if (!old) {
+      added++;
+      upsert.push(user);
+    } else if (!sameUser(old, user)) {
+      updated++;
+      upsert.push(user);
+    }
+  }
+  const remove = [...before.keys()].filter((id) => !users.has(id));
+  await syncs.applyMirror(connectorId, { upsert, remove });
+  return { usersSeen: users.size, usersAdded: added, usersUpdated: updated, usersRemoved: remove.length, groupsSeen };
+}
+
+function sameUser(a: MirrorUser, b: MirrorUser): boolean {
+  return (
+    a.externalId === b.externalId &&
+    a.userName === b.userName &&
+    a.displayName === b.displayName &&
+    a.email === b.email &&
+    a.active === b.active &&
+    a.groups.length === b.groups.length &&
+    [...a.groups].sort().every((group, i) => group === b.groups[i])
+  );
+}

@@ -1,0 +1,205 @@
+import { Prisma } from '../generated/prisma/client';
+import { violatedUniqueConstraint, type Db } from '../db';
+
+export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+export type SyncTrigger = 'manual' | 'schedule';
+
+export interface SyncStats {
+  usersSeen: number;
+  usersAdded: number;
+  usersUpdated: number;
+  usersRemoved: number;
+  groupsSeen: number;
+}
+
+export interface SyncRunRecord extends SyncStats {
+  id: string;
+  connectorId: string;
+  status: SyncRunStatus;
+  trigger: SyncTrigger;
+  attempts: number;
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface MirrorUser {
+  scimId: string;
+  externalId: string | null;
+  userName: string;
+  displayName: string | null;
+  email: string | null;
+  active: boolean;
+  groups: string[];
+}
+
+const runColumns = {
+  id: true,
+  connectorId: true,
+  status: true,
+  trigger: true,
+  attempts: true,
+  error: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
+  usersSeen: true,
+  usersAdded: true,
+  usersUpdated: true,
+  usersRemoved: true,
+  groupsSeen: true,
+} as const;
+
+const OPEN_RUN_KEY = 'sync_runs_open_connector_id_key';
+
+/** The connector already has a queued or running run. */
+export class OpenRunExistsError extends Error {
+  constructor(readonly openRun: SyncRunRecord | null) {
+    super('a sync run is already open');
+    this.name = 'OpenRunExistsError';
+  }
+}
+
+export function createSyncsRepository(db: Db) {
+  const findOpen = (connectorId: string) => db.syncRun.findFirst({ where: { openConnectorId: connectorId }, select: runColumns });
+
+  return {
+    findOpen,
+
+    /** A queued run; the unique open-run key refuses a second one even under a race. */
+    async create(connectorId: string, trigger: SyncTrigger): Promise<SyncRunRecord> {
+      try {
+        return await db.syncRun.create({ data: { connectorId, trigger, openConnectorId: connectorId }, select: runColumns });
+      } catch (error) {
+        if (violatedUniqueConstraint(error) === OPEN_RUN_KEY) throw new OpenRunExistsError(await findOpen(connectorId));
+        throw error;
+      }
+    },
+
+    async list(connectorId: string, window: { skip: number; take: number }) {
+      const where = { connectorId };
+      const [items, total] = await db.$transaction([
+        db.syncRun.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: runColumns, ...window }),
+        db.syncRun.count({ where }),
+      ]);
+      return { items, total };
+    },
+
+    find(connectorId: string, runId: string): Promise<SyncRunRecord | null> {
+      return db.syncRun.findFirst({ where: { id: runId, connectorId }, select: runColumns });
+    },
+
+    findById(runId: string): Promise<SyncRunRecord | null> {
+      return db.syncRun.findUnique({ where: { id: runId }, select: runColumns });
+    },
+
+    /** Starts an attempt of an open run: running, one more attempt. Null when the run is no longer open. */
+    async beginAttempt(runId: string): Promise<SyncRunRecord | null> {
+      const rows = await db.$queryRaw<{ id: string }[]>`
+        UPDATE sync_runs SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, now())
+        WHERE id = ${runId}::uuid AND status IN ('queued', 'running') RETURNING id`;
+      return rows.length ? db.syncRun.findUnique({ where: { id: runId }, select: runColumns }) : null;
+    },
+
+    /**
+     * Ends the attempt `attempt` of a run, unless something else (a retry of a lost worker) has
+     * moved on meanwhile: a late worker's result never overwrites a newer attempt's.
+     */
+    async finishAttempt(runId: string, attempt: number, outcome: { status: 'succeeded' | 'failed'; error: string | null; stats?: SyncStats }): Promise<boolean> {
+      const { count } = await db.syncRun.updateMany({
+        where: { id: runId, attempts: attempt, status: { in: ['queued', 'running'] } },
+        data: { status: outcome.status, error: outcome.error, finishedAt: new Date(), openConnectorId: null, ...(outcome.stats ?? {}) },
+      });
+      return count > 0;
+    },
+
+    /** Back to queued after a failed attempt that will be retried; the error says what happened. */
+    async requeue(runId: string, attempt: number, error: string): Promise<boolean> {
+      const { count } = await db.syncRun.updateMany({ where: { id: runId, attempts: attempt, status: { in: ['queued', 'running'] } }, data: { status: 'queued', error } });
+      return count > 0;
+    },
+
+    /** The latest finished runs, newest first (health). */
+    latestFinished(connectorId: string, take: number) {
+      return db.syncRun.findMany({
+        where: { connectorId, finishedAt: { not: null } },
+        orderBy: [{ finishedAt: 'desc' }, { id: 'desc' }],
+        take,
+        select: { id: true, status: true, finishedAt: true },
+      });
+    },
+
+    lastSuccessAt(connectorId: string) {
+      return db.syncRun.findFirst({ where: { connectorId, status: 'succeeded' }, orderBy: { finishedAt: 'desc' }, select: { finishedAt: true } });
+    },
+
+    /** Connectors due for a scheduled run: enabled, of an active managed tenant, nothing open, no scheduled run since `since`. */
+    async dueForSchedule(since: Date): Promise<string[]> {
+      const rows = await db.$queryRaw<{ id: string }[]>`
+        SELECT c.id FROM connectors c
+        WHERE c.enabled
+          -- a suspended managed tenant is kept but not acted on
+          AND EXISTS (SELECT 1 FROM managed_tenants t WHERE t.id = c.managed_tenant_id AND t.status = 'active')
+          AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.open_connector_id = c.id)
+          AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.connector_id = c.id AND r.trigger = 'schedule' AND r.created_at > ${since})
+        ORDER BY c.created_at`;
+      return rows.map((row) => row.id);
+    },
+
+    // --- the mirror ---------------------------------------------------------------------------
+
+    async listMirror(connectorId: string, window: { skip: number; take: number }) {
+      const where = { connectorId };
+      const [items, total] = await db.$transaction([
+        db.directoryUser.findMany({ where, orderBy: [{ userName: 'asc' }, { scimId: 'asc' }], ...window }),
+        db.directoryUser.count({ where }),
+      ]);
+      return { items, total };
+    },
+
+    async loadMirror(connectorId: string): Promise<MirrorUser[]> {
+      return db.directoryUser.findMany({
+        where: { connectorId },
+        select: { scimId: true, externalId: true, userName: true, displayName: true, email: true, active: true, groups: true },
+      });
+    },
+
+    /**
+     * Applies a sync's differences in one transaction, so the mirror is never half old, half new.
+     * One statement per 5,000 rows through jsonb_to_recordset: a directory of 10,000 users is two
+     * round trips, not 10,000 rows of an ORM batch.
+     */
+    async applyMirror(connectorId: string, changes: { upsert: MirrorUser[]; remove: string[] }): Promise<void> {
+      const CHUNK = 5000;
+      const changed = [...changes.remove, ...changes.upsert.map((user) => user.scimId)];
+      await db.$transaction(
+        async (tx) => {
+          for (let i = 0; i < changed.length; i += CHUNK) {
+            await tx.$executeRaw`DELETE FROM directory_users WHERE connector_id = ${connectorId}::uuid AND scim_id = ANY(${changed.slice(i, i + CHUNK)}::text[])`;
+          }
+          for (let i = 0; i < changes.upsert.length; i += CHUNK) {
+            const rows = JSON.stringify(
+              changes.upsert.slice(i, i + CHUNK).map((user) => ({
+                scim_id: user.scimId,
+                external_id: user.externalId,
+                user_name: user.userName,
+                display_name: user.displayName,
+                email: user.email,
+                active: user.active,
+                groups: user.groups,
+              })),
+            );
+            await tx.$executeRaw`
+              INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, synced_at)
+              SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, now()
+              FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[])`;
+          }
+        },
+        { timeout: 120_000, isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
+      );
+    },
+  };
+}
+
+export type SyncsRepository = ReturnType<typeof createSyncsRepository>;

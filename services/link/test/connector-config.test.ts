@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError } from '@msp/http';
+import { loadLinkConfig } from '../src/config';
+import { createSecretBox } from '../src/connectors/connector-crypto';
+
+const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/link' };
+const key = () => randomBytes(32).toString('base64');
+
+describe('connector settings of link', () => {
+  test('When nothing is set, then the sync interval is 60 minutes, outbound calls time out after 10 s and no key is needed outside production', () => {
+    const config = loadLinkConfig({ ...base });
+    expect(config).toMatchObject({ SYNC_INTERVAL_MINUTES: 60, OUTBOUND_TIMEOUT_MS: 10000 });
+    expect(config.CONNECTOR_ENCRYPTION_KEY).toBeUndefined();
+  });
+
+  test('When NODE_ENV=production has no CONNECTOR_ENCRYPTION_KEY, then the configuration is refused naming it', () => {
+    expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production' })).toThrow(/CONNECTOR_ENCRYPTION_KEY is required/);
+    expect(loadLinkConfig({ ...base, NODE_ENV: 'production', CONNECTOR_ENCRYPTION_KEY: key() }).NODE_ENV).toBe('production');
+  });
+
+  test.each(['short', `${randomBytes(16).toString('base64')}`, `${randomBytes(33).toString('base64')}`])(
+    'When CONNECTOR_ENCRYPTION_KEY is malformed (%s), then it is refused naming the variable without echoing the value',
+    (value) => {
+      const error = (() => {
+        try {
+          loadLinkConfig({ ...base, CONNECTOR_ENCRYPTION_KEY: value });
+        } catch (e) {
+          return e as Error;
+        }
+        throw new Error('accepted');
+      })();
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error.message).toContain('CONNECTOR_ENCRYPTION_KEY must be 32 bytes');
+      expect(error.message).not.toContain(value);
+    },
+  );
+
+  test('When OUTBOUND_ALLOWLIST has an entry that is no host, IP or CIDR, or SYNC_INTERVAL_MINUTES is not positive, then they are refused by name', () => {
+    expect(() => loadLinkConfig({ ...base, OUTBOUND_ALLOWLIST: '10.0.0.0/8, http://bad' })).toThrow(/OUTBOUND_ALLOWLIST "http:\/\/bad"/);
+    expect(() => loadLinkConfig({ ...base, SYNC_INTERVAL_MINUTES: '0' })).toThrow(/SYNC_INTERVAL_MINUTES/);
+    expect(loadLinkConfig({ ...base, OUTBOUND_ALLOWLIST: 'scim.corp, 10.0.0.0/8', SYNC_INTERVAL_MINUTES: '0.5' }).SYNC_INTERVAL_MINUTES).toBe(0.5);
+  });
+});
+
+describe('connector secrets', () => {
+  test('When a token is sealed, then it opens again only under the same key, and a changed byte is refused', () => {
+    const box = createSecretBox(randomBytes(32));
+    const sealed = box.seal('token-123');
+    expect(sealed).not.toContain('token-123');
+    expect(box.seal('token-123')).not.toBe(sealed); // a fresh IV each time
+    expect(box.open(sealed)).toBe('token-123');
+    expect(() => createSecretBox(randomBytes(32)).open(sealed)).toThrow();
+    const parts = sealed.split('.');
+    parts[3] = Buffer.from('token-124').toString('base64url');
+    expect(() => box.open(parts.join('.'))).toThrow();
+    expect(() => createSecretBox(randomBytes(16))).toThrow(/32 bytes/);
+  });
+});
