@@ -1,9 +1,14 @@
 import type { Redis } from 'ioredis';
 import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
-import { createRateLimiter, createServiceApp, ipKeyGenerator, type Logger } from '@msp/http';
+import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, type Logger } from '@msp/http';
 import { createApiClientsRepository } from './auth/api-clients.repository';
+import { createApiClientsAdminRepository } from './api-clients/api-clients.repository';
+import { registerApiClientRoutes } from './api-clients/api-clients.routes';
+import { createApiClientsService } from './api-clients/api-clients.service';
 import { createRefreshTokensRepository } from './auth/refresh-tokens.repository';
+import type { VerificationKey } from './auth/previous-keys';
 import type { SigningKey } from './auth/signing-key';
+import { tokenEndpointCors } from './auth/token-cors';
 import { registerTokenRoutes } from './auth/token.routes';
 import { createTokenService } from './auth/token.service';
 import { registerWellKnownRoutes, serverMetadata } from './auth/well-known.routes';
@@ -28,6 +33,8 @@ export interface DeskSettings {
   trustProxy?: string;
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
+  /** Origins whose pages may call the token endpoint (CORS_ORIGINS); none when not given. */
+  corsOrigins?: string[];
 }
 
 export interface DeskDeps {
@@ -35,12 +42,14 @@ export interface DeskDeps {
   redis?: Redis;
   logger: Logger;
   signingKey: SigningKey;
+  /** Keys desk signed with before a rotation: served in the JWKS and accepted by desk itself. */
+  previousKeys?: VerificationKey[];
   settings: DeskSettings;
 }
 
-export function createDeskApp({ db, redis, logger, signingKey, settings }: DeskDeps) {
+export function createDeskApp({ db, redis, logger, signingKey, previousKeys = [], settings }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
-  const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([[signingKey.kid, signingKey.publicKey]]) });
+  const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
   const tokens = createTokenService({
     clients: createApiClientsRepository(db),
@@ -90,6 +99,8 @@ export function createDeskApp({ db, redis, logger, signingKey, settings }: DeskD
     bodyLimit: settings.bodyLimit,
     trustProxy: settings.trustProxy,
     rootRoutes: (app) => {
+      // Before the API router: a preflight must not meet the 405 of an unknown method.
+      app.use(`${API_BASE_PATH}/auth/token`, tokenEndpointCors(settings.corsOrigins ?? []));
       // RFC 8414 §3: the metadata also lives where generic OAuth clients look for it.
       app.get(metadataPath, (_req, res) => {
         res.set('Cache-Control', 'public, max-age=300').json(metadata);
@@ -97,12 +108,13 @@ export function createDeskApp({ db, redis, logger, signingKey, settings }: DeskD
     },
     routes: (api) => {
       registerTokenRoutes(api, { tokens, tokenLimiter });
-      registerWellKnownRoutes(api, { signingKey, issuer: settings.issuer });
+      registerWellKnownRoutes(api, { signingKey, previousKeys, issuer: settings.issuer });
       registerWhoAmI(api);
       registerTicketRoutes(api, createTicketsService(createStore(db)));
       registerCommentRoutes(api, createCommentsService(createStore(db)));
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerUserRoutes(api, createUsersService(createStore(db)));
+      registerApiClientRoutes(api, createApiClientsService(createApiClientsAdminRepository(db)));
     },
   });
 }

@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ALL_SCOPES, parseScope } from '@msp/auth';
 import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
+import { parseCorsOrigins } from './auth/token-cors';
+import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
 
 export const DeskConfigSchema = Type.Object({
   ...commonConfigProperties,
@@ -9,19 +12,87 @@ export const DeskConfigSchema = Type.Object({
   JWT_PRIVATE_KEY: Type.Optional(Type.String({ description: 'PEM (PKCS#8 or SEC1/PKCS#1) of an EC P-256 or RSA key.' })),
   JWT_PRIVATE_KEY_FILE: Type.Optional(Type.String()),
   JWT_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  JWT_PREVIOUS_PUBLIC_KEYS: Type.Optional(
+    Type.String({
+      description:
+        'Key rotation: PEM public keys (or old private keys) desk signed with before, one block after the other. Served in the JWKS beside the current key, so tokens they signed keep verifying until they expire.',
+    }),
+  ),
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
   REFRESH_TOKEN_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   BOOTSTRAP_CLIENT_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~-]{3,128}$' })),
   BOOTSTRAP_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   BOOTSTRAP_TENANT: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
   DEV_CLIENT_FILE: Type.Optional(Type.String()),
+  CORS_ORIGINS: Type.Optional(Type.String({ description: 'Comma-separated origins whose pages may call the token endpoint from a browser.' })),
+  SERVICE_CLIENTS: Type.Optional(
+    Type.String({
+      description:
+        'JSON array of service clients, e.g. [{"client_id":"link","client_secret":"…","scopes":"read:users write:tickets"}]: clients of no tenant that ask for a token for a named tenant.',
+    }),
+  ),
 });
 
-export type DeskConfig = Static<typeof DeskConfigSchema>;
+export interface ServiceClientConfig {
+  client_id: string;
+  client_secret: string;
+  scopes: string[];
+}
+
+export type DeskConfig = Static<typeof DeskConfigSchema> & { serviceClients: ServiceClientConfig[]; corsOrigins: string[]; previousPublicKeys: VerificationKey[] };
+
+const CLIENT_ID = /^[A-Za-z0-9._~-]{3,128}$/;
+
+/** SERVICE_CLIENTS, checked entry by entry so a typo stops the start with the variable's name, never half-applies. */
+export function parseServiceClients(raw: string | undefined, problems: string[]): ServiceClientConfig[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    problems.push('SERVICE_CLIENTS is not valid JSON (expected an array of {client_id, client_secret, scopes})');
+    return [];
+  }
+  if (!Array.isArray(parsed)) {
+    problems.push('SERVICE_CLIENTS must be a JSON array of {client_id, client_secret, scopes}');
+    return [];
+  }
+  const clients: ServiceClientConfig[] = [];
+  parsed.forEach((entry: unknown, index) => {
+    const item = (entry ?? {}) as Record<string, unknown>;
+    const where = `SERVICE_CLIENTS[${index}]`;
+    if (typeof item.client_id !== 'string' || !CLIENT_ID.test(item.client_id)) {
+      problems.push(`${where}.client_id must be 3-128 characters of A-Z a-z 0-9 . _ ~ -`);
+      return;
+    }
+    if (typeof item.client_secret !== 'string' || item.client_secret.length < 16) {
+      problems.push(`${where}.client_secret must be a string of at least 16 characters`);
+      return;
+    }
+    const scopes = typeof item.scopes === 'string' ? [...new Set(parseScope(item.scopes))] : Array.isArray(item.scopes) ? item.scopes : null;
+    const unknown = (scopes ?? []).filter((scope) => typeof scope !== 'string' || !(ALL_SCOPES as string[]).includes(scope));
+    if (!scopes || scopes.length === 0 || unknown.length) {
+      problems.push(`${where}.scopes must name known scopes (${ALL_SCOPES.join(' ')})${unknown.length ? `; unknown: ${unknown.join(' ')}` : ''}`);
+      return;
+    }
+    if (clients.some((c) => c.client_id === item.client_id)) {
+      problems.push(`${where}.client_id "${item.client_id}" appears twice`);
+      return;
+    }
+    clients.push({ client_id: item.client_id, client_secret: item.client_secret, scopes: scopes as string[] });
+  });
+  return clients;
+}
 
 export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig {
   const config = loadConfig(DeskConfigSchema, env);
   const problems: string[] = [];
+  const serviceClients = parseServiceClients(config.SERVICE_CLIENTS, problems);
+  const corsOrigins = parseCorsOrigins(config.CORS_ORIGINS, config.NODE_ENV, problems);
+  const previousPublicKeys = parsePreviousPublicKeys(config.JWT_PREVIOUS_PUBLIC_KEYS, problems);
+  if (config.BOOTSTRAP_CLIENT_ID && serviceClients.some((c) => c.client_id === config.BOOTSTRAP_CLIENT_ID)) {
+    problems.push('SERVICE_CLIENTS names the BOOTSTRAP_CLIENT_ID; a client is either of a tenant or a service client');
+  }
   if (Boolean(config.BOOTSTRAP_CLIENT_ID) !== Boolean(config.BOOTSTRAP_CLIENT_SECRET)) {
     problems.push('BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together');
   }
@@ -31,5 +102,5 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
     problems.push('JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production');
   }
   if (problems.length) throw new ConfigError(problems);
-  return config;
+  return { ...config, serviceClients, corsOrigins, previousPublicKeys };
 }

@@ -1,7 +1,7 @@
 import { createRedis, runService } from '@msp/http';
 import { applyMigrations } from '@msp/db';
 import { createDeskApp } from './app';
-import { bootstrapClients } from './auth/bootstrap';
+import { bootstrapClients, ensureServiceClients } from './auth/bootstrap';
 import { createApiClientsRepository } from './auth/api-clients.repository';
 import { loadSigningKey } from './auth/signing-key';
 import { loadDeskConfig } from './config';
@@ -14,12 +14,14 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   const db = createDb(config.DATABASE_URL);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
   await bootstrapClients(config, createApiClientsRepository(db), logger);
+  await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 
   const { app, readiness } = createDeskApp({
     db,
     redis,
     logger,
     signingKey,
+    previousKeys: config.previousPublicKeys,
     settings: {
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
@@ -28,6 +30,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
       bodyLimit: config.BODY_LIMIT,
       trustProxy: config.TRUST_PROXY,
+      corsOrigins: config.corsOrigins,
     },
   });
   return { app, readiness, cleanup: [() => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };

@@ -2,9 +2,13 @@ import type { Db } from '../db';
 
 export interface ApiClientRecord {
   id: string;
-  tenantId: string;
+  /** null: a service client, which names the tenant in each token request. */
+  tenantId: string | null;
   clientId: string;
   secretHash: string;
+  /** The replaced secret's hash after a rotation, accepted until previousSecretExpiresAt. */
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: Date | null;
   name: string;
   scopes: string[];
   revokedAt: Date | null;
@@ -20,12 +24,16 @@ export function createApiClientsRepository(db: Db) {
       return db.tenant.upsert({ where: { slug }, create: { slug, name }, update: {}, select: { id: true, slug: true } });
     },
 
+    async tenantExists(tenantId: string): Promise<boolean> {
+      return (await db.tenant.count({ where: { id: tenantId } })) > 0;
+    },
+
     async countInTenant(tenantId: string): Promise<number> {
       return db.apiClient.count({ where: { tenantId } });
     },
 
     /** Creates the client, or brings an existing one to the given secret and scopes. */
-    async upsert(input: { tenantId: string; clientId: string; secretHash: string; name: string; scopes: string[] }): Promise<ApiClientRecord> {
+    async upsert(input: { tenantId: string | null; clientId: string; secretHash: string; name: string; scopes: string[] }): Promise<ApiClientRecord> {
       return db.apiClient.upsert({
         where: { clientId: input.clientId },
         create: input,

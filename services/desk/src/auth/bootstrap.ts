@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { ALL_SCOPES } from '@msp/auth';
 import type { Logger } from '@msp/http';
 import type { ApiClientsRepository } from './api-clients.repository';
+import type { ServiceClientConfig } from '../config';
 import { hashSecret } from './secrets';
 
 export interface BootstrapSettings {
@@ -35,6 +36,18 @@ export async function ensureApiClient(
     clients.upsert({ tenantId: tenant.id, clientId: input.clientId, secretHash, name: input.name, scopes: input.scopes ?? [...ALL_SCOPES] }),
   );
   return { tenantId: tenant.id, client };
+}
+
+/**
+ * SERVICE_CLIENTS: each exists on every start with exactly the configured secret and scopes and
+ * no tenant (a rotated secret or narrowed scopes take effect at the next start).
+ */
+export async function ensureServiceClients(serviceClients: ServiceClientConfig[], clients: ApiClientsRepository, logger: Logger) {
+  for (const entry of serviceClients) {
+    const secretHash = await hashSecret(entry.client_secret);
+    await once(() => clients.upsert({ tenantId: null, clientId: entry.client_id, secretHash, name: 'service', scopes: entry.scopes }));
+    logger.info('service client ensured', { client_id: entry.client_id, scopes: entry.scopes.join(' ') });
+  }
 }
 
 /**

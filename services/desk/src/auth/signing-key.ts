@@ -10,20 +10,25 @@ export interface SigningKey {
 }
 
 /** RFC 7638 thumbprint: a kid that changes exactly when the key does. */
-function thumbprint(publicKey: KeyObject): string {
+export function thumbprint(publicKey: KeyObject): string {
   const jwk = publicKey.export({ format: 'jwk' });
   const canonical = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { e: jwk.e, kty: jwk.kty, n: jwk.n };
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
+}
+
+/** The JWT algorithm of an accepted key: EC P-256 or RSA of at least 2048 bits; undefined otherwise. */
+export function keyAlgorithm(key: KeyObject): SigningKey['alg'] | undefined {
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ES256';
+  if (key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048) return 'RS256';
+  return undefined;
 }
 
 export function signingKeyFromPem(pem: string, kid?: string): SigningKey {
   // Environment variables often carry PEM with literal "\n".
   const privateKey = createPrivateKey(pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem);
   const publicKey = createPublicKey(privateKey);
-  let alg: SigningKey['alg'];
-  if (privateKey.asymmetricKeyType === 'ec' && privateKey.asymmetricKeyDetails?.namedCurve === 'prime256v1') alg = 'ES256';
-  else if (privateKey.asymmetricKeyType === 'rsa' && (privateKey.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048) alg = 'RS256';
-  else throw new Error('the JWT signing key must be an EC P-256 key or an RSA key of at least 2048 bits');
+  const alg = keyAlgorithm(privateKey);
+  if (!alg) throw new Error('the JWT signing key must be an EC P-256 key or an RSA key of at least 2048 bits');
   return { kid: kid ?? thumbprint(publicKey), alg, privateKey, publicKey };
 }
 
@@ -55,6 +60,6 @@ export function loadSigningKey(settings: SigningKeySettings, log: (message: stri
   return key;
 }
 
-export function publicJwk(key: SigningKey) {
+export function publicJwk(key: Pick<SigningKey, 'kid' | 'alg' | 'publicKey'>) {
   return { ...key.publicKey.export({ format: 'jwk' }), kid: key.kid, use: 'sig', alg: key.alg };
 }

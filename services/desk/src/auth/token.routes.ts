@@ -37,9 +37,28 @@ const invalidRequest = (errors: { field: string; message: string }[]) =>
   oauthError('invalid_request', errors.map((e) => `${e.field} ${e.message}`).join('; '));
 
 export function registerTokenRoutes(api: ApiRouter, deps: { tokens: TokenService; tokenLimiter: RequestHandler }) {
+  const problem = (status: number, error: string, title: string, detail: string) => ({
+    type: `urn:msp:problem:oauth-${error.replace(/_/g, '-')}`,
+    title,
+    status,
+    detail,
+    request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
+    error,
+    error_description: detail,
+  });
   const errors = {
-    400: { description: 'invalid_request, invalid_grant, unsupported_grant_type or invalid_scope.', schema: OAuthProblem, contentType: 'application/problem+json' },
-    401: { description: 'invalid_client: the client credentials are missing or wrong.', schema: OAuthProblem, contentType: 'application/problem+json' },
+    400: {
+      description: 'invalid_request, invalid_grant, unsupported_grant_type or invalid_scope.',
+      schema: OAuthProblem,
+      contentType: 'application/problem+json',
+      example: problem(400, 'invalid_scope', 'Token request refused', 'The client may not request: admin:tenant.'),
+    },
+    401: {
+      description: 'invalid_client: the client credentials are missing or wrong.',
+      schema: OAuthProblem,
+      contentType: 'application/problem+json',
+      example: problem(401, 'invalid_client', 'Client authentication failed', 'The client credentials are not valid.'),
+    },
   };
 
   api.route({
@@ -50,7 +69,8 @@ export function registerTokenRoutes(api: ApiRouter, deps: { tokens: TokenService
     description:
       'OAuth 2.0 token endpoint (RFC 6749). `client_credentials` issues an access token for the client\'s scopes (or the subset named in `scope`); ' +
       '`refresh_token` exchanges a refresh token for a new pair and retires the old one; presenting a retired refresh token revokes its whole grant. ' +
-      'Client authentication: `client_id`/`client_secret` in the body or HTTP Basic. Limited per address and client id.',
+      'Client authentication: `client_id`/`client_secret` in the body or HTTP Basic. Limited per address and client id. ' +
+      '*Service clients* (configured on desk by `SERVICE_CLIENTS`, bound to no tenant) send `tenant_id` with `client_credentials` and get a token for that tenant, within the scopes granted to them.',
     tags: ['Authentication'],
     scope: null,
     consumes: FORM_OR_JSON,

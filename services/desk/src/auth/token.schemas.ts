@@ -12,8 +12,19 @@ export const TokenRequestBody = named(
       client_secret: Type.Optional(Type.String({ description: 'Omit when using HTTP Basic.' })),
       scope: Type.Optional(Type.String({ description: 'Space-separated subset of the client\'s scopes; all of them when omitted.' })),
       refresh_token: Type.Optional(Type.String({ description: 'With grant_type=refresh_token.' })),
+      tenant_id: Type.Optional(
+        Type.String({
+          description:
+            'Service clients only, and required from them, with grant_type=client_credentials: the UUID of the tenant the token is for. ' +
+            'Any other client sending it gets 400 invalid_request. A refresh token issued this way stays bound to that tenant.',
+          examples: ['3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f'],
+        }),
+      ),
     },
-    { additionalProperties: true },
+    {
+      additionalProperties: true,
+      examples: [{ grant_type: 'client_credentials', client_id: 'dev-7f3a9c', client_secret: 'Zq3…your-secret…8Kd', scope: 'read:tickets write:tickets' }],
+    },
   ),
 );
 
@@ -24,7 +35,17 @@ export const TokenResponseBody = named(
     token_type: Type.Literal('Bearer'),
     expires_in: Type.Literal(3600),
     refresh_token: Type.String({ description: 'Single use: each refresh returns a new one; reusing an old one revokes the grant.' }),
-    scope: Type.String(),
+    scope: Type.String({ description: 'The scopes granted, space-separated.' }),
+  }, {
+    examples: [
+      {
+        access_token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmMmMiLCJ0eXAiOiJKV1QifQ.eyJzdWIiOiJkZXYtN2YzYTljIn0.c2lnbmF0dXJl',
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: 'rt_9dQw4w9WgXcQ1k2vS7bN0pLmZx',
+        scope: 'read:tickets write:tickets',
+      },
+    ],
   }),
 );
 
@@ -37,7 +58,7 @@ export const RevokeRequestBody = named(
       client_id: Type.Optional(Type.String()),
       client_secret: Type.Optional(Type.String()),
     },
-    { additionalProperties: true },
+    { additionalProperties: true, examples: [{ token: 'rt_9dQw4w9WgXcQ1k2vS7bN0pLmZx', token_type_hint: 'refresh_token', client_id: 'dev-7f3a9c', client_secret: 'Zq3…your-secret…8Kd' }] },
   ),
 );
 
@@ -59,7 +80,18 @@ export const OAuthProblem = named(
 
 export const Jwks = named(
   'JsonWebKeySet',
-  Type.Object({ keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String(), use: Type.String(), alg: Type.String() }, { additionalProperties: true })) }),
+  Type.Object(
+    { keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String(), use: Type.String(), alg: Type.String() }, { additionalProperties: true })) },
+    {
+      examples: [
+        {
+          keys: [
+            { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', kid: '3f2c1a9e', use: 'sig', alg: 'ES256' },
+          ],
+        },
+      ],
+    },
+  ),
 );
 
 export const ServerMetadata = named(
@@ -74,6 +106,19 @@ export const ServerMetadata = named(
       token_endpoint_auth_methods_supported: Type.Array(Type.String()),
       scopes_supported: Type.Array(Type.String()),
     },
-    { additionalProperties: true },
+    {
+      additionalProperties: true,
+      examples: [
+        {
+          issuer: 'http://localhost:3001/api/v1',
+          token_endpoint: 'http://localhost:3001/api/v1/auth/token',
+          jwks_uri: 'http://localhost:3001/api/v1/.well-known/jwks.json',
+          revocation_endpoint: 'http://localhost:3001/api/v1/auth/revoke',
+          grant_types_supported: ['client_credentials', 'refresh_token'],
+          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+          scopes_supported: ['read:tickets', 'write:tickets', 'read:users', 'admin:tenant'],
+        },
+      ],
+    },
   ),
 );

@@ -22,7 +22,11 @@ export interface TokenRequest {
   grant_type?: string;
   scope?: string;
   refresh_token?: string;
+  /** Service clients only: the tenant the token is for. */
+  tenant_id?: string;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface TokenResponse {
   access_token: string;
@@ -55,6 +59,9 @@ export function createTokenService(deps: TokenServiceDeps) {
       await burnSecretCheck(clientSecret);
     } else if (!client.revokedAt && (await verifySecret(clientSecret, client.secretHash))) {
       return client;
+    } else if (!client.revokedAt && client.previousSecretHash && client.previousSecretExpiresAt && client.previousSecretExpiresAt.getTime() > Date.now()) {
+      // A rotated secret, still within the grace period the rotation asked for.
+      if (await verifySecret(clientSecret, client.previousSecretHash)) return client;
     }
     throw oauthError('invalid_client', 'The client credentials are not valid.', { basicAuth: viaBasic });
   }
@@ -69,9 +76,9 @@ export function createTokenService(deps: TokenServiceDeps) {
     return wanted;
   }
 
-  function signAccessToken(client: ApiClientRecord, scopes: string[]): string {
+  function signAccessToken(client: ApiClientRecord, tenantId: string, scopes: string[]): string {
     return jwt.sign(
-      { tenant_id: client.tenantId, scope: scopes.join(' '), client_id: client.clientId },
+      { tenant_id: tenantId, scope: scopes.join(' '), client_id: client.clientId },
       deps.signingKey.privateKey,
       {
         algorithm: deps.signingKey.alg,
@@ -85,10 +92,10 @@ export function createTokenService(deps: TokenServiceDeps) {
     );
   }
 
-  function newRefreshToken(client: ApiClientRecord, familyId: string, scopes: string[]) {
+  function newRefreshToken(client: ApiClientRecord, tenantId: string, familyId: string, scopes: string[]) {
     const value = randomToken('rt_');
     const record = {
-      tenantId: client.tenantId,
+      tenantId,
       apiClientId: client.id,
       familyId,
       tokenHash: hashToken(value),
@@ -102,15 +109,34 @@ export function createTokenService(deps: TokenServiceDeps) {
     return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SEC, refresh_token: refreshToken, scope: scopes.join(' ') };
   }
 
+  /**
+   * A tenant's client gets tokens for its own tenant and may not name one. A service client (no
+   * tenant of its own) must name the tenant, which must exist in desk.
+   */
+  async function tokenTenant(client: ApiClientRecord, requested: string | undefined): Promise<string> {
+    if (client.tenantId !== null) {
+      if (requested !== undefined) throw oauthError('invalid_request', 'tenant_id is accepted only from service clients; this client\'s tokens are always for its own tenant.');
+      return client.tenantId;
+    }
+    if (requested === undefined || requested === '') throw oauthError('invalid_request', 'tenant_id is required: a service client asks for a token for a named tenant.');
+    if (!UUID.test(requested)) throw oauthError('invalid_request', 'tenant_id must be a UUID.');
+    if (!(await clients.tenantExists(requested))) throw oauthError('invalid_request', 'tenant_id names no tenant known to desk.');
+    return requested.toLowerCase();
+  }
+
   async function clientCredentialsGrant(client: ApiClientRecord, request: TokenRequest): Promise<TokenResponse> {
+    const tenantId = await tokenTenant(client, request.tenant_id);
     const scopes = grantedScope(request.scope, client.scopes);
-    const refresh = newRefreshToken(client, randomUUID(), scopes);
+    // A service client's refresh token is bound to the tenant it was issued for: refreshing never
+    // changes the tenant (see refreshTokenGrant).
+    const refresh = newRefreshToken(client, tenantId, randomUUID(), scopes);
     await refreshTokens.create(refresh.record);
-    return response(signAccessToken(client, scopes), refresh.value, scopes);
+    return response(signAccessToken(client, tenantId, scopes), refresh.value, scopes);
   }
 
   async function refreshTokenGrant(client: ApiClientRecord, request: TokenRequest): Promise<TokenResponse> {
     if (!request.refresh_token) throw oauthError('invalid_request', 'refresh_token is required for grant_type=refresh_token.');
+    if (request.tenant_id !== undefined) throw oauthError('invalid_request', 'tenant_id is not accepted with grant_type=refresh_token: a refresh token stays with the tenant it was issued for.');
     const stored = await refreshTokens.findByHash(hashToken(request.refresh_token));
     if (!stored || stored.apiClientId !== client.id) throw oauthError('invalid_grant', 'The refresh token is not valid.');
     if (stored.revokedAt) throw oauthError('invalid_grant', 'The refresh token has been revoked.');
@@ -126,13 +152,13 @@ export function createTokenService(deps: TokenServiceDeps) {
     const stillAllowed = parseScope(stored.scope).filter((scope) => client.scopes.includes(scope));
     const scopes = grantedScope(request.scope, stillAllowed);
     if (scopes.length === 0) throw oauthError('invalid_grant', 'The client no longer holds any scope of this grant.');
-    const refresh = newRefreshToken(client, stored.familyId, scopes);
+    const refresh = newRefreshToken(client, stored.tenantId, stored.familyId, scopes);
     if (!(await refreshTokens.rotate(stored.id, refresh.record))) {
       const revoked = await refreshTokens.revokeFamily(stored.familyId);
       logger.warn('concurrent refresh token reuse detected; family revoked', { client_id: client.clientId, family_id: stored.familyId, revoked });
       throw oauthError('invalid_grant', 'The refresh token has already been used; every token of its grant is now revoked.');
     }
-    return response(signAccessToken(client, scopes), refresh.value, scopes);
+    return response(signAccessToken(client, stored.tenantId, scopes), refresh.value, scopes);
   }
 
   return {

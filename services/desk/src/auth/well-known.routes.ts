@@ -1,6 +1,7 @@
 import type { ApiRouter } from '@msp/http';
 import { ALL_SCOPES } from '@msp/auth';
 import { Jwks, ServerMetadata } from './token.schemas';
+import type { VerificationKey } from './previous-keys';
 import { publicJwk, type SigningKey } from './signing-key';
 
 /** RFC 8414 metadata, derived from the issuer so every URL in it is the public one. */
@@ -19,8 +20,9 @@ export function serverMetadata(issuer: string) {
   };
 }
 
-export function registerWellKnownRoutes(api: ApiRouter, deps: { signingKey: SigningKey; issuer: string }) {
-  const jwks = { keys: [publicJwk(deps.signingKey)] };
+export function registerWellKnownRoutes(api: ApiRouter, deps: { signingKey: SigningKey; previousKeys?: VerificationKey[]; issuer: string }) {
+  // The current key first, then the previous ones (key rotation): tokens of either verify.
+  const jwks = { keys: [deps.signingKey, ...(deps.previousKeys ?? []).filter((key) => key.kid !== deps.signingKey.kid)].map(publicJwk) };
   const metadata = serverMetadata(deps.issuer);
 
   api.route({
@@ -28,7 +30,8 @@ export function registerWellKnownRoutes(api: ApiRouter, deps: { signingKey: Sign
     path: '/.well-known/jwks.json',
     operationId: 'getJwks',
     summary: 'Public keys that sign access tokens',
-    description: 'JSON Web Key Set (RFC 7517). Cache it; fetch again when a token names an unknown `kid`.',
+    description:
+      'JSON Web Key Set (RFC 7517): the current signing key first, then any previous keys still accepted during a key rotation (`JWT_PREVIOUS_PUBLIC_KEYS`). Cache it; fetch again when a token names an unknown `kid`.',
     tags: ['Authentication'],
     scope: null,
     responses: { 200: { description: 'The key set.', schema: Jwks } },

@@ -19,14 +19,31 @@ export const ClientSchema = named(
       created_at: DateTime(),
       updated_at: DateTime(),
     },
-    { additionalProperties: false, description: 'A customer company of the tenant.' },
+    {
+      additionalProperties: false,
+      description: 'A customer company of the tenant.',
+      examples: [
+        {
+          id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+          name: 'Contoso Ltd',
+          email: 'it@contoso.example',
+          phone: '+49 30 1234567',
+          notes: 'Office hours 8–17; call before on-site visits.',
+          created_at: '2026-11-02T10:00:00.000Z',
+          updated_at: '2026-11-02T10:00:00.000Z',
+        },
+      ],
+    },
   ),
 );
 export type Client = Static<typeof ClientSchema>;
 
 export const NewClientSchema = named(
   'NewClient',
-  strictObject({ name: Name, email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes) }),
+  strictObject(
+    { name: Name, email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes) },
+    { examples: [{ name: 'Contoso Ltd', email: 'it@contoso.example', phone: '+49 30 1234567', notes: 'Office hours 8–17; call before on-site visits.' }] },
+  ),
 );
 export type NewClient = Static<typeof NewClientSchema>;
 
@@ -34,7 +51,7 @@ export const ClientChangesSchema = named(
   'ClientChanges',
   strictObject(
     { name: Type.Optional(Name), email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes) },
-    { minProperties: 1, description: 'The fields to change; at least one. `null` clears email, phone or notes.' },
+    { minProperties: 1, description: 'The fields to change; at least one. `null` clears email, phone or notes.', examples: [{ phone: '+49 30 7654321', notes: null }] },
   ),
 );
 export type ClientChanges = Static<typeof ClientChangesSchema>;

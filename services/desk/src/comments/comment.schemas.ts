@@ -13,7 +13,19 @@ export const CommentSchema = named(
       author: Type.String({ description: 'The API client (token `sub`) that wrote it.' }),
       created_at: DateTime(),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          id: '5e8a1f2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b',
+          ticket_id: '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70',
+          body: 'Replaced the fuser unit; duplex printing works again.',
+          internal: false,
+          author: 'dev-7f3a9c',
+          created_at: '2026-11-23T09:02:11.000Z',
+        },
+      ],
+    },
   ),
 );
 export type Comment = Static<typeof CommentSchema>;
@@ -22,8 +34,8 @@ export const NewCommentSchema = named(
   'NewComment',
   strictObject({
     body: Text({ minLength: 1, maxLength: LONG_TEXT_MAX }),
-    internal: Type.Optional(Type.Boolean({ default: false })),
-  }),
+    internal: Type.Optional(Type.Boolean({ default: false, description: 'True for a note only the tenant\'s staff may read.' })),
+  }, { examples: [{ body: 'Replaced the fuser unit; duplex printing works again.', internal: false }] }),
 );
 export type NewComment = Static<typeof NewCommentSchema>;
 

@@ -1,5 +1,6 @@
 // The ticket status machine (SPEC §6), the one place that knows which moves are legal and what
-// each move does to the ticket's timestamps.
+// each move does to the ticket's timestamps. A closed ticket is final: nothing about it changes any more.
+import { statusMachine } from '@msp/http';
 
 export const TICKET_STATUSES = ['open', 'in_progress', 'pending', 'resolved', 'closed'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -12,25 +13,14 @@ const NEXT: Record<TicketStatus, readonly TicketStatus[]> = {
   closed: [],
 };
 
-/** The states a ticket in `from` may move to. Staying put is not a move and is always allowed. */
-export function allowedTransitions(from: TicketStatus): readonly TicketStatus[] {
-  return NEXT[from];
-}
-
-export function canTransition(from: TicketStatus, to: TicketStatus): boolean {
-  return from === to || NEXT[from].includes(to);
-}
+// The machine's questions (which moves, is it final) are answered by the kit's status machine, shared with hr's leaves.
+export const { allowedTransitions, canTransition, isFinal } = statusMachine(NEXT);
 
 /** The states in which a ticket is still being worked on, and so needs an active assignee. */
 export const WORKING_STATUSES: readonly TicketStatus[] = ['open', 'in_progress', 'pending'];
 
 export function isWorking(status: TicketStatus): boolean {
   return WORKING_STATUSES.includes(status);
-}
-
-/** A closed ticket is final: nothing about it changes any more. */
-export function isFinal(status: TicketStatus): boolean {
-  return NEXT[status].length === 0;
 }
 
 export interface StatusTimestamps {

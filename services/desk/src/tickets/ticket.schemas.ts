@@ -40,7 +40,26 @@ export const TicketSchema = named(
       resolved_at: Nullable(DateTime({ description: 'When it entered `resolved`; cleared when reopened.' })),
       closed_at: Nullable(DateTime({ description: 'When it was closed.' })),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          id: '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70',
+          number: 42,
+          title: 'Printer on the 2nd floor jams',
+          description: 'The HP LaserJet in room 2.14 jams on every duplex print since Monday.',
+          priority: 'high',
+          category: 'hardware',
+          status: 'in_progress',
+          client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+          assignee_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01',
+          created_at: '2026-11-23T08:15:00.000Z',
+          updated_at: '2026-11-23T09:02:11.000Z',
+          resolved_at: null,
+          closed_at: null,
+        },
+      ],
+    },
   ),
 );
 export type Ticket = Static<typeof TicketSchema>;
@@ -54,6 +73,17 @@ export const NewTicketSchema = named(
     category: Type.Optional(stringEnum(TICKET_CATEGORIES, { default: 'other' })),
     client_id: ClientId,
     assignee_id: Type.Optional(AssigneeId),
+  }, {
+    examples: [
+      {
+        title: 'Printer on the 2nd floor jams',
+        description: 'The HP LaserJet in room 2.14 jams on every duplex print since Monday.',
+        priority: 'high',
+        category: 'hardware',
+        client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+        assignee_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01',
+      },
+    ],
   }),
 );
 export type NewTicket = Static<typeof NewTicketSchema>;
@@ -70,7 +100,7 @@ export const TicketChangesSchema = named(
       client_id: Type.Optional(ClientId),
       assignee_id: Type.Optional(AssigneeId),
     },
-    { minProperties: 1, description: 'The fields to change; at least one.' },
+    { minProperties: 1, description: 'The fields to change; at least one.', examples: [{ status: 'resolved' }, { priority: 'urgent', assignee_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01' }] },
   ),
 );
 export type TicketChanges = Static<typeof TicketChangesSchema>;
@@ -99,4 +129,13 @@ export const TicketRuleProblem = businessRuleProblem(
   'RFC 9457 problem document. An illegal status move (`urn:msp:problem:illegal-transition`) or a change to a closed ticket ' +
     '(`urn:msp:problem:ticket-closed`) carries `current_status` and `allowed_transitions`; an unknown client or assignee ' +
     '(`urn:msp:problem:unknown-reference`) names the field in `errors`.',
+  {
+    type: 'urn:msp:problem:illegal-transition',
+    title: 'Unprocessable Content',
+    status: 422,
+    detail: 'A ticket cannot move from resolved to in_progress; allowed: open, closed.',
+    request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
+    current_status: 'resolved',
+    allowed_transitions: ['open', 'closed'],
+  },
 );

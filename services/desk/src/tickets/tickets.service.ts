@@ -1,4 +1,4 @@
-import { notFound, unprocessable, type PageRequest } from '@msp/http';
+import { notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
 import type { Repositories, Store } from '../store';
 import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
 import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
@@ -21,10 +21,7 @@ async function assertReferences(tx: Repositories, tenantId: string, refs: { clie
 }
 
 export function transitionProblem(ticket: Ticket, detail: string, code: string) {
-  return unprocessable(detail, {
-    code,
-    extensions: { current_status: ticket.status, allowed_transitions: allowedTransitions(ticket.status) },
-  });
+  return illegalMove(ticket.status, allowedTransitions(ticket.status), detail, code);
 }
 
 /** The API's name of each changeable field, and the repository's. */

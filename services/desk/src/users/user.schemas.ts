@@ -18,7 +18,22 @@ export const UserSchema = named(
       created_at: DateTime(),
       updated_at: DateTime(),
     },
-    { additionalProperties: false, description: 'A technician of the tenant.' },
+    {
+      additionalProperties: false,
+      description: 'A technician of the tenant.',
+      examples: [
+        {
+          id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01',
+          name: 'Erika Mustermann',
+          email: 'erika.mustermann@msp.example',
+          role: 'technician',
+          active: true,
+          deactivated_at: null,
+          created_at: '2026-10-01T07:30:00.000Z',
+          updated_at: '2026-10-01T07:30:00.000Z',
+        },
+      ],
+    },
   ),
 );
 export type User = Static<typeof UserSchema>;
@@ -33,7 +48,7 @@ export const NewUserSchema = named(
       description: 'Unique within the tenant among all users, deactivated ones included; compared case-insensitively.',
     }),
     role: Type.Optional(stringEnum(USER_ROLES, { default: 'technician' })),
-  }),
+  }, { examples: [{ name: 'Erika Mustermann', email: 'erika.mustermann@msp.example', role: 'technician' }] }),
 );
 export type NewUser = Static<typeof NewUserSchema>;
 
