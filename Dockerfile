@@ -1,8 +1,12 @@
 # One image recipe for each of the three services. Build from the repository root (the workspace
-# is the context), naming the service and its default port:
-#   docker build --build-arg SERVICE=desk --build-arg PORT=3001 -t msp/desk .
-#   docker build --build-arg SERVICE=link --build-arg PORT=3002 -t msp/link .
-#   docker build --build-arg SERVICE=hr   --build-arg PORT=3003 -t msp/hr .
+# is the context) with BuildKit, naming the service and its default port:
+#   DOCKER_BUILDKIT=1 docker build --build-arg SERVICE=desk --build-arg PORT=3001 -t msp/desk .
+#   (link: SERVICE=link PORT=3002, hr: SERVICE=hr PORT=3003)
+# NODE_IMAGE is the base of both stages: the public node:20-bookworm-slim where Docker Hub can be
+# reached, or the local msp-base/node:20.20.2 that scripts/docker/build-base-images.sh makes.
+# Behind a TLS-intercepting proxy, hand its CA bundle in as a BuildKit secret; it is mounted only
+# while pnpm and npm download, and no layer of the image contains it:
+#   --secret id=ca,src=/etc/ssl/certs/ca-certificates.crt
 # Runtime configuration comes from the environment (PORT, DATABASE_URL, REDIS_URL, AUTH_*, ...);
 # the service applies its own migrations at start.
 
@@ -14,23 +18,28 @@ RUN test -n "$SERVICE" || (echo "--build-arg SERVICE=desk|link|hr is required" >
 WORKDIR /repo
 # pnpm at exactly the version the repository pins in package.json "packageManager".
 COPY package.json ./
-RUN npm install --global "$(node -p "require('./package.json').packageManager.split('+')[0]")"
+RUN --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
+ && npm install --global --no-fund --no-audit "$(node -p "require('./package.json').packageManager.split('+')[0]")"
 COPY . .
 # Only this service and the workspace packages it depends on ("..."), with their dev tools.
-RUN --mount=type=cache,id=pnpm-store,target=/pnpm-store \
-    pnpm install --frozen-lockfile --store-dir=/pnpm-store --filter "@msp/${SERVICE}..."
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm-store --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
+ && pnpm install --frozen-lockfile --store-dir=/pnpm-store --filter "@msp/${SERVICE}..."
 # Dependencies first (pnpm runs workspace scripts in dependency order); generate makes the Prisma client.
 RUN pnpm --filter "@msp/${SERVICE}..." run --if-present generate \
  && pnpm --filter "@msp/${SERVICE}..." run build
 # A self-contained folder: the service's files plus production dependencies only. --legacy
 # because the workspace does not inject workspace packages (pnpm 10 requires one or the other).
-RUN --mount=type=cache,id=pnpm-store,target=/pnpm-store \
-    pnpm --filter "@msp/${SERVICE}" --prod --store-dir=/pnpm-store deploy --legacy /out
-# Fail the build, not the container, if something the service needs at run time is missing.
-RUN cd /out \
- && test -f dist/index.js \
- && test -d prisma/migrations \
- && node -e "for (const name of Object.keys(require('./package.json').dependencies ?? {})) if (name.startsWith('@msp/')) require.resolve(name)"
+# auto-install-peers=false: @prisma/client names the Prisma CLI, TypeScript and React as peers,
+# which the compiled service never loads (the client is generated at build time).
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm-store --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
+ && pnpm --filter "@msp/${SERVICE}" --prod --config.auto-install-peers=false --store-dir=/pnpm-store deploy --legacy /out
+COPY scripts/docker/prune-app.js scripts/docker/check-app.sh /usr/local/lib/msp-build/
+# Sources, tests and build configuration are not needed at run time; then fail the build, not the
+# container, if something needed is missing or something forbidden crept back in.
+RUN node /usr/local/lib/msp-build/prune-app.js /out && sh /usr/local/lib/msp-build/check-app.sh /out
 
 FROM ${NODE_IMAGE} AS runtime
 ARG PORT=3001
@@ -43,7 +52,7 @@ WORKDIR /app
 COPY --from=build /out ./
 # The only writable place (besides /tmp); a volume mounted here inherits this owner.
 RUN mkdir -p /data && chown 1000:1000 /data
-# Numeric, so Kubernetes' runAsNonRoot can verify it (uid 1000 is "node" in this image).
+# Numeric, so Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 EXPOSE ${PORT}
 # Liveness only: readiness (/readyz) depends on PostgreSQL and Redis, and an orchestrator that
