@@ -2,6 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { createApiRouter, type ApiRouter } from './api-router';
 import { createDocsRouter } from './docs';
+import { apiCors, securityHeaders } from './hardening';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
@@ -35,6 +36,8 @@ export interface ServiceAppOptions {
   requireScope: (scope: string) => RequestHandler;
   bodyLimit?: string;
   trustProxy?: string | boolean;
+  /** Origins whose pages may call the API from a browser (API_CORS_ORIGINS); none by default. */
+  corsOrigins?: string[];
   /** Routes outside the API base path and outside its rate limit (e.g. RFC 8414's well-known location). */
   rootRoutes?: (app: Express) => void;
   /** Registers the service's routes on the API router. */
@@ -65,9 +68,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
 
   app.use(requestContext());
   app.use(metrics.middleware);
+  app.use(securityHeaders());
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.log(res.statusCode >= 500 ? 'error' : 'info', 'request', {
@@ -85,6 +88,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.get('/healthz', readiness.liveness);
   app.get('/readyz', readiness.readiness);
   app.get('/metrics', metrics.handler);
+  app.use(API_BASE_PATH, apiCors(options.corsOrigins ?? []));
   options.rootRoutes?.(app);
 
   const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit });

@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { ORIGIN_LIST_PATTERN } from './hardening';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -47,4 +48,9 @@ export const commonConfigProperties = {
   AUTH_ISSUER: Type.String({ default: 'http://localhost:3001/api/v1' }),
   AUTH_AUDIENCE: Type.String({ default: 'msp-api' }),
   AUTH_JWKS_URL: Type.String({ default: 'http://localhost:3001/api/v1/.well-known/jwks.json', pattern: '^https?://' }),
+  // Browser pages of these origins may call the API (CORS); unset: none.
+  API_CORS_ORIGINS: Type.Optional(Type.String({ pattern: ORIGIN_LIST_PATTERN })),
+  // Against slow clients: the request's headers, and the whole request, must arrive within these.
+  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10000 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 30000 }),
 } satisfies TProperties;

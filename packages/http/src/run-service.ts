@@ -9,6 +9,8 @@ export interface BaseServiceConfig {
   HOST: string;
   LOG_LEVEL: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  HEADERS_TIMEOUT_MS?: number;
+  REQUEST_TIMEOUT_MS?: number;
 }
 
 export interface BootedService {
@@ -48,6 +50,8 @@ export function runService<C extends BaseServiceConfig>(
       logger,
       readiness: service.readiness,
       shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
       cleanup: service.cleanup,
     });
     exitOnSignals(running, logger);

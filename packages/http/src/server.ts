@@ -17,6 +17,10 @@ export interface StartServerOptions {
   host?: string;
   logger: Logger;
   readiness?: Readiness;
+  /** A request's headers must arrive within this (slowloris); default 10 s. */
+  headersTimeoutMs?: number;
+  /** The whole request (headers and body) must arrive within this; the response may take longer. Default 30 s. */
+  requestTimeoutMs?: number;
   /** How long in-flight requests may take before their connections are cut. */
   shutdownTimeoutMs?: number;
   /** Releases resources after the last request (Prisma, Redis, queues), in order. */
@@ -24,7 +28,14 @@ export interface StartServerOptions {
 }
 
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
-  const server = http.createServer(options.app);
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
+  const server = http.createServer(
+    // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check often
+    // enough that a slow client is cut near its limit, not up to 30 s later.
+    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeout / 2)) },
+    options.app,
+  );
   // Longer than a typical load balancer's idle timeout, so it closes connections first.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

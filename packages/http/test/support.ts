@@ -23,7 +23,7 @@ export const fakeRequireScope = (scope: string): RequestHandler => (req, _res, n
   next();
 };
 
-export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number } = {}) {
+export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[] } = {}) {
   const logs = new PassThrough();
   const lines: Record<string, unknown>[] = [];
   logs.on('data', (chunk: Buffer) => {
@@ -39,6 +39,7 @@ export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string
     authenticate: fakeAuthenticate,
     requireScope: fakeRequireScope,
     bodyLimit: options.bodyLimit,
+    corsOrigins: options.corsOrigins,
     routes: (api) => {
       api.route({
         method: 'post',

@@ -74,6 +74,18 @@ export function describeServiceOperations(options: ServiceOperationsSuiteOptions
       expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     });
 
+    test('When API responses are sent, errors included, then they carry the security headers of a JSON API and no CORS header unless configured', async () => {
+      for (const response of [await authorized(service), await request(service.app).get(route), await request(service.app).get('/api/v1/nothing-here')]) {
+        expect(response.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+        expect(response.headers['x-frame-options']).toBe('DENY');
+        expect(response.headers['x-content-type-options']).toBe('nosniff');
+        expect(response.headers['referrer-policy']).toBe('no-referrer');
+        expect(response.headers['x-powered-by']).toBeUndefined();
+      }
+      const other = await authorized(service).set('Origin', 'https://elsewhere.example.com');
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    });
+
     test('When a route does not exist, then it answers a 404 problem document', async () => {
       const response = await request(service.app).get('/api/v1/nothing-here');
       expect(response.status).toBe(404);

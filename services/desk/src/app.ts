@@ -31,6 +31,8 @@ export interface DeskSettings {
   refreshTokenTtlDays: number;
   bodyLimit?: string;
   trustProxy?: string;
+  /** Origins whose pages may call the whole API from a browser (API_CORS_ORIGINS). */
+  apiCorsOrigins?: string[];
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
   /** Origins whose pages may call the token endpoint (CORS_ORIGINS); none when not given. */
@@ -98,6 +100,7 @@ export function createDeskApp({ db, redis, logger, signingKey, previousKeys = []
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,
     trustProxy: settings.trustProxy,
+    corsOrigins: settings.apiCorsOrigins,
     rootRoutes: (app) => {
       // Before the API router: a preflight must not meet the 405 of an unknown method.
       app.use(`${API_BASE_PATH}/auth/token`, tokenEndpointCors(settings.corsOrigins ?? []));

@@ -1,4 +1,4 @@
-import { createRedis, runService } from '@msp/http';
+import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
 import { createDeskApp } from './app';
 import { bootstrapClients, ensureServiceClients } from './auth/bootstrap';
@@ -30,6 +30,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
       bodyLimit: config.BODY_LIMIT,
       trustProxy: config.TRUST_PROXY,
+      apiCorsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       corsOrigins: config.corsOrigins,
     },
   });

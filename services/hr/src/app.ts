@@ -31,6 +31,8 @@ export interface HrSettings {
   rateLimitPerMinute: number;
   bodyLimit?: string;
   trustProxy?: string;
+  /** Origins whose pages may call the API from a browser (API_CORS_ORIGINS). */
+  corsOrigins?: string[];
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
 }
@@ -88,6 +90,7 @@ export function createHrApp({ db, databaseUrl, redis, logger, settings }: HrDeps
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,
     trustProxy: settings.trustProxy,
+    corsOrigins: settings.corsOrigins,
     routes: (api) => {
       registerEmployeeRoutes(api, { employees });
       registerTimesheetRoutes(api, { timesheets });

@@ -1,4 +1,4 @@
-import { createRedis, runService } from '@msp/http';
+import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
 import { createHrApp } from './app';
 import { loadHrConfig } from './config';
@@ -22,6 +22,7 @@ runService('hr', loadHrConfig, async (config, logger) => {
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
       bodyLimit: config.BODY_LIMIT,
       trustProxy: config.TRUST_PROXY,
+      corsOrigins: parseOriginList(config.API_CORS_ORIGINS),
     },
   });
   return { app, readiness, cleanup: [close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };

@@ -30,6 +30,8 @@ export interface LinkSettings {
   rateLimitPerMinute: number;
   bodyLimit?: string;
   trustProxy?: string;
+  /** Origins whose pages may call the API from a browser (API_CORS_ORIGINS). */
+  corsOrigins?: string[];
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
   /** Every enabled connector is synced this often (SYNC_INTERVAL_MINUTES; default 60 min). */
@@ -118,6 +120,7 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,
     trustProxy: settings.trustProxy,
+    corsOrigins: settings.corsOrigins,
     routes: (api) => {
       registerTenantRoutes(api, { tenants });
       registerConnectorRoutes(api, { connectors });

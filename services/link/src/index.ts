@@ -1,4 +1,4 @@
-import { createRedis, runService } from '@msp/http';
+import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
 import { createOutbound, parseAllowlist } from '@msp/outbound';
 import { createLinkApp } from './app';
@@ -56,6 +56,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
       bodyLimit: config.BODY_LIMIT,
       trustProxy: config.TRUST_PROXY,
+      corsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       syncIntervalMs: config.SYNC_INTERVAL_MINUTES * 60_000,
     },
   });
