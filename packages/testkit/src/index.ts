@@ -6,3 +6,4 @@ export { lintOpenApi } from './openapi-lint';
 export { testSchemaMatchesMigrations } from './schema-drift.suite';
 export { startServiceUnderTest, type ServiceUnderTest, type ServiceTestDeps, type StartServiceOptions, type VerifierTestSettings } from './service-under-test';
 export { operationsLackingExamples, testEveryOperationHasExamples } from './openapi-examples.suite';
+export { describeTenantWall, type TenantWallOptions, type TenantWallSetup } from './tenant-wall.suite';
