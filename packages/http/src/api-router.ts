@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError, notFound, validationFailed, type FieldError } from './errors';
 import type { OperationDoc, ResponseSpec } from './openapi';
-import { compileValidator, toFieldErrors, type Location } from './validation';
+import { compileValidator, fieldsWithNul, toFieldErrors, type Location } from './validation';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Infer<T> = T extends TSchema ? Static<T> : undefined;
@@ -88,6 +88,12 @@ function hasBody(req: Request): boolean {
 function validator(schema: TSchema, location: Location, onInvalid?: (errors: FieldError[]) => AppError) {
   const validate = compileValidator(schema, location);
   return (value: unknown) => {
+    const nul = location === 'params' ? [] : fieldsWithNul(value);
+    if (nul.length) {
+      const errors = nul.map((field) => ({ field: field || `(${location})`, message: 'must not contain the NUL character (U+0000)' }));
+      if (onInvalid) throw onInvalid(errors);
+      throw validationFailed(errors, location === 'query' ? 'One or more query parameters are not valid.' : 'The request body is not valid.');
+    }
     if (validate(value)) return value;
     if (location === 'params') throw notFound(); // a malformed id cannot name anything that exists
     const errors = toFieldErrors(validate.errors, location);

@@ -61,6 +61,20 @@ function join(base: string, name: string) {
   return base ? `${base}.${name}` : name;
 }
 
+/**
+ * The fields of a request value whose text (or name) holds the NUL character. PostgreSQL cannot
+ * store it in text, so it is refused for every route before it reaches a handler: a 400 naming
+ * the field, never a 500 from the database.
+ */
+export function fieldsWithNul(value: unknown, field = ''): string[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [field] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => fieldsWithNul(item, `${field}[${index}]`));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => (key.includes('\u0000') ? [join(field, key)] : fieldsWithNul(item, join(field, key))));
+  }
+  return [];
+}
+
 /** ajv's errors in the shape of the problem document: one entry per field, in words a caller understands. */
 export function toFieldErrors(errors: ErrorObject[] | null | undefined, location: Location): FieldError[] {
   const out: FieldError[] = [];

@@ -19,6 +19,18 @@ describe('problem documents', () => {
     expect(response.body.type).toBe('urn:msp:problem:malformed-body');
   });
 
+  test('When any text of the body or the query holds the NUL character, then 400 names each field (PostgreSQL could not store it)', async () => {
+    const body = await request(app).post('/api/v1/things').set(AUTH).send({ name: 'a\u0000b', parts: [{ start: '\u0000' }] });
+    expectProblem(body, 400);
+    expect(body.body.errors).toEqual([
+      { field: 'name', message: 'must not contain the NUL character (U+0000)' },
+      { field: 'parts[0].start', message: 'must not contain the NUL character (U+0000)' },
+    ]);
+    const query = await request(app).get('/api/v1/things').query({ page: '1\u0000' }).set(AUTH);
+    expectProblem(query, 400);
+    expect(query.body.errors).toEqual([{ field: 'page', message: 'must not contain the NUL character (U+0000)' }]);
+  });
+
   test('When fields are wrong, missing or unknown, then the 400 lists each one by its path', async () => {
     const response = await request(app)
       .post('/api/v1/things')

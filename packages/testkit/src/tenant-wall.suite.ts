@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import request from 'supertest';
+import { discoverIds, exampleBody, fetchOpenApi, isCollection, rowsOf, type KnownIds, type OpenApiDocument } from './openapi-walk';
 
 /**
  * The tenant wall, walked from the service's own OpenAPI document (issue 10 point 4), so a new
@@ -28,87 +29,19 @@ export interface TenantWallOptions {
   skip?: Record<string, string>;
 }
 
-type Operation = {
-  operationId: string;
-  parameters?: { name: string; in: string; schema?: { type?: string | string[]; format?: string } }[];
-  requestBody?: { content?: Record<string, { example?: unknown; examples?: Record<string, { value?: unknown }>; schema?: { examples?: unknown[] } }> };
-};
-type Document = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } };
-
-const isList = (path: string) => !path.endsWith('}');
-
-/** The request body an operation documents, so the 404 is about the tenant and not a 400 about the body. */
-function exampleBody(document: Document, operation: Operation): unknown {
-  const content = operation.requestBody?.content?.['application/json'];
-  if (!content) return undefined;
-  if (content.example !== undefined) return content.example;
-  const named = Object.values(content.examples ?? {})[0];
-  if (named?.value !== undefined) return named.value;
-  let schema = content.schema as { $ref?: string; examples?: unknown[] } | undefined;
-  if (schema?.$ref) schema = document.components?.schemas?.[schema.$ref.split('/').pop()!] as typeof schema;
-  return schema?.examples?.[0] ?? {};
-}
-
-function rowsOf(body: unknown): Record<string, unknown>[] {
-  const data = (body as { data?: unknown })?.data;
-  return Array.isArray(data) ? (data as Record<string, unknown>[]) : [];
-}
-
 export function describeTenantWall(options: TenantWallOptions) {
   describe(`${options.service}: the tenant wall, on every route of its OpenAPI document`, () => {
     let wall: TenantWallSetup;
-    let document: Document;
-    /** Item path template (`/tickets/{id}`) → one id of tenant A. */
-    const ownerIds = new Map<string, string>();
+    let document: OpenApiDocument;
+    let owner: KnownIds;
     /** Every id and every `*_id` value seen in tenant A's lists. */
     const ownerValues = new Set<string>();
-    const idsByField = new Map<string, Set<string>>();
-
-    /** The template with tenant A's ids in place of its parameters, or undefined while one is unknown. */
-    const concrete = (template: string): string | undefined => {
-      const segments = template.split('/');
-      const filled: string[] = [];
-      for (let i = 0; i < segments.length; i++) {
-        const segment = segments[i]!;
-        if (!segment.startsWith('{')) {
-          filled.push(segment);
-          continue;
-        }
-        const id = ownerIds.get(segments.slice(0, i + 1).join('/'));
-        if (!id) return undefined;
-        filled.push(id);
-      }
-      return filled.join('/');
-    };
 
     beforeAll(async () => {
       wall = await options.setup();
-      document = (await request(wall.app).get('/api/v1/openapi.json')).body as Document;
-      const lists = Object.entries(document.paths).filter(([path, methods]) => isList(path) && methods['get']).map(([path]) => path);
-      // Nested lists need their parent's id first: repeat until a pass finds nothing new.
-      for (let progress = true; progress; ) {
-        progress = false;
-        for (const list of lists) {
-          const path = concrete(list);
-          if (!path) continue;
-          const itemTemplate = Object.keys(document.paths).find((p) => /^\{[^/}]+\}$/.test(p.slice(list.length + 1)) && p.startsWith(`${list}/`));
-          const response = await request(wall.app).get(`/api/v1${path}`).set('Authorization', wall.ownerAuth);
-          for (const row of rowsOf(response.body)) {
-            for (const [field, value] of Object.entries(row)) {
-              if (typeof value !== 'string' || !(field === 'id' || field.endsWith('_id'))) continue;
-              ownerValues.add(value);
-              const key = field === 'id' ? list.split('/').pop()! : field;
-              if (!idsByField.has(key)) idsByField.set(key, new Set());
-              idsByField.get(key)!.add(value);
-            }
-          }
-          const first = rowsOf(response.body)[0];
-          if (itemTemplate && first && typeof first['id'] === 'string' && !ownerIds.has(itemTemplate)) {
-            ownerIds.set(itemTemplate, first['id']);
-            progress = true;
-          }
-        }
-      }
+      document = await fetchOpenApi(wall.app);
+      owner = await discoverIds(wall.app, wall.ownerAuth, document);
+      for (const values of owner.byField.values()) for (const value of values) ownerValues.add(value);
     }, 120_000);
     afterAll(() => wall?.close());
 
@@ -118,7 +51,7 @@ export function describeTenantWall(options: TenantWallOptions) {
       let walked = 0;
       for (const [template, methods] of Object.entries(document.paths)) {
         if (!template.includes('{')) continue;
-        const path = concrete(template);
+        const path = owner.concrete(template);
         const operations = Object.entries(methods).filter(([, op]) => !options.skip?.[op.operationId]);
         if (!operations.length) continue;
         if (!path) {
@@ -152,13 +85,13 @@ export function describeTenantWall(options: TenantWallOptions) {
       const leaks: string[] = [];
       for (const [template, methods] of Object.entries(document.paths)) {
         const operation = methods['get'];
-        if (!isList(template) || template.includes('{') || !operation || options.skip?.[operation.operationId]) continue;
+        if (!isCollection(template) || template.includes('{') || !operation || options.skip?.[operation.operationId]) continue;
         const listed = await request(wall.app).get(`/api/v1${template}`).set('Authorization', wall.otherAuth);
         for (const row of rowsOf(listed.body)) if (typeof row['id'] === 'string' && ownerValues.has(row['id'])) leaks.push(`${template}: ${row['id']}`);
         for (const parameter of operation.parameters ?? []) {
           if (parameter.in !== 'query' || !parameter.name.endsWith('_id')) continue;
           const resource = `${parameter.name.slice(0, -3)}s`;
-          const candidates = [...(idsByField.get(parameter.name) ?? []), ...(idsByField.get(resource) ?? [])].slice(0, 3);
+          const candidates = [...(owner.byField.get(parameter.name) ?? []), ...(owner.byField.get(resource) ?? [])].slice(0, 3);
           for (const value of candidates) {
             const filtered = await request(wall.app).get(`/api/v1${template}`).query({ [parameter.name]: value }).set('Authorization', wall.otherAuth);
             if (filtered.status >= 500) leaks.push(`${template}?${parameter.name}=${value}: ${filtered.status}`);

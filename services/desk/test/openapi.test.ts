@@ -2,7 +2,7 @@ import type { Response } from 'supertest';
 import { lintOpenApi } from '@msp/testkit';
 import { api, type Api } from './support/api';
 import { startDesk, type TestDesk } from './support/desk';
-import { createConformanceChecker } from './support/openapi-conformance';
+import { createConformanceChecker } from '@msp/testkit';
 
 
 let desk: TestDesk;

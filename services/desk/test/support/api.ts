@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createConformanceChecker } from './openapi-conformance';
+import { createConformanceChecker } from '@msp/testkit';
 import type { TestDesk } from './desk';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -7,7 +7,7 @@ const checkers = new WeakMap<TestDesk, ReturnType<typeof createConformanceChecke
 
 /**
  * supertest against desk, with every response checked against desk's OpenAPI document
- * (see openapi-conformance.ts). Use it for every request a test makes.
+ * (see @msp/testkit openapi-conformance.ts). Use it for every request a test makes.
  */
 export function api(desk: TestDesk) {
   let checker = checkers.get(desk);

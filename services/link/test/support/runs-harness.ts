@@ -23,7 +23,7 @@ import { startScimDirectory, type ScimDirectory } from './scim-directory';
  * tokens link verifies carry desk's tenant id.
  */
 export interface RunsHarness {
-  link: { readonly app: http.RequestListener; db: Db; token: ServiceUnderTest<Db>['token'] };
+  link: { readonly app: http.RequestListener; db: Db; databaseUrl: string; token: ServiceUnderTest<Db>['token'] };
   desk: RealDesk;
   deskTenant: DeskTenant;
   scim: ScimDirectory;
@@ -43,7 +43,7 @@ export interface RunsHarness {
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 
-export async function startRunsHarness(): Promise<RunsHarness> {
+export async function startRunsHarness(options: { rateLimitPerMinute?: number } = {}): Promise<RunsHarness> {
   const desk = await startRealDesk();
   const deskTenant = await desk.newTenant();
   const scim = await startScimDirectory();
@@ -73,7 +73,7 @@ export async function startRunsHarness(): Promise<RunsHarness> {
           maxAttempts: 5,
         });
         defineRunQueues(jobs, runs.handlers, { maxAttempts: 5, retryDelaySeconds: 1 });
-        const built = createLinkApp({ db, redis, logger, settings, runs, queue: jobs, secrets, outbound });
+        const built = createLinkApp({ db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound });
         app = built.app;
         await jobs.start();
         await runs.resume();
@@ -116,6 +116,7 @@ export async function startRunsHarness(): Promise<RunsHarness> {
         return app;
       },
       db: link.db,
+      databaseUrl: link.databaseUrl,
       token: link.token,
     },
     desk,
