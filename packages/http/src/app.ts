@@ -64,7 +64,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
 
   const metrics = createHttpMetrics(options.service);
   const { redis } = options.rateLimit;
-  const readiness = createReadiness({ ...options.readinessChecks, ...(redis ? { redis: () => redis.ping() } : {}) }, logger);
+  // Redis backs only the rate limiter, which fails open: reported, but never a reason to be unready.
+  const readiness = createReadiness({ ...options.readinessChecks, ...(redis ? { redis: () => redis.ping() } : {}) }, logger, { optional: ['redis'] });
 
   app.use(requestContext());
   app.use(metrics.middleware);

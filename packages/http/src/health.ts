@@ -21,7 +21,14 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-export function createReadiness(checks: Record<string, ReadinessCheck>, logger: Logger, timeoutMs = 2000): Readiness {
+/**
+ * `optional` checks are reported but do not make the service unready: Redis only backs the rate
+ * limiter, which fails open, so taking every replica out of the load balancer for it would turn a
+ * degraded service into an outage. /readyz then answers 200 with `status: degraded`.
+ */
+export function createReadiness(checks: Record<string, ReadinessCheck>, logger: Logger, options: { timeoutMs?: number; optional?: string[] } = {}): Readiness {
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const optional = new Set(options.optional ?? []);
   let shuttingDown = false;
   return {
     markShuttingDown: () => {
@@ -48,8 +55,10 @@ export function createReadiness(checks: Record<string, ReadinessCheck>, logger: 
           }
         }),
       );
-      const ready = Object.values(results).every((value) => value === 'ok');
-      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: results });
+      const failing = Object.keys(results).filter((name) => results[name] !== 'ok');
+      const ready = failing.every((name) => optional.has(name));
+      const status = !ready ? 'not_ready' : failing.length ? 'degraded' : 'ready';
+      res.status(ready ? 200 : 503).json({ status, checks: results });
     },
   };
 }

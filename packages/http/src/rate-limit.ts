@@ -11,12 +11,30 @@ import type { Logger } from './logger';
  * stay open after Redis returns. Reloading after any failure heals it.
  */
 class SelfHealingRedisStore extends RedisStore {
+  /** Called on the first success after a failure: the outage is over. */
+  onRecovered: () => void = () => {};
+  /** Whether the connection is up: then a failure is a missing script (a restarted Redis), worth one retry. */
+  isConnected: () => boolean = () => false;
+
   override async increment(key: string) {
     try {
-      return await super.increment(key);
+      const result = await super.increment(key);
+      this.onRecovered();
+      return result;
     } catch (error) {
       this.incrementScriptSha = this.loadIncrementScript();
       this.incrementScriptSha.catch(() => undefined);
+      // A Redis that came back empty has lost the script: with the connection up, the reload above
+      // makes the retry count this request, instead of letting it through uncounted.
+      if (this.isConnected()) {
+        try {
+          const result = await super.increment(key);
+          this.onRecovered();
+          return result;
+        } catch {
+          // Still failing: fail open below.
+        }
+      }
       throw error;
     }
   }
@@ -50,6 +68,17 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
         sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<RedisReply>,
       })
     : undefined;
+  // One log line per outage, not one per request: under load a Redis outage would otherwise
+  // flood the logs exactly when someone needs to read them.
+  let outage = false;
+  if (store) {
+    store.isConnected = () => options.redis!.status === 'ready';
+    store.onRecovered = () => {
+      if (!outage) return;
+      outage = false;
+      options.logger.info('rate limiter store recovered; limits apply again');
+    };
+  }
   const config: Partial<Options> = {
     windowMs,
     limit: options.limit,
@@ -61,11 +90,14 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
     passOnStoreError: true,
     logger: {
       warn: (warning: unknown, detail?: unknown) => options.logger.warn('rate limiter warning', { warning, detail }),
-      error: (error: unknown, context?: unknown) =>
-        options.logger.error('rate limiter store failed; serving without a limit', {
+      error: (error: unknown, context?: unknown) => {
+        if (outage) return;
+        outage = true;
+        options.logger.error('rate limiter store failed; serving without a limit until it is back', {
           context,
           error: error instanceof Error ? error.message : String(error),
-        }),
+        });
+      },
     },
     validate: { trustProxy: false, xForwardedForHeader: false },
     handler: (_req, res, next) => {
