@@ -4,7 +4,7 @@ export * from './errors';
 export * from './types';
 export { requestContext, currentContext } from './request-context';
 export { createLogger, type Logger } from './logger';
-export { errorHandler, notFoundHandler, toProblem, sendProblem, PROBLEM_CONTENT_TYPE, type ProblemDocument } from './problem';
+export { errorHandler, isDatabaseOutage, notFoundHandler, toProblem, sendProblem, PROBLEM_CONTENT_TYPE, type ProblemDocument } from './problem';
 export { named } from './schema-names';
 export { compileValidator, toFieldErrors } from './validation';
 export { createApiRouter, type ApiRouter, type RouteSpec, type RouteInput } from './api-router';

@@ -87,9 +87,35 @@ export function notFoundHandler(): RequestHandler {
 }
 
 /** The single place where errors become responses. */
+// PostgreSQL's SQLSTATEs of a lost or refused connection (class 08, admin/crash shutdown, starting
+// up, too many connections) and the socket errors of a server that went away.
+const OUTAGE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', 'P1001', 'P1002', 'P1017', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const OUTAGE_MESSAGES = /Connection terminated|terminating connection|Server has closed the connection|Can't reach database server|the database system is (starting up|shutting down|in recovery mode)|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+
+/**
+ * Whether an error says the database could not be reached or dropped the connection, wherever in
+ * the chain the driver adapter put it (Prisma wraps pg's error; its code can sit in `cause` or in
+ * `meta.driverAdapterError`).
+ */
+export function isDatabaseOutage(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  if (typeof e.code === 'string' && OUTAGE_CODES.has(e.code)) return true;
+  if (typeof e.originalCode === 'string' && OUTAGE_CODES.has(e.originalCode)) return true;
+  if (typeof e.message === 'string' && OUTAGE_MESSAGES.test(e.message)) return true;
+  return isDatabaseOutage(e.cause, depth + 1) || isDatabaseOutage(e.meta?.driverAdapterError, depth + 1);
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const known = isAppError(error) ? error : fromBodyParser(error ?? {});
+    // The database going away is no bug of ours nor the caller's: a 503 to retry, not a 500.
+    const outage = !isAppError(error) && isDatabaseOutage(error)
+      ? new AppError(503, 'The database is not reachable at the moment. Retry after the time given in Retry-After.', {
+          code: 'database-unavailable',
+          headers: { 'Retry-After': '5' },
+        })
+      : undefined;
+    const known = isAppError(error) ? error : (outage ?? fromBodyParser(error ?? {}));
     if (known) {
       if (known.status >= 500) logger.error('request failed', { err: error, status: known.status });
       if (res.headersSent) return res.end();
