@@ -70,6 +70,12 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.use(requestContext());
   app.use(metrics.middleware);
   app.use(securityHeaders());
+  // Draining: a busy keep-alive connection never goes idle, so server.close() would wait for the
+  // shutdown timeout and then cut it. Asking the client to close after this response drains it.
+  app.use((_req, res, next) => {
+    if (readiness.isShuttingDown()) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {

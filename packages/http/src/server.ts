@@ -51,8 +51,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       options.readiness?.markShuttingDown();
       options.logger.info('shutting down', { timeout_ms: timeoutMs });
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Idle keep-alive sockets would otherwise hold server.close() open.
+      // Idle keep-alive sockets would otherwise hold server.close() open. Node closes only those idle
+      // at this instant; a request already running when the signal came answers keep-alive and
+      // leaves its socket idle afterwards, so the sweep repeats until the server has closed.
       server.closeIdleConnections();
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      sweep.unref();
+      void stopped.then(() => clearInterval(sweep));
       const timer = setTimeout(() => {
         options.logger.warn('shutdown timeout reached; closing remaining connections');
         server.closeAllConnections();

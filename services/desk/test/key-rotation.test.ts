@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createDatabase, databaseUrlFor, dropDatabase, testServerUrl } from '@msp/db';
 import { thumbprint } from '../src/auth/signing-key';
 import { loadDeskConfig } from '../src/config';
-import { DESK_ROOT, ensureBuiltDesk, ensureBuiltService } from './support/built-desk';
+import { DESK_ROOT, ensureBuiltDesk, ensureBuiltService, startNode, stop, type Running } from './support/built-desk';
 
 /*
  * Signing-key rotation under running services: the built desk (child process) signs with key A and
@@ -44,37 +44,6 @@ async function newDatabase(label: string): Promise<string> {
   await createDatabase(testServerUrl(), name);
   databases.push(name);
   return databaseUrlFor(testServerUrl(), name);
-}
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-}
-
-async function startNode(script: string, cwd: string, env: Record<string, string>, url: string): Promise<Running> {
-  const child = spawn(process.execPath, [script], { cwd, env: { PATH: process.env.PATH!, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  // Ready when /readyz answers 200 (bounded: a service that never comes up fails the test with its output).
-  for (let attempt = 0; attempt < 150; attempt++) {
-    if (child.exitCode !== null) throw new Error(`${script} exited ${child.exitCode}: ${output}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) return { child, output: () => output };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${script} did not become ready: ${output}`);
-}
-
-async function stop(running: Running | undefined) {
-  if (!running || running.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => running.child.once('exit', resolve));
-  running.child.kill('SIGTERM');
-  await exited;
 }
 
 let deskPort: number;

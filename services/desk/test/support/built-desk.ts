@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -41,4 +41,38 @@ export function ensureBuiltDesk(): string {
     });
   }
   return path.join(DESK_ROOT, 'dist');
+}
+
+/** A built service running as a child process, as in production. */
+export interface Running {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Starts `node <script>` with only PATH and `env`, and resolves once its /readyz at `url` answers 200. */
+export async function startNode(script: string, cwd: string, env: Record<string, string>, url: string): Promise<Running> {
+  const child = spawn(process.execPath, [script], { cwd, env: { PATH: process.env.PATH!, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  // Ready when /readyz answers 200 (bounded: a service that never comes up fails the test with its output).
+  for (let attempt = 0; attempt < 150; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited ${child.exitCode}: ${output}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) return { child, output: () => output };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${script} did not become ready: ${output}`);
+}
+
+/** SIGTERM, then waits for the exit. */
+export async function stop(running: Running | undefined) {
+  if (!running || running.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => running.child.once('exit', resolve));
+  running.child.kill('SIGTERM');
+  await exited;
 }
