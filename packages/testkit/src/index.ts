@@ -10,3 +10,4 @@ export { describeTenantWall, type TenantWallOptions, type TenantWallSetup } from
 export { createConformanceChecker, type Checker } from './openapi-conformance';
 export { describeFuzz, type FuzzOptions, type FuzzSetup } from './fuzz.suite';
 export { discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocument } from './openapi-walk';
+export { freePort } from './free-port';

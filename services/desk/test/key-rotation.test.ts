@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createDatabase, databaseUrlFor, dropDatabase, testServerUrl } from '@msp/db';
+import { freePort } from '@msp/testkit';
 import { thumbprint } from '../src/auth/signing-key';
 import { loadDeskConfig } from '../src/config';
 import { DESK_ROOT, ensureBuiltDesk, ensureBuiltService, startNode, stop, type Running } from './support/built-desk';
@@ -27,16 +27,6 @@ function newKey() {
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const databases: string[] = [];
 async function newDatabase(label: string): Promise<string> {

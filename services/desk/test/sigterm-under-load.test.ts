@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createDatabase, databaseUrlFor, dropDatabase, testServerUrl } from '@msp/db';
+import { freePort } from '@msp/testkit';
 import { DESK_ROOT, ensureBuiltDesk, startNode, stop, type Running } from './support/built-desk';
 
 /*
@@ -23,13 +23,6 @@ let databaseUrl: string;
 let dataDir: string;
 let desk: Running | undefined;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   ensureBuiltDesk();

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import request from 'supertest';
 import { api, type Api } from './api';
 import { startDesk, type TestDesk } from './desk';
 
@@ -50,4 +51,15 @@ export async function startHelpdesk() {
   const desk = await startDesk();
   const http = api(desk);
   return { desk, http, ...(await newTenant(desk)) };
+}
+
+/** One of every resource desk keeps, for the suites that walk every route: a client, a technician, a ticket with a comment, a second API client. */
+export async function seedEveryResource(desk: TestDesk, token: string) {
+  const post = async (path: string, body: object) =>
+    (await request(desk.app).post(`${BASE}${path}`).set(bearer(token)).send(body).expect(201)).body as { id: string };
+  const client = await post('/clients', { name: unique('Client') });
+  const user = await post('/users', { name: unique('Tech'), email: uniqueEmail() });
+  const ticket = await post('/tickets', { title: unique('Printer jams'), client_id: client.id, assignee_id: user.id });
+  await post(`/tickets/${ticket.id}/comments`, { body: 'Toner replaced.' });
+  await post('/api-clients', { name: unique('Reporting'), scopes: ['read:tickets'] });
 }
