@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError, notFound, validationFailed, type FieldError } from './errors';
+import type { Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
 import { compileValidator, fieldsWithNul, toFieldErrors, type Location } from './validation';
 
@@ -33,6 +34,11 @@ export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | un
   errors?: number[];
   /** Turns body validation failures into another error (the OAuth endpoints answer in RFC 6749 terms). */
   onInvalidBody?: (errors: FieldError[]) => AppError;
+  /**
+   * Whether the route takes an Idempotency-Key; by default every POST that creates (201, or 202 for
+   * a queued run). `false` for a route whose answer must not be kept, e.g. one holding a secret.
+   */
+  idempotent?: boolean;
   /** Run after authentication and before validation (e.g. a tighter rate limit). */
   before?: RequestHandler[];
   handler: (req: Request, res: Response, input: RouteInput<P, Q, B>) => unknown;
@@ -51,6 +57,8 @@ export interface ApiRouterOptions {
   requireScope: (scope: string) => RequestHandler;
   /** Largest accepted body (larger: 413); default 1mb. */
   bodyLimit?: string;
+  /** Idempotency-Key on every POST that creates (answers 201). */
+  idempotency?: Idempotency;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -123,6 +131,8 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
     const checkQuery = spec.query ? validator(spec.query, 'query') : undefined;
     const checkBody = spec.body ? validator(spec.body, 'body', spec.onInvalidBody) : undefined;
     const consumes = spec.consumes ?? ['application/json'];
+    // A POST that creates (answers 201, or 202 for a queued run) takes an Idempotency-Key.
+    const idempotent = Boolean(options.idempotency && spec.method === 'post' && (spec.responses[201] || spec.responses[202]) && spec.idempotent !== false);
 
     const handle: RequestHandler = async (req, res) => {
       const params = checkParams ? checkParams({ ...req.params }) : undefined;
@@ -142,7 +152,9 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         }
         body = checkBody(req.body);
       }
-      await spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);
+      const run = async () => spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);
+      if (idempotent) await options.idempotency!.run(req, res, run);
+      else await run();
     };
 
     const chain: RequestHandler[] = [];
@@ -163,7 +175,8 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
       body: spec.body,
       consumes,
       responses: spec.responses,
-      errors: errorsOf(spec),
+      errors: idempotent ? [...new Set([...errorsOf(spec), 409, 422])].sort((a, b) => a - b) : errorsOf(spec),
+      idempotent,
     });
   }
 

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { createApiRouter, type ApiRouter } from './api-router';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
+import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore } from './idempotency';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
@@ -98,7 +99,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.use(API_BASE_PATH, apiCors(options.corsOrigins ?? []));
   options.rootRoutes?.(app);
 
-  const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit });
+  const idempotency = createIdempotency(redis ? redisIdempotencyStore(redis, `idem:${options.service}:`) : memoryIdempotencyStore(), logger);
+  const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency });
   options.routes(api);
   const document = buildOpenApiDocument(
     { ...options.openapi, description: `${options.openapi.description}\n\n${conventions(options.rateLimit.limit)}` },

@@ -27,6 +27,8 @@ export interface OperationDoc {
   consumes?: string[];
   responses: Record<number, ResponseSpec>;
   errors: number[];
+  /** Takes an Idempotency-Key header (a POST that creates). */
+  idempotent?: boolean;
 }
 
 export interface OpenApiInfo {
@@ -69,6 +71,18 @@ const RATE_LIMIT_HEADERS = {
   RateLimit: { description: 'IETF draft-8 RateLimit header.', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'IETF draft-8 RateLimit-Policy header.', schema: { type: 'string' } },
   'X-Request-Id': { description: "The caller's request id, or a generated one.", schema: { type: 'string' } },
+};
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry (IETF httpapi Idempotency-Key): the same key with the same request within 24 hours answers the first response again, ' +
+    'with `Idempotent-Replayed: true`, and creates nothing. The same key with another request is 422; while the first request with the key still runs, 409. ' +
+    'Keys are per API client; use a new UUID for each new request.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -183,7 +197,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
         .filter(Boolean)
         .join('\n\n'),
       tags: op.tags,
-      parameters: [...parameters(op.params, 'path', components), ...parameters(op.query, 'query', components)],
+      parameters: [...parameters(op.params, 'path', components), ...parameters(op.query, 'query', components), ...(op.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
       responses,
       security: op.scope === 'authenticated' ? [{ oauth2: [] }] : op.scope ? [{ oauth2: op.scope.split(' ') }] : [],
     };

@@ -23,7 +23,8 @@ export const fakeRequireScope = (scope: string): RequestHandler => (req, _res, n
   next();
 };
 
-export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[] } = {}) {
+export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[]; createDelayMs?: number } = {}) {
+  let created = 0;
   const logs = new PassThrough();
   const lines: Record<string, unknown>[] = [];
   logs.on('data', (chunk: Buffer) => {
@@ -54,8 +55,10 @@ export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string
           parts: Type.Optional(Type.Array(strictObject({ start: Type.String({ format: 'hh-mm' }) }))),
         }),
         responses: { 201: { description: 'Created' } },
-        handler: (_req, res, { body }) => {
-          res.status(201).json(body);
+        handler: async (_req, res, { body }) => {
+          if (options.createDelayMs) await new Promise((resolve) => setTimeout(resolve, options.createDelayMs).unref());
+          created += 1;
+          res.status(201).location(`/api/v1/things/${created}`).json({ ...body, number: created });
         },
       });
       api.route({
@@ -99,5 +102,5 @@ export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string
       });
     },
   });
-  return { ...service, logger, logs: lines };
+  return { ...service, logger, logs: lines, created: () => created };
 }

@@ -34,6 +34,8 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     tags: TAGS,
     scope: ADMIN_SCOPE,
     body: NewApiClientSchema,
+    // Its answer holds the secret, which is never kept anywhere but as desk's hash: no replay store.
+    idempotent: false,
     responses: {
       201: created('The created client with its secret (shown once).', ApiClientWithSecretSchema),
       422: unprocessableResponse('A scope the caller\'s token does not hold (`scope-not-held`).'),
