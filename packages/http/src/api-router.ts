@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError, notFound, validationFailed, type FieldError } from './errors';
+import { checkIfMatch } from './conditional';
 import type { Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
 import { compileValidator, fieldsWithNul, toFieldErrors, type Location } from './validation';
@@ -125,6 +126,8 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   const router = express.Router();
   const operations: OperationDoc[] = [];
   const readBody = bodyReader(options.bodyLimit ?? '1mb');
+  /** The GET of each path, which a write's If-Match is checked against. */
+  const readers = new Map<string, RouteSpec<TSchema, TSchema, TSchema>>();
 
   function route<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(spec: RouteSpec<P, Q, B>) {
     const checkParams = spec.params ? validator(spec.params, 'params') : undefined;
@@ -152,11 +155,14 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         }
         body = checkBody(req.body);
       }
+      const reader = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete' ? readers.get(spec.path) : undefined;
+      if (reader) await checkIfMatch(req, (r, shim) => reader.handler(r, shim, { params, query: undefined, body: undefined } as never));
       const run = async () => spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);
       if (idempotent) await options.idempotency!.run(req, res, run);
       else await run();
     };
 
+    if (spec.method === 'get') readers.set(spec.path, spec as unknown as RouteSpec<TSchema, TSchema, TSchema>);
     const chain: RequestHandler[] = [];
     if (spec.scope) chain.push(options.requireScope(spec.scope));
     if (spec.body) chain.push(readBody(consumes, spec.onInvalidBody));

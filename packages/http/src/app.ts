@@ -61,6 +61,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const { logger } = options;
   const app = express();
   app.disable('x-powered-by');
+  // Strong ETags on every JSON body, and 304 for a GET whose If-None-Match is current (conditional.ts).
+  app.set('etag', 'strong');
   app.set('trust proxy', options.trustProxy ?? 'loopback, linklocal, uniquelocal');
 
   const metrics = createHttpMetrics(options.service);

@@ -22,5 +22,6 @@ export { createServiceApp, API_BASE_PATH, type ServiceApp, type ServiceAppOption
 export * from './schema-helpers';
 export { businessRuleProblem, BusinessRuleProblem, unprocessableResponse } from './problem-schemas';
 export { statusMachine, transitionProblem } from './status-machine';
+export { etagOf } from './conditional';
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';

@@ -85,12 +85,29 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
 };
 
+const ETAG_HEADER = { description: 'Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has.', schema: { type: 'string' } };
+const IF_NONE_MATCH_PARAMETER = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'An ETag you hold: answered 304 without a body while it is still current.',
+  schema: { type: 'string' },
+};
+const IF_MATCH_PARAMETER = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag the change is based on: if the resource has changed since (its current ETag differs), the answer is 412 and nothing changes. `*` matches any existing resource.',
+  schema: { type: 'string' },
+};
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failed: malformed JSON, wrong types, missing or unknown fields, bad query parameters.',
   401: 'The access token is missing, invalid or expired (`WWW-Authenticate: Bearer error="invalid_token"`).',
   403: 'The token lacks the required scope (`WWW-Authenticate: Bearer error="insufficient_scope"`).',
   404: 'The resource does not exist in the caller\'s tenant.',
   409: 'Conflict with the existing state (duplicate, overlap, run in progress).',
+  412: 'The `If-Match` ETag is no longer current: the resource changed since it was read. Nothing was changed.',
   413: 'The request body is too large.',
   415: 'The request body is not of a supported content type.',
   422: 'The request is well-formed but breaks a business rule.',
@@ -106,6 +123,7 @@ const ERROR_EXAMPLES: Record<number, { code: string; detail: string; title?: str
   403: { code: 'insufficient-scope', detail: 'This operation requires scope write:tickets.' },
   404: { code: 'not-found', detail: 'No ticket 7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70.' },
   409: { code: 'conflict', detail: 'An employee with personnel number 10042 already exists.' },
+  412: { code: 'precondition-failed', detail: 'The resource has changed since the ETag given in If-Match: GET it again and retry with its current ETag. Nothing was changed.' },
   413: { code: 'body-too-large', detail: 'The request body exceeds the limit of 1048576 bytes.' },
   415: { code: 'unsupported-media-type', detail: 'The request body must be application/json.' },
   422: { code: 'unprocessable', detail: 'The request breaks a business rule.' },
@@ -179,6 +197,7 @@ function requiresScopes(scope: string): string {
 export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, operations: OperationDoc[]) {
   const components: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
+  const usedErrors: number[] = [];
   for (const op of operations) {
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(op.responses)) {
@@ -188,8 +207,21 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
         ...(response.schema || response.contentType ? { content: responseContent(response, components) } : {}),
       };
     }
+    // ETags (RFC 9110 §13): a GET of one resource can be conditional; a write to a path that has
+    // a GET checks If-Match against it.
+    const item = op.path.endsWith(':id') || /:[a-z_]+$/.test(op.path);
+    const readable = operations.some((other) => other.method === 'get' && other.path === op.path);
+    const conditionalRead = op.method === 'get' && item;
+    const conditionalWrite = ['patch', 'put', 'delete'].includes(op.method) && readable;
+    const errors = conditionalWrite ? [...new Set([...op.errors, 412])].sort((a, b) => a - b) : op.errors;
+    usedErrors.push(...errors);
+    for (const status of ['200', '201']) {
+      const response = responses[status] as { headers?: Record<string, unknown> } | undefined;
+      if (response && (conditionalRead || conditionalWrite)) response.headers = { ...response.headers, ETag: ETAG_HEADER };
+    }
+    if (conditionalRead) responses['304'] = { description: 'Not modified: the `If-None-Match` tag is still current. No body.', headers: { ETag: ETAG_HEADER } };
     // A route's own description of an error (e.g. OAuth's error codes) wins over the generic one.
-    for (const status of op.errors) responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
+    for (const status of errors) responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
     const operation: Record<string, unknown> = {
       operationId: op.operationId,
       summary: op.summary,
@@ -197,7 +229,13 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
         .filter(Boolean)
         .join('\n\n'),
       tags: op.tags,
-      parameters: [...parameters(op.params, 'path', components), ...parameters(op.query, 'query', components), ...(op.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
+      parameters: [
+        ...parameters(op.params, 'path', components),
+        ...parameters(op.query, 'query', components),
+        ...(op.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+        ...(conditionalRead ? [IF_NONE_MATCH_PARAMETER] : []),
+        ...(conditionalWrite ? [IF_MATCH_PARAMETER] : []),
+      ],
       responses,
       security: op.scope === 'authenticated' ? [{ oauth2: [] }] : op.scope ? [{ oauth2: op.scope.split(' ') }] : [],
     };
@@ -211,7 +249,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
   }
   const errorResponses: Record<string, unknown> = {};
   // Only the error responses some operation refers to: unused components are lint noise.
-  const usedStatuses = new Set(operations.flatMap((op) => op.errors));
+  const usedStatuses = new Set(usedErrors);
   for (const status of Object.keys(ERROR_DESCRIPTIONS).map(Number).filter((s) => usedStatuses.has(s))) {
     errorResponses[`Error${status}`] = {
       description: `${STATUS_TITLES[status]}. ${ERROR_DESCRIPTIONS[status]}`,

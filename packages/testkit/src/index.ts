@@ -11,3 +11,4 @@ export { createConformanceChecker, type Checker } from './openapi-conformance';
 export { describeFuzz, type FuzzOptions, type FuzzSetup } from './fuzz.suite';
 export { discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocument } from './openapi-walk';
 export { freePort } from './free-port';
+export { describeConditionalRequests, type ConditionalRequestsSetup } from './conditional-requests.suite';
