@@ -122,6 +122,19 @@ function errorsOf(spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'pa
   return [...statuses].sort((a, b) => a - b);
 }
 
+/** Runs `task` after every earlier task of the same key has finished (a per-process queue per key). */
+const queues = new Map<string, Promise<unknown>>();
+async function serialized(key: string, task: () => Promise<void>): Promise<void> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  const current = previous.catch(() => undefined).then(task);
+  queues.set(key, current);
+  try {
+    await current;
+  } finally {
+    if (queues.get(key) === current) queues.delete(key);
+  }
+}
+
 export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   const router = express.Router();
   const operations: OperationDoc[] = [];
@@ -155,9 +168,17 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         }
         body = checkBody(req.body);
       }
-      const reader = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete' ? readers.get(spec.path) : undefined;
-      if (reader) await checkIfMatch(req, (r, shim) => reader.handler(r, shim, { params, query: undefined, body: undefined } as never));
       const run = async () => spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);
+      const reader = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete' ? readers.get(spec.path) : undefined;
+      if (reader && req.get('If-Match') !== undefined) {
+        // Check and change one after the other per resource, so of two writers holding the same
+        // tag on this instance the second sees the first's change and gets its 412.
+        await serialized(`${req.principal?.tenantId ?? ''} ${req.baseUrl}${req.path}`, async () => {
+          await checkIfMatch(req, (r, shim) => reader.handler(r, shim, { params, query: undefined, body: undefined } as never));
+          await run();
+        });
+        return;
+      }
       if (idempotent) await options.idempotency!.run(req, res, run);
       else await run();
     };

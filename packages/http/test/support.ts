@@ -25,6 +25,7 @@ export const fakeRequireScope = (scope: string): RequestHandler => (req, _res, n
 
 export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[]; createDelayMs?: number } = {}) {
   let created = 0;
+  const things = new Map<string, { id: string; name: string; version: number }>([['1', { id: '1', name: 'first', version: 1 }]]);
   const logs = new PassThrough();
   const lines: Record<string, unknown>[] = [];
   logs.on('data', (chunk: Buffer) => {
@@ -72,6 +73,40 @@ export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string
         responses: { 200: { description: 'OK' } },
         handler: (req, res, { query }) => {
           res.json({ page: query.page, authorization_seen: Boolean(req.get('authorization')) });
+        },
+      });
+      api.route({
+        method: 'get',
+        path: '/things/:id',
+        operationId: 'getThing',
+        summary: 'Read a thing',
+        tags: ['Things'],
+        scope: 'read:things',
+        params: Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }) }),
+        responses: { 200: { description: 'The thing.' } },
+        handler: (_req, res, { params }) => {
+          const thing = things.get(params.id);
+          if (!thing) throw new AppError(404, `No thing ${params.id}.`, { code: 'not-found' });
+          res.json(thing);
+        },
+      });
+      api.route({
+        method: 'patch',
+        path: '/things/:id',
+        operationId: 'updateThing',
+        summary: 'Change a thing',
+        tags: ['Things'],
+        scope: 'read:things',
+        params: Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }) }),
+        body: strictObject({ name: Type.String({ minLength: 1 }) }),
+        responses: { 200: { description: 'The thing after the change.' } },
+        handler: async (_req, res, { params, body }) => {
+          const thing = things.get(params.id);
+          if (!thing) throw new AppError(404, `No thing ${params.id}.`, { code: 'not-found' });
+          if (options.createDelayMs) await new Promise((resolve) => setTimeout(resolve, options.createDelayMs).unref());
+          const changed = { ...thing, ...body, version: thing.version + 1 };
+          things.set(params.id, changed);
+          res.json(changed);
         },
       });
       api.route({

@@ -1,0 +1,48 @@
+import request from 'supertest';
+import { etagOf } from '../src';
+import { kitApp } from './support';
+
+const AUTH = { Authorization: 'Bearer alice:read:things' };
+
+describe('ETag, If-None-Match and If-Match', () => {
+  test('When one resource is read, then its ETag is strong and is the one etagOf computes; a current If-None-Match gets 304', async () => {
+    const { app } = kitApp();
+    const read = await request(app).get('/api/v1/things/1').set(AUTH);
+    expect(read.headers['etag']).toMatch(/^"[^"]+"$/);
+    expect(read.headers['etag']).toBe(etagOf(read.body));
+    const again = await request(app).get('/api/v1/things/1').set(AUTH).set('If-None-Match', read.headers['etag']!);
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+  });
+
+  test('When a change carries a stale, weak or current If-Match, then 412 (nothing changed), 412, and 200 with the new ETag; * matches', async () => {
+    const { app } = kitApp();
+    const tag = (await request(app).get('/api/v1/things/1').set(AUTH)).headers['etag']!;
+    const stale = await request(app).patch('/api/v1/things/1').set(AUTH).set('If-Match', '"stale"').send({ name: 'x' });
+    expect(stale.status).toBe(412);
+    expect(stale.body.type).toBe('urn:msp:problem:precondition-failed');
+    expect((await request(app).get('/api/v1/things/1').set(AUTH)).headers['etag']).toBe(tag);
+    expect((await request(app).patch('/api/v1/things/1').set(AUTH).set('If-Match', `W/${tag}`).send({ name: 'x' })).status).toBe(412);
+    const changed = await request(app).patch('/api/v1/things/1').set(AUTH).set('If-Match', `"other", ${tag}`).send({ name: 'x' });
+    expect(changed.status).toBe(200);
+    expect(changed.headers['etag']).not.toBe(tag);
+    expect(changed.headers['etag']).toBe((await request(app).get('/api/v1/things/1').set(AUTH)).headers['etag']);
+    expect((await request(app).patch('/api/v1/things/1').set(AUTH).set('If-Match', '*').send({ name: 'y' })).status).toBe(200);
+  });
+
+  test('When two changes hold the same current tag at once, then one is made and the other is 412', async () => {
+    const { app } = kitApp({ createDelayMs: 200 });
+    const tag = (await request(app).get('/api/v1/things/1').set(AUTH)).headers['etag']!;
+    const [a, b] = await Promise.all([
+      request(app).patch('/api/v1/things/1').set(AUTH).set('If-Match', tag).send({ name: 'a' }),
+      request(app).patch('/api/v1/things/1').set(AUTH).set('If-Match', tag).send({ name: 'b' }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 412]);
+    expect((await request(app).get('/api/v1/things/1').set(AUTH)).body.version).toBe(2);
+  });
+
+  test('When the resource does not exist, then If-Match does not hide the 404', async () => {
+    const { app } = kitApp();
+    expect((await request(app).patch('/api/v1/things/9').set(AUTH).set('If-Match', '"x"').send({ name: 'x' })).status).toBe(404);
+  });
+});
