@@ -394,6 +394,7 @@ async function serve(args) {
   async function shutdown(code) {
     if (shuttingDown) return;
     shuttingDown = true;
+    exitCodeOnceDone = code;
     await dropLeftoverShadowDatabases().catch(() => {});
     // The engine leaves timers and pools open: leave explicitly once stdout is flushed.
     process.stdout.write('', () => process.exit(code));
@@ -435,11 +436,23 @@ async function main() {
   await serve(args);
 }
 
+// Set once every answer has gone out and the process is only closing down (stdin closed).
+let exitCodeOnceDone = null;
+
 // Anything thrown outside a request is still reported the way the CLI reads a reason: as an
-// ERROR line, instead of Node's bare stack trace, which the CLI would not show.
+// ERROR line, instead of Node's bare stack trace, which the CLI would not show. While closing
+// down after the last answer, the wasm engine's own timers can still fire into an engine whose
+// connections are gone and trap ("unreachable"): the work was done and answered, so that is a
+// warning and the process ends with the code it was ending with.
 for (const event of ['uncaughtException', 'unhandledRejection']) {
   process.on(event, (error) => {
-    logLine('ERROR', { message: `${event}: ${(error && error.stack) || String(error)}` });
+    const message = `${event}: ${(error && error.stack) || String(error)}`;
+    if (exitCodeOnceDone !== null) {
+      logLine('WARN', { message: `while closing down: ${message}` });
+      process.stdout.write('', () => process.exit(exitCodeOnceDone));
+      return;
+    }
+    logLine('ERROR', { message });
     process.exit(1);
   });
 }

@@ -27,16 +27,19 @@ export interface SchemaDriftResult {
  * someone edited the schema without creating the migration, or edited a migration by hand.
  */
 export async function checkSchemaDrift(options: SchemaDriftOptions): Promise<SchemaDriftResult> {
-  try {
-    return await diffOnce(options);
-  } catch (error) {
-    // Exit code 1 is the engine failing, not a verdict on the schema. CI once saw the engine
-    // process end right after start while the three services' suites ran at once; one more try
-    // tells a passing hiccup from a real failure, which fails again with its reason.
-    return diffOnce(options).catch((second: Error) => {
-      throw new Error(`${second.message}\n(first attempt: ${(error as Error).message})`);
-    });
+  // Exit code 1 is the engine failing, not a verdict on the schema. CI saw the engine end right
+  // after start, and once trap, while the suites of three services ran at once: a few more tries
+  // tell a passing hiccup from a real failure, which fails every time and says why.
+  const failures: string[] = [];
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    try {
+      return await diffOnce(options);
+    } catch (error) {
+      failures.push(`attempt ${attempt}: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
   }
+  throw new Error(failures.join('\n'));
 }
 
 async function diffOnce(options: SchemaDriftOptions): Promise<SchemaDriftResult> {

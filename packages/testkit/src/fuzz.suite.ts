@@ -127,7 +127,9 @@ function queryArbitrary(operation: OpenApiOperation): fc.Arbitrary<Record<string
   if (!names.length) return fc.constant({});
   const value = fc.oneof(
     fc.constantFrom('1', '0', '-1', '100', '101', '1e9', 'abc', '', 'true', '2026-13-01', '2026-11', 'not-a-uuid', '00000000-0000-0000-0000-000000000000'),
-    fc.constantFrom(...UNICODE_EDGES.slice(0, 8)),
+    // Short ones only: a URL over Node's 16 KB header limit is refused by the HTTP server itself
+    // (431, before any route), which says nothing about the API.
+    fc.constantFrom(...UNICODE_EDGES.filter((value) => value.length < 100)),
     fc.string({ maxLength: 20 }),
   );
   return fc.dictionary(fc.constantFrom(...names), value, { maxKeys: names.length });
