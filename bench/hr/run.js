@@ -11,13 +11,11 @@
 //   BENCH_LARGE / BENCH_SMALL  employees of the two tenants (default 100000 / 10000)
 const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
-const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { mkdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { Client } = require('pg');
-const ROOT = path.resolve(__dirname, '../..');
+const { ROOT, round, median, databaseUrlFor, withClient, startService, memory, resetPeak } = require('../support');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 const { PAYROLL_ROWS_SQL, payrollRowsParams } = require(`${ROOT}/services/hr/dist/exports/payroll-export.repository.js`);
@@ -35,22 +33,6 @@ const RESULTS = path.join(ROOT, 'bench/results');
 // Targets of issue 6: within 3× of COPY; peak RSS under 150 MB and no larger at 10× the data.
 const TARGET_RATIO = 3;
 const TARGET_RSS_MB = 150;
-
-const databaseUrlFor = (name) => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
-
-async function withClient(url, work) {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * One tenant's month, by SQL (no HTTP: seeding is not what is measured). Every employee works
@@ -113,59 +95,17 @@ function inlined(sql, params) {
   return sql.replace(/\$(\d+)/g, (_, index) => literal(params[Number(index) - 1]));
 }
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-
 /** hr as production runs it: `node services/hr/dist/index.js`, configured by environment. */
-async function startHr(databaseUrl, issuer) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'services/hr/dist/index.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      ...(REDIS_URL ? { REDIS_URL } : {}),
-      AUTH_ISSUER: issuer.issuer,
-      AUTH_AUDIENCE: issuer.audience,
-      AUTH_JWKS_URL: issuer.jwksUrl,
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+function startHr(databaseUrl, issuer) {
+  return startService('hr', {
+    DATABASE_URL: databaseUrl,
+    ...(REDIS_URL ? { REDIS_URL } : {}),
+    AUTH_ISSUER: issuer.issuer,
+    AUTH_AUDIENCE: issuer.audience,
+    AUTH_JWKS_URL: issuer.jwksUrl,
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    LOG_LEVEL: 'info',
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 300; attempt++) {
-    if (child.exitCode !== null) throw new Error(`hr exited with code ${child.exitCode} before it was ready`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
-    if (ready) return { child, url };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('hr did not become ready in 30 s');
-}
-
-/** Memory of a process from /proc: the current resident set and its peak (VmHWM), in MB. */
-function memory(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss_mb: kb('VmRSS') / 1024, hwm_mb: kb('VmHWM') / 1024 };
-}
-
-/** Resets the kernel's peak-RSS counter of a process (Linux: "5" to clear_refs), so VmHWM is this case's peak. */
-function resetPeak(pid) {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Downloads the export; time to last byte, bytes and lines. The body is counted, not kept. */
@@ -205,9 +145,6 @@ function copy(databaseUrl, sql) {
     psql.on('close', (code) => (code === 0 ? resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, bytes, lines }) : reject(new Error(`psql exited with ${code}`))));
   });
 }
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const round = (value, digits = 0) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 function machine(postgres) {
   const cpus = os.cpus();
@@ -253,7 +190,7 @@ function markdown(report) {
 async function main() {
   const startLoad = machine('');
   const name = `bench_hr_${randomBytes(6).toString('hex')}`;
-  const databaseUrl = databaseUrlFor(name);
+  const databaseUrl = databaseUrlFor(SERVER_URL, name);
   let hr;
   let issuer;
   await withClient(SERVER_URL, (c) => c.query(`CREATE DATABASE "${name}"`));
