@@ -10,7 +10,7 @@ import { createHttpMetrics, type HttpMetrics } from './metrics';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
 import { errorHandler, methodNotAllowed, notFoundHandler } from './problem';
 import { createRateLimiter } from './rate-limit';
-import { requestContext } from './request-context';
+import { recordActor, requestContext } from './request-context';
 
 export const API_BASE_PATH = '/api/v1';
 
@@ -112,6 +112,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
 
   const base = express.Router();
   base.use(options.authenticate);
+  base.use(recordActor());
   base.use(
     createRateLimiter({
       limit: options.rateLimit.limit,

@@ -37,6 +37,7 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
 
 /** Settings every service reads, spread into each service's own schema. */
 export const commonConfigProperties = {
+  NODE_ENV: Type.String({ default: 'development' }),
   HOST: Type.String({ default: '0.0.0.0' }),
   DATABASE_URL: Type.String({ pattern: '^postgres(ql)?://' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
@@ -53,4 +54,10 @@ export const commonConfigProperties = {
   // Against slow clients: the request's headers, and the whole request, must arrive within these.
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 30000 }),
+  // Calls to addresses callers chose (webhooks; link's directories) end after this long, and in
+  // production reach internal addresses only when this allow-list (hosts, IPs, CIDRs) names them.
+  OUTBOUND_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10000 }),
+  OUTBOUND_ALLOWLIST: Type.Optional(Type.String()),
+  // Webhook deliveries in flight at once per instance.
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
 } satisfies TProperties;

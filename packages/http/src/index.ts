@@ -2,13 +2,13 @@ import './types';
 
 export * from './errors';
 export * from './types';
-export { requestContext, currentContext } from './request-context';
+export { requestContext, currentContext, recordActor, runAs, type Actor, type RequestContext } from './request-context';
 export { createLogger, type Logger } from './logger';
 export { errorHandler, isDatabaseOutage, notFoundHandler, toProblem, sendProblem, PROBLEM_CONTENT_TYPE, type ProblemDocument } from './problem';
 export { named } from './schema-names';
 export { compileValidator, toFieldErrors } from './validation';
 export { createApiRouter, type ApiRouter, type RouteSpec, type RouteInput } from './api-router';
-export { buildOpenApiDocument, type OpenApiInfo, type ResponseSpec } from './openapi';
+export { buildOpenApiDocument, type OpenApiInfo, type OutgoingWebhookDoc, type ResponseSpec } from './openapi';
 export { docsContentSecurityPolicy } from './docs';
 export * from './pagination';
 export { createRateLimiter, callerKey, type RateLimitOptions } from './rate-limit';

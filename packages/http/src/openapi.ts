@@ -39,6 +39,17 @@ export interface OpenApiInfo {
   tokenUrl: string;
   scopes: Record<string, string>;
   tags?: { name: string; description: string }[];
+  /** Requests this service sends to its subscribers (OpenAPI 3.1 `webhooks`), e.g. one per event type. */
+  webhooks?: OutgoingWebhookDoc[];
+}
+
+/** One kind of request the service sends out: its body schema and the headers it carries. */
+export interface OutgoingWebhookDoc {
+  name: string;
+  summary: string;
+  description?: string;
+  schema: TSchema;
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
 }
 
 const PROBLEM_SCHEMA = {
@@ -257,6 +268,21 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: errorExample(status) } },
     };
   }
+  const webhooks: Record<string, unknown> = {};
+  for (const hook of info.webhooks ?? []) {
+    webhooks[hook.name] = {
+      post: {
+        operationId: `webhook_${hook.name.replace(/[^A-Za-z0-9]+/g, '_')}`,
+        summary: hook.summary,
+        ...(hook.description ? { description: hook.description } : {}),
+        tags: ['Webhooks'],
+        security: [],
+        parameters: Object.entries(hook.headers ?? {}).map(([name, header]) => ({ name, in: 'header', required: true, ...header })),
+        requestBody: { required: true, content: { 'application/json': { schema: emit(hook.schema, components) } } },
+        responses: { '200': { description: 'Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried.' } },
+      },
+    };
+  }
   return {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
@@ -264,6 +290,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
     tags: info.tags ?? [...new Set(operations.flatMap((op) => op.tags))].map((name) => ({ name, description: name })),
     security: [{ oauth2: [] }],
     paths,
+    ...(info.webhooks?.length ? { webhooks } : {}),
     components: {
       schemas: { ...components, Problem: PROBLEM_SCHEMA },
       responses: errorResponses,

@@ -119,6 +119,16 @@ function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
+/** OUTBOUND_ALLOWLIST's problem for a service's config check, or none. */
+export function allowlistProblems(value: string | undefined): string[] {
+  try {
+    parseAllowlist(value);
+    return [];
+  } catch (error) {
+    return [`OUTBOUND_ALLOWLIST ${(error as Error).message}`];
+  }
+}
+
 export interface Outbound {
   /**
    * Refuses (OutboundBlockedError) a URL that is not http(s) or, in production, whose host is or
@@ -184,4 +194,9 @@ export function createOutbound(options: OutboundOptions): Outbound {
       }
     },
   };
+}
+
+/** The service's outbound policy from its configuration (NODE_ENV, OUTBOUND_ALLOWLIST, OUTBOUND_TIMEOUT_MS). */
+export function outboundFromConfig(config: { NODE_ENV: string; OUTBOUND_ALLOWLIST?: string; OUTBOUND_TIMEOUT_MS: number }): Outbound {
+  return createOutbound({ production: config.NODE_ENV === 'production', allowlist: parseAllowlist(config.OUTBOUND_ALLOWLIST), timeoutMs: config.OUTBOUND_TIMEOUT_MS });
 }

@@ -12,3 +12,6 @@ export { describeFuzz, type FuzzOptions, type FuzzSetup } from './fuzz.suite';
 export { discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocument } from './openapi-walk';
 export { freePort } from './free-port';
 export { describeConditionalRequests, type ConditionalRequestsSetup } from './conditional-requests.suite';
+export { startWebhookReceiver, type Received } from './webhook-receiver';
+export { describeWebhooks, EVENT_OPERATIONS, type WebhooksSetup, type WebhookTrigger } from './webhooks.suite';
+export { seedWebhook } from './seed-webhook';

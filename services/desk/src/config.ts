@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
 import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
+import { allowlistProblems } from '@msp/outbound';
 import { parseCorsOrigins } from './auth/token-cors';
 import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
 
 export const DeskConfigSchema = Type.Object({
   ...commonConfigProperties,
-  NODE_ENV: Type.String({ default: 'development' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
   DATA_DIR: Type.String({ default: '.data' }),
   JWT_PRIVATE_KEY: Type.Optional(Type.String({ description: 'PEM (PKCS#8 or SEC1/PKCS#1) of an EC P-256 or RSA key.' })),
@@ -101,6 +101,7 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
   if (config.NODE_ENV === 'production' && !config.JWT_PRIVATE_KEY && !config.JWT_PRIVATE_KEY_FILE) {
     problems.push('JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production');
   }
+  problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
   if (problems.length) throw new ConfigError(problems);
   return { ...config, serviceClients, corsOrigins, previousPublicKeys };
 }

@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createServiceApp, type Logger } from '@msp/http';
+import { createServiceEvents, type DispatcherOptions } from '@msp/events';
+import { createOutbound, type Outbound } from '@msp/outbound';
+import { hrEvents } from './events/hr-events';
 import type { Db } from './db';
 import { createEmployeesRepository } from './employees/employees.repository';
 import { registerEmployeeRoutes } from './employees/employees.routes';
@@ -35,6 +38,8 @@ export interface HrSettings {
   corsOrigins?: string[];
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
+  /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
+  webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
 }
 
 export interface HrDeps {
@@ -43,11 +48,16 @@ export interface HrDeps {
   databaseUrl: string;
   redis?: Redis;
   logger: Logger;
+  /** Calls to webhook endpoints; outside production by default (no address refused). */
+  outbound?: Outbound;
   settings: HrSettings;
 }
 
-/** The app, and `close()` for what it opened itself (the export's pg Pool); call it on shutdown. */
-export function createHrApp({ db, databaseUrl, redis, logger, settings }: HrDeps) {
+/**
+ * The app, `close()` for what it opened itself (the export's pg Pool), and the webhook dispatcher
+ * (start it with the service, stop it on shutdown).
+ */
+export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings }: HrDeps) {
   // hr verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -62,6 +72,15 @@ export function createHrApp({ db, databaseUrl, redis, logger, settings }: HrDeps
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
   const exportRepository = createPayrollExportRepository(databaseUrl);
   const payrollExports = createPayrollExportService({ settings: payrollSettingsRepository, exports: exportRepository });
+
+  const events = createServiceEvents({
+    db,
+    databaseUrl,
+    logger,
+    catalogue: hrEvents,
+    outbound: outbound ?? createOutbound({ production: false }),
+    dispatcher: settings.webhooks,
+  });
 
   const service = createServiceApp({
     service: 'hr',
@@ -79,8 +98,10 @@ export function createHrApp({ db, databaseUrl, redis, logger, settings }: HrDeps
         { name: 'Timesheets', description: 'Working days under German working-time law (ArbZG §3 daily maximum, §4 breaks).' },
         { name: 'Leaves', description: 'Absences (vacation, sick, unpaid, parental, special) and their approval.' },
         { name: 'Payroll', description: 'The monthly payroll export (CSV and DATEV LODAS) and its settings.' },
+        ...events.tags,
         { name: 'Authentication', description: 'How this service sees your access token.' },
       ],
+      webhooks: events.webhookDocs,
     },
     readinessChecks: {
       database: () => db.$queryRaw`SELECT 1`,
@@ -97,8 +118,9 @@ export function createHrApp({ db, databaseUrl, redis, logger, settings }: HrDeps
       registerLeaveRoutes(api, { leaves });
       registerPayrollSettingsRoutes(api, { settings: payrollSettings });
       registerPayrollExportRoutes(api, { exports: payrollExports, logger });
+      events.registerRoutes(api);
       registerWhoAmI(api);
     },
   });
-  return { ...service, close: () => exportRepository.close() };
+  return { ...service, dispatcher: events.dispatcher, close: () => exportRepository.close() };
 }

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { commonConfigProperties, loadConfig } from '@msp/http';
+import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
+import { allowlistProblems } from '@msp/outbound';
 
 export const HrConfigSchema = Type.Object({
   ...commonConfigProperties,
-  NODE_ENV: Type.String({ default: 'development' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3003 }),
   DATA_DIR: Type.String({ default: '.data' }),
 });
@@ -11,5 +11,8 @@ export const HrConfigSchema = Type.Object({
 export type HrConfig = Static<typeof HrConfigSchema>;
 
 export function loadHrConfig(env: NodeJS.ProcessEnv = process.env): HrConfig {
-  return loadConfig(HrConfigSchema, env);
+  const config = loadConfig(HrConfigSchema, env);
+  const problems = allowlistProblems(config.OUTBOUND_ALLOWLIST);
+  if (problems.length) throw new ConfigError(problems);
+  return config;
 }

@@ -1,5 +1,6 @@
 import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
+import { outboundFromConfig } from '@msp/outbound';
 import { createHrApp } from './app';
 import { loadHrConfig } from './config';
 import { createDb, MIGRATIONS_DIR } from './db';
@@ -10,11 +11,12 @@ runService('hr', loadHrConfig, async (config, logger) => {
   const db = createDb(config.DATABASE_URL);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
-  const { app, readiness, close } = createHrApp({
+  const { app, readiness, close, dispatcher } = createHrApp({
     db,
     databaseUrl: config.DATABASE_URL,
     redis,
     logger,
+    outbound: outboundFromConfig(config),
     settings: {
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
@@ -23,7 +25,9 @@ runService('hr', loadHrConfig, async (config, logger) => {
       bodyLimit: config.BODY_LIMIT,
       trustProxy: config.TRUST_PROXY,
       corsOrigins: parseOriginList(config.API_CORS_ORIGINS),
+      webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
     },
   });
-  return { app, readiness, cleanup: [close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  await dispatcher.start();
+  return { app, readiness, cleanup: [() => dispatcher.stop(), close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

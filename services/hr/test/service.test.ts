@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { describeServiceOperations, lintOpenApi } from '@msp/testkit';
+import { describeServiceOperations, EVENT_OPERATIONS, lintOpenApi } from '@msp/testkit';
 import { startHr, type TestHr } from './support/hr';
 
 describeServiceOperations({
@@ -47,6 +47,7 @@ describe('API description', () => {
         'GET /leaves/{id} getLeave',
         'POST /leaves createLeave',
         'PATCH /leaves/{id} updateLeave',
+        ...EVENT_OPERATIONS,
       ].sort(),
     );
     expect(doc.paths['/employees'].get.security).toEqual([{ oauth2: ['read:hr'] }]);

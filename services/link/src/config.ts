@@ -1,10 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { commonConfigProperties, ConfigError, loadConfig } from '@msp/http';
-import { parseAllowlist } from '@msp/outbound';
+import { allowlistProblems } from '@msp/outbound';
 
 export const LinkConfigSchema = Type.Object({
   ...commonConfigProperties,
-  NODE_ENV: Type.String({ default: 'development' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3002 }),
   DATA_DIR: Type.String({ default: '.data' }),
   // link's own credential at desk (a desk service client): onboarding and offboarding read desk
@@ -18,10 +17,6 @@ export const LinkConfigSchema = Type.Object({
   CONNECTOR_ENCRYPTION_KEY: Type.Optional(Type.String()),
   // Every enabled connector is synchronised this often (minutes; fractions allowed).
   SYNC_INTERVAL_MINUTES: Type.Number({ exclusiveMinimum: 0, default: 60 }),
-  // Every call to a directory ends after this long.
-  OUTBOUND_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10000 }),
-  // Host names, IPs or CIDRs that connectors may reach in production although internal.
-  OUTBOUND_ALLOWLIST: Type.Optional(Type.String()),
 });
 
 export type LinkConfig = Static<typeof LinkConfigSchema>;
@@ -35,11 +30,7 @@ export function loadLinkConfig(env: NodeJS.ProcessEnv = process.env): LinkConfig
   if (config.CONNECTOR_ENCRYPTION_KEY !== undefined && !/^[A-Za-z0-9+/]{43}=$/.test(config.CONNECTOR_ENCRYPTION_KEY)) {
     problems.push('CONNECTOR_ENCRYPTION_KEY must be 32 bytes in base64 (44 characters ending in "="; `openssl rand -base64 32`)');
   }
-  try {
-    parseAllowlist(config.OUTBOUND_ALLOWLIST);
-  } catch (error) {
-    problems.push(`OUTBOUND_ALLOWLIST ${(error as Error).message}`);
-  }
+  problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

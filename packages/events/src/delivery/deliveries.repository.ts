@@ -1,0 +1,126 @@
+import type { Sql } from '../sql';
+
+/** A delivery claimed for one attempt, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  attempt: number;
+  body: string;
+  url: string;
+  secret: string;
+  event_type: string;
+}
+
+export interface AttemptOutcome {
+  at: Date;
+  response_status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+// Relaying holds this transaction-scoped advisory lock, so one relay at a time per database puts
+// deliveries in the order of the events, whatever the number of instances.
+const RELAY_LOCK = 0x6d73_7065; // "mspe"
+
+/** The dispatcher's queries: the relay from the outbox, and the delivery job queue. */
+export function createDeliveriesRepository(db: Sql) {
+  return {
+    /**
+     * Hands up to `limit` undispatched events to the webhooks subscribed to them, one delivery each,
+     * and marks them dispatched, in one statement (all or nothing). Answers how many events it took;
+     * 0 also when another instance is relaying right now.
+     */
+    async relay(limit: number): Promise<number> {
+      const [result] = await db.$queryRawUnsafe<{ events: number }[]>(
+        `WITH lock AS (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}) AS held),
+         batch AS (
+           SELECT e.id, e.seq, e.tenant_id, e.type, e.resource_type, e.resource_id, e.occurred_at, e.data
+           FROM events e, lock WHERE lock.held AND e.dispatched_at IS NULL
+           ORDER BY e.seq LIMIT $1 FOR UPDATE OF e SKIP LOCKED
+         ),
+         marked AS (UPDATE events SET dispatched_at = now() FROM batch WHERE events.id = batch.id RETURNING events.id),
+         queued AS (
+           INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, resource_type, resource_id, event_seq, body, next_attempt_at)
+           SELECT b.tenant_id, w.id, b.id, b.type, b.resource_type, b.resource_id, b.seq,
+                  json_build_object('type', b.type, 'timestamp', to_char(b.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', b.data)::text,
+                  now()
+           FROM batch b JOIN webhooks w ON w.tenant_id = b.tenant_id AND w.enabled AND (b.type = ANY (w.events) OR '*' = ANY (w.events))
+           RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT count(*) FROM queued)::int AS deliveries`,
+        limit,
+      );
+      return result!.events;
+    },
+
+    /**
+     * Claims up to `limit` due deliveries for one attempt each, under a lease of `leaseMs` (after
+     * which another worker may take one whose worker died). Only the oldest pending delivery of a
+     * resource to an endpoint is due: a resource's events arrive in order. Disabled endpoints wait.
+     */
+    async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+      return db.$queryRawUnsafe<ClaimedDelivery[]>(
+        `WITH due AS (
+           SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled
+           WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+             AND NOT EXISTS (
+               SELECT 1 FROM webhook_deliveries p
+               WHERE p.webhook_id = d.webhook_id AND p.resource_type = d.resource_type AND p.resource_id = d.resource_id
+                 AND p.status = 'pending' AND p.event_seq < d.event_seq)
+           ORDER BY d.next_attempt_at, d.event_seq NULLS FIRST
+           LIMIT $1 FOR UPDATE OF d SKIP LOCKED
+         )
+         UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond', attempt = d.attempt + 1
+         FROM due, webhooks w WHERE d.id = due.id AND w.id = d.webhook_id
+         RETURNING d.id::text, d.webhook_id::text, d.attempt, d.body, w.url, w.secret, d.event_type`,
+        limit,
+        leaseMs,
+      );
+    },
+
+    /** Records an attempt: `nextAttemptAt` null ends the delivery (succeeded, or failed for good). */
+    async recordAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome, status: 'pending' | 'succeeded' | 'failed', nextAttemptAt: Date | null): Promise<void> {
+      const entry = JSON.stringify([{ attempt: delivery.attempt, at: outcome.at.toISOString(), response_status: outcome.response_status, duration_ms: outcome.duration_ms, error: outcome.error }]);
+      await db.$executeRawUnsafe(
+        `UPDATE webhook_deliveries SET status = $2, response_status = $3, duration_ms = $4, error = $5,
+           attempts = attempts || $6::jsonb, next_attempt_at = $7::timestamptz, locked_until = NULL, last_attempt_at = $8::timestamptz
+         WHERE id = $1::uuid AND attempt = $9`,
+        delivery.id,
+        status,
+        outcome.response_status,
+        outcome.duration_ms,
+        outcome.error,
+        entry,
+        nextAttemptAt,
+        outcome.at,
+        delivery.attempt,
+      );
+    },
+
+    async markEndpointHealthy(webhookId: string): Promise<void> {
+      await db.$executeRawUnsafe('UPDATE webhooks SET failing_since = NULL WHERE id = $1::uuid AND failing_since IS NOT NULL', webhookId);
+    },
+
+    /**
+     * Notes a failure; an endpoint failing since `disableBefore` or earlier is disabled with
+     * `reason`. Answers whether this call disabled it.
+     */
+    async markEndpointFailing(webhookId: string, disableBefore: Date, reason: string): Promise<boolean> {
+      const [row] = await db.$queryRawUnsafe<{ disabled: boolean }[]>(
+        `UPDATE webhooks SET
+           failing_since = COALESCE(failing_since, now()),
+           enabled = CASE WHEN failing_since <= $2::timestamptz THEN false ELSE enabled END,
+           disabled_reason = CASE WHEN failing_since <= $2::timestamptz THEN $3 ELSE disabled_reason END,
+           updated_at = CASE WHEN failing_since <= $2::timestamptz THEN now() ELSE updated_at END
+         WHERE id = $1::uuid
+         RETURNING (failing_since <= $2::timestamptz) AS disabled`,
+        webhookId,
+        disableBefore,
+        reason,
+      );
+      return Boolean(row?.disabled);
+    },
+  };
+}
+
+export type DeliveriesRepository = ReturnType<typeof createDeliveriesRepository>;

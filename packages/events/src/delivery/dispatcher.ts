@@ -1,0 +1,180 @@
+import { Client } from 'pg';
+import type { Logger } from '@msp/http';
+import { OutboundBlockedError, OutboundTimeoutError, type Outbound } from '@msp/outbound';
+import { EVENTS_CHANNEL } from '../record';
+import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, nextDelay } from '../retry-schedule';
+import { signatureHeaders } from '../signing';
+import type { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+
+export interface DispatcherOptions {
+  deliveries: DeliveriesRepository;
+  /** Calls to the endpoints: address policy and timeout (a slow receiver holds a worker no longer). */
+  outbound: Outbound;
+  logger: Logger;
+  /** Where to LISTEN for committed events; without it the dispatcher only polls. */
+  databaseUrl?: string;
+  /** Deliveries in flight at once per instance (default 32). */
+  concurrency?: number;
+  /** How often to look for due work when nothing wakes it (default 1 s). */
+  pollMs?: number;
+  retryDelaysMs?: readonly number[];
+  disableAfterMs?: number;
+}
+
+/** Most of a receiver's answer that is read (and thrown away): enough to finish the exchange. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+async function drain(response: Response): Promise<void> {
+  if (!response.body) return;
+  let read = 0;
+  for await (const chunk of response.body) {
+    read += (chunk as Uint8Array).byteLength;
+    if (read > MAX_RESPONSE_BYTES) break;
+  }
+}
+
+/**
+ * Moves events from the outbox to the endpoints: relays committed events into deliveries, then
+ * sends due deliveries, `concurrency` at a time. Woken by NOTIFY at each commit (and by its own
+ * callers), and polling as a fallback, so a delivery left pending by a restart is sent by the next
+ * process. Any number of instances may run: relaying is serialised by an advisory lock, deliveries
+ * are claimed with SKIP LOCKED under a lease.
+ */
+export function createDispatcher(options: DispatcherOptions) {
+  const { deliveries, outbound, logger } = options;
+  const concurrency = options.concurrency ?? 32;
+  const pollMs = options.pollMs ?? 1_000;
+  const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
+  // The lease outlasts the timeout, so a claimed delivery is never sent twice at once.
+  const leaseMs = outbound.timeoutMs + 30_000;
+
+  let running = false;
+  let pumping = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let listener: Client | undefined;
+  let failingSince: number | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  function schedule(ms: number) {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void pump(), ms);
+  }
+
+  /** Wakes the dispatcher now: an event was committed, or a delivery became due. */
+  function wake() {
+    if (pumping) again = true;
+    else schedule(0);
+  }
+
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
+    const at = new Date();
+    const started = performance.now();
+    let responseStatus: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await outbound.fetch(delivery.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'msp-webhooks/1', ...signatureHeaders(delivery.secret, delivery.id, delivery.body, at) },
+        body: delivery.body,
+      });
+      responseStatus = response.status;
+      await drain(response).catch(() => undefined);
+      if (response.status < 200 || response.status > 299) error = `HTTP ${response.status}`;
+    } catch (caught) {
+      if (caught instanceof OutboundTimeoutError) error = `no answer within ${outbound.timeoutMs} ms`;
+      else if (caught instanceof OutboundBlockedError) error = `refused: ${caught.message}`;
+      else error = `could not connect: ${(caught as Error & { cause?: Error }).cause?.message ?? (caught as Error).message}`;
+    }
+    const outcome = { at, response_status: responseStatus, duration_ms: Math.round(performance.now() - started), error };
+    if (!error) {
+      await deliveries.recordAttempt(delivery, outcome, 'succeeded', null);
+      await deliveries.markEndpointHealthy(delivery.webhook_id);
+      return;
+    }
+    const delay = nextDelay(delays, delivery.attempt);
+    await deliveries.recordAttempt(delivery, outcome, delay === undefined ? 'failed' : 'pending', delay === undefined ? null : new Date(Date.now() + delay));
+    const reason = `Disabled at ${new Date().toISOString()}: every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (last: ${error}).`;
+    if (await deliveries.markEndpointFailing(delivery.webhook_id, new Date(Date.now() - disableAfterMs), reason)) {
+      // The URL may hold a token in its query: log the webhook id only, never the URL or the secret.
+      logger.warn('webhook disabled after failing', { webhook_id: delivery.webhook_id, error });
+    }
+  }
+
+  function start(delivery: ClaimedDelivery) {
+    const task = attempt(delivery)
+      .catch((error: Error) => {
+        logger.error('webhook delivery could not be recorded', { delivery_id: delivery.id, error: error.message });
+      })
+      .finally(() => {
+        inFlight.delete(task);
+        wake();
+      });
+    inFlight.add(task);
+  }
+
+  async function pump(): Promise<void> {
+    if (!running || pumping) return;
+    pumping = true;
+    try {
+      do {
+        again = false;
+        while ((await deliveries.relay(500)) === 500) {
+          /* a backlog: keep relaying */
+        }
+        const free = concurrency - inFlight.size;
+        if (free > 0) {
+          const claimed = await deliveries.claim(free, leaseMs);
+          for (const delivery of claimed) start(delivery);
+        }
+      } while (again && running);
+      if (failingSince !== undefined) logger.info('webhook dispatcher reaches its database again');
+      failingSince = undefined;
+    } catch (error) {
+      // The database is away (an outage, a restart): say so once, keep polling.
+      if (failingSince === undefined) logger.error('webhook dispatcher cannot reach its database', { error: (error as Error).message });
+      failingSince ??= Date.now();
+    } finally {
+      pumping = false;
+    }
+    schedule(pollMs);
+  }
+
+  async function listen(databaseUrl: string) {
+    const client = new Client({ connectionString: databaseUrl });
+    client.on('error', (error) => {
+      logger.warn('webhook dispatcher lost its LISTEN connection; polling until it is back', { error: error.message });
+      if (listener === client) listener = undefined;
+      if (running) setTimeout(() => void listen(databaseUrl).catch(() => undefined), 5_000).unref();
+    });
+    client.on('notification', wake);
+    await client.connect();
+    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    if (!running) return void client.end();
+    listener = client;
+  }
+
+  return {
+    wake,
+    async start() {
+      if (running) return;
+      running = true;
+      if (options.databaseUrl) {
+        await listen(options.databaseUrl).catch((error: Error) => logger.warn('webhook dispatcher cannot LISTEN; polling only', { error: error.message }));
+      }
+      schedule(0);
+    },
+    /** Stops taking work and waits for the attempts in flight (each ends within the timeout). */
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      await listener?.end().catch(() => undefined);
+      listener = undefined;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -1,0 +1,72 @@
+import type { ApiRouter, Logger } from '@msp/http';
+import type { Outbound } from '@msp/outbound';
+import { createAuditRepository } from './audit/audit.repository';
+import { registerAuditRoutes } from './audit/audit.routes';
+import type { EventCatalogue } from './catalogue';
+import { createDeliveriesRepository } from './delivery/deliveries.repository';
+import { createDispatcher, type DispatcherOptions } from './delivery/dispatcher';
+import type { Sql } from './sql';
+import { createWebhooksRepository } from './webhooks/webhooks.repository';
+import { registerWebhookRoutes } from './webhooks/webhooks.routes';
+import { createWebhooksService } from './webhooks/webhooks.service';
+
+export interface ServiceEventsOptions {
+  /** The service's Prisma client. */
+  db: Sql;
+  /** The same database, for the dispatcher's LISTEN connection. */
+  databaseUrl?: string;
+  logger: Logger;
+  catalogue: EventCatalogue;
+  outbound: Outbound;
+  dispatcher?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
+}
+
+export interface ServiceDispatcherOptions extends Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'> {
+  db: Sql;
+  databaseUrl?: string;
+  logger: Logger;
+  outbound: Outbound;
+}
+
+/** The dispatcher of a service's database: what a process starts (and what tests start as "another process"). */
+export function createServiceDispatcher({ db, ...options }: ServiceDispatcherOptions) {
+  return createDispatcher({ deliveries: createDeliveriesRepository(db), ...options });
+}
+
+/** The OpenAPI tags of the routes below. */
+export const EVENT_TAGS = [
+  { name: 'Webhooks', description: 'Endpoints subscribed to this service\'s events (Standard Webhooks), and their deliveries.' },
+  { name: 'Audit', description: 'Every change, who made it and when: the event stream read back.' },
+];
+
+/**
+ * What a service needs to publish its events: the webhook and audit routes, the OpenAPI entries
+ * of its event payloads, and the dispatcher to start with the service and stop with it.
+ */
+export function createServiceEvents(options: ServiceEventsOptions) {
+  const dispatcher = createServiceDispatcher({
+    db: options.db,
+    outbound: options.outbound,
+    logger: options.logger,
+    databaseUrl: options.databaseUrl,
+    ...options.dispatcher,
+  });
+  const webhooks = createWebhooksService({
+    webhooks: createWebhooksRepository(options.db),
+    catalogue: options.catalogue,
+    outbound: options.outbound,
+    wake: dispatcher.wake,
+  });
+  const audit = createAuditRepository(options.db);
+  return {
+    dispatcher,
+    tags: EVENT_TAGS,
+    webhookDocs: options.catalogue.webhookDocs(),
+    registerRoutes(api: ApiRouter) {
+      registerWebhookRoutes(api, webhooks);
+      registerAuditRoutes(api, audit);
+    },
+  };
+}
+
+export type ServiceEvents = ReturnType<typeof createServiceEvents>;

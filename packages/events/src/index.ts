@@ -1,0 +1,8 @@
+export type { Sql } from './sql';
+export { recordEvent, changesBetween, SYSTEM_ACTOR, EVENTS_CHANNEL, type Changes, type EventToRecord } from './record';
+export { eventCatalogue, TEST_EVENT, ChangesSchema, type EventCatalogue, type EventType } from './catalogue';
+export { createServiceEvents, createServiceDispatcher, EVENT_TAGS, type ServiceEvents, type ServiceEventsOptions, type ServiceDispatcherOptions } from './events';
+export { createDispatcher, type Dispatcher, type DispatcherOptions } from './delivery/dispatcher';
+export { createDeliveriesRepository } from './delivery/deliveries.repository';
+export { DEFAULT_RETRY_DELAYS_MS, DEFAULT_DISABLE_AFTER_MS } from './retry-schedule';
+export { newSigningSecret, signatureHeaders } from './signing';

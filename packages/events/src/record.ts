@@ -1,0 +1,74 @@
+import { currentContext, type Actor } from '@msp/http';
+import type { Sql } from './sql';
+
+/** The actor of changes nobody's request made (a scheduled sync, a due onboarding). */
+export const SYSTEM_ACTOR: Actor = { client_id: 'system', on_behalf_of: null };
+
+/** The channel a committed event is announced on (NOTIFY is delivered only at commit). */
+export const EVENTS_CHANNEL = 'msp_events';
+
+/** `{field: {from, to}}`: what an update changed, in the API's field names. */
+export type Changes = Record<string, { from: unknown; to: unknown }>;
+
+export interface EventToRecord {
+  /** A name of the service's catalogue, e.g. `ticket.updated`. */
+  type: string;
+  tenantId: string;
+  resourceType: string;
+  resourceId: string;
+  /** The resource as the API shows it after the change (as it was, for a deletion). Never a secret. */
+  object: object;
+  changes?: Changes | null;
+  /** Who made the change; the request's caller by default (see recordActor), else SYSTEM_ACTOR. */
+  actor?: Actor;
+}
+
+const INSERT_EVENT = `
+  WITH recorded AS (
+    INSERT INTO events (tenant_id, type, resource_type, resource_id, actor_client_id, actor_on_behalf_of, request_id, changes, data)
+    VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb)
+    RETURNING 1
+  )
+  SELECT 1 AS recorded FROM recorded, pg_notify('${EVENTS_CHANNEL}', '')`;
+
+/**
+ * Appends the event to the service's stream. Call it with the transaction client that makes the
+ * change, after the change, so both commit or neither does: an event is never lost and never sent
+ * for a change rolled back. A resource's writes must lock it first (they do: FOR UPDATE, or an
+ * advisory lock), which makes `seq` order its commit order, the order its deliveries keep.
+ */
+export async function recordEvent(tx: Sql, event: EventToRecord): Promise<void> {
+  const context = currentContext();
+  const actor = event.actor ?? context?.actor ?? SYSTEM_ACTOR;
+  const changes = event.changes && Object.keys(event.changes).length > 0 ? event.changes : null;
+  const data = { object: event.object, ...(changes ? { changes } : {}) };
+  await tx.$queryRawUnsafe(
+    INSERT_EVENT,
+    event.tenantId,
+    event.type,
+    event.resourceType,
+    event.resourceId,
+    actor.client_id,
+    actor.on_behalf_of,
+    context?.requestId ?? null,
+    changes && JSON.stringify(changes),
+    JSON.stringify(data),
+  );
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The fields that differ between two API representations of a resource, `updated_at` and the
+ * like left out (they change with everything and say nothing).
+ */
+export function changesBetween(before: object, after: object, ignore: readonly string[] = ['updated_at']): Changes {
+  const changes: Changes = {};
+  const was = before as Record<string, unknown>;
+  const is = after as Record<string, unknown>;
+  for (const field of new Set([...Object.keys(was), ...Object.keys(is)])) {
+    if (ignore.includes(field) || same(was[field], is[field])) continue;
+    changes[field] = { from: was[field] ?? null, to: is[field] ?? null };
+  }
+  return changes;
+}

@@ -1,0 +1,190 @@
+import type { Sql } from '../sql';
+import type { DeliveryJson, DeliveryStatus, WebhookJson } from './webhook.schemas';
+
+interface WebhookRow {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_type: string;
+  event_id: string | null;
+  status: DeliveryStatus;
+  attempt: number;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  next_attempt_at: Date | null;
+  attempts: DeliveryJson['attempts'];
+  created_at: Date;
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+/** The one place rows become responses. */
+const toWebhook = (row: WebhookRow): WebhookJson => ({
+  id: row.id,
+  url: row.url,
+  events: row.events,
+  description: row.description,
+  enabled: row.enabled,
+  disabled_reason: row.disabled_reason,
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at),
+});
+
+const toDelivery = (row: DeliveryRow): DeliveryJson => ({
+  id: row.id,
+  webhook_id: row.webhook_id,
+  event: row.event_type,
+  event_id: row.event_id,
+  status: row.status,
+  attempt: row.attempt,
+  response_status: row.response_status,
+  duration_ms: row.duration_ms,
+  error: row.error,
+  next_attempt_at: row.next_attempt_at && iso(row.next_attempt_at),
+  attempts: row.attempts,
+  created_at: iso(row.created_at),
+});
+
+const WEBHOOK_COLUMNS = 'id::text, url, events, description, enabled, disabled_reason, created_at, updated_at';
+const DELIVERY_COLUMNS =
+  'id::text, webhook_id::text, event_type, event_id::text, status, attempt, response_status, duration_ms, error, next_attempt_at, attempts, created_at';
+
+type Window = { skip: number; take: number };
+
+/** Every query is bounded by the caller's tenant: another tenant's webhooks are simply not found. */
+export function createWebhooksRepository(db: Sql) {
+  async function find(tenantId: string, id: string): Promise<WebhookJson | null> {
+    const rows = await db.$queryRawUnsafe<WebhookRow[]>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid`, id, tenantId);
+    return rows[0] ? toWebhook(rows[0]) : null;
+  }
+
+  return {
+    find,
+
+    async create(tenantId: string, input: { url: string; events: string[]; description: string | null; secret: string }): Promise<WebhookJson> {
+      const rows = await db.$queryRawUnsafe<WebhookRow[]>(
+        `INSERT INTO webhooks (tenant_id, url, events, description, secret) VALUES ($1::uuid, $2, $3::text[], $4, $5) RETURNING ${WEBHOOK_COLUMNS}`,
+        tenantId,
+        input.url,
+        input.events,
+        input.description,
+        input.secret,
+      );
+      return toWebhook(rows[0]!);
+    },
+
+    async list(tenantId: string, window: Window): Promise<{ items: WebhookJson[]; total: number }> {
+      const [rows, [count]] = await Promise.all([
+        db.$queryRawUnsafe<WebhookRow[]>(
+          `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1::uuid ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
+          tenantId,
+          window.skip,
+          window.take,
+        ),
+        db.$queryRawUnsafe<{ total: number }[]>('SELECT count(*)::int AS total FROM webhooks WHERE tenant_id = $1::uuid', tenantId),
+      ]);
+      return { items: rows.map(toWebhook), total: count!.total };
+    },
+
+    /** Enabling clears the reason and the failure streak: the endpoint starts afresh. */
+    async update(
+      tenantId: string,
+      id: string,
+      changes: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
+    ): Promise<WebhookJson | null> {
+      const rows = await db.$queryRawUnsafe<WebhookRow[]>(
+        `UPDATE webhooks SET
+           url = COALESCE($3, url),
+           events = COALESCE($4::text[], events),
+           description = CASE WHEN $5::boolean THEN $6 ELSE description END,
+           enabled = COALESCE($7::boolean, enabled),
+           disabled_reason = CASE WHEN $7::boolean IS NOT NULL THEN NULL ELSE disabled_reason END,
+           failing_since = CASE WHEN $7::boolean THEN NULL ELSE failing_since END,
+           updated_at = now()
+         WHERE id = $1::uuid AND tenant_id = $2::uuid
+         RETURNING ${WEBHOOK_COLUMNS}`,
+        id,
+        tenantId,
+        changes.url ?? null,
+        changes.events ?? null,
+        changes.description !== undefined,
+        changes.description ?? null,
+        changes.enabled ?? null,
+      );
+      return rows[0] ? toWebhook(rows[0]) : null;
+    },
+
+    /** Its deliveries go with it (ON DELETE CASCADE). */
+    async remove(tenantId: string, id: string): Promise<boolean> {
+      const count = await db.$executeRawUnsafe('DELETE FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid', id, tenantId);
+      return count > 0;
+    },
+
+    /** A delivery of no event (`webhook.test`), due now. */
+    async enqueueTest(tenantId: string, webhookId: string, eventType: string, body: (deliveryId: string) => string, deliveryId: string): Promise<DeliveryJson> {
+      const rows = await db.$queryRawUnsafe<DeliveryRow[]>(
+        `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_type, body, next_attempt_at)
+         VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, now()) RETURNING ${DELIVERY_COLUMNS}`,
+        deliveryId,
+        tenantId,
+        webhookId,
+        eventType,
+        body(deliveryId),
+      );
+      return toDelivery(rows[0]!);
+    },
+
+    async listDeliveries(tenantId: string, webhookId: string, status: DeliveryStatus | undefined, window: Window): Promise<{ items: DeliveryJson[]; total: number }> {
+      const where = 'tenant_id = $1::uuid AND webhook_id = $2::uuid AND ($3::text IS NULL OR status = $3)';
+      const [rows, [count]] = await Promise.all([
+        db.$queryRawUnsafe<DeliveryRow[]>(
+          `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`,
+          tenantId,
+          webhookId,
+          status ?? null,
+          window.skip,
+          window.take,
+        ),
+        db.$queryRawUnsafe<{ total: number }[]>(`SELECT count(*)::int AS total FROM webhook_deliveries WHERE ${where}`, tenantId, webhookId, status ?? null),
+      ]);
+      return { items: rows.map(toDelivery), total: count!.total };
+    },
+
+    async findDelivery(tenantId: string, webhookId: string, id: string): Promise<(DeliveryJson & { in_flight: boolean }) | null> {
+      const rows = await db.$queryRawUnsafe<(DeliveryRow & { in_flight: boolean })[]>(
+        `SELECT ${DELIVERY_COLUMNS}, (locked_until IS NOT NULL AND locked_until > now()) AS in_flight
+         FROM webhook_deliveries WHERE id = $1::uuid AND webhook_id = $2::uuid AND tenant_id = $3::uuid`,
+        id,
+        webhookId,
+        tenantId,
+      );
+      return rows[0] ? { ...toDelivery(rows[0]), in_flight: rows[0].in_flight } : null;
+    },
+
+    /** Due now again, with the same id and body; unless an attempt is running right now. */
+    async retryDelivery(tenantId: string, webhookId: string, id: string): Promise<DeliveryJson | null> {
+      const rows = await db.$queryRawUnsafe<DeliveryRow[]>(
+        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), locked_until = NULL
+         WHERE id = $1::uuid AND webhook_id = $2::uuid AND tenant_id = $3::uuid AND (locked_until IS NULL OR locked_until <= now())
+         RETURNING ${DELIVERY_COLUMNS}`,
+        id,
+        webhookId,
+        tenantId,
+      );
+      return rows[0] ? toDelivery(rows[0]) : null;
+    },
+  };
+}
+
+export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
+import { OutboundBlockedError, type Outbound } from '@msp/outbound';
+import { TEST_EVENT, type EventCatalogue } from '../catalogue';
+import { newSigningSecret } from '../signing';
+import type { DeliveryStatus, NewWebhook, WebhookChanges } from './webhook.schemas';
+import type { WebhooksRepository } from './webhooks.repository';
+
+const missing = () => notFound('No webhook with this id exists in your tenant.');
+const missingDelivery = () => notFound('No delivery with this id exists for this webhook.');
+
+export interface WebhooksServiceDeps {
+  webhooks: WebhooksRepository;
+  catalogue: EventCatalogue;
+  /** The address policy of calls to the outside world (no internal addresses in production). */
+  outbound: Outbound;
+  /** Wakes the dispatcher: a delivery is due now. */
+  wake: () => void;
+}
+
+export function createWebhooksService({ webhooks, catalogue, outbound, wake }: WebhooksServiceDeps) {
+  /** The names must be the service's (or `*` alone); the URL must be one the service may call. */
+  async function assertSubscribable(input: { url?: string; events?: string[] }) {
+    const errors: { field: string; message: string }[] = [];
+    if (input.events) {
+      const unknown = input.events.filter((name) => name !== '*' && !catalogue.has(name));
+      if (unknown.length) errors.push({ field: 'events', message: `names no event of this service: ${unknown.join(', ')} (known: ${catalogue.names.join(', ')}, or *)` });
+      else if (input.events.includes('*') && input.events.length > 1) errors.push({ field: 'events', message: 'must be ["*"] alone when it holds *' });
+    }
+    if (input.url) {
+      try {
+        await outbound.check(input.url);
+      } catch (error) {
+        if (!(error instanceof OutboundBlockedError)) throw error;
+        errors.push({ field: 'url', message: `cannot be called: ${error.message}` });
+      }
+    }
+    if (errors.length) throw unprocessable(errors.map((e) => `${e.field} ${e.message}`).join('; ') + '.', { code: 'webhook-not-subscribable', errors });
+  }
+
+  async function get(tenantId: string, id: string) {
+    const webhook = await webhooks.find(tenantId, id);
+    if (!webhook) throw missing();
+    return webhook;
+  }
+
+  return {
+    get,
+
+    list(tenantId: string, page: PageRequest) {
+      return webhooks.list(tenantId, pageWindow(page));
+    },
+
+    /** The secret is answered once, here; it is never shown again nor logged. */
+    async create(tenantId: string, input: NewWebhook) {
+      await assertSubscribable(input);
+      const secret = newSigningSecret();
+      const webhook = await webhooks.create(tenantId, { url: input.url, events: input.events, description: input.description ?? null, secret });
+      return { ...webhook, secret };
+    },
+
+    async update(tenantId: string, id: string, changes: WebhookChanges) {
+      await get(tenantId, id);
+      await assertSubscribable(changes);
+      const updated = await webhooks.update(tenantId, id, changes);
+      if (!updated) throw missing();
+      if (updated.enabled) wake();
+      return updated;
+    },
+
+    async remove(tenantId: string, id: string) {
+      if (!(await webhooks.remove(tenantId, id))) throw missing();
+    },
+
+    /** Queues a `webhook.test` message to the endpoint, signed like any other. */
+    async sendTest(tenantId: string, id: string) {
+      const webhook = await get(tenantId, id);
+      if (!webhook.enabled) throw conflict('The webhook is disabled; enable it (PATCH enabled: true) before testing it.', { code: 'webhook-disabled' });
+      const delivery = await webhooks.enqueueTest(
+        tenantId,
+        id,
+        TEST_EVENT,
+        () => JSON.stringify({ type: TEST_EVENT, timestamp: new Date().toISOString(), data: { webhook_id: id } }),
+        randomUUID(),
+      );
+      wake();
+      return delivery;
+    },
+
+    async listDeliveries(tenantId: string, id: string, status: DeliveryStatus | undefined, page: PageRequest) {
+      await get(tenantId, id);
+      return webhooks.listDeliveries(tenantId, id, status, pageWindow(page));
+    },
+
+    async getDelivery(tenantId: string, id: string, deliveryId: string) {
+      await get(tenantId, id);
+      const delivery = await webhooks.findDelivery(tenantId, id, deliveryId);
+      if (!delivery) throw missingDelivery();
+      const { in_flight: _inFlight, ...shown } = delivery;
+      return shown;
+    },
+
+    /** Sends the same message (same `webhook-id`, same body) again, now; it counts as a further attempt. */
+    async retryDelivery(tenantId: string, id: string, deliveryId: string) {
+      const webhook = await get(tenantId, id);
+      if (!webhook.enabled) throw conflict('The webhook is disabled; enable it (PATCH enabled: true) before retrying its deliveries.', { code: 'webhook-disabled' });
+      const delivery = await webhooks.findDelivery(tenantId, id, deliveryId);
+      if (!delivery) throw missingDelivery();
+      if (delivery.in_flight) throw conflict('An attempt of this delivery is running right now; look again in a moment.', { code: 'delivery-in-flight' });
+      const retried = await webhooks.retryDelivery(tenantId, id, deliveryId);
+      if (!retried) throw conflict('An attempt of this delivery started meanwhile; look again in a moment.', { code: 'delivery-in-flight' });
+      wake();
+      return retried;
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

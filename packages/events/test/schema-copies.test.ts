@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { MIGRATION_SQL } from './support';
+
+// Each service owns its database, so each schema declares the package's tables and each migration
+// history creates them; these copies must stay the package's.
+const ROOT = path.resolve(__dirname, '../../..');
+const MODELS = readFileSync(path.join(__dirname, '../prisma/events.prisma'), 'utf8');
+
+describe.each(['desk', 'link', 'hr'])('%s', (service) => {
+  test('its schema.prisma holds the events models as the package states them', () => {
+    expect(readFileSync(path.join(ROOT, 'services', service, 'prisma/schema.prisma'), 'utf8')).toContain(MODELS);
+  });
+
+  test('its migrations create the tables with the package\'s SQL', () => {
+    const migration = path.join(ROOT, 'services', service, 'prisma/migrations/20261123210000_events_webhooks/migration.sql');
+    expect(readFileSync(migration, 'utf8')).toBe(MIGRATION_SQL);
+  });
+});

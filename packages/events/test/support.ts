@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'pg';
+import { createDatabase, databaseUrlFor, dropDatabase, testServerUrl } from '@msp/db';
+import { PassThrough } from 'node:stream';
+import { createLogger, type Logger } from '@msp/http';
+import type { Sql } from '../src';
+
+export { startWebhookReceiver as receiver } from '@msp/testkit';
+
+export const MIGRATION_SQL = readFileSync(path.join(__dirname, '../prisma/migration.sql'), 'utf8');
+
+/** A database holding just the package's tables, and a Sql over it (as a service's Prisma client would be). */
+export async function eventsDatabase() {
+  const name = `t_events_${Math.random().toString(16).slice(2, 12)}`;
+  await createDatabase(testServerUrl(), name);
+  const url = databaseUrlFor(testServerUrl(), name);
+  const pool = new Pool({ connectionString: url, max: 8 });
+  await pool.query(MIGRATION_SQL);
+  const sql: Sql = {
+    $queryRawUnsafe: async <T>(query: string, ...values: unknown[]) => (await pool.query(query, values)).rows as T,
+    $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await pool.query(query, values)).rowCount ?? 0,
+  };
+  return {
+    url,
+    pool,
+    sql,
+    async close() {
+      await pool.end();
+      await dropDatabase(testServerUrl(), name);
+    },
+  };
+}
+
+export const quietLogger = (): Logger => createLogger({ service: 'events-test', level: 'error', stream: new PassThrough() });
+
+export async function waitUntil<T>(probe: () => Promise<T | undefined | null | false>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
