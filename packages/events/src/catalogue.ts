@@ -85,4 +85,9 @@ export function eventCatalogue<const T extends readonly EventType[]>(types: T) {
   };
 }
 
-export type EventCatalogue = ReturnType<typeof eventCatalogue<readonly EventType[]>>;
+/** What the webhook routes need of a catalogue, whatever its names. */
+export interface EventCatalogue {
+  names: string[];
+  has(name: string): boolean;
+  webhookDocs(): OutgoingWebhookDoc[];
+}

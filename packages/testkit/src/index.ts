@@ -13,5 +13,5 @@ export { discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocu
 export { freePort } from './free-port';
 export { describeConditionalRequests, type ConditionalRequestsSetup } from './conditional-requests.suite';
 export { startWebhookReceiver, type Received } from './webhook-receiver';
-export { describeWebhooks, EVENT_OPERATIONS, type WebhooksSetup, type WebhookTrigger } from './webhooks.suite';
+export { describeWebhooks, EVENT_OPERATIONS, type DispatcherFactory, type WebhooksSetup, type WebhookTrigger } from './webhooks.suite';
 export { seedWebhook } from './seed-webhook';

@@ -1,6 +1,8 @@
 import type http from 'node:http';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
+import { createLogger, type Logger } from '@msp/http';
+import { createOutbound, type Outbound } from '@msp/outbound';
 import { startWebhookReceiver } from './webhook-receiver';
 
 /*
@@ -27,13 +29,21 @@ export interface WebhooksSetup {
   readerAuth: string;
   /** Makes one change in the tenant through the API (each call a new resource). */
   trigger(): Promise<WebhookTrigger>;
-  /**
-   * Starts a fresh instance's dispatcher on the service's database, as a new process would (retries
-   * after 200 ms, then 200 ms…); `stop()` ends it as a shutdown does.
-   */
-  startDispatcher(): Promise<{ stop(): Promise<void> }>;
+  /** The service's database, and its Prisma client factory: each dispatcher gets a client of its own. */
+  databaseUrl: string;
+  createDb(databaseUrl: string): { $disconnect(): Promise<void> };
   close(): Promise<void>;
 }
+
+/** @msp/events' createServiceDispatcher (testkit does not depend on @msp/events: it tests with testkit). */
+export type DispatcherFactory = (options: {
+  db: never;
+  databaseUrl: string;
+  logger: Logger;
+  outbound: Outbound;
+  pollMs: number;
+  retryDelaysMs: number[];
+}) => { start(): Promise<void>; stop(): Promise<void> };
 
 const API = '/api/v1';
 
@@ -54,7 +64,7 @@ export const EVENT_OPERATIONS = [
 /**
  * `events`: every event type the service emits; the first one is what `trigger()` produces.
  */
-export function describeWebhooks(options: { service: string; events: string[]; setup(): Promise<WebhooksSetup> }) {
+export function describeWebhooks(options: { service: string; events: string[]; createServiceDispatcher: DispatcherFactory; setup(): Promise<WebhooksSetup> }) {
   describe(`${options.service}: webhooks and the audit log`, () => {
     let setup: WebhooksSetup;
     const cleanups: (() => Promise<void>)[] = [];
@@ -80,8 +90,30 @@ export function describeWebhooks(options: { service: string; events: string[]; s
       cleanups.push(started.close);
       return started;
     }
+    /**
+     * A fresh instance's dispatcher on the service's database, as a new process would start it
+     * (retries after 200 ms each); `stop()` ends it as a shutdown does.
+     */
+    async function startDispatcher() {
+      const db = setup.createDb(setup.databaseUrl);
+      const dispatcher = options.createServiceDispatcher({
+        db: db as never,
+        databaseUrl: setup.databaseUrl,
+        logger: createLogger({ service: options.service, level: 'error' }),
+        outbound: createOutbound({ production: false, timeoutMs: 2_000 }),
+        pollMs: 100,
+        retryDelaysMs: [200, 200, 200, 200, 200],
+      });
+      await dispatcher.start();
+      return {
+        async stop() {
+          await dispatcher.stop();
+          await db.$disconnect();
+        },
+      };
+    }
     async function dispatcher() {
-      const started = await setup.startDispatcher();
+      const started = await startDispatcher();
       cleanups.push(started.stop);
       return started;
     }
@@ -203,7 +235,7 @@ export function describeWebhooks(options: { service: string; events: string[]; s
       let up = false;
       const endpoint = await receiver(() => (up ? 200 : 503));
       const webhook = await subscribe(endpoint.url);
-      const first = await setup.startDispatcher();
+      const first = await startDispatcher();
       await setup.trigger();
       await endpoint.waitFor(1, 15_000);
       await first.stop();

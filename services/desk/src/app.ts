@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
 import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
 import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, type Logger } from '@msp/http';
+import { createServiceEvents, type DispatcherOptions } from '@msp/events';
+import { createOutbound, type Outbound } from '@msp/outbound';
+import { deskEvents } from './events/desk-events';
 import { createApiClientsRepository } from './auth/api-clients.repository';
 import { createApiClientsAdminRepository } from './api-clients/api-clients.repository';
 import { registerApiClientRoutes } from './api-clients/api-clients.routes';
@@ -37,10 +40,16 @@ export interface DeskSettings {
   rateLimitPrefix?: string;
   /** Origins whose pages may call the token endpoint (CORS_ORIGINS); none when not given. */
   corsOrigins?: string[];
+  /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
+  webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
 }
 
 export interface DeskDeps {
   db: Db;
+  /** The same database, for the webhook dispatcher's LISTEN (without it, it polls). */
+  databaseUrl?: string;
+  /** Calls to webhook endpoints; outside production by default (no address refused). */
+  outbound?: Outbound;
   redis?: Redis;
   logger: Logger;
   signingKey: SigningKey;
@@ -49,7 +58,8 @@ export interface DeskDeps {
   settings: DeskSettings;
 }
 
-export function createDeskApp({ db, redis, logger, signingKey, previousKeys = [], settings }: DeskDeps) {
+/** The app, and the webhook dispatcher (start it with the service, stop it on shutdown). */
+export function createDeskApp({ db, databaseUrl, outbound, redis, logger, signingKey, previousKeys = [], settings }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
@@ -80,7 +90,16 @@ export function createDeskApp({ db, redis, logger, signingKey, previousKeys = []
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/$/, '')}`;
   const metadata = serverMetadata(settings.issuer);
 
-  return createServiceApp({
+  const events = createServiceEvents({
+    db,
+    databaseUrl,
+    logger,
+    catalogue: deskEvents,
+    outbound: outbound ?? createOutbound({ production: false }),
+    dispatcher: settings.webhooks,
+  });
+
+  const service = createServiceApp({
     service: 'desk',
     logger,
     openapi: {
@@ -91,6 +110,7 @@ export function createDeskApp({ db, redis, logger, signingKey, previousKeys = []
         'Reading needs `read:tickets` (users: `read:users`), writing `write:tickets`, creating and deleting users `admin:tenant`, which satisfies every scope.',
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
+      webhooks: events.webhookDocs,
     },
     readinessChecks: {
       database: () => db.$queryRaw`SELECT 1`,
@@ -118,6 +138,8 @@ export function createDeskApp({ db, redis, logger, signingKey, previousKeys = []
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerUserRoutes(api, createUsersService(createStore(db)));
       registerApiClientRoutes(api, createApiClientsService(createApiClientsAdminRepository(db)));
+      events.registerRoutes(api);
     },
   });
+  return { ...service, dispatcher: events.dispatcher };
 }

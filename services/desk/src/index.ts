@@ -1,5 +1,6 @@
 import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
+import { outboundFromConfig } from '@msp/outbound';
 import { createDeskApp } from './app';
 import { bootstrapClients, ensureServiceClients } from './auth/bootstrap';
 import { createApiClientsRepository } from './auth/api-clients.repository';
@@ -16,8 +17,10 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 
-  const { app, readiness } = createDeskApp({
+  const { app, readiness, dispatcher } = createDeskApp({
     db,
+    databaseUrl: config.DATABASE_URL,
+    outbound: outboundFromConfig(config),
     redis,
     logger,
     signingKey,
@@ -32,7 +35,9 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       trustProxy: config.TRUST_PROXY,
       apiCorsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       corsOrigins: config.corsOrigins,
+      webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
     },
   });
-  return { app, readiness, cleanup: [() => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  await dispatcher.start();
+  return { app, readiness, cleanup: [() => dispatcher.stop(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

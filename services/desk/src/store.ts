@@ -1,6 +1,7 @@
 import type { Db, DbTx } from './db';
 import { createClientsRepository } from './clients/clients.repository';
 import { createCommentsRepository } from './comments/comments.repository';
+import { createEventsRepository } from './events/events.repository';
 import { createTicketsRepository } from './tickets/tickets.repository';
 import { createUsersRepository } from './users/users.repository';
 
@@ -11,12 +12,17 @@ function repositories(db: DbTx) {
     comments: createCommentsRepository(db),
     clients: createClientsRepository(db),
     users: createUsersRepository(db),
+    events: createEventsRepository(db),
   };
 }
 
 export type Repositories = ReturnType<typeof repositories>;
 
-export interface Store extends Repositories {
+/**
+ * Outside a transaction the store has no `events`: an event is recorded only in the transaction of
+ * the change it describes, so that a rolled-back change never has one.
+ */
+export interface Store extends Omit<Repositories, 'events'> {
   /** Runs `work` in one transaction: everything it wrote commits together or not at all. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
 }

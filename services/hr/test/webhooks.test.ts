@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createServiceDispatcher } from '@msp/events';
-import { createLogger } from '@msp/http';
-import { createOutbound } from '@msp/outbound';
 import { describeWebhooks } from '@msp/testkit';
 import { createDb } from '../src/db';
 import { startHr } from './support/hr';
@@ -10,6 +8,7 @@ import { addEmployee } from './support/callers';
 
 describeWebhooks({
   service: 'hr',
+  createServiceDispatcher,
   // The names, exactly; the first is what trigger() produces.
   events: ['timesheet.created', 'timesheet.updated', 'timesheet.deleted', 'leave.requested', 'leave.approved', 'leave.rejected', 'leave.cancelled'],
   async setup() {
@@ -33,24 +32,8 @@ describeWebhooks({
         expect(response.status).toBe(201);
         return { type: 'timesheet.created', resourceType: 'timesheet', resourceId: response.body.id, response };
       },
-      async startDispatcher() {
-        const db = createDb(hr.databaseUrl);
-        const dispatcher = createServiceDispatcher({
-          db,
-          databaseUrl: hr.databaseUrl,
-          logger: createLogger({ service: 'hr', level: 'error' }),
-          outbound: createOutbound({ production: false, timeoutMs: 2_000 }),
-          pollMs: 100,
-          retryDelaysMs: [200, 200, 200, 200, 200],
-        });
-        await dispatcher.start();
-        return {
-          async stop() {
-            await dispatcher.stop();
-            await db.$disconnect();
-          },
-        };
-      },
+      databaseUrl: hr.databaseUrl,
+      createDb,
       close: () => hr.close(),
     };
   },

@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createServiceApp, type ApiRouter, type Logger } from '@msp/http';
 import type { Outbound } from '@msp/outbound';
+import { createServiceEvents, type DispatcherOptions } from '@msp/events';
+import { linkEvents } from './events/link-events';
 import { createConnectorDirectories } from './connectors/connector-directories';
 import type { SecretBox } from './connectors/connector-crypto';
 import { createConnectorsRepository } from './connectors/connectors.repository';
@@ -38,6 +40,8 @@ export interface LinkSettings {
   syncIntervalMs?: number;
   /** Retry delays and SCIM page size of sync runs (tests shorten them). */
   sync?: SyncRunnerOptions;
+  /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
+  webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
 }
 
 /**
@@ -61,6 +65,8 @@ function startSyncSchedule(runner: ReturnType<typeof createSyncRunner>, interval
 
 export interface LinkDeps {
   db: Db;
+  /** The same database, for the webhook dispatcher's LISTEN (without it, it polls). */
+  databaseUrl?: string;
   redis?: Redis;
   logger: Logger;
   settings: LinkSettings;
@@ -74,7 +80,7 @@ export interface LinkDeps {
   outbound: Outbound;
 }
 
-export function createLinkApp({ db, redis, logger, settings, runs, queue, secrets, outbound }: LinkDeps) {
+export function createLinkApp({ db, databaseUrl, redis, logger, settings, runs, queue, secrets, outbound }: LinkDeps) {
   // link verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -91,6 +97,7 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
   const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
   const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
+  const events = createServiceEvents({ db, databaseUrl, logger, catalogue: linkEvents, outbound, dispatcher: settings.webhooks });
 
   const service = createServiceApp({
     service: 'link',
@@ -109,8 +116,10 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
         { name: 'Connectors', description: 'SCIM 2.0 connectors of managed tenants, their sync runs, health and the mirror of the directory\'s users.' },
         { name: 'Onboarding', description: 'Bringing a person in: directory account, license bundles (groups) and a hardware ticket, run by the job queue.' },
         { name: 'Offboarding', description: 'Letting a person go, each step at its due time: tickets to the successor, account disabled, mailbox delegated, account deleted after the retention.' },
+        ...events.tags,
         { name: 'Authentication', description: 'How this service sees your access token.' },
       ],
+      webhooks: events.webhookDocs,
     },
     readinessChecks: {
       database: () => db.$queryRaw`SELECT 1`,
@@ -126,9 +135,11 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
       registerConnectorRoutes(api, { connectors });
       registerSyncRoutes(api, { syncs });
       runs?.registerRoutes(api);
+      events.registerRoutes(api);
       registerWhoAmI(api);
     },
   });
-  // The schedule starts and stops with the job queue (src/index.ts, the test start-up).
-  return { ...service, schedule, syncRunner };
+  // The schedule starts and stops with the job queue (src/index.ts, the test start-up); the
+  // webhook dispatcher with the process.
+  return { ...service, schedule, syncRunner, dispatcher: events.dispatcher };
 }

@@ -1,6 +1,6 @@
 import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
-import { createOutbound, parseAllowlist } from '@msp/outbound';
+import { outboundFromConfig } from '@msp/outbound';
 import { createLinkApp } from './app';
 import { createSecretBox } from './connectors/connector-crypto';
 import { resolveEncryptionKey } from './connectors/encryption-key';
@@ -21,11 +21,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
 
   const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });
   const secrets = createSecretBox(resolveEncryptionKey(config.CONNECTOR_ENCRYPTION_KEY, config.DATA_DIR));
-  const outbound = createOutbound({
-    production: config.NODE_ENV === 'production',
-    allowlist: parseAllowlist(config.OUTBOUND_ALLOWLIST),
-    timeoutMs: config.OUTBOUND_TIMEOUT_MS,
-  });
+  const outbound = outboundFromConfig(config);
 
   // Onboarding and offboarding: link calls desk with its own service credential.
   const desk = createDeskClient(
@@ -41,8 +37,9 @@ runService('link', loadLinkConfig, async (config, logger) => {
   });
   defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, retryDelaySeconds: 30 });
 
-  const { app, readiness, schedule } = createLinkApp({
+  const { app, readiness, schedule, dispatcher } = createLinkApp({
     db,
+    databaseUrl: config.DATABASE_URL,
     redis,
     logger,
     queue,
@@ -58,6 +55,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
       trustProxy: config.TRUST_PROXY,
       corsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       syncIntervalMs: config.SYNC_INTERVAL_MINUTES * 60_000,
+      webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
     },
   });
   // The queue starts once every resource has defined its queues and handlers.
@@ -65,5 +63,6 @@ runService('link', loadLinkConfig, async (config, logger) => {
   // Every open run gets its job back, should an enqueue have been lost (stable job ids: no doubles).
   await runs.resume();
   schedule.start();
-  return { app, readiness, cleanup: [async () => schedule.stop(), () => queue.stop(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  await dispatcher.start();
+  return { app, readiness, cleanup: [async () => schedule.stop(), () => dispatcher.stop(), () => queue.stop(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { describeServiceOperations, lintOpenApi } from '@msp/testkit';
+import { describeServiceOperations, EVENT_OPERATIONS, lintOpenApi } from '@msp/testkit';
 import { startLink, type TestLink } from './support/link';
 
 describeServiceOperations({
@@ -45,6 +45,7 @@ describe('API description', () => {
         'GET /connectors/{id}/syncs/{run_id} getSync',
         'GET /connectors/{id}/users listDirectoryUsers',
         'GET /connectors/{id}/health getConnectorHealth',
+        ...EVENT_OPERATIONS,
       ].sort(),
     );
     expect(doc.paths['/tenants'].post.security).toEqual([{ oauth2: ['admin:tenant'] }]);

@@ -45,6 +45,8 @@ export function createDeliveriesRepository(db: Sql) {
                   json_build_object('type', b.type, 'timestamp', to_char(b.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', b.data)::text,
                   now()
            FROM batch b JOIN webhooks w ON w.tenant_id = b.tenant_id AND w.enabled AND (b.type = ANY (w.events) OR '*' = ANY (w.events))
+             -- A webhook receives what happened after it was subscribed, however late the relay runs.
+             AND w.created_at <= b.occurred_at
            RETURNING 1
          )
          SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT count(*) FROM queued)::int AS deliveries`,

@@ -96,8 +96,10 @@ export function createWebhooksService({ webhooks, catalogue, outbound, wake }: W
       await get(tenantId, id);
       const delivery = await webhooks.findDelivery(tenantId, id, deliveryId);
       if (!delivery) throw missingDelivery();
-      const { in_flight: _inFlight, ...shown } = delivery;
-      return shown;
+      // in_flight is the service's own business (retry refuses during an attempt), not the API's.
+      const shown: Partial<typeof delivery> = { ...delivery };
+      delete shown.in_flight;
+      return shown as Omit<typeof delivery, 'in_flight'>;
     },
 
     /** Sends the same message (same `webhook-id`, same body) again, now; it counts as a further attempt. */

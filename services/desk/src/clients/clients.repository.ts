@@ -16,6 +16,11 @@ function toClient(row: ClientRow): Client {
 }
 
 export function createClientsRepository(db: DbTx) {
+  async function findById(tenantId: string, id: string): Promise<Client | null> {
+    const row = await db.client.findFirst({ where: { id, tenantId } });
+    return row && toClient(row);
+  }
+
   return {
     async list(tenantId: string, page: PageRequest): Promise<{ items: Client[]; total: number }> {
       const [rows, total] = await Promise.all([
@@ -25,9 +30,12 @@ export function createClientsRepository(db: DbTx) {
       return { items: rows.map(toClient), total };
     },
 
-    async findById(tenantId: string, id: string): Promise<Client | null> {
-      const row = await db.client.findFirst({ where: { id, tenantId } });
-      return row && toClient(row);
+    findById,
+
+    /** Reads the client and locks it until the transaction ends, so changes to one client queue (and their events keep their order). */
+    async findForUpdate(tenantId: string, id: string): Promise<Client | null> {
+      const locked = await db.$queryRaw<{ id: string }[]>`SELECT id FROM clients WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
+      return locked.length ? findById(tenantId, id) : null;
     },
 
     async exists(tenantId: string, id: string): Promise<boolean> {

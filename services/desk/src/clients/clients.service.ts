@@ -1,3 +1,4 @@
+import { changesBetween } from '@msp/events';
 import { conflict, notFound, type PageRequest } from '@msp/http';
 import { unlessDuplicate } from '../db';
 import type { Store } from '../store';
@@ -22,12 +23,25 @@ export function createClientsService(store: Store) {
     },
 
     create(tenantId: string, input: NewClient): Promise<Client> {
-      return unlessDuplicate(store.clients.create(tenantId, input), nameTaken(input.name));
+      const created = store.transaction(async (tx) => {
+        const client = await tx.clients.create(tenantId, input);
+        await tx.events.record({ type: 'client.created', tenantId, resourceType: 'client', resourceId: client.id, object: client });
+        return client;
+      });
+      return unlessDuplicate(created, nameTaken(input.name));
     },
 
-    async update(tenantId: string, id: string, changes: ClientChanges): Promise<Client> {
-      await get(tenantId, id); // clients are never deleted: it still exists when the update runs
-      return unlessDuplicate(store.clients.update(tenantId, id, changes), nameTaken(changes.name ?? ''));
+    /** Asking for what the client already is changes nothing, not even `updated_at`, and records no event. */
+    update(tenantId: string, id: string, changes: ClientChanges): Promise<Client> {
+      const updated = store.transaction(async (tx) => {
+        const client = await tx.clients.findForUpdate(tenantId, id);
+        if (!client) throw clientNotFound();
+        if (Object.keys(changesBetween(client, { ...client, ...changes })).length === 0) return client;
+        const after = await tx.clients.update(tenantId, id, changes);
+        await tx.events.record({ type: 'client.updated', tenantId, resourceType: 'client', resourceId: id, object: after, changes: changesBetween(client, after) });
+        return after;
+      });
+      return unlessDuplicate(updated, nameTaken(changes.name ?? ''));
     },
   };
 }

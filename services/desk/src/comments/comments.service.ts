@@ -23,11 +23,19 @@ export function createCommentsService(store: Store) {
       return comment;
     },
 
-    /** The author is the API client that calls; a closed ticket takes no more comments. */
-    async create(tenantId: string, ticketId: string, author: string, input: NewComment): Promise<Comment> {
-      const ticket = await existingTicket(tenantId, ticketId);
-      if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket takes no more comments.', 'ticket-closed');
-      return store.comments.create(tenantId, { ticketId, body: input.body, internal: input.internal ?? false, author });
+    /**
+     * The author is the API client that calls; a closed ticket takes no more comments. The ticket
+     * stays locked until the comment commits, so that it cannot be closed in between.
+     */
+    create(tenantId: string, ticketId: string, author: string, input: NewComment): Promise<Comment> {
+      return store.transaction(async (tx) => {
+        const ticket = await tx.tickets.findForUpdate(tenantId, ticketId);
+        if (!ticket) throw ticketNotFound();
+        if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket takes no more comments.', 'ticket-closed');
+        const comment = await tx.comments.create(tenantId, { ticketId, body: input.body, internal: input.internal ?? false, author });
+        await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
+        return comment;
+      });
     },
   };
 }

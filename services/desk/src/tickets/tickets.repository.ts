@@ -95,13 +95,16 @@ export function createTicketsRepository(db: DbTx) {
       return toTicket(row);
     },
 
-    /** Unassigns the user's tickets that are still being worked on; resolved and closed ones keep their history. */
-    async unassignOpen(tenantId: string, assigneeId: string): Promise<number> {
-      const result = await db.ticket.updateMany({
+    /**
+     * Unassigns the user's tickets that are still being worked on; resolved and closed ones keep
+     * their history. Answers the tickets it unassigned, as they are now.
+     */
+    async unassignOpen(tenantId: string, assigneeId: string): Promise<Ticket[]> {
+      const rows = await db.ticket.updateManyAndReturn({
         where: { tenantId, assigneeId, status: { in: [...WORKING_STATUSES] } },
         data: { assigneeId: null },
       });
-      return result.count;
+      return rows.map(toTicket);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { changesBetween } from '@msp/events';
 import { notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
 import type { Repositories, Store } from '../store';
 import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
@@ -70,7 +71,7 @@ export function createTicketsService(store: Store) {
     create(tenantId: string, input: NewTicket): Promise<Ticket> {
       return store.transaction(async (tx) => {
         await assertReferences(tx, tenantId, input);
-        return tx.tickets.create(tenantId, {
+        const ticket = await tx.tickets.create(tenantId, {
           title: input.title,
           description: input.description,
           priority: input.priority,
@@ -78,6 +79,8 @@ export function createTicketsService(store: Store) {
           clientId: input.client_id,
           assigneeId: input.assignee_id ?? null,
         });
+        await tx.events.record({ type: 'ticket.created', tenantId, resourceType: 'ticket', resourceId: ticket.id, object: ticket });
+        return ticket;
       });
     },
 
@@ -101,7 +104,10 @@ export function createTicketsService(store: Store) {
         if (await reopensForAnInactiveAssignee(tx, tenantId, ticket, diff)) diff.assigneeId = null;
         const now = new Date();
         const timestamps = diff.status ? timestampsFor(ticket.status, diff.status, now) : {};
-        return tx.tickets.update(tenantId, id, { ...diff, ...timestamps }, now);
+        const updated = await tx.tickets.update(tenantId, id, { ...diff, ...timestamps }, now);
+        // The changes are taken between the API shapes, so the timestamps a status move set are in them too.
+        await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: id, object: updated, changes: changesBetween(ticket, updated) });
+        return updated;
       });
     },
   };

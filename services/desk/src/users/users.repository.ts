@@ -49,10 +49,10 @@ export function createUsersRepository(db: DbTx) {
       return toUser(await db.user.create({ data: { ...user, tenantId } }));
     },
 
-    /** False when there is no active user of that id in the tenant. */
-    async deactivate(tenantId: string, id: string): Promise<boolean> {
-      const result = await db.user.updateMany({ where: { id, tenantId, active: true }, data: { active: false, deactivatedAt: new Date() } });
-      return result.count === 1;
+    /** The user as deactivated, or null when there is no active user of that id in the tenant. */
+    async deactivate(tenantId: string, id: string): Promise<User | null> {
+      const [row] = await db.user.updateManyAndReturn({ where: { id, tenantId, active: true }, data: { active: false, deactivatedAt: new Date() } });
+      return row ? toUser(row) : null;
     },
   };
 }

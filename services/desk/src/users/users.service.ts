@@ -1,3 +1,4 @@
+import { changesBetween } from '@msp/events';
 import { conflict, notFound, type PageRequest } from '@msp/http';
 import { unlessDuplicate } from '../db';
 import type { Store } from '../store';
@@ -19,16 +20,30 @@ export function createUsersService(store: Store) {
     },
 
     create(tenantId: string, input: NewUser): Promise<User> {
-      return unlessDuplicate(store.users.create(tenantId, input), () =>
+      const created = store.transaction(async (tx) => {
+        const user = await tx.users.create(tenantId, input);
+        await tx.events.record({ type: 'user.created', tenantId, resourceType: 'user', resourceId: user.id, object: user });
+        return user;
+      });
+      return unlessDuplicate(created, () =>
         conflict(`A user with the e-mail address "${input.email}" already exists in your tenant.`, { code: 'duplicate-user' }),
       );
     },
 
-    /** Deactivates the user and, in the same transaction, unassigns the tickets still being worked on. */
+    /**
+     * Deactivates the user and, in the same transaction, unassigns the tickets still being worked
+     * on: one `user.deactivated`, and a `ticket.updated` for each ticket it unassigned.
+     */
     async deactivate(tenantId: string, id: string): Promise<void> {
       await store.transaction(async (tx) => {
-        if (!(await tx.users.deactivate(tenantId, id))) throw userNotFound();
-        await tx.tickets.unassignOpen(tenantId, id);
+        const before = await tx.users.findById(tenantId, id);
+        const user = before && (await tx.users.deactivate(tenantId, id));
+        if (!before || !user) throw userNotFound();
+        await tx.events.record({ type: 'user.deactivated', tenantId, resourceType: 'user', resourceId: id, object: user, changes: changesBetween(before, user) });
+        for (const ticket of await tx.tickets.unassignOpen(tenantId, id)) {
+          const changes = { assignee_id: { from: id, to: null } }; // the tickets unassigned are exactly those assigned to the user
+          await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: ticket.id, object: ticket, changes });
+        }
       });
     },
   };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
+import { seedWebhook } from '@msp/testkit';
 import { api, type Api } from './api';
 import { startDesk, type TestDesk } from './desk';
 
@@ -53,7 +54,7 @@ export async function startHelpdesk() {
   return { desk, http, ...(await newTenant(desk)) };
 }
 
-/** One of every resource desk keeps, for the suites that walk every route: a client, a technician, a ticket with a comment, a second API client. */
+/** One of every resource desk keeps, for the suites that walk every route: a client, a technician, a ticket with a comment, a second API client, a webhook with a delivery. */
 export async function seedEveryResource(desk: TestDesk, token: string) {
   const post = async (path: string, body: object) =>
     (await request(desk.app).post(`${BASE}${path}`).set(bearer(token)).send(body).expect(201)).body as { id: string };
@@ -62,4 +63,5 @@ export async function seedEveryResource(desk: TestDesk, token: string) {
   const ticket = await post('/tickets', { title: unique('Printer jams'), client_id: client.id, assignee_id: user.id });
   await post(`/tickets/${ticket.id}/comments`, { body: 'Toner replaced.' });
   await post('/api-clients', { name: unique('Reporting'), scopes: ['read:tickets'] });
+  await seedWebhook(desk.app, `Bearer ${token}`);
 }

@@ -1,8 +1,9 @@
 import type { Prisma } from '../generated/prisma/client';
 import { dayToDate } from '../calendar';
 import type { Db } from '../db';
+import { hrEvents } from '../events/hr-events';
 import { BLOCKING_STATUSES, type LeaveStatus } from './leave-status';
-import type { LeaveType } from './leave.schemas';
+import { leaveJson, type LeaveType } from './leave.schemas';
 
 export interface LeaveRecord {
   id: string;
@@ -99,20 +100,26 @@ export function createLeavesRepository(db: Db) {
           select: columns,
         });
         if (overlapping) return { overlapping: toRecord(overlapping) };
-        const row = await tx.leave.create({ data: { tenantId, ...input, status: 'requested', startDate, endDate }, select: columns });
-        return { created: toRecord(row) };
+        const created = toRecord(await tx.leave.create({ data: { tenantId, ...input, status: 'requested', startDate, endDate }, select: columns }));
+        await hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) });
+        return { created };
       });
     },
 
     /**
-     * Moves the status only if it is still `from`: a concurrent move in between makes this a no-op
-     * (null), and the caller judges the move again against the new state.
+     * Moves the status only if it is still `from`, with the move's event (`leave.approved`, …): a
+     * concurrent move in between makes this a no-op (null), and the caller judges the move again
+     * against the new state. The update locks the row until the event is written with it.
      */
-    async moveStatus(tenantId: string, id: string, from: LeaveStatus, to: LeaveStatus): Promise<LeaveRecord | null> {
-      const { count } = await db.leave.updateMany({ where: { id, tenantId, status: from }, data: { status: to, updatedAt: new Date() } });
-      if (count === 0) return null;
-      const row = await db.leave.findFirst({ where: { id, tenantId }, select: columns });
-      return row && toRecord(row);
+    moveStatus(tenantId: string, id: string, from: LeaveStatus, to: LeaveStatus): Promise<LeaveRecord | null> {
+      return db.$transaction(async (tx) => {
+        const { count } = await tx.leave.updateMany({ where: { id, tenantId, status: from }, data: { status: to, updatedAt: new Date() } });
+        if (count === 0) return null;
+        const moved = toRecord(await tx.leave.findUniqueOrThrow({ where: { id }, select: columns }));
+        // Each status has its event (`leave.approved`, …); only the status moved (and updated_at, which changes leave out).
+        await hrEvents.record(tx, { type: `leave.${to}`, tenantId, resourceType: 'leave', resourceId: id, object: leaveJson(moved), changes: { status: { from, to } } });
+        return moved;
+      });
     },
   };
 }

@@ -1,26 +1,9 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { dateToDay } from '../calendar';
-import { CreateLeaveBody, Leave, LeavePage, LeaveRuleProblem, ListLeavesQuery, UpdateLeaveBody, type LeaveJson } from './leave.schemas';
-import type { LeaveRecord } from './leaves.repository';
+import { CreateLeaveBody, Leave, leaveJson, LeavePage, LeaveRuleProblem, ListLeavesQuery, UpdateLeaveBody } from './leave.schemas';
 import type { LeavesService } from './leaves.service';
 
 const TAGS = ['Leaves'];
-
-function toJson(leave: LeaveRecord): LeaveJson {
-  return {
-    id: leave.id,
-    user_id: leave.userId,
-    type: leave.type,
-    status: leave.status,
-    start_date: dateToDay(leave.startDate),
-    end_date: dateToDay(leave.endDate),
-    working_days: leave.workingDays,
-    note: leave.note,
-    created_at: leave.createdAt.toISOString(),
-    updated_at: leave.updatedAt.toISOString(),
-  };
-}
 
 export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesService }) {
   const { leaves } = deps;
@@ -41,7 +24,7 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
       const page = { page: query.page, per_page: query.per_page };
       const filter = { userId: query.user_id, status: query.status, type: query.type, from: query.from, to: query.to };
       const { items, total } = await leaves.list(tenantOf(req), filter, page);
-      sendPage(req, res, items.map(toJson), total, page);
+      sendPage(req, res, items.map(leaveJson), total, page);
     },
   });
 
@@ -55,7 +38,7 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
     params: IdParams,
     responses: { 200: { description: 'The leave.', schema: Leave } },
     handler: async (req, res, { params }) => {
-      res.json(toJson(await leaves.get(tenantOf(req), params.id)));
+      res.json(leaveJson(await leaves.get(tenantOf(req), params.id)));
     },
   });
 
@@ -89,7 +72,7 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
         endDate: body.end_date,
         note: body.note,
       });
-      res.status(201).location(`${API_BASE_PATH}/leaves/${leave.id}`).json(toJson(leave));
+      res.status(201).location(`${API_BASE_PATH}/leaves/${leave.id}`).json(leaveJson(leave));
     },
   });
 
@@ -111,7 +94,7 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
       422: unprocessableResponse('An illegal status move; the problem lists `allowed_transitions`.', LeaveRuleProblem),
     },
     handler: async (req, res, { params, body }) => {
-      res.json(toJson(await leaves.move(tenantOf(req), params.id, body.status)));
+      res.json(leaveJson(await leaves.move(tenantOf(req), params.id, body.status)));
     },
   });
 }

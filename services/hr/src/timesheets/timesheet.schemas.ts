@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, EndTimeOfDay, named, pageQueryProperties, pageSchema, StartTimeOfDay, strictObject, stringEnum, Uuid } from '@msp/http';
-import { TIMESHEET_CATEGORIES } from './timesheet-rules';
+import { dateToDay } from '../calendar';
+import { TIMESHEET_CATEGORIES, toTime } from './timesheet-rules';
+import type { TimesheetRecord } from './timesheets.repository';
 
 // The most entries a day may have: every 15 minutes worked as its own entry is 96.
 const MAX_ENTRIES = 96;
@@ -82,7 +84,7 @@ export const Timesheet = named(
         description: 'What needs attention; empty when nothing does. Over 6 h of work needs 30 min of break, over 9 h 45 min (§4 ArbZG).',
       }),
       created_at: DateTime({ description: 'When the sheet was recorded (UTC).' }),
-      updated_at: DateTime({ description: 'When the entries were last replaced (UTC); `created_at` until then.' }),
+      updated_at: DateTime({ description: 'When the entries last changed (UTC); `created_at` until then.' }),
     },
     {
       additionalProperties: false,
@@ -107,6 +109,21 @@ export const Timesheet = named(
   ),
 );
 export type TimesheetJson = Static<typeof Timesheet>;
+
+/** A sheet as the API shows it: the answers and the events' `object` alike. */
+export function timesheetJson(sheet: TimesheetRecord): TimesheetJson {
+  return {
+    id: sheet.id,
+    user_id: sheet.userId,
+    date: dateToDay(sheet.date),
+    entries: sheet.entries.map((entry) => ({ start: toTime(entry.startMinute), end: toTime(entry.endMinute), category: entry.category, minutes: entry.minutes })),
+    worked_minutes: sheet.workedMinutes,
+    break_minutes: sheet.breakMinutes,
+    warnings: sheet.warnings,
+    created_at: sheet.createdAt.toISOString(),
+    updated_at: sheet.updatedAt.toISOString(),
+  };
+}
 
 export const TimesheetPage = pageSchema('TimesheetPage', Timesheet);
 

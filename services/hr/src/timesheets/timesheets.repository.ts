@@ -1,6 +1,9 @@
+import { changesBetween } from '@msp/events';
 import type { Prisma } from '../generated/prisma/client';
 import { dayToDate } from '../calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
+import { hrEvents } from '../events/hr-events';
+import { timesheetJson } from './timesheet.schemas';
 import type { DayEntry, DaySummary, TimesheetCategory, TimesheetWarning } from './timesheet-rules';
 
 export interface TimesheetRecord {
@@ -68,6 +71,17 @@ function totals(summary: DaySummary) {
   };
 }
 
+/**
+ * The tenant's sheet, its row locked until the transaction ends (null when there is none): the
+ * writes of one sheet run one after the other, so each event's `from` is what that write replaced
+ * and the events' order is the commit order.
+ */
+async function lockSheet(tx: Prisma.TransactionClient, tenantId: string, id: string): Promise<TimesheetRecord | null> {
+  const locked = await tx.$queryRaw<unknown[]>`SELECT 1 FROM timesheets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
+  if (locked.length === 0) return null;
+  return toRecord(await tx.timesheet.findUniqueOrThrow({ where: { id }, select: columns }));
+}
+
 /** Every query is bounded by the caller's tenant: another tenant's sheets are simply not found. */
 export function createTimesheetsRepository(db: Db) {
   return {
@@ -90,15 +104,23 @@ export function createTimesheetsRepository(db: Db) {
       return row && toRecord(row);
     },
 
-    /** Sheet and entries in one statement; a second sheet for the user's day is a DuplicateTimesheetError. */
+    /**
+     * Sheet and entries in one statement, and its `timesheet.created` event; a second sheet for the
+     * user's day is a DuplicateTimesheetError.
+     */
     async create(tenantId: string, input: { userId: string; date: string }, summary: DaySummary): Promise<TimesheetRecord> {
       const date = dayToDate(input.date);
       try {
-        const row = await db.timesheet.create({
-          data: { tenantId, userId: input.userId, date, ...totals(summary), entries: { create: entryRows(summary) } },
-          select: columns,
+        return await db.$transaction(async (tx) => {
+          const sheet = toRecord(
+            await tx.timesheet.create({
+              data: { tenantId, userId: input.userId, date, ...totals(summary), entries: { create: entryRows(summary) } },
+              select: columns,
+            }),
+          );
+          await hrEvents.record(tx, { type: 'timesheet.created', tenantId, resourceType: 'timesheet', resourceId: sheet.id, object: timesheetJson(sheet) });
+          return sheet;
         });
-        return toRecord(row);
       } catch (error) {
         if (violatedUniqueConstraint(error) !== ONE_PER_DAY) throw error;
         const existing = await db.timesheet.findFirst({ where: { tenantId, userId: input.userId, date }, select: { id: true } });
@@ -107,24 +129,44 @@ export function createTimesheetsRepository(db: Db) {
     },
 
     /**
-     * Replaces the entries and totals; null when the tenant has no such sheet. The sheet's row is
-     * updated first, which locks it: concurrent replacements of one sheet run one after the other
-     * instead of interleaving their entries.
+     * Replaces the entries and totals, with a `timesheet.updated` event naming what changed; null
+     * when the tenant has no such sheet. Entries that come to the day the sheet already holds
+     * change nothing: no write, not even `updated_at`, and no event.
      */
     replaceEntries(tenantId: string, id: string, summary: DaySummary): Promise<TimesheetRecord | null> {
       return db.$transaction(async (tx) => {
-        const { count } = await tx.timesheet.updateMany({ where: { id, tenantId }, data: { ...totals(summary), updatedAt: new Date() } });
-        if (count === 0) return null;
+        const before = await lockSheet(tx, tenantId, id);
+        if (!before) return null;
+        const was = timesheetJson(before);
+        // Judged on the API shapes, as the event's `changes` are: the same day sent again (in any order) is no change.
+        const replaced = { ...before, entries: summary.entries, workedMinutes: summary.workedMinutes, breakMinutes: summary.breakMinutes, warnings: summary.warnings };
+        if (Object.keys(changesBetween(was, timesheetJson(replaced))).length === 0) return before;
+        await tx.timesheet.update({ where: { id }, data: { ...totals(summary), updatedAt: new Date() } });
         await tx.timesheetEntry.deleteMany({ where: { timesheetId: id } });
         await tx.timesheetEntry.createMany({ data: entryRows(summary).map((entry) => ({ timesheetId: id, ...entry })) });
-        return toRecord(await tx.timesheet.findUniqueOrThrow({ where: { id }, select: columns }));
+        const after = toRecord(await tx.timesheet.findUniqueOrThrow({ where: { id }, select: columns }));
+        const object = timesheetJson(after);
+        await hrEvents.record(tx, {
+          type: 'timesheet.updated',
+          tenantId,
+          resourceType: 'timesheet',
+          resourceId: id,
+          object,
+          changes: changesBetween(was, object),
+        });
+        return after;
       });
     },
 
-    /** Whether a sheet was deleted (its entries go with it). */
-    async delete(tenantId: string, id: string): Promise<boolean> {
-      const { count } = await db.timesheet.deleteMany({ where: { id, tenantId } });
-      return count > 0;
+    /** Whether a sheet was deleted (its entries go with it); its `timesheet.deleted` event shows it as it was. */
+    delete(tenantId: string, id: string): Promise<boolean> {
+      return db.$transaction(async (tx) => {
+        const sheet = await lockSheet(tx, tenantId, id);
+        if (!sheet) return false;
+        await tx.timesheet.delete({ where: { id } });
+        await hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(sheet) });
+        return true;
+      });
     },
   };
 }

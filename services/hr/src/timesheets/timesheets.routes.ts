@@ -1,9 +1,6 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { dateToDay } from '../calendar';
-import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, TimesheetPage, UpdateTimesheetBody, type TimesheetJson } from './timesheet.schemas';
-import { toTime } from './timesheet-rules';
-import type { TimesheetRecord } from './timesheets.repository';
+import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, timesheetJson, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
 import type { TimesheetsService } from './timesheets.service';
 
 const TAGS = ['Timesheets'];
@@ -14,20 +11,6 @@ const RULES =
   'Breaks (§4 ArbZG) are the gaps between entries of at least 15 minutes: over 6 h of work with less than 30 min of them, ' +
   'or over 9 h with less than 45 min, the sheet is stored with a `break_too_short` warning that says how much is missing. ' +
   'Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day).';
-
-function toJson(sheet: TimesheetRecord): TimesheetJson {
-  return {
-    id: sheet.id,
-    user_id: sheet.userId,
-    date: dateToDay(sheet.date),
-    entries: sheet.entries.map((entry) => ({ start: toTime(entry.startMinute), end: toTime(entry.endMinute), category: entry.category, minutes: entry.minutes })),
-    worked_minutes: sheet.workedMinutes,
-    break_minutes: sheet.breakMinutes,
-    warnings: sheet.warnings,
-    created_at: sheet.createdAt.toISOString(),
-    updated_at: sheet.updatedAt.toISOString(),
-  };
-}
 
 export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: TimesheetsService }) {
   const { timesheets } = deps;
@@ -45,7 +28,7 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     handler: async (req, res, { query }) => {
       const page = { page: query.page, per_page: query.per_page };
       const { items, total } = await timesheets.list(tenantOf(req), { userId: query.user_id, from: query.from, to: query.to }, page);
-      sendPage(req, res, items.map(toJson), total, page);
+      sendPage(req, res, items.map(timesheetJson), total, page);
     },
   });
 
@@ -59,7 +42,7 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     params: IdParams,
     responses: { 200: { description: 'The timesheet.', schema: Timesheet } },
     handler: async (req, res, { params }) => {
-      res.json(toJson(await timesheets.get(tenantOf(req), params.id)));
+      res.json(timesheetJson(await timesheets.get(tenantOf(req), params.id)));
     },
   });
 
@@ -85,7 +68,7 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     },
     handler: async (req, res, { body }) => {
       const sheet = await timesheets.record(tenantOf(req), { userId: body.user_id, date: body.date, entries: body.entries });
-      res.status(201).location(`${API_BASE_PATH}/timesheets/${sheet.id}`).json(toJson(sheet));
+      res.status(201).location(`${API_BASE_PATH}/timesheets/${sheet.id}`).json(timesheetJson(sheet));
     },
   });
 
@@ -96,7 +79,8 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     summary: 'Replace a day\'s entries',
     description:
       `Replaces \`entries\` as a whole and recomputes the totals and warnings. ${RULES} ` +
-      '`user_id` and `date` cannot change: they may be sent back unchanged, a different value is a 422 naming the field.',
+      '`user_id` and `date` cannot change: they may be sent back unchanged, a different value is a 422 naming the field. ' +
+      'Entries that come to the day the sheet already holds change nothing, not even `updated_at`.',
     tags: TAGS,
     scope: 'write:hr',
     params: IdParams,
@@ -104,7 +88,7 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     errors: [422],
     responses: { 200: { description: 'The changed timesheet.', schema: Timesheet } },
     handler: async (req, res, { params, body }) => {
-      res.json(toJson(await timesheets.replaceEntries(tenantOf(req), params.id, { entries: body.entries, userId: body.user_id, date: body.date })));
+      res.json(timesheetJson(await timesheets.replaceEntries(tenantOf(req), params.id, { entries: body.entries, userId: body.user_id, date: body.date })));
     },
   });
 

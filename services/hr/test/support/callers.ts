@@ -16,10 +16,10 @@ export async function addEmployee(hr: TestHr, tenantId: string): Promise<string>
   return userId;
 }
 
-/** A caller of its own (a fresh tenant, a token with `scope`) with one employee. */
-export async function newCallerWithEmployee(hr: TestHr, scope = 'read:hr write:hr') {
+/** A caller of its own (a fresh tenant, a token with `scope` and any other `claims`) with one employee. */
+export async function newCallerWithEmployee(hr: TestHr, scope = 'read:hr write:hr', claims: Record<string, unknown> = {}) {
   const tenantId = randomUUID();
-  const auth = `Bearer ${hr.token({ tenant_id: tenantId, scope })}`;
+  const auth = `Bearer ${hr.token({ ...claims, tenant_id: tenantId, scope })}`;
   return { tenantId, auth, userId: await addEmployee(hr, tenantId) };
 }
 

@@ -1,6 +1,7 @@
 // pg-boss is an ES module and link is CommonJS: types are imported as such, the class at start().
 import type { Job, PgBoss, Queue } from 'pg-boss' with { 'resolution-mode': 'import' };
-import type { Logger } from '@msp/http';
+import { SYSTEM_ACTOR } from '@msp/events';
+import { runAs, type Logger } from '@msp/http';
 
 /**
  * link's job queue: pg-boss in link's own database (schema `pgboss`), so queued work survives a
@@ -94,7 +95,9 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         await boss.work<object>(queue, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, async (jobs: Job<object>[]) => {
           for (const job of jobs) {
             try {
-              await handler(job.data, { id: job.id, retryCount: job.retryCount, signal: job.signal });
+              // Outside any request, a job acts as link itself (`system`: runs do not record who
+              // started them), under an id of its own that its log lines and events share.
+              await runAs(SYSTEM_ACTOR, () => handler(job.data, { id: job.id, retryCount: job.retryCount, signal: job.signal }));
             } catch (error) {
               options.logger.warn('job failed', { queue, job_id: job.id, retry_count: job.retryCount, error: error instanceof Error ? error.message : String(error) });
               throw error;

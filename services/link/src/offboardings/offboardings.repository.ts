@@ -1,6 +1,8 @@
+import type { Prisma } from '../generated/prisma/client';
 import { violatedUniqueConstraint, type Db } from '../db';
+import { lockRow, recordLinkChange } from '../events/link-events';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from '../runs/run-tasks.repository';
-import type { OffboardingStatus } from './offboarding.schemas';
+import { offboardingJson, type OffboardingStatus } from './offboarding.schemas';
 
 export interface OffboardingRecord {
   id: string;
@@ -62,6 +64,29 @@ const columns = {
 
 const OPEN: OffboardingStatus[] = ['scheduled', 'in_progress'];
 
+/**
+ * Ends the run (locked, still in one of `from`) with `data` and whatever `alsoChange` does, and
+ * records its event (`offboarding.completed`, `offboarding.cancelled`, …) in the same
+ * transaction. False when the run is not (or no longer) in `from`: nothing changes, nothing is
+ * recorded.
+ */
+async function end(
+  tx: Prisma.TransactionClient,
+  id: string,
+  move: { from: OffboardingStatus[]; to: 'completed' | 'completed_with_errors' | 'failed' | 'cancelled' },
+  data: Prisma.OffboardingUpdateInput,
+  alsoChange?: () => Promise<unknown>,
+): Promise<boolean> {
+  const { from, to } = move;
+  const before = (await lockRow(tx, 'offboardings', id)) && ((await tx.offboarding.findUnique({ where: { id }, select: columns })) as OffboardingRecord | null);
+  if (!before || !from.includes(before.status)) return false;
+  await alsoChange?.();
+  const after = (await tx.offboarding.update({ where: { id }, data: { ...data, status: to }, select: columns })) as OffboardingRecord;
+  const event = { type: `offboarding.${to}`, tenantId: after.ownerTenantId, resourceType: 'offboarding', resourceId: id } as const;
+  await recordLinkChange(tx, event, offboardingJson(before), offboardingJson(after));
+  return true;
+}
+
 export function createOffboardingsRepository(db: Db) {
   return {
     /** The run and its tasks (each with its due time) in one transaction; one open run per user. */
@@ -95,8 +120,8 @@ export function createOffboardingsRepository(db: Db) {
     },
 
     /**
-     * scheduled → in_progress. The same guarded update as `cancel`, so of a cancel and the first
-     * due task exactly one wins. Answers whether the run is (now) in progress.
+     * scheduled → in_progress, guarded by the status as `cancel` is (both lock the row), so of a
+     * cancel and the first due task exactly one wins. Answers whether the run is (now) in progress.
      */
     async markStarted(id: string): Promise<boolean> {
       const moved = await db.offboarding.updateMany({ where: { id, status: 'scheduled' }, data: { status: 'in_progress', startedAt: new Date() } });
@@ -108,13 +133,11 @@ export function createOffboardingsRepository(db: Db) {
     /** scheduled → cancelled, its tasks skipped; false when the run is not (or no longer) scheduled. */
     async cancel(ownerTenantId: string, id: string): Promise<boolean> {
       return db.$transaction(async (tx) => {
-        const moved = await tx.offboarding.updateMany({
-          where: { id, ownerTenantId, status: 'scheduled' },
-          data: { status: 'cancelled', cancelledAt: new Date(), finishedAt: new Date(), openUserId: null },
-        });
-        if (moved.count !== 1) return false;
-        await tx.runTask.updateMany({ where: { offboardingId: id }, data: { status: 'skipped', detail: 'Cancelled before it was due.', finishedAt: new Date() } });
-        return true;
+        // Another owner's run is not touched (the service has answered 404 for it already).
+        if (!(await tx.offboarding.count({ where: { id, ownerTenantId } }))) return false;
+        const now = new Date();
+        const skipTasks = () => tx.runTask.updateMany({ where: { offboardingId: id }, data: { status: 'skipped', detail: 'Cancelled before it was due.', finishedAt: now } });
+        return end(tx, id, { from: ['scheduled'], to: 'cancelled' }, { cancelledAt: now, finishedAt: now, openUserId: null }, skipTasks);
       });
     },
 
@@ -126,9 +149,9 @@ export function createOffboardingsRepository(db: Db) {
       await db.offboarding.update({ where: { id }, data: { directoryUserId } });
     },
 
-    /** The end: the user may be offboarded again (e.g. after a rehire). */
+    /** The end, with its event: the user may be offboarded again (e.g. after a rehire). */
     async finish(id: string, status: 'completed' | 'completed_with_errors' | 'failed'): Promise<void> {
-      await db.offboarding.updateMany({ where: { id, status: { in: OPEN } }, data: { status, finishedAt: new Date(), openUserId: null } });
+      await db.$transaction((tx) => end(tx, id, { from: OPEN, to: status }, { finishedAt: new Date(), openUserId: null }));
     },
 
     /** Runs not finished, with the due times of their unfinished tasks (to re-enqueue after a restart). */

@@ -1,32 +1,10 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { taskJson } from '../runs/run-tasks';
-import { CreateOffboardingBody, ListOffboardingsQuery, Offboarding, OffboardingPage, type OffboardingJson } from './offboarding.schemas';
-import type { OffboardingRecord } from './offboardings.repository';
+import { CreateOffboardingBody, ListOffboardingsQuery, Offboarding, offboardingJson, OffboardingPage } from './offboarding.schemas';
 import type { OffboardingsService } from './offboardings.service';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Offboarding'];
-
-function toJson(run: OffboardingRecord): OffboardingJson {
-  return {
-    id: run.id,
-    status: run.status,
-    user_id: run.userId,
-    successor_id: run.successorId,
-    email: run.email,
-    tenant_id: run.managedTenantId,
-    last_day: run.lastDay.toISOString().slice(0, 10),
-    mailbox_retention_days: run.mailboxRetentionDays,
-    directory_user_id: run.directoryUserId,
-    tasks: run.tasks.map((task) => taskJson(task, { dueAt: true }) as OffboardingJson['tasks'][number]),
-    created_at: run.createdAt.toISOString(),
-    updated_at: run.updatedAt.toISOString(),
-    started_at: run.startedAt?.toISOString() ?? null,
-    finished_at: run.finishedAt?.toISOString() ?? null,
-    cancelled_at: run.cancelledAt?.toISOString() ?? null,
-  };
-}
 
 const LOCATION = { Location: { description: 'URL of the offboarding.', schema: { type: 'string' } } };
 
@@ -46,7 +24,7 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
     handler: async (req, res, { query }) => {
       const page = { page: query.page, per_page: query.per_page };
       const { items, total } = await offboardings.list(tenantOf(req), { status: query.status }, page);
-      sendPage(req, res, items.map(toJson), total, page);
+      sendPage(req, res, items.map(offboardingJson), total, page);
     },
   });
 
@@ -60,7 +38,7 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
     params: IdParams,
     responses: { 200: { description: 'The offboarding.', schema: Offboarding } },
     handler: async (req, res, { params }) => {
-      res.json(toJson(await offboardings.get(tenantOf(req), params.id)));
+      res.json(offboardingJson(await offboardings.get(tenantOf(req), params.id)));
     },
   });
 
@@ -82,7 +60,7 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
     responses: { 201: { description: 'Scheduled; `Location` names the run.', schema: Offboarding, headers: LOCATION } },
     handler: async (req, res, { body }) => {
       const run = await offboardings.create(tenantOf(req), body);
-      res.status(201).location(`${API_BASE_PATH}/offboardings/${run.id}`).json(toJson(run));
+      res.status(201).location(`${API_BASE_PATH}/offboardings/${run.id}`).json(offboardingJson(run));
     },
   });
 
@@ -98,7 +76,7 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
     errors: [409],
     responses: { 200: { description: 'Cancelled: nothing will run.', schema: Offboarding } },
     handler: async (req, res, { params }) => {
-      res.json(toJson(await offboardings.cancel(tenantOf(req), params.id)));
+      res.json(offboardingJson(await offboardings.cancel(tenantOf(req), params.id)));
     },
   });
 }

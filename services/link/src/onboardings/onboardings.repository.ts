@@ -1,6 +1,7 @@
 import { violatedUniqueConstraint, type Db } from '../db';
+import { lockRow, recordLinkChange } from '../events/link-events';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from '../runs/run-tasks.repository';
-import type { OnboardingStatus } from './onboarding.schemas';
+import { onboardingJson, type OnboardingStatus } from './onboarding.schemas';
 
 export interface OnboardingRecord {
   id: string;
@@ -109,9 +110,16 @@ export function createOnboardingsRepository(db: Db) {
       await db.onboarding.update({ where: { id }, data: { directoryUserId } });
     },
 
-    /** The end: the e-mail is free for a new onboarding again. */
-    async finish(id: string, status: 'completed' | 'completed_with_errors' | 'failed'): Promise<void> {
-      await db.onboarding.updateMany({ where: { id, status: { in: OPEN } }, data: { status, finishedAt: new Date(), openEmail: null } });
+    /** The end, with its event (`onboarding.completed`, …): the e-mail is free for a new onboarding again. */
+    finish(id: string, status: 'completed' | 'completed_with_errors' | 'failed'): Promise<void> {
+      return db.$transaction(async (tx) => {
+        const before = (await lockRow(tx, 'onboardings', id)) && ((await tx.onboarding.findUnique({ where: { id }, select: columns })) as OnboardingRecord | null);
+        // Already ended (a duplicated job): nothing changes, nothing is recorded.
+        if (!before || !OPEN.includes(before.status)) return;
+        const after = (await tx.onboarding.update({ where: { id }, data: { status, finishedAt: new Date(), openEmail: null }, select: columns })) as OnboardingRecord;
+        const event = { type: `onboarding.${status}`, tenantId: after.ownerTenantId, resourceType: 'onboarding', resourceId: id } as const;
+        await recordLinkChange(tx, event, onboardingJson(before), onboardingJson(after));
+      });
     },
 
     /** Runs not finished (to make sure each has its job after a restart). */

@@ -1,38 +1,10 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { taskJson } from '../runs/run-tasks';
-import { CreateOnboardingBody, ListOnboardingsQuery, Onboarding, OnboardingPage, type OnboardingJson } from './onboarding.schemas';
-import type { OnboardingRecord } from './onboardings.repository';
+import { CreateOnboardingBody, ListOnboardingsQuery, Onboarding, onboardingJson, OnboardingPage } from './onboarding.schemas';
 import type { OnboardingsService } from './onboardings.service';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Onboarding'];
-
-function toJson(run: OnboardingRecord): OnboardingJson {
-  const ticket = run.tasks.find((task) => task.name === 'equipment_ticket' && task.status === 'succeeded')?.result as
-    | { ticket_id: string; ticket_number: number }
-    | undefined;
-  return {
-    id: run.id,
-    tenant_id: run.managedTenantId,
-    status: run.status,
-    first_name: run.firstName,
-    last_name: run.lastName,
-    email: run.email,
-    department: run.department,
-    manager_id: run.managerId,
-    start_date: run.startDate.toISOString().slice(0, 10),
-    bundles: run.bundles,
-    physical: { laptop: run.laptop, badge: run.badge, phone_extension: run.phoneExtension },
-    directory_user_id: run.directoryUserId,
-    equipment_ticket: ticket ? { id: ticket.ticket_id, number: ticket.ticket_number } : null,
-    tasks: run.tasks.map((task) => taskJson(task, { dueAt: false }) as OnboardingJson['tasks'][number]),
-    created_at: run.createdAt.toISOString(),
-    updated_at: run.updatedAt.toISOString(),
-    started_at: run.startedAt?.toISOString() ?? null,
-    finished_at: run.finishedAt?.toISOString() ?? null,
-  };
-}
 
 export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: OnboardingsService }) {
   const { onboardings } = deps;
@@ -50,7 +22,7 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: On
     handler: async (req, res, { query }) => {
       const page = { page: query.page, per_page: query.per_page };
       const { items, total } = await onboardings.list(tenantOf(req), { status: query.status }, page);
-      sendPage(req, res, items.map(toJson), total, page);
+      sendPage(req, res, items.map(onboardingJson), total, page);
     },
   });
 
@@ -65,7 +37,7 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: On
     params: IdParams,
     responses: { 200: { description: 'The onboarding.', schema: Onboarding } },
     handler: async (req, res, { params }) => {
-      res.json(toJson(await onboardings.get(tenantOf(req), params.id)));
+      res.json(onboardingJson(await onboardings.get(tenantOf(req), params.id)));
     },
   });
 
@@ -93,7 +65,7 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: On
     },
     handler: async (req, res, { body }) => {
       const run = await onboardings.create(tenantOf(req), body);
-      res.status(201).location(`${API_BASE_PATH}/onboardings/${run.id}`).json(toJson(run));
+      res.status(201).location(`${API_BASE_PATH}/onboardings/${run.id}`).json(onboardingJson(run));
     },
   });
 }

@@ -1,5 +1,7 @@
 import { Prisma } from '../generated/prisma/client';
 import { violatedUniqueConstraint, type Db } from '../db';
+import { lockRow, recordLinkChange } from '../events/link-events';
+import { syncRunJson } from './sync.schemas';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 export type SyncTrigger = 'manual' | 'schedule';
@@ -104,14 +106,24 @@ export function createSyncsRepository(db: Db) {
 
     /**
      * Ends the attempt `attempt` of a run, unless something else (a retry of a lost worker) has
-     * moved on meanwhile: a late worker's result never overwrites a newer attempt's.
+     * moved on meanwhile: a late worker's result never overwrites a newer attempt's. The end is
+     * the connector's event (`connector.sync.succeeded` or `.failed`, the run as `object`): a
+     * connector has one open run at a time and the next can only begin once this commits, so its
+     * events keep the order of its runs.
      */
-    async finishAttempt(runId: string, attempt: number, outcome: { status: 'succeeded' | 'failed'; error: string | null; stats?: SyncStats }): Promise<boolean> {
-      const { count } = await db.syncRun.updateMany({
-        where: { id: runId, attempts: attempt, status: { in: ['queued', 'running'] } },
-        data: { status: outcome.status, error: outcome.error, finishedAt: new Date(), openConnectorId: null, ...(outcome.stats ?? {}) },
+    finishAttempt(runId: string, attempt: number, outcome: { status: 'succeeded' | 'failed'; error: string | null; stats?: SyncStats }): Promise<boolean> {
+      return db.$transaction(async (tx) => {
+        const before = (await lockRow(tx, 'sync_runs', runId)) && (await tx.syncRun.findUnique({ where: { id: runId }, select: { ...runColumns, connector: { select: { ownerTenantId: true } } } }));
+        if (!before || before.attempts !== attempt || (before.status !== 'queued' && before.status !== 'running')) return false;
+        const after = await tx.syncRun.update({
+          where: { id: runId },
+          data: { status: outcome.status, error: outcome.error, finishedAt: new Date(), openConnectorId: null, ...(outcome.stats ?? {}) },
+          select: runColumns,
+        });
+        const event = { type: `connector.sync.${outcome.status}`, tenantId: before.connector.ownerTenantId, resourceType: 'connector', resourceId: after.connectorId } as const;
+        await recordLinkChange(tx, event, syncRunJson(before), syncRunJson(after));
+        return true;
       });
-      return count > 0;
     },
 
     /** Back to queued after a failed attempt that will be retried; the error says what happened. */

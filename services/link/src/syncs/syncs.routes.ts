@@ -1,30 +1,11 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { ConnectorHealth, DirectoryUserPage, PageQuery, SyncRun, SyncRunPage, SyncRunParams, type SyncRunJson } from './sync.schemas';
-import type { MirrorUser, SyncRunRecord } from './syncs.repository';
+import { ConnectorHealth, DirectoryUserPage, PageQuery, SyncRun, syncRunJson, SyncRunPage, SyncRunParams } from './sync.schemas';
+import type { MirrorUser } from './syncs.repository';
 import type { SyncsService } from './syncs.service';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Connectors'];
-
-function runJson(run: SyncRunRecord): SyncRunJson {
-  return {
-    id: run.id,
-    status: run.status,
-    trigger: run.trigger,
-    attempts: run.attempts,
-    started_at: run.startedAt?.toISOString() ?? null,
-    finished_at: run.finishedAt?.toISOString() ?? null,
-    stats: {
-      users_seen: run.usersSeen,
-      users_added: run.usersAdded,
-      users_updated: run.usersUpdated,
-      users_removed: run.usersRemoved,
-      groups_seen: run.groupsSeen,
-    },
-    error: run.error,
-  };
-}
 
 function userJson(user: MirrorUser) {
   return {
@@ -63,7 +44,7 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     },
     handler: async (req, res, { params }) => {
       const run = await syncs.start(tenantOf(req), params.id);
-      res.status(202).location(`${API_BASE_PATH}/connectors/${params.id}/syncs/${run.id}`).json(runJson(run));
+      res.status(202).location(`${API_BASE_PATH}/connectors/${params.id}/syncs/${run.id}`).json(syncRunJson(run));
     },
   });
 
@@ -81,7 +62,7 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     handler: async (req, res, { params, query }) => {
       const page = { page: query.page, per_page: query.per_page };
       const { items, total } = await syncs.list(tenantOf(req), params.id, page);
-      sendPage(req, res, items.map(runJson), total, page);
+      sendPage(req, res, items.map(syncRunJson), total, page);
     },
   });
 
@@ -95,7 +76,7 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     params: SyncRunParams,
     responses: { 200: { description: 'The sync run.', schema: SyncRun } },
     handler: async (req, res, { params }) => {
-      res.json(runJson(await syncs.get(tenantOf(req), params.id, params.run_id)));
+      res.json(syncRunJson(await syncs.get(tenantOf(req), params.id, params.run_id)));
     },
   });
 

@@ -1,5 +1,7 @@
+import { changesBetween } from '@msp/events';
 import { violatedUniqueConstraint, type Db } from '../db';
-import type { TenantStatus } from './tenant.schemas';
+import { lockRow, recordLinkEvent } from '../events/link-events';
+import { tenantJson, type TenantStatus } from './tenant.schemas';
 
 export interface TenantRecord {
   id: string;
@@ -55,15 +57,27 @@ export function createTenantsRepository(db: Db) {
       return db.managedTenant.findFirst({ where: { id, ownerTenantId }, select: columns });
     },
 
-    /** Null when the owner has no such tenant. */
-    async update(ownerTenantId: string, id: string, changes: { name?: string; status?: TenantStatus }): Promise<TenantRecord | null> {
-      const { count } = await db.managedTenant.updateMany({ where: { id, ownerTenantId }, data: changes });
-      return count ? db.managedTenant.findUnique({ where: { id }, select: columns }) : null;
+    /** Null when the owner has no such tenant. `tenant.updated` is recorded only when a field changed. */
+    update(ownerTenantId: string, id: string, changes: { name?: string; status?: TenantStatus }): Promise<TenantRecord | null> {
+      return db.$transaction(async (tx) => {
+        const before = (await lockRow(tx, 'managed_tenants', id)) && (await tx.managedTenant.findFirst({ where: { id, ownerTenantId }, select: columns }));
+        if (!before) return null;
+        const after = await tx.managedTenant.update({ where: { id }, data: changes, select: columns });
+        const changed = changesBetween(tenantJson(before), tenantJson(after));
+        if (Object.keys(changed).length) {
+          await recordLinkEvent(tx, { type: 'tenant.updated', tenantId: ownerTenantId, resourceType: 'tenant', resourceId: id, object: tenantJson(after), changes: changed });
+        }
+        return after;
+      });
     },
 
     async create(ownerTenantId: string, input: NewTenant): Promise<TenantRecord> {
       try {
-        return await db.managedTenant.create({ data: { ownerTenantId, ...input }, select: columns });
+        return await db.$transaction(async (tx) => {
+          const tenant = await tx.managedTenant.create({ data: { ownerTenantId, ...input }, select: columns });
+          await recordLinkEvent(tx, { type: 'tenant.created', tenantId: ownerTenantId, resourceType: 'tenant', resourceId: tenant.id, object: tenantJson(tenant) });
+          return tenant;
+        });
       } catch (error) {
         if (violatedUniqueConstraint(error) === DOMAIN_PER_OWNER_KEY) throw new DuplicateDomainError(input.domain);
         throw error;

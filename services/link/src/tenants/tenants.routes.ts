@@ -1,23 +1,10 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateTenantBody, ListTenantsQuery, Tenant, TenantPage, UpdateTenantBody, type TenantJson } from './tenant.schemas';
-import type { TenantRecord } from './tenants.repository';
+import { CreateTenantBody, ListTenantsQuery, Tenant, tenantJson, TenantPage, UpdateTenantBody } from './tenant.schemas';
 import type { TenantsService } from './tenants.service';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Tenants'];
-
-function toJson(tenant: TenantRecord): TenantJson {
-  return {
-    id: tenant.id,
-    name: tenant.name,
-    domain: tenant.domain,
-    client_id: tenant.clientId,
-    status: tenant.status,
-    created_at: tenant.createdAt.toISOString(),
-    updated_at: tenant.updatedAt.toISOString(),
-  };
-}
 
 export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsService }) {
   const { tenants } = deps;
@@ -35,7 +22,7 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     handler: async (req, res, { query }) => {
       const page = { page: query.page, per_page: query.per_page };
       const { items, total } = await tenants.list(tenantOf(req), { status: query.status, clientId: query.client_id }, page);
-      sendPage(req, res, items.map(toJson), total, page);
+      sendPage(req, res, items.map(tenantJson), total, page);
     },
   });
 
@@ -49,7 +36,7 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     params: IdParams,
     responses: { 200: { description: 'The managed tenant.', schema: Tenant } },
     handler: async (req, res, { params }) => {
-      res.json(toJson(await tenants.get(tenantOf(req), params.id)));
+      res.json(tenantJson(await tenants.get(tenantOf(req), params.id)));
     },
   });
 
@@ -65,7 +52,7 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     body: UpdateTenantBody,
     responses: { 200: { description: 'The changed managed tenant.', schema: Tenant } },
     handler: async (req, res, { params, body }) => {
-      res.json(toJson(await tenants.update(tenantOf(req), params.id, { name: body.name, status: body.status })));
+      res.json(tenantJson(await tenants.update(tenantOf(req), params.id, { name: body.name, status: body.status })));
     },
   });
 
@@ -95,7 +82,7 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
         clientId: body.client_id,
         status: body.status ?? 'active',
       });
-      res.status(201).location(`${API_BASE_PATH}/tenants/${tenant.id}`).json(toJson(tenant));
+      res.status(201).location(`${API_BASE_PATH}/tenants/${tenant.id}`).json(tenantJson(tenant));
     },
   });
 }

@@ -1,0 +1,281 @@
+import type request from 'supertest';
+import { deskEvents } from '../src/events/desk-events';
+import type { Api } from './support/api';
+import type { TestDesk } from './support/desk';
+import { BASE, bearer, createClient, createTicket, createUser, newTenant, snapshot, startHelpdesk, unique, uniqueEmail } from './support/helpdesk';
+
+let desk: TestDesk;
+let http: Api;
+
+beforeAll(async () => ({ desk, http } = await startHelpdesk()));
+afterAll(() => desk.close());
+
+type Tenant = Awaited<ReturnType<typeof newTenant>>;
+
+/** Each test starts from a tenant of its own, so its stream holds only what the test did. */
+const tenant = () => newTenant(desk);
+
+/** The tenant's event stream as stored, oldest first, in the columns' names. */
+async function eventsOf(tenantId: string) {
+  const rows = await desk.db.outboxEvent.findMany({ where: { tenantId }, orderBy: { seq: 'asc' } });
+  return rows.map((row) => ({
+    type: row.type,
+    resource_type: row.resourceType,
+    resource_id: row.resourceId,
+    actor_client_id: row.actorClientId,
+    actor_on_behalf_of: row.actorOnBehalfOf,
+    request_id: row.requestId,
+    changes: row.changes,
+    data: row.data,
+  }));
+}
+
+/** The events stored after the first `skip` ones (those of the test's setup). */
+async function newEvents(tenantId: string, skip: number) {
+  return (await eventsOf(tenantId)).slice(skip);
+}
+
+/** The event that the write which answered `response` must have stored. */
+function expectedEvent(caller: Tenant, response: request.Response, type: string, resourceId: string, data: { object: unknown; changes?: unknown }) {
+  return {
+    type,
+    resource_type: type.split('.')[0],
+    resource_id: resourceId,
+    actor_client_id: caller.clientId,
+    actor_on_behalf_of: null,
+    request_id: response.headers['x-request-id'],
+    changes: data.changes ?? null,
+    data,
+  };
+}
+
+const get = async (caller: Tenant, path: string) => (await http.get(`${BASE}${path}`).set(bearer(caller.token)).expect(200)).body;
+
+test('The catalogue names the seven events desk records', () => {
+  expect(deskEvents.names).toEqual([
+    'ticket.created',
+    'ticket.updated',
+    'comment.created',
+    'client.created',
+    'client.updated',
+    'user.created',
+    'user.deactivated',
+  ]);
+});
+
+describe('tickets', () => {
+  test('When a ticket is opened, then ticket.created is stored with the ticket as answered, the caller and the request id', async () => {
+    const caller = await tenant();
+    const client = await createClient(http, caller.token);
+    const skip = (await eventsOf(caller.tenantId)).length;
+
+    const response = await http.post(`${BASE}/tickets`).set(bearer(caller.token)).send({ title: 'VPN drops', client_id: client.id }).expect(201);
+
+    expect(await newEvents(caller.tenantId, skip)).toEqual([expectedEvent(caller, response, 'ticket.created', response.body.id, { object: response.body })]);
+  });
+
+  test('When a ticket is resolved, then ticket.updated holds changes.status {from, to} and the resolved_at it set', async () => {
+    const caller = await tenant();
+    const ticket = await createTicket(http, caller.token);
+    const skip = (await eventsOf(caller.tenantId)).length;
+
+    const response = await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(caller.token)).send({ status: 'resolved', priority: 'high' }).expect(200);
+
+    const changes = {
+      status: { from: 'open', to: 'resolved' },
+      priority: { from: 'normal', to: 'high' },
+      resolved_at: { from: null, to: response.body.resolved_at },
+    };
+    expect(await newEvents(caller.tenantId, skip)).toEqual([expectedEvent(caller, response, 'ticket.updated', ticket.id, { object: response.body, changes })]);
+    expect(await get(caller, `/tickets/${ticket.id}`)).toEqual(response.body);
+  });
+
+  test('When a caller acts for another client (X-On-Behalf-Of), then the event names both', async () => {
+    const caller = await tenant();
+    const ticket = await createTicket(http, caller.token);
+
+    await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(caller.token)).set('X-On-Behalf-Of', 'portal-user-7').send({ title: 'Renamed' }).expect(200);
+
+    const [last] = (await eventsOf(caller.tenantId)).slice(-1);
+    expect(last).toMatchObject({ type: 'ticket.updated', actor_client_id: caller.clientId, actor_on_behalf_of: 'portal-user-7' });
+  });
+
+  test('When a PATCH changes nothing, or is refused (422, 404, 400), then no event is stored', async () => {
+    const caller = await tenant();
+    const ticket = await createTicket(http, caller.token);
+    const skip = (await eventsOf(caller.tenantId)).length;
+    const patch = (id: string, body: object) => http.patch(`${BASE}/tickets/${id}`).set(bearer(caller.token)).send(body);
+
+    await patch(ticket.id, { status: 'open', client_id: ticket.client_id }).expect(200);
+    await patch(ticket.id, { assignee_id: '00000000-0000-4000-8000-000000000000' }).expect(422);
+    await patch(ticket.id, { status: 'closed' }).expect(200);
+    await patch(ticket.id, { status: 'open' }).expect(422);
+    await patch('00000000-0000-4000-8000-000000000000', { title: 'x' }).expect(404);
+    await patch(ticket.id, { unknown: 1 }).expect(400);
+
+    expect((await newEvents(caller.tenantId, skip)).map((event) => event.type)).toEqual(['ticket.updated']); // the close only
+  });
+
+  test('When the event cannot be stored, then every write rolls back with it: nothing changed, no event', async () => {
+    const caller = await tenant();
+    const ticket = await createTicket(http, caller.token);
+    const before = await snapshot(desk);
+    const eventsBefore = await eventsOf(caller.tenantId);
+
+    await failingEvents(async () => {
+      await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(caller.token)).send({ status: 'resolved' }).expect(500);
+      await http.post(`${BASE}/tickets/${ticket.id}/comments`).set(bearer(caller.token)).send({ body: 'Lost' }).expect(500);
+      await http.post(`${BASE}/tickets`).set(bearer(caller.token)).send({ title: 'Lost', client_id: ticket.client_id }).expect(500);
+      await http.post(`${BASE}/clients`).set(bearer(caller.token)).send({ name: unique('Lost') }).expect(500);
+      await http.patch(`${BASE}/clients/${ticket.client_id}`).set(bearer(caller.token)).send({ notes: 'Lost' }).expect(500);
+      await http.post(`${BASE}/users`).set(bearer(caller.token)).send({ name: 'Lost', email: uniqueEmail() }).expect(500);
+    });
+
+    expect(await snapshot(desk)).toEqual(before);
+    expect(await eventsOf(caller.tenantId)).toEqual(eventsBefore);
+    expect(await get(caller, `/tickets/${ticket.id}`)).toMatchObject({ status: 'open', resolved_at: null });
+  });
+});
+
+describe('comments', () => {
+  test('When a comment is written, then comment.created is stored with the comment as answered', async () => {
+    const caller = await tenant();
+    const ticket = await createTicket(http, caller.token);
+    const skip = (await eventsOf(caller.tenantId)).length;
+
+    const response = await http.post(`${BASE}/tickets/${ticket.id}/comments`).set(bearer(caller.token)).send({ body: 'Toner replaced.', internal: true }).expect(201);
+
+    expect(await newEvents(caller.tenantId, skip)).toEqual([expectedEvent(caller, response, 'comment.created', response.body.id, { object: response.body })]);
+    expect(await get(caller, `/tickets/${ticket.id}/comments/${response.body.id}`)).toEqual(response.body);
+  });
+
+  test('When a comment is refused (closed ticket, unknown ticket), then no event is stored', async () => {
+    const caller = await tenant();
+    const ticket = await createTicket(http, caller.token);
+    await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(caller.token)).send({ status: 'closed' }).expect(200);
+    const skip = (await eventsOf(caller.tenantId)).length;
+
+    await http.post(`${BASE}/tickets/${ticket.id}/comments`).set(bearer(caller.token)).send({ body: 'Too late' }).expect(422);
+    await http.post(`${BASE}/tickets/00000000-0000-4000-8000-000000000000/comments`).set(bearer(caller.token)).send({ body: 'Nowhere' }).expect(404);
+
+    expect(await newEvents(caller.tenantId, skip)).toEqual([]);
+  });
+});
+
+describe('clients', () => {
+  test('When a client is created, then client.created is stored; a duplicate name (409) stores none', async () => {
+    const caller = await tenant();
+    const name = unique('Contoso');
+
+    const response = await http.post(`${BASE}/clients`).set(bearer(caller.token)).send({ name, phone: '+49 30 1234567' }).expect(201);
+    await http.post(`${BASE}/clients`).set(bearer(caller.token)).send({ name: name.toUpperCase() }).expect(409);
+
+    expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(caller, response, 'client.created', response.body.id, { object: response.body })]);
+  });
+
+  test('When a client is changed, then client.updated holds the fields that differ', async () => {
+    const caller = await tenant();
+    const client = await createClient(http, caller.token, { phone: '+49 30 1234567', notes: 'Call first.' });
+    const skip = (await eventsOf(caller.tenantId)).length;
+
+    const response = await http.patch(`${BASE}/clients/${client.id}`).set(bearer(caller.token)).send({ phone: '+49 30 7654321', notes: null, email: null }).expect(200);
+
+    const changes = { phone: { from: '+49 30 1234567', to: '+49 30 7654321' }, notes: { from: 'Call first.', to: null } };
+    expect(await newEvents(caller.tenantId, skip)).toEqual([expectedEvent(caller, response, 'client.updated', client.id, { object: response.body, changes })]);
+    expect(await get(caller, `/clients/${client.id}`)).toEqual(response.body);
+  });
+
+  test('When a client PATCH changes nothing or is refused (409, 404), then no event is stored and updated_at stays', async () => {
+    const caller = await tenant();
+    const client = await createClient(http, caller.token, { phone: '+49 30 1234567' });
+    const other = await createClient(http, caller.token);
+    const skip = (await eventsOf(caller.tenantId)).length;
+    const patch = (id: string, body: object) => http.patch(`${BASE}/clients/${id}`).set(bearer(caller.token)).send(body);
+
+    const same = await patch(client.id, { name: client.name, phone: '+49 30 1234567', email: null }).expect(200);
+    await patch(client.id, { name: other.name }).expect(409);
+    await patch('00000000-0000-4000-8000-000000000000', { phone: '1' }).expect(404);
+
+    expect(same.body).toEqual(client);
+    expect(await get(caller, `/clients/${client.id}`)).toEqual(client);
+    expect(await newEvents(caller.tenantId, skip)).toEqual([]);
+  });
+});
+
+describe('users', () => {
+  test('When a user is created, then user.created is stored; a taken e-mail (409) stores none', async () => {
+    const caller = await tenant();
+    const email = uniqueEmail();
+
+    const response = await http.post(`${BASE}/users`).set(bearer(caller.token)).send({ name: 'Erika', email }).expect(201);
+    await http.post(`${BASE}/users`).set(bearer(caller.token)).send({ name: 'Erika again', email }).expect(409);
+
+    expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(caller, response, 'user.created', response.body.id, { object: response.body })]);
+  });
+
+  test('When a user is deactivated, then user.deactivated and a ticket.updated for each ticket unassigned are stored in one request', async () => {
+    const caller = await tenant();
+    const user = await createUser(http, caller.token);
+    const open = await createTicket(http, caller.token, { assignee_id: user.id });
+    const pending = await createTicket(http, caller.token, { assignee_id: user.id });
+    await http.patch(`${BASE}/tickets/${pending.id}`).set(bearer(caller.token)).send({ status: 'pending' }).expect(200);
+    const resolved = await createTicket(http, caller.token, { assignee_id: user.id });
+    await http.patch(`${BASE}/tickets/${resolved.id}`).set(bearer(caller.token)).send({ status: 'resolved' }).expect(200);
+    const skip = (await eventsOf(caller.tenantId)).length;
+
+    const response = await http.delete(`${BASE}/users/${user.id}`).set(bearer(caller.token)).expect(204);
+
+    const deactivated = await get(caller, `/users/${user.id}`);
+    const userChanges = { active: { from: true, to: false }, deactivated_at: { from: null, to: deactivated.deactivated_at } };
+    const unassigned = { assignee_id: { from: user.id, to: null } };
+    const events = await newEvents(caller.tenantId, skip);
+    expect(events[0]).toEqual(expectedEvent(caller, response, 'user.deactivated', user.id, { object: deactivated, changes: userChanges }));
+    expect(events.slice(1).sort((a, b) => a.resource_id.localeCompare(b.resource_id))).toEqual(
+      await Promise.all(
+        [open.id, pending.id]
+          .sort()
+          .map(async (id) => expectedEvent(caller, response, 'ticket.updated', id, { object: await get(caller, `/tickets/${id}`), changes: unassigned })),
+      ),
+    );
+  });
+
+  test('When an unknown or already deactivated user is deleted (404), then no event is stored', async () => {
+    const caller = await tenant();
+    const user = await createUser(http, caller.token);
+    await http.delete(`${BASE}/users/${user.id}`).set(bearer(caller.token)).expect(204);
+    const skip = (await eventsOf(caller.tenantId)).length;
+
+    await http.delete(`${BASE}/users/${user.id}`).set(bearer(caller.token)).expect(404);
+    await http.delete(`${BASE}/users/00000000-0000-4000-8000-000000000000`).set(bearer(caller.token)).expect(404);
+
+    expect(await newEvents(caller.tenantId, skip)).toEqual([]);
+  });
+
+  test('When the events of a deactivation cannot be stored, then the user stays active and keeps their tickets', async () => {
+    const caller = await tenant();
+    const user = await createUser(http, caller.token);
+    const ticket = await createTicket(http, caller.token, { assignee_id: user.id });
+    const eventsBefore = await eventsOf(caller.tenantId);
+
+    await failingEvents(() => http.delete(`${BASE}/users/${user.id}`).set(bearer(caller.token)).expect(500));
+
+    expect(await get(caller, `/users/${user.id}`)).toEqual(user);
+    expect(await get(caller, `/tickets/${ticket.id}`)).toMatchObject({ assignee_id: user.id });
+    expect(await eventsOf(caller.tenantId)).toEqual(eventsBefore);
+  });
+});
+
+/**
+ * Runs `writes` while every insert into `events` fails, as a crash between the change and its
+ * event would: the change must roll back with it. The trigger lives in this test's own database.
+ */
+async function failingEvents(writes: () => Promise<unknown>) {
+  await desk.db.$executeRawUnsafe(`CREATE FUNCTION fail_event() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$ LANGUAGE plpgsql`);
+  await desk.db.$executeRawUnsafe('CREATE TRIGGER fail_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_event()');
+  try {
+    await writes();
+  } finally {
+    await desk.db.$executeRawUnsafe('DROP TRIGGER fail_event ON events');
+    await desk.db.$executeRawUnsafe('DROP FUNCTION fail_event()');
+  }
+}

@@ -1,0 +1,35 @@
+import request from 'supertest';
+import { createServiceDispatcher } from '@msp/events';
+import { describeWebhooks } from '@msp/testkit';
+import { createDb } from '../src/db';
+import { startDesk } from './support/desk';
+import { BASE, bearer, createClient, unique } from './support/helpdesk';
+import { api } from './support/api';
+
+describeWebhooks({
+  service: 'desk',
+  createServiceDispatcher,
+  // The issue's names, exactly; the first is what trigger() produces.
+  events: ['ticket.created', 'ticket.updated', 'comment.created', 'client.created', 'client.updated', 'user.created', 'user.deactivated'],
+  async setup() {
+    const desk = await startDesk();
+    const admin = await desk.createClient();
+    const adminToken = await desk.token(admin);
+    const reader = await desk.createClient({ tenant: admin.tenant, scopes: ['read:tickets'] });
+    const client = await createClient(api(desk), adminToken);
+    return {
+      app: desk.app,
+      adminAuth: `Bearer ${adminToken}`,
+      adminClientId: admin.clientId,
+      readerAuth: `Bearer ${await desk.token(reader)}`,
+      async trigger() {
+        const response = await request(desk.app).post(`${BASE}/tickets`).set(bearer(adminToken)).send({ title: unique('Printer jams'), client_id: client.id });
+        expect(response.status).toBe(201);
+        return { type: 'ticket.created', resourceType: 'ticket', resourceId: response.body.id, response };
+      },
+      databaseUrl: desk.databaseUrl,
+      createDb,
+      close: () => desk.close(),
+    };
+  },
+});

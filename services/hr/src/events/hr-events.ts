@@ -1,0 +1,15 @@
+// The events hr emits: what its webhooks may subscribe to, and what its audit log holds. Each is
+// recorded (`hrEvents.record`) in the transaction of the change it describes, by the repositories.
+import { eventCatalogue } from '@msp/events';
+import { Leave } from '../leaves/leave.schemas';
+import { Timesheet } from '../timesheets/timesheet.schemas';
+
+export const hrEvents = eventCatalogue([
+  { type: 'timesheet.created', summary: 'A working day was recorded.', object: Timesheet },
+  { type: 'timesheet.updated', summary: 'A working day\'s entries were replaced; `changes` has the entries and totals that differ.', object: Timesheet, changes: true },
+  { type: 'timesheet.deleted', summary: 'A working day was deleted; `object` is the sheet as it was.', object: Timesheet },
+  { type: 'leave.requested', summary: 'A leave was requested (it starts `requested`).', object: Leave },
+  { type: 'leave.approved', summary: 'A requested leave was approved; `changes.status` is `{from, to}`.', object: Leave, changes: true },
+  { type: 'leave.rejected', summary: 'A requested leave was rejected; `changes.status` is `{from, to}`.', object: Leave, changes: true },
+  { type: 'leave.cancelled', summary: 'A requested or approved leave was cancelled; `changes.status` is `{from, to}`.', object: Leave, changes: true },
+]);
