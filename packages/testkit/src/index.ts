@@ -15,3 +15,4 @@ export { describeConditionalRequests, type ConditionalRequestsSetup } from './co
 export { startWebhookReceiver, type Received } from './webhook-receiver';
 export { describeWebhooks, EVENT_OPERATIONS, type DispatcherFactory, type WebhooksSetup, type WebhookTrigger } from './webhooks.suite';
 export { seedWebhook } from './seed-webhook';
+export { storedEvents, whileEventsCannotBeStored, type RawSql, type StoredEvent } from './event-stream';

@@ -1,4 +1,5 @@
 import type request from 'supertest';
+import { storedEvents, whileEventsCannotBeStored } from '@msp/testkit';
 import { deskEvents } from '../src/events/desk-events';
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
@@ -16,19 +17,7 @@ type Tenant = Awaited<ReturnType<typeof newTenant>>;
 const tenant = () => newTenant(desk);
 
 /** The tenant's event stream as stored, oldest first, in the columns' names. */
-async function eventsOf(tenantId: string) {
-  const rows = await desk.db.outboxEvent.findMany({ where: { tenantId }, orderBy: { seq: 'asc' } });
-  return rows.map((row) => ({
-    type: row.type,
-    resource_type: row.resourceType,
-    resource_id: row.resourceId,
-    actor_client_id: row.actorClientId,
-    actor_on_behalf_of: row.actorOnBehalfOf,
-    request_id: row.requestId,
-    changes: row.changes,
-    data: row.data,
-  }));
-}
+const eventsOf = (tenantId: string) => storedEvents(desk.db, tenantId);
 
 /** The events stored after the first `skip` ones (those of the test's setup). */
 async function newEvents(tenantId: string, skip: number) {
@@ -265,17 +254,4 @@ describe('users', () => {
   });
 });
 
-/**
- * Runs `writes` while every insert into `events` fails, as a crash between the change and its
- * event would: the change must roll back with it. The trigger lives in this test's own database.
- */
-async function failingEvents(writes: () => Promise<unknown>) {
-  await desk.db.$executeRawUnsafe(`CREATE FUNCTION fail_event() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$ LANGUAGE plpgsql`);
-  await desk.db.$executeRawUnsafe('CREATE TRIGGER fail_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_event()');
-  try {
-    await writes();
-  } finally {
-    await desk.db.$executeRawUnsafe('DROP TRIGGER fail_event ON events');
-    await desk.db.$executeRawUnsafe('DROP FUNCTION fail_event()');
-  }
-}
+const failingEvents = (writes: () => Promise<unknown>) => whileEventsCannotBeStored(desk.db, writes);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from '@msp/http';
+import { storedEvents, whileEventsCannotBeStored } from '@msp/testkit';
 import { expectProblem, newCallerWithEmployee, type CallerWithEmployee } from './support/callers';
 import { hrEvents } from '../src/events/hr-events';
 import { startHr, type TestHr } from './support/hr';
@@ -31,19 +32,7 @@ const patch = (caller: Caller, path: string, body: object) => request(hr.app).pa
 const del = (caller: Caller, path: string) => request(hr.app).delete(path).set('Authorization', caller.auth);
 
 /** The tenant's event stream as stored, oldest first. */
-async function eventsOf(tenantId: string) {
-  const rows = await hr.db.outboxEvent.findMany({ where: { tenantId }, orderBy: { seq: 'asc' } });
-  return rows.map((row) => ({
-    type: row.type,
-    resource_type: row.resourceType,
-    resource_id: row.resourceId,
-    actor_client_id: row.actorClientId,
-    actor_on_behalf_of: row.actorOnBehalfOf,
-    request_id: row.requestId,
-    changes: row.changes,
-    data: row.data,
-  }));
-}
+const eventsOf = (tenantId: string) => storedEvents(hr.db, tenantId);
 
 /** The event the write that answered `response` must have stored. */
 function expectedEvent(response: request.Response, type: string, resourceId: string, data: { object: unknown; changes?: unknown }) {
@@ -64,14 +53,8 @@ function expectedEvent(response: request.Response, type: string, resourceId: str
  * event would: the change must roll back with it.
  */
 async function withFailingEvents(writes: () => Promise<void>) {
-  await hr.db.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION hr_events_test_fail() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$ LANGUAGE plpgsql`);
-  await hr.db.$executeRawUnsafe('CREATE TRIGGER hr_events_test_fail BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION hr_events_test_fail()');
   logged = '';
-  try {
-    await writes();
-  } finally {
-    await hr.db.$executeRawUnsafe('DROP TRIGGER hr_events_test_fail ON events');
-  }
+  await whileEventsCannotBeStored(hr.db, writes);
   // The 500s were the trigger's doing, not something else failing.
   expect(logged).toContain('boom');
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { whileEventsCannotBeStored } from '@msp/testkit';
 import request from 'supertest';
 import { startRunsHarness, type RunsHarness } from './support/runs-harness';
 
@@ -284,20 +284,12 @@ describe('a rolled-back write', () => {
   test('When the event cannot be stored, then the change is rolled back with it: the tenant is unchanged, none is created, and no event exists', async () => {
     const caller = newCaller();
     const created = await call('post', '/tenants', caller.auth, { name: 'Contoso', domain: `c${hex(4)}.example.com`, client_id: randomUUID() });
-    const pg = new Client({ connectionString: h.link.databaseUrl });
-    await pg.connect();
-    try {
-      await pg.query(`CREATE FUNCTION fail_event() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$ LANGUAGE plpgsql`);
-      await pg.query('CREATE TRIGGER fail_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_event()');
+    await whileEventsCannotBeStored(h.link.db, async () => {
       const patched = await call('patch', `/tenants/${created.body.id}`, caller.auth, { status: 'suspended' });
       const posted = await call('post', '/tenants', caller.auth, { name: 'Fabrikam', domain: `f${hex(4)}.example.com`, client_id: randomUUID() });
       expect(patched.status).toBe(500);
       expect(posted.status).toBe(500);
-    } finally {
-      await pg.query('DROP TRIGGER IF EXISTS fail_event ON events');
-      await pg.query('DROP FUNCTION IF EXISTS fail_event()');
-      await pg.end();
-    }
+    });
 
     expect((await call('get', `/tenants/${created.body.id}`, caller.auth)).body).toEqual(created.body);
     expect(await h.link.db.managedTenant.count({ where: { ownerTenantId: caller.tenantId } })).toBe(1);
