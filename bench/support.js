@@ -4,6 +4,7 @@
 const { spawn } = require('node:child_process');
 const { readFileSync, writeFileSync } = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
 
@@ -38,10 +39,13 @@ const freePort = () =>
     server.once('error', reject);
   });
 
-/** A service as production runs it, on a free port; resolves when its /readyz answers. */
-async function startService(name, env) {
+/**
+ * A service as production runs it, on a free port; resolves when its /readyz answers. `root`: the
+ * checkout whose build to start (default this one; e.g. a `git worktree` of an older commit).
+ */
+async function startService(name, env, { root = ROOT } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'services', name, 'dist/index.js')], {
+  const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/index.js')], {
     env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -72,6 +76,24 @@ function resetPeak(pid) {
   }
 }
 
+/** The machine a result was measured on, as the result files state it. */
+function machine(postgres) {
+  return {
+    nproc: os.availableParallelism(),
+    cpu_model: os.cpus()[0]?.model ?? 'unknown',
+    memory_gb: round(os.totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    postgres,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    // Client, servers and PostgreSQL share these CPUs; other work on the machine shows here.
+    load_average_at_start: os.loadavg().map((l) => round(l, 2)),
+  };
+}
+
+/** One line of a result file: "2 CPUs (model), 23.5 GB, Node …, PostgreSQL …, Linux …; load average … at the start". */
+const describeMachine = (m) =>
+  `${m.nproc} CPUs (${m.cpu_model}), ${m.memory_gb} GB, Node ${m.node}, ${m.postgres}, ${m.os}; load average ${m.load_average_at_start.join(' / ')} at the start`;
+
 /** Stops a started service and waits for it. */
 async function stopService(service) {
   if (!service) return;
@@ -79,4 +101,4 @@ async function stopService(service) {
   if (service.child.exitCode === null) await new Promise((resolve) => service.child.once('exit', resolve));
 }
 
-module.exports = { ROOT, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, resetPeak };
+module.exports = { ROOT, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, resetPeak, machine, describeMachine };

@@ -13,9 +13,8 @@ const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
-const os = require('node:os');
 const path = require('node:path');
-const { ROOT, round, median, databaseUrlFor, withClient, startService, memory, resetPeak } = require('../support');
+const { ROOT, round, median, databaseUrlFor, withClient, startService, memory, resetPeak, machine, describeMachine } = require('../support');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 const { PAYROLL_ROWS_SQL, payrollRowsParams } = require(`${ROOT}/services/hr/dist/exports/payroll-export.repository.js`);
@@ -146,26 +145,13 @@ function copy(databaseUrl, sql) {
   });
 }
 
-function machine(postgres) {
-  const cpus = os.cpus();
-  return {
-    nproc: os.availableParallelism(),
-    cpu_model: cpus[0]?.model ?? 'unknown',
-    memory_gb: round(os.totalmem() / 1024 ** 3, 1),
-    node: process.version,
-    postgres,
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    load_average_at_start: os.loadavg().map((l) => round(l, 2)),
-  };
-}
-
 function markdown(report) {
   const m = report.machine;
   const verdict = (ok) => (ok ? 'yes' : '**no**');
   return [
     '# hr payroll export benchmark',
     '',
-    `Run ${report.date} on ${m.nproc} CPUs (${m.cpu_model}), ${m.memory_gb} GB, Node ${m.node}, ${m.postgres}, ${m.os}; load average ${m.load_average_at_start.join(' / ')} at the start.`,
+    `Run ${report.date} on ${describeMachine(m)}.`,
     `\`GET /exports/payroll?period=${PERIOD}\` (CSV) from the built hr service (\`node services/hr/dist/index.js\`, NODE_ENV=production, ES256 token, rate limiter, request logging at info), one request at a time; ${report.settings.runs} measured runs per case after one unmeasured, median reported.`,
     "Baseline: PostgreSQL's own `COPY (<the export's query, parameters written in>) TO STDOUT (FORMAT csv)` through `psql`, same rows, same run.",
     'Peak RSS: the hr process\'s VmHWM from /proc, reset (clear_refs) before each size, so it is the peak while that size was exported.',
