@@ -78,7 +78,7 @@ CREATE INDEX "webhooks_tenant_id_created_at_id_idx" ON "webhooks"("tenant_id", "
 CREATE INDEX "webhook_deliveries_webhook_id_created_at_id_idx" ON "webhook_deliveries"("webhook_id", "created_at" DESC, "id" DESC);
 
 -- CreateIndex
-CREATE INDEX "webhook_deliveries_status_next_attempt_at_idx" ON "webhook_deliveries"("status", "next_attempt_at");
+CREATE INDEX "webhook_deliveries_status_next_attempt_at_event_seq_idx" ON "webhook_deliveries"("status", "next_attempt_at", "event_seq");
 
 -- CreateIndex
 CREATE INDEX "webhook_deliveries_webhook_id_resource_type_resource_id_eve_idx" ON "webhook_deliveries"("webhook_id", "resource_type", "resource_id", "event_seq");

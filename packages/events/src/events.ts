@@ -13,8 +13,6 @@ import { createWebhooksService } from './webhooks/webhooks.service';
 export interface ServiceEventsOptions {
   /** The service's Prisma client. */
   db: Sql;
-  /** The same database, for the dispatcher's LISTEN connection. */
-  databaseUrl?: string;
   logger: Logger;
   catalogue: EventCatalogue;
   outbound: Outbound;
@@ -23,7 +21,6 @@ export interface ServiceEventsOptions {
 
 export interface ServiceDispatcherOptions extends Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'> {
   db: Sql;
-  databaseUrl?: string;
   logger: Logger;
   outbound: Outbound;
 }
@@ -48,7 +45,6 @@ export function createServiceEvents(options: ServiceEventsOptions) {
     db: options.db,
     outbound: options.outbound,
     logger: options.logger,
-    databaseUrl: options.databaseUrl,
     ...options.dispatcher,
   });
   const webhooks = createWebhooksService({

@@ -1,5 +1,5 @@
 export type { Sql } from './sql';
-export { recordEvent, changesBetween, SYSTEM_ACTOR, EVENTS_CHANNEL, type Changes, type EventToRecord } from './record';
+export { recordEvent, changesBetween, onEventRecorded, SYSTEM_ACTOR, type Changes, type EventToRecord } from './record';
 export { eventCatalogue, TEST_EVENT, ChangesSchema, type EventCatalogue, type EventType } from './catalogue';
 export { createServiceEvents, createServiceDispatcher, EVENT_TAGS, type ServiceEvents, type ServiceEventsOptions, type ServiceDispatcherOptions } from './events';
 export { createDispatcher, type Dispatcher, type DispatcherOptions } from './delivery/dispatcher';

@@ -4,8 +4,16 @@ import type { Sql } from './sql';
 /** The actor of changes nobody's request made (a scheduled sync, a due onboarding). */
 export const SYSTEM_ACTOR: Actor = { client_id: 'system', on_behalf_of: null };
 
-/** The channel a committed event is announced on (NOTIFY is delivered only at commit). */
-export const EVENTS_CHANNEL = 'msp_events';
+/**
+ * Told each time this process records an event. Not NOTIFY: a notifying transaction takes a
+ * cluster-wide lock at commit, which lined concurrent writes up one behind another (bench/events);
+ * other instances find the events by polling.
+ */
+const recordedListeners = new Set<() => void>();
+export function onEventRecorded(listener: () => void): () => void {
+  recordedListeners.add(listener);
+  return () => recordedListeners.delete(listener);
+}
 
 /** `{field: {from, to}}`: what an update changed, in the API's field names. */
 export type Changes = Record<string, { from: unknown; to: unknown }>;
@@ -24,12 +32,8 @@ export interface EventToRecord {
 }
 
 const INSERT_EVENT = `
-  WITH recorded AS (
-    INSERT INTO events (tenant_id, type, resource_type, resource_id, actor_client_id, actor_on_behalf_of, request_id, changes, data)
-    VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb)
-    RETURNING 1
-  )
-  SELECT 1 AS recorded FROM recorded, pg_notify('${EVENTS_CHANNEL}', '')`;
+  INSERT INTO events (tenant_id, type, resource_type, resource_id, actor_client_id, actor_on_behalf_of, request_id, changes, data)
+  VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb)`;
 
 /**
  * Appends the event to the service's stream. Call it with the transaction client that makes the
@@ -42,7 +46,7 @@ export async function recordEvent(tx: Sql, event: EventToRecord): Promise<void> 
   const actor = event.actor ?? context?.actor ?? SYSTEM_ACTOR;
   const changes = event.changes && Object.keys(event.changes).length > 0 ? event.changes : null;
   const data = { object: event.object, ...(changes ? { changes } : {}) };
-  await tx.$queryRawUnsafe(
+  await tx.$executeRawUnsafe(
     INSERT_EVENT,
     event.tenantId,
     event.type,
@@ -54,6 +58,8 @@ export async function recordEvent(tx: Sql, event: EventToRecord): Promise<void> 
     changes && JSON.stringify(changes),
     JSON.stringify(data),
   );
+  // Before the commit: the dispatcher waits a moment, and polls should it still be too early.
+  for (const listener of recordedListeners) listener();
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

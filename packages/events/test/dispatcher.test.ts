@@ -26,7 +26,6 @@ function dispatcher(options: { timeoutMs?: number; retryDelaysMs?: number[]; dis
     deliveries: createDeliveriesRepository(db.sql),
     outbound: createOutbound({ production: false, timeoutMs: options.timeoutMs ?? 2_000 }),
     logger: quietLogger(),
-    databaseUrl: db.url,
     pollMs: 100,
     retryDelaysMs: options.retryDelaysMs ?? [100, 100, 100],
     disableAfterMs: options.disableAfterMs,

@@ -38,7 +38,6 @@ export interface WebhooksSetup {
 /** @msp/events' createServiceDispatcher (testkit does not depend on @msp/events: it tests with testkit). */
 export type DispatcherFactory = (options: {
   db: never;
-  databaseUrl: string;
   logger: Logger;
   outbound: Outbound;
   pollMs: number;
@@ -98,7 +97,6 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       const db = setup.createDb(setup.databaseUrl);
       const dispatcher = options.createServiceDispatcher({
         db: db as never,
-        databaseUrl: setup.databaseUrl,
         logger: createLogger({ service: options.service, level: 'error' }),
         outbound: createOutbound({ production: false, timeoutMs: 2_000 }),
         pollMs: 100,

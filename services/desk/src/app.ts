@@ -46,8 +46,6 @@ export interface DeskSettings {
 
 export interface DeskDeps {
   db: Db;
-  /** The same database, for the webhook dispatcher's LISTEN (without it, it polls). */
-  databaseUrl?: string;
   /** Calls to webhook endpoints; outside production by default (no address refused). */
   outbound?: Outbound;
   redis?: Redis;
@@ -59,7 +57,7 @@ export interface DeskDeps {
 }
 
 /** The app, and the webhook dispatcher (start it with the service, stop it on shutdown). */
-export function createDeskApp({ db, databaseUrl, outbound, redis, logger, signingKey, previousKeys = [], settings }: DeskDeps) {
+export function createDeskApp({ db, outbound, redis, logger, signingKey, previousKeys = [], settings }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
@@ -92,7 +90,6 @@ export function createDeskApp({ db, databaseUrl, outbound, redis, logger, signin
 
   const events = createServiceEvents({
     db,
-    databaseUrl,
     logger,
     catalogue: deskEvents,
     outbound: outbound ?? createOutbound({ production: false }),

@@ -19,7 +19,6 @@ runService('desk', loadDeskConfig, async (config, logger) => {
 
   const { app, readiness, dispatcher } = createDeskApp({
     db,
-    databaseUrl: config.DATABASE_URL,
     outbound: outboundFromConfig(config),
     redis,
     logger,

@@ -75,7 +75,6 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
 
   const events = createServiceEvents({
     db,
-    databaseUrl,
     logger,
     catalogue: hrEvents,
     outbound: outbound ?? createOutbound({ production: false }),

@@ -65,8 +65,6 @@ function startSyncSchedule(runner: ReturnType<typeof createSyncRunner>, interval
 
 export interface LinkDeps {
   db: Db;
-  /** The same database, for the webhook dispatcher's LISTEN (without it, it polls). */
-  databaseUrl?: string;
   redis?: Redis;
   logger: Logger;
   settings: LinkSettings;
@@ -80,7 +78,7 @@ export interface LinkDeps {
   outbound: Outbound;
 }
 
-export function createLinkApp({ db, databaseUrl, redis, logger, settings, runs, queue, secrets, outbound }: LinkDeps) {
+export function createLinkApp({ db, redis, logger, settings, runs, queue, secrets, outbound }: LinkDeps) {
   // link verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -97,7 +95,7 @@ export function createLinkApp({ db, databaseUrl, redis, logger, settings, runs, 
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
   const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
   const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
-  const events = createServiceEvents({ db, databaseUrl, logger, catalogue: linkEvents, outbound, dispatcher: settings.webhooks });
+  const events = createServiceEvents({ db, logger, catalogue: linkEvents, outbound, dispatcher: settings.webhooks });
 
   const service = createServiceApp({
     service: 'link',

@@ -39,7 +39,6 @@ runService('link', loadLinkConfig, async (config, logger) => {
 
   const { app, readiness, schedule, dispatcher } = createLinkApp({
     db,
-    databaseUrl: config.DATABASE_URL,
     redis,
     logger,
     queue,

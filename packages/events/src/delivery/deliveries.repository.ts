@@ -9,6 +9,8 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
   event_type: string;
+  /** Whether the endpoint's last attempts failed (a success then clears that). */
+  endpoint_failing: boolean;
 }
 
 export interface AttemptOutcome {
@@ -69,12 +71,12 @@ export function createDeliveriesRepository(db: Sql) {
                SELECT 1 FROM webhook_deliveries p
                WHERE p.webhook_id = d.webhook_id AND p.resource_type = d.resource_type AND p.resource_id = d.resource_id
                  AND p.status = 'pending' AND p.event_seq < d.event_seq)
-           ORDER BY d.next_attempt_at, d.event_seq NULLS FIRST
+           ORDER BY d.status, d.next_attempt_at, d.event_seq
            LIMIT $1 FOR UPDATE OF d SKIP LOCKED
          )
          UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond', attempt = d.attempt + 1
          FROM due, webhooks w WHERE d.id = due.id AND w.id = d.webhook_id
-         RETURNING d.id::text, d.webhook_id::text, d.attempt, d.body, w.url, w.secret, d.event_type`,
+         RETURNING d.id::text, d.webhook_id::text, d.attempt, d.body, w.url, w.secret, d.event_type, (w.failing_since IS NOT NULL) AS endpoint_failing`,
         limit,
         leaseMs,
       );

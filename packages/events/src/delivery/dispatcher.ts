@@ -1,7 +1,6 @@
-import { Client } from 'pg';
 import type { Logger } from '@msp/http';
 import { OutboundBlockedError, OutboundTimeoutError, type Outbound } from '@msp/outbound';
-import { EVENTS_CHANNEL } from '../record';
+import { onEventRecorded } from '../record';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, nextDelay } from '../retry-schedule';
 import { signatureHeaders } from '../signing';
 import type { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
@@ -11,11 +10,12 @@ export interface DispatcherOptions {
   /** Calls to the endpoints: address policy and timeout (a slow receiver holds a worker no longer). */
   outbound: Outbound;
   logger: Logger;
-  /** Where to LISTEN for committed events; without it the dispatcher only polls. */
-  databaseUrl?: string;
   /** Deliveries in flight at once per instance (default 32). */
   concurrency?: number;
-  /** How often to look for due work when nothing wakes it (default 1 s). */
+  /**
+   * How often to look for due work when nothing wakes it (default 250 ms): events of other
+   * instances are found this way; this process's own wake it up.
+   */
   pollMs?: number;
   retryDelaysMs?: readonly number[];
   disableAfterMs?: number;
@@ -35,15 +35,20 @@ async function drain(response: Response): Promise<void> {
 
 /**
  * Moves events from the outbox to the endpoints: relays committed events into deliveries, then
- * sends due deliveries, `concurrency` at a time. Woken by NOTIFY at each commit (and by its own
- * callers), and polling as a fallback, so a delivery left pending by a restart is sent by the next
- * process. Any number of instances may run: relaying is serialised by an advisory lock, deliveries
+ * sends due deliveries, `concurrency` at a time. Woken shortly after this process records an
+ * event, when slots free up, and by its callers; polling finds the rest (other instances' events,
+ * retries coming due, a delivery left pending by a restart). Any number of instances may run: relaying is serialised by an advisory lock, deliveries
  * are claimed with SKIP LOCKED under a lease.
  */
 export function createDispatcher(options: DispatcherOptions) {
   const { deliveries, outbound, logger } = options;
   const concurrency = options.concurrency ?? 32;
-  const pollMs = options.pollMs ?? 1_000;
+  const pollMs = options.pollMs ?? 250;
+  // An event recorded here is committed a moment later; waiting this long lets one relay take
+  // the events of many concurrent writes.
+  const settleMs = 20;
+  // Free slots are refilled in batches, not one claim per finished delivery.
+  const refillAt = Math.max(1, Math.floor(concurrency / 4));
   const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
   // The lease outlasts the timeout, so a claimed delivery is never sent twice at once.
@@ -53,7 +58,7 @@ export function createDispatcher(options: DispatcherOptions) {
   let pumping = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
-  let listener: Client | undefined;
+  let unsubscribe: (() => void) | undefined;
   let failingSince: number | undefined;
   const inFlight = new Set<Promise<void>>();
 
@@ -67,6 +72,17 @@ export function createDispatcher(options: DispatcherOptions) {
   function wake() {
     if (pumping) again = true;
     else schedule(0);
+  }
+
+  /** Wakes it shortly, unless it is woken sooner anyway. */
+  let settling = false;
+  function wakeSoon() {
+    if (settling || !running) return;
+    settling = true;
+    setTimeout(() => {
+      settling = false;
+      wake();
+    }, settleMs).unref();
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -91,7 +107,7 @@ export function createDispatcher(options: DispatcherOptions) {
     const outcome = { at, response_status: responseStatus, duration_ms: Math.round(performance.now() - started), error };
     if (!error) {
       await deliveries.recordAttempt(delivery, outcome, 'succeeded', null);
-      await deliveries.markEndpointHealthy(delivery.webhook_id);
+      if (delivery.endpoint_failing) await deliveries.markEndpointHealthy(delivery.webhook_id);
       return;
     }
     const delay = nextDelay(delays, delivery.attempt);
@@ -110,7 +126,7 @@ export function createDispatcher(options: DispatcherOptions) {
       })
       .finally(() => {
         inFlight.delete(task);
-        wake();
+        if (concurrency - inFlight.size >= refillAt) wake();
       });
     inFlight.add(task);
   }
@@ -142,36 +158,19 @@ export function createDispatcher(options: DispatcherOptions) {
     schedule(pollMs);
   }
 
-  async function listen(databaseUrl: string) {
-    const client = new Client({ connectionString: databaseUrl });
-    client.on('error', (error) => {
-      logger.warn('webhook dispatcher lost its LISTEN connection; polling until it is back', { error: error.message });
-      if (listener === client) listener = undefined;
-      if (running) setTimeout(() => void listen(databaseUrl).catch(() => undefined), 5_000).unref();
-    });
-    client.on('notification', wake);
-    await client.connect();
-    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-    if (!running) return void client.end();
-    listener = client;
-  }
-
   return {
     wake,
     async start() {
       if (running) return;
       running = true;
-      if (options.databaseUrl) {
-        await listen(options.databaseUrl).catch((error: Error) => logger.warn('webhook dispatcher cannot LISTEN; polling only', { error: error.message }));
-      }
+      unsubscribe = onEventRecorded(wakeSoon);
       schedule(0);
     },
     /** Stops taking work and waits for the attempts in flight (each ends within the timeout). */
     async stop() {
       running = false;
       if (timer) clearTimeout(timer);
-      await listener?.end().catch(() => undefined);
-      listener = undefined;
+      unsubscribe?.();
       await Promise.allSettled([...inFlight]);
     },
   };
