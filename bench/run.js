@@ -7,7 +7,7 @@
 //   BENCH_REDIS_URL     Redis for desk's rate limiter (default redis://127.0.0.1:6379; "" for none)
 //   BENCH_DURATION      seconds per case (default 10), BENCH_CONNECTIONS (default 10)
 //   BENCH_LARGE / BENCH_SMALL  tickets of the two tenants (default 100000 / 10000)
-const { fork } = require('node:child_process');
+const { forkServer } = require('./support');
 const { randomBytes } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
@@ -42,17 +42,6 @@ async function admin(sql) {
   } finally {
     await client.end();
   }
-}
-
-/** Starts a server script in a process of its own and waits for its first message. */
-function start(script, env) {
-  // BENCH_PROFILE=<dir> writes a CPU profile of each server there (on a clean exit).
-  const execArgv = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(path.join(__dirname, script), { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve({ child, ...message }));
-    child.once('exit', (code) => reject(new Error(`${script} exited with code ${code} before it was ready`)));
-  });
 }
 
 async function measure({ name, target, url, method = 'GET', headers = {}, body, paths }) {
@@ -156,7 +145,7 @@ async function main() {
     console.log(`database ${name}: migrating`);
     await applyMigrations(databaseUrl, MIGRATIONS);
     const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
-    const desk = await start('desk-server.js', {
+    const desk = await forkServer('desk-server.js', {
       BENCH_DESK: JSON.stringify({ databaseUrl, redisUrl: REDIS_URL || undefined, rateLimitPerMinute: RATE_LIMIT, logLevel, tenants: ['large', 'small'] }),
     });
     children.push(desk.child);
@@ -175,7 +164,7 @@ async function main() {
     const postgres = (await vacuum.query('SHOW server_version')).rows[0].server_version;
     await vacuum.end();
 
-    const baseline = await start('baseline-server.js', { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }) });
+    const baseline = await forkServer('baseline-server.js', { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }) });
     children.push(baseline.child);
 
     const token = async (tenant) => {

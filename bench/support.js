@@ -1,7 +1,7 @@
 'use strict';
 // What the service benchmarks share: databases on the benchmark's PostgreSQL server, a service
 // started as production starts it (`node services/<name>/dist/index.js`), and its memory from /proc.
-const { spawn } = require('node:child_process');
+const { fork, spawn } = require('node:child_process');
 const { readFileSync, writeFileSync } = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -59,6 +59,20 @@ async function startService(name, env, { root = ROOT } = {}) {
   throw new Error(`${name} did not become ready in 30 s`);
 }
 
+/**
+ * Starts a bench server script (desk-server.js, baseline-server.js) in a process of its own and
+ * resolves with its first IPC message. BENCH_PROFILE=<dir> (or `profileDir`) makes it write a V8
+ * CPU profile there when it exits cleanly (disconnect it).
+ */
+function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE } = {}) {
+  const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = fork(path.join(__dirname, script), { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve({ child, ...message }));
+    child.once('exit', (code) => reject(new Error(`${script} exited with code ${code} before it was ready`)));
+  });
+}
+
 /** Memory of a process from /proc: the current resident set and its peak (VmHWM), in MB. */
 function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -101,4 +115,4 @@ async function stopService(service) {
   if (service.child.exitCode === null) await new Promise((resolve) => service.child.once('exit', resolve));
 }
 
-module.exports = { ROOT, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, resetPeak, machine, describeMachine };
+module.exports = { ROOT, forkServer, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, resetPeak, machine, describeMachine };
