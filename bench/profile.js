@@ -14,7 +14,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { applyMigrations } = require('../packages/db/dist/index.js');
 const { seedTenant } = require('./seed');
-const { databaseUrlFor, forkServer, machine, describeMachine, withClient } = require('./support');
+const { clientToken, databaseUrlFor, forkServer, machine, describeMachine, withClient } = require('./support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -89,14 +89,7 @@ async function main() {
     );
     await seedTenant(databaseUrl, desk.credentials.large.tenantId, TICKETS);
     await withClient(databaseUrl, (client) => client.query('VACUUM ANALYZE'));
-    const { clientId, secret } = desk.credentials.large;
-    const response = await fetch(`${desk.url}/api/v1/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
-    });
-    if (!response.ok) throw new Error(`token: ${response.status}`);
-    const headers = { authorization: `Bearer ${(await response.json()).access_token}` };
+    const headers = await clientToken(desk.url, desk.credentials.large.clientId, desk.credentials.large.secret);
     const options = { url: `${desk.url}${PATH}`, headers, connections: CONNECTIONS };
     await autocannon({ ...options, duration: 3 }); // warm-up: the JIT; part of the profile, as in production
     const result = await autocannon({ ...options, duration: DURATION });

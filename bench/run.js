@@ -7,7 +7,7 @@
 //   BENCH_REDIS_URL     Redis for desk's rate limiter (default redis://127.0.0.1:6379; "" for none)
 //   BENCH_DURATION      seconds per case (default 10), BENCH_CONNECTIONS (default 10)
 //   BENCH_LARGE / BENCH_SMALL  tickets of the two tenants (default 100000 / 10000)
-const { forkServer } = require('./support');
+const { clientToken, forkServer } = require('./support');
 const { randomBytes } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
@@ -167,16 +167,7 @@ async function main() {
     const baseline = await forkServer('baseline-server.js', { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }) });
     children.push(baseline.child);
 
-    const token = async (tenant) => {
-      const { clientId, secret } = desk.credentials[tenant];
-      const response = await fetch(`${desk.url}/api/v1/auth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
-      });
-      if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
-      return { authorization: `Bearer ${(await response.json()).access_token}` };
-    };
+    const token = (tenant) => clientToken(desk.url, desk.credentials[tenant].clientId, desk.credentials[tenant].secret);
     const auth = { large: await token('large'), small: await token('small') };
     const large = seeded.large;
     const cases = [

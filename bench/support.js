@@ -73,6 +73,32 @@ function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE } = {}
   });
 }
 
+/**
+ * The environment of a token-verifying service (link, hr) in a benchmark: its database, Redis when
+ * given, the test issuer's tokens, and a rate limit high enough never to answer 429 (it still runs).
+ */
+function verifyingServiceEnv({ databaseUrl, redisUrl, issuer }) {
+  return {
+    DATABASE_URL: databaseUrl,
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    AUTH_ISSUER: issuer.issuer,
+    AUTH_AUDIENCE: issuer.audience,
+    AUTH_JWKS_URL: issuer.jwksUrl,
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+  };
+}
+
+/** `Authorization` headers of a client-credentials token from desk's token endpoint. */
+async function clientToken(deskUrl, clientId, secret) {
+  const response = await fetch(`${deskUrl}/api/v1/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+  });
+  if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
+  return { authorization: `Bearer ${(await response.json()).access_token}` };
+}
+
 /** Memory of a process from /proc: the current resident set and its peak (VmHWM), in MB. */
 function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -115,4 +141,4 @@ async function stopService(service) {
   if (service.child.exitCode === null) await new Promise((resolve) => service.child.once('exit', resolve));
 }
 
-module.exports = { ROOT, forkServer, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, resetPeak, machine, describeMachine };
+module.exports = { ROOT, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, resetPeak, machine, describeMachine };

@@ -24,7 +24,7 @@ const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs'
 const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { ROOT, round, median, databaseUrlFor, withClient, startService, stopService, memory, resetPeak, machine, describeMachine } = require('../support');
+const { ROOT, round, median, clientToken, databaseUrlFor, withClient, startService, stopService, memory, resetPeak, machine, describeMachine } = require('../support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -81,13 +81,7 @@ async function api(desk, method, urlPath, body) {
 
 /** A token of the bootstrap client (every scope, admin:tenant included), and a client to file tickets for. */
 async function signIn(desk) {
-  const response = await fetch(`${desk.url}/api/v1/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET }),
-  });
-  if (!response.ok) throw new Error(`token: ${response.status} ${await response.text()}`);
-  desk.auth = { authorization: `Bearer ${(await response.json()).access_token}` };
+  desk.auth = await clientToken(desk.url, CLIENT_ID, CLIENT_SECRET);
   desk.clientId = (await api(desk, 'POST', '/clients', { name: 'Benchmark client' })).id;
   return desk;
 }

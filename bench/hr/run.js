@@ -14,7 +14,7 @@ const { randomBytes, randomUUID } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { ROOT, round, median, databaseUrlFor, withClient, startService, memory, resetPeak, machine, describeMachine } = require('../support');
+const { ROOT, round, median, databaseUrlFor, withClient, startService, verifyingServiceEnv, memory, resetPeak, machine, describeMachine } = require('../support');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 const { PAYROLL_ROWS_SQL, payrollRowsParams } = require(`${ROOT}/services/hr/dist/exports/payroll-export.repository.js`);
@@ -96,15 +96,7 @@ function inlined(sql, params) {
 
 /** hr as production runs it: `node services/hr/dist/index.js`, configured by environment. */
 function startHr(databaseUrl, issuer) {
-  return startService('hr', {
-    DATABASE_URL: databaseUrl,
-    ...(REDIS_URL ? { REDIS_URL } : {}),
-    AUTH_ISSUER: issuer.issuer,
-    AUTH_AUDIENCE: issuer.audience,
-    AUTH_JWKS_URL: issuer.jwksUrl,
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    LOG_LEVEL: 'info',
-  });
+  return startService('hr', { ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }), LOG_LEVEL: 'info' });
 }
 
 /** Downloads the export; time to last byte, bytes and lines. The body is counted, not kept. */

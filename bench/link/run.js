@@ -16,7 +16,7 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, round, median, databaseUrlFor, withClient, startService, stopService, memory, resetPeak } = require('../support');
+const { ROOT, round, median, databaseUrlFor, withClient, startService, stopService, verifyingServiceEnv, memory, resetPeak } = require('../support');
 const LINK = path.join(ROOT, 'services/link');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
@@ -115,12 +115,7 @@ async function readDirectly(directory, endpoint, pageSize) {
 /** link as production runs it: `node services/link/dist/index.js`, configured by environment. */
 function startLink(databaseUrl, issuer) {
   return startService('link', {
-    DATABASE_URL: databaseUrl,
-    ...(REDIS_URL ? { REDIS_URL } : {}),
-    AUTH_ISSUER: issuer.issuer,
-    AUTH_AUDIENCE: issuer.audience,
-    AUTH_JWKS_URL: issuer.jwksUrl,
-    RATE_LIMIT_PER_MINUTE: '1000000000',
+    ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }),
     CONNECTOR_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     // The directory runs on this machine: production refuses loopback unless allowed.
     OUTBOUND_ALLOWLIST: '127.0.0.1',
