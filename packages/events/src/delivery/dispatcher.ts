@@ -59,7 +59,7 @@ export function createDispatcher(options: DispatcherOptions) {
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
-  let failingSince: number | undefined;
+  let databaseFailing = false;
   const inFlight = new Set<Promise<void>>();
 
   function schedule(ms: number) {
@@ -146,12 +146,12 @@ export function createDispatcher(options: DispatcherOptions) {
           for (const delivery of claimed) start(delivery);
         }
       } while (again && running);
-      if (failingSince !== undefined) logger.info('webhook dispatcher reaches its database again');
-      failingSince = undefined;
+      if (databaseFailing) logger.info('webhook dispatcher reaches its database again');
+      databaseFailing = false;
     } catch (error) {
       // The database is away (an outage, a restart): say so once, keep polling.
-      if (failingSince === undefined) logger.error('webhook dispatcher cannot reach its database', { error: (error as Error).message });
-      failingSince ??= Date.now();
+      if (!databaseFailing) logger.error('webhook dispatcher cannot reach its database', { error: (error as Error).message });
+      databaseFailing = true;
     } finally {
       pumping = false;
     }

@@ -132,15 +132,14 @@ export function createWebhooksRepository(db: Sql) {
     },
 
     /** A delivery of no event (`webhook.test`), due now. */
-    async enqueueTest(tenantId: string, webhookId: string, eventType: string, body: (deliveryId: string) => string, deliveryId: string): Promise<DeliveryJson> {
+    async enqueueTest(tenantId: string, webhookId: string, eventType: string, body: string): Promise<DeliveryJson> {
       const rows = await db.$queryRawUnsafe<DeliveryRow[]>(
-        `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_type, body, next_attempt_at)
-         VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, now()) RETURNING ${DELIVERY_COLUMNS}`,
-        deliveryId,
+        `INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_type, body, next_attempt_at)
+         VALUES ($1::uuid, $2::uuid, $3, $4, now()) RETURNING ${DELIVERY_COLUMNS}`,
         tenantId,
         webhookId,
         eventType,
-        body(deliveryId),
+        body,
       );
       return toDelivery(rows[0]!);
     },
@@ -161,18 +160,17 @@ export function createWebhooksRepository(db: Sql) {
       return { items: rows.map(toDelivery), total: count!.total };
     },
 
-    async findDelivery(tenantId: string, webhookId: string, id: string): Promise<(DeliveryJson & { in_flight: boolean }) | null> {
-      const rows = await db.$queryRawUnsafe<(DeliveryRow & { in_flight: boolean })[]>(
-        `SELECT ${DELIVERY_COLUMNS}, (locked_until IS NOT NULL AND locked_until > now()) AS in_flight
-         FROM webhook_deliveries WHERE id = $1::uuid AND webhook_id = $2::uuid AND tenant_id = $3::uuid`,
+    async findDelivery(tenantId: string, webhookId: string, id: string): Promise<DeliveryJson | null> {
+      const rows = await db.$queryRawUnsafe<DeliveryRow[]>(
+        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1::uuid AND webhook_id = $2::uuid AND tenant_id = $3::uuid`,
         id,
         webhookId,
         tenantId,
       );
-      return rows[0] ? { ...toDelivery(rows[0]), in_flight: rows[0].in_flight } : null;
+      return rows[0] ? toDelivery(rows[0]) : null;
     },
 
-    /** Due now again, with the same id and body; unless an attempt is running right now. */
+    /** Due now again, with the same id and body; null when there is none, or an attempt is running right now. */
     async retryDelivery(tenantId: string, webhookId: string, id: string): Promise<DeliveryJson | null> {
       const rows = await db.$queryRawUnsafe<DeliveryRow[]>(
         `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), locked_until = NULL

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
 import { TEST_EVENT, type EventCatalogue } from '../catalogue';
@@ -76,13 +75,8 @@ export function createWebhooksService({ webhooks, catalogue, outbound, wake }: W
     async sendTest(tenantId: string, id: string) {
       const webhook = await get(tenantId, id);
       if (!webhook.enabled) throw conflict('The webhook is disabled; enable it (PATCH enabled: true) before testing it.', { code: 'webhook-disabled' });
-      const delivery = await webhooks.enqueueTest(
-        tenantId,
-        id,
-        TEST_EVENT,
-        () => JSON.stringify({ type: TEST_EVENT, timestamp: new Date().toISOString(), data: { webhook_id: id } }),
-        randomUUID(),
-      );
+      const body = JSON.stringify({ type: TEST_EVENT, timestamp: new Date().toISOString(), data: { webhook_id: id } });
+      const delivery = await webhooks.enqueueTest(tenantId, id, TEST_EVENT, body);
       wake();
       return delivery;
     },
@@ -96,21 +90,19 @@ export function createWebhooksService({ webhooks, catalogue, outbound, wake }: W
       await get(tenantId, id);
       const delivery = await webhooks.findDelivery(tenantId, id, deliveryId);
       if (!delivery) throw missingDelivery();
-      // in_flight is the service's own business (retry refuses during an attempt), not the API's.
-      const shown: Partial<typeof delivery> = { ...delivery };
-      delete shown.in_flight;
-      return shown as Omit<typeof delivery, 'in_flight'>;
+      return delivery;
     },
 
     /** Sends the same message (same `webhook-id`, same body) again, now; it counts as a further attempt. */
     async retryDelivery(tenantId: string, id: string, deliveryId: string) {
       const webhook = await get(tenantId, id);
       if (!webhook.enabled) throw conflict('The webhook is disabled; enable it (PATCH enabled: true) before retrying its deliveries.', { code: 'webhook-disabled' });
-      const delivery = await webhooks.findDelivery(tenantId, id, deliveryId);
-      if (!delivery) throw missingDelivery();
-      if (delivery.in_flight) throw conflict('An attempt of this delivery is running right now; look again in a moment.', { code: 'delivery-in-flight' });
+      // The update refuses a delivery whose attempt is running; only then is it worth telling why.
       const retried = await webhooks.retryDelivery(tenantId, id, deliveryId);
-      if (!retried) throw conflict('An attempt of this delivery started meanwhile; look again in a moment.', { code: 'delivery-in-flight' });
+      if (!retried) {
+        if (!(await webhooks.findDelivery(tenantId, id, deliveryId))) throw missingDelivery();
+        throw conflict('An attempt of this delivery is running right now; look again in a moment.', { code: 'delivery-in-flight' });
+      }
       wake();
       return retried;
     },

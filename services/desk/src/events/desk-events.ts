@@ -29,6 +29,4 @@ const EVENTS = [
   },
 ] as const satisfies readonly EventType[];
 
-export type DeskEventType = (typeof EVENTS)[number]['type'];
-
-export const deskEvents = eventCatalogue([...EVENTS]);
+export const deskEvents = eventCatalogue(EVENTS);

@@ -35,7 +35,7 @@ const EVENTS = [
 
 export type LinkEventType = (typeof EVENTS)[number]['type'];
 
-export const linkEvents = eventCatalogue([...EVENTS]);
+export const linkEvents = eventCatalogue(EVENTS);
 
 /** recordEvent, held to the names of the catalogue (a typo is a compile error, not a silent event). */
 export const recordLinkEvent = linkEvents.record;
