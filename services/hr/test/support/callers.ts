@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { seedWebhook } from '@msp/testkit';
 import type { TestHr } from './hr';
 
 // Unique within the run, so no two employees of a test collide by chance.
@@ -30,4 +31,18 @@ export function expectProblem(response: request.Response, status: number, type: 
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(response.body).toMatchObject({ status, type: `urn:msp:problem:${type}`, request_id: response.headers['x-request-id'] });
+}
+
+/**
+ * One of every resource hr keeps, in the tenant of `auth` (every scope, `admin:tenant` included),
+ * for the suites that walk every route: an employee with a timesheet and a leave, a webhook with a
+ * delivery.
+ */
+export async function seedEveryResource(hr: TestHr, auth: string): Promise<void> {
+  const userId = randomUUID();
+  const post = (path: string, body: object) => request(hr.app).post(`/api/v1${path}`).set('Authorization', auth).send(body).expect(201);
+  await post('/employees', { user_id: userId, personnel_number: '4711', name: 'Erika Mustermann' });
+  await post('/timesheets', { user_id: userId, date: '2026-11-02', entries: [{ start: '08:00', end: '12:00', category: 'normal' }] });
+  await post('/leaves', { user_id: userId, type: 'vacation', start_date: '2026-12-21', end_date: '2026-12-23' });
+  await seedWebhook(hr.app, auth);
 }
