@@ -7,10 +7,9 @@
 //   BENCH_REDIS_URL     Redis for desk's rate limiter (default redis://127.0.0.1:6379; "" for none)
 //   BENCH_DURATION      seconds per case (default 10), BENCH_CONNECTIONS (default 10)
 //   BENCH_LARGE / BENCH_SMALL  tickets of the two tenants (default 100000 / 10000)
-const { clientToken, forkServer } = require('./support');
+const { clientToken, databaseUrlFor, describeMachine, forkServer, machine, withClient } = require('./support');
 const { randomBytes } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
@@ -28,21 +27,8 @@ const RATE_LIMIT = 1_000_000_000;
 const MIGRATIONS = path.resolve(__dirname, '../services/desk/prisma/migrations');
 const RESULTS = path.join(__dirname, 'results');
 
-const databaseUrlFor = (name) => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
-
-async function admin(sql) {
-  const client = new Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+/** Runs one statement on the server's default database (create and drop the benchmark's own). */
+const admin = (sql) => withClient(SERVER_URL, (client) => client.query(sql));
 
 async function measure({ name, target, url, method = 'GET', headers = {}, body, paths }) {
   let next = 0;
@@ -71,20 +57,6 @@ async function measure({ name, target, url, method = 'GET', headers = {}, body, 
   return row;
 }
 
-function machine(postgres) {
-  const cpus = os.cpus();
-  return {
-    nproc: os.availableParallelism(),
-    cpu_model: cpus[0]?.model ?? 'unknown',
-    memory_gb: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
-    node: process.version,
-    postgres,
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    // Client, servers and PostgreSQL share these CPUs; other work on the machine shows here.
-    load_average_at_start: os.loadavg().map((l) => Math.round(l * 100) / 100),
-  };
-}
-
 const ratio = (a, b) => Math.round((a / b) * 100) / 100;
 
 function markdown(report) {
@@ -92,7 +64,7 @@ function markdown(report) {
   const lines = [
     '# desk benchmark',
     '',
-    `Run ${report.date} on ${m.nproc} CPUs (${m.cpu_model}), ${m.memory_gb} GB, Node ${m.node}, ${m.postgres}, ${m.os}; load average ${m.load_average_at_start.join(' / ')} at the start.`,
+    `Run ${report.date} on ${describeMachine(m)}.`,
     `autocannon, ${report.settings.connections} connections, ${report.settings.duration_s} s per case after a 2 s warm-up; client and servers on the same machine.`,
     `desk: the built app with authentication (ES256 JWT), rate limit (${report.settings.rate_limit}), validation, logging at ${report.settings.log_level}, Prisma.`,
     'baseline: node:http + pg running the same SQL, with no framework, authentication, rate limit or validation.',
@@ -125,7 +97,7 @@ function markdown(report) {
 async function main() {
   const startLoad = machine('');
   const name = `bench_desk_${randomBytes(6).toString('hex')}`;
-  const databaseUrl = databaseUrlFor(name);
+  const databaseUrl = databaseUrlFor(SERVER_URL, name);
   const children = [];
   await admin(`CREATE DATABASE "${name}"`);
   const cleanUp = async () => {
