@@ -37,8 +37,8 @@ async function drain(response: Response): Promise<void> {
  * Moves events from the outbox to the endpoints: relays committed events into deliveries, then
  * sends due deliveries, `concurrency` at a time. Woken shortly after this process records an
  * event, when slots free up, and by its callers; polling finds the rest (other instances' events,
- * retries coming due, a delivery left pending by a restart). Any number of instances may run: relaying is serialised by an advisory lock, deliveries
- * are claimed with SKIP LOCKED under a lease.
+ * retries coming due, a delivery left pending by a restart). Any number of instances may run:
+ * relaying is serialised by an advisory lock, deliveries are claimed with SKIP LOCKED under a lease.
  */
 export function createDispatcher(options: DispatcherOptions) {
   const { deliveries, outbound, logger } = options;
