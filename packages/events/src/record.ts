@@ -26,7 +26,11 @@ export interface EventToRecord {
   resourceId: string;
   /** The resource as the API shows it after the change (as it was, for a deletion). Never a secret. */
   object: object;
-  changes?: Changes | null;
+  /**
+   * For an update, the resource as the API showed it before the change: `changes` are then the
+   * fields in which `object` differs from it (see changesBetween).
+   */
+  before?: object;
   /** Who made the change; the request's caller by default (see recordActor), else SYSTEM_ACTOR. */
   actor?: Actor;
 }
@@ -44,7 +48,8 @@ const INSERT_EVENT = `
 export async function recordEvent(tx: Sql, event: EventToRecord): Promise<void> {
   const context = currentContext();
   const actor = event.actor ?? context?.actor ?? SYSTEM_ACTOR;
-  const changes = event.changes && Object.keys(event.changes).length > 0 ? event.changes : null;
+  const diff = event.before ? changesBetween(event.before, event.object) : {};
+  const changes = Object.keys(diff).length > 0 ? diff : null;
   const data = { object: event.object, ...(changes ? { changes } : {}) };
   await tx.$executeRawUnsafe(
     INSERT_EVENT,

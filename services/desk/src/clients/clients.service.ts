@@ -38,7 +38,7 @@ export function createClientsService(store: Store) {
         if (!client) throw clientNotFound();
         if (Object.keys(changesBetween(client, { ...client, ...changes })).length === 0) return client;
         const after = await tx.clients.update(tenantId, id, changes);
-        await tx.events.record({ type: 'client.updated', tenantId, resourceType: 'client', resourceId: id, object: after, changes: changesBetween(client, after) });
+        await tx.events.record({ type: 'client.updated', tenantId, resourceType: 'client', resourceId: id, object: after, before: client });
         return after;
       });
       return unlessDuplicate(updated, nameTaken(changes.name ?? ''));

@@ -1,4 +1,3 @@
-import { changesBetween } from '@msp/events';
 import { notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
 import type { Repositories, Store } from '../store';
 import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
@@ -106,7 +105,7 @@ export function createTicketsService(store: Store) {
         const timestamps = diff.status ? timestampsFor(ticket.status, diff.status, now) : {};
         const updated = await tx.tickets.update(tenantId, id, { ...diff, ...timestamps }, now);
         // The changes are taken between the API shapes, so the timestamps a status move set are in them too.
-        await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: id, object: updated, changes: changesBetween(ticket, updated) });
+        await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: id, object: updated, before: ticket });
         return updated;
       });
     },

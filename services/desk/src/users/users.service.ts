@@ -1,4 +1,3 @@
-import { changesBetween } from '@msp/events';
 import { conflict, notFound, type PageRequest } from '@msp/http';
 import { unlessDuplicate } from '../db';
 import type { Store } from '../store';
@@ -39,10 +38,10 @@ export function createUsersService(store: Store) {
         const before = await tx.users.findById(tenantId, id);
         const user = before && (await tx.users.deactivate(tenantId, id));
         if (!before || !user) throw userNotFound();
-        await tx.events.record({ type: 'user.deactivated', tenantId, resourceType: 'user', resourceId: id, object: user, changes: changesBetween(before, user) });
+        await tx.events.record({ type: 'user.deactivated', tenantId, resourceType: 'user', resourceId: id, object: user, before });
         for (const ticket of await tx.tickets.unassignOpen(tenantId, id)) {
-          const changes = { assignee_id: { from: id, to: null } }; // the tickets unassigned are exactly those assigned to the user
-          await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: ticket.id, object: ticket, changes });
+          // The tickets unassigned are exactly those that were assigned to the user.
+          await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: ticket.id, object: ticket, before: { ...ticket, assignee_id: id } });
         }
       });
     },

@@ -117,7 +117,8 @@ export function createLeavesRepository(db: Db) {
         if (count === 0) return null;
         const moved = toRecord(await tx.leave.findUniqueOrThrow({ where: { id }, select: columns }));
         // Each status has its event (`leave.approved`, …); only the status moved (and updated_at, which changes leave out).
-        await hrEvents.record(tx, { type: `leave.${to}`, tenantId, resourceType: 'leave', resourceId: id, object: leaveJson(moved), changes: { status: { from, to } } });
+        const object = leaveJson(moved);
+        await hrEvents.record(tx, { type: `leave.${to}`, tenantId, resourceType: 'leave', resourceId: id, object, before: { ...object, status: from } });
         return moved;
       });
     },

@@ -152,7 +152,7 @@ export function createTimesheetsRepository(db: Db) {
           resourceType: 'timesheet',
           resourceId: id,
           object,
-          changes: changesBetween(was, object),
+          before: was,
         });
         return after;
       });

@@ -1,7 +1,7 @@
 // The events link emits: what its webhooks may subscribe to, and what its audit log holds. Each is
 // recorded in the transaction of the change it describes (the repositories do it). A job's events
 // (a sync or a run ending) have the actor `system`: runs do not record who started them.
-import { changesBetween, eventCatalogue, type EventToRecord, type EventType, type Sql } from '@msp/events';
+import { eventCatalogue, type EventType, type Sql } from '@msp/events';
 import { Offboarding } from '../offboardings/offboarding.schemas';
 import { Onboarding } from '../onboardings/onboarding.schemas';
 import { SyncRun } from '../syncs/sync.schemas';
@@ -33,17 +33,10 @@ const EVENTS = [
   { type: 'offboarding.cancelled', summary: `A scheduled offboarding was cancelled before anything ran; its tasks are skipped; ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
 ] as const satisfies readonly EventType[];
 
-export type LinkEventType = (typeof EVENTS)[number]['type'];
-
 export const linkEvents = eventCatalogue(EVENTS);
 
 /** recordEvent, held to the names of the catalogue (a typo is a compile error, not a silent event). */
 export const recordLinkEvent = linkEvents.record;
-
-/** Records a change of a resource: `after` (its API shape) is the `object`, `changes` what differs from `before`. */
-export function recordLinkChange(tx: Sql, event: Omit<EventToRecord, 'object' | 'changes'> & { type: LinkEventType }, before: object, after: object): Promise<void> {
-  return recordLinkEvent(tx, { ...event, object: after, changes: changesBetween(before, after) });
-}
 
 /** The tables whose rows link's events describe. */
 type EventfulTable = 'managed_tenants' | 'sync_runs' | 'onboardings' | 'offboardings';

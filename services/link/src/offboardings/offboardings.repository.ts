@@ -1,6 +1,6 @@
 import type { Prisma } from '../generated/prisma/client';
 import { violatedUniqueConstraint, type Db } from '../db';
-import { lockRow, recordLinkChange } from '../events/link-events';
+import { lockRow, recordLinkEvent } from '../events/link-events';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from '../runs/run-tasks.repository';
 import { offboardingJson, type OffboardingStatus } from './offboarding.schemas';
 
@@ -83,7 +83,7 @@ async function end(
   await alsoChange?.();
   const after = (await tx.offboarding.update({ where: { id }, data: { ...data, status: to }, select: columns })) as OffboardingRecord;
   const event = { type: `offboarding.${to}`, tenantId: after.ownerTenantId, resourceType: 'offboarding', resourceId: id } as const;
-  await recordLinkChange(tx, event, offboardingJson(before), offboardingJson(after));
+  await recordLinkEvent(tx, { ...event, object: offboardingJson(after), before: offboardingJson(before) });
   return true;
 }
 

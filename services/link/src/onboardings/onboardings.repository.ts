@@ -1,5 +1,5 @@
 import { violatedUniqueConstraint, type Db } from '../db';
-import { lockRow, recordLinkChange } from '../events/link-events';
+import { lockRow, recordLinkEvent } from '../events/link-events';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from '../runs/run-tasks.repository';
 import { onboardingJson, type OnboardingStatus } from './onboarding.schemas';
 
@@ -118,7 +118,7 @@ export function createOnboardingsRepository(db: Db) {
         if (!before || !OPEN.includes(before.status)) return;
         const after = (await tx.onboarding.update({ where: { id }, data: { status, finishedAt: new Date(), openEmail: null }, select: columns })) as OnboardingRecord;
         const event = { type: `onboarding.${status}`, tenantId: after.ownerTenantId, resourceType: 'onboarding', resourceId: id } as const;
-        await recordLinkChange(tx, event, onboardingJson(before), onboardingJson(after));
+        await recordLinkEvent(tx, { ...event, object: onboardingJson(after), before: onboardingJson(before) });
       });
     },
 

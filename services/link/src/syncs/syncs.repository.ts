@@ -1,6 +1,6 @@
 import { Prisma } from '../generated/prisma/client';
 import { violatedUniqueConstraint, type Db } from '../db';
-import { lockRow, recordLinkChange } from '../events/link-events';
+import { lockRow, recordLinkEvent } from '../events/link-events';
 import { syncRunJson } from './sync.schemas';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -121,7 +121,7 @@ export function createSyncsRepository(db: Db) {
           select: runColumns,
         });
         const event = { type: `connector.sync.${outcome.status}`, tenantId: before.connector.ownerTenantId, resourceType: 'connector', resourceId: after.connectorId } as const;
-        await recordLinkChange(tx, event, syncRunJson(before), syncRunJson(after));
+        await recordLinkEvent(tx, { ...event, object: syncRunJson(after), before: syncRunJson(before) });
         return true;
       });
     },

@@ -63,9 +63,8 @@ export function createTenantsRepository(db: Db) {
         const before = (await lockRow(tx, 'managed_tenants', id)) && (await tx.managedTenant.findFirst({ where: { id, ownerTenantId }, select: columns }));
         if (!before) return null;
         const after = await tx.managedTenant.update({ where: { id }, data: changes, select: columns });
-        const changed = changesBetween(tenantJson(before), tenantJson(after));
-        if (Object.keys(changed).length) {
-          await recordLinkEvent(tx, { type: 'tenant.updated', tenantId: ownerTenantId, resourceType: 'tenant', resourceId: id, object: tenantJson(after), changes: changed });
+        if (Object.keys(changesBetween(tenantJson(before), tenantJson(after))).length) {
+          await recordLinkEvent(tx, { type: 'tenant.updated', tenantId: ownerTenantId, resourceType: 'tenant', resourceId: id, object: tenantJson(after), before: tenantJson(before) });
         }
         return after;
       });
