@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Principal } from '@msp/http';
 import type { KeySource } from './key-source';
@@ -7,6 +8,9 @@ import { parseScope } from './scopes';
 export const ALLOWED_ALGORITHMS = ['ES256', 'RS256'] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Verified tokens remembered per process; at about 1 KB each, 10,000 is ~10 MB at most. */
+export const DEFAULT_VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 
 export class InvalidTokenError extends Error {
   constructor(message: string) {
@@ -21,13 +25,38 @@ export interface TokenVerifierOptions {
   audience: string;
   /** Tolerated clock difference between desk and this service, in seconds. */
   clockToleranceSec?: number;
+  /** How many verified tokens to remember (0: verify every time). */
+  cacheSize?: number;
 }
 
 export type TokenVerifier = (token: string) => Promise<Principal>;
 
+/** A token that passed verification, and the key that verified it. */
+interface Verified {
+  principal: Principal;
+  kid: string;
+  key: KeyObject;
+  /** `exp` in ms: the entry is never used from this instant on, clock tolerance or not. */
+  expiresAtMs: number;
+}
+
+/**
+ * Verifies desk's access tokens (signature, algorithm, issuer, audience, expiry, claims).
+ *
+ * Verifying an ES256 signature was ~9 % of a service's CPU under load (bench/README.md), paid again
+ * for every request of the same token. So a token that passed is remembered, keyed by the token
+ * itself, and a repeat skips the signature, but only while (a) it has not reached its `exp` (after
+ * that it is verified again, so the clock tolerance applies exactly as before), and (b) the key
+ * source still holds the very key that verified it (a key withdrawn or replaced through the JWKS
+ * revokes its cached tokens as it revokes the others). A token that failed is never remembered.
+ * The cache is bounded: the oldest entry goes when it is full.
+ */
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   const tolerance = options.clockToleranceSec ?? 30;
-  return async (token) => {
+  const cacheSize = options.cacheSize ?? DEFAULT_VERIFIED_TOKEN_CACHE_SIZE;
+  const verified = new Map<string, Verified>();
+
+  async function verifyFully(token: string): Promise<Verified> {
     const decoded = jwt.decode(token, { complete: true });
     if (!decoded || typeof decoded.payload === 'string') throw new InvalidTokenError('The access token is malformed.');
     const { alg, kid } = decoded.header;
@@ -55,6 +84,22 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
     // Every service keys its rows by this id in uuid columns: refuse anything else here, once.
     if (!UUID.test(tenantId)) throw new InvalidTokenError('The access token names a tenant that is not a UUID.');
-    return { clientId: sub, tenantId, scopes: parseScope(scope), tokenId: jti, expiresAt: exp };
+    // Frozen: one principal object serves every request of the token.
+    const principal = Object.freeze({ clientId: sub, tenantId, scopes: Object.freeze(parseScope(scope)) as string[], tokenId: jti, expiresAt: exp });
+    return { principal, kid, key, expiresAtMs: exp * 1000 };
+  }
+
+  return async (token) => {
+    const known = verified.get(token);
+    if (known) {
+      if (Date.now() < known.expiresAtMs && (await options.keys.getKey(known.kid)) === known.key) return known.principal;
+      verified.delete(token);
+    }
+    const fresh = await verifyFully(token);
+    if (cacheSize > 0 && Date.now() < fresh.expiresAtMs) {
+      if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!);
+      verified.set(token, fresh);
+    }
+    return fresh.principal;
   };
 }
