@@ -1,7 +1,7 @@
 import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
-import type { Prisma, Ticket as TicketRow } from '../generated/prisma/client';
+import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
 import type { Ticket, TicketFilters } from './ticket.schemas';
 import { WORKING_STATUSES, type StatusTimestamps, type TicketStatus } from './ticket-status';
 
@@ -24,16 +24,59 @@ function toTicket(row: TicketRow): Ticket {
   };
 }
 
-const FILTER_COLUMNS = {
-  status: 'status',
-  priority: 'priority',
-  category: 'category',
-  client_id: 'clientId',
-  assignee_id: 'assigneeId',
-} as const satisfies Record<keyof TicketFilters, keyof Prisma.TicketWhereInput>;
+/*
+ * The two hottest reads, one ticket and a page of the list, are plain SQL through $queryRaw: a
+ * model query (findFirst, findMany, findUnique) cost ~250 µs more CPU per call than the same
+ * SELECT in Prisma's query compiler and result mapping (bench/README.md, issue 12), and the list
+ * needed two of them. Writes keep the model API.
+ */
 
-/** Newest first; the id breaks ties between tickets created in the same millisecond. */
-const LIST_ORDER: Prisma.TicketOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
+/** The ticket's columns as the API names them; enums as text. */
+const TICKET_COLUMNS = Prisma.sql`id, number, title, description, priority::text AS priority, category::text AS category,
+  status::text AS status, client_id, assignee_id, created_at, updated_at, resolved_at, closed_at`;
+
+interface TicketSqlRow {
+  id: string;
+  number: number;
+  title: string;
+  description: string;
+  priority: Ticket['priority'];
+  category: Ticket['category'];
+  status: Ticket['status'];
+  client_id: string;
+  assignee_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  resolved_at: Date | null;
+  closed_at: Date | null;
+}
+
+function fromSql(row: TicketSqlRow): Ticket {
+  return {
+    id: row.id,
+    number: row.number,
+    title: row.title,
+    description: row.description,
+    priority: row.priority,
+    category: row.category,
+    status: row.status,
+    client_id: row.client_id,
+    assignee_id: row.assignee_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    resolved_at: row.resolved_at?.toISOString() ?? null,
+    closed_at: row.closed_at?.toISOString() ?? null,
+  };
+}
+
+/** Each list filter as SQL; the casts let PostgreSQL use the (tenant_id, <filter>, created_at, id) indexes. */
+const FILTER_SQL: Record<keyof TicketFilters, (value: string) => Prisma.Sql> = {
+  status: (value) => Prisma.sql`status = ${value}::ticket_status`,
+  priority: (value) => Prisma.sql`priority = ${value}::ticket_priority`,
+  category: (value) => Prisma.sql`category = ${value}::ticket_category`,
+  client_id: (value) => Prisma.sql`client_id = ${value}::uuid`,
+  assignee_id: (value) => Prisma.sql`assignee_id = ${value}::uuid`,
+};
 
 export interface TicketWrite {
   title?: string;
@@ -46,31 +89,40 @@ export interface TicketWrite {
 }
 
 export function createTicketsRepository(db: DbTx) {
-  /**
-   * A list's total. ticket_counts (kept by triggers) answers the unfiltered list and every single
-   * filter with one row; only combined filters count matching rows.
-   */
-  async function count(tenantId: string, filters: [keyof TicketFilters, string][], where: Prisma.TicketWhereInput): Promise<number> {
-    if (filters.length > 1) return db.ticket.count({ where });
-    const [dimension, value] = filters[0] ?? ['all', ''];
-    const row = await db.ticketCount.findUnique({ where: { tenantId_dimension_value: { tenantId, dimension, value } }, select: { count: true } });
-    return Number(row?.count ?? 0);
-  }
-
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
-    const row = await db.ticket.findFirst({ where: { id, tenantId } });
-    return row && toTicket(row);
+    const [row] = await db.$queryRaw<TicketSqlRow[]>`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`;
+    return row ? fromSql(row) : null;
   }
 
   return {
     findById,
 
+    /**
+     * A page and the list's total in one round trip. ticket_counts (kept by triggers) answers the
+     * total of the unfiltered list and of every single filter with one row; only combined filters
+     * count their matching rows. Newest first; the id breaks ties within a millisecond.
+     */
     async list(tenantId: string, filters: TicketFilters, page: PageRequest): Promise<{ items: Ticket[]; total: number }> {
-      const active = Object.entries(filters).filter(([key, value]) => key in FILTER_COLUMNS && value !== undefined) as [keyof TicketFilters, string][];
-      const where: Prisma.TicketWhereInput = { tenantId };
-      for (const [key, value] of active) Object.assign(where, { [FILTER_COLUMNS[key]]: value });
-      const [rows, total] = await Promise.all([db.ticket.findMany({ where, orderBy: LIST_ORDER, ...pageWindow(page) }), count(tenantId, active, where)]);
-      return { items: rows.map(toTicket), total };
+      const active = (Object.entries(filters) as [keyof TicketFilters, string | undefined][]).filter(
+        (entry): entry is [keyof TicketFilters, string] => entry[0] in FILTER_SQL && entry[1] !== undefined,
+      );
+      const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value))], ' AND ');
+      const [dimension, value] = active[0] ?? ['all', ''];
+      const total =
+        active.length > 1
+          ? Prisma.sql`SELECT count(*) FROM tickets WHERE ${where}`
+          : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
+      const { skip, take } = pageWindow(page);
+      // Always one row: the total, and the page's tickets beside it (none: a single row of NULLs).
+      const rows = await db.$queryRaw<(Partial<TicketSqlRow> & { total: bigint | null })[]>`
+        SELECT (${total}) AS total, page.* FROM (SELECT 1) AS one
+        LEFT JOIN LATERAL (
+          SELECT ${TICKET_COLUMNS} FROM tickets WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${take} OFFSET ${skip}
+        ) AS page ON true`;
+      return {
+        items: rows.filter((row) => row.id !== null).map((row) => fromSql(row as TicketSqlRow)),
+        total: Number(rows[0]?.total ?? 0),
+      };
     },
 
     /** Reads the ticket and locks it until the transaction ends, so changes to one ticket queue. */
