@@ -7,7 +7,7 @@
 // packages, GC). Prints the table and writes bench/results/latest-profile.md; the .cpuprofile
 // stays under bench/results/profile/ for Chrome DevTools or speedscope. Environment (optional):
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL (as for `pnpm bench`), BENCH_DURATION (default 20 s),
-//   BENCH_CONNECTIONS (default 10), BENCH_TICKETS (default 10000), BENCH_PATH (default the list)
+//   BENCH_CONNECTIONS (default 10), BENCH_TICKETS (default 10000), BENCH_PATH (default the list; `:id` stands for a seeded ticket's id)
 const { randomBytes } = require('node:crypto');
 const { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -90,7 +90,9 @@ async function main() {
     await seedTenant(databaseUrl, desk.credentials.large.tenantId, TICKETS);
     await withClient(databaseUrl, (client) => client.query('VACUUM ANALYZE'));
     const headers = await clientToken(desk.url, desk.credentials.large.clientId, desk.credentials.large.secret);
-    const options = { url: `${desk.url}${PATH}`, headers, connections: CONNECTIONS };
+    // `:id` in BENCH_PATH stands for a seeded ticket's id (e.g. /api/v1/tickets/:id).
+    const seeded = await withClient(databaseUrl, (client) => client.query('SELECT id FROM tickets LIMIT 1'));
+    const options = { url: `${desk.url}${PATH.replace(':id', seeded.rows[0].id)}`, headers, connections: CONNECTIONS };
     await autocannon({ ...options, duration: 3 }); // warm-up: the JIT; part of the profile, as in production
     const result = await autocannon({ ...options, duration: DURATION });
     if (result.non2xx || result.errors) throw new Error(`not every request answered 2xx: ${result.non2xx} non-2xx, ${result.errors} errors`);
