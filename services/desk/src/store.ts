@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { Db, DbTx } from './db';
 import { createClientsRepository } from './clients/clients.repository';
 import { createCommentsRepository } from './comments/comments.repository';
@@ -5,10 +6,13 @@ import { createEventsRepository } from './events/events.repository';
 import { createTicketsRepository } from './tickets/tickets.repository';
 import { createUsersRepository } from './users/users.repository';
 
-/** The helpdesk's repositories over one connection or one transaction. */
-function repositories(db: DbTx) {
+/**
+ * The helpdesk's repositories over the database or one transaction. `pool` (the database's, never a
+ * transaction's) lets the hottest reads skip Prisma; inside a transaction they go through it.
+ */
+function repositories(db: DbTx, pool?: Pool) {
   return {
-    tickets: createTicketsRepository(db),
+    tickets: createTicketsRepository(db, pool),
     comments: createCommentsRepository(db),
     clients: createClientsRepository(db),
     users: createUsersRepository(db),
@@ -28,5 +32,5 @@ export interface Store extends Omit<Repositories, 'events'> {
 }
 
 export function createStore(db: Db): Store {
-  return { ...repositories(db), transaction: (work) => db.$transaction((tx) => work(repositories(tx))) };
+  return { ...repositories(db, db.pool), transaction: (work) => db.$transaction((tx) => work(repositories(tx))) };
 }

@@ -1,4 +1,6 @@
+import { sqlRows } from '@msp/db';
 import type { PageRequest } from '@msp/http';
+import type { Pool } from 'pg';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
@@ -25,10 +27,10 @@ function toTicket(row: TicketRow): Ticket {
 }
 
 /*
- * The two hottest reads, one ticket and a page of the list, are plain SQL through $queryRaw: a
- * model query (findFirst, findMany, findUnique) cost ~250 µs more CPU per call than the same
- * SELECT in Prisma's query compiler and result mapping (bench/README.md, issue 12), and the list
- * needed two of them. Writes keep the model API.
+ * The two hottest reads, one ticket and a page of the list, are plain SQL (sqlRows of @msp/db: on
+ * the pg pool outside a transaction, through Prisma inside one). Prisma's model queries and result
+ * mapping were the largest cost of a read request (bench/README.md, issue 12), and the list needed
+ * two queries. Writes keep the model API.
  */
 
 /** The ticket's columns as the API names them; enums as text. */
@@ -88,9 +90,11 @@ export interface TicketWrite {
   assigneeId?: string | null;
 }
 
-export function createTicketsRepository(db: DbTx) {
+export function createTicketsRepository(db: DbTx, pool?: Pool) {
+  const rows = sqlRows(db, pool);
+
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
-    const [row] = await db.$queryRaw<TicketSqlRow[]>`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`;
+    const [row] = await rows<TicketSqlRow>(Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
     return row ? fromSql(row) : null;
   }
 
@@ -98,9 +102,11 @@ export function createTicketsRepository(db: DbTx) {
     findById,
 
     /**
-     * A page and the list's total in one round trip. ticket_counts (kept by triggers) answers the
-     * total of the unfiltered list and of every single filter with one row; only combined filters
-     * count their matching rows. Newest first; the id breaks ties within a millisecond.
+     * A page and the list's total, in one round trip unless the page is empty. ticket_counts (kept
+     * by triggers) answers the total of the unfiltered list and of every single filter with one
+     * row; only combined filters count their matching rows. Newest first; the id breaks ties
+     * within a millisecond. (A LATERAL join that also answered an empty page in one statement cost
+     * PostgreSQL 2.5× the planning and execution of this one, measured with pgbench.)
      */
     async list(tenantId: string, filters: TicketFilters, page: PageRequest): Promise<{ items: Ticket[]; total: number }> {
       const active = (Object.entries(filters) as [keyof TicketFilters, string | undefined][]).filter(
@@ -113,16 +119,12 @@ export function createTicketsRepository(db: DbTx) {
           ? Prisma.sql`SELECT count(*) FROM tickets WHERE ${where}`
           : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
       const { skip, take } = pageWindow(page);
-      // Always one row: the total, and the page's tickets beside it (none: a single row of NULLs).
-      const rows = await db.$queryRaw<(Partial<TicketSqlRow> & { total: bigint | null })[]>`
-        SELECT (${total}) AS total, page.* FROM (SELECT 1) AS one
-        LEFT JOIN LATERAL (
-          SELECT ${TICKET_COLUMNS} FROM tickets WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${take} OFFSET ${skip}
-        ) AS page ON true`;
-      return {
-        items: rows.filter((row) => row.id !== null).map((row) => fromSql(row as TicketSqlRow)),
-        total: Number(rows[0]?.total ?? 0),
-      };
+      // int8 arrives as a string (pg) or a BigInt (Prisma): Number() reads both.
+      const found = await rows<TicketSqlRow & { total: string | bigint | null }>(Prisma.sql`
+        SELECT page.*, (${total}) AS total
+        FROM (SELECT ${TICKET_COLUMNS} FROM tickets WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${take} OFFSET ${skip}) AS page`);
+      const counted = found.length ? found[0]!.total : (await rows<{ count: string | bigint | null }>(total))[0]?.count;
+      return { items: found.map(fromSql), total: Number(counted ?? 0) };
     },
 
     /** Reads the ticket and locks it until the transaction ends, so changes to one ticket queue. */
