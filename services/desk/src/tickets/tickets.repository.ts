@@ -133,14 +133,35 @@ export function createTicketsRepository(db: DbTx, pool?: Pool) {
       return locked.length ? findById(tenantId, id) : null;
     },
 
-    /** Draws the tenant's next number and inserts the ticket; run it inside a transaction. */
+    /**
+     * Draws the tenant's next number and inserts the ticket in one statement; run it inside a
+     * transaction. The number's row stays locked until the transaction ends, so every create of a
+     * tenant waits for the one before it to commit: one round trip instead of two (and no Prisma
+     * query in between) while holding it raised POST /tickets' throughput (bench/README.md).
+     */
     async create(tenantId: string, ticket: TicketWrite & { title: string; clientId: string }): Promise<Ticket> {
-      const [sequence] = await db.$queryRaw<{ last_number: number }[]>`
-        INSERT INTO ticket_sequences (tenant_id, last_number) VALUES (${tenantId}::uuid, 1)
-        ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
-        RETURNING last_number`;
-      const row = await db.ticket.create({ data: { ...ticket, tenantId, number: sequence!.last_number } });
-      return toTicket(row);
+      // Only what the caller gave; the columns' defaults (description '', normal, other, open) do the rest.
+      const given: [string, Prisma.Sql][] = (
+        [
+          ['title', ticket.title === undefined ? undefined : Prisma.sql`${ticket.title}`],
+          ['description', ticket.description === undefined ? undefined : Prisma.sql`${ticket.description}`],
+          ['priority', ticket.priority === undefined ? undefined : Prisma.sql`${ticket.priority}::ticket_priority`],
+          ['category', ticket.category === undefined ? undefined : Prisma.sql`${ticket.category}::ticket_category`],
+          ['status', ticket.status === undefined ? undefined : Prisma.sql`${ticket.status}::ticket_status`],
+          ['client_id', Prisma.sql`${ticket.clientId}::uuid`],
+          ['assignee_id', ticket.assigneeId == null ? undefined : Prisma.sql`${ticket.assigneeId}::uuid`],
+        ] as [string, Prisma.Sql | undefined][]
+      ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
+      const [row] = await rows<TicketSqlRow>(Prisma.sql`
+        WITH sequence AS (
+          INSERT INTO ticket_sequences (tenant_id, last_number) VALUES (${tenantId}::uuid, 1)
+          ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
+          RETURNING last_number
+        )
+        INSERT INTO tickets (tenant_id, number, ${Prisma.raw(given.map(([column]) => column).join(', '))})
+        SELECT ${tenantId}::uuid, sequence.last_number, ${Prisma.join(given.map(([, value]) => value))} FROM sequence
+        RETURNING ${TICKET_COLUMNS}`);
+      return fromSql(row!);
     },
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */
