@@ -1,4 +1,4 @@
-import { sqlRows } from '@msp/db';
+import { isoOf, sqlRows } from '@msp/db';
 import type { PageRequest } from '@msp/http';
 import type { Pool } from 'pg';
 import { pageWindow } from '@msp/http';
@@ -47,10 +47,10 @@ interface TicketSqlRow {
   status: Ticket['status'];
   client_id: string;
   assignee_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-  resolved_at: Date | null;
-  closed_at: Date | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+  resolved_at: string | Date | null;
+  closed_at: string | Date | null;
 }
 
 function fromSql(row: TicketSqlRow): Ticket {
@@ -64,10 +64,10 @@ function fromSql(row: TicketSqlRow): Ticket {
     status: row.status,
     client_id: row.client_id,
     assignee_id: row.assignee_id,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    resolved_at: row.resolved_at?.toISOString() ?? null,
-    closed_at: row.closed_at?.toISOString() ?? null,
+    created_at: isoOf(row.created_at),
+    updated_at: isoOf(row.updated_at),
+    resolved_at: isoOf(row.resolved_at),
+    closed_at: isoOf(row.closed_at),
   };
 }
 
