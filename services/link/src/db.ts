@@ -1,11 +1,17 @@
 import path from 'node:path';
+import { createPool } from '@msp/db';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { Pool } from 'pg';
 import { Prisma, PrismaClient } from './generated/prisma/client';
 
-export type Db = PrismaClient;
+/** The Prisma client, and the pg pool under it that the hottest reads use directly (@msp/db sqlRows). */
+export type Db = PrismaClient & { readonly pool: Pool };
 
 export function createDb(databaseUrl: string): Db {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+  const pool = createPool(databaseUrl);
+  // $disconnect() ends the pool too.
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  return Object.assign(prisma, { pool });
 }
 
 /** The same folder from src/ (tests) and dist/ (production). */

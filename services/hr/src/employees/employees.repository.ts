@@ -1,4 +1,6 @@
+import { pageWithTotal, sqlRows } from '@msp/db';
 import { isRecordNotFound, violatedUniqueConstraint, type Db } from '../db';
+import { Prisma } from '../generated/prisma/client';
 
 export interface EmployeeRecord {
   id: string;
@@ -40,6 +42,26 @@ const UNIQUE_KEYS: Record<string, UniqueEmployeeField> = {
 
 const columns = { id: true, userId: true, personnelNumber: true, name: true, createdAt: true, updatedAt: true } as const;
 
+/*
+ * The list and the single read are plain SQL on the pool under Prisma (sqlRows of @msp/db): a
+ * batch of findMany and count in a Prisma transaction cost several times the CPU of the same
+ * SELECTs through pg (bench/README.md, issue 12). Writes keep the model API.
+ */
+const EMPLOYEE_COLUMNS = Prisma.sql`id, user_id, personnel_number, name, created_at, updated_at`;
+
+interface EmployeeSqlRow {
+  id: string;
+  user_id: string;
+  personnel_number: string;
+  name: string;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+function fromSql(row: EmployeeSqlRow): EmployeeRecord {
+  return { id: row.id, userId: row.user_id, personnelNumber: row.personnel_number, name: row.name, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) };
+}
+
 function translated(error: unknown): unknown {
   const field = UNIQUE_KEYS[violatedUniqueConstraint(error) ?? ''];
   return field ? new DuplicateEmployeeError(field) : error;
@@ -47,14 +69,24 @@ function translated(error: unknown): unknown {
 
 /** Every query is bounded by the caller's tenant: another tenant's rows are simply not found. */
 export function createEmployeesRepository(db: Db) {
+  const rows = sqlRows(db, db.pool);
   return {
+    /** A page and the total in one round trip (pageWithTotal); newest first. */
     async list(tenantId: string, filter: EmployeeFilter, window: { skip: number; take: number }): Promise<{ items: EmployeeRecord[]; total: number }> {
-      const where = { tenantId, userId: filter.userId, personnelNumber: filter.personnelNumber };
-      const [items, total] = await db.$transaction([
-        db.employee.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: columns, ...window }),
-        db.employee.count({ where }),
-      ]);
-      return { items, total };
+      const where = Prisma.join(
+        [
+          Prisma.sql`tenant_id = ${tenantId}::uuid`,
+          ...(filter.userId === undefined ? [] : [Prisma.sql`user_id = ${filter.userId}::uuid`]),
+          ...(filter.personnelNumber === undefined ? [] : [Prisma.sql`personnel_number = ${filter.personnelNumber}`]),
+        ],
+        ' AND ',
+      );
+      const { items, total } = await pageWithTotal<EmployeeSqlRow>(
+        rows,
+        Prisma.sql`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+        Prisma.sql`SELECT count(*) FROM employees WHERE ${where}`,
+      );
+      return { items: items.map(fromSql), total };
     },
 
     /** Whether the helpdesk user is an employee of the tenant (timesheets and leaves are only for employees). */
@@ -62,8 +94,9 @@ export function createEmployeesRepository(db: Db) {
       return (await db.employee.count({ where: { tenantId, userId } })) > 0;
     },
 
-    findById(tenantId: string, id: string): Promise<EmployeeRecord | null> {
-      return db.employee.findFirst({ where: { id, tenantId }, select: columns });
+    async findById(tenantId: string, id: string): Promise<EmployeeRecord | null> {
+      const [row] = await rows<EmployeeSqlRow>(Prisma.sql`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
+      return row ? fromSql(row) : null;
     },
 
     async create(tenantId: string, input: NewEmployee): Promise<EmployeeRecord> {

@@ -1,4 +1,6 @@
+import { pageWithTotal, sqlRows } from '@msp/db';
 import { changesBetween } from '@msp/events';
+import { Prisma } from '../generated/prisma/client';
 import { violatedUniqueConstraint, type Db } from '../db';
 import { lockRow, recordLinkEvent } from '../events/link-events';
 import { tenantJson, type TenantStatus } from './tenant.schemas';
@@ -38,23 +40,55 @@ const DOMAIN_PER_OWNER_KEY = 'managed_tenants_owner_tenant_id_domain_key';
 
 const columns = { id: true, name: true, domain: true, clientId: true, status: true, createdAt: true, updatedAt: true } as const;
 
+/*
+ * The list and the single read are plain SQL on the pool under Prisma (sqlRows of @msp/db): a
+ * batch of findMany and count in a Prisma transaction cost several times the CPU of the same
+ * SELECTs through pg (bench/README.md, issue 12). Writes keep the model API.
+ */
+const TENANT_COLUMNS = Prisma.sql`id, name, domain, client_id, status::text AS status, created_at, updated_at`;
+
+interface TenantSqlRow {
+  id: string;
+  name: string;
+  domain: string;
+  client_id: string;
+  status: TenantStatus;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+function fromSql(row: TenantSqlRow): TenantRecord {
+  return { id: row.id, name: row.name, domain: row.domain, clientId: row.client_id, status: row.status, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) };
+}
+
 /**
  * Every query is bounded by the owner, the MSP tenant named by the caller's token: another
  * owner's rows are simply not found.
  */
 export function createTenantsRepository(db: Db) {
+  const rows = sqlRows(db, db.pool);
   return {
+    /** A page and the total in one round trip (pageWithTotal); newest first. */
     async list(ownerTenantId: string, filter: TenantFilter, window: { skip: number; take: number }): Promise<{ items: TenantRecord[]; total: number }> {
-      const where = { ownerTenantId, status: filter.status, clientId: filter.clientId };
-      const [items, total] = await db.$transaction([
-        db.managedTenant.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: columns, ...window }),
-        db.managedTenant.count({ where }),
-      ]);
-      return { items, total };
+      const where = Prisma.join(
+        [
+          Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`,
+          ...(filter.status === undefined ? [] : [Prisma.sql`status = ${filter.status}::managed_tenant_status`]),
+          ...(filter.clientId === undefined ? [] : [Prisma.sql`client_id = ${filter.clientId}::uuid`]),
+        ],
+        ' AND ',
+      );
+      const { items, total } = await pageWithTotal<TenantSqlRow>(
+        rows,
+        Prisma.sql`SELECT ${TENANT_COLUMNS} FROM managed_tenants WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+        Prisma.sql`SELECT count(*) FROM managed_tenants WHERE ${where}`,
+      );
+      return { items: items.map(fromSql), total };
     },
 
     async findById(ownerTenantId: string, id: string): Promise<TenantRecord | null> {
-      return db.managedTenant.findFirst({ where: { id, ownerTenantId }, select: columns });
+      const [row] = await rows<TenantSqlRow>(Prisma.sql`SELECT ${TENANT_COLUMNS} FROM managed_tenants WHERE id = ${id}::uuid AND owner_tenant_id = ${ownerTenantId}::uuid`);
+      return row ? fromSql(row) : null;
     },
 
     /** Null when the owner has no such tenant. `tenant.updated` is recorded only when a field changed. */

@@ -1,0 +1,29 @@
+import { createPool, pageWithTotal, sqlRows, testServerUrl } from '../src';
+
+// pageWithTotal puts a page and a count into one statement (renumbering the count's placeholders
+// after the page's) and asks for the count alone only when the page is empty.
+const pool = createPool(testServerUrl());
+const rows = sqlRows({ $queryRawUnsafe: () => Promise.reject(new Error('no Prisma here')) }, pool);
+afterAll(() => pool.end());
+
+const numbers = (from: number, below: number, limit: number, offset: number) => ({
+  page: { text: 'SELECT n FROM generate_series($1::int, $2::int) AS n ORDER BY n LIMIT $3 OFFSET $4', values: [from, below, limit, offset] },
+  total: { text: 'SELECT count(*) FROM generate_series($1::int, $2::int) AS n', values: [from, below] },
+});
+
+describe('pageWithTotal', () => {
+  test('When the page has rows, then they come with the total of the whole list', async () => {
+    const { page, total } = numbers(1, 10, 3, 3);
+    expect(await pageWithTotal<{ n: number }>(rows, page, total)).toEqual({ items: [expect.objectContaining({ n: 4 }), expect.objectContaining({ n: 5 }), expect.objectContaining({ n: 6 })], total: 10 });
+  });
+
+  test('When the page is past the end, then it is empty and the total is still the list\'s', async () => {
+    const { page, total } = numbers(1, 10, 3, 30);
+    expect(await pageWithTotal(rows, page, total)).toEqual({ items: [], total: 10 });
+  });
+
+  test('When nothing matches, then the total is 0', async () => {
+    const { page, total } = numbers(5, 4, 3, 0);
+    expect(await pageWithTotal(rows, page, total)).toEqual({ items: [], total: 0 });
+  });
+});
