@@ -31,8 +31,9 @@ const LISTS = {
       item: (row) => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }),
     },
     '/api/v1/timesheets': {
+      // ORDER BY names the table's column: a bare `date` would sort by the text of the output column.
       page: `SELECT id, user_id, date::text AS date, worked_minutes, break_minutes, warnings, created_at, updated_at FROM timesheets
-             WHERE tenant_id = $1 ORDER BY date DESC, id DESC LIMIT $2 OFFSET $3`,
+             WHERE tenant_id = $1 ORDER BY timesheets.date DESC, timesheets.id DESC LIMIT $2 OFFSET $3`,
       count: 'SELECT count(*) FROM timesheets WHERE tenant_id = $1',
       // The page's entries, in one more query, as Prisma loads a relation.
       children: {
