@@ -164,6 +164,24 @@ async function snapshotTables(pg: Client): Promise<string> {
   return parts.join('\n');
 }
 
+/** A snapshot once two taken 50 ms apart agree (at most ~3 s): background work has finished. */
+async function settledSnapshot(pg: Client): Promise<string> {
+  let previous = await snapshotTables(pg);
+  for (let attempt = 0; attempt < 60; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const current = await snapshotTables(pg);
+    if (current === previous) return current;
+    previous = current;
+  }
+  return previous;
+}
+
+/** The names of the tables whose digest differs between two snapshots. */
+function changedTables(before: string, after: string): string[] {
+  const earlier = new Set(before.split('\n'));
+  return after.split('\n').filter((line) => !earlier.has(line)).map((line) => line.slice(0, line.indexOf(':')));
+}
+
 async function send(app: http.RequestListener, method: string, input: FuzzInput, auth: string) {
   const url = `${API_PREFIX}${input.path}`;
   let call = request(app)[method as 'get'](url).query(input.query).set('Authorization', auth);
@@ -219,6 +237,8 @@ export function describeFuzz(options: FuzzOptions) {
       const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
       const failures: string[] = [];
       const figures: OperationFigures[] = [];
+      // Whether the last write was accepted (its background work may still be running).
+      let settling = false;
       // Deletions last, so the operations below a resource still find it.
       const operations = Object.entries(document.paths)
         .flatMap(([template, methods]) => Object.entries(methods).map(([method, operation]) => ({ template, method, operation })))
@@ -238,13 +258,17 @@ export function describeFuzz(options: FuzzOptions) {
           const result = await fc.check(
             fc.asyncProperty(input, async (generated) => {
               const write = WRITE_METHODS.has(method);
-              const before = write ? await snapshotTables(pg) : '';
+              // An accepted write may start background work (a sync run, a webhook delivery) that
+              // changes tables a moment later; it must not be blamed on the next, rejected request.
+              const before = write ? (settling ? await settledSnapshot(pg) : await snapshotTables(pg)) : '';
               const { url, response } = await send(setup.app, method, generated, setup.auth);
+              if (write) settling = response.status < 400;
               statuses[response.status] = (statuses[response.status] ?? 0) + 1;
               const problem = verdict(checker, method, url, response);
               if (problem) throw new Error(problem);
-              if (write && response.status >= 400 && (await snapshotTables(pg)) !== before) {
-                throw new Error(`rejected with ${response.status}, but a table changed`);
+              if (write && response.status >= 400) {
+                const after = await snapshotTables(pg);
+                if (after !== before) throw new Error(`rejected with ${response.status}, but a table changed: ${changedTables(before, after).join(', ')}`);
               }
             }),
             { numRuns, seed, endOnFailure: true },
