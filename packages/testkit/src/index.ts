@@ -1,5 +1,5 @@
 export { startTestIssuer, forgedTokens, type TestIssuer } from './test-issuer';
-export { TEST_REDIS_URL, uniquePrefix } from './redis';
+export { TEST_REDIS_URL, uniquePrefix, connectedRedis } from './redis';
 export { describeTokenVerification, expectInvalidToken, type VerifyingService, type TokenVerificationSuiteOptions } from './token-verification.suite';
 export { describeServiceOperations, type OperatedService, type ServiceOperationsSuiteOptions } from './service-operations.suite';
 export { lintOpenApi } from './openapi-lint';

@@ -1,9 +1,9 @@
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '@msp/db';
 import { createLogger, type Logger } from '@msp/http';
-import { TEST_REDIS_URL, uniquePrefix } from './redis';
+import { connectedRedis, uniquePrefix } from './redis';
 import { startTestIssuer, type TestIssuer } from './test-issuer';
 
 /** What every token-verifying service (link, hr) takes from its test start-up. */
@@ -57,14 +57,15 @@ export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>
   const database: TestDatabase | undefined = options.databaseUrl ? undefined : await createTestDatabase({ migrationsDir: options.migrationsDir });
   const databaseUrl = options.databaseUrl ?? database!.url;
   const db = options.createDb(databaseUrl);
-  const redis = new Redis(TEST_REDIS_URL);
+  const logger = createLogger({ service: options.service, level: 'error' });
+  const redis = await connectedRedis(logger);
   const issuer = await startTestIssuer();
   const started = await options.createApp({
     db,
     databaseUrl,
     redis,
     issuer,
-    logger: createLogger({ service: options.service, level: 'error' }),
+    logger,
     settings: {
       issuer: issuer.issuer,
       audience: issuer.audience,

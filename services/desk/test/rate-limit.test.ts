@@ -55,7 +55,7 @@ describe('rate limit, shared in Redis', () => {
   });
 
   test('When two instances share Redis, then together they allow exactly the limit', async () => {
-    const replica = desk.replica();
+    const replica = await desk.replica();
     const token = await desk.token(await desk.createClient());
     const statuses = (
       await Promise.all([burst(desk.app, token, 350), burst(replica, token, 350)])

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createTestDatabase } from '@msp/db';
 import { createLogger } from '@msp/http';
-import { TEST_REDIS_URL, uniquePrefix } from '@msp/testkit';
+import { connectedRedis, uniquePrefix } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
 import { createApiClientsRepository } from '../../src/auth/api-clients.repository';
 import { ensureApiClient } from '../../src/auth/bootstrap';
@@ -32,7 +32,7 @@ export interface TestDesk {
   databaseUrl: string;
   createClient(options?: { scopes?: string[]; tenant?: string }): Promise<TestClient>;
   /** A second desk instance on the same database, key and Redis prefix (another replica). */
-  replica(): http.RequestListener;
+  replica(): Promise<http.RequestListener>;
   /** An access token obtained through the real token endpoint. */
   token(client: TestClient, scope?: string): Promise<string>;
   close(): Promise<void>;
@@ -46,7 +46,8 @@ export interface TestDesk {
 export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?: boolean } = {}): Promise<TestDesk> {
   const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
   const db = createDb(database.url);
-  const redis = overrides.withRedis === false ? undefined : new Redis(TEST_REDIS_URL, { lazyConnect: false });
+  const logger = createLogger({ service: 'desk', level: 'error' });
+  const redis = overrides.withRedis === false ? undefined : await connectedRedis(logger);
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -61,7 +62,6 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     rateLimitPrefix: uniquePrefix('desk'),
     ...overrides,
   };
-  const logger = createLogger({ service: 'desk', level: 'error' });
   const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings });
   const replicas: Redis[] = [];
   server.on('request', app);
@@ -82,10 +82,10 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       const { tenantId } = await ensureApiClient(clients, { tenant, clientId, secret, name: 'test', scopes: options.scopes });
       return { clientId, secret, tenantId, tenant };
     },
-    replica() {
-      const replicaRedis = new Redis(TEST_REDIS_URL);
-      replicas.push(replicaRedis);
-      return createDeskApp({ db, redis: redis ? replicaRedis : undefined, logger, signingKey, settings }).app;
+    async replica() {
+      const replicaRedis = redis ? await connectedRedis(logger) : undefined;
+      if (replicaRedis) replicas.push(replicaRedis);
+      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings }).app;
     },
     async token(client, scope) {
       const response = await api(desk)
