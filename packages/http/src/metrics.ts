@@ -29,8 +29,10 @@ export function createHttpMetrics(service: string): HttpMetrics {
   const middleware: RequestHandler = (req, res, next) => {
     const end = duration.startTimer();
     res.on('finish', () => {
-      // The route pattern, never the raw URL: ids would explode the label set.
-      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+      // The route pattern, never the raw URL: ids would explode the label set. A router's root
+      // route ('/' of the router mounted at /api/v1/tickets) is the mount path itself.
+      const path = req.route?.path;
+      const route = !path ? 'unmatched' : path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${path}`;
       const labels = { method: req.method, route, status: String(res.statusCode) };
       requests.inc(labels);
       end(labels);
