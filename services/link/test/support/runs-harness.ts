@@ -43,7 +43,11 @@ export interface RunsHarness {
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 
-export async function startRunsHarness(options: { rateLimitPerMinute?: number } = {}): Promise<RunsHarness> {
+/**
+ * `workers: false`: the queue takes jobs but runs none, so runs stay queued and nothing changes in
+ * the background (the fuzzer's "a rejected write changes no table" needs a still database).
+ */
+export async function startRunsHarness(options: { rateLimitPerMinute?: number; workers?: boolean } = {}): Promise<RunsHarness> {
   const desk = await startRealDesk();
   const deskTenant = await desk.newTenant();
   const scim = await startScimDirectory();
@@ -63,7 +67,7 @@ export async function startRunsHarness(options: { rateLimitPerMinute?: number } 
     createApp: async ({ db, databaseUrl, redis, logger, settings }) => {
       async function boot() {
         const deskClient = createDeskClient({ apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret, timeoutMs: 2000 }, logger);
-        jobs = createJobQueue({ databaseUrl, logger, pollingIntervalSeconds: 0.5, stopTimeoutMs: 5000 });
+        jobs = createJobQueue({ databaseUrl, logger, pollingIntervalSeconds: 0.5, stopTimeoutMs: 5000, work: options.workers });
         runs = createRuns({
           db,
           logger,

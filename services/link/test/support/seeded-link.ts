@@ -9,7 +9,7 @@ import { startRunsHarness, type RunsHarness } from './runs-harness';
  * everything — a managed tenant with a connector and a sync run, an onboarding, an offboarding, a
  * webhook with a delivery.
  */
-export async function startSeededLink(options: { rateLimitPerMinute?: number } = {}): Promise<RunsHarness> {
+export async function startSeededLink(options: { rateLimitPerMinute?: number; workers?: boolean } = {}): Promise<RunsHarness> {
   const h = await startRunsHarness(options);
   const post = async (path: string, body?: object) => {
     const response = await request(h.link.app).post(`/api/v1${path}`).set('Authorization', h.auth).send(body);
