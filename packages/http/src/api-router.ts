@@ -147,7 +147,9 @@ async function serialized(key: string, task: () => Promise<void>): Promise<void>
 function segmentRouters(router: express.Router) {
   const groups = new Map<string, express.Router>();
   return (path: string): { target: express.Router; path: string } => {
-    const match = /^\/([^/:*?()]+)(\/.*)?$/.exec(path);
+    // A literal first segment only: a parameter, a wildcard or an optional part ({…}, Express 5's
+    // path syntax) there stays on the API router itself.
+    const match = /^\/([^/:*?(){}]+)(\/.*)?$/.exec(path);
     const segment = match?.[1];
     if (!segment) return { target: router, path };
     let group = groups.get(segment);
