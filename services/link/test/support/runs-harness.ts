@@ -43,11 +43,16 @@ export interface RunsHarness {
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 
-/**
- * `workers: false`: the queue takes jobs but runs none, so runs stay queued and nothing changes in
- * the background (the fuzzer's "a rejected write changes no table" needs a still database).
- */
-export async function startRunsHarness(options: { rateLimitPerMinute?: number; workers?: boolean } = {}): Promise<RunsHarness> {
+export interface RunsHarnessOptions {
+  rateLimitPerMinute?: number;
+  /**
+   * false: the queue takes jobs but runs none, so runs stay queued and nothing changes in the
+   * background (the fuzzer's "a rejected write changes no table" needs a still database).
+   */
+  workers?: boolean;
+}
+
+export async function startRunsHarness(options: RunsHarnessOptions = {}): Promise<RunsHarness> {
   const desk = await startRealDesk();
   const deskTenant = await desk.newTenant();
   const scim = await startScimDirectory();

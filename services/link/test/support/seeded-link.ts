@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { seedWebhook } from '@msp/testkit';
-import { startRunsHarness, type RunsHarness } from './runs-harness';
+import { startRunsHarness, type RunsHarness, type RunsHarnessOptions } from './runs-harness';
 
 /**
  * link for the suites that walk every route (tenant wall, fuzzer, conditional requests): the runs
@@ -9,7 +9,7 @@ import { startRunsHarness, type RunsHarness } from './runs-harness';
  * everything — a managed tenant with a connector and a sync run, an onboarding, an offboarding, a
  * webhook with a delivery.
  */
-export async function startSeededLink(options: { rateLimitPerMinute?: number; workers?: boolean } = {}): Promise<RunsHarness> {
+export async function startSeededLink(options: RunsHarnessOptions = {}): Promise<RunsHarness> {
   const h = await startRunsHarness(options);
   const post = async (path: string, body?: object) => {
     const response = await request(h.link.app).post(`/api/v1${path}`).set('Authorization', h.auth).send(body);
