@@ -30,3 +30,5 @@ export { readMigrationsFolder } from './migrations-folder';
 export type { MigrationFile } from './migrations-folder';
 export { createPool, isoOf, isoTimestamp, pageWithTotal, sqlRows } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
+export { rawSqlOver, sqlTransaction } from './sql-transaction';
+export type { Queryable } from './sql-transaction';

@@ -1,4 +1,5 @@
 import { Pool, types } from 'pg';
+import type { Queryable } from './sql-transaction';
 
 /*
  * Plain SQL for a service's hottest reads. Prisma's result mapping (the driver adapter normalising
@@ -62,12 +63,13 @@ const PLAIN_READ_TYPES = {
 };
 
 /**
- * Runs a read on `pool` when given, else through `db` (a transaction's client, whose reads must see
- * its own writes and locks). The two differ in two types: a bigint (int8) column is a string from
+ * Runs a statement on `pool` when given (the pool, or the connection of a sqlTransaction), else
+ * through `db` (Prisma, or a Prisma transaction's client, whose reads must see its own writes and
+ * locks). The two differ in two types: a bigint (int8) column is a string from
  * pg and a BigInt from Prisma (read it through Number()), and a timestamptz is an ISO string from
  * the pool and a Date from Prisma (read it through isoOf()).
  */
-export function sqlRows(db: RawQueryRunner, pool?: Pool): SqlRows {
+export function sqlRows(db: RawQueryRunner, pool?: Queryable): SqlRows {
   if (pool) return async <T>(query: SqlQuery) => (await pool.query({ text: query.text, values: query.values, types: PLAIN_READ_TYPES })).rows as T[];
   return async <T>(query: SqlQuery) => (await db.$queryRawUnsafe<T[]>(query.text, ...query.values)) as T[];
 }

@@ -1,6 +1,7 @@
+import { sqlRows, type Queryable } from '@msp/db';
 import { pageWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
-import type { Client as ClientRow } from '../generated/prisma/client';
+import { Prisma, type Client as ClientRow } from '../generated/prisma/client';
 import type { Client, ClientChanges, NewClient } from './client.schemas';
 
 function toClient(row: ClientRow): Client {
@@ -15,7 +16,10 @@ function toClient(row: ClientRow): Client {
   };
 }
 
-export function createClientsRepository(db: DbTx) {
+/** `connection`: where the SQL of `exists` runs when given (the pool, or a sqlTransaction's connection). */
+export function createClientsRepository(db: DbTx, connection?: Queryable) {
+  const rows = sqlRows(db, connection);
+
   async function findById(tenantId: string, id: string): Promise<Client | null> {
     const row = await db.client.findFirst({ where: { id, tenantId } });
     return row && toClient(row);
@@ -38,8 +42,9 @@ export function createClientsRepository(db: DbTx) {
       return locked.length ? findById(tenantId, id) : null;
     },
 
+    /** SQL, so that it also runs in a sqlTransaction (creating a ticket). */
     async exists(tenantId: string, id: string): Promise<boolean> {
-      return (await db.client.count({ where: { id, tenantId } })) > 0;
+      return (await rows(Prisma.sql`SELECT 1 FROM clients WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`)).length > 0;
     },
 
     /** Throws a unique violation when the tenant already has a client of that name. */

@@ -1,8 +1,8 @@
-import type { DbTx } from '../db';
+import type { Sql } from '@msp/events';
 import { deskEvents } from './desk-events';
 
-/** desk's event stream, over the connection or transaction of the other repositories. */
-export function createEventsRepository(db: DbTx) {
+/** desk's event stream, over the transaction of the other repositories (Prisma's, or a sqlTransaction's connection through rawSqlOver). */
+export function createEventsRepository(db: Sql) {
   return {
     /**
      * Appends the event in this transaction, after the change it describes: both commit or neither

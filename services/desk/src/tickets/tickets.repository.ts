@@ -1,6 +1,5 @@
-import { isoOf, pageWithTotal, sqlRows } from '@msp/db';
+import { isoOf, pageWithTotal, sqlRows, type Queryable } from '@msp/db';
 import type { PageRequest } from '@msp/http';
-import type { Pool } from 'pg';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
@@ -27,10 +26,10 @@ function toTicket(row: TicketRow): Ticket {
 }
 
 /*
- * The two hottest reads, one ticket and a page of the list, are plain SQL (sqlRows of @msp/db: on
- * the pg pool outside a transaction, through Prisma inside one). Prisma's model queries and result
+ * The two hottest reads, one ticket and a page of the list, and creating a ticket are plain SQL
+ * (sqlRows of @msp/db: on the pg pool, or a sqlTransaction's connection, else through Prisma). Prisma's model queries and result
  * mapping were the largest cost of a read request (bench/README.md, issue 12), and the list needed
- * two queries. Writes keep the model API.
+ * two queries. Other writes keep the model API.
  */
 
 /** The ticket's columns as the API names them; enums as text. */
@@ -90,8 +89,8 @@ export interface TicketWrite {
   assigneeId?: string | null;
 }
 
-export function createTicketsRepository(db: DbTx, pool?: Pool) {
-  const rows = sqlRows(db, pool);
+export function createTicketsRepository(db: DbTx, connection?: Queryable) {
+  const rows = sqlRows(db, connection);
 
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
     const [row] = await rows<TicketSqlRow>(Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);

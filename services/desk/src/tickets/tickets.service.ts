@@ -1,5 +1,5 @@
 import { notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
-import type { Repositories, Store } from '../store';
+import type { Repositories, SqlRepositories, Store } from '../store';
 import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
 import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
 import type { TicketWrite } from './tickets.repository';
@@ -11,7 +11,7 @@ function unknownReference(field: 'client_id' | 'assignee_id', message: string) {
 }
 
 /** client_id must name a client of the tenant, assignee_id an active user of it (else 422). */
-async function assertReferences(tx: Repositories, tenantId: string, refs: { client_id?: string; assignee_id?: string | null }) {
+async function assertReferences(tx: Pick<SqlRepositories, 'clients' | 'users'>, tenantId: string, refs: { client_id?: string; assignee_id?: string | null }) {
   if (refs.client_id !== undefined && !(await tx.clients.exists(tenantId, refs.client_id))) {
     throw unknownReference('client_id', 'does not name a client of your tenant');
   }
@@ -67,8 +67,9 @@ export function createTicketsService(store: Store) {
       return ticket;
     },
 
+    /** All SQL, so in a sqlTransaction: the hottest write (bench/README.md). */
     create(tenantId: string, input: NewTicket): Promise<Ticket> {
-      return store.transaction(async (tx) => {
+      return store.sqlTransaction(async (tx) => {
         await assertReferences(tx, tenantId, input);
         const ticket = await tx.tickets.create(tenantId, {
           title: input.title,

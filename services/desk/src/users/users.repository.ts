@@ -1,6 +1,7 @@
+import { sqlRows, type Queryable } from '@msp/db';
 import { pageWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
-import type { User as UserRow } from '../generated/prisma/client';
+import { Prisma, type User as UserRow } from '../generated/prisma/client';
 import type { NewUser, User } from './user.schemas';
 
 function toUser(row: UserRow): User {
@@ -16,7 +17,9 @@ function toUser(row: UserRow): User {
   };
 }
 
-export function createUsersRepository(db: DbTx) {
+/** `connection`: where the SQL of `isActiveLocked` runs when given (the pool, or a sqlTransaction's connection). */
+export function createUsersRepository(db: DbTx, connection?: Queryable) {
+  const rows = sqlRows(db, connection);
   return {
     /** Active users only: a deactivated user has left the list. */
     async listActive(tenantId: string, page: PageRequest): Promise<{ items: User[]; total: number }> {
@@ -39,9 +42,9 @@ export function createUsersRepository(db: DbTx) {
      * deactivation waits, and then unassigns what this transaction assigned.
      */
     async isActiveLocked(tenantId: string, id: string): Promise<boolean> {
-      const rows = await db.$queryRaw<{ id: string }[]>`
-        SELECT id FROM users WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE`;
-      return rows.length > 0;
+      const found = await rows(Prisma.sql`
+        SELECT id FROM users WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE`);
+      return found.length > 0;
     },
 
     /** Throws a unique violation when the tenant already has a user with that e-mail address. */
