@@ -99,22 +99,25 @@ function assets() {
   return loaded;
 }
 
-/** GET /docs (the page) and /docs/* (its files), to be mounted on the API router. */
+/**
+ * GET /docs (the page) and /docs/* (its files), to be mounted at `/docs` of the API router: a
+ * request for anything else passes it with one path check instead of walking its routes.
+ */
 export function createDocsRouter(options: { title: string; tokenUrl: string }): Router {
   const router = express.Router();
   const html = page(options.title);
   const csp = docsContentSecurityPolicy(options.tokenUrl);
   const files = assets();
 
-  router.get('/docs', (req, res) => {
+  router.get('/', (req, res) => {
     // The page's links are relative to /docs; under /docs/ they would miss, so that address redirects.
-    if (req.path.endsWith('/')) return res.redirect(301, '../docs');
+    if (req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, '../docs');
     res.set({ 'Content-Security-Policy': csp, 'Cache-Control': 'no-cache', 'Referrer-Policy': 'no-referrer' }).type('html').send(html);
   });
-  router.get('/docs/init.js', (_req, res) => {
+  router.get('/init.js', (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('application/javascript; charset=utf-8').send(INIT);
   });
-  router.get('/docs/:file', (req, res, next) => {
+  router.get('/:file', (req, res, next) => {
     const file = files.get(req.params.file);
     if (!file) return next();
     res.set({ 'Content-Type': file.type, 'Cache-Control': 'public, max-age=3600' }).send(file.body);

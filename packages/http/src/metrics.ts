@@ -1,9 +1,10 @@
 import client from 'prom-client';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 export interface HttpMetrics {
   registry: client.Registry;
-  middleware: RequestHandler;
+  /** Counts a finished request and its duration (called by the app's one per-request hook, app.ts). */
+  observe: (req: Request, res: Response, seconds: number) => void;
   handler: RequestHandler;
 }
 
@@ -26,23 +27,19 @@ export function createHttpMetrics(service: string): HttpMetrics {
     registers: [registry],
   });
 
-  const middleware: RequestHandler = (req, res, next) => {
-    const end = duration.startTimer();
-    res.on('finish', () => {
-      // The route pattern, never the raw URL: ids would explode the label set. A router's root
-      // route ('/' of the router mounted at /api/v1/tickets) is the mount path itself.
-      const path = req.route?.path;
-      const route = !path ? 'unmatched' : path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${path}`;
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      requests.inc(labels);
-      end(labels);
-    });
-    next();
+  const observe = (req: Request, res: Response, seconds: number) => {
+    // The route pattern, never the raw URL: ids would explode the label set. A router's root
+    // route ('/' of the router mounted at /api/v1/tickets) is the mount path itself.
+    const path = (req.route as { path?: string } | undefined)?.path;
+    const route = !path ? 'unmatched' : path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${path}`;
+    const labels = { method: req.method, route, status: String(res.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, seconds);
   };
 
   const handler: RequestHandler = async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());
   };
 
-  return { registry, middleware, handler };
+  return { registry, observe, handler };
 }
