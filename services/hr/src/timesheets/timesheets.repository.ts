@@ -1,5 +1,6 @@
+import { pageWithTotal, sqlRows } from '@msp/db';
 import { changesBetween } from '@msp/events';
-import type { Prisma } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
 import { dayToDate } from '../calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
 import { hrEvents } from '../events/hr-events';
@@ -59,6 +60,44 @@ function toRecord(row: Row): TimesheetRecord {
   };
 }
 
+/*
+ * The list and the single read are plain SQL on the pool under Prisma (sqlRows of @msp/db), as
+ * employees' are: Prisma's batch of findMany (sheets, then their entries) and count in a
+ * transaction cost hr several times the CPU of the same reads through pg (bench/README.md, issue
+ * 12). A sheet's entries are aggregated in the same statement, so a page's totals and entries
+ * always come from one snapshot. Writes keep the model API.
+ */
+const SHEET_COLUMNS = Prisma.sql`id, user_id, date::text AS date, worked_minutes, break_minutes, warnings, created_at, updated_at,
+  COALESCE((SELECT json_agg(json_build_object('startMinute', e.start_minute, 'endMinute', e.end_minute, 'minutes', e.minutes, 'category', e.category)
+                            ORDER BY e.position)
+              FROM timesheet_entries e WHERE e.timesheet_id = timesheets.id), '[]') AS entries`;
+
+interface SheetSqlRow {
+  id: string;
+  user_id: string;
+  date: string;
+  worked_minutes: number;
+  break_minutes: number;
+  warnings: TimesheetWarning[];
+  created_at: string | Date;
+  updated_at: string | Date;
+  entries: DayEntry[];
+}
+
+function fromSql(row: SheetSqlRow): TimesheetRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    date: dayToDate(row.date),
+    entries: row.entries,
+    workedMinutes: row.worked_minutes,
+    breakMinutes: row.break_minutes,
+    warnings: row.warnings,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
 function entryRows(summary: DaySummary) {
   return summary.entries.map((entry, position) => ({ position, ...entry }));
 }
@@ -84,24 +123,31 @@ async function lockSheet(tx: Prisma.TransactionClient, tenantId: string, id: str
 
 /** Every query is bounded by the caller's tenant: another tenant's sheets are simply not found. */
 export function createTimesheetsRepository(db: Db) {
+  const rows = sqlRows(db, db.pool);
   return {
+    /** A page and the total in one round trip (pageWithTotal); the newest day first, the id keeping pages stable within a day. */
     async list(tenantId: string, filter: TimesheetFilter, window: { skip: number; take: number }): Promise<{ items: TimesheetRecord[]; total: number }> {
-      const where: Prisma.TimesheetWhereInput = {
-        tenantId,
-        userId: filter.userId,
-        date: { gte: filter.from ? dayToDate(filter.from) : undefined, lte: filter.to ? dayToDate(filter.to) : undefined },
-      };
-      // Newest day first; the id keeps pages stable among sheets of the same day.
-      const [rows, total] = await db.$transaction([
-        db.timesheet.findMany({ where, orderBy: [{ date: 'desc' }, { id: 'desc' }], select: columns, ...window }),
-        db.timesheet.count({ where }),
-      ]);
-      return { items: rows.map(toRecord), total };
+      const where = Prisma.join(
+        [
+          Prisma.sql`tenant_id = ${tenantId}::uuid`,
+          ...(filter.userId === undefined ? [] : [Prisma.sql`user_id = ${filter.userId}::uuid`]),
+          ...(filter.from === undefined ? [] : [Prisma.sql`date >= ${filter.from}::date`]),
+          ...(filter.to === undefined ? [] : [Prisma.sql`date <= ${filter.to}::date`]),
+        ],
+        ' AND ',
+      );
+      const { items, total } = await pageWithTotal<SheetSqlRow>(
+        rows,
+        // ORDER BY names the table's column: a bare `date` would sort by the text of the output column.
+        Prisma.sql`SELECT ${SHEET_COLUMNS} FROM timesheets WHERE ${where} ORDER BY timesheets.date DESC, timesheets.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+        Prisma.sql`SELECT count(*) FROM timesheets WHERE ${where}`,
+      );
+      return { items: items.map(fromSql), total };
     },
 
     async findById(tenantId: string, id: string): Promise<TimesheetRecord | null> {
-      const row = await db.timesheet.findFirst({ where: { id, tenantId }, select: columns });
-      return row && toRecord(row);
+      const [row] = await rows<SheetSqlRow>(Prisma.sql`SELECT ${SHEET_COLUMNS} FROM timesheets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
+      return row ? fromSql(row) : null;
     },
 
     /**
