@@ -28,7 +28,7 @@ export type { PrismaCliResult } from './prisma-cli';
 export { prismaDirOf, migrationsDirOf } from './prisma-paths';
 export { readMigrationsFolder } from './migrations-folder';
 export type { MigrationFile } from './migrations-folder';
-export { createPool, isoOf, isoTimestamp, pageWithTotal, sqlRows } from './sql-reads';
+export { createPool, isoOf, isoTimestamp, pageWithTotal, sqlRows, statementName } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver, sqlTransaction } from './sql-transaction';
 export type { Queryable } from './sql-transaction';

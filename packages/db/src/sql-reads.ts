@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Pool, types } from 'pg';
 import type { Queryable } from './sql-transaction';
 
@@ -56,6 +57,28 @@ export interface RawQueryRunner {
 
 export type SqlRows = <T>(query: SqlQuery) => Promise<T[]>;
 
+/*
+ * Prepared statements: each connection parses and plans a statement once and afterwards only binds
+ * and runs it, which PostgreSQL, sharing the machine's CPUs with the service, spends less on
+ * (issue 12). The name is derived from the text, so the same SQL always has the same name on every
+ * connection. The texts are the code's own statement shapes, values always go as parameters; past
+ * MAX_NAMED distinct texts (SQL built with a varying shape), a new text simply runs unnamed.
+ * Behind PgBouncer in transaction mode this needs PgBouncer 1.21 or later with
+ * max_prepared_statements set.
+ */
+const MAX_NAMED = 500;
+const statementNames = new Map<string, string>();
+
+/** The prepared statement's name for `text` (undefined once MAX_NAMED texts have one). */
+export function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_NAMED) {
+    name = `msp_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 /** pg's parsers, but a timestamptz becomes the API's ISO string (isoTimestamp). Per query: the pool keeps pg's defaults. */
 const PLAIN_READ_TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -70,7 +93,10 @@ const PLAIN_READ_TYPES = {
  * the pool and a Date from Prisma (read it through isoOf()).
  */
 export function sqlRows(db: RawQueryRunner, pool?: Queryable): SqlRows {
-  if (pool) return async <T>(query: SqlQuery) => (await pool.query({ text: query.text, values: query.values, types: PLAIN_READ_TYPES })).rows as T[];
+  if (pool) {
+    return async <T>(query: SqlQuery) =>
+      (await pool.query({ name: statementName(query.text), text: query.text, values: query.values, types: PLAIN_READ_TYPES })).rows as T[];
+  }
   return async <T>(query: SqlQuery) => (await db.$queryRawUnsafe<T[]>(query.text, ...query.values)) as T[];
 }
 

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { statementName } from './sql-reads';
 
 /*
  * A transaction in plain SQL for a hot write whose every statement is SQL (desk's POST /tickets).
@@ -51,10 +52,10 @@ export async function sqlTransaction<T>(pool: Pool, work: (connection: PoolClien
 export function rawSqlOver(connection: Queryable) {
   return {
     async $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> {
-      return (await connection.query(query, values)).rows as T;
+      return (await connection.query({ name: statementName(query), text: query, values })).rows as T;
     },
     async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
-      return (await connection.query(query, values)).rowCount ?? 0;
+      return (await connection.query({ name: statementName(query), text: query, values })).rowCount ?? 0;
     },
   };
 }
