@@ -7,11 +7,12 @@
 // case; writes bench/results/<date>-bench.json and bench/results/latest.md. Environment (all optional):
 //   BENCH_DATABASE_URL  a database URL of the PostgreSQL server to use (default the local one)
 //   BENCH_REDIS_URL     Redis for desk's rate limiter (default redis://127.0.0.1:6379; "" for none)
-//   BENCH_DURATION      seconds per case (default 10), BENCH_CONNECTIONS (default 10)
+//   BENCH_DURATION      seconds per side of a case (default 10), BENCH_CONNECTIONS (default 10)
+//   BENCH_ROUNDS        alternating rounds the seconds are split into (default 3)
 //   BENCH_LARGE / BENCH_SMALL  tickets of desk's two tenants (default 100000 / 10000)
 //   BENCH_LINK_TENANTS, BENCH_HR_EMPLOYEES  link's and hr's data (default 1000 / 2000)
 //   BENCH_STRICT=1      a missed target fails the run (exit code 1)
-const { clientToken, databaseUrlFor, describeMachine, forkServer, machine, memory, withClient } = require('./support');
+const { clientToken, databaseUrlFor, describeMachine, forkServer, machine, median, memory, withClient } = require('./support');
 const { prepareService } = require('./lists');
 const { startTestIssuer } = require('../packages/testkit/dist/index.js');
 const { randomBytes } = require('node:crypto');
@@ -41,9 +42,12 @@ const describeTarget = (t) => `≥ ${t.rps}× req/s, p99 ≤ ${t.p99}×`;
 /** Runs one statement on the server's default database (create and drop the benchmark's own). */
 const admin = (sql) => withClient(SERVER_URL, (client) => client.query(sql));
 
-async function measure({ name, target, url, method = 'GET', headers = {}, body, paths, pid }) {
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+
+/** autocannon's options for one side of a case. */
+function loadOf({ url, method = 'GET', headers = {}, body, paths }) {
   let next = 0;
-  const options = {
+  return {
     url,
     method,
     connections: CONNECTIONS,
@@ -52,23 +56,44 @@ async function measure({ name, target, url, method = 'GET', headers = {}, body, 
     // Rotate through many ids, so one cached row does not stand for all.
     ...(paths ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] } : {}),
   };
-  await autocannon({ ...options, duration: 2 }); // warm-up: JIT, pools, PostgreSQL's cache
-  const rssStart = pid ? memory(pid).rss_mb : undefined;
-  const result = await autocannon({ ...options, duration: DURATION });
-  const rssEnd = pid ? memory(pid).rss_mb : undefined;
+}
+
+/** The rounds of one side as one row: req/s over all rounds, p50 and p99 the median round's. */
+function rowOf({ name, target, pid }, rounds, rss) {
+  const seconds = rounds.reduce((sum, r) => sum + r.duration, 0);
+  const requests = rounds.reduce((sum, r) => sum + r.requests.total, 0);
   const row = {
     name,
     target,
-    requests_per_sec: Math.round(result.requests.average),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    requests: result.requests.total,
-    non_2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    ...(pid ? { rss_start_mb: Math.round(rssStart), rss_end_mb: Math.round(rssEnd) } : {}),
+    requests_per_sec: Math.round(requests / seconds),
+    p50_ms: median(rounds.map((r) => r.latency.p50)),
+    p99_ms: median(rounds.map((r) => r.latency.p99)),
+    requests,
+    rounds: rounds.map((r) => ({ requests_per_sec: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99 })),
+    non_2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: rounds.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    ...(pid ? { rss_start_mb: Math.round(rss.start), rss_end_mb: Math.round(rss.end) } : {}),
   };
-  console.log(`  ${target.padEnd(8)} ${name.padEnd(44)}${pid ? ` RSS ${row.rss_start_mb} → ${row.rss_end_mb} MB ` : ' '} ${String(row.requests_per_sec).padStart(7)} req/s  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms${row.non_2xx || row.errors ? `  (!) ${row.non_2xx} non-2xx, ${row.errors} errors` : ''}`);
+  console.log(`  ${target.padEnd(8)} ${name.padEnd(44)}${pid ? ` RSS ${row.rss_start_mb} → ${row.rss_end_mb} MB ` : ' '} ${String(row.requests_per_sec).padStart(7)} req/s  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  (rounds: ${row.rounds.map((r) => r.requests_per_sec).join(', ')} req/s)${row.non_2xx || row.errors ? `  (!) ${row.non_2xx} non-2xx, ${row.errors} errors` : ''}`);
   return row;
+}
+
+/**
+ * Measures two sides of a comparison (a service and its baseline, or two tenants) in alternating
+ * rounds: after a 2 s warm-up of each, ROUNDS rounds of DURATION / ROUNDS seconds, A then B. The
+ * machine's speed drifts by more than the differences measured (a shared 2-CPU VM), and
+ * alternating puts both sides under the same drift, where measuring one whole side after the
+ * other did not. The RSS of a side with a pid is read before its first round and after its last.
+ */
+async function measurePair(a, b) {
+  const sides = [a, b].map((side) => ({ side, load: loadOf(side), rounds: [], rss: {} }));
+  for (const { load } of sides) await autocannon({ ...load, duration: 2 }); // warm-up: JIT, pools, PostgreSQL's cache
+  for (const s of sides) if (s.side.pid) s.rss.start = memory(s.side.pid).rss_mb;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const s of sides) s.rounds.push(await autocannon({ ...s.load, duration: DURATION / ROUNDS }));
+  }
+  for (const s of sides) if (s.side.pid) s.rss.end = memory(s.side.pid).rss_mb;
+  return sides.map((s) => rowOf(s.side, s.rounds, s.rss));
 }
 
 const ratio = (a, b) => Math.round((a / b) * 100) / 100;
@@ -97,7 +122,7 @@ function markdown(report) {
     '',
     `Run ${report.date} on ${describeMachine(report.machine)}.`,
     '',
-    `Load: autocannon, ${report.settings.connections} connections, ${report.settings.duration_s} s per case after a 2 s warm-up (and one unmeasured pass over the reads); client, services, baselines, PostgreSQL and Redis on the same machine.`,
+    `Load: autocannon, ${report.settings.connections} connections, ${report.settings.duration_s} s per side of a case in ${report.settings.rounds} rounds alternating service and baseline, after a 2 s warm-up of each (and one unmeasured pass over the reads); req/s over all rounds, p50 and p99 the median round's; client, services, baselines, PostgreSQL and Redis on the same machine.`,
     `Services: the built apps with authentication (ES256 JWT), rate limit (${report.settings.rate_limit}), validation, request logging at ${report.settings.log_level}, metrics. desk as its app (bench/desk-server.js); link and hr as production starts them (\`node services/<name>/dist/index.js\`, NODE_ENV=production, tokens verified against a JWKS).`,
     'Baselines: node:http + pg running the same SQL for the same request (bench/baseline-server.js for desk, bench/baseline-lists.js for link and hr), with no framework, authentication, rate limit or validation.',
     `Data: desk ${report.settings.tickets_large.toLocaleString('en')} tickets (and a tenant of ${report.settings.tickets_small.toLocaleString('en')}); link ${report.seeded.link}; hr ${report.seeded.hr}.`,
@@ -222,23 +247,27 @@ async function main() {
       await autocannon({ connections: CONNECTIONS, duration: 3, url: c.paths ? `${baseline.url}${c.paths[0]}` : c.baselineUrl });
     }
 
-    console.log(`\n${CONNECTIONS} connections, ${DURATION} s per case (after 2 s of warm-up)`);
+    console.log(`\n${CONNECTIONS} connections, ${DURATION} s per side of a case in ${ROUNDS} alternating rounds (after 2 s of warm-up)`);
     const comparisons = [];
     const compare = async (c) => {
-      const ours = await measure({ name: c.name, target: c.service, url: c.serviceUrl, method: c.method, headers: c.headers, body: c.body, paths: c.paths, pid: c.pid });
-      const bare = await measure({ name: c.name, target: 'baseline', url: c.baselineUrl, method: c.method, body: c.body, paths: c.paths });
+      const [ours, bare] = await measurePair(
+        { name: c.name, target: c.service, url: c.serviceUrl, method: c.method, headers: c.headers, body: c.body, paths: c.paths, pid: c.pid },
+        { name: c.name, target: 'baseline', url: c.baselineUrl, method: c.method, body: c.body, paths: c.paths },
+      );
       comparisons.push(compared(c, ours, bare));
     };
     // Reads first; the writes last, so the lists and their plans are measured on the seeded data.
     for (const c of [...cases, ...listCases].filter((x) => !x.body)) await compare(c);
 
     console.log(`\nthe list by tenant size (desk): ${SMALL} vs ${LARGE} tickets`);
-    // Both sizes measured back to back, in the same state of the process, so the ratio shows the
-    // tenant's size and nothing else.
+    // Both sizes measured in alternating rounds, in the same state of the process, so the ratio
+    // shows the tenant's size and nothing else.
     const size = [];
     for (const c of cases.slice(0, 2)) {
-      const largeRow = await measure({ name: `${c.name} (${LARGE})`, target: 'desk', url: c.serviceUrl, headers: auth.large });
-      const small = await measure({ name: `${c.name} (${SMALL})`, target: 'desk', url: c.serviceUrl, headers: auth.small });
+      const [largeRow, small] = await measurePair(
+        { name: `${c.name} (${LARGE})`, target: 'desk', url: c.serviceUrl, headers: auth.large },
+        { name: `${c.name} (${SMALL})`, target: 'desk', url: c.serviceUrl, headers: auth.small },
+      );
       size.push({ name: c.name, small, large: largeRow, rps_ratio: ratio(largeRow.requests_per_sec, small.requests_per_sec) });
     }
 
@@ -264,7 +293,7 @@ async function main() {
     const report = {
       date,
       machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startLoad.load_average_at_start },
-      settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: 2, tickets_large: LARGE, tickets_small: SMALL, rate_limit: `${RATE_LIMIT}/min, counters in ${REDIS_URL ? 'Redis' : 'memory'}`, log_level: logLevel },
+      settings: { connections: CONNECTIONS, duration_s: DURATION, rounds: ROUNDS, warmup_s: 2, tickets_large: LARGE, tickets_small: SMALL, rate_limit: `${RATE_LIMIT}/min, counters in ${REDIS_URL ? 'Redis' : 'memory'}`, log_level: logLevel },
       seeded: Object.fromEntries(Object.entries(services).map(([service, s]) => [service, s.seeded])),
       comparisons,
       missed: comparisons.filter((c) => !c.met).map((c) => `${c.service} ${c.name}: req/s ×${c.rps_ratio}, p99 ×${c.p99_ratio}, target ${c.target}`),
