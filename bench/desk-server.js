@@ -1,14 +1,14 @@
 'use strict';
-// desk as it runs in production (the built dist/ app: auth, rate limit, validation, Prisma),
-// started by run.js in a process of its own. It creates the benchmark's API clients, listens on
-// a free port and reports both to its parent over IPC.
-const http = require('node:http');
+// desk as it runs in production (the built dist/ app: auth, rate limit, validation, Prisma,
+// served by @msp/http's startServer), started by run.js in a process of its own. It creates the
+// benchmark's API clients, listens on a free port and reports both to its parent over IPC.
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 
 const DESK = path.resolve(__dirname, '../services/desk');
 const fromDesk = (id) => require(require.resolve(id, { paths: [DESK] }));
-const { createLogger, createRedis } = fromDesk('@msp/http');
+const { createLogger, createRedis, startServer } = fromDesk('@msp/http');
+const { freePort } = require('./support');
 const { createDeskApp } = require(`${DESK}/dist/app.js`);
 const { createDb } = require(`${DESK}/dist/db.js`);
 const { generateSigningKey } = require(`${DESK}/dist/auth/signing-key.js`);
@@ -20,9 +20,9 @@ async function main() {
   const logger = createLogger({ service: 'desk', level: logLevel });
   const db = createDb(databaseUrl);
   const redis = redisUrl ? createRedis(redisUrl, logger) : undefined;
-  const server = http.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${server.address().port}`;
+  // The issuer names the address, so the port is chosen before the app exists.
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   const { app } = createDeskApp({
     db,
     redis,
@@ -37,7 +37,7 @@ async function main() {
       rateLimitPrefix: `rl:bench:${randomBytes(4).toString('hex')}:`,
     },
   });
-  server.on('request', app);
+  await startServer({ app, port, host: '127.0.0.1', logger });
 
   const clients = createApiClientsRepository(db);
   const credentials = {};
