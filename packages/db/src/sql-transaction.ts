@@ -33,9 +33,7 @@ export async function sqlTransaction<T>(pool: Pool, work: (connection: PoolClien
     await connection.query('COMMIT');
     return result;
   } catch (error) {
-    await connection.query('ROLLBACK').catch(() => {
-      broken = true;
-    });
+    await connection.query('ROLLBACK').catch(markBroken);
     throw error;
   } finally {
     connection.off('error', markBroken);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { createDatabase, databaseUrlFor, dropDatabase, testServerUrl } from '@msp/db';
+import { createDatabase, databaseUrlFor, dropDatabase, rawSqlOver, testServerUrl } from '@msp/db';
 import { PassThrough } from 'node:stream';
 import { createLogger, type Logger } from '@msp/http';
 import type { Sql } from '../src';
@@ -20,10 +20,7 @@ export async function eventsDatabase() {
   // of close() can terminate one still closing: its error must not end the test run (CI saw it).
   pool.on('error', () => undefined);
   await pool.query(MIGRATION_SQL);
-  const sql: Sql = {
-    $queryRawUnsafe: async <T>(query: string, ...values: unknown[]) => (await pool.query(query, values)).rows as T,
-    $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await pool.query(query, values)).rowCount ?? 0,
-  };
+  const sql: Sql = rawSqlOver(pool);
   return {
     url,
     pool,

@@ -55,9 +55,13 @@ export function createStore(db: Db): Store {
     ...repositories(db, db.pool),
     transaction: (work) => db.$transaction((tx) => work(repositories(tx))),
     sqlTransaction: (work) =>
-      sqlTransaction(db.pool, (connection) => {
-        const tx = repositories(db, connection);
-        return work({ tickets: tx.tickets, clients: tx.clients, users: tx.users, events: createEventsRepository(rawSqlOver(connection)) });
-      }),
+      sqlTransaction(db.pool, (connection) =>
+        work({
+          tickets: createTicketsRepository(db, connection),
+          clients: createClientsRepository(db, connection),
+          users: createUsersRepository(db, connection),
+          events: createEventsRepository(rawSqlOver(connection)),
+        }),
+      ),
   };
 }

@@ -27,9 +27,9 @@ function toTicket(row: TicketRow): Ticket {
 
 /*
  * The two hottest reads, one ticket and a page of the list, and creating a ticket are plain SQL
- * (sqlRows of @msp/db: on the pg pool, or a sqlTransaction's connection, else through Prisma). Prisma's model queries and result
- * mapping were the largest cost of a read request (bench/README.md, issue 12), and the list needed
- * two queries. Other writes keep the model API.
+ * (sqlRows of @msp/db: on the pg pool, or a sqlTransaction's connection, else through Prisma).
+ * Prisma's model queries and result mapping were the largest cost of a read request
+ * (bench/README.md, issue 12), and the list needed two queries. Other writes keep the model API.
  */
 
 /** The ticket's columns as the API names them; enums as text. */
