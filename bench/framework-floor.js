@@ -10,10 +10,10 @@
 // BENCH_CONNECTIONS (default 10), BENCH_RATE (req/s for both servers alike instead of as many as
 // each answers: the same pace makes the kernel's share of a socket write alike too).
 const { fork } = require('node:child_process');
-const { readFileSync, writeFileSync } = require('node:fs');
+const { writeFileSync } = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { describeMachine, machine, median, round } = require('./support');
+const { cpuSeconds, describeMachine, machine, median, round } = require('./support');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 12);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -50,12 +50,6 @@ function serve(kind) {
   process.on('disconnect', () => process.exit(0));
 }
 
-/** CPU time a process has used so far, in µs. */
-function cpuMicros(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1e6 / 100); // clock ticks of 10 ms
-}
-
 async function main() {
   const servers = [];
   try {
@@ -70,10 +64,10 @@ async function main() {
     for (const s of servers) await autocannon({ url: s.url, connections: CONNECTIONS, duration: 3 }); // warm-up: the JIT
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of servers) {
-        const before = cpuMicros(s.child.pid);
+        const before = cpuSeconds(s.child.pid) * 1e6;
         const result = await autocannon({ url: s.url, connections: CONNECTIONS, duration: DURATION / ROUNDS, ...(RATE ? { overallRate: RATE } : {}) });
         if (result.non2xx || result.errors) throw new Error(`${s.kind}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-        s.rounds.push({ cpu_us_per_request: round((cpuMicros(s.child.pid) - before) / result.requests.total), requests_per_sec: Math.round(result.requests.average) });
+        s.rounds.push({ cpu_us_per_request: round((cpuSeconds(s.child.pid) * 1e6 - before) / result.requests.total), requests_per_sec: Math.round(result.requests.average) });
       }
     }
     const rows = servers.map((s) => ({

@@ -106,6 +106,12 @@ function memory(pid) {
   return { rss_mb: kb('VmRSS') / 1024, hwm_mb: kb('VmHWM') / 1024 };
 }
 
+/** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
 /** Resets the kernel's peak-RSS counter of a process (Linux: "5" to clear_refs), so VmHWM is what follows. */
 function resetPeak(pid) {
   try {
@@ -141,4 +147,4 @@ async function stopService(service) {
   if (service.child.exitCode === null) await new Promise((resolve) => service.child.once('exit', resolve));
 }
 
-module.exports = { ROOT, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, resetPeak, machine, describeMachine };
+module.exports = { ROOT, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine };

@@ -24,7 +24,7 @@ const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs'
 const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { ROOT, round, median, clientToken, databaseUrlFor, withClient, startService, stopService, memory, resetPeak, machine, describeMachine } = require('../support');
+const { ROOT, round, median, clientToken, databaseUrlFor, withClient, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine } = require('../support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -129,12 +129,6 @@ async function startReceiver(endpoints) {
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-
-/** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
 
 /**
  * CPU seconds of each PostgreSQL backend serving one database (pid → seconds), from /proc: desk's
