@@ -76,6 +76,21 @@ function observeRequests(metrics: HttpMetrics, logger: Logger): RequestHandler {
 }
 
 /**
+ * What every request gets before routing, in this order: the drain signal, the hook that records
+ * it, the security headers, and its context (X-Request-Id, and the AsyncLocalStorage the rest of
+ * the request runs in). One middleware rather than four: Express pays a `next()` and a layer check
+ * for each (issue 12: 6–9 µs of ~250 per request, measured interleaved against four).
+ */
+function everyRequest(readiness: Readiness, observe: RequestHandler, security: RequestHandler, context: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    // Draining: a busy keep-alive connection never goes idle, so server.close() would wait for the
+    // shutdown timeout and then cut it. Asking the client to close after this response drains it.
+    if (readiness.isShuttingDown()) res.setHeader('Connection', 'close');
+    observe(req, res, () => security(req, res, (error?: unknown) => (error ? next(error) : context(req, res, next))));
+  };
+}
+
+/**
  * The middleware order every service shares. Rate limiting runs before body
  * parsing and before any route, so every API response, a 401 or 404 included,
  * carries the rate-limit headers; health and metrics stay outside the API.
@@ -93,19 +108,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   // Redis backs only the rate limiter, which fails open: reported, but never a reason to be unready.
   const readiness = createReadiness({ ...options.readinessChecks, ...(redis ? { redis: () => redis.ping() } : {}) }, logger, { optional: ['redis'] });
 
-  app.use(requestContext());
-  app.use(observeRequests(metrics, logger));
-  app.use(securityHeaders());
-  // Draining: a busy keep-alive connection never goes idle, so server.close() would wait for the
-  // shutdown timeout and then cut it. Asking the client to close after this response drains it.
-  app.use((_req, res, next) => {
-    if (readiness.isShuttingDown()) res.setHeader('Connection', 'close');
-    next();
-  });
-
-  app.get('/healthz', readiness.liveness);
-  app.get('/readyz', readiness.readiness);
-  app.get('/metrics', metrics.handler);
+  app.use(everyRequest(readiness, observeRequests(metrics, logger), securityHeaders(), requestContext()));
   app.use(API_BASE_PATH, apiCors(options.corsOrigins ?? []));
   options.rootRoutes?.(app);
 
@@ -140,6 +143,10 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   base.use(notFoundHandler());
 
   app.use(API_BASE_PATH, base);
+  // After the API: an API request, the common case, need not be checked against these paths first.
+  app.get('/healthz', readiness.liveness);
+  app.get('/readyz', readiness.readiness);
+  app.get('/metrics', metrics.handler);
   app.use(notFoundHandler());
   app.use(errorHandler(logger));
   return { app, readiness, metrics, openapi: document };
