@@ -1,0 +1,75 @@
+import { PassThrough } from 'node:stream';
+import { createLogger, runAs } from '../src';
+
+/** A logger whose lines are collected as written (one JSON document per line). */
+function collected() {
+  const stream = new PassThrough();
+  const lines: string[] = [];
+  stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+  return { logger: createLogger({ service: 'kit', stream }), lines };
+}
+
+const flushed = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('log lines', () => {
+  test('When a line is logged inside a request, then it is one JSON document with the service, level, message, request id and an ISO timestamp', async () => {
+    const { logger, lines } = collected();
+    const before = Date.now();
+    runAs({ client_id: 'c1', on_behalf_of: null }, () => logger.info('request', { method: 'GET', status: 200 }));
+    await flushed();
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0]!);
+    expect(line).toEqual({
+      service: 'kit',
+      level: 'info',
+      message: 'request',
+      method: 'GET',
+      status: 200,
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    expect(Date.parse(line.timestamp)).toBeGreaterThanOrEqual(before - 1);
+    expect(Date.parse(line.timestamp)).toBeLessThanOrEqual(Date.now());
+  });
+
+  test('When lines are logged in different milliseconds, then each carries its own time', async () => {
+    const { logger, lines } = collected();
+    logger.info('first');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    logger.info('second');
+    await flushed();
+    const [first, second] = lines.map((line) => Date.parse(JSON.parse(line).timestamp));
+    expect(second! - first!).toBeGreaterThanOrEqual(4);
+  });
+
+  test('When a line carries secrets, then their values are redacted at any depth', async () => {
+    const { logger, lines } = collected();
+    logger.warn('login', { client_secret: 's3cret', nested: { authorization: 'Bearer x', keep: 'me' }, list: [{ password: 'p' }] });
+    await flushed();
+    expect(lines.join('\n')).not.toMatch(/s3cret|Bearer x|"p"/);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ client_secret: '[redacted]', nested: { authorization: '[redacted]', keep: 'me' }, list: [{ password: '[redacted]' }] });
+  });
+
+  test('When a line holds what JSON.stringify cannot write (a BigInt, a circular reference), then it is still one JSON document', async () => {
+    const { logger, lines } = collected();
+    const circular: Record<string, unknown> = { name: 'loop' };
+    circular.self = circular;
+    logger.info('odd values', { count: 12345678901234567890n, circular });
+    await flushed();
+    const line = JSON.parse(lines[0]!);
+    expect(line.count).toBe('12345678901234567890');
+    // Redaction copies the first levels; where the copy stops, the reference is marked circular.
+    expect(line.circular).toMatchObject({ name: 'loop', self: { name: 'loop' } });
+    expect(JSON.stringify(line.circular)).toContain('"[Circular]"');
+    expect(line.message).toBe('odd values');
+  });
+
+  test('When an error is logged, then its message and stack are in the line', async () => {
+    const { logger, lines } = collected();
+    logger.error('failed', { error: 'x' });
+    logger.error(new Error('boom'));
+    await flushed();
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', message: 'failed', error: 'x' });
+    expect(JSON.parse(lines[1]!)).toMatchObject({ level: 'error', message: 'boom', stack: expect.stringContaining('Error: boom') });
+  });
+});
