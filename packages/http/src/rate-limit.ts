@@ -1,7 +1,8 @@
-import { rateLimit, ipKeyGenerator, type Options } from 'express-rate-limit';
+import { createHash } from 'node:crypto';
+import { rateLimit, ipKeyGenerator, type Options, type RateLimitInfo } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from './errors';
 import type { Logger } from './logger';
 
@@ -60,8 +61,48 @@ export function callerKey(req: Request): string {
   return `ip:${ipKeyGenerator(req.ip ?? 'unknown')}`;
 }
 
+/** What express-rate-limit records of the request it counted (its `requestPropertyName`). */
+const countedAs = (req: Request) => (req as Request & { rateLimit?: RateLimitInfo }).rateLimit;
+
+/** How many callers' partition keys are remembered (the oldest goes first). */
+const PARTITION_KEYS_KEPT = 10_000;
+
+/**
+ * The rate-limit headers of a response, as express-rate-limit 8 writes them (`legacyHeaders`, and
+ * `standardHeaders: 'draft-8'`), with one difference: the `pk` (partition key) of RateLimit-Policy,
+ * a hash of the caller's key, is remembered per caller instead of hashed again on every request
+ * (a SHA-256 per request, half of the headers' cost: issue 12). The library's own `Date` header
+ * is left to Node, which writes the same value.
+ */
+function limitHeaders(name: string, windowMs: number) {
+  const windowSeconds = Math.ceil(windowMs / 1000);
+  const partitionKeys = new Map<string, string>();
+  const partitionKey = (key: string) => {
+    let pk = partitionKeys.get(key);
+    if (pk === undefined) {
+      pk = Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
+      if (partitionKeys.size >= PARTITION_KEYS_KEPT) partitionKeys.delete(partitionKeys.keys().next().value!);
+      partitionKeys.set(key, pk);
+    }
+    return pk;
+  };
+  /** Sets the headers of `info` on `res`; answers the seconds until the window resets (Retry-After). */
+  return (res: Response, info: RateLimitInfo): number => {
+    const resetSeconds = info.resetTime ? Math.max(0, Math.ceil((info.resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
+    if (res.headersSent) return resetSeconds;
+    res.setHeader('X-RateLimit-Limit', String(info.limit));
+    res.setHeader('X-RateLimit-Remaining', String(info.remaining));
+    if (info.resetTime) res.setHeader('X-RateLimit-Reset', String(Math.ceil(info.resetTime.getTime() / 1000)));
+    // Appended: a route with a limiter of its own (desk's token endpoint) names both policies.
+    res.append('RateLimit', `"${name}"; r=${info.remaining}; t=${resetSeconds}`);
+    res.append('RateLimit-Policy', `"${name}"; q=${info.limit}; w=${windowSeconds}; pk=:${partitionKey(info.key)}:`);
+    return resetSeconds;
+  };
+}
+
 export function createRateLimiter(options: RateLimitOptions): RequestHandler {
   const windowMs = options.windowMs ?? 60_000;
+  const setHeaders = limitHeaders(options.name, windowMs);
   const store = options.redis
     ? new SelfHealingRedisStore({
         prefix: options.prefix,
@@ -82,9 +123,9 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
   const config: Partial<Options> = {
     windowMs,
     limit: options.limit,
-    standardHeaders: 'draft-8',
-    legacyHeaders: true,
-    identifier: options.name,
+    // Written by setHeaders (above) instead, the same headers with less work per request.
+    standardHeaders: false,
+    legacyHeaders: false,
     keyGenerator: options.keyGenerator ?? callerKey,
     // Fail open: an outage of Redis must not take the APIs down with it.
     passOnStoreError: true,
@@ -100,15 +141,26 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
       },
     },
     validate: { trustProxy: false, xForwardedForHeader: false },
-    handler: (_req, res, next) => {
+    handler: (req, res, next) => {
+      const resetSeconds = setHeaders(res, countedAs(req)!);
       next(
         new AppError(429, `Rate limit of ${options.limit} requests per ${windowMs / 1000} seconds reached. Retry after the time given in Retry-After.`, {
           code: 'rate-limited',
-          headers: { 'Retry-After': String(res.getHeader('Retry-After') ?? Math.ceil(windowMs / 1000)) },
+          headers: { 'Retry-After': String(resetSeconds) },
         }),
       );
     },
   };
   if (store) config.store = store;
-  return rateLimit(config);
+  const limiter = rateLimit(config);
+  return (req, res, next) => {
+    const earlier = countedAs(req);
+    limiter(req, res, (error?: unknown) => {
+      // A request this limiter counted; not one it let through uncounted (its store failed, the
+      // limit fails open), whose req.rateLimit, if any, is an earlier limiter's.
+      const info = countedAs(req);
+      if (!error && info && info !== earlier) setHeaders(res, info);
+      next(error);
+    });
+  };
 }
