@@ -37,9 +37,11 @@ export interface SqlRepositories {
 
 /**
  * Outside a transaction the store has no `events`: an event is recorded only in the transaction of
- * the change it describes, so that a rolled-back change never has one.
+ * the change it describes, so that a rolled-back change never has one. Nor `users.isActiveLocked`:
+ * its share lock lasts as long as the transaction it runs in, so outside one it would lock nothing.
  */
-export interface Store extends Omit<Repositories, 'events'> {
+export interface Store extends Omit<Repositories, 'events' | 'users'> {
+  users: Omit<UsersRepository, 'isActiveLocked'>;
   /** Runs `work` in one transaction: everything it wrote commits together or not at all. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /**
