@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Pool, types } from 'pg';
-import type { Queryable } from './sql-transaction';
+import { Pool, types, type PoolClient } from 'pg';
 
 /*
  * Plain SQL for a service's hottest reads. Prisma's result mapping (the driver adapter normalising
@@ -9,6 +8,9 @@ import type { Queryable } from './sql-transaction';
  * the largest single cost of a list request (issue 12, bench/README.md). Those reads run on the pg
  * pool that Prisma's adapter itself uses, so there is one pool per service, as before.
  */
+
+/** A connection of the pool, or the pool itself: both run `query` the same way. */
+export type Queryable = Pool | PoolClient;
 
 /** A statement with `$1`-style placeholders: what `Prisma.sql` builds (its `text` and `values`). */
 export interface SqlQuery {
@@ -31,6 +33,15 @@ export function isoTimestamp(text: string): string {
   const match = UTC_TEXT.exec(text);
   if (!match) return new Date(types.getTypeParser(TIMESTAMPTZ)(text) as Date).toISOString();
   return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0')}Z`;
+}
+
+/**
+ * The same format written by PostgreSQL, for a row that becomes JSON in the database itself (the
+ * object of an event inserted by the statement that makes the change). `column` is SQL of the
+ * caller's code, never a value. Years 0001-9999, as the API's timestamps are.
+ */
+export function isoTimestampSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
 /** A timestamp column of a plain read: an ISO string from the pool, a Date through Prisma. */
@@ -86,7 +97,7 @@ const PLAIN_READ_TYPES = {
 };
 
 /**
- * Runs a statement on `pool` when given (the pool, or the connection of a sqlTransaction), else
+ * Runs a statement on `pool` when given (the pool, or one of its connections), else
  * through `db` (Prisma, or a Prisma transaction's client, whose reads must see its own writes and
  * locks). The two differ in two types: a bigint (int8) column is a string from
  * pg and a BigInt from Prisma (read it through Number()), and a timestamptz is an ISO string from

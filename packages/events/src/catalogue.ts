@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { named, type OutgoingWebhookDoc } from '@msp/http';
-import { recordEvent, type EventToRecord } from './record';
+import { eventHead, recordEvent, type EventToRecord } from './record';
 import type { Sql } from './sql';
 
 /** One kind of event a service emits. */
@@ -59,6 +59,8 @@ export function eventCatalogue<const T extends readonly EventType[]>(types: T) {
   return {
     names,
     record: (tx: Sql, event: EventToRecord & { type: T[number]['type'] }) => recordEvent(tx, event),
+    /** For a statement that inserts its own event: see eventHead. */
+    head: (event: Pick<EventToRecord, 'resourceType' | 'actor'> & { type: T[number]['type'] }) => eventHead(event),
     has: (name: string) => names.includes(name),
     /** OpenAPI 3.1 `webhooks`: one entry per event type, and `webhook.test`. */
     webhookDocs(): OutgoingWebhookDoc[] {

@@ -1,5 +1,17 @@
 export type { Sql } from './sql';
-export { recordEvent, changesBetween, onEventRecorded, SYSTEM_ACTOR, type Changes, type EventToRecord } from './record';
+export {
+  recordEvent,
+  changesBetween,
+  onEventRecorded,
+  announceEventRecorded,
+  eventHead,
+  EVENT_HEAD_COLUMNS,
+  eventHeadValues,
+  SYSTEM_ACTOR,
+  type Changes,
+  type EventHead,
+  type EventToRecord,
+} from './record';
 export { eventCatalogue, TEST_EVENT, ChangesSchema, type EventCatalogue, type EventType } from './catalogue';
 export { createServiceEvents, createServiceDispatcher, EVENT_TAGS, type ServiceEvents, type ServiceEventsOptions, type ServiceDispatcherOptions } from './events';
 export { createDispatcher, type Dispatcher, type DispatcherOptions } from './delivery/dispatcher';

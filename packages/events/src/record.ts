@@ -40,31 +40,71 @@ const INSERT_EVENT = `
   VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb)`;
 
 /**
+ * The columns of an events row that say what happened and who did it; the rest (tenant, resource
+ * id, object) come from the change itself.
+ */
+export interface EventHead {
+  type: string;
+  resource_type: string;
+  actor_client_id: string;
+  actor_on_behalf_of: string | null;
+  request_id: string | null;
+}
+
+const HEAD_COLUMNS = ['type', 'resource_type', 'actor_client_id', 'actor_on_behalf_of', 'request_id'] as const satisfies readonly (keyof EventHead)[];
+
+/** The events table's columns of an EventHead, for an INSERT written elsewhere; eventHeadValues gives their values in this order. */
+export const EVENT_HEAD_COLUMNS = HEAD_COLUMNS.join(', ');
+export const eventHeadValues = (head: EventHead): (string | null)[] => HEAD_COLUMNS.map((column) => head[column]);
+
+/** What happened and who did it: the caller of the request by default (see recordActor), else SYSTEM_ACTOR. */
+export function eventHead(event: Pick<EventToRecord, 'type' | 'resourceType' | 'actor'>): EventHead {
+  const context = currentContext();
+  const actor = event.actor ?? context?.actor ?? SYSTEM_ACTOR;
+  return {
+    type: event.type,
+    resource_type: event.resourceType,
+    actor_client_id: actor.client_id,
+    actor_on_behalf_of: actor.on_behalf_of,
+    request_id: context?.requestId ?? null,
+  };
+}
+
+/**
+ * Tells this process's listeners (the dispatcher) that an event was recorded. recordEvent does;
+ * a statement that inserts its own event (with eventHead) calls it after that statement.
+ */
+export function announceEventRecorded(): void {
+  // Before the commit: the dispatcher waits a moment, and polls should it still be too early.
+  for (const listener of recordedListeners) listener();
+}
+
+/**
  * Appends the event to the service's stream. Call it with the transaction client that makes the
  * change, after the change, so both commit or neither does: an event is never lost and never sent
  * for a change rolled back. A resource's writes must lock it first (they do: FOR UPDATE, or an
  * advisory lock), which makes `seq` order its commit order, the order its deliveries keep.
+ * (A hot write may instead insert its event in the statement that makes the change, one round
+ * trip less while it holds its locks: eventHead, announceEventRecorded; desk's POST /tickets.)
  */
 export async function recordEvent(tx: Sql, event: EventToRecord): Promise<void> {
-  const context = currentContext();
-  const actor = event.actor ?? context?.actor ?? SYSTEM_ACTOR;
+  const head = eventHead(event);
   const diff = event.before ? changesBetween(event.before, event.object) : {};
   const changes = Object.keys(diff).length > 0 ? diff : null;
   const data = { object: event.object, ...(changes ? { changes } : {}) };
   await tx.$executeRawUnsafe(
     INSERT_EVENT,
     event.tenantId,
-    event.type,
-    event.resourceType,
+    head.type,
+    head.resource_type,
     event.resourceId,
-    actor.client_id,
-    actor.on_behalf_of,
-    context?.requestId ?? null,
+    head.actor_client_id,
+    head.actor_on_behalf_of,
+    head.request_id,
     changes && JSON.stringify(changes),
     JSON.stringify(data),
   );
-  // Before the commit: the dispatcher waits a moment, and polls should it still be too early.
-  for (const listener of recordedListeners) listener();
+  announceEventRecorded();
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

@@ -34,6 +34,7 @@ describe('plain SQL reads beside Prisma', () => {
     let seenOutside: unknown = 'not read';
     const ticket = await store.transaction(async (tx) => {
       const created = await tx.tickets.create(tenantId, { title: 'Printer', clientId: client.id });
+      if (!created) throw new Error('the client is the tenant\'s: the ticket must be created');
       seenInside = await tx.tickets.findById(tenantId, created.id);
       seenOutside = await store.tickets.findById(tenantId, created.id);
       return created;

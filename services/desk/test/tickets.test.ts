@@ -1,3 +1,4 @@
+import { WORKING_STATUSES } from '../src/tickets/ticket-status';
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
 import { BASE, bearer, createClient, createTicket, createUser, newTenant, snapshot, startHelpdesk } from './support/helpdesk';
@@ -85,6 +86,20 @@ describe('POST /tickets', () => {
       expect(response.body.errors).toEqual([{ field: 'assignee_id', message: expect.any(String) }]);
     }
     expect(await snapshot(desk)).toEqual(before);
+  });
+
+  test('When tickets for a user are opened while the user is deactivated, then each is 201 or 422 and none still being worked on stays assigned to them', async () => {
+    const client = await createClient(http, token);
+    for (let round = 0; round < 5; round++) {
+      const user = await createUser(http, token);
+      const opened = Array.from({ length: 4 }, () => http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: 'race', client_id: client.id, assignee_id: user.id }));
+      const [deactivated, ...created] = await Promise.all([http.delete(`${BASE}/users/${user.id}`).set(bearer(token)), ...opened]);
+
+      expect(deactivated.status).toBe(204);
+      for (const response of created) expect([201, 422]).toContain(response.status);
+      const stillAssigned = await desk.db.ticket.count({ where: { tenantId, assigneeId: user.id, status: { in: [...WORKING_STATUSES] } } });
+      expect(stillAssigned).toBe(0);
+    }
   });
 
   test.each([

@@ -16,7 +16,7 @@ function toClient(row: ClientRow): Client {
   };
 }
 
-/** `connection`: where the SQL of `exists` runs when given (the pool, or a sqlTransaction's connection). */
+/** `connection`: where the SQL of `exists` runs when given (the pool); inside a transaction, through it. */
 export function createClientsRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
 
@@ -42,7 +42,7 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
       return locked.length ? findById(tenantId, id) : null;
     },
 
-    /** SQL, so that it also runs in a sqlTransaction (creating a ticket). */
+    /** SQL: a check, on the pool outside a transaction. */
     async exists(tenantId: string, id: string): Promise<boolean> {
       return (await rows(Prisma.sql`SELECT 1 FROM clients WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`)).length > 0;
     },

@@ -1,7 +1,7 @@
 import type { Sql } from '@msp/events';
 import { deskEvents } from './desk-events';
 
-/** desk's event stream, over the transaction of the other repositories (Prisma's, or a sqlTransaction's connection through rawSqlOver). */
+/** desk's event stream, over the transaction of the other repositories. (Creating a ticket records its event in its own statement: the tickets repository.) */
 export function createEventsRepository(db: Sql) {
   return {
     /**

@@ -1,4 +1,6 @@
-import { isoOf, pageWithTotal, sqlRows, type Queryable } from '@msp/db';
+import { isoOf, isoTimestampSql, pageWithTotal, sqlRows, type Queryable } from '@msp/db';
+import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues } from '@msp/events';
+import { deskEvents } from '../events/desk-events';
 import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
@@ -27,14 +29,19 @@ function toTicket(row: TicketRow): Ticket {
 
 /*
  * The two hottest reads, one ticket and a page of the list, and creating a ticket are plain SQL
- * (sqlRows of @msp/db: on the pg pool, or a sqlTransaction's connection, else through Prisma).
+ * (sqlRows of @msp/db: on the pg pool, else, inside a Prisma transaction, through it).
  * Prisma's model queries and result mapping were the largest cost of a read request
  * (bench/README.md, issue 12), and the list needed two queries. Other writes keep the model API.
  */
 
-/** The ticket's columns as the API names them; enums as text. */
-const TICKET_COLUMNS = Prisma.sql`id, number, title, description, priority::text AS priority, category::text AS category,
-  status::text AS status, client_id, assignee_id, created_at, updated_at, resolved_at, closed_at`;
+/** The ticket's columns as the API names them; enums as text; each timestamp as `timestamp` writes it. */
+const ticketColumns = (timestamp: (column: string) => string) =>
+  Prisma.raw(`id, number, title, description, priority::text AS priority, category::text AS category,
+  status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')}`);
+
+const TICKET_COLUMNS = ticketColumns((column) => column);
+/** The same with the timestamps as the API's text, made by PostgreSQL: `to_jsonb` of such a row is the ticket as the API answers it. */
+const TICKET_API_COLUMNS = ticketColumns((column) => `${isoTimestampSql(column)} AS ${column}`);
 
 interface TicketSqlRow {
   id: string;
@@ -132,12 +139,15 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     },
 
     /**
-     * Draws the tenant's next number and inserts the ticket in one statement; run it inside a
-     * transaction. The number's row stays locked until the transaction ends, so every create of a
-     * tenant waits for the one before it to commit: one round trip instead of two (and no Prisma
-     * query in between) while holding it raised POST /tickets' throughput (bench/README.md).
+     * Opens a ticket in one statement, atomic without a transaction around it: checks its
+     * references (the client is the tenant's; the assignee an active user of it, share-locked so a
+     * deactivation cannot slip in between), draws the tenant's next number, inserts the ticket and
+     * records ticket.created with the ticket as answered. Answers null, having written nothing,
+     * when a reference does not hold. The number's row stays locked until the commit, so every
+     * create of a tenant waits for the one before it: one statement, with no round trip to this
+     * process while the lock is held, is what makes POST /tickets fast (bench/README.md).
      */
-    async create(tenantId: string, ticket: TicketWrite & { title: string; clientId: string }): Promise<Ticket> {
+    async create(tenantId: string, ticket: TicketWrite & { title: string; clientId: string }): Promise<Ticket | null> {
       // Only what the caller gave; the columns' defaults (description '', normal, other, open) do the rest.
       const given: [string, Prisma.Sql][] = (
         [
@@ -150,16 +160,32 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
           ['assignee_id', ticket.assigneeId == null ? undefined : Prisma.sql`${ticket.assigneeId}::uuid`],
         ] as [string, Prisma.Sql | undefined][]
       ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
+      const assigneeHolds =
+        ticket.assigneeId == null
+          ? Prisma.empty
+          : Prisma.sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
+      const event = deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' });
       const [row] = await rows<TicketSqlRow>(Prisma.sql`
         WITH sequence AS (
-          INSERT INTO ticket_sequences (tenant_id, last_number) VALUES (${tenantId}::uuid, 1)
+          INSERT INTO ticket_sequences (tenant_id, last_number)
+          SELECT ${tenantId}::uuid, 1
+          WHERE EXISTS (SELECT 1 FROM clients WHERE id = ${ticket.clientId}::uuid AND tenant_id = ${tenantId}::uuid) ${assigneeHolds}
           ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
           RETURNING last_number
+        ),
+        ticket AS (
+          INSERT INTO tickets (tenant_id, number, ${Prisma.raw(given.map(([column]) => column).join(', '))})
+          SELECT ${tenantId}::uuid, sequence.last_number, ${Prisma.join(given.map(([, value]) => value))} FROM sequence
+          RETURNING ${TICKET_API_COLUMNS}
+        ),
+        event AS (
+          INSERT INTO events (${Prisma.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
+          SELECT ${Prisma.join(eventHeadValues(event))}, ${tenantId}::uuid, ticket.id::text, jsonb_build_object('object', to_jsonb(ticket)) FROM ticket
         )
-        INSERT INTO tickets (tenant_id, number, ${Prisma.raw(given.map(([column]) => column).join(', '))})
-        SELECT ${tenantId}::uuid, sequence.last_number, ${Prisma.join(given.map(([, value]) => value))} FROM sequence
-        RETURNING ${TICKET_COLUMNS}`);
-      return fromSql(row!);
+        SELECT * FROM ticket`);
+      if (!row) return null;
+      announceEventRecorded();
+      return fromSql(row);
     },
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */

@@ -17,7 +17,7 @@ function toUser(row: UserRow): User {
   };
 }
 
-/** `connection`: where the SQL of `isActiveLocked` runs when given (the pool, or a sqlTransaction's connection). */
+/** `connection`: where the SQL of `isActiveLocked` runs when given (the pool); inside a transaction, through it. */
 export function createUsersRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
   return {

@@ -35,7 +35,7 @@ export async function newTenant(desk: TestDesk) {
   return { ...client, token: await desk.token(client) };
 }
 
-const TABLES = ['tenants', 'clients', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments'];
+const TABLES = ['tenants', 'clients', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'events'];
 
 /** Every row desk's helpdesk keeps, to prove that a rejected request changed nothing. */
 export async function snapshot(desk: TestDesk): Promise<Record<string, unknown[]>> {
