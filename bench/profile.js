@@ -8,6 +8,7 @@
 // stays under bench/results/profile/ for Chrome DevTools or speedscope. Environment (optional):
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL (as for `pnpm bench`), BENCH_DURATION (default 20 s),
 //   BENCH_CONNECTIONS (default 10), BENCH_TICKETS (default 10000), BENCH_PATH (default the list; `:id` stands for a seeded ticket's id)
+//   BENCH_METHOD=POST with BENCH_PATH=/api/v1/tickets: creates tickets (pnpm bench's body)
 const { randomBytes } = require('node:crypto');
 const { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -22,6 +23,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
 const PATH = process.env.BENCH_PATH ?? '/api/v1/tickets?per_page=25';
+// POST: PATH is given pnpm bench's new ticket (BENCH_PATH=/api/v1/tickets BENCH_METHOD=POST).
+const METHOD = process.env.BENCH_METHOD ?? 'GET';
 const RESULTS = path.join(__dirname, 'results');
 const PROFILE_DIR = path.join(RESULTS, 'profile');
 const MIGRATIONS = path.resolve(__dirname, '../services/desk/prisma/migrations');
@@ -91,8 +94,15 @@ async function main() {
     await withClient(databaseUrl, (client) => client.query('VACUUM ANALYZE'));
     const headers = await clientToken(desk.url, desk.credentials.large.clientId, desk.credentials.large.secret);
     // `:id` in BENCH_PATH stands for a seeded ticket's id (e.g. /api/v1/tickets/:id).
-    const seeded = await withClient(databaseUrl, (client) => client.query('SELECT id FROM tickets LIMIT 1'));
-    const options = { url: `${desk.url}${PATH.replace(':id', seeded.rows[0].id)}`, headers, connections: CONNECTIONS };
+    const seeded = await withClient(databaseUrl, (client) => client.query('SELECT id, client_id FROM tickets LIMIT 1'));
+    const { id, client_id } = seeded.rows[0];
+    const body = { title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id };
+    const options = {
+      url: `${desk.url}${PATH.replace(':id', id)}`,
+      connections: CONNECTIONS,
+      method: METHOD,
+      ...(METHOD === 'POST' ? { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) } : { headers }),
+    };
     await autocannon({ ...options, duration: 3 }); // warm-up: the JIT; part of the profile, as in production
     const result = await autocannon({ ...options, duration: DURATION });
     if (result.non2xx || result.errors) throw new Error(`not every request answered 2xx: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -109,7 +119,7 @@ async function main() {
       '# Where desk\'s CPU goes under the list load (`pnpm bench:profile`)',
       '',
       `Run ${new Date().toISOString()} on ${describeMachine(m)}.`,
-      `\`${PATH.replace('/api/v1', '')}\`, autocannon ${CONNECTIONS} connections for ${DURATION} s after 3 s of warm-up: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${TICKETS.toLocaleString('en')} tickets; desk as \`pnpm bench\` runs it (auth, Redis rate limit, validation, logging at info, Prisma).`,
+      `\`${METHOD === 'GET' ? '' : `${METHOD} `}${PATH.replace('/api/v1', '')}\`, autocannon ${CONNECTIONS} connections for ${DURATION} s after 3 s of warm-up: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${TICKETS.toLocaleString('en')} tickets; desk as \`pnpm bench\` runs it (auth, Redis rate limit, validation, logging at info, Prisma).`,
       `Self time from V8's sampling profiler (\`--cpu-prof\`), summed by where the code lives, in % of desk's busy time (${summary.busy_ms.toLocaleString('en')} ms; idle left out). The profile: \`bench/results/profile/${file}\` (not committed; open it in Chrome DevTools or speedscope).`,
       '',
       '| where | % of CPU | ms |',
