@@ -1,5 +1,6 @@
 import winston from 'winston';
 import { configure } from 'safe-stable-stringify';
+import { BatchedLines, MESSAGE } from './log-lines';
 import { currentContext } from './request-context';
 
 export type Logger = winston.Logger;
@@ -42,8 +43,6 @@ const line = winston.format((info) => {
   return info;
 });
 
-/** winston's `info[MESSAGE]`: the line a transport writes (triple-beam's symbol). */
-const MESSAGE = Symbol.for('message');
 
 // What a line cannot hold as JSON.stringify would write it: a circular reference, a BigInt.
 const stringifySafely = configure({});
@@ -80,10 +79,6 @@ export function createLogger(options: LoggerOptions): Logger {
     level: options.level ?? 'info',
     defaultMeta: { service: options.service },
     format: winston.format.combine(line(), winston.format.errors({ stack: true }), json()),
-    transports: [
-      options.stream
-        ? new winston.transports.Stream({ stream: options.stream })
-        : new winston.transports.Console(),
-    ],
+    transports: [new BatchedLines(options.stream ?? process.stdout)],
   });
 }

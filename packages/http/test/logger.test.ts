@@ -1,4 +1,6 @@
-import { PassThrough } from 'node:stream';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { createLogger, runAs } from '../src';
 
 /** A logger whose lines are collected as written (one JSON document per line). */
@@ -71,5 +73,60 @@ describe('log lines', () => {
     await flushed();
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', message: 'failed', error: 'x' });
     expect(JSON.parse(lines[1]!)).toMatchObject({ level: 'error', message: 'boom', stack: expect.stringContaining('Error: boom') });
+  });
+});
+
+describe('writing the lines', () => {
+  /** A stream that records each write it is given. */
+  function recordingStream() {
+    const writes: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        done();
+      },
+    });
+    return { stream, writes };
+  }
+
+  test('When lines are logged in one turn of the event loop, then they leave in one write, in order, at its end', async () => {
+    const { stream, writes } = recordingStream();
+    const logger = createLogger({ service: 'kit', stream });
+    for (const n of [1, 2, 3]) logger.info(`line ${n}`);
+    expect(writes).toEqual([]);
+
+    await flushed();
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.split('\n').filter(Boolean).map((line) => JSON.parse(line).message)).toEqual(['line 1', 'line 2', 'line 3']);
+
+    logger.info('line 4');
+    await flushed();
+    expect(writes).toHaveLength(2);
+    expect(JSON.parse(writes[1]!).message).toBe('line 4');
+  });
+
+  test('When more than 64 KiB are waiting, then they are written at once', () => {
+    const { stream, writes } = recordingStream();
+    const logger = createLogger({ service: 'kit', stream });
+    logger.info('large', { text: 'x'.repeat(70_000) });
+    expect(writes).toHaveLength(1);
+    expect(JSON.parse(writes[0]!)).toMatchObject({ message: 'large' });
+  });
+
+  test('When the process exits in the turn its lines were logged in, then they are written before it ends', () => {
+    // A process of its own: log three lines, then process.exit() at once, as a fatal start-up error does.
+    const script = `
+      const { transformFileSync } = require('@swc/core');
+      require.extensions['.ts'] = (module, file) =>
+        module._compile(transformFileSync(file, { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }).code, file);
+      const { BatchedLines, MESSAGE } = require(${JSON.stringify(path.join(__dirname, '../src/log-lines.ts'))});
+      const lines = new BatchedLines(process.stdout);
+      for (const n of [1, 2, 3]) lines.log({ [MESSAGE]: 'line ' + n }, () => undefined);
+      process.exit(3);
+    `;
+    const child = spawnSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(3);
+    expect(child.stdout).toBe('line 1\nline 2\nline 3\n');
   });
 });
