@@ -35,11 +35,16 @@ export class BatchedLines extends TransportStream {
 
   override log(info: object, callback: () => void): void {
     this.pending += `${(info as Record<symbol, string>)[MESSAGE]}\n`;
-    if (this.pending.length > 65_536) this.flush();
-    else if (!this.scheduled) {
-      this.scheduled = true;
+    if (this.pending.length > 65_536) {
+      this.flush();
+    } else {
+      // Every time, not only when the turn's flush is scheduled: a flush past 64 KiB takes the
+      // transport out, and what is logged after it in the same turn must still be written at exit.
       unwritten.add(this);
-      setImmediate(this.flushSoon);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.flushSoon);
+      }
     }
     callback();
   }

@@ -129,4 +129,21 @@ describe('writing the lines', () => {
     expect(child.status).toBe(3);
     expect(child.stdout).toBe('line 1\nline 2\nline 3\n');
   });
+
+  test('When a line past 64 KiB was written at once and more follow in the same turn, then those are written too if the process exits', () => {
+    const script = `
+      const { transformFileSync } = require('@swc/core');
+      require.extensions['.ts'] = (module, file) =>
+        module._compile(transformFileSync(file, { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }).code, file);
+      const { BatchedLines, MESSAGE } = require(${JSON.stringify(path.join(__dirname, '../src/log-lines.ts'))});
+      const lines = new BatchedLines(process.stdout);
+      lines.log({ [MESSAGE]: 'before' }, () => undefined);
+      lines.log({ [MESSAGE]: 'x'.repeat(70000) }, () => undefined);
+      lines.log({ [MESSAGE]: 'after' }, () => undefined);
+      process.exit(0);
+    `;
+    const child = spawnSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 20 });
+    expect(child.stderr).toBe('');
+    expect(child.stdout).toBe(`before\n${'x'.repeat(70000)}\nafter\n`);
+  });
 });
