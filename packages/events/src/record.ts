@@ -35,10 +35,6 @@ export interface EventToRecord {
   actor?: Actor;
 }
 
-const INSERT_EVENT = `
-  INSERT INTO events (tenant_id, type, resource_type, resource_id, actor_client_id, actor_on_behalf_of, request_id, changes, data)
-  VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb)`;
-
 /**
  * The columns of an events row that say what happened and who did it; the rest (tenant, resource
  * id, object) come from the change itself.
@@ -53,9 +49,13 @@ export interface EventHead {
 
 const HEAD_COLUMNS = ['type', 'resource_type', 'actor_client_id', 'actor_on_behalf_of', 'request_id'] as const satisfies readonly (keyof EventHead)[];
 
-/** The events table's columns of an EventHead, for an INSERT written elsewhere; eventHeadValues gives their values in this order. */
+/** The events table's columns of an EventHead, for any INSERT of an events row (this file's, or a statement that inserts its own event); eventHeadValues gives their values in this order. */
 export const EVENT_HEAD_COLUMNS = HEAD_COLUMNS.join(', ');
 export const eventHeadValues = (head: EventHead): (string | null)[] => HEAD_COLUMNS.map((column) => head[column]);
+
+const INSERT_EVENT = `
+  INSERT INTO events (${EVENT_HEAD_COLUMNS}, tenant_id, resource_id, changes, data)
+  VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8::jsonb, $9::jsonb)`;
 
 /** What happened and who did it: the caller of the request by default (see recordActor), else SYSTEM_ACTOR. */
 export function eventHead(event: Pick<EventToRecord, 'type' | 'resourceType' | 'actor'>): EventHead {
@@ -94,13 +94,9 @@ export async function recordEvent(tx: Sql, event: EventToRecord): Promise<void> 
   const data = { object: event.object, ...(changes ? { changes } : {}) };
   await tx.$executeRawUnsafe(
     INSERT_EVENT,
+    ...eventHeadValues(head),
     event.tenantId,
-    head.type,
-    head.resource_type,
     event.resourceId,
-    head.actor_client_id,
-    head.actor_on_behalf_of,
-    head.request_id,
     changes && JSON.stringify(changes),
     JSON.stringify(data),
   );
