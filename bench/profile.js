@@ -15,7 +15,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { applyMigrations } = require('../packages/db/dist/index.js');
 const { seedTenant } = require('./seed');
-const { clientToken, databaseUrlFor, forkServer, machine, describeMachine, withClient } = require('./support');
+const { clientToken, databaseUrlFor, forkServer, machine, describeMachine, newTicket, withClient } = require('./support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -96,12 +96,11 @@ async function main() {
     // `:id` in BENCH_PATH stands for a seeded ticket's id (e.g. /api/v1/tickets/:id).
     const seeded = await withClient(databaseUrl, (client) => client.query('SELECT id, client_id FROM tickets LIMIT 1'));
     const { id, client_id } = seeded.rows[0];
-    const body = { title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id };
     const options = {
       url: `${desk.url}${PATH.replace(':id', id)}`,
       connections: CONNECTIONS,
       method: METHOD,
-      ...(METHOD === 'POST' ? { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) } : { headers }),
+      ...(METHOD === 'POST' ? { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(newTicket(client_id)) } : { headers }),
     };
     await autocannon({ ...options, duration: 3 }); // warm-up: the JIT; part of the profile, as in production
     const result = await autocannon({ ...options, duration: DURATION });

@@ -12,7 +12,7 @@
 //   BENCH_LARGE / BENCH_SMALL  tickets of desk's two tenants (default 100000 / 10000)
 //   BENCH_LINK_TENANTS, BENCH_HR_EMPLOYEES  link's and hr's data (default 1000 / 2000)
 //   BENCH_STRICT=1      a missed target fails the run (exit code 1)
-const { clientToken, databaseUrlFor, describeMachine, forkServer, machine, median, memory, withClient } = require('./support');
+const { clientToken, databaseUrlFor, describeMachine, forkServer, machine, median, memory, newTicket, withClient } = require('./support');
 const { prepareService } = require('./lists');
 const { startTestIssuer } = require('../packages/testkit/dist/index.js');
 const { randomBytes } = require('node:crypto');
@@ -233,7 +233,7 @@ async function main() {
         name: 'POST /tickets',
         path: '/api/v1/tickets',
         method: 'POST',
-        body: { title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id: large.clientIds[0] },
+        body: newTicket(large.clientIds[0]),
       },
     ].map((c) => ({ ...c, service: 'desk', serviceUrl: `${desk.url}${c.path}`, baselineUrl: `${baseline.url}${c.path}`, headers: auth.large, pid: desk.child.pid }));
     const listCases = Object.values(services).flatMap((s) => s.cases.map((c) => ({ ...c, pid: s.pid })));

@@ -147,4 +147,7 @@ async function stopService(service) {
   if (service.child.exitCode === null) await new Promise((resolve) => service.child.once('exit', resolve));
 }
 
-module.exports = { ROOT, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine };
+/** The ticket `pnpm bench` creates with POST /tickets (and `pnpm bench:profile` with BENCH_METHOD=POST). */
+const newTicket = (clientId) => ({ title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id: clientId });
+
+module.exports = { ROOT, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine };
