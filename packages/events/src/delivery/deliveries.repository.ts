@@ -1,3 +1,4 @@
+import { isoTimestampSql } from '@msp/db';
 import type { Sql } from '../sql';
 
 /** A delivery claimed for one attempt, with what sending it needs. */
@@ -44,7 +45,7 @@ export function createDeliveriesRepository(db: Sql) {
          queued AS (
            INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, resource_type, resource_id, event_seq, body, next_attempt_at)
            SELECT b.tenant_id, w.id, b.id, b.type, b.resource_type, b.resource_id, b.seq,
-                  json_build_object('type', b.type, 'timestamp', to_char(b.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', b.data)::text,
+                  json_build_object('type', b.type, 'timestamp', ${isoTimestampSql('b.occurred_at')}, 'data', b.data)::text,
                   now()
            FROM batch b JOIN webhooks w ON w.tenant_id = b.tenant_id AND w.enabled AND (b.type = ANY (w.events) OR '*' = ANY (w.events))
              -- A webhook receives what happened after it was subscribed, however late the relay runs.
