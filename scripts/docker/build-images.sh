@@ -7,7 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/docker/lib.sh
-NODE_IMAGE=${NODE_IMAGE:-msp-base/node:20.20.2}
 if [[ $NODE_IMAGE == msp-base/* ]]; then scripts/docker/build-base-images.sh >/dev/null; fi
 
 secret=()
