@@ -13,7 +13,7 @@ const { fork } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { cpuSeconds, describeMachine, machine, median, round } = require('./support');
+const { cpuSeconds, describeMachine, machine, median, round, serverNode } = require('./support');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 12);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -54,7 +54,7 @@ async function main() {
   const servers = [];
   try {
     for (const kind of ['node', 'express', 'express-classes']) {
-      const child = fork(__filename, ['serve', kind], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const child = fork(__filename, ['serve', kind], { execPath: serverNode().path, execArgv: serverNode().flags, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       const port = await new Promise((resolve, reject) => {
         child.once('message', resolve);
         child.once('exit', (code) => reject(new Error(`${kind} exited with code ${code}`)));

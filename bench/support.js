@@ -7,6 +7,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('pg');
+const { serverNode } = require('./server-node');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -45,7 +46,7 @@ const freePort = () =>
  */
 async function startService(name, env, { root = ROOT } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/index.js')], {
+  const child = spawn(serverNode().path, [...serverNode().flags, path.join(root, 'services', name, 'dist/index.js')], {
     env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -65,8 +66,8 @@ async function startService(name, env, { root = ROOT } = {}) {
  * CPU profile there when it exits cleanly (disconnect it).
  */
 function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE } = {}) {
-  const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = fork(path.join(__dirname, script), { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const execArgv = [...serverNode().flags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const child = fork(path.join(__dirname, script), { execPath: serverNode().path, env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve({ child, ...message }));
     child.once('exit', (code) => reject(new Error(`${script} exited with code ${code} before it was ready`)));
@@ -128,7 +129,10 @@ function machine(postgres) {
     nproc: os.availableParallelism(),
     cpu_model: os.cpus()[0]?.model ?? 'unknown',
     memory_gb: round(os.totalmem() / 1024 ** 3, 1),
-    node: process.version,
+    // Services and baselines run on serverNode() (the production images' Node); the client on this one.
+    node: [serverNode().version, ...serverNode().flags].join(' '),
+    node_source: serverNode().source,
+    client_node: process.version,
     postgres,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     // Client, servers and PostgreSQL share these CPUs; other work on the machine shows here.
@@ -138,7 +142,7 @@ function machine(postgres) {
 
 /** One line of a result file: "2 CPUs (model), 23.5 GB, Node …, PostgreSQL …, Linux …; load average … at the start". */
 const describeMachine = (m) =>
-  `${m.nproc} CPUs (${m.cpu_model}), ${m.memory_gb} GB, Node ${m.node}, ${m.postgres}, ${m.os}; load average ${m.load_average_at_start.join(' / ')} at the start`;
+  `${m.nproc} CPUs (${m.cpu_model}), ${m.memory_gb} GB, Node ${m.node} for services and baselines (${m.node_source}), the client on Node ${m.client_node}, ${m.postgres}, ${m.os}; load average ${m.load_average_at_start.join(' / ')} at the start`;
 
 /** Stops a started service and waits for it. */
 async function stopService(service) {
@@ -150,4 +154,4 @@ async function stopService(service) {
 /** The ticket `pnpm bench` creates with POST /tickets (and `pnpm bench:profile` with BENCH_METHOD=POST). */
 const newTicket = (clientId) => ({ title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id: clientId });
 
-module.exports = { ROOT, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine };
+module.exports = { ROOT, serverNode, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine };

