@@ -19,8 +19,10 @@ test("docker-compose.yml's defaults name the local base image of that version, a
   expect(new Set(named)).toEqual(new Set([version]));
 });
 
-test("the Dockerfile's public base is that version's major line", () => {
-  expect(read('Dockerfile')).toMatch(new RegExp(`^ARG NODE_IMAGE=node:${version.split('.')[0]}-bookworm-slim$`, 'm'));
+test("the Dockerfile's public base, and the one docker-compose.yml suggests, are that version's major line", () => {
+  const major = version.split('.')[0];
+  expect(read('Dockerfile')).toMatch(new RegExp(`^ARG NODE_IMAGE=node:${major}-bookworm-slim$`, 'm'));
+  expect([...read('docker-compose.yml').matchAll(/NODE_IMAGE=node:(\d+)-bookworm-slim/g)].map((m) => m[1])).toEqual([major]);
 });
 
 test('the README names the base image of that version', () => {
