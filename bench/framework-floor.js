@@ -3,7 +3,7 @@
 // The same handler (a fixed ticket as JSON, no database, no middleware) served by node:http, by an
 // Express app as the services create it (express(), no x-powered-by, strong ETags: the version
 // packages/http uses) on a plain node:http server, and by the same app on a server with the
-// services' request classes (@msp/http serverClassesFor, what startServer uses), each in a process
+// services' request classes (@msp/http serverClassesFor, what startServer uses on Node 20 and 22), each in a process
 // of its own, under the load of `pnpm bench` (10 connections) in alternating rounds. Reports each server's CPU time per request (utime + stime
 // from /proc/<pid>/stat) and req/s, and writes bench/results/latest-floor.md. Environment
 // (optional): BENCH_DURATION (seconds per server, default 12), BENCH_ROUNDS (default 3),
@@ -77,7 +77,7 @@ async function main() {
       rounds: s.rounds,
     }));
     const [node, express, classes] = rows;
-    const label = { node: 'node:http', express: 'Express 5 on a plain node:http server', 'express-classes': 'Express 5 on the services\' server (startServer: serverClassesFor)' };
+    const label = { node: 'node:http', express: 'Express 5 on a plain node:http server', 'express-classes': 'Express 5 on a server of serverClassesFor (what startServer uses on Node 20 and 22)' };
     const lines = [
       '# What Express 5 costs per request (`pnpm bench:floor`)',
       '',
@@ -88,7 +88,7 @@ async function main() {
       '|---|---:|---:|',
       ...rows.map((r) => `| ${label[r.kind]} | ${r.cpu_us_per_request} | ${r.requests_per_sec} |`),
       '',
-      `On a plain server Express adds ${round(express.cpu_us_per_request - node.cpu_us_per_request)} µs of CPU to every request (×${round(express.cpu_us_per_request / node.cpu_us_per_request, 1)} node:http's) before a service runs any code of its own; on the services' server, whose requests and responses are born with the app's prototypes so Express need not re-parent them, ${round(classes.cpu_us_per_request - node.cpu_us_per_request)} µs (×${round(classes.cpu_us_per_request / node.cpu_us_per_request, 1)}).`,
+      `On a plain server Express adds ${round(express.cpu_us_per_request - node.cpu_us_per_request)} µs of CPU to every request (×${round(express.cpu_us_per_request / node.cpu_us_per_request, 1)} node:http's) before a service runs any code of its own; on a server whose requests and responses are born with the app's prototypes so Express need not re-parent them (serverClassesFor), ${round(classes.cpu_us_per_request - node.cpu_us_per_request)} µs (×${round(classes.cpu_us_per_request / node.cpu_us_per_request, 1)}). startServer uses that server where it is the cheaper one (serverClassesPay: Node 20 and 22).`,
       '',
     ];
     writeFileSync(path.join(__dirname, 'results', 'latest-floor.md'), lines.join('\n'));

@@ -55,13 +55,25 @@ export function serverClassesFor(app: Express): Pick<http.ServerOptions, 'Incomi
   };
 }
 
+/**
+ * Whether serverClassesFor pays on Node `nodeMajor` (default: this process's). It does where an object
+ * whose prototype was changed stays slow: Express on a plain server against the same app with
+ * these classes, `pnpm bench:floor` on 2026-11-25, Node 20: 262 -> 121 µs of CPU per request;
+ * Node 22: 178 -> 96. On Node 24 Express's own re-parenting is cheap and these classes cost more
+ * than they save: 75 -> 93 µs, and desk's `GET /tickets/:id` took 365 µs without them against 476
+ * with them (8 interleaved rounds; bench/README.md). The images run Node 24; development may run 20.
+ */
+export function serverClassesPay(nodeMajor = Number(process.versions.node.split('.')[0])): boolean {
+  return nodeMajor < 24;
+}
+
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
   const server = http.createServer(
     // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check often
     // enough that a slow client is cut near its limit, not up to 30 s later.
-    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeout / 2)), ...serverClassesFor(options.app) },
+    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeout / 2)), ...(serverClassesPay() ? serverClassesFor(options.app) : {}) },
     options.app,
   );
   // Longer than a typical load balancer's idle timeout, so it closes connections first.

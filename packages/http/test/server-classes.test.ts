@@ -1,10 +1,12 @@
 import http from 'node:http';
 import express from 'express';
-import { serverClassesFor, startServer } from '../src';
+import { serverClassesFor, serverClassesPay, startServer } from '../src';
 import { kitApp } from './support';
 
-// startServer builds each request and response with the app's prototypes already in place, so
-// Express's per-request Object.setPrototypeOf changes nothing (the cost it saves: bench/README.md).
+// On Node 20 and 22 startServer builds each request and response with the app's prototypes already
+// in place, so Express's per-request Object.setPrototypeOf changes nothing (the cost it saves, and
+// why not on Node 24: serverClassesPay, bench/README.md). The API test below runs on whichever Node
+// runs the tests: CI's 20 takes the classes, the images' 24 (pnpm test:deploy) the plain server.
 describe('serverClassesFor', () => {
   test('When a server of the app serves a request, then req and res have the app\'s prototypes from birth and are still Node\'s', async () => {
     const app = express();
@@ -34,6 +36,10 @@ describe('serverClassesFor', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  test('startServer uses them on the Node versions where they were measured to pay (20, 22), not on 24 and later', () => {
+    expect([20, 22, 24, 26].map((major) => serverClassesPay(major))).toEqual([true, true, false, false]);
   });
 
   test('When the service\'s app runs under startServer, then its API answers as under any server', async () => {
