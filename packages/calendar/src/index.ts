@@ -1,0 +1,27 @@
+export {
+  WEEKDAYS,
+  addDays,
+  compareDates,
+  dateOf,
+  daysBetween,
+  eachDate,
+  fromEpochDay,
+  isDateString,
+  isoWeek,
+  isoWeekString,
+  toEpochDay,
+  weekdayOf,
+  yearOf,
+  type Weekday,
+} from './dates';
+export {
+  CalendarInputError,
+  GERMAN_STATES,
+  holidays,
+  isCalendarInputError,
+  isHoliday,
+  isHolidayRegion,
+  type GermanState,
+  type Holiday,
+  type HolidayRegion,
+} from './holidays';
