@@ -25,3 +25,18 @@ export {
   type Holiday,
   type HolidayRegion,
 } from './holidays';
+export { canonicalTimeZone, instantOf, localDateOf, offsetAt } from './zone';
+export {
+  addBusinessMinutes,
+  businessMinutesBetween,
+  isBusinessTime,
+  parseTime,
+  validateCalendar,
+  type BusinessCalendar,
+  type BusinessHours,
+  type BusinessInterval,
+  type CalendarOrAlwaysOpen,
+  type FieldError,
+  type HolidaySource,
+} from './business-time';
+export { workingDayList, workingDays, type WorkingDaysOptions } from './working-days';

@@ -1,0 +1,105 @@
+/**
+ * Wall-clock arithmetic in an IANA time zone with nothing but Node's Intl: the offset of a zone at
+ * an instant, the local date of an instant, and the instant of a local date and time.
+ */
+import { fromEpochDay, toEpochDay } from './dates';
+
+const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+
+// Building a DateTimeFormat costs far more than using one: one per zone for the process.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      era: 'short',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** The canonical name of an IANA time zone, or null when Intl does not know it (or it is an offset like '+01:00'). */
+export function canonicalTimeZone(timeZone: string): string | null {
+  if (typeof timeZone !== 'string' || !/^[A-Za-z]/.test(timeZone)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** The wall clock of an instant in a zone, as milliseconds on the UTC scale (local time read as if it were UTC). */
+function wallClock(timeZone: string, epochMs: number): number {
+  const parts: Record<string, string> = {};
+  for (const part of formatterOf(timeZone).formatToParts(epochMs)) parts[part.type] = part.value;
+  const year = parts.era === 'BC' || parts.era === 'B' ? 1 - Number(parts.year) : Number(parts.year);
+  const date = new Date(0);
+  date.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
+  date.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return date.getTime();
+}
+
+/** The zone's offset from UTC at an instant, in milliseconds (Berlin in summer: +7_200_000). */
+export function offsetAt(timeZone: string, epochMs: number): number {
+  const whole = Math.floor(epochMs / 1000) * 1000;
+  return wallClock(timeZone, whole) - whole;
+}
+
+// The offsets at UTC midnights, which business-time asks for again and again (every due date of an
+// SLA list walks the same days): a few bytes a day and zone, dropped whole if it ever grows large.
+const midnightOffsets = new Map<string, Map<number, number>>();
+const MAX_CACHED_MIDNIGHTS = 200_000;
+let cachedMidnights = 0;
+
+/** offsetAt for the UTC midnight starting a day (`epochDay` days after 1970-01-01), cached. */
+export function offsetAtUtcMidnight(timeZone: string, epochDay: number): number {
+  let zone = midnightOffsets.get(timeZone);
+  if (!zone) midnightOffsets.set(timeZone, (zone = new Map()));
+  let offset = zone.get(epochDay);
+  if (offset === undefined) {
+    if (cachedMidnights >= MAX_CACHED_MIDNIGHTS) {
+      midnightOffsets.clear();
+      midnightOffsets.set(timeZone, zone);
+      zone.clear();
+      cachedMidnights = 0;
+    }
+    offset = offsetAt(timeZone, epochDay * DAY_MS);
+    zone.set(epochDay, offset);
+    cachedMidnights++;
+  }
+  return offset;
+}
+
+/** The local 'YYYY-MM-DD' of an instant in a zone. */
+export function localDateOf(timeZone: string, epochMs: number): string {
+  return fromEpochDay(Math.floor((epochMs + offsetAt(timeZone, epochMs)) / DAY_MS));
+}
+
+/**
+ * The instant at which a zone's clocks show `minutes` after the start of `date` (0–1440; 1440 is
+ * the next day's midnight). A time the clocks skip (02:30 on the day summer time begins) is read
+ * with the offset before the change, so it lands after the gap (03:30); a time they show twice
+ * (02:30 when summer time ends) is the first of the two. That is the 'compatible' choice of
+ * Temporal and of RFC 5545.
+ */
+export function instantOf(timeZone: string, date: string, minutes: number): number {
+  const wall = toEpochDay(date) * DAY_MS + minutes * MINUTE_MS;
+  const before = offsetAt(timeZone, wall - DAY_MS);
+  const after = offsetAt(timeZone, wall + DAY_MS);
+  if (before === after) return wall - before;
+  // Offsets change within a day of this time: keep the readings the clocks really show.
+  const candidates = [wall - before, wall - after].filter((epochMs) => offsetAt(timeZone, epochMs) === wall - epochMs);
+  if (candidates.length === 0) return wall - before; // in the gap
+  return Math.min(...candidates);
+}
