@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
+import { forwardedPrefix } from './forwarded';
 import { named } from './schema-names';
 
 export const DEFAULT_PER_PAGE = 25;
@@ -54,7 +55,8 @@ export function pageWindow({ page, per_page }: PageRequest) {
 }
 
 function pageUrl(req: Request, page: number): string {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+  // Under an ingress path prefix (X-Forwarded-Prefix) the caller's URL has it before /api/v1.
+  const url = new URL(`${forwardedPrefix(req)}${req.originalUrl}`, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
   url.searchParams.set('page', String(page));
   return url.toString();
 }
