@@ -1,4 +1,4 @@
-export type { Sql } from './sql';
+export type { Sql, RecordChange } from './sql';
 export {
   recordEvent,
   changesBetween,

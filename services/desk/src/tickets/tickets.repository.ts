@@ -1,6 +1,5 @@
 import { isoOf, isoTimestampSql, pageWithTotal, sqlRows, type Queryable } from '@msp/db';
-import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues } from '@msp/events';
-import { deskEvents } from '../events/desk-events';
+import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
 import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
@@ -142,12 +141,13 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
      * Opens a ticket in one statement, atomic without a transaction around it: checks its
      * references (the client is the tenant's; the assignee an active user of it, share-locked so a
      * deactivation cannot slip in between), draws the tenant's next number, inserts the ticket and
-     * records ticket.created with the ticket as answered. Answers null, having written nothing,
-     * when a reference does not hold. The number's row stays locked until the commit, so every
-     * create of a tenant waits for the one before it: one statement, with no round trip to this
-     * process while the lock is held, is what makes POST /tickets fast (bench/README.md).
+     * records the service's `event` (its head: which event, whose) with the ticket as answered as
+     * its `object`. Answers null, having written nothing, when a reference does not hold. The
+     * number's row stays locked until the commit, so every create of a tenant waits for the one
+     * before it: one statement, with no round trip to this process while the lock is held, is what
+     * makes POST /tickets fast (bench/README.md).
      */
-    async create(tenantId: string, ticket: TicketWrite & { title: string; clientId: string }): Promise<Ticket | null> {
+    async create(tenantId: string, ticket: TicketWrite & { title: string; clientId: string }, event: EventHead): Promise<Ticket | null> {
       // Only what the caller gave; the columns' defaults (description '', normal, other, open) do the rest.
       const given: [string, Prisma.Sql][] = (
         [
@@ -164,7 +164,6 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
         ticket.assigneeId == null
           ? Prisma.empty
           : Prisma.sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
-      const event = deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' });
       const [row] = await rows<TicketSqlRow>(Prisma.sql`
         WITH sequence AS (
           INSERT INTO ticket_sequences (tenant_id, last_number)

@@ -1,4 +1,5 @@
 import { conflict, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
+import { deskEvents } from '../events/desk-events';
 import type { Repositories, Store } from '../store';
 import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
 import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
@@ -68,10 +69,11 @@ export function createTicketsService(store: Store) {
     },
 
     /**
-     * One statement opens the ticket, checking its references and recording ticket.created (the
-     * tickets repository's create: the hottest write, bench/README.md). When it writes nothing, a
-     * reference did not hold, and the same checks as an update's say which (422). Should both
-     * hold by then (the client was created, the user reactivated in between), it tries again.
+     * One statement opens the ticket, checking its references and recording the ticket.created
+     * decided here (the tickets repository's create: the hottest write, bench/README.md). When it
+     * writes nothing, a reference did not hold, and the same checks as an update's say which
+     * (422). Should both hold by then (the client was created, the user reactivated in between),
+     * it tries again.
      */
     async create(tenantId: string, input: NewTicket): Promise<Ticket> {
       const ticket = {
@@ -82,8 +84,10 @@ export function createTicketsService(store: Store) {
         clientId: input.client_id,
         assigneeId: input.assignee_id ?? null,
       };
+      // Which event, and whose; its object is the ticket as the statement inserts it.
+      const event = deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' });
       for (let attempt = 0; attempt < 3; attempt++) {
-        const created = await store.tickets.create(tenantId, ticket);
+        const created = await store.tickets.create(tenantId, ticket, event);
         if (created) return created;
         await store.transaction((tx) => assertReferences(tx, tenantId, input));
       }

@@ -1,5 +1,5 @@
 // The events hr emits: what its webhooks may subscribe to, and what its audit log holds. Each is
-// recorded (`hrEvents.record`) in the transaction of the change it describes, by the repositories.
+// recorded by the services (`hrEvents.record`) in the transaction of the change it describes.
 import { eventCatalogue } from '@msp/events';
 import { Leave } from '../leaves/leave.schemas';
 import { Timesheet } from '../timesheets/timesheet.schemas';

@@ -1,8 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { businessRuleProblem, DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
-import { dateToDay } from '../calendar';
 import { LEAVE_STATUSES } from './leave-status';
-import type { LeaveRecord } from './leaves.repository';
 
 export const LEAVE_TYPES = ['vacation', 'sick', 'unpaid', 'parental', 'special'] as const;
 export type LeaveType = (typeof LEAVE_TYPES)[number];
@@ -57,22 +55,6 @@ export const Leave = named(
   ),
 );
 export type LeaveJson = Static<typeof Leave>;
-
-/** A leave as the API shows it: the answers and the events' `object` alike. */
-export function leaveJson(leave: LeaveRecord): LeaveJson {
-  return {
-    id: leave.id,
-    user_id: leave.userId,
-    type: leave.type,
-    status: leave.status,
-    start_date: dateToDay(leave.startDate),
-    end_date: dateToDay(leave.endDate),
-    working_days: leave.workingDays,
-    note: leave.note,
-    created_at: leave.createdAt.toISOString(),
-    updated_at: leave.updatedAt.toISOString(),
-  };
-}
 
 export const LeavePage = pageSchema('LeavePage', Leave);
 

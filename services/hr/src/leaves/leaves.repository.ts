@@ -1,9 +1,9 @@
+import type { RecordChange } from '@msp/events';
 import type { Prisma } from '../generated/prisma/client';
 import { dayToDate } from '../calendar';
 import type { Db } from '../db';
-import { hrEvents } from '../events/hr-events';
 import { BLOCKING_STATUSES, type LeaveStatus } from './leave-status';
-import { leaveJson, type LeaveType } from './leave.schemas';
+import type { LeaveType } from './leave.schemas';
 
 export interface LeaveRecord {
   id: string;
@@ -86,9 +86,10 @@ export function createLeavesRepository(db: Db) {
      * nothing is written and that leave is returned as `overlapping`. A transaction-scoped
      * advisory lock per (tenant, user) serialises the check and the insert of concurrent
      * requests, so two overlapping leaves can never both pass (no other path creates a blocking
-     * leave: rejected and cancelled ones never come back).
+     * leave: rejected and cancelled ones never come back). `record` records the new leave's event
+     * in the same transaction.
      */
-    createUnlessOverlapping(tenantId: string, input: NewLeave): Promise<{ created: LeaveRecord } | { overlapping: LeaveRecord }> {
+    createUnlessOverlapping(tenantId: string, input: NewLeave, record: RecordChange<LeaveRecord>): Promise<{ created: LeaveRecord } | { overlapping: LeaveRecord }> {
       const startDate = dayToDate(input.startDate);
       const endDate = dayToDate(input.endDate);
       return db.$transaction(async (tx) => {
@@ -101,24 +102,22 @@ export function createLeavesRepository(db: Db) {
         });
         if (overlapping) return { overlapping: toRecord(overlapping) };
         const created = toRecord(await tx.leave.create({ data: { tenantId, ...input, status: 'requested', startDate, endDate }, select: columns }));
-        await hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) });
+        await record(tx, created);
         return { created };
       });
     },
 
     /**
-     * Moves the status only if it is still `from`, with the move's event (`leave.approved`, …): a
-     * concurrent move in between makes this a no-op (null), and the caller judges the move again
-     * against the new state. The update locks the row until the event is written with it.
+     * Moves the status only if it is still `from`, and `record`s the move's event: a concurrent
+     * move in between makes this a no-op (null), and the caller judges the move again against the
+     * new state. The update locks the row until the event is written with it.
      */
-    moveStatus(tenantId: string, id: string, from: LeaveStatus, to: LeaveStatus): Promise<LeaveRecord | null> {
+    moveStatus(tenantId: string, id: string, from: LeaveStatus, to: LeaveStatus, record: RecordChange<LeaveRecord>): Promise<LeaveRecord | null> {
       return db.$transaction(async (tx) => {
         const { count } = await tx.leave.updateMany({ where: { id, tenantId, status: from }, data: { status: to, updatedAt: new Date() } });
         if (count === 0) return null;
         const moved = toRecord(await tx.leave.findUniqueOrThrow({ where: { id }, select: columns }));
-        // Each status has its event (`leave.approved`, …); only the status moved (and updated_at, which changes leave out).
-        const object = leaveJson(moved);
-        await hrEvents.record(tx, { type: `leave.${to}`, tenantId, resourceType: 'leave', resourceId: id, object, before: { ...object, status: from } });
+        await record(tx, moved);
         return moved;
       });
     },

@@ -1,6 +1,7 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateLeaveBody, Leave, leaveJson, LeavePage, LeaveRuleProblem, ListLeavesQuery, UpdateLeaveBody } from './leave.schemas';
+import { leaveJson } from './leave.mapper';
+import { CreateLeaveBody, Leave, LeavePage, LeaveRuleProblem, ListLeavesQuery, UpdateLeaveBody } from './leave.schemas';
 import type { LeavesService } from './leaves.service';
 
 const TAGS = ['Leaves'];

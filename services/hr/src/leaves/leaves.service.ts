@@ -1,7 +1,9 @@
 import { API_BASE_PATH, conflict, notFound, pageWindow, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
 import { assertDayRange, dateToDay, weekdaysBetween } from '../calendar';
 import type { EmployeesRepository } from '../employees/employees.repository';
+import { hrEvents } from '../events/hr-events';
 import { allowedTransitions, canTransition, isFinal, type LeaveStatus } from './leave-status';
+import { leaveJson } from './leave.mapper';
 import type { LeaveType } from './leave.schemas';
 import type { LeaveFilter, LeaveRecord, LeavesRepository } from './leaves.repository';
 
@@ -56,14 +58,17 @@ export function createLeavesService(deps: { leaves: LeavesRepository; employees:
       if (errors.length > 0) {
         throw unprocessable(errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : 'The leave breaks 2 rules; see errors.', { errors });
       }
-      const outcome = await leaves.createUnlessOverlapping(tenantId, {
+      const leave = {
         userId: input.userId,
         type: input.type,
         startDate: input.startDate,
         endDate: input.endDate,
         workingDays: weekdaysBetween(input.startDate, input.endDate),
         note: input.note ?? null,
-      });
+      };
+      const outcome = await leaves.createUnlessOverlapping(tenantId, leave, (tx, created) =>
+        hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) }),
+      );
       if ('overlapping' in outcome) throw overlap(outcome.overlapping);
       return outcome.created;
     },
@@ -79,7 +84,11 @@ export function createLeavesService(deps: { leaves: LeavesRepository; employees:
         if (!leave) throw missing(id);
         if (leave.status === to) return leave;
         if (!canTransition(leave.status, to)) throw illegalMove(leave, to);
-        const moved = await leaves.moveStatus(tenantId, id, leave.status, to);
+        const moved = await leaves.moveStatus(tenantId, id, leave.status, to, (tx, moved) => {
+          // Each status has its event (`leave.approved`, …); only the status moved (and updated_at, which changes leave out).
+          const object = leaveJson(moved);
+          return hrEvents.record(tx, { type: `leave.${to}`, tenantId, resourceType: 'leave', resourceId: id, object, before: { ...object, status: leave.status } });
+        });
         if (moved) return moved;
       }
     },

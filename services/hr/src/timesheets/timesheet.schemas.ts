@@ -1,8 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, EndTimeOfDay, named, pageQueryProperties, pageSchema, StartTimeOfDay, strictObject, stringEnum, Uuid } from '@msp/http';
-import { dateToDay } from '../calendar';
-import { TIMESHEET_CATEGORIES, toTime } from './timesheet-rules';
-import type { TimesheetRecord } from './timesheets.repository';
+import { TIMESHEET_CATEGORIES } from './timesheet-rules';
 
 // The most entries a day may have: every 15 minutes worked as its own entry is 96.
 const MAX_ENTRIES = 96;
@@ -109,21 +107,6 @@ export const Timesheet = named(
   ),
 );
 export type TimesheetJson = Static<typeof Timesheet>;
-
-/** A sheet as the API shows it: the answers and the events' `object` alike. */
-export function timesheetJson(sheet: TimesheetRecord): TimesheetJson {
-  return {
-    id: sheet.id,
-    user_id: sheet.userId,
-    date: dateToDay(sheet.date),
-    entries: sheet.entries.map((entry) => ({ start: toTime(entry.startMinute), end: toTime(entry.endMinute), category: entry.category, minutes: entry.minutes })),
-    worked_minutes: sheet.workedMinutes,
-    break_minutes: sheet.breakMinutes,
-    warnings: sheet.warnings,
-    created_at: sheet.createdAt.toISOString(),
-    updated_at: sheet.updatedAt.toISOString(),
-  };
-}
 
 export const TimesheetPage = pageSchema('TimesheetPage', Timesheet);
 

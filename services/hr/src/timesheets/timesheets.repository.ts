@@ -1,10 +1,8 @@
 import { pageWithTotal, sqlRows } from '@msp/db';
-import { changesBetween } from '@msp/events';
+import type { RecordChange } from '@msp/events';
 import { Prisma } from '../generated/prisma/client';
 import { dayToDate } from '../calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
-import { hrEvents } from '../events/hr-events';
-import { timesheetJson } from './timesheet.schemas';
 import type { DayEntry, DaySummary, TimesheetCategory, TimesheetWarning } from './timesheet-rules';
 
 export interface TimesheetRecord {
@@ -111,6 +109,13 @@ function totals(summary: DaySummary) {
 }
 
 /**
+ * What a sheet's day is made of (entries and totals), in one fixed shape: the same day sent again,
+ * in any order, is the same text, as it is the same API JSON (no `changes`).
+ */
+const dayOf = (sheet: Pick<TimesheetRecord, 'entries' | 'workedMinutes' | 'breakMinutes' | 'warnings'>) =>
+  JSON.stringify([sheet.entries.map((entry) => [entry.startMinute, entry.endMinute, entry.category, entry.minutes]), sheet.workedMinutes, sheet.breakMinutes, sheet.warnings]);
+
+/**
  * The tenant's sheet, its row locked until the transaction ends (null when there is none): the
  * writes of one sheet run one after the other, so each event's `from` is what that write replaced
  * and the events' order is the commit order.
@@ -151,10 +156,10 @@ export function createTimesheetsRepository(db: Db) {
     },
 
     /**
-     * Sheet and entries in one statement, and its `timesheet.created` event; a second sheet for the
-     * user's day is a DuplicateTimesheetError.
+     * Sheet and entries in one statement, and `record` (its event) in the same transaction; a
+     * second sheet for the user's day is a DuplicateTimesheetError.
      */
-    async create(tenantId: string, input: { userId: string; date: string }, summary: DaySummary): Promise<TimesheetRecord> {
+    async create(tenantId: string, input: { userId: string; date: string }, summary: DaySummary, record: RecordChange<TimesheetRecord>): Promise<TimesheetRecord> {
       const date = dayToDate(input.date);
       try {
         return await db.$transaction(async (tx) => {
@@ -164,7 +169,7 @@ export function createTimesheetsRepository(db: Db) {
               select: columns,
             }),
           );
-          await hrEvents.record(tx, { type: 'timesheet.created', tenantId, resourceType: 'timesheet', resourceId: sheet.id, object: timesheetJson(sheet) });
+          await record(tx, sheet);
           return sheet;
         });
       } catch (error) {
@@ -175,42 +180,31 @@ export function createTimesheetsRepository(db: Db) {
     },
 
     /**
-     * Replaces the entries and totals, with a `timesheet.updated` event naming what changed; null
-     * when the tenant has no such sheet. Entries that come to the day the sheet already holds
-     * change nothing: no write, not even `updated_at`, and no event.
+     * Replaces the entries and totals and `record`s the change (its event) with the sheet before
+     * and after; null when the tenant has no such sheet. Entries that come to the day the sheet
+     * already holds change nothing: no write, not even `updated_at`, and nothing recorded.
      */
-    replaceEntries(tenantId: string, id: string, summary: DaySummary): Promise<TimesheetRecord | null> {
+    replaceEntries(tenantId: string, id: string, summary: DaySummary, record: RecordChange<{ before: TimesheetRecord; after: TimesheetRecord }>): Promise<TimesheetRecord | null> {
       return db.$transaction(async (tx) => {
         const before = await lockSheet(tx, tenantId, id);
         if (!before) return null;
-        const was = timesheetJson(before);
-        // Judged on the API shapes, as the event's `changes` are: the same day sent again (in any order) is no change.
-        const replaced = { ...before, entries: summary.entries, workedMinutes: summary.workedMinutes, breakMinutes: summary.breakMinutes, warnings: summary.warnings };
-        if (Object.keys(changesBetween(was, timesheetJson(replaced))).length === 0) return before;
+        if (dayOf(before) === dayOf(summary)) return before;
         await tx.timesheet.update({ where: { id }, data: { ...totals(summary), updatedAt: new Date() } });
         await tx.timesheetEntry.deleteMany({ where: { timesheetId: id } });
         await tx.timesheetEntry.createMany({ data: entryRows(summary).map((entry) => ({ timesheetId: id, ...entry })) });
         const after = toRecord(await tx.timesheet.findUniqueOrThrow({ where: { id }, select: columns }));
-        const object = timesheetJson(after);
-        await hrEvents.record(tx, {
-          type: 'timesheet.updated',
-          tenantId,
-          resourceType: 'timesheet',
-          resourceId: id,
-          object,
-          before: was,
-        });
+        await record(tx, { before, after });
         return after;
       });
     },
 
-    /** Whether a sheet was deleted (its entries go with it); its `timesheet.deleted` event shows it as it was. */
-    delete(tenantId: string, id: string): Promise<boolean> {
+    /** Whether a sheet was deleted (its entries go with it); `record` is given the sheet as it was. */
+    delete(tenantId: string, id: string, record: RecordChange<TimesheetRecord>): Promise<boolean> {
       return db.$transaction(async (tx) => {
         const sheet = await lockSheet(tx, tenantId, id);
         if (!sheet) return false;
         await tx.timesheet.delete({ where: { id } });
-        await hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(sheet) });
+        await record(tx, sheet);
         return true;
       });
     },

@@ -1,6 +1,7 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, timesheetJson, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
+import { timesheetJson } from './timesheet.mapper';
+import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
 import type { TimesheetsService } from './timesheets.service';
 
 const TAGS = ['Timesheets'];

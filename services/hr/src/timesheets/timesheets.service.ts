@@ -1,6 +1,8 @@
 import { API_BASE_PATH, conflict, notFound, pageWindow, unprocessable, type FieldError, type PageRequest } from '@msp/http';
 import { assertDayRange, dateToDay } from '../calendar';
 import type { EmployeesRepository } from '../employees/employees.repository';
+import { hrEvents } from '../events/hr-events';
+import { timesheetJson } from './timesheet.mapper';
 import { dayRuleViolations, summarizeDay, type EntryInput } from './timesheet-rules';
 import { DuplicateTimesheetError, type TimesheetFilter, type TimesheetRecord, type TimesheetsRepository } from './timesheets.repository';
 
@@ -43,7 +45,9 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       }
       if (errors.length > 0) throw brokenRules(errors);
       try {
-        return await timesheets.create(tenantId, input, summarizeDay(input.entries));
+        return await timesheets.create(tenantId, input, summarizeDay(input.entries), (tx, sheet) =>
+          hrEvents.record(tx, { type: 'timesheet.created', tenantId, resourceType: 'timesheet', resourceId: sheet.id, object: timesheetJson(sheet) }),
+        );
       } catch (error) {
         throw error instanceof DuplicateTimesheetError ? duplicate(error, input) : error;
       }
@@ -66,13 +70,19 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
         errors.unshift({ field: 'user_id', message: `cannot change (the sheet is ${sheet.userId}'s); delete it and record the other user's day` });
       }
       if (errors.length > 0) throw brokenRules(errors);
-      const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries));
+      const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries), (tx, { before, after }) =>
+        hrEvents.record(tx, { type: 'timesheet.updated', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(after), before: timesheetJson(before) }),
+      );
       if (!replaced) throw missing(id); // deleted meanwhile
       return replaced;
     },
 
     async remove(tenantId: string, id: string): Promise<void> {
-      if (!(await timesheets.delete(tenantId, id))) throw missing(id);
+      // The event shows the sheet as it was.
+      const deleted = await timesheets.delete(tenantId, id, (tx, sheet) =>
+        hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(sheet) }),
+      );
+      if (!deleted) throw missing(id);
     },
   };
 }
