@@ -77,8 +77,11 @@ export function createTokenService(deps: TokenServiceDeps) {
   }
 
   function signAccessToken(client: ApiClientRecord, tenantId: string, scopes: string[]): string {
+    // client_kind tells every service whether the caller is a service client (of no tenant, SPEC
+    // §2), the only kind whose X-On-Behalf-Of the audit log records.
+    const clientKind = client.tenantId === null ? 'service' : 'tenant';
     return jwt.sign(
-      { tenant_id: tenantId, scope: scopes.join(' '), client_id: client.clientId },
+      { tenant_id: tenantId, scope: scopes.join(' '), client_id: client.clientId, client_kind: clientKind },
       deps.signingKey.privateKey,
       {
         algorithm: deps.signingKey.alg,
