@@ -5,11 +5,13 @@ import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
 import { deskEvents } from './events/desk-events';
 import { createApiClientsRepository } from './auth/api-clients.repository';
+import { createClientGuard, DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { createApiClientsAdminRepository } from './api-clients/api-clients.repository';
 import { registerApiClientRoutes } from './api-clients/api-clients.routes';
 import { createApiClientsService } from './api-clients/api-clients.service';
 import { createRefreshTokensRepository } from './auth/refresh-tokens.repository';
 import type { VerificationKey } from './auth/previous-keys';
+import type { SecretVerifier } from './auth/secrets';
 import type { SigningKey } from './auth/signing-key';
 import { tokenEndpointCors } from './auth/token-cors';
 import { registerTokenRoutes } from './auth/token.routes';
@@ -31,6 +33,10 @@ export interface DeskSettings {
   audience: string;
   rateLimitPerMinute: number;
   tokenRateLimitPerMinute: number;
+  /** Failed authentications per client id, from all addresses, per window (TOKEN_CLIENT_FAILURE_LIMIT, default 20). */
+  tokenClientFailureLimit?: number;
+  /** That window, in seconds (TOKEN_CLIENT_FAILURE_WINDOW_SEC, default 900). */
+  tokenClientFailureWindowSec?: number;
   refreshTokenTtlDays: number;
   bodyLimit?: string;
   trustProxy?: string;
@@ -54,10 +60,12 @@ export interface DeskDeps {
   /** Keys desk signed with before a rotation: served in the JWKS and accepted by desk itself. */
   previousKeys?: VerificationKey[];
   settings: DeskSettings;
+  /** How client secrets are checked against their hashes: scrypt (tests observe the calls). */
+  verifySecret?: SecretVerifier;
 }
 
 /** The app, and the webhook dispatcher (start it with the service, stop it on shutdown). */
-export function createDeskApp({ db, outbound, redis, logger, signingKey, previousKeys = [], settings }: DeskDeps) {
+export function createDeskApp({ db, outbound, redis, logger, signingKey, previousKeys = [], settings, verifySecret }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
@@ -69,6 +77,15 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
     audience: settings.audience,
     refreshTokenTtlDays: settings.refreshTokenTtlDays,
     logger,
+    // Against guessing from many addresses: failures per client id, shared in Redis.
+    guard: createClientGuard({
+      redis,
+      prefix: `${prefix}token-client:`,
+      failureLimit: settings.tokenClientFailureLimit ?? DEFAULT_CLIENT_FAILURE_LIMIT,
+      windowMs: (settings.tokenClientFailureWindowSec ?? DEFAULT_CLIENT_FAILURE_WINDOW_SEC) * 1000,
+      logger,
+    }),
+    verifySecret,
   });
   // Against secret guessing: per address and client id, far below the API limit.
   const tokenLimiter = createRateLimiter({

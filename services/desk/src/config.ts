@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
 import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
 import { allowlistProblems } from '@msp/outbound';
+import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { parseCorsOrigins } from './auth/token-cors';
 import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
 
@@ -19,6 +20,12 @@ export const DeskConfigSchema = Type.Object({
     }),
   ),
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
+  TOKEN_CLIENT_FAILURE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: DEFAULT_CLIENT_FAILURE_LIMIT,
+    description: 'Failed authentications of one client id, from all addresses together, per TOKEN_CLIENT_FAILURE_WINDOW_SEC; past it, 429 except from addresses the client authenticated from.',
+  }),
+  TOKEN_CLIENT_FAILURE_WINDOW_SEC: Type.Integer({ minimum: 1, maximum: 86_400, default: DEFAULT_CLIENT_FAILURE_WINDOW_SEC }),
   REFRESH_TOKEN_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   BOOTSTRAP_CLIENT_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~-]{3,128}$' })),
   BOOTSTRAP_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 16 })),

@@ -29,6 +29,8 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       audience: config.AUTH_AUDIENCE,
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
       tokenRateLimitPerMinute: config.TOKEN_RATE_LIMIT_PER_MINUTE,
+      tokenClientFailureLimit: config.TOKEN_CLIENT_FAILURE_LIMIT,
+      tokenClientFailureWindowSec: config.TOKEN_CLIENT_FAILURE_WINDOW_SEC,
       refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
       bodyLimit: config.BODY_LIMIT,
       trustProxy: config.TRUST_PROXY,

@@ -87,8 +87,8 @@ describe('timesheet events', () => {
     expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body })]);
   });
 
-  test('When a client records on behalf of another, then the event names both', async () => {
-    const caller = await newCaller();
+  test('When a service client records on behalf of another, then the event names both, the other as the service client\'s claim', async () => {
+    const caller = await newCallerWithEmployee(hr, 'read:hr write:hr', { sub: CLIENT, client_kind: 'service' });
 
     const response = await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'link-onboarding');
 
@@ -96,6 +96,19 @@ describe('timesheet events', () => {
     expect(await eventsOf(caller.tenantId)).toEqual([
       { ...expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body }), actor_on_behalf_of: 'link-onboarding' },
     ]);
+  });
+
+  test('When a tenant\'s client (not a service client) sends X-On-Behalf-Of, then it is ignored: the event names the caller only', async () => {
+    const caller = await newCallerWithEmployee(hr, 'read:hr write:hr', { sub: CLIENT, client_kind: 'tenant' });
+    const plain = await newCaller();
+
+    const response = await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'someone-else');
+    const unmarked = await post(plain, TIMESHEETS, { user_id: plain.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'someone-else');
+
+    expect(response.status).toBe(201);
+    expect(unmarked.status).toBe(201);
+    expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body })]);
+    expect(await eventsOf(plain.tenantId)).toEqual([expectedEvent(unmarked, 'timesheet.created', unmarked.body.id, { object: unmarked.body })]);
   });
 
   test('When the entries are replaced, then timesheet.updated holds the new sheet and the fields that changed', async () => {

@@ -8,6 +8,7 @@ import { connectedRedis, uniquePrefix } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
 import { createApiClientsRepository } from '../../src/auth/api-clients.repository';
 import { ensureApiClient } from '../../src/auth/bootstrap';
+import type { SecretVerifier } from '../../src/auth/secrets';
 import { generateSigningKey, type SigningKey } from '../../src/auth/signing-key';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 import { api } from './api';
@@ -43,7 +44,7 @@ export interface TestDesk {
  * Redis for the rate limiter (under a prefix of its own), a real signing key,
  * listening on a free port so the issuer URL is a real one.
  */
-export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?: boolean } = {}): Promise<TestDesk> {
+export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?: boolean; verifySecret?: SecretVerifier } = {}): Promise<TestDesk> {
   const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
   const db = createDb(database.url);
   const logger = createLogger({ service: 'desk', level: 'error' });
@@ -62,7 +63,8 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     rateLimitPrefix: uniquePrefix('desk'),
     ...overrides,
   };
-  const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings });
+  const { verifySecret } = overrides;
+  const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings, verifySecret });
   const replicas: Redis[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
@@ -85,7 +87,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     async replica() {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
-      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings }).app;
+      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings, verifySecret }).app;
     },
     async token(client, scope) {
       const response = await api(desk)
