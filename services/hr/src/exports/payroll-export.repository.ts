@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { Pool, type PoolClient } from 'pg';
 import QueryStream from 'pg-query-stream';
+import { AppError } from '@msp/http';
 import { WAGE_TYPE_KEYS, type WageTypes } from '../payroll/payroll-settings.schemas';
 import type { Period, PayrollRow } from './payroll-row';
 
@@ -10,6 +11,15 @@ export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
 
 /** Rows fetched from the cursor per round trip: large enough to be cheap, small enough to stay flat. */
 const BATCH_SIZE = 500;
+
+/** Connections of the export's pool: at most this many exports stream at once per instance. */
+const POOL_SIZE = 10;
+
+/** The export's timeouts when configuration says nothing (EXPORT_IDLE_TIMEOUT_MS, EXPORT_POOL_ACQUIRE_TIMEOUT_MS). */
+export const EXPORT_TIMEOUT_DEFAULTS = { idleTimeoutMs: 30_000, acquireTimeoutMs: 5_000 } as const;
+
+/** What a caller that found the pool full is told to wait before trying again. */
+export const EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The aggregated rows of one tenant and period, one per employee and category, already mapped to the
@@ -76,15 +86,46 @@ class PayrollRowStream extends QueryStream {
   }
 }
 
+export interface PayrollExportRepositoryOptions {
+  /** How long an export waits for a connection of the pool before it answers 503 (pg-pool's connectionTimeoutMillis). */
+  acquireTimeoutMs: number;
+}
+
+/** pg-pool's error when no connection came within connectionTimeoutMillis (pool full, or the database slow to accept one). */
+function isAcquireTimeout(error: unknown): boolean {
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return message === 'timeout exceeded when trying to connect' || message === 'Connection terminated due to connection timeout';
+}
+
 /** Streams the export from a pg Pool of its own: Prisma cannot hand out a cursor. */
-export function createPayrollExportRepository(databaseUrl: string) {
-  const pool = new Pool({ connectionString: databaseUrl, max: 10, application_name: EXPORT_APPLICATION_NAME });
+export function createPayrollExportRepository(databaseUrl: string, options: PayrollExportRepositoryOptions) {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: POOL_SIZE,
+    application_name: EXPORT_APPLICATION_NAME,
+    // Without it, a full pool (every connection held by a slow reader) makes the next export wait forever.
+    connectionTimeoutMillis: options.acquireTimeoutMs,
+  });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => undefined);
   const cancel = (pid: number) => pool.query('SELECT pg_cancel_backend($1)', [pid]);
 
+  /** A connection of the pool, or a 503 problem once the acquire timeout has passed without one. */
+  async function connect(): Promise<PoolClient> {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      if (!isAcquireTimeout(error)) throw error;
+      throw new AppError(
+        503,
+        `Every connection of the payroll export is busy (${POOL_SIZE} exports at once) and none came free within ${options.acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
+        { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(EXPORT_BUSY_RETRY_AFTER_SECONDS) }, cause: error },
+      );
+    }
+  }
+
   async function open(sql: string, params: unknown[], signal?: AbortSignal): Promise<Readable> {
-    const client = await pool.connect();
+    const client = await connect();
     const rows = client.query(new PayrollRowStream(sql, params, client, cancel));
     // Wait for the first batch (or the end, or the error): a failing query is still a clean 500
     // problem, sent before any header of the file. A large month spends most of its time here
@@ -107,12 +148,21 @@ export function createPayrollExportRepository(databaseUrl: string) {
     /** Personnel numbers in the period's export longer than `maxLength` (DATEV's limit), in export order. */
     async personnelNumbersLongerThan(tenantId: string, period: Period, wageTypes: WageTypes, maxLength: number): Promise<string[]> {
       const params = payrollRowsParams(tenantId, period, wageTypes);
-      const { rows } = await pool.query<Pick<PayrollRow, 'personnel_number'>>(
-        `SELECT personnel_number FROM (${PAYROLL_ROWS_SQL}) AS r WHERE length(personnel_number) > $${params.length + 1}
-          GROUP BY personnel_number ORDER BY personnel_number::numeric, personnel_number`,
-        [...params, maxLength],
-      );
-      return rows.map((row) => row.personnel_number);
+      const client = await connect();
+      let failure: Error | undefined;
+      try {
+        const { rows } = await client.query<Pick<PayrollRow, 'personnel_number'>>(
+          `SELECT personnel_number FROM (${PAYROLL_ROWS_SQL}) AS r WHERE length(personnel_number) > $${params.length + 1}
+            GROUP BY personnel_number ORDER BY personnel_number::numeric, personnel_number`,
+          [...params, maxLength],
+        );
+        return rows.map((row) => row.personnel_number);
+      } catch (error) {
+        failure = error as Error;
+        throw error;
+      } finally {
+        client.release(failure); // as pool.query does: a client that failed is not reused
+      }
     },
 
     close(): Promise<void> {
