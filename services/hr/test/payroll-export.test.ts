@@ -561,7 +561,7 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   test('When the OpenAPI document is read, then GET /exports/payroll documents its 429 and 503 with Retry-After', async () => {
     const document = (await request(hr.app).get('/api/v1/openapi.json').expect(200)).body;
     const responses = document.paths['/exports/payroll'].get.responses;
-    for (const [status, code] of [['429', 'export-in-progress'], ['503', 'export-capacity-exhausted']]) {
+    for (const [status, code] of [['429', 'export-in-progress'], ['503', 'export-capacity-exhausted']] as const) {
       expect(responses[status].headers['Retry-After']).toBeDefined();
       expect(responses[status].content['application/problem+json'].example.type).toBe(`urn:msp:problem:${code}`);
     }
