@@ -14,7 +14,7 @@ import { createLeavesService } from './leaves/leaves.service';
 import { createTimesheetsRepository } from './timesheets/timesheets.repository';
 import { registerTimesheetRoutes } from './timesheets/timesheets.routes';
 import { createTimesheetsService } from './timesheets/timesheets.service';
-import { createPayrollExportRepository, EXPORT_TIMEOUT_DEFAULTS } from './exports/payroll-export.repository';
+import { createPayrollExportRepository, EXPORT_DEFAULTS } from './exports/payroll-export.repository';
 import { registerPayrollExportRoutes } from './exports/payroll-export.routes';
 import { createPayrollExportService } from './exports/payroll-export.service';
 import { createPayrollSettingsRepository } from './payroll/payroll-settings.repository';
@@ -39,10 +39,10 @@ export interface HrSettings {
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
   /**
-   * The payroll export's timeouts (EXPORT_IDLE_TIMEOUT_MS, EXPORT_POOL_ACQUIRE_TIMEOUT_MS), and the
+   * The payroll export's pool and timeouts (EXPORT_POOL_SIZE, EXPORT_POOL_ACQUIRE_TIMEOUT_MS, EXPORT_IDLE_TIMEOUT_MS), and the
    * Redis key prefix of its per-tenant leases (tests isolate themselves with it).
    */
-  exports?: { idleTimeoutMs?: number; acquireTimeoutMs?: number; leasePrefix?: string };
+  exports?: { poolSize?: number; acquireTimeoutMs?: number; idleTimeoutMs?: number; leasePrefix?: string };
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
 }
@@ -75,8 +75,8 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
   const leaves = createLeavesService({ leaves: createLeavesRepository(db), employees: employeesRepository });
   const payrollSettingsRepository = createPayrollSettingsRepository(db);
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
-  const exportSettings = { ...EXPORT_TIMEOUT_DEFAULTS, ...settings.exports };
-  const exportRepository = createPayrollExportRepository(databaseUrl, { acquireTimeoutMs: exportSettings.acquireTimeoutMs });
+  const exportSettings = { ...EXPORT_DEFAULTS, ...settings.exports };
+  const exportRepository = createPayrollExportRepository(databaseUrl, exportSettings);
   const payrollExports = createPayrollExportService({
     settings: payrollSettingsRepository,
     exports: exportRepository,

@@ -440,6 +440,7 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   const servers: http.Server[] = [];
   let admin: Client;
   let wide: Caller;
+  let wideToo: Caller;
 
   async function listen(app: http.RequestListener): Promise<string> {
     const server = http.createServer(app);
@@ -452,11 +453,17 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
 
   beforeAll(async () => {
     wide = newCaller();
+    wideToo = newCaller();
     await seedWideMonth(wide.tenantId, WIDE_EMPLOYEES);
+    await seedWideMonth(wideToo.tenantId, WIDE_EMPLOYEES);
     const leasePrefix = uniquePrefix('hr-export');
     const patient = { exports: { idleTimeoutMs: 600_000, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, leasePrefix } };
     replicas = [await startHr({ databaseUrl: hr.databaseUrl, settings: patient }), await startHr({ databaseUrl: hr.databaseUrl, settings: patient })];
-    impatient = await startHr({ databaseUrl: hr.databaseUrl, settings: { exports: { idleTimeoutMs: IDLE_TIMEOUT_MS, leasePrefix: uniquePrefix('hr-export') } } });
+    // Two connections, and a minute's patience for one: freeing a stalled reader must not need a connection.
+    impatient = await startHr({
+      databaseUrl: hr.databaseUrl,
+      settings: { exports: { idleTimeoutMs: IDLE_TIMEOUT_MS, poolSize: 2, acquireTimeoutMs: 60_000, leasePrefix: uniquePrefix('hr-export') } },
+    });
     replicaUrls = [await listen(replicas[0].app), await listen(replicas[1].app)];
     impatientUrl = await listen(impatient.app);
     admin = new Client({ connectionString: hr.databaseUrl });
@@ -556,6 +563,20 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
     }
     const again = await request(impatientUrl).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(impatient, wide));
     expect(again.status).toBe(200);
+  });
+
+  test('When stalled readers hold every connection of the pool, then the idle timeout frees them without waiting for a connection', async () => {
+    const readers = await Promise.all([wide, wideToo].map((caller) => stalledReader(impatientUrl, authOn(impatient, caller))));
+    try {
+      expect(readers.map((reader) => reader.status)).toEqual([200, 200]);
+
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'both stalled exports let go of their cursors');
+
+      const next = await request(impatientUrl).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(impatient, newCaller()));
+      expect(next.status).toBe(200);
+    } finally {
+      for (const reader of readers) reader.req.destroy();
+    }
   });
 
   test('When the OpenAPI document is read, then GET /exports/payroll documents its 429 and 503 with Retry-After', async () => {

@@ -12,11 +12,11 @@ export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
 /** Rows fetched from the cursor per round trip: large enough to be cheap, small enough to stay flat. */
 const BATCH_SIZE = 500;
 
-/** Connections of the export's pool: at most this many exports stream at once per instance. */
-const POOL_SIZE = 10;
-
-/** The export's timeouts when configuration says nothing (EXPORT_IDLE_TIMEOUT_MS, EXPORT_POOL_ACQUIRE_TIMEOUT_MS). */
-export const EXPORT_TIMEOUT_DEFAULTS = { idleTimeoutMs: 30_000, acquireTimeoutMs: 5_000 } as const;
+/**
+ * The export's pool and timeouts when configuration says nothing (EXPORT_POOL_SIZE: at most this many
+ * exports stream at once per instance; EXPORT_POOL_ACQUIRE_TIMEOUT_MS; EXPORT_IDLE_TIMEOUT_MS).
+ */
+export const EXPORT_DEFAULTS = { poolSize: 10, acquireTimeoutMs: 5_000, idleTimeoutMs: 30_000 } as const;
 
 /** What a caller that found the pool full is told to wait before trying again. */
 export const EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;
@@ -57,8 +57,8 @@ export function payrollRowsParams(tenantId: string, period: Period, wageTypes: W
 
 /**
  * A cursor over the rows that gives its connection back when it ends, and when it is abandoned
- * (the client went away, a later stage failed) cancels the query on the server and closes the
- * connection rather than waiting for a running sort to finish.
+ * (the client went away or stopped reading, a later stage failed) closes the connection rather than
+ * waiting for a running sort to finish; a query still running on the server is cancelled first.
  */
 class PayrollRowStream extends QueryStream {
   constructor(
@@ -78,6 +78,14 @@ class PayrollRowStream extends QueryStream {
       });
       return;
     }
+    // Suspended between two batches (a reader that stopped taking them), the server only waits for the
+    // next fetch: closing the connection ends it at once. Cancelling would need a connection of the
+    // pool, which a full pool of such readers has none of.
+    if ((this.cursor as { state?: string }).state === 'idle') {
+      this.client.release(true);
+      callback(error);
+      return;
+    }
     const pid = (this.client as unknown as { processID: number }).processID;
     void this.cancel(pid)
       .catch(() => undefined) // the connection is closed below either way
@@ -87,6 +95,8 @@ class PayrollRowStream extends QueryStream {
 }
 
 export interface PayrollExportRepositoryOptions {
+  /** Connections of the export's pool. */
+  poolSize: number;
   /** How long an export waits for a connection of the pool before it answers 503 (pg-pool's connectionTimeoutMillis). */
   acquireTimeoutMs: number;
 }
@@ -101,7 +111,7 @@ function isAcquireTimeout(error: unknown): boolean {
 export function createPayrollExportRepository(databaseUrl: string, options: PayrollExportRepositoryOptions) {
   const pool = new Pool({
     connectionString: databaseUrl,
-    max: POOL_SIZE,
+    max: options.poolSize,
     application_name: EXPORT_APPLICATION_NAME,
     // Without it, a full pool (every connection held by a slow reader) makes the next export wait forever.
     connectionTimeoutMillis: options.acquireTimeoutMs,
@@ -118,7 +128,7 @@ export function createPayrollExportRepository(databaseUrl: string, options: Payr
       if (!isAcquireTimeout(error)) throw error;
       throw new AppError(
         503,
-        `Every connection of the payroll export is busy (${POOL_SIZE} exports at once) and none came free within ${options.acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
+        `Every connection of the payroll export is busy (${options.poolSize} exports at once) and none came free within ${options.acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
         { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(EXPORT_BUSY_RETRY_AFTER_SECONDS) }, cause: error },
       );
     }
