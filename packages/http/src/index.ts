@@ -18,6 +18,7 @@ export { createReadiness, type Readiness, type ReadinessCheck } from './health';
 export { startServer, exitOnSignals, serverClassesFor, serverClassesPay, type RunningServer } from './server';
 export { loadConfig, ConfigError, commonConfigProperties } from './config';
 export { createRedis } from './redis';
+export { createLeases, type Lease, type Leases, type LeasesOptions } from './leases';
 export { createServiceApp, API_BASE_PATH, type ServiceApp, type ServiceAppOptions } from './app';
 export * from './schema-helpers';
 export { businessRuleProblem, BusinessRuleProblem, unprocessableResponse } from './problem-schemas';

@@ -17,3 +17,4 @@ export { describeWebhooks, EVENT_OPERATIONS, type DispatcherFactory, type Webhoo
 export { seedWebhook } from './seed-webhook';
 export { storedEvents, whileEventsCannotBeStored, type RawSql, type StoredEvent } from './event-stream';
 export { describeImportRules, importCycles, importGraph } from './imports.suite';
+export { configProblems } from './config-problems';

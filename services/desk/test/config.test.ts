@@ -1,17 +1,9 @@
-import { ConfigError } from '@msp/http';
+import { configProblems } from '@msp/testkit';
 import { loadDeskConfig } from '../src/config';
 
 const BASE = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/desk' };
 
-function problemsOf(env: NodeJS.ProcessEnv): string[] {
-  try {
-    loadDeskConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problemsOf = (env: NodeJS.ProcessEnv) => configProblems(loadDeskConfig, env);
 
 describe('desk configuration', () => {
   test('When only DATABASE_URL is set, then every other setting has its documented default', () => {

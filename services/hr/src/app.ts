@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
-import { createServiceApp, type Logger } from '@msp/http';
+import { createLeases, createServiceApp, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
 import { hrEvents } from './events/hr-events';
@@ -14,7 +14,7 @@ import { createLeavesService } from './leaves/leaves.service';
 import { createTimesheetsRepository } from './timesheets/timesheets.repository';
 import { registerTimesheetRoutes } from './timesheets/timesheets.routes';
 import { createTimesheetsService } from './timesheets/timesheets.service';
-import { createPayrollExportRepository } from './exports/payroll-export.repository';
+import { createPayrollExportRepository, EXPORT_DEFAULTS } from './exports/payroll-export.repository';
 import { registerPayrollExportRoutes } from './exports/payroll-export.routes';
 import { createPayrollExportService } from './exports/payroll-export.service';
 import { createPayrollSettingsRepository } from './payroll/payroll-settings.repository';
@@ -38,6 +38,11 @@ export interface HrSettings {
   corsOrigins?: string[];
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
+  /**
+   * The payroll export's pool and timeouts (EXPORT_POOL_SIZE, EXPORT_POOL_ACQUIRE_TIMEOUT_MS, EXPORT_IDLE_TIMEOUT_MS), and the
+   * Redis key prefix of its per-tenant leases (tests isolate themselves with it).
+   */
+  exports?: { poolSize?: number; acquireTimeoutMs?: number; idleTimeoutMs?: number; leasePrefix?: string };
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
 }
@@ -70,8 +75,14 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
   const leaves = createLeavesService({ leaves: createLeavesRepository(db), employees: employeesRepository });
   const payrollSettingsRepository = createPayrollSettingsRepository(db);
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
-  const exportRepository = createPayrollExportRepository(databaseUrl);
-  const payrollExports = createPayrollExportService({ settings: payrollSettingsRepository, exports: exportRepository });
+  const exportSettings = { ...EXPORT_DEFAULTS, ...settings.exports };
+  const exportRepository = createPayrollExportRepository(databaseUrl, exportSettings);
+  const payrollExports = createPayrollExportService({
+    settings: payrollSettingsRepository,
+    exports: exportRepository,
+    // One export per tenant across every instance (Redis); per instance without REDIS_URL.
+    leases: createLeases({ redis, prefix: exportSettings.leasePrefix ?? 'hr:export-lease:', logger }),
+  });
 
   const events = createServiceEvents({
     db,
@@ -116,7 +127,7 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
       registerTimesheetRoutes(api, { timesheets });
       registerLeaveRoutes(api, { leaves });
       registerPayrollSettingsRoutes(api, { settings: payrollSettings });
-      registerPayrollExportRoutes(api, { exports: payrollExports, logger });
+      registerPayrollExportRoutes(api, { exports: payrollExports, logger, idleTimeoutMs: exportSettings.idleTimeoutMs });
       events.registerRoutes(api);
       registerWhoAmI(api);
     },

@@ -26,6 +26,11 @@ runService('hr', loadHrConfig, async (config, logger) => {
       trustProxy: config.TRUST_PROXY,
       corsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
+      exports: {
+        poolSize: config.EXPORT_POOL_SIZE,
+        acquireTimeoutMs: config.EXPORT_POOL_ACQUIRE_TIMEOUT_MS,
+        idleTimeoutMs: config.EXPORT_IDLE_TIMEOUT_MS,
+      },
     },
   });
   await dispatcher.start();
