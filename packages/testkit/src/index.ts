@@ -15,4 +15,5 @@ export { describeConditionalRequests, type ConditionalRequestsSetup } from './co
 export { startWebhookReceiver, type Received } from './webhook-receiver';
 export { describeWebhooks, EVENT_OPERATIONS, type DispatcherFactory, type WebhooksSetup, type WebhookTrigger } from './webhooks.suite';
 export { seedWebhook } from './seed-webhook';
+export { testOutbound } from './test-outbound';
 export { storedEvents, whileEventsCannotBeStored, type RawSql, type StoredEvent } from './event-stream';

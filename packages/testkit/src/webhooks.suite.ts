@@ -2,7 +2,8 @@ import type http from 'node:http';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { createLogger, type Logger } from '@msp/http';
-import { createOutbound, type Outbound } from '@msp/outbound';
+import type { Outbound } from '@msp/outbound';
+import { testOutbound } from './test-outbound';
 import { startWebhookReceiver } from './webhook-receiver';
 
 /*
@@ -98,7 +99,7 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       const dispatcher = options.createServiceDispatcher({
         db: db as never,
         logger: createLogger({ service: options.service, level: 'error' }),
-        outbound: createOutbound({ production: false, timeoutMs: 2_000 }),
+        outbound: testOutbound({ timeoutMs: 2_000 }),
         pollMs: 100,
         retryDelaysMs: [200, 200, 200, 200, 200],
       });

@@ -92,7 +92,7 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
     db,
     logger,
     catalogue: deskEvents,
-    outbound: outbound ?? createOutbound({ production: false }),
+    outbound: outbound ?? createOutbound(),
     dispatcher: settings.webhooks,
   });
 

@@ -77,7 +77,7 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
     db,
     logger,
     catalogue: hrEvents,
-    outbound: outbound ?? createOutbound({ production: false }),
+    outbound: outbound ?? createOutbound(),
     dispatcher: settings.webhooks,
   });
 

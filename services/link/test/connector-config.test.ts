@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@msp/http';
+import { OutboundBlockedError, outboundFromConfig } from '@msp/outbound';
 import { loadLinkConfig } from '../src/config';
 import { createSecretBox } from '../src/connectors/connector-crypto';
 
@@ -11,6 +12,17 @@ describe('connector settings of link', () => {
     const config = loadLinkConfig({ ...base });
     expect(config).toMatchObject({ SYNC_INTERVAL_MINUTES: 60, OUTBOUND_TIMEOUT_MS: 10000 });
     expect(config.CONNECTOR_ENCRYPTION_KEY).toBeUndefined();
+  });
+
+  test('When NODE_ENV is development or unset, then loopback directories are still refused unless OUTBOUND_ALLOW_LOOPBACK=true (what pnpm start sets)', async () => {
+    for (const NODE_ENV of ['development', 'test', undefined]) {
+      const config = loadLinkConfig({ ...base, ...(NODE_ENV ? { NODE_ENV } : {}) });
+      expect(config.OUTBOUND_ALLOW_LOOPBACK).toBe(false);
+      await expect(outboundFromConfig(config).check('http://127.0.0.1:8080/scim')).rejects.toBeInstanceOf(OutboundBlockedError);
+    }
+    const allowing = outboundFromConfig(loadLinkConfig({ ...base, OUTBOUND_ALLOW_LOOPBACK: 'true' }));
+    await expect(allowing.check('http://127.0.0.1:8080/scim')).resolves.toBeUndefined();
+    await expect(allowing.check('http://169.254.169.254/')).rejects.toBeInstanceOf(OutboundBlockedError);
   });
 
   test('When NODE_ENV=production has no CONNECTOR_ENCRYPTION_KEY, then the configuration is refused naming it', () => {

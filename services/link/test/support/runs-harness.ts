@@ -1,8 +1,7 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createOutbound } from '@msp/outbound';
-import { startServiceUnderTest, type ServiceUnderTest } from '@msp/testkit';
+import { startServiceUnderTest, testOutbound, type ServiceUnderTest } from '@msp/testkit';
 import { createLinkApp } from '../../src/app';
 import { createSecretBox } from '../../src/connectors/connector-crypto';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
@@ -57,7 +56,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
   const deskTenant = await desk.newTenant();
   const scim = await startScimDirectory();
   const secrets = createSecretBox(randomBytes(32));
-  const outbound = createOutbound({ production: false, timeoutMs: 5000 });
+  const outbound = testOutbound({ timeoutMs: 5000 });
 
   let app!: http.RequestListener;
   let jobs: JobQueue | undefined;
