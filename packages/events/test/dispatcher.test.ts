@@ -103,6 +103,27 @@ describe('webhook deliveries', () => {
     expect(endpoint.received.every((r) => JSON.parse(r.body).type === 'ticket.updated')).toBe(true);
   });
 
+  test('that fail together are retried spread out (jitter): each within ±20 % of the schedule\'s delay, not all at the same moment', async () => {
+    const endpoint = await receiver(() => 503);
+    receivers.push(endpoint);
+    const webhook = await subscribe(endpoint.url);
+    await dispatcher({ retryDelaysMs: [60_000] }).start();
+    for (let i = 0; i < 20; i++) await record('ticket.created', `jitter-${i}`);
+
+    const rows = await waitUntil(async () => {
+      const { rows: all } = await db.pool.query(
+        'SELECT extract(epoch FROM next_attempt_at - last_attempt_at) * 1000 AS delay_ms FROM webhook_deliveries WHERE webhook_id = $1 AND attempt = 1 AND next_attempt_at IS NOT NULL',
+        [webhook.id],
+      );
+      return all.length === 20 ? all : undefined;
+    });
+    const delays = rows.map((row) => Number(row.delay_ms));
+    // An attempt takes a few ms, so without jitter every delay would be 60 s and a few ms.
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(48_000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(72_000 + 2_000);
+    expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThan(1_000);
+  });
+
   test('keep the order of one resource\'s events: the second waits while the first is being retried; another resource does not wait', async () => {
     let firstFailures = 2;
     const endpoint = await receiver((request) => {

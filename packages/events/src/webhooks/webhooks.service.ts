@@ -2,7 +2,7 @@ import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from 
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
 import { TEST_EVENT, type EventCatalogue } from '../catalogue';
 import { newSigningSecret } from '../signing';
-import type { DeliveryStatus, NewWebhook, WebhookChanges } from './webhook.schemas';
+import { RECOVER_MAX_DAYS, type DeliveryStatus, type NewWebhook, type WebhookChanges, type WebhookRecovery } from './webhook.schemas';
 import type { WebhooksRepository } from './webhooks.repository';
 
 const missing = () => notFound('No webhook with this id exists in your tenant.');
@@ -91,6 +91,23 @@ export function createWebhooksService({ webhooks, catalogue, outbound, wake }: W
       const delivery = await webhooks.findDelivery(tenantId, id, deliveryId);
       if (!delivery) throw missingDelivery();
       return delivery;
+    },
+
+    /**
+     * Heals a gap after an outage: every event of the webhook's types since `since` (at most
+     * RECOVER_MAX_DAYS back) is queued again. A disabled webhook's deliveries wait until it is enabled.
+     */
+    async recover(tenantId: string, id: string, input: WebhookRecovery) {
+      const webhook = await get(tenantId, id);
+      const since = new Date(input.since);
+      const now = Date.now();
+      const problem = (message: string) => unprocessable(`since ${message}.`, { code: 'recover-window', errors: [{ field: 'since', message }] });
+      if (since.getTime() > now) throw problem('is in the future');
+      if (since.getTime() < now - RECOVER_MAX_DAYS * 24 * 3_600_000) throw problem(`is more than ${RECOVER_MAX_DAYS} days ago; events can be recovered for ${RECOVER_MAX_DAYS} days`);
+      const requeued = await webhooks.recover(tenantId, id, since);
+      if (requeued > 0) wake();
+      const from = Math.max(since.getTime(), Date.parse(webhook.created_at));
+      return { webhook_id: id, since: new Date(from).toISOString(), requeued };
     },
 
     /** Sends the same message (same `webhook-id`, same body) again, now; it counts as a further attempt. */
