@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { createOutbound } from '@msp/outbound';
+import { createSecretBox } from '@msp/secrets';
 import { createDeliveriesRepository, createDispatcher, newSigningSecret, recordEvent, type Dispatcher } from '../src';
 import { createWebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { eventsDatabase, quietLogger, receiver, waitUntil } from './support';
 
 const TENANT = randomUUID();
+const secrets = createSecretBox(randomBytes(32));
 
 let db: Awaited<ReturnType<typeof eventsDatabase>>;
 const dispatchers: Dispatcher[] = [];
@@ -25,6 +27,7 @@ function dispatcher(options: { timeoutMs?: number; retryDelaysMs?: number[]; dis
   const started = createDispatcher({
     deliveries: createDeliveriesRepository(db.sql),
     outbound: createOutbound({ allowLoopback: true, timeoutMs: options.timeoutMs ?? 2_000 }),
+    secrets,
     logger: quietLogger(),
     pollMs: 100,
     retryDelaysMs: options.retryDelaysMs ?? [100, 100, 100],

@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { PassThrough } from 'node:stream';
 import { createLogger, isAppError } from '@msp/http';
 import { createOutbound } from '@msp/outbound';
+import { createSecretBox } from '@msp/secrets';
 import { createDeliveriesRepository, createDispatcher, eventCatalogue, newSigningSecret, recordEvent } from '../src';
 import { createWebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { createWebhooksService } from '../src/webhooks/webhooks.service';
@@ -11,6 +12,7 @@ import { eventsDatabase, receiver, waitUntil } from './support';
 // Webhook URLs are chosen by callers: in every mode they may not reach the service's own network
 // (the same policy as link's connectors), and the signing secret never reaches a log line.
 const TENANT = randomUUID();
+const secrets = createSecretBox(randomBytes(32));
 const catalogue = eventCatalogue([{ type: 'ticket.created', summary: 'A ticket was opened.', object: Type.Object({ id: Type.String() }) }]);
 
 let db: Awaited<ReturnType<typeof eventsDatabase>>;
@@ -21,7 +23,7 @@ afterAll(() => db.close());
 
 function service(allowlist: string[] = []) {
   const outbound = createOutbound({ allowlist, lookup: async (host) => (host === 'inside.example.com' ? ['10.1.2.3'] : ['93.184.215.14']) });
-  return createWebhooksService({ webhooks: createWebhooksRepository(db.sql), catalogue, outbound, wake: () => undefined });
+  return createWebhooksService({ webhooks: createWebhooksRepository(db.sql), catalogue, outbound, secrets, wake: () => undefined });
 }
 
 async function refusal(promise: Promise<unknown>) {
@@ -65,6 +67,7 @@ test('a delivery to an address that became internal is refused at sending time, 
   const dispatcher = createDispatcher({
     deliveries: createDeliveriesRepository(db.sql),
     outbound: createOutbound({ timeoutMs: 1_000 }),
+    secrets,
     logger: createLogger({ service: 'events-test', level: 'debug', stream: log }),
     pollMs: 100,
     retryDelaysMs: [100],

@@ -60,6 +60,10 @@ export const commonConfigProperties = {
   OUTBOUND_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10000 }),
   OUTBOUND_ALLOWLIST: Type.Optional(Type.String()),
   OUTBOUND_ALLOW_LOOPBACK: Type.Boolean({ default: false }),
+  // Webhook signing secrets at rest (AES-256-GCM): 32 random bytes, base64. Required in
+  // production; elsewhere each service keeps one of its own under DATA_DIR. Checked by each
+  // service (encryptionKeyProblems), so a malformed key is never echoed.
+  WEBHOOK_ENCRYPTION_KEY: Type.Optional(Type.String()),
   // Webhook deliveries in flight at once per instance.
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
 } satisfies TProperties;

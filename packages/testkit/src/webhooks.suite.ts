@@ -3,7 +3,9 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { createLogger, type Logger } from '@msp/http';
 import type { Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { testOutbound } from './test-outbound';
+import { testWebhookSecrets } from './test-webhook-secrets';
 import { startWebhookReceiver } from './webhook-receiver';
 
 /*
@@ -41,6 +43,7 @@ export type DispatcherFactory = (options: {
   db: never;
   logger: Logger;
   outbound: Outbound;
+  secrets: SecretBox;
   pollMs: number;
   retryDelaysMs: number[];
 }) => { start(): Promise<void>; stop(): Promise<void> };
@@ -101,6 +104,7 @@ export function describeWebhooks(options: { service: string; events: string[]; c
         db: db as never,
         logger: createLogger({ service: options.service, level: 'error' }),
         outbound: testOutbound({ timeoutMs: 2_000 }),
+        secrets: testWebhookSecrets(),
         pollMs: 100,
         retryDelaysMs: [200, 200, 200, 200, 200],
       });

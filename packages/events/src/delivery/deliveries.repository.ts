@@ -105,6 +105,19 @@ export function createDeliveriesRepository(db: Sql) {
       );
     },
 
+    /**
+     * Encrypts the signing secrets stored before they were (plain `whsec_…`); each row only if it
+     * still holds what was read, so two instances starting together do not seal twice. Answers how many.
+     */
+    async sealPlainSecrets(seal: (plain: string) => string): Promise<number> {
+      const plain = await db.$queryRawUnsafe<{ id: string; secret: string }[]>("SELECT id::text, secret FROM webhooks WHERE secret LIKE 'whsec\\_%'");
+      let sealed = 0;
+      for (const row of plain) {
+        sealed += await db.$executeRawUnsafe('UPDATE webhooks SET secret = $3 WHERE id = $1::uuid AND secret = $2', row.id, row.secret, seal(row.secret));
+      }
+      return sealed;
+    },
+
     async markEndpointHealthy(webhookId: string): Promise<void> {
       await db.$executeRawUnsafe('UPDATE webhooks SET failing_since = NULL WHERE id = $1::uuid AND failing_since IS NOT NULL', webhookId);
     },

@@ -1,5 +1,6 @@
 import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { TEST_EVENT, type EventCatalogue } from '../catalogue';
 import { newSigningSecret } from '../signing';
 import { RECOVER_MAX_DAYS, type DeliveryStatus, type NewWebhook, type WebhookChanges, type WebhookRecovery } from './webhook.schemas';
@@ -13,11 +14,13 @@ export interface WebhooksServiceDeps {
   catalogue: EventCatalogue;
   /** The address policy of calls to the outside world (no internal addresses in production). */
   outbound: Outbound;
+  /** Seals the signing secrets before they are stored (WEBHOOK_ENCRYPTION_KEY). */
+  secrets: SecretBox;
   /** Wakes the dispatcher: a delivery is due now. */
   wake: () => void;
 }
 
-export function createWebhooksService({ webhooks, catalogue, outbound, wake }: WebhooksServiceDeps) {
+export function createWebhooksService({ webhooks, catalogue, outbound, secrets, wake }: WebhooksServiceDeps) {
   /** The names must be the service's (or `*` alone); the URL must be one the service may call. */
   async function assertSubscribable(input: { url?: string; events?: string[] }) {
     const errors: { field: string; message: string }[] = [];
@@ -50,11 +53,11 @@ export function createWebhooksService({ webhooks, catalogue, outbound, wake }: W
       return webhooks.list(tenantId, pageWindow(page));
     },
 
-    /** The secret is answered once, here; it is never shown again nor logged. */
+    /** The secret is answered once, here; it is stored sealed, never shown again nor logged. */
     async create(tenantId: string, input: NewWebhook) {
       await assertSubscribable(input);
       const secret = newSigningSecret();
-      const webhook = await webhooks.create(tenantId, { url: input.url, events: input.events, description: input.description ?? null, secret });
+      const webhook = await webhooks.create(tenantId, { url: input.url, events: input.events, description: input.description ?? null, secret: secrets.seal(secret) });
       return { ...webhook, secret };
     },
 
