@@ -3,6 +3,7 @@ import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
 import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { deskEvents } from './events/desk-events';
 import { createApiClientsRepository } from './auth/api-clients.repository';
 import { createClientGuard, DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
@@ -54,6 +55,8 @@ export interface DeskDeps {
   db: Db;
   /** Calls to webhook endpoints; outside production by default (no address refused). */
   outbound?: Outbound;
+  /** Seals and opens webhook signing secrets (webhookSecretsFromConfig: WEBHOOK_ENCRYPTION_KEY). */
+  webhookSecrets: SecretBox;
   redis?: Redis;
   logger: Logger;
   signingKey: SigningKey;
@@ -65,7 +68,7 @@ export interface DeskDeps {
 }
 
 /** The app, and the webhook dispatcher (start it with the service, stop it on shutdown). */
-export function createDeskApp({ db, outbound, redis, logger, signingKey, previousKeys = [], settings, verifySecret }: DeskDeps) {
+export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
@@ -109,7 +112,8 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
     db,
     logger,
     catalogue: deskEvents,
-    outbound: outbound ?? createOutbound({ production: false }),
+    outbound: outbound ?? createOutbound(),
+    secrets: webhookSecrets,
     dispatcher: settings.webhooks,
   });
 

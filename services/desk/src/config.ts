@@ -3,6 +3,7 @@ import { ALL_SCOPES, parseScope } from '@msp/auth';
 import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
 import { allowlistProblems } from '@msp/outbound';
 import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
+import { encryptionKeyProblems } from '@msp/secrets';
 import { parseCorsOrigins } from './auth/token-cors';
 import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
 
@@ -109,6 +110,7 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
     problems.push('JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production');
   }
   problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
+  problems.push(...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV));
   if (problems.length) throw new ConfigError(problems);
   return { ...config, serviceClients, corsOrigins, previousPublicKeys };
 }

@@ -1,5 +1,6 @@
 import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
+import { webhookSecretsFromConfig } from '@msp/events';
 import { outboundFromConfig } from '@msp/outbound';
 import { createDeskApp } from './app';
 import { bootstrapClients, ensureServiceClients } from './auth/bootstrap';
@@ -20,6 +21,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   const { app, readiness, dispatcher } = createDeskApp({
     db,
     outbound: outboundFromConfig(config),
+    webhookSecrets: webhookSecretsFromConfig(config),
     redis,
     logger,
     signingKey,

@@ -3,6 +3,7 @@ import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createLeases, createServiceApp, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { hrEvents } from './events/hr-events';
 import type { Db } from './db';
 import { createEmployeesRepository } from './employees/employees.repository';
@@ -55,6 +56,8 @@ export interface HrDeps {
   logger: Logger;
   /** Calls to webhook endpoints; outside production by default (no address refused). */
   outbound?: Outbound;
+  /** Seals and opens webhook signing secrets (webhookSecretsFromConfig: WEBHOOK_ENCRYPTION_KEY). */
+  webhookSecrets: SecretBox;
   settings: HrSettings;
 }
 
@@ -62,7 +65,7 @@ export interface HrDeps {
  * The app, `close()` for what it opened itself (the export's pg Pool), and the webhook dispatcher
  * (start it with the service, stop it on shutdown).
  */
-export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings }: HrDeps) {
+export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
   // hr verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -88,7 +91,8 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
     db,
     logger,
     catalogue: hrEvents,
-    outbound: outbound ?? createOutbound({ production: false }),
+    outbound: outbound ?? createOutbound(),
+    secrets: webhookSecrets,
     dispatcher: settings.webhooks,
   });
 

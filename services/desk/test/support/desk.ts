@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createTestDatabase } from '@msp/db';
 import { createLogger } from '@msp/http';
-import { connectedRedis, uniquePrefix } from '@msp/testkit';
+import { connectedRedis, testOutbound, testWebhookSecrets, uniquePrefix } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
 import { createApiClientsRepository } from '../../src/auth/api-clients.repository';
 import { ensureApiClient } from '../../src/auth/bootstrap';
@@ -64,7 +64,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     ...overrides,
   };
   const { verifySecret } = overrides;
-  const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings, verifySecret });
+  const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
   const replicas: Redis[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
@@ -87,7 +87,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     async replica() {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
-      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings, verifySecret }).app;
+      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() }).app;
     },
     async token(client, scope) {
       const response = await api(desk)
