@@ -62,8 +62,9 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     rateLimitPrefix: uniquePrefix('desk'),
     ...overrides,
   };
-  const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings });
+  const { app, openapi, close: closeApp } = createDeskApp({ db, redis, logger, signingKey, settings });
   const replicas: Redis[] = [];
+  const closeReplicas: (() => Promise<void>)[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
 
@@ -85,7 +86,9 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     async replica() {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
-      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings }).app;
+      const replica = createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings });
+      closeReplicas.push(replica.close);
+      return replica.app;
     },
     async token(client, scope) {
       const response = await api(desk)
@@ -96,6 +99,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closeApp(), ...closeReplicas.map((close) => close())]);
       await db.$disconnect();
       await redis?.quit();
       await Promise.all(replicas.map((r) => r.quit()));
