@@ -1,5 +1,5 @@
 import { localDateOf } from '@msp/calendar';
-import { storedEvents } from '@msp/testkit';
+import { storedEvents, whileEventsCannotBeStored } from '@msp/testkit';
 import type request from 'supertest';
 import { api, type Api } from './support/api';
 import { startDesk, type TestDesk } from './support/desk';
@@ -401,6 +401,20 @@ describe('events', () => {
       expected(updated, 'time_entry.updated', created.body.id, { object: updated.body, changes }),
       expected(deleted, 'time_entry.deleted', created.body.id, { object: updated.body }),
     ]);
+  });
+
+  test('When the events cannot be stored, then creating, changing and deleting answer 500 and change nothing', async () => {
+    const { ticket, user } = await ticketAndUser();
+    const entry = await record(ticket.id, { user_id: user.id, minutes: 30 });
+    const before = await snapshot(desk);
+
+    await whileEventsCannotBeStored(desk.db, async () => {
+      await http.post(ticketEntries(ticket.id)).set(bearer(token)).send({ user_id: user.id, minutes: 10 }).expect(500);
+      await http.patch(entryUrl(entry.id)).set(bearer(token)).send({ minutes: 45 }).expect(500);
+      await http.delete(entryUrl(entry.id)).set(bearer(token)).expect(500);
+    });
+
+    expect(await snapshot(desk)).toEqual(before);
   });
 
   test('When a change is refused, then no event is stored', async () => {
