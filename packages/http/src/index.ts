@@ -24,5 +24,6 @@ export * from './schema-helpers';
 export { businessRuleProblem, BusinessRuleProblem, unprocessableResponse } from './problem-schemas';
 export { statusMachine, transitionProblem } from './status-machine';
 export { etagOf } from './conditional';
+export { sendStreamedFile, type StreamedFile } from './streamed-file';
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';

@@ -61,13 +61,13 @@ function pageUrl(req: Request, page: number): string {
   return url.toString();
 }
 
-/** Sends `{data, pagination}` with its Link header. */
-export function sendPage<T>(req: Request, res: Response, items: T[], total: number, { page, per_page }: PageRequest) {
+/** Sends `{data, pagination}` with its Link header; `extra` members (a list's totals) go beside them. */
+export function sendPage<T>(req: Request, res: Response, items: T[], total: number, { page, per_page }: PageRequest, extra: Record<string, unknown> = {}) {
   const totalPages = Math.ceil(total / per_page);
   const links = [`<${pageUrl(req, 1)}>; rel="first"`];
   if (page > 1) links.push(`<${pageUrl(req, Math.min(page - 1, Math.max(totalPages, 1)))}>; rel="prev"`);
   if (page < totalPages) links.push(`<${pageUrl(req, page + 1)}>; rel="next"`);
   links.push(`<${pageUrl(req, Math.max(totalPages, 1))}>; rel="last"`);
   res.setHeader('Link', links.join(', '));
-  res.json({ data: items, pagination: { page, per_page, total, total_pages: totalPages } });
+  res.json({ data: items, pagination: { page, per_page, total, total_pages: totalPages }, ...extra });
 }

@@ -28,6 +28,12 @@ import { registerTicketRoutes } from './tickets/tickets.routes';
 import { createTicketsService } from './tickets/tickets.service';
 import { registerUserRoutes } from './users/users.routes';
 import { createUsersService } from './users/users.service';
+import { createTimeExportRepository } from './time-entries/time-export.repository';
+import { registerTimeEntryRoutes } from './time-entries/time-entries.routes';
+import { createTimeEntriesService } from './time-entries/time-entries.service';
+
+/** The calendar zone of time entries' dates until tenants have calendars of their own. */
+export const DEFAULT_TIME_ZONE = 'Europe/Berlin';
 
 export interface DeskSettings {
   issuer: string;
@@ -49,6 +55,8 @@ export interface DeskSettings {
   corsOrigins?: string[];
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
+  /** IANA zone of the tenants' calendar days (DEFAULT_TIME_ZONE): a time entry's default date is today there. Europe/Berlin when not given. */
+  timeZone?: string;
 }
 
 export interface DeskDeps {
@@ -67,7 +75,10 @@ export interface DeskDeps {
   verifySecret?: SecretVerifier;
 }
 
-/** The app, and the webhook dispatcher (start it with the service, stop it on shutdown). */
+/**
+ * The app, the webhook dispatcher (start it with the service, stop it on shutdown), and `close()`
+ * for what it opened itself (the time export's pg Pool).
+ */
 export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
@@ -107,6 +118,9 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
 
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/$/, '')}`;
   const metadata = serverMetadata(settings.issuer);
+
+  // The export streams from a pool of its own on the same database (Prisma has no cursor).
+  const timeExports = createTimeExportRepository(db.pool.options.connectionString!);
 
   const events = createServiceEvents({
     db,
@@ -155,9 +169,10 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerCommentRoutes(api, createCommentsService(createStore(db)));
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerUserRoutes(api, createUsersService(createStore(db)));
+      registerTimeEntryRoutes(api, { timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }), logger });
       registerApiClientRoutes(api, createApiClientsService(createApiClientsAdminRepository(db)));
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher };
+  return { ...service, dispatcher: events.dispatcher, close: () => timeExports.close() };
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
 import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
+import { canonicalTimeZone } from '@msp/calendar';
 import { allowlistProblems } from '@msp/outbound';
 import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { encryptionKeyProblems } from '@msp/secrets';
@@ -33,6 +34,10 @@ export const DeskConfigSchema = Type.Object({
   BOOTSTRAP_TENANT: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
   DEV_CLIENT_FILE: Type.Optional(Type.String()),
   CORS_ORIGINS: Type.Optional(Type.String({ description: 'Comma-separated origins whose pages may call the token endpoint from a browser.' })),
+  DEFAULT_TIME_ZONE: Type.String({
+    default: 'Europe/Berlin',
+    description: 'IANA time zone of the tenants\' calendar days (a time entry\'s default date is today there).',
+  }),
   SERVICE_CLIENTS: Type.Optional(
     Type.String({
       description:
@@ -109,6 +114,7 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
   if (config.NODE_ENV === 'production' && !config.JWT_PRIVATE_KEY && !config.JWT_PRIVATE_KEY_FILE) {
     problems.push('JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production');
   }
+  if (!canonicalTimeZone(config.DEFAULT_TIME_ZONE)) problems.push(`DEFAULT_TIME_ZONE "${config.DEFAULT_TIME_ZONE}" is not an IANA time zone (e.g. Europe/Berlin)`);
   problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
   problems.push(...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV));
   if (problems.length) throw new ConfigError(problems);

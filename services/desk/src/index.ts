@@ -18,7 +18,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 
-  const { app, readiness, dispatcher } = createDeskApp({
+  const { app, readiness, dispatcher, close } = createDeskApp({
     db,
     outbound: outboundFromConfig(config),
     webhookSecrets: webhookSecretsFromConfig(config),
@@ -39,8 +39,9 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       apiCorsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       corsOrigins: config.corsOrigins,
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
+      timeZone: config.DEFAULT_TIME_ZONE,
     },
   });
   await dispatcher.start();
-  return { app, readiness, cleanup: [() => dispatcher.stop(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  return { app, readiness, cleanup: [() => dispatcher.stop(), close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

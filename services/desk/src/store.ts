@@ -4,6 +4,7 @@ import { createClientsRepository } from './clients/clients.repository';
 import { createCommentsRepository } from './comments/comments.repository';
 import { createEventsRepository } from './events/events.repository';
 import { createTicketsRepository } from './tickets/tickets.repository';
+import { createTimeEntriesRepository } from './time-entries/time-entries.repository';
 import { createUsersRepository, type UsersRepository } from './users/users.repository';
 
 /**
@@ -17,6 +18,7 @@ function repositories(db: DbTx, connection?: Queryable) {
     comments: createCommentsRepository(db),
     clients: createClientsRepository(db, connection),
     users: createUsersRepository(db, connection),
+    timeEntries: createTimeEntriesRepository(db, connection),
     events: createEventsRepository(db),
   };
 }

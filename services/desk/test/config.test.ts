@@ -16,7 +16,13 @@ describe('desk configuration', () => {
       AUTH_AUDIENCE: 'msp-api',
       BOOTSTRAP_TENANT: 'default',
       SHUTDOWN_TIMEOUT_MS: 10000,
+      DEFAULT_TIME_ZONE: 'Europe/Berlin',
     });
+  });
+
+  test('When DEFAULT_TIME_ZONE is no IANA time zone, then the start is refused naming it', () => {
+    expect(problemsOf({ ...BASE, DEFAULT_TIME_ZONE: 'Mars/Olympus' })).toEqual(['DEFAULT_TIME_ZONE "Mars/Olympus" is not an IANA time zone (e.g. Europe/Berlin)']);
+    expect(problemsOf({ ...BASE, DEFAULT_TIME_ZONE: 'America/New_York' })).toEqual([]);
   });
 
   test('When DATABASE_URL is missing, then the start is refused naming it', () => {

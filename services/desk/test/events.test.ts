@@ -40,7 +40,7 @@ function expectedEvent(caller: Tenant, response: request.Response, type: string,
 
 const get = async (caller: Tenant, path: string) => (await http.get(`${BASE}${path}`).set(bearer(caller.token)).expect(200)).body;
 
-test('The catalogue names the seven events desk records', () => {
+test('The catalogue names the ten events desk records', () => {
   expect(deskEvents.names).toEqual([
     'ticket.created',
     'ticket.updated',
@@ -49,6 +49,9 @@ test('The catalogue names the seven events desk records', () => {
     'client.updated',
     'user.created',
     'user.deactivated',
+    'time_entry.created',
+    'time_entry.updated',
+    'time_entry.deleted',
   ]);
 });
 

@@ -10,7 +10,7 @@ describeWebhooks({
   service: 'desk',
   createServiceDispatcher,
   // The names, exactly; the first is what trigger() produces.
-  events: ['ticket.created', 'ticket.updated', 'comment.created', 'client.created', 'client.updated', 'user.created', 'user.deactivated'],
+  events: ['ticket.created', 'ticket.updated', 'comment.created', 'client.created', 'client.updated', 'user.created', 'user.deactivated', 'time_entry.created', 'time_entry.updated', 'time_entry.deleted'],
   async setup() {
     const desk = await startDesk();
     const admin = await desk.createClient();

@@ -5,6 +5,7 @@ import { eventCatalogue } from '@msp/events';
 import { ClientSchema } from '../clients/client.schemas';
 import { CommentSchema } from '../comments/comment.schemas';
 import { TicketSchema } from '../tickets/ticket.schemas';
+import { TimeEntrySchema } from '../time-entries/time-entry.schemas';
 import { UserSchema } from '../users/user.schemas';
 
 const EVENTS = [
@@ -27,6 +28,9 @@ const EVENTS = [
     object: UserSchema,
     changes: true,
   },
+  { type: 'time_entry.created', summary: 'Time was recorded on a ticket (`POST /tickets/{id}/time-entries`).', object: TimeEntrySchema },
+  { type: 'time_entry.updated', summary: 'A time entry changed; `changes` has the fields that differ.', object: TimeEntrySchema, changes: true },
+  { type: 'time_entry.deleted', summary: 'A time entry was deleted; `object` is the entry as it was.', object: TimeEntrySchema },
 ] as const satisfies readonly EventType[];
 
 export const deskEvents = eventCatalogue(EVENTS);

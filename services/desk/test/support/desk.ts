@@ -64,8 +64,9 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     ...overrides,
   };
   const { verifySecret } = overrides;
-  const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
+  const { app, openapi, close: closeApp } = createDeskApp({ db, redis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
   const replicas: Redis[] = [];
+  const closeReplicas: (() => Promise<void>)[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
 
@@ -87,7 +88,9 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     async replica() {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
-      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() }).app;
+      const replica = createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
+      closeReplicas.push(replica.close);
+      return replica.app;
     },
     async token(client, scope) {
       const response = await api(desk)
@@ -98,6 +101,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closeApp(), ...closeReplicas.map((close) => close())]);
       await db.$disconnect();
       await redis?.quit();
       await Promise.all(replicas.map((r) => r.quit()));
