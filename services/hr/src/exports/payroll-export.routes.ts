@@ -12,7 +12,7 @@ const TAGS = ['Payroll'];
 const DESCRIPTION = [
   'The payroll of one month, for every employee with anything in it: one row per employee and wage type with a quantity that is not zero.',
   '',
-  '- **Hours**: the minutes of the entries of the timesheets dated in the period, per category (`normal`, `overtime`, `on_call`, `travel`, `training`), in decimal hours rounded to two decimals (7 h 20 min = 7.33).',
+  '- **Hours**: the minutes of the entries of the timesheets dated in the period, per category (`normal`, `overtime`, `on_call`, `travel`, `training`, and `standby`: Rufbereitschaft, paid but not working time, under its own wage type), in decimal hours rounded to two decimals (7 h 20 min = 7.33).',
   '- **Days**: the working days (Monday–Friday) of every **approved** leave inside the period, per type; a leave that spans two months is clipped (29 October–3 November gives October its Thursday and Friday). Requested, rejected and cancelled leaves are not paid out.',
   '- Each category becomes the wage type (DATEV Lohnart) of `GET /payroll/settings`. Rows are ordered by personnel number (numerically), then wage type (numerically), then category; two categories mapped to the same Lohnart stay two rows.',
   '- Timesheets and leaves are matched to employees by `user_id`; those of a `user_id` that is no employee of your tenant are not exported (register the employee first).',
@@ -23,9 +23,10 @@ const DESCRIPTION = [
   'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection).',
   '',
   '**`format=datev`**: the DATEV LODAS ASCII import file, `text/plain; charset=windows-1252`, CRLF, file name `payroll-YYYY-MM.txt`:',
-  '`[Allgemein]` with `Ziel=LODAS`, `Version_SST=1.0`, `BeraterNr` and `MandantenNr` (from the settings), `Feldtrennzeichen=;`, `Zahlenkomma=,`, `Datumsformat=TT/MM/JJJJ`, `Kommentarzeichen=*`;',
+  '`[Allgemein]` with `Ziel=LODAS`, `Version_SST=1.0`, `BeraterNr` and `MandantenNr` (from the settings), `Datumsformat=JJJJ-MM-TT`, `Feldtrennzeichen=;`, `Zahlenkomma=,`, `Kommentarzeichen=*`;',
   `\`[Satzbeschreibung]\` with record type 10 = \`${DATEV_TABLE}\` and the fields ${DATEV_FIELDS.map((f) => `\`${f}\``).join(', ')};`,
-  '`[Bewegungsdaten]` with one line per employee and wage type, `10;<abrechnung_zeitraum: first day of the month, DD/MM/YYYY>;<pnr: Personalnummer>;<la_eigene: Lohnart>;<bs_nr: Bearbeitungsschlüssel, 1 = hours, 2 = days>;<bs_wert_butab: quantity, decimal comma>;`.',
+  '`[Bewegungsdaten]` with one line per employee and wage type, its fields in the order `[Satzbeschreibung]` declares: `10;<abrechnung_zeitraum: first day of the month, YYYY-MM-DD>;<pnr: Personalnummer>;<la_eigene: Lohnart>;<bs_nr: Bearbeitungsschlüssel of the category, `bs_nr` in the payroll settings, default 1 for hours and 2 for days>;<bs_wert_butab: quantity, decimal comma>;`, e.g. `10;2026-10-01;7;1000;1;12,33;`.',
+  'Every record line of `[Satzbeschreibung]` and `[Bewegungsdaten]` ends with `;`, as in DATEV\'s examples.',
   "A comment line `* <personnel number> <name>` before each employee's lines is for the reader; LODAS skips it.",
   'A 422 names everything DATEV could not take before any byte is sent: missing consultant (Beraternummer) or client number (Mandantennummer), and every personnel number longer than 5 digits (in `errors` and `personnel_numbers`).',
 ].join('\n');
