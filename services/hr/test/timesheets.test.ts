@@ -939,3 +939,22 @@ describe('ArbZG beyond §3 and the §4 break sums', () => {
     });
   });
 });
+
+describe('neighbouring days written at the same time', () => {
+  test('When the two days of a short rest are recorded concurrently, then both end up holding rest_period_too_short', async () => {
+    for (let round = 0; round < 3; round++) {
+      const caller = await newCaller();
+      const [late, early] = await Promise.all([
+        post(caller.auth, { user_id: caller.userId, date: '2026-10-29', entries: [{ start: '22:00', end: '24:00', category: 'normal' }] }),
+        post(caller.auth, { user_id: caller.userId, date: '2026-10-30', entries: [{ start: '08:00', end: '12:00', category: 'normal' }] }),
+      ]);
+      expect([late.status, early.status]).toEqual([201, 201]);
+
+      const stored = await storedSheets(caller.tenantId);
+      expect(stored.map((sheet) => (sheet.warnings as { code: string; other_date: string }[]).map((w) => [w.code, w.other_date]))).toEqual([
+        [['rest_period_too_short', '2026-10-30']],
+        [['rest_period_too_short', '2026-10-29']],
+      ]);
+    }
+  });
+});
