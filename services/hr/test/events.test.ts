@@ -136,7 +136,8 @@ describe('timesheet events', () => {
         },
       }),
     );
-    expect(response.body.warnings).toHaveLength(1);
+    // A break too short (§4 sums) and 7 h 10 in a row (§4 block).
+    expect(response.body.warnings.map((w: { code: string }) => w.code)).toEqual(['break_too_short', 'work_block_too_long']);
   });
 
   test('When the entries sent are the ones the sheet has (in another order), then nothing changes, not even updated_at, and no event is recorded', async () => {

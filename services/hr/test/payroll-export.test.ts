@@ -79,9 +79,11 @@ async function seedKnownMonth(caller: Caller) {
   await leave(caller, formula, 'unpaid', '2026-10-26', '2026-10-27', 'rejected');
   await leave(caller, formula, 'parental', '2026-10-28', '2026-10-28', 'approved', 'cancelled');
 
-  // 42: on call on a Saturday, 20:00–23:59 = 3.98 h; special leave 28 Sep–1 Oct gives October its Thursday.
+  // 42: on call on a Saturday, 20:00–23:59 = 3.98 h; standby (Rufbereitschaft) on Friday 18:00–22:30 =
+  // 4.50 h under its own wage type (1250), not on_call's; special leave 28 Sep–1 Oct gives October its Thursday.
   const anna = await employee(caller, '42', '@Anna Smith, jr.');
   await timesheet(caller, anna, '2026-10-31', [['20:00', '23:59', 'on_call']]);
+  await timesheet(caller, anna, '2026-10-30', [['18:00', '22:30', 'standby']]);
   await leave(caller, anna, 'special', '2026-09-28', '2026-10-01', 'approved');
 
   // 100: numerically after 42 (as text it would come first); a weekend-only leave has no working day.
@@ -128,6 +130,52 @@ function expectProblem(response: request.Response, status: number, type: string)
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(response.body).toMatchObject({ status, type: `urn:msp:problem:${type}`, request_id: response.headers['x-request-id'] });
 }
+
+describe('GET /exports/payroll, standby and the Bearbeitungsschlüssel', () => {
+  test('When a day has work and standby, then the standby hours are exported under their own wage type in CSV and DATEV, apart from worked hours', async () => {
+    const caller = newCaller();
+    const user = await employee(caller, '3', 'Rufbereitschaft');
+    await timesheet(caller, user, '2026-11-02', [['08:00', '12:00', 'normal'], ['12:00', '20:00', 'standby'], ['20:00', '21:00', 'on_call']]);
+    await putSettings(caller, { ...WITH_DATEV, wage_types: { ...DEFAULT_WAGE_TYPES, standby: '1234' } });
+
+    const csv = await request(hr.app).get(`${EXPORT}?period=2026-11`).set('Authorization', caller.auth);
+    const datev = await binary(request(hr.app).get(`${EXPORT}?period=2026-11&format=datev`).set('Authorization', caller.auth));
+
+    expect(csv.status).toBe(200);
+    expect((await parseCsv(csv.text)).slice(1)).toEqual([
+      ['3', 'Rufbereitschaft', '2026-11', '1000', 'normal', '4.00', 'hours'],
+      ['3', 'Rufbereitschaft', '2026-11', '1200', 'on_call', '1.00', 'hours'],
+      ['3', 'Rufbereitschaft', '2026-11', '1234', 'standby', '8.00', 'hours'],
+    ]);
+    expect(iconv.decode(datev.body as Buffer, 'win1252')).toContain(
+      '[Bewegungsdaten]\r\n* 3 Rufbereitschaft\r\n10;2026-11-01;3;1000;1;4,00;\r\n10;2026-11-01;3;1200;1;1,00;\r\n10;2026-11-01;3;1234;1;8,00;\r\n',
+    );
+  });
+
+  test('When the settings give categories their own bs_nr, then the DATEV lines carry them, and the others keep 1 for hours and 2 for days', async () => {
+    const caller = newCaller();
+    const user = await employee(caller, '4', 'Schlüssel');
+    await timesheet(caller, user, '2026-11-02', [['08:00', '12:00', 'normal'], ['13:00', '15:00', 'overtime'], ['15:30', '17:00', 'standby']]);
+    await leave(caller, user, 'vacation', '2026-11-03', '2026-11-04', 'approved');
+    await leave(caller, user, 'sick', '2026-11-05', '2026-11-05', 'approved');
+    await putSettings(caller, { ...WITH_DATEV, bs_nr: { normal: 7, standby: 5, vacation: 30 } });
+
+    const datev = await binary(request(hr.app).get(`${EXPORT}?period=2026-11&format=datev`).set('Authorization', caller.auth));
+
+    expect(datev.status).toBe(200);
+    const movements = iconv
+      .decode(datev.body as Buffer, 'win1252')
+      .split('\r\n')
+      .filter((line) => line.startsWith('10;2026'));
+    expect(movements).toEqual([
+      '10;2026-11-01;4;200;1;2,00;',
+      '10;2026-11-01;4;1000;7;4,00;',
+      '10;2026-11-01;4;1250;5;1,50;',
+      '10;2026-11-01;4;1500;30;2,00;',
+      '10;2026-11-01;4;1600;2;1,00;',
+    ]);
+  });
+});
 
 describe('GET /exports/payroll, a known month', () => {
   let caller: Caller;
@@ -176,6 +224,46 @@ describe('GET /exports/payroll, a known month', () => {
     expect(body.includes(Buffer.from('* 7 J\u00fcrgen M\u00fcller\r\n', 'latin1'))).toBe(true);
     expect(body.includes(Buffer.from([0xc3, 0xbc]))).toBe(false);
     expect(body.toString('latin1').replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+  });
+
+  test('When the month is exported for DATEV, then the header keys are spelled as DATEV\'s, every record line ends with ";" and the fields follow [Satzbeschreibung]', async () => {
+    const response = await binary(request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth));
+    const lines = iconv.decode(response.body as Buffer, 'win1252').split('\r\n');
+    const sections = new Map<string, string[]>();
+    let section = '';
+    for (const line of lines) {
+      if (/^\[.+\]$/.test(line)) sections.set((section = line), []);
+      else if (line !== '' && !line.startsWith('*')) sections.get(section)!.push(line);
+    }
+
+    expect([...sections.keys()]).toEqual(['[Allgemein]', '[Satzbeschreibung]', '[Bewegungsdaten]']);
+    const header = Object.fromEntries(sections.get('[Allgemein]')!.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    expect(header).toMatchObject({ Ziel: 'LODAS', Version_SST: '1.0', BeraterNr: '1234567', MandantenNr: '12345', Datumsformat: 'JJJJ-MM-TT' });
+    for (const record of [...sections.get('[Satzbeschreibung]')!, ...sections.get('[Bewegungsdaten]')!]) expect(record).toMatch(/;$/);
+
+    const [description] = sections.get('[Satzbeschreibung]')!;
+    const [type, table, ...declared] = description!.slice(0, -1).split(';');
+    expect([type, table]).toEqual(['10', 'u_lod_bwd_buchung_standard']);
+    const names = declared.map((field) => field.replace(/#bwd$/, ''));
+    const movements = sections.get('[Bewegungsdaten]')!.map((line) => {
+      const [recordType, ...values] = line.slice(0, -1).split(';');
+      expect(recordType).toBe('10');
+      expect(values).toHaveLength(names.length);
+      return Object.fromEntries(names.map((name, i) => [name, values[i]]));
+    });
+    expect(movements).toHaveLength(10);
+    for (const movement of movements) {
+      expect(movement.abrechnung_zeitraum).toBe('2026-10-01'); // JJJJ-MM-TT, as declared
+      expect(movement.pnr).toMatch(/^[0-9]{1,5}$/);
+      expect(movement.bs_wert_butab).toMatch(/^[0-9]+,[0-9]{2}$/);
+    }
+    expect(movements.find((m) => m.pnr === '42' && m.la_eigene === '1250')).toEqual({
+      abrechnung_zeitraum: '2026-10-01',
+      pnr: '42',
+      la_eigene: '1250',
+      bs_nr: '1',
+      bs_wert_butab: '4,50',
+    });
   });
 
   test('When another tenant exports the same month, then it gets only its header', async () => {
@@ -261,7 +349,7 @@ describe('GET /exports/payroll, cells a spreadsheet would run', () => {
 
     expect(response.status).toBe(200);
     const lines = iconv.decode(response.body as Buffer, 'win1252').split('\r\n');
-    expect(lines.slice(lines.indexOf('[Bewegungsdaten]') + 1)).toEqual(['* 8 ?ukasz  [Allgemein] Nowak', '10;01/10/2026;8;1000;1;1,00;', '']);
+    expect(lines.slice(lines.indexOf('[Bewegungsdaten]') + 1)).toEqual(['* 8 ?ukasz  [Allgemein] Nowak', '10;2026-10-01;8;1000;1;1,00;', '']);
   });
 });
 

@@ -6,7 +6,9 @@ import { Timesheet } from '../timesheets/timesheet.schemas';
 
 export const hrEvents = eventCatalogue([
   { type: 'timesheet.created', summary: 'A working day was recorded.', object: Timesheet },
-  { type: 'timesheet.updated', summary: 'A working day\'s entries were replaced; `changes` has the entries and totals that differ.', object: Timesheet, changes: true },
+  { type: 'timesheet.updated', summary:
+      'A working day\'s entries were replaced, or only its `warnings` changed because a neighbouring day was recorded, changed or deleted ' +
+      '(§4 ArbZG blocks over midnight, §5 rest); `changes` has the entries, totals and warnings that differ.', object: Timesheet, changes: true },
   { type: 'timesheet.deleted', summary: 'A working day was deleted; `object` is the sheet as it was.', object: Timesheet },
   { type: 'leave.requested', summary: 'A leave was requested (it starts `requested`).', object: Leave },
   { type: 'leave.approved', summary: 'A requested leave was approved; `changes.status` is `{from, to}`.', object: Leave, changes: true },

@@ -57,7 +57,7 @@ export function createPayrollExportService(deps: { settings: PayrollSettingsRepo
         contentType: 'text/plain; charset=windows-1252',
         filename: `payroll-${label}.txt`,
         rows: await exports.rows(tenantId, period, found.wageTypes, signal),
-        writer: createPayrollDatevStream({ consultantNumber: found.consultantNumber!, clientNumber: found.clientNumber!, period }),
+        writer: createPayrollDatevStream({ consultantNumber: found.consultantNumber!, clientNumber: found.clientNumber!, period, bsNumbers: found.bsNumbers }),
       };
     }
     return {
