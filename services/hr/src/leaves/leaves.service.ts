@@ -1,6 +1,9 @@
 import { API_BASE_PATH, conflict, notFound, pageWindow, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
-import { assertDayRange, dateToDay, weekdaysBetween } from '../calendar';
+import { assertDayRange, dateToDay } from '../calendar';
+import { leaveWorkingDays } from '../contracts/contract-rules';
+import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
+import type { LeaveAccountsService } from '../leave-accounts/leave-accounts.service';
 import { hrEvents } from '../events/hr-events';
 import { allowedTransitions, canTransition, isFinal, type LeaveStatus } from './leave-status';
 import { leaveJson } from './leave.mapper';
@@ -33,8 +36,13 @@ function illegalMove(leave: LeaveRecord, to: LeaveStatus) {
   return transitionProblem(leave.status, allowed, detail);
 }
 
-export function createLeavesService(deps: { leaves: LeavesRepository; employees: EmployeesRepository }) {
-  const { leaves, employees } = deps;
+export function createLeavesService(deps: {
+  leaves: LeavesRepository;
+  employees: EmployeesRepository;
+  contracts: ContractsRepository;
+  accounts: LeaveAccountsService;
+}) {
+  const { leaves, employees, contracts, accounts } = deps;
 
   return {
     list(tenantId: string, filter: LeaveFilter, page: PageRequest) {
@@ -58,12 +66,16 @@ export function createLeavesService(deps: { leaves: LeavesRepository; employees:
       if (errors.length > 0) {
         throw unprocessable(errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : 'The leave breaks 2 rules; see errors.', { errors });
       }
+      // The contract valid on each day decides whether it is a working day; its state's holidays are not.
+      const days = leaveWorkingDays(await contracts.history(tenantId, { userId: input.userId }), input.startDate, input.endDate);
+      if (input.type === 'vacation') await accounts.assertVacationFits(tenantId, input.userId, days.contracted);
       const leave = {
         userId: input.userId,
         type: input.type,
         startDate: input.startDate,
         endDate: input.endDate,
-        workingDays: weekdaysBetween(input.startDate, input.endDate),
+        workingDays: days.count,
+        days: days.contracted,
         note: input.note ?? null,
       };
       const outcome = await leaves.createUnlessOverlapping(tenantId, leave, (tx, created) =>
