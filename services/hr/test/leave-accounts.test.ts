@@ -355,6 +355,16 @@ describe('Balance (insufficient_leave_balance)', () => {
     expect((await postLeave(e, 'vacation', '2025-12-17', '2025-12-17')).status).toBe(201);
   });
 
+  test('When two vacations that fit only one at a time are requested at once, then exactly one is accepted', async () => {
+    const e = await newcomer();
+
+    // 1–9 and 10–18 December 2025: 7 working days each, 13 left.
+    const responses = await Promise.all([postLeave(e, 'vacation', '2025-12-01', '2025-12-09'), postLeave(e, 'vacation', '2025-12-10', '2025-12-18')]);
+
+    expect(responses.map((r) => r.status).sort()).toEqual([201, 422]);
+    expect(await hr.db.leave.count({ where: { userId: e.userId } })).toBe(1);
+  });
+
   test('When the tenant allows negative balances, then the same vacation is accepted and the account goes below zero', async () => {
     const e = await newcomer();
     expect((await putSettings(e, { carry_over_expiry: '03-31', allow_negative_balance: true })).status).toBe(200);

@@ -113,10 +113,17 @@ export function createLeavesRepository(db: Db) {
      * approved vacation (§9 BUrlG: the vacation's days it covers return to the account). A transaction-scoped
      * advisory lock per (tenant, user) serialises the check and the insert of concurrent
      * requests, so two overlapping leaves can never both pass (no other path creates a blocking
-     * leave: rejected and cancelled ones never come back). `record` records the new leave's event
-     * in the same transaction.
+     * leave: rejected and cancelled ones never come back). `guard`, when given, runs under the same
+     * lock before the insert (a throw writes nothing), so the checks it makes against the user's other
+     * leaves (the leave balance) hold for concurrent requests too. `record` records the new leave's
+     * event in the same transaction.
      */
-    createUnlessOverlapping(tenantId: string, input: NewLeave, record: RecordChange<LeaveRecord>): Promise<{ created: LeaveRecord } | { overlapping: LeaveRecord }> {
+    createUnlessOverlapping(
+      tenantId: string,
+      input: NewLeave,
+      record: RecordChange<LeaveRecord>,
+      guard?: () => Promise<void>,
+    ): Promise<{ created: LeaveRecord } | { overlapping: LeaveRecord }> {
       const startDate = dayToDate(input.startDate);
       const endDate = dayToDate(input.endDate);
       return db.$transaction(async (tx) => {
@@ -129,6 +136,7 @@ export function createLeavesRepository(db: Db) {
           select: columns,
         });
         if (overlapping) return { overlapping: toRecord(overlapping) };
+        if (guard) await guard();
         const { days, ...leave } = input;
         const row = await tx.leave.create({ data: { tenantId, ...leave, status: 'requested', startDate, endDate }, select: columns });
         await tx.leaveDay.createMany({ data: days.map((day) => ({ leaveId: row.id, tenantId, userId: input.userId, day: dayToDate(day) })) });

@@ -68,7 +68,6 @@ export function createLeavesService(deps: {
       }
       // The contract valid on each day decides whether it is a working day; its state's holidays are not.
       const days = leaveWorkingDays(await contracts.history(tenantId, { userId: input.userId }), input.startDate, input.endDate);
-      if (input.type === 'vacation') await accounts.assertVacationFits(tenantId, input.userId, days.contracted);
       const leave = {
         userId: input.userId,
         type: input.type,
@@ -78,8 +77,13 @@ export function createLeavesService(deps: {
         days: days.contracted,
         note: input.note ?? null,
       };
-      const outcome = await leaves.createUnlessOverlapping(tenantId, leave, (tx, created) =>
-        hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) }),
+      // A vacation must fit in the account; judged under the user's lock, so two requests cannot both take the last days.
+      const fits = input.type === 'vacation' ? () => accounts.assertVacationFits(tenantId, input.userId, days.contracted) : undefined;
+      const outcome = await leaves.createUnlessOverlapping(
+        tenantId,
+        leave,
+        (tx, created) => hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) }),
+        fits,
       );
       if ('overlapping' in outcome) throw overlap(outcome.overlapping);
       return outcome.created;
