@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { createContractsRepository } from '../src/contracts/contracts.repository';
 import { expectProblem } from './support/callers';
 import { startHr, type TestHr } from './support/hr';
 
@@ -153,7 +154,29 @@ describe('Contracts', () => {
   });
 });
 
+describe('The contract valid on a day (for timesheets and later features)', () => {
+  test('When a day is asked, then the contract with the latest valid_from on or before it answers, and none before the first', async () => {
+    const e = await newEmployee(null, [contract({ valid_from: '2025-01-01' }), contract({ valid_from: '2025-07-01', state: 'DE-BY' })]);
+    const contracts = createContractsRepository(hr.db);
+
+    expect(await contracts.validOn(e.tenantId, e.userId, '2024-12-31')).toBeNull();
+    expect(await contracts.validOn(e.tenantId, e.userId, '2025-06-30')).toMatchObject({ validFrom: '2025-01-01', state: 'DE-BE' });
+    expect(await contracts.validOn(e.tenantId, e.userId, '2025-07-01')).toMatchObject({ validFrom: '2025-07-01', state: 'DE-BY' });
+    expect(await contracts.validOn(randomUUID(), e.userId, '2025-07-01')).toBeNull();
+  });
+});
+
 describe('Employment', () => {
+  test('When an employee is registered with its employment, then it shows it', async () => {
+    const tenantId = randomUUID();
+    const response = await request(hr.app)
+      .post(`${API}/employees`)
+      .set('Authorization', `Bearer ${hr.token({ tenant_id: tenantId, scope: 'write:hr' })}`)
+      .send({ user_id: randomUUID(), personnel_number: '1', name: 'Max', employment: { start_date: '2026-03-15' } });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ employment: { start_date: '2026-03-15', end_date: null }, current_contract: null });
+  });
+
   test('When the employment is set and then ended, then the employee shows both dates', async () => {
     const e = await newEmployee({ start_date: '2025-03-15' });
     const ended = await patchEmployee(e, { employment: { end_date: '2026-06-30' } });
