@@ -57,7 +57,7 @@ export function createLeavesService(deps: {
       return leave;
     },
 
-    /** A new leave starts `requested`; it may not overlap the user's requested or approved leaves. */
+    /** A new leave starts `requested`; it may not overlap the user's requested or approved leaves (a sick leave may overlap an approved vacation, §9 BUrlG). */
     async request(tenantId: string, input: LeaveRequest): Promise<LeaveRecord> {
       const errors: FieldError[] = [];
       if (!(await employees.isEmployee(tenantId, input.userId))) errors.push({ field: 'user_id', message: 'is not the user_id of an employee of your tenant' });
