@@ -9,6 +9,15 @@ import type { Db } from './db';
 import { createEmployeesRepository } from './employees/employees.repository';
 import { registerEmployeeRoutes } from './employees/employees.routes';
 import { createEmployeesService } from './employees/employees.service';
+import { createContractsRepository } from './contracts/contracts.repository';
+import { registerContractRoutes } from './contracts/contracts.routes';
+import { createContractsService } from './contracts/contracts.service';
+import { createLeaveAccountsRepository } from './leave-accounts/leave-accounts.repository';
+import { registerLeaveAccountRoutes } from './leave-accounts/leave-accounts.routes';
+import { createLeaveAccountsService } from './leave-accounts/leave-accounts.service';
+import { createLeaveSettingsRepository } from './leave-settings/leave-settings.repository';
+import { registerLeaveSettingsRoutes } from './leave-settings/leave-settings.routes';
+import { createLeaveSettingsService } from './leave-settings/leave-settings.service';
 import { createLeavesRepository } from './leaves/leaves.repository';
 import { registerLeaveRoutes } from './leaves/leaves.routes';
 import { createLeavesService } from './leaves/leaves.service';
@@ -75,7 +84,17 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
   const employeesRepository = createEmployeesRepository(db);
   const employees = createEmployeesService(employeesRepository);
   const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository });
-  const leaves = createLeavesService({ leaves: createLeavesRepository(db), employees: employeesRepository });
+  const contractsRepository = createContractsRepository(db);
+  const contracts = createContractsService({ contracts: contractsRepository, employees: employeesRepository });
+  const leaveSettingsRepository = createLeaveSettingsRepository(db);
+  const leaveSettings = createLeaveSettingsService(leaveSettingsRepository);
+  const leaveAccounts = createLeaveAccountsService({
+    accounts: createLeaveAccountsRepository(db),
+    contracts: contractsRepository,
+    employees: employeesRepository,
+    settings: leaveSettingsRepository,
+  });
+  const leaves = createLeavesService({ leaves: createLeavesRepository(db), employees: employeesRepository, contracts: contractsRepository, accounts: leaveAccounts });
   const payrollSettingsRepository = createPayrollSettingsRepository(db);
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
   const exportSettings = { ...EXPORT_DEFAULTS, ...settings.exports };
@@ -108,9 +127,14 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       tags: [
-        { name: 'Employees', description: 'People on the payroll, linked to helpdesk users.' },
+        { name: 'Employees', description: 'People on the payroll, linked to helpdesk users; their employment and contract history.' },
         { name: 'Timesheets', description: 'Working days under German working-time law (ArbZG §3 daily maximum, §4 breaks).' },
-        { name: 'Leaves', description: 'Absences (vacation, sick, unpaid, parental, special) and their approval.' },
+        {
+          name: 'Leaves',
+          description:
+            'Absences (vacation, sick, unpaid, parental, special) and their approval; leave accounts under the Bundesurlaubsgesetz (§3 minimum, §4 waiting ' +
+            'period, §5 partial entitlement, §7 (3) carry-over, §9 sickness during vacation) and their settings.',
+        },
         { name: 'Payroll', description: 'The monthly payroll export (CSV and DATEV LODAS) and its settings.' },
         ...events.tags,
         { name: 'Authentication', description: 'How this service sees your access token.' },
@@ -129,7 +153,10 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
     routes: (api) => {
       registerEmployeeRoutes(api, { employees });
       registerTimesheetRoutes(api, { timesheets });
+      registerContractRoutes(api, { contracts });
       registerLeaveRoutes(api, { leaves });
+      registerLeaveAccountRoutes(api, { accounts: leaveAccounts });
+      registerLeaveSettingsRoutes(api, { settings: leaveSettings });
       registerPayrollSettingsRoutes(api, { settings: payrollSettings });
       registerPayrollExportRoutes(api, { exports: payrollExports, logger, idleTimeoutMs: exportSettings.idleTimeoutMs });
       events.registerRoutes(api);

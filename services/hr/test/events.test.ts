@@ -59,8 +59,19 @@ async function withFailingEvents(writes: () => Promise<void>) {
   expect(logged).toContain('boom');
 }
 
-test('the catalogue names the seven events hr records, each with its OpenAPI payload (and webhook.test)', () => {
-  const types = ['timesheet.created', 'timesheet.updated', 'timesheet.deleted', 'leave.requested', 'leave.approved', 'leave.rejected', 'leave.cancelled'];
+test('the catalogue names the ten events hr records, each with its OpenAPI payload (and webhook.test)', () => {
+  const types = [
+    'timesheet.created',
+    'timesheet.updated',
+    'timesheet.deleted',
+    'leave.requested',
+    'leave.approved',
+    'leave.rejected',
+    'leave.cancelled',
+    'contract.created',
+    'leave_adjustment.created',
+    'leave_settings.updated',
+  ];
   expect(hrEvents.names).toEqual(types);
   expect(hrEvents.webhookDocs().map((doc) => doc.name)).toEqual([...types, 'webhook.test']);
 });

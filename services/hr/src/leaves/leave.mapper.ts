@@ -14,6 +14,7 @@ export function leaveJson(leave: LeaveRecord): LeaveJson {
     start_date: dateToDay(leave.startDate),
     end_date: dateToDay(leave.endDate),
     working_days: leave.workingDays,
+    returned_days: leave.returnedDays,
     note: leave.note,
     created_at: leave.createdAt.toISOString(),
     updated_at: leave.updatedAt.toISOString(),

@@ -1,6 +1,9 @@
 import { API_BASE_PATH, conflict, notFound, pageWindow, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
-import { assertDayRange, dateToDay, weekdaysBetween } from '../calendar';
+import { assertDayRange, dateToDay } from '../calendar';
+import { leaveWorkingDays } from '../contracts/contract-rules';
+import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
+import type { LeaveAccountsService } from '../leave-accounts/leave-accounts.service';
 import { hrEvents } from '../events/hr-events';
 import { allowedTransitions, canTransition, isFinal, type LeaveStatus } from './leave-status';
 import { leaveJson } from './leave.mapper';
@@ -33,8 +36,13 @@ function illegalMove(leave: LeaveRecord, to: LeaveStatus) {
   return transitionProblem(leave.status, allowed, detail);
 }
 
-export function createLeavesService(deps: { leaves: LeavesRepository; employees: EmployeesRepository }) {
-  const { leaves, employees } = deps;
+export function createLeavesService(deps: {
+  leaves: LeavesRepository;
+  employees: EmployeesRepository;
+  contracts: ContractsRepository;
+  accounts: LeaveAccountsService;
+}) {
+  const { leaves, employees, contracts, accounts } = deps;
 
   return {
     list(tenantId: string, filter: LeaveFilter, page: PageRequest) {
@@ -49,7 +57,7 @@ export function createLeavesService(deps: { leaves: LeavesRepository; employees:
       return leave;
     },
 
-    /** A new leave starts `requested`; it may not overlap the user's requested or approved leaves. */
+    /** A new leave starts `requested`; it may not overlap the user's requested or approved leaves (a sick leave may overlap an approved vacation, §9 BUrlG). */
     async request(tenantId: string, input: LeaveRequest): Promise<LeaveRecord> {
       const errors: FieldError[] = [];
       if (!(await employees.isEmployee(tenantId, input.userId))) errors.push({ field: 'user_id', message: 'is not the user_id of an employee of your tenant' });
@@ -58,16 +66,24 @@ export function createLeavesService(deps: { leaves: LeavesRepository; employees:
       if (errors.length > 0) {
         throw unprocessable(errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : 'The leave breaks 2 rules; see errors.', { errors });
       }
+      // The contract valid on each day decides whether it is a working day; its state's holidays are not.
+      const days = leaveWorkingDays(await contracts.history(tenantId, { userId: input.userId }), input.startDate, input.endDate);
       const leave = {
         userId: input.userId,
         type: input.type,
         startDate: input.startDate,
         endDate: input.endDate,
-        workingDays: weekdaysBetween(input.startDate, input.endDate),
+        workingDays: days.count,
+        days: days.contracted,
         note: input.note ?? null,
       };
-      const outcome = await leaves.createUnlessOverlapping(tenantId, leave, (tx, created) =>
-        hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) }),
+      // A vacation must fit in the account; judged under the user's lock, so two requests cannot both take the last days.
+      const fits = input.type === 'vacation' ? () => accounts.assertVacationFits(tenantId, input.userId, days.contracted) : undefined;
+      const outcome = await leaves.createUnlessOverlapping(
+        tenantId,
+        leave,
+        (tx, created) => hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) }),
+        fits,
       );
       if ('overlapping' in outcome) throw overlap(outcome.overlapping);
       return outcome.created;
