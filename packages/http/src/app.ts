@@ -1,6 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { createApiRouter, type ApiRouter } from './api-router';
+import { createApiRouter, type ApiRouter, type ResourceLock } from './api-router';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
 import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore } from './idempotency';
@@ -43,6 +43,12 @@ export interface ServiceAppOptions {
   rootRoutes?: (app: Express) => void;
   /** Registers the service's routes on the API router. */
   routes: (api: ApiRouter) => void;
+  /**
+   * The lock each write to one resource holds around its If-Match check and its change; one that
+   * all instances share (@msp/db's advisoryResourceLock over the service's database), or If-Match
+   * holds only within one process.
+   */
+  resourceLock?: ResourceLock;
 }
 
 export interface ServiceApp {
@@ -113,7 +119,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   options.rootRoutes?.(app);
 
   const idempotency = createIdempotency(redis ? redisIdempotencyStore(redis, `idem:${options.service}:`) : memoryIdempotencyStore(), logger);
-  const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency });
+  const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency, resourceLock: options.resourceLock });
   options.routes(api);
   const document = buildOpenApiDocument(
     { ...options.openapi, description: `${options.openapi.description}\n\n${conventions(options.rateLimit.limit)}` },

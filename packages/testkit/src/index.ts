@@ -16,3 +16,4 @@ export { startWebhookReceiver, type Received } from './webhook-receiver';
 export { describeWebhooks, EVENT_OPERATIONS, type DispatcherFactory, type WebhooksSetup, type WebhookTrigger } from './webhooks.suite';
 export { seedWebhook } from './seed-webhook';
 export { storedEvents, whileEventsCannotBeStored, type RawSql, type StoredEvent } from './event-stream';
+export { freshModule } from './fresh-module';

@@ -1,16 +1,18 @@
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createTestDatabase } from '@msp/db';
 import { createLogger } from '@msp/http';
-import { connectedRedis, uniquePrefix } from '@msp/testkit';
+import { connectedRedis, uniquePrefix, freshModule } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
 import { createApiClientsRepository } from '../../src/auth/api-clients.repository';
 import { ensureApiClient } from '../../src/auth/bootstrap';
 import { generateSigningKey, type SigningKey } from '../../src/auth/signing-key';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 import { api } from './api';
+import type * as DeskApp from '../../src/app';
 
 export interface TestClient {
   clientId: string;
@@ -31,7 +33,11 @@ export interface TestDesk {
   db: Db;
   databaseUrl: string;
   createClient(options?: { scopes?: string[]; tenant?: string }): Promise<TestClient>;
-  /** A second desk instance on the same database, key and Redis prefix (another replica). */
+  /**
+   * A second desk instance on the same database, key and Redis prefix (another replica), with its
+   * own Prisma client and its own copy of every module: nothing in memory is shared, as between
+   * two processes.
+   */
   replica(): Promise<http.RequestListener>;
   /** An access token obtained through the real token endpoint. */
   token(client: TestClient, scope?: string): Promise<string>;
@@ -64,6 +70,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
   };
   const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings });
   const replicas: Redis[] = [];
+  const replicaDbs: Db[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
 
@@ -85,7 +92,12 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     async replica() {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
-      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings }).app;
+      const isolated = freshModule<typeof DeskApp>(path.resolve(__dirname, '../../src/app'));
+      // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
+      // replica has a client of its own, from the shared module.
+      const replicaDb = createDb(database.url);
+      replicaDbs.push(replicaDb);
+      return isolated.createDeskApp({ db: replicaDb, redis: replicaRedis, logger, signingKey, settings }).app;
     },
     async token(client, scope) {
       const response = await api(desk)
@@ -99,6 +111,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       await db.$disconnect();
       await redis?.quit();
       await Promise.all(replicas.map((r) => r.quit()));
+      await Promise.all(replicaDbs.map((d) => d.$disconnect()));
       await database.drop();
     },
   };
