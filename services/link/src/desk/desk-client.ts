@@ -201,7 +201,7 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
      * a retry after an answer that came too late gets the ticket the first try opened, not a second.
      */
     async createTicket(tenantId: string, ticket: NewDeskTicket, options: { idempotencyKey?: string } = {}): Promise<DeskTicket> {
-      const headers = options.idempotencyKey ? { 'Idempotency-Key': `"${options.idempotencyKey}"` } : {};
+      const headers: Record<string, string> = options.idempotencyKey ? { 'Idempotency-Key': `"${options.idempotencyKey}"` } : {};
       const result = await call(tenantId, 'POST', '/tickets', ticket, headers);
       // The first try with this key is still being answered: the ticket is desk's to finish, ask again later.
       if (result.status === 409 && (result.body as { type?: unknown } | undefined)?.type === 'urn:msp:problem:idempotency-key-in-use') {
