@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { createApiRouter, type ApiRouter, type ResourceLock } from './api-router';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
-import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore } from './idempotency';
+import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore } from './idempotency';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
@@ -49,6 +49,8 @@ export interface ServiceAppOptions {
    * holds only within one process.
    */
   resourceLock?: ResourceLock;
+  /** Where Idempotency-Key records live; by default in the rate limiter's Redis, else in the process. */
+  idempotencyStore?: IdempotencyStore;
 }
 
 export interface ServiceApp {
@@ -118,7 +120,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.use(API_BASE_PATH, apiCors(options.corsOrigins ?? []));
   options.rootRoutes?.(app);
 
-  const idempotency = createIdempotency(redis ? redisIdempotencyStore(redis, `idem:${options.service}:`) : memoryIdempotencyStore(), logger);
+  const idempotency = createIdempotency(options.idempotencyStore ?? (redis ? redisIdempotencyStore(redis, `idem:${options.service}:`) : memoryIdempotencyStore()), logger);
   const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency, resourceLock: options.resourceLock });
   options.routes(api);
   const document = buildOpenApiDocument(

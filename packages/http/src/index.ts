@@ -25,3 +25,4 @@ export { statusMachine, transitionProblem } from './status-machine';
 export { etagOf } from './conditional';
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';
+export { memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './idempotency';
