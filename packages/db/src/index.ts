@@ -32,3 +32,4 @@ export { createPool, isoOf, isoTimestamp, isoTimestampSql, pageWithTotal, sqlRow
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver } from './raw-sql-over';
 export { streamRows, type StreamRowsOptions } from './row-stream';
+export { advisoryResourceLock } from './resource-lock';

@@ -60,6 +60,8 @@ export interface ApiRouterOptions {
   bodyLimit?: string;
   /** Idempotency-Key on every POST that creates (answers 201). */
   idempotency?: Idempotency;
+  /** The lock every write to one resource holds (see `handle`); per process when not given. */
+  resourceLock?: ResourceLock;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -122,17 +124,26 @@ function errorsOf(spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'pa
   return [...statuses].sort((a, b) => a - b);
 }
 
-/** Runs `task` after every earlier task of the same key has finished (a per-process queue per key). */
-const queues = new Map<string, Promise<unknown>>();
-async function serialized(key: string, task: () => Promise<void>): Promise<void> {
-  const previous = queues.get(key) ?? Promise.resolve();
-  const current = previous.catch(() => undefined).then(task);
-  queues.set(key, current);
-  try {
-    await current;
-  } finally {
-    if (queues.get(key) === current) queues.delete(key);
-  }
+/**
+ * Runs `task` holding the lock named `key`: of two tasks of one key the second starts after the
+ * first has ended. The service's lock is shared by all its instances (@msp/db's
+ * advisoryResourceLock); without one, tasks are queued per process (per key), which holds only
+ * for a single instance.
+ */
+export type ResourceLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
+
+function processLock(): ResourceLock {
+  const queues = new Map<string, Promise<unknown>>();
+  return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+    const previous = queues.get(key) ?? Promise.resolve();
+    const current = previous.catch(() => undefined).then(task);
+    queues.set(key, current);
+    try {
+      return await current;
+    } finally {
+      if (queues.get(key) === current) queues.delete(key);
+    }
+  };
 }
 
 /**
@@ -167,6 +178,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   const routerFor = segmentRouters(router);
   const operations: OperationDoc[] = [];
   const readBody = bodyReader(options.bodyLimit ?? '1mb');
+  const lock = options.resourceLock ?? processLock();
   /** The GET of each path, which a write's If-Match is checked against. */
   const readers = new Map<string, RouteSpec<TSchema, TSchema, TSchema>>();
 
@@ -198,10 +210,15 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
       }
       const run = async () => spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);
       const reader = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete' ? readers.get(spec.path) : undefined;
-      if (reader && req.get('If-Match') !== undefined) {
-        // Check and change one after the other per resource, so of two writers holding the same
-        // tag on this instance the second sees the first's change and gets its 412.
-        await serialized(`${req.principal?.tenantId ?? ''} ${req.baseUrl}${req.path}`, async () => {
+      if (reader) {
+        // Every write to one resource, with If-Match or without, holds the resource's lock from
+        // before If-Match is checked against a fresh read until its own change has committed (the
+        // handler has returned): of two writers holding the same tag, on any instance, the second
+        // reads the first's change and gets its 412, and no write slips in between a check and
+        // the change it guards. The key is the route and its validated parameters (ids in one
+        // case), so two spellings of one resource's path share it.
+        const key = `${req.principal?.tenantId ?? ''} ${spec.path} ${JSON.stringify(params ?? {})}`.toLowerCase();
+        await lock(key, async () => {
           await checkIfMatch(req, (r, shim) => reader.handler(r, shim, { params, query: undefined, body: undefined } as never));
           await run();
         });

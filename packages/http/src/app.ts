@@ -1,10 +1,10 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { createApiRouter, type ApiRouter } from './api-router';
+import { createApiRouter, type ApiRouter, type ResourceLock } from './api-router';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
 import { forwardedPrefix } from './forwarded';
-import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore } from './idempotency';
+import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore } from './idempotency';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
@@ -44,6 +44,14 @@ export interface ServiceAppOptions {
   rootRoutes?: (app: Express) => void;
   /** Registers the service's routes on the API router. */
   routes: (api: ApiRouter) => void;
+  /**
+   * The lock each write to one resource holds around its If-Match check and its change; one that
+   * all instances share (@msp/db's advisoryResourceLock over the service's database), or If-Match
+   * holds only within one process.
+   */
+  resourceLock?: ResourceLock;
+  /** Where Idempotency-Key records live; by default in the rate limiter's Redis, else in the process. */
+  idempotencyStore?: IdempotencyStore;
 }
 
 export interface ServiceApp {
@@ -113,8 +121,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.use(API_BASE_PATH, apiCors(options.corsOrigins ?? []));
   options.rootRoutes?.(app);
 
-  const idempotency = createIdempotency(redis ? redisIdempotencyStore(redis, `idem:${options.service}:`) : memoryIdempotencyStore(), logger);
-  const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency });
+  const idempotency = createIdempotency(options.idempotencyStore ?? (redis ? redisIdempotencyStore(redis, `idem:${options.service}:`) : memoryIdempotencyStore()), logger);
+  const api = createApiRouter({ requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency, resourceLock: options.resourceLock });
   options.routes(api);
   const document = buildOpenApiDocument(
     { ...options.openapi, description: `${options.openapi.description}\n\n${conventions(options.rateLimit.limit)}` },

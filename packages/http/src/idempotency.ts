@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, validationFailed } from './errors';
@@ -9,6 +9,9 @@ import type { Logger } from './logger';
  * creates: the same key with the same request within 24 hours replays the first response with
  * `Idempotent-Replayed: true` and creates nothing; the same key with another request is 422; a
  * request arriving while the first with that key still runs is 409. Keys are per API client.
+ * The claim of a running request is kept alive while it runs (however slow its handler), and its
+ * answer is stored before it is sent: a client retrying the moment it has the answer gets the
+ * replay, never a 409.
  *
  * The records live in Redis when the service has one (so every instance sees them), else in the
  * process. A Redis outage does not take creating down with it: the request runs without the
@@ -16,7 +19,10 @@ import type { Logger } from './logger';
  */
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** How long a claim holds without an answer: a process that died mid-request frees its keys after this. */
+/**
+ * How long a claim holds without being renewed: a process that died mid-request frees its keys
+ * after this. A live request renews its claim every third of it, for as long as it runs.
+ */
 const RUNNING_TTL_MS = 60_000;
 
 export interface StoredResponse {
@@ -25,16 +31,28 @@ export interface StoredResponse {
   body: unknown;
 }
 
-type Record_ = { state: 'running'; fingerprint: string } | { state: 'done'; fingerprint: string; response: StoredResponse };
+type Record_ = { state: 'running'; fingerprint: string; claim: string } | { state: 'done'; fingerprint: string; response: StoredResponse };
 
 export interface IdempotencyStore {
-  /** Takes the key for this request, or returns what holds it already. */
-  claim(key: string, fingerprint: string): Promise<'claimed' | Record_>;
+  /** How long a claim lives unless renewed. */
+  readonly runningTtlMs: number;
+  /** Takes the key for this request (the claim named `claim`), or returns what holds it already. */
+  claim(key: string, fingerprint: string, claim: string): Promise<'claimed' | Record_>;
+  /** Gives the claim another `runningTtlMs`, if the key is still held by it. */
+  renew(key: string, fingerprint: string, claim: string): Promise<void>;
   complete(key: string, fingerprint: string, response: StoredResponse): Promise<void>;
   release(key: string): Promise<void>;
 }
 
-export function memoryIdempotencyStore(): IdempotencyStore {
+export interface IdempotencyStoreOptions {
+  /** How long a claim lives unless renewed (60 s). */
+  runningTtlMs?: number;
+}
+
+const running = (fingerprint: string, claim: string) => JSON.stringify({ state: 'running', fingerprint, claim });
+
+export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): IdempotencyStore {
+  const runningTtlMs = options.runningTtlMs ?? RUNNING_TTL_MS;
   const records = new Map<string, { record: Record_; expires: number }>();
   const live = (key: string) => {
     const entry = records.get(key);
@@ -42,13 +60,18 @@ export function memoryIdempotencyStore(): IdempotencyStore {
     return records.get(key)?.record;
   };
   return {
-    async claim(key, fingerprint) {
+    runningTtlMs,
+    async claim(key, fingerprint, claim) {
       const existing = live(key);
       if (existing) return existing;
-      records.set(key, { record: { state: 'running', fingerprint }, expires: Date.now() + RUNNING_TTL_MS });
+      records.set(key, { record: { state: 'running', fingerprint, claim }, expires: Date.now() + runningTtlMs });
       // Expired entries of other keys go as new ones come: the map stays as large as a day's keys.
       if (records.size % 1000 === 0) for (const other of records.keys()) live(other);
       return 'claimed';
+    },
+    async renew(key, _fingerprint, claim) {
+      const entry = records.get(key);
+      if (entry && entry.record.state === 'running' && entry.record.claim === claim) entry.expires = Date.now() + runningTtlMs;
     },
     async complete(key, fingerprint, response) {
       records.set(key, { record: { state: 'done', fingerprint, response }, expires: Date.now() + IDEMPOTENCY_WINDOW_MS });
@@ -59,16 +82,24 @@ export function memoryIdempotencyStore(): IdempotencyStore {
   };
 }
 
-export function redisIdempotencyStore(redis: Redis, prefix: string): IdempotencyStore {
+/** PEXPIRE only while the key still holds this claim (not an answer, not another request's claim). */
+const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
+
+export function redisIdempotencyStore(redis: Redis, prefix: string, options: IdempotencyStoreOptions = {}): IdempotencyStore {
+  const runningTtlMs = options.runningTtlMs ?? RUNNING_TTL_MS;
   return {
-    async claim(key, fingerprint) {
+    runningTtlMs,
+    async claim(key, fingerprint, claim) {
       // SET NX: of two requests with one key, exactly one claims it, on any instance.
-      const set = await redis.set(prefix + key, JSON.stringify({ state: 'running', fingerprint }), 'PX', RUNNING_TTL_MS, 'NX');
+      const set = await redis.set(prefix + key, running(fingerprint, claim), 'PX', runningTtlMs, 'NX');
       if (set === 'OK') return 'claimed';
       const existing = await redis.get(prefix + key);
       // Expired between the two commands: claim again.
-      if (existing === null) return this.claim(key, fingerprint);
+      if (existing === null) return this.claim(key, fingerprint, claim);
       return JSON.parse(existing) as Record_;
+    },
+    async renew(key, fingerprint, claim) {
+      await redis.eval(RENEW_SCRIPT, 1, prefix + key, running(fingerprint, claim), String(runningTtlMs));
     },
     async complete(key, fingerprint, response) {
       await redis.set(prefix + key, JSON.stringify({ state: 'done', fingerprint, response }), 'PX', IDEMPOTENCY_WINDOW_MS);
@@ -134,9 +165,10 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger): Idem
       const key = `${principal?.tenantId ?? '-'}:${principal?.clientId ?? '-'}:${keyOf(raw)}`;
       const fingerprint = fingerprintOf(req);
 
+      const ours = randomUUID();
       let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
       try {
-        claim = await store.claim(key, fingerprint);
+        claim = await store.claim(key, fingerprint, ours);
         storeWorked();
       } catch (error) {
         storeFailed(error);
@@ -159,7 +191,15 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger): Idem
         return;
       }
 
-      // Capture what the handler answers, to store it once it is sent.
+      // However long the handler runs, the key stays claimed: a retry meanwhile is 409, never a
+      // second run (a claim that lapsed mid-request let one through).
+      const renewal = setInterval(() => {
+        store.renew(key, fingerprint, ours).then(storeWorked, storeFailed);
+      }, Math.max(1, Math.floor(store.runningTtlMs / 3)));
+      renewal.unref();
+
+      // What the handler answers is held back until it is stored: a client that retries the moment
+      // it has the answer finds it there (replayed), not the claim (409).
       let captured: StoredResponse | undefined;
       const json = res.json.bind(res);
       res.json = (body: unknown) => {
@@ -169,7 +209,7 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger): Idem
           if (value !== undefined) headers[name] = String(value);
         }
         captured = { status: res.statusCode, headers, body };
-        return json(body);
+        return res;
       };
       try {
         await handle();
@@ -177,9 +217,13 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger): Idem
         // Nothing was created: the key is free for a corrected retry.
         await store.release(key).catch(storeFailed);
         throw error;
+      } finally {
+        clearInterval(renewal);
+        res.json = json;
       }
       if (captured && captured.status < 500) await store.complete(key, fingerprint, captured).catch(storeFailed);
       else await store.release(key).catch(storeFailed);
+      if (captured) json(captured.body);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
+import { redisIdempotencyStore, type IdempotencyStore } from '../src';
 import { kitApp } from './support';
 
 const AUTH = (client = 'alice') => ({ Authorization: `Bearer ${client}:read:things` });
@@ -95,6 +96,52 @@ describe('Idempotency-Key on a POST that creates', () => {
       expect(replayed.body).toEqual(first.body);
       expect(one.created() + two.created()).toBe(1);
       expect((await post(two.app, key, { name: 'other' })).status).toBe(422);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  test('When the handler runs longer than a claim lives unrenewed, then the claim is kept alive: a retry meanwhile is 409 and nothing is created twice', async () => {
+    const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+    try {
+      // Claims of 150 ms, a handler of 900 ms: without renewal the claim lapses long before it ends.
+      const store = redisIdempotencyStore(redis, `idem:test:${randomUUID()}:`, { runningTtlMs: 150 });
+      const one = kitApp({ redis, idempotencyStore: store, createDelayMs: 900 });
+      const two = kitApp({ redis, idempotencyStore: store, createDelayMs: 900 });
+      const key = randomUUID();
+      const first = post(one.app, key, { name: 'a' }).then((response) => response);
+      await new Promise((resolve) => setTimeout(resolve, 450));
+      const retry = await post(two.app, key, { name: 'a' });
+      expect(retry.status).toBe(409);
+      expect(retry.body.type).toBe('urn:msp:problem:idempotency-key-in-use');
+      expect((await first).status).toBe(201);
+      expect(one.created() + two.created()).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  test('When the answer reaches the client, then it is already stored: a retry the moment it arrives is replayed, not 409', async () => {
+    const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+    try {
+      // A store slow to write the answer (a busy Redis): the answer must still not go out before it is stored.
+      const redisStore = redisIdempotencyStore(redis, `idem:test:${randomUUID()}:`);
+      const slow: IdempotencyStore = {
+        ...redisStore,
+        async complete(...args) {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await redisStore.complete(...args);
+        },
+      };
+      const kit = kitApp({ redis, idempotencyStore: slow });
+      const key = randomUUID();
+      const first = await post(kit.app, key, { name: 'a' });
+      expect(first.status).toBe(201);
+      const retry = await post(kit.app, key, { name: 'a' });
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toEqual(first.body);
+      expect(kit.created()).toBe(1);
     } finally {
       redis.disconnect();
     }

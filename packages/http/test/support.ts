@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError, createLogger, createServiceApp, strictObject, type Principal } from '../src';
+import { AppError, createLogger, createServiceApp, strictObject, type IdempotencyStore, type Principal } from '../src';
 
 /**
  * The kit on its own, with a stand-in for @msp/auth (which depends on this
@@ -23,7 +23,9 @@ export const fakeRequireScope = (scope: string): RequestHandler => (req, _res, n
   next();
 };
 
-export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[]; createDelayMs?: number } = {}) {
+export function kitApp(
+  options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[]; createDelayMs?: number; idempotencyStore?: IdempotencyStore } = {},
+) {
   let created = 0;
   const things = new Map<string, { id: string; name: string; version: number }>([['1', { id: '1', name: 'first', version: 1 }]]);
   const logs = new PassThrough();
@@ -42,6 +44,7 @@ export function kitApp(options: { redis?: Redis; limit?: number; prefix?: string
     requireScope: fakeRequireScope,
     bodyLimit: options.bodyLimit,
     corsOrigins: options.corsOrigins,
+    idempotencyStore: options.idempotencyStore,
     routes: (api) => {
       api.route({
         method: 'post',

@@ -6,12 +6,16 @@ import { API_PREFIX, discoverIds, exampleBody, fetchOpenApi, type KnownIds, type
  * ETag / If-Match / If-None-Match on every single resource of the service (issue 11 point 5),
  * walked from its OpenAPI document: each GET of one resource carries a strong ETag and answers 304
  * to a current If-None-Match; each write to that path with a stale If-Match is 412 and changes
- * nothing, and with the current tag it is let through, its answer carrying the new ETag.
+ * nothing, and with the current tag it is let through, its answer carrying the new ETag. Given a
+ * second instance of the service on the same database, the same tag sent to both at once lets
+ * exactly one write through (issue 21 point 4: no lost update across replicas).
  */
 export interface ConditionalRequestsSetup {
   app: http.RequestListener;
   /** `Authorization` of a tenant with every scope of the service and one resource of each kind. */
   auth: string;
+  /** Another instance of the service over the same database, sharing nothing in memory with `app`. */
+  replica?(): Promise<http.RequestListener>;
   close(): Promise<void>;
 }
 
@@ -32,6 +36,44 @@ export function describeConditionalRequests(options: { service: string; setup():
 
     const items = () => Object.entries(document.paths).filter(([template, methods]) => template.endsWith('}') && methods['get']);
     const get = (path: string) => request(setup.app).get(`${API_PREFIX}${path}`).set('Authorization', setup.auth);
+
+    /** Sends each write to both instances at once with the resource's current tag: exactly one may go through. */
+    async function raceFromTwoInstances(methods: string[]) {
+      if (!setup.replica) throw new Error(`${options.service}: the setup gives no replica`);
+      const replica = await setup.replica();
+      const wrong: string[] = [];
+      let races = 0;
+      for (const wanted of methods) {
+        for (const [template, operations] of items()) {
+          const path = known.concrete(template);
+          if (!path || !operations[wanted]) continue;
+          const body = exampleBody(document, operations[wanted]!);
+          const tag = (await get(path)).headers['etag']!;
+          const write = (app: http.RequestListener) => {
+            const sent = request(app)[wanted as 'patch'](`${API_PREFIX}${path}`).set('Authorization', setup.auth).set('If-Match', tag);
+            return body === undefined ? sent : sent.send(body as object);
+          };
+          const answers = await Promise.all([write(setup.app), write(replica)]);
+          const statuses = answers.map((a) => a.status).sort();
+          const through = statuses.filter((s) => s < 300).length;
+          // A write its own rules refuse on both (a connector still in use: 409) races nothing.
+          if (through === 0 && statuses[0] === statuses[1] && statuses[0] !== 412 && statuses[0]! < 500) continue;
+          races += 1;
+          // The loser of two deletions finds nothing left to delete: 404 is as good as 412 there.
+          const refused = statuses.filter((s) => s === 412 || (wanted === 'delete' && s === 404)).length;
+          if (through !== 1 || refused !== 1) wrong.push(`${wanted.toUpperCase()} ${template} from two instances with one tag: ${statuses.join(' and ')}`);
+        }
+      }
+      return { wrong, races };
+    }
+
+    // Before the other writes: the example bodies still change the seeded resources (a write that
+    // changes nothing keeps the tag, and then both may rightly go through).
+    test('When two instances of the service are sent a change (PATCH, PUT) with the same If-Match at once, then exactly one goes through and the other is 412', async () => {
+      const { wrong, races } = await raceFromTwoInstances(['patch', 'put']);
+      expect(wrong).toEqual([]);
+      expect(races).toBeGreaterThan(0);
+    });
 
     test('When one resource is read, then it carries a strong ETag, and a current If-None-Match gets 304 without a body', async () => {
       const wrong: string[] = [];
@@ -90,6 +132,11 @@ export function describeConditionalRequests(options: { service: string; setup():
       }
       expect(wrong).toEqual([]);
       expect(writes).toBeGreaterThan(0);
+    });
+
+    test('When two instances of the service are sent a DELETE with the same If-Match at once, then exactly one goes through and the other is 412 or 404', async () => {
+      const { wrong } = await raceFromTwoInstances(['delete']);
+      expect(wrong).toEqual([]);
     });
   });
 }

@@ -20,3 +20,4 @@ export { testWebhookSecrets } from './test-webhook-secrets';
 export { storedEvents, whileEventsCannotBeStored, type RawSql, type StoredEvent } from './event-stream';
 export { describeImportRules, importCycles, importGraph } from './imports.suite';
 export { configProblems } from './config-problems';
+export { freshModule } from './fresh-module';

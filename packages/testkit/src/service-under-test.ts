@@ -33,6 +33,12 @@ export interface ServiceUnderTest<Db> {
   issuer: TestIssuer;
   /** A token of a fresh tenant (unless `tenant_id` is given) with the service's default scope, or the claims given. */
   token(claims?: Record<string, unknown>, options?: Parameters<TestIssuer['token']>[1]): string;
+  /**
+   * Another instance of the service on the same database: its own Prisma client, Redis connection
+   * and, given `isolated`, its own copy of every module (nothing in memory shared, as between two
+   * processes). Closed with the service.
+   */
+  replica(): Promise<http.RequestListener>;
   close(): Promise<void>;
 }
 
@@ -46,6 +52,8 @@ export interface StartServiceOptions<Db> {
   createApp(deps: ServiceTestDeps<Db>): { app: http.RequestListener; close?(): Promise<void> } | Promise<{ app: http.RequestListener; close?(): Promise<void> }>;
   /** Point the app at this database instead of a fresh migrated one (e.g. one that does not exist). */
   databaseUrl?: string;
+  /** `createDb` and `createApp` from a fresh copy of the service's modules (jest.isolateModules), for `replica()`. */
+  isolated?(): Pick<StartServiceOptions<Db>, 'createDb' | 'createApp'>;
 }
 
 /**
@@ -60,20 +68,15 @@ export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>
   const logger = createLogger({ service: options.service, level: 'error' });
   const redis = await connectedRedis(logger);
   const issuer = await startTestIssuer();
-  const started = await options.createApp({
-    db,
-    databaseUrl,
-    redis,
-    issuer,
-    logger,
-    settings: {
-      issuer: issuer.issuer,
-      audience: issuer.audience,
-      jwksUrl: issuer.jwksUrl,
-      rateLimitPerMinute: 600,
-      rateLimitPrefix: uniquePrefix(options.service),
-    },
-  });
+  const settings: VerifierTestSettings = {
+    issuer: issuer.issuer,
+    audience: issuer.audience,
+    jwksUrl: issuer.jwksUrl,
+    rateLimitPerMinute: 600,
+    rateLimitPrefix: uniquePrefix(options.service),
+  };
+  const started = await options.createApp({ db, databaseUrl, redis, issuer, logger, settings });
+  const replicas: (() => Promise<void>)[] = [];
 
   return {
     app: started.app,
@@ -82,7 +85,20 @@ export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>
     redis,
     issuer,
     token: (claims = {}, tokenOptions) => issuer.token({ tenant_id: randomUUID(), scope: options.defaultScope, ...claims }, tokenOptions),
+    async replica() {
+      const modules = options.isolated?.() ?? options;
+      const replicaDb = modules.createDb(databaseUrl);
+      const replicaRedis = await connectedRedis(logger);
+      const replica = await modules.createApp({ db: replicaDb, databaseUrl, redis: replicaRedis, issuer, logger, settings });
+      replicas.push(async () => {
+        await replica.close?.();
+        await replicaDb.$disconnect();
+        await replicaRedis.quit();
+      });
+      return replica.app;
+    },
     async close() {
+      for (const close of replicas) await close();
       await started.close?.();
       await db.$disconnect();
       await redis.quit();

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { advisoryResourceLock } from '@msp/db';
 import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
 import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
@@ -148,6 +149,8 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       database: () => db.$queryRaw`SELECT 1`,
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix },
+    // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
+    resourceLock: advisoryResourceLock(db.pool),
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { advisoryResourceLock } from '@msp/db';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createLeases, createServiceApp, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
@@ -145,6 +146,8 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
       database: () => db.$queryRaw`SELECT 1`,
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
+    // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
+    resourceLock: advisoryResourceLock(db.pool),
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,

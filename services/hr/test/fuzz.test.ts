@@ -7,7 +7,7 @@ async function setup() {
   const hr = await startHr({ settings: { rateLimitPerMinute: 10_000_000 } });
   const auth = `Bearer ${hr.token({ scope: 'read:hr write:hr read:payroll admin:tenant' })}`;
   await seedEveryResource(hr, auth);
-  return { app: hr.app, auth, databaseUrl: hr.databaseUrl, close: () => hr.close() };
+  return { app: hr.app, auth, databaseUrl: hr.databaseUrl, replica: () => hr.replica(), close: () => hr.close() };
 }
 
 describeFuzz({ service: 'hr', setup });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { advisoryResourceLock } from '@msp/db';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createServiceApp, type ApiRouter, type Logger } from '@msp/http';
 import type { Outbound } from '@msp/outbound';
@@ -125,6 +126,8 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
       database: () => db.$queryRaw`SELECT 1`,
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
+    // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
+    resourceLock: advisoryResourceLock(db.pool),
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,

@@ -8,6 +8,6 @@ describeConditionalRequests({
     // A queue that takes jobs but runs none: a run progressing in the background would change its
     // resource (and ETag) between the suite's two reads of it, as a real change would.
     const h = await startSeededLink({ workers: false });
-    return { app: h.link.app, auth: h.auth, close: () => h.close() };
+    return { app: h.link.app, auth: h.auth, replica: () => h.replica(), close: () => h.close() };
   },
 });

@@ -107,6 +107,21 @@ describe('POST /offboardings', () => {
     expect(h.scim.requests().some((r) => r === `DELETE /scim/v2/Users/${user.account!.id}`)).toBe(false);
   });
 
+  test('When desk opens the mailbox ticket but answers after link has given up waiting, then the retry gets that ticket and desk holds exactly one', async () => {
+    const user = await leaver();
+    const successor = await h.deskTenant.createUser({ name: 'Sam Successor' });
+    // link waits 2 s for desk (the harness's timeout); desk commits, then answers after 3 s.
+    h.desk.answerLate('POST', /\/tickets$/, 3000);
+    const response = await post({ user_id: user.id, last_day: day(-2), mailbox_retention_days: 30, successor_id: successor.id });
+    expect(response.status).toBe(201);
+    const run = await until(response.body.id, (r) => r.tasks.slice(0, 3).every((t: { finished_at: string | null }) => t.finished_at));
+    expect(run.tasks[2]).toMatchObject({ name: 'delegate_mailbox', status: 'succeeded' });
+    expect(run.tasks[2].attempts).toBeGreaterThanOrEqual(2);
+    const all = (await h.deskTenant.call('GET', '/tickets?per_page=100')).body.data as { id: string; description: string }[];
+    const opened = all.filter((t) => t.description.includes(`offboarding ${response.body.id}`));
+    expect(opened.map((t) => t.id)).toEqual([run.tasks[2].result.ticket_id]);
+  });
+
   test('When the retention is 0, then the account is deleted after the other tasks and the run completes', async () => {
     const user = await leaver();
     const successor = await h.deskTenant.createUser();

@@ -250,6 +250,18 @@ describe('POST /onboardings', () => {
     expect((await desksTickets()).filter((t) => t.id === run.equipment_ticket.id)).toHaveLength(1);
   });
 
+  test('When desk opens the hardware ticket but answers after link has given up waiting, then the retry gets that ticket and desk holds exactly one', async () => {
+    // link waits 2 s for desk (the harness's timeout); desk commits, then answers after 3 s.
+    h.desk.answerLate('POST', /\/tickets$/, 3000);
+    const created = await post(input({ bundles: [] }));
+    expect(created.status).toBe(201);
+    const run = await finished(created.body.id);
+    expect(run.status).toBe('completed');
+    expect(run.tasks[2].attempts).toBeGreaterThanOrEqual(2);
+    const opened = (await desksTickets()).filter((t) => t.description.includes(`onboarding ${created.body.id}`));
+    expect(opened.map((t) => t.id)).toEqual([run.equipment_ticket.id]);
+  });
+
   test('When link restarts in the middle of a run, then the run still finishes and no finished step is repeated', async () => {
     h.scim.failNext('PATCH', /\/Groups\//, 503, 1);
     const body = input({ bundles: ['M365 E3'] });

@@ -1,10 +1,11 @@
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createTestDatabase } from '@msp/db';
 import { createLogger } from '@msp/http';
-import { connectedRedis, testOutbound, testWebhookSecrets, uniquePrefix } from '@msp/testkit';
+import { connectedRedis, freshModule, testOutbound, testWebhookSecrets, uniquePrefix } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
 import { createApiClientsRepository } from '../../src/auth/api-clients.repository';
 import { ensureApiClient } from '../../src/auth/bootstrap';
@@ -12,6 +13,7 @@ import type { SecretVerifier } from '../../src/auth/secrets';
 import { generateSigningKey, type SigningKey } from '../../src/auth/signing-key';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 import { api } from './api';
+import type * as DeskApp from '../../src/app';
 
 export interface TestClient {
   clientId: string;
@@ -32,7 +34,11 @@ export interface TestDesk {
   db: Db;
   databaseUrl: string;
   createClient(options?: { scopes?: string[]; tenant?: string }): Promise<TestClient>;
-  /** A second desk instance on the same database, key and Redis prefix (another replica). */
+  /**
+   * A second desk instance on the same database, key and Redis prefix (another replica), with its
+   * own Prisma client and its own copy of every module: nothing in memory is shared, as between
+   * two processes.
+   */
   replica(): Promise<http.RequestListener>;
   /** An access token obtained through the real token endpoint. */
   token(client: TestClient, scope?: string): Promise<string>;
@@ -67,6 +73,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
   const { app, openapi, close: closeApp } = createDeskApp({ db, redis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
   const replicas: Redis[] = [];
   const closeReplicas: (() => Promise<void>)[] = [];
+  const replicaDbs: Db[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
 
@@ -88,7 +95,12 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     async replica() {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
-      const replica = createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
+      const isolated = freshModule<typeof DeskApp>(path.resolve(__dirname, '../../src/app'));
+      // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
+      // replica has a client of its own, from the shared module.
+      const replicaDb = createDb(database.url);
+      replicaDbs.push(replicaDb);
+      const replica = isolated.createDeskApp({ db: replicaDb, redis: replicaRedis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
       closeReplicas.push(replica.close);
       return replica.app;
     },
@@ -105,6 +117,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       await db.$disconnect();
       await redis?.quit();
       await Promise.all(replicas.map((r) => r.quit()));
+      await Promise.all(replicaDbs.map((d) => d.$disconnect()));
       await database.drop();
     },
   };

@@ -1,7 +1,9 @@
+import path from 'node:path';
 import type { Logger } from '@msp/http';
-import { startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
+import { freshModule, startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
 import { createHrApp, type HrSettings } from '../../src/app';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
+import type * as HrApp from '../../src/app';
 
 export type TestHr = ServiceUnderTest<Db>;
 
@@ -23,5 +25,15 @@ export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
     databaseUrl: options.databaseUrl,
     createApp: ({ db, databaseUrl, redis, logger, settings }) =>
       createHrApp({ db, databaseUrl, redis, outbound: testOutbound(), webhookSecrets: testWebhookSecrets(), logger: options.logger ?? logger, settings: { ...settings, ...options.settings } }),
+    isolated() {
+      const app = freshModule<typeof HrApp>(path.resolve(__dirname, '../../src/app'));
+      return {
+        // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
+        // replica has a client of its own, from the shared module.
+        createDb,
+        createApp: ({ db, databaseUrl, redis, logger, settings }) =>
+          app.createHrApp({ db: db as Db, databaseUrl, redis, outbound: testOutbound(), webhookSecrets: testWebhookSecrets(), logger: options.logger ?? logger, settings: { ...settings, ...options.settings } }),
+      };
+    },
   });
 }

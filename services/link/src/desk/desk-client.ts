@@ -138,11 +138,11 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
   }
 
   /** One authenticated call; a 401 means desk no longer accepts the cached token: one fresh try. */
-  async function call(tenantId: string, method: string, path: string, payload?: unknown): Promise<{ status: number; body: unknown }> {
+  async function call(tenantId: string, method: string, path: string, payload?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
     const attempt = async () => {
       const token = await tokenFor(tenantId);
       return send(method, `${apiUrl}${path}`, {
-        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
         body: payload === undefined ? undefined : JSON.stringify(payload),
       });
     };
@@ -196,8 +196,17 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
       return result.body as DeskTicket;
     },
 
-    async createTicket(tenantId: string, ticket: NewDeskTicket): Promise<DeskTicket> {
-      const result = await call(tenantId, 'POST', '/tickets', ticket);
+    /**
+     * `idempotencyKey`: the same key for every try of one piece of work (desk's Idempotency-Key), so
+     * a retry after an answer that came too late gets the ticket the first try opened, not a second.
+     */
+    async createTicket(tenantId: string, ticket: NewDeskTicket, options: { idempotencyKey?: string } = {}): Promise<DeskTicket> {
+      const headers: Record<string, string> = options.idempotencyKey ? { 'Idempotency-Key': `"${options.idempotencyKey}"` } : {};
+      const result = await call(tenantId, 'POST', '/tickets', ticket, headers);
+      // The first try with this key is still being answered: the ticket is desk's to finish, ask again later.
+      if (result.status === 409 && (result.body as { type?: unknown } | undefined)?.type === 'urn:msp:problem:idempotency-key-in-use') {
+        throw new DeskError('desk is still opening this ticket (an earlier try with the same Idempotency-Key has not finished)', true, 409);
+      }
       if (result.status !== 201) throw refused('POST', '/tickets', result);
       return result.body as DeskTicket;
     },

@@ -3,7 +3,7 @@ import { isDeskError, type DeskClient } from '../desk/desk-client';
 import type { Directories, Directory } from '../runs/directory';
 import type { RunTenant, RunTenantsRepository } from '../runs/managed-tenants.repository';
 import type { RunTaskRecord, RunTasksRepository } from '../runs/run-tasks.repository';
-import { finalStatus, isUnfinished, runTask, TaskFailure, type TaskOutcome, type TaskPolicy } from '../runs/run-tasks';
+import { finalStatus, isUnfinished, runTask, runTaskIdempotencyKey, TaskFailure, type TaskOutcome, type TaskPolicy } from '../runs/run-tasks';
 import type { OffboardingTaskName } from './offboarding.schemas';
 import type { OffboardingRecord, OffboardingsRepository } from './offboardings.repository';
 import { recordOffboardingEnd } from './offboardings.service';
@@ -58,7 +58,7 @@ export function createOffboardingRunner(deps: OffboardingRunnerDeps) {
     return { directory, userId: account.id };
   }
 
-  const steps: Record<OffboardingTaskName, (run: OffboardingRecord) => Promise<TaskOutcome>> = {
+  const steps: Record<OffboardingTaskName, (run: OffboardingRecord, task: RunTaskRecord) => Promise<TaskOutcome>> = {
     async reassign_tickets(run) {
       const moved: number[] = [];
       for (const status of WORKED_ON) {
@@ -80,7 +80,7 @@ export function createOffboardingRunner(deps: OffboardingRunnerDeps) {
       return { detail: `Disabled ${run.email} in the directory (id ${userId}).`, result: { directory_user_id: userId } };
     },
 
-    async delegate_mailbox(run) {
+    async delegate_mailbox(run, task) {
       const tenant = await tenantOf(run);
       const successor = await desk.getUser(run.ownerTenantId, run.successorId);
       const to = successor ? `${successor.name} <${successor.email}>` : `desk user ${run.successorId}`;
@@ -94,7 +94,7 @@ export function createOffboardingRunner(deps: OffboardingRunnerDeps) {
         ].join('\n'),
         category: 'email',
         client_id: tenant.clientId,
-      });
+      }, { idempotencyKey: runTaskIdempotencyKey(task) });
       return { detail: `Opened desk ticket #${ticket.number} to delegate the mailbox.`, result: { ticket_id: ticket.id, ticket_number: ticket.number } };
     },
 
@@ -114,7 +114,7 @@ export function createOffboardingRunner(deps: OffboardingRunnerDeps) {
     if (!(await offboardings.markStarted(runId))) return;
     for (const task of run.tasks) {
       if (!due(task)) continue;
-      await runTask(tasks, task, () => steps[task.name as OffboardingTaskName](run), policy);
+      await runTask(tasks, task, () => steps[task.name as OffboardingTaskName](run, task), policy);
     }
     const after = await offboardings.findForRun(runId);
     if (after!.tasks.some(isUnfinished)) return;

@@ -3,7 +3,7 @@ import { isDeskError, type DeskClient } from '../desk/desk-client';
 import type { Directories } from '../runs/directory';
 import type { RunTenantsRepository } from '../runs/managed-tenants.repository';
 import type { RunTaskRecord, RunTasksRepository } from '../runs/run-tasks.repository';
-import { finalStatus, isUnfinished, runTask, TaskFailure, type TaskOutcome, type TaskPolicy } from '../runs/run-tasks';
+import { finalStatus, isUnfinished, runTask, runTaskIdempotencyKey, TaskFailure, type TaskOutcome, type TaskPolicy } from '../runs/run-tasks';
 import type { OnboardingTaskName } from './onboarding.schemas';
 import type { OnboardingRecord, OnboardingsRepository } from './onboardings.repository';
 import { recordOnboardingEnd } from './onboardings.service';
@@ -73,7 +73,7 @@ export function createOnboardingRunner(deps: OnboardingRunnerDeps) {
       return { detail: `Added to ${assigned.join(', ')}.`, result };
     },
 
-    async equipment_ticket(run) {
+    async equipment_ticket(run, task) {
       const tenant = await tenants.findById(run.ownerTenantId, run.managedTenantId);
       if (!tenant) throw new TaskFailure('The managed tenant no longer exists, so there is no desk client to open the ticket for.');
       const name = `${run.firstName} ${run.lastName}`;
@@ -90,7 +90,7 @@ export function createOnboardingRunner(deps: OnboardingRunnerDeps) {
         ].join('\n'),
         category: 'hardware',
         client_id: tenant.clientId,
-      });
+      }, { idempotencyKey: runTaskIdempotencyKey(task) });
       return { detail: `Opened desk ticket #${ticket.number}.`, result: { ticket_id: ticket.id, ticket_number: ticket.number } };
     },
   };

@@ -73,6 +73,13 @@ export async function runTask(
 /** Whether a step still has work to do (a failed step awaiting its retry has no finish time). */
 export const isUnfinished = (task: RunTaskRecord) => task.finishedAt === null;
 
+/**
+ * The Idempotency-Key of a task's call that creates something (a desk ticket): one per task, the
+ * same on every try, so a try whose answer was lost (desk committed, link had given up waiting)
+ * is answered on the retry with what it created instead of creating it twice.
+ */
+export const runTaskIdempotencyKey = (task: RunTaskRecord) => `link-run-task-${task.id}`;
+
 /** The run's end state from its steps. */
 export function finalStatus(tasks: RunTaskRecord[]): 'completed' | 'completed_with_errors' {
   return tasks.every((task) => task.status === 'succeeded') ? 'completed' : 'completed_with_errors';

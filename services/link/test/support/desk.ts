@@ -19,6 +19,12 @@ export interface RealDesk {
   db: ReturnType<typeof createDb>;
   /** A new desk tenant with a client holding every scope; its id is what link's callers carry as tenant_id. */
   newTenant(): Promise<DeskTenant>;
+  /**
+   * The next request matching `method` and `path` is handled (and committed) as usual, but desk
+   * holds its answer back for `ms` before sending it: a caller with a shorter timeout gives up on
+   * work that was done.
+   */
+  answerLate(method: string, path: RegExp, ms: number): void;
   /** desk goes away (its port refuses connections) until `resume()`. */
   suspend(): Promise<void>;
   resume(): Promise<void>;
@@ -52,7 +58,20 @@ export async function startRealDesk(): Promise<RealDesk> {
     signingKey: generateSigningKey(),
     settings: { issuer: apiUrl, audience: 'msp-api', rateLimitPerMinute: 100_000, tokenRateLimitPerMinute: 100_000, refreshTokenTtlDays: 30, rateLimitPrefix: uniquePrefix('desk') },
   });
-  server.on('request', app);
+  const late: { method: string; path: RegExp; ms: number }[] = [];
+  const listener: http.RequestListener = (req, res) => {
+    const index = late.findIndex((hold) => hold.method === req.method && hold.path.test((req.url ?? '').split('?')[0]!));
+    if (index >= 0) {
+      const [hold] = late.splice(index, 1);
+      const end = res.end.bind(res) as (...args: unknown[]) => void;
+      res.end = ((...args: unknown[]) => {
+        setTimeout(() => end(...args), hold!.ms);
+        return res;
+      }) as typeof res.end;
+    }
+    app(req, res);
+  };
+  server.on('request', listener);
   const clients = createApiClientsRepository(db);
   const service = { clientId: `link-${hex(4)}`, clientSecret: randomBytes(24).toString('base64url') };
   await ensureServiceClients([{ client_id: service.clientId, client_secret: service.clientSecret, scopes: ['read:users', 'read:tickets', 'write:tickets'] }], clients, logger);
@@ -99,9 +118,12 @@ export async function startRealDesk(): Promise<RealDesk> {
         createTicket: (body) => created('/tickets', { title: `Ticket ${hex(3)}`, ...body }),
       };
     },
+    answerLate(method, path, ms) {
+      late.push({ method, path, ms });
+    },
     suspend,
     async resume() {
-      server = http.createServer(app);
+      server = http.createServer(listener);
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     },
     async close() {

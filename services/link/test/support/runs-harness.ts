@@ -1,7 +1,8 @@
+import path from 'node:path';
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
+import { freshModule, startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
 import { createLinkApp } from '../../src/app';
 import { createSecretBox } from '@msp/secrets';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
@@ -14,6 +15,7 @@ import { defineRunQueues } from '../../src/runs/run-workers';
 import { createRuns, type Runs } from '../../src/runs/runs';
 import { startRealDesk, type DeskTenant, type RealDesk } from './desk';
 import { startScimDirectory, type ScimDirectory } from './scim-directory';
+import type * as LinkApp from '../../src/app';
 
 /**
  * Onboarding and offboarding end to end: link in-process with its real job queue (pg-boss in its
@@ -31,6 +33,8 @@ export interface RunsHarness {
   /** The managed tenant whose directory is `scim`, with an enabled SCIM connector. */
   managed: { id: string; domain: string; client_id: string };
   registerManagedTenant(options?: { withConnector?: boolean }): Promise<{ id: string; domain: string; client_id: string }>;
+  /** A second link instance on the same database (another replica, nothing in memory shared): its HTTP app. */
+  replica(): Promise<http.RequestListener>;
   /** Stops link (its queue after the running handlers) and starts a new instance on the same database. */
   restart(): Promise<void>;
   /** Jobs of the offboarding still waiting in the queue (created or retry), with their start time. */
@@ -93,6 +97,19 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
       };
       return { get app() { return app; }, close: async () => jobs?.stop() } as { app: http.RequestListener; close(): Promise<void> };
     },
+    // Another instance's HTTP side (its own modules and Prisma client) over the same queue and runs
+    // (whose workers the first instance has defined already).
+    isolated() {
+      const app = freshModule<typeof LinkApp>(path.resolve(__dirname, '../../src/app'));
+      return {
+        // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
+        // replica has a client of its own, from the shared module.
+        createDb,
+        createApp: ({ db, redis, logger, settings }) => ({
+          app: app.createLinkApp({ db: db as Db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: { ...jobs!, define: () => undefined }, secrets, outbound, webhookSecrets: testWebhookSecrets() }).app,
+        }),
+      };
+    },
   });
 
   const auth = `Bearer ${link.token({ tenant_id: deskTenant.tenantId })}`;
@@ -133,6 +150,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
     auth,
     managed,
     registerManagedTenant,
+    replica: () => link.replica(),
     restart: () => restartLink(),
     async queuedJobs(runId) {
       const pg = new Client({ connectionString: link.databaseUrl });
