@@ -2,14 +2,15 @@ import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '
 import { tenantOf } from '@msp/auth';
 import { offboardingJson } from './offboarding.mapper';
 import { CreateOffboardingBody, ListOffboardingsQuery, Offboarding, OffboardingPage } from './offboarding.schemas';
-import type { OffboardingsService } from './offboardings.service';
+import type { RunsService } from '../runs/runs.service';
+import type { OffboardingRecord } from './offboarding.tasks';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Offboarding'];
 
 const LOCATION = { Location: { description: 'URL of the offboarding.', schema: { type: 'string' } } };
 
-export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: OffboardingsService }) {
+export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: RunsService<OffboardingRecord, CreateOffboardingBody> }) {
   const { offboardings } = deps;
 
   api.route({

@@ -2,7 +2,7 @@
 // a schema file imports no repository, and a repository builds no API JSON.
 import { taskJson } from '../runs/run-tasks';
 import type { OnboardingJson } from './onboarding.schemas';
-import type { OnboardingRecord } from './onboardings.repository';
+import type { OnboardingRecord } from './onboarding.tasks';
 
 /** An onboarding as the API shows it, tasks included: the answers and the events' `object` alike. */
 export function onboardingJson(run: OnboardingRecord): OnboardingJson {

@@ -2,12 +2,13 @@ import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '
 import { tenantOf } from '@msp/auth';
 import { onboardingJson } from './onboarding.mapper';
 import { CreateOnboardingBody, ListOnboardingsQuery, Onboarding, OnboardingPage } from './onboarding.schemas';
-import type { OnboardingsService } from './onboardings.service';
+import type { RunsService } from '../runs/runs.service';
+import type { OnboardingRecord } from './onboarding.tasks';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Onboarding'];
 
-export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: OnboardingsService }) {
+export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: RunsService<OnboardingRecord, CreateOnboardingBody> }) {
   const { onboardings } = deps;
 
   api.route({

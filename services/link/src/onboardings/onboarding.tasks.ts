@@ -1,38 +1,37 @@
-import type { Logger } from '@msp/http';
-import { isDeskError, type DeskClient } from '../desk/desk-client';
-import type { Directories } from '../runs/directory';
-import type { RunTenantsRepository } from '../runs/managed-tenants.repository';
-import type { RunTaskRecord, RunTasksRepository } from '../runs/run-tasks.repository';
-import { finalStatus, isUnfinished, runTask, TaskFailure, type TaskOutcome, type TaskPolicy } from '../runs/run-tasks';
-import type { OnboardingTaskName } from './onboarding.schemas';
-import type { OnboardingRecord, OnboardingsRepository } from './onboardings.repository';
-import { recordOnboardingEnd } from './onboardings.service';
+import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
+import type { RunTaskRecord } from '../runs/run-tasks.repository';
+import { TaskFailure, type TaskOutcome } from '../runs/run-tasks';
+import type { OnboardingStatus, OnboardingTaskName } from './onboarding.schemas';
 
-export interface OnboardingRunnerDeps {
-  onboardings: OnboardingsRepository;
-  tasks: RunTasksRepository;
-  tenants: RunTenantsRepository;
-  directories: Directories;
-  desk: DeskClient;
-  logger: Logger;
-  /** Tries of one step through an outage (desk or directory) before it fails for good. */
-  maxAttempts: number;
+export interface OnboardingRecord extends RunRecord {
+  managedTenantId: string;
+  status: OnboardingStatus;
+  firstName: string;
+  lastName: string;
+  email: string;
+  department: string;
+  managerId: string;
+  startDate: Date;
+  bundles: string[];
+  laptop: string;
+  badge: boolean;
+  phoneExtension: boolean;
+  directoryUserId: string | null;
 }
+
+/** The columns of a new onboarding (the checked request). */
+export type NewOnboarding = Omit<OnboardingRecord, keyof RunRecord | 'directoryUserId'>;
 
 const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
 const needed = (yes: boolean) => (yes ? 'needed' : 'not needed');
 
 /**
- * Executes an onboarding's steps in order, resuming after the last finished one: a retried or
- * duplicated job, or one picked up after a restart, never repeats a finished step.
+ * An onboarding's steps and what each does. They are due as soon as the run is created (the
+ * account must exist before the start date).
  */
-export function createOnboardingRunner(deps: OnboardingRunnerDeps) {
-  const { onboardings, tasks, tenants, directories, desk, logger } = deps;
-  const policy: TaskPolicy = {
-    maxAttempts: deps.maxAttempts,
-    isRetryable: (error) => (isDeskError(error) ? error.retryable : directories.isRetryable(error)),
-    logger,
-  };
+export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<OnboardingRecord, NewOnboarding>[] {
+  const { directories, desk, tenants, save } = deps;
+  const now = (_input: NewOnboarding, at: Date) => at;
 
   const steps: Record<OnboardingTaskName, (run: OnboardingRecord, task: RunTaskRecord) => Promise<TaskOutcome>> = {
     async create_account(run, task) {
@@ -42,7 +41,7 @@ export function createOnboardingRunner(deps: OnboardingRunnerDeps) {
       const user =
         earlier ??
         (await directory.createUser({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department }));
-      await onboardings.setDirectoryUserId(run.id, user.id);
+      await save(run.id, { directoryUserId: user.id });
       run.directoryUserId = user.id;
       return { detail: `Created ${run.email} in the directory (id ${user.id}).`, result: { directory_user_id: user.id } };
     },
@@ -95,21 +94,9 @@ export function createOnboardingRunner(deps: OnboardingRunnerDeps) {
     },
   };
 
-  return async function runOnboarding(runId: string): Promise<void> {
-    const run = await onboardings.findForRun(runId);
-    if (!run || (run.status !== 'scheduled' && run.status !== 'in_progress')) return;
-    await onboardings.markStarted(runId);
-    for (const task of run.tasks) {
-      if (!isUnfinished(task)) continue;
-      const step = steps[task.name as OnboardingTaskName];
-      const outcome = await runTask(tasks, task, (current) => step(run, current), policy);
-      if (task.name === 'create_account' && outcome === 'failed') {
-        await tasks.skipRest({ onboardingId: runId }, task.position + 1, 'Skipped: the account could not be created.');
-        await onboardings.finish(runId, 'failed', recordOnboardingEnd);
-        return;
-      }
-    }
-    const done = await onboardings.findForRun(runId);
-    await onboardings.finish(runId, finalStatus(done!.tasks), recordOnboardingEnd);
-  };
+  return [
+    { name: 'create_account', due: now, execute: steps.create_account, skipRestOnFailure: 'Skipped: the account could not be created.' },
+    { name: 'assign_bundles', due: now, execute: steps.assign_bundles },
+    { name: 'equipment_ticket', due: now, execute: steps.equipment_ticket },
+  ];
 }
