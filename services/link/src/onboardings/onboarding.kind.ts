@@ -1,10 +1,10 @@
-import { conflict, unprocessable } from '@msp/http';
+import { AppError, conflict, unprocessable } from '@msp/http';
 import { activeDeskUser } from '../runs/desk-users';
 import type { RunTenant } from '../runs/managed-tenants.repository';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { onboardingJson } from './onboarding.mapper';
 import type { CreateOnboardingBody } from './onboarding.schemas';
-import { onboardingSteps, type NewOnboarding, type OnboardingRecord } from './onboarding.tasks';
+import { isStaged, onboardingSteps, type NewOnboarding, type OnboardingRecord } from './onboarding.tasks';
 
 /** The managed tenant named by `tenant_id`, or the one whose domain is the e-mail's; usable only when active with an enabled connector. */
 async function directoryTenantFor(deps: Pick<RunKindDeps, 'tenants' | 'directories'>, ownerTenantId: string, email: string, tenantId: string | undefined): Promise<RunTenant> {
@@ -85,8 +85,34 @@ export function onboardingKind(deps: RunKindDeps<OnboardingRecord>): RunKind<Onb
     openConflict: (run) => conflict(`An onboarding of ${run.email} is already scheduled or in progress.`, { errors: [{ field: 'email', message: 'is already being onboarded' }] }),
 
     cancel: {
-      refusal: (run) => `The onboarding is ${run.status}: an onboarding cannot be cancelled.`,
-      detail: () => 'Cancelled before it was due.',
+      // Only a staged onboarding whose start date is still ahead, and not while its account is being made.
+      refusal(run) {
+        const activation = run.tasks.find((task) => task.name === 'activate_account');
+        if (!isStaged(run) || !activation || activation.finishedAt !== null || (run.status !== 'scheduled' && run.status !== 'in_progress')) {
+          return `The onboarding is ${run.status}: only a staged onboarding (start_date still ahead, account not yet activated) can be cancelled.`;
+        }
+        if (run.status === 'in_progress' && run.tasks.some((task) => task !== activation && task.finishedAt === null)) {
+          return 'The staged account is still being prepared: cancel once its first tasks have finished.';
+        }
+        return null;
+      },
+      // The staged account goes: nobody starts, so nobody keeps it.
+      async undo(run) {
+        if (!run.directoryUserId) return;
+        try {
+          const directory = await deps.directories.open(run.managedTenantId);
+          await directory.deleteUser(run.directoryUserId);
+        } catch (error) {
+          const retryable = deps.directories.isRetryable(error);
+          throw new AppError(503, `The directory could not delete the staged account ${run.email}: ${(error as Error).message}. Nothing was cancelled; try again.`, {
+            code: 'directory-unavailable',
+            title: 'Directory unavailable',
+            headers: retryable ? { 'Retry-After': '30' } : {},
+            cause: error,
+          });
+        }
+      },
+      detail: (run) => (run.directoryUserId ? 'Cancelled before it was due; the staged account was deleted from the directory.' : 'Cancelled before it was due.'),
     },
   };
 }

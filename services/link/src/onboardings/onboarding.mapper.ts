@@ -23,10 +23,11 @@ export function onboardingJson(run: OnboardingRecord): OnboardingJson {
     physical: { laptop: run.laptop, badge: run.badge, phone_extension: run.phoneExtension },
     directory_user_id: run.directoryUserId,
     equipment_ticket: ticket ? { id: ticket.ticket_id, number: ticket.ticket_number } : null,
-    tasks: run.tasks.map((task) => taskJson(task, { dueAt: false }) as OnboardingJson['tasks'][number]),
+    tasks: run.tasks.map((task) => taskJson(task, { dueAt: true }) as OnboardingJson['tasks'][number]),
     created_at: run.createdAt.toISOString(),
     updated_at: run.updatedAt.toISOString(),
     started_at: run.startedAt?.toISOString() ?? null,
     finished_at: run.finishedAt?.toISOString() ?? null,
+    cancelled_at: run.cancelledAt?.toISOString() ?? null,
   };
 }

@@ -25,9 +25,17 @@ export type NewOnboarding = Omit<OnboardingRecord, keyof RunRecord | 'directoryU
 const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
 const needed = (yes: boolean) => (yes ? 'needed' : 'not needed');
 
+/** The start of the start date (midnight UTC), when a staged account is activated. */
+export const startOf = (startDate: Date) => new Date(Date.UTC(startDate.getUTCFullYear(), startDate.getUTCMonth(), startDate.getUTCDate()));
+
+/** Whether the run is staged: its start date was ahead when it was created, so its account waits inactive. */
+export const isStaged = (run: { tasks: { name: string }[] }) => run.tasks.some((task) => task.name === 'activate_account');
+
 /**
- * An onboarding's steps and what each does. They are due as soon as the run is created (the
- * account must exist before the start date).
+ * An onboarding's steps and what each does. The first three are due as soon as the run is created
+ * (the account must exist before the start date). When the start date is still ahead, the account
+ * is made inactive (staged: licences and groups ready) and `activate_account` is due at the start
+ * of the start date (UTC); otherwise that step is not part of the run.
  */
 export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<OnboardingRecord, NewOnboarding>[] {
   const { directories, desk, tenants, save } = deps;
@@ -40,7 +48,7 @@ export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<On
       const earlier = task.attempts > 1 ? await directory.findUserByUserName(run.email) : null;
       const user =
         earlier ??
-        (await directory.createUser({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department }));
+        (await directory.createUser({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department, active: !isStaged(run) }));
       await save(run.id, { directoryUserId: user.id });
       run.directoryUserId = user.id;
       return { detail: `Created ${run.email} in the directory (id ${user.id}).`, result: { directory_user_id: user.id } };
@@ -92,11 +100,20 @@ export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<On
       });
       return { detail: `Opened desk ticket #${ticket.number}.`, result: { ticket_id: ticket.id, ticket_number: ticket.number } };
     },
+
+    async activate_account(run) {
+      if (!run.directoryUserId) throw new TaskFailure('The account was never created, so there is nothing to activate.');
+      const directory = await directories.open(run.managedTenantId);
+      await directory.activateUser(run.directoryUserId);
+      return { detail: `Activated ${run.email} in the directory on ${dateOnly(run.startDate)}.`, result: { directory_user_id: run.directoryUserId } };
+    },
   };
+  const onStartDate = (input: NewOnboarding, at: Date) => (startOf(input.startDate).getTime() > at.getTime() ? startOf(input.startDate) : null);
 
   return [
     { name: 'create_account', due: now, execute: steps.create_account, skipRestOnFailure: 'Skipped: the account could not be created.' },
     { name: 'assign_bundles', due: now, execute: steps.assign_bundles },
     { name: 'equipment_ticket', due: now, execute: steps.equipment_ticket },
+    { name: 'activate_account', due: onStartDate, execute: steps.activate_account },
   ];
 }
