@@ -25,14 +25,17 @@ export function jobIdOf(...parts: string[]): string {
 
 /**
  * The jobs of a run: one per distinct due time, its id stable, so sending them again (after a
- * restart) is a no-op. A time still to come waits in the queue until then; a time already come
- * (by the engine's clock) is a job of its own, to run now, so a run whose waiting job lies ahead
- * of the clock (a clock moved on, a retry) is not held back by it.
+ * restart) is a no-op and one due time never has two jobs. Only when the engine's clock runs
+ * ahead of the real time (a test moving it) is a due time that has come by that clock, but not
+ * yet in fact, a job of its own to run now: the waiting job would otherwise hold it back.
  */
 function jobsOf(kind: string, runId: string, due: Date[], now: Date): { id: string; startAfter?: Date }[] {
   const distinct = [...new Set(due.map((date) => date.getTime()))].map((ms) => new Date(ms));
+  const real = Date.now();
   return distinct.map((dueAt) =>
-    dueAt.getTime() > now.getTime() ? { id: jobIdOf(kind, runId, dueAt.toISOString()), startAfter: dueAt } : { id: jobIdOf(kind, runId, dueAt.toISOString(), 'due') },
+    dueAt.getTime() <= now.getTime() && dueAt.getTime() > real
+      ? { id: jobIdOf(kind, runId, dueAt.toISOString(), 'due') }
+      : { id: jobIdOf(kind, runId, dueAt.toISOString()), startAfter: dueAt },
   );
 }
 
