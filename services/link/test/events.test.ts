@@ -160,7 +160,7 @@ describe('onboardings', () => {
     email: `new.${hex(4)}@${h.managed.domain}`,
     department: 'Engineering',
     manager_id: managerId,
-    start_date: '2030-12-01',
+    start_date: '2025-12-01',
     bundles: [],
     physical: { laptop: 'ThinkPad', badge: false, phone_extension: false },
     ...overrides,

@@ -24,7 +24,7 @@ function input(overrides: Record<string, unknown> = {}) {
     email: newEmail(),
     department: 'Engineering',
     manager_id: managerId,
-    start_date: '2030-12-01',
+    start_date: '2025-12-01',
     bundles: ['M365 E3', 'VPN'],
     physical: { laptop: 'ThinkPad T14 Gen 5', badge: true, phone_extension: false },
     ...overrides,
@@ -69,7 +69,7 @@ describe('POST /onboardings', () => {
       email: body.email,
       department: 'Engineering',
       manager_id: managerId,
-      start_date: '2030-12-01',
+      start_date: '2025-12-01',
       bundles: ['M365 E3', 'VPN'],
       physical: { laptop: 'ThinkPad T14 Gen 5', badge: true, phone_extension: false },
     });
@@ -100,7 +100,7 @@ describe('POST /onboardings', () => {
     expect(run.tasks[2].result).toEqual({ ticket_id: ticket.id, ticket_number: ticket.number });
     expect(ticket).toMatchObject({ category: 'hardware', client_id: h.managed.client_id });
     expect(ticket.title).toContain('Ada Lovelace');
-    expect(ticket.description).toContain('2030-12-01');
+    expect(ticket.description).toContain('2025-12-01');
     expect(ticket.description).toContain('ThinkPad T14 Gen 5');
     expect(ticket.description).toMatch(/Badge: needed/);
     expect(ticket.description).toMatch(/Phone extension: not needed/);

@@ -17,10 +17,13 @@ describeWebhooks({
     'onboarding.completed',
     'onboarding.completed_with_errors',
     'onboarding.failed',
+    'onboarding.cancelled',
+    'onboarding.retried',
     'offboarding.completed',
     'offboarding.completed_with_errors',
     'offboarding.failed',
     'offboarding.cancelled',
+    'offboarding.retried',
   ],
   async setup() {
     const link = await startLink({ workers: false });

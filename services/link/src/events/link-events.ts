@@ -27,10 +27,18 @@ const EVENTS = [
   { type: 'onboarding.completed', summary: `An onboarding finished and every task succeeded; ${STATUS_CHANGES}.`, object: Onboarding, changes: true },
   { type: 'onboarding.completed_with_errors', summary: `An onboarding finished with some tasks failed (see \`object.tasks\`); ${STATUS_CHANGES}.`, object: Onboarding, changes: true },
   { type: 'onboarding.failed', summary: `An onboarding failed: the account could not be created and the rest was skipped; ${STATUS_CHANGES}.`, object: Onboarding, changes: true },
+  {
+    type: 'onboarding.cancelled',
+    summary: `A staged onboarding was cancelled before its start date: its account was deleted from the directory, its remaining tasks skipped; ${STATUS_CHANGES}.`,
+    object: Onboarding,
+    changes: true,
+  },
+  { type: 'onboarding.retried', summary: `The failed tasks of a finished onboarding were re-queued (POST /onboardings/:id/retry); ${STATUS_CHANGES}.`, object: Onboarding, changes: true },
   { type: 'offboarding.completed', summary: `An offboarding finished and every task succeeded; ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
   { type: 'offboarding.completed_with_errors', summary: `An offboarding finished with some tasks failed (see \`object.tasks\`); ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
   { type: 'offboarding.failed', summary: `An offboarding finished and no task succeeded; ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
   { type: 'offboarding.cancelled', summary: `A scheduled offboarding was cancelled before anything ran; its tasks are skipped; ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
+  { type: 'offboarding.retried', summary: `The failed tasks of a finished offboarding were re-queued (POST /offboardings/:id/retry); ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
 ] as const satisfies readonly EventType[];
 
 export const linkEvents = eventCatalogue(EVENTS);

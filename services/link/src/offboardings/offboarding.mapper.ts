@@ -2,7 +2,7 @@
 // a schema file imports no repository, and a repository builds no API JSON.
 import { taskJson } from '../runs/run-tasks';
 import type { OffboardingJson } from './offboarding.schemas';
-import type { OffboardingRecord } from './offboardings.repository';
+import type { OffboardingRecord } from './offboarding.tasks';
 
 /** An offboarding as the API shows it, tasks included: the answers and the events' `object` alike. */
 export function offboardingJson(run: OffboardingRecord): OffboardingJson {

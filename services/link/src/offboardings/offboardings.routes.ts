@@ -2,14 +2,16 @@ import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '
 import { tenantOf } from '@msp/auth';
 import { offboardingJson } from './offboarding.mapper';
 import { CreateOffboardingBody, ListOffboardingsQuery, Offboarding, OffboardingPage } from './offboarding.schemas';
-import type { OffboardingsService } from './offboardings.service';
+import { registerRetryRoute } from '../runs/run-routes';
+import type { RunsService } from '../runs/runs.service';
+import type { OffboardingRecord } from './offboarding.tasks';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Offboarding'];
 
 const LOCATION = { Location: { description: 'URL of the offboarding.', schema: { type: 'string' } } };
 
-export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: OffboardingsService }) {
+export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: RunsService<OffboardingRecord, CreateOffboardingBody> }) {
   const { offboardings } = deps;
 
   api.route({
@@ -80,4 +82,6 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
       res.json(offboardingJson(await offboardings.cancel(tenantOf(req), params.id)));
     },
   });
+
+  registerRetryRoute(api, { kind: 'offboarding', tag: TAGS[0]!, openKey: 'user', schema: Offboarding, retry: (req, id) => offboardings.retry(tenantOf(req), id), json: offboardingJson });
 }

@@ -2,7 +2,7 @@
 // a schema file imports no repository, and a repository builds no API JSON.
 import { taskJson } from '../runs/run-tasks';
 import type { OnboardingJson } from './onboarding.schemas';
-import type { OnboardingRecord } from './onboardings.repository';
+import type { OnboardingRecord } from './onboarding.tasks';
 
 /** An onboarding as the API shows it, tasks included: the answers and the events' `object` alike. */
 export function onboardingJson(run: OnboardingRecord): OnboardingJson {
@@ -23,10 +23,11 @@ export function onboardingJson(run: OnboardingRecord): OnboardingJson {
     physical: { laptop: run.laptop, badge: run.badge, phone_extension: run.phoneExtension },
     directory_user_id: run.directoryUserId,
     equipment_ticket: ticket ? { id: ticket.ticket_id, number: ticket.ticket_number } : null,
-    tasks: run.tasks.map((task) => taskJson(task, { dueAt: false }) as OnboardingJson['tasks'][number]),
+    tasks: run.tasks.map((task) => taskJson(task, { dueAt: true }) as OnboardingJson['tasks'][number]),
     created_at: run.createdAt.toISOString(),
     updated_at: run.updatedAt.toISOString(),
     started_at: run.startedAt?.toISOString() ?? null,
     finished_at: run.finishedAt?.toISOString() ?? null,
+    cancelled_at: run.cancelledAt?.toISOString() ?? null,
   };
 }

@@ -2,11 +2,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 import { taskSchema } from '../runs/run-tasks';
 
-export const ONBOARDING_STATUSES = ['scheduled', 'in_progress', 'completed', 'completed_with_errors', 'failed'] as const;
+export const ONBOARDING_STATUSES = ['scheduled', 'in_progress', 'completed', 'completed_with_errors', 'failed', 'cancelled'] as const;
 export type OnboardingStatus = (typeof ONBOARDING_STATUSES)[number];
 
-/** In execution order. */
-export const ONBOARDING_TASKS = ['create_account', 'assign_bundles', 'equipment_ticket'] as const;
+/** In execution order; `activate_account` only when the start date is still ahead (a staged account). */
+export const ONBOARDING_TASKS = ['create_account', 'assign_bundles', 'equipment_ticket', 'activate_account'] as const;
 export type OnboardingTaskName = (typeof ONBOARDING_TASKS)[number];
 
 const EXAMPLE_ID = '7d4f9a8e-3c2b-4e1f-9a6d-5b8c7e2f1a30';
@@ -23,11 +23,12 @@ const Physical = Type.Object(
 );
 
 export const OnboardingTask = taskSchema('OnboardingTask', ONBOARDING_TASKS, {
-  dueAt: false,
+  dueAt: true,
   description:
-    'One step, run in order as soon as the onboarding is created: `create_account` (SCIM POST /Users; `result.directory_user_id`), ' +
-    '`assign_bundles` (each bundle is the directory group of that displayName; `result.assigned`, `result.missing`), ' +
-    '`equipment_ticket` (a desk ticket, category hardware; `result.ticket_id`, `result.ticket_number`).',
+    'One step, run in order when `due_at` has come. Due as soon as the onboarding is created: `create_account` (SCIM POST /Users; `result.directory_user_id`; ' +
+    'with `active: false` when the start date is still ahead), `assign_bundles` (each bundle is the directory group of that displayName; `result.assigned`, `result.missing`), ' +
+    '`equipment_ticket` (a desk ticket, category hardware; `result.ticket_id`, `result.ticket_number`). ' +
+    'Only when `start_date` was still ahead at creation (a staged account): `activate_account` (SCIM PATCH active true), due at the start of `start_date` (00:00 UTC).',
 });
 
 export const Onboarding = named(
@@ -38,8 +39,8 @@ export const Onboarding = named(
       tenant_id: Uuid({ description: 'The managed tenant whose directory receives the account.' }),
       status: stringEnum(ONBOARDING_STATUSES, {
         description:
-          '`scheduled` (created, not begun), `in_progress`, `completed` (every task succeeded), `completed_with_errors` (some failed), ' +
-          '`failed` (the account could not be created; the rest was skipped).',
+          '`scheduled` (created, not begun), `in_progress` (a staged onboarding stays so until its start date), `completed` (every task succeeded), `completed_with_errors` (some failed), ' +
+          '`failed` (no task succeeded: the account could not be created, the rest was skipped), or `cancelled` (a staged onboarding cancelled before its start date; its account deleted).',
       }),
       first_name: Type.String(),
       last_name: Type.String(),
@@ -58,6 +59,7 @@ export const Onboarding = named(
       updated_at: DateTime(),
       started_at: Nullable(DateTime()),
       finished_at: Nullable(DateTime()),
+      cancelled_at: Nullable(DateTime({ description: 'When a staged onboarding was cancelled.' })),
     },
     {
       additionalProperties: false,
@@ -72,20 +74,21 @@ export const Onboarding = named(
           email: 'ada.lovelace@contoso.com',
           department: 'Engineering',
           manager_id: EXAMPLE_MANAGER,
-          start_date: '2026-12-01',
+          start_date: '2026-11-23',
           bundles: ['M365 E3', 'VPN'],
           physical: { laptop: 'ThinkPad T14 Gen 5', badge: true, phone_extension: false },
           directory_user_id: '2819c223-7f76-453a-919d-413861904646',
           equipment_ticket: { id: '0f4e3d2c-1b0a-4c9d-8e7f-6a5b4c3d2e1f', number: 42 },
           tasks: [
-            { name: 'create_account', status: 'succeeded', detail: 'Created ada.lovelace@contoso.com in the directory.', attempts: 1, result: { directory_user_id: '2819c223-7f76-453a-919d-413861904646' }, started_at: '2026-11-23T09:00:00.000Z', finished_at: '2026-11-23T09:00:01.000Z' },
-            { name: 'assign_bundles', status: 'succeeded', detail: 'Added to M365 E3, VPN.', attempts: 1, result: { assigned: ['M365 E3', 'VPN'], missing: [] }, started_at: '2026-11-23T09:00:01.000Z', finished_at: '2026-11-23T09:00:02.000Z' },
-            { name: 'equipment_ticket', status: 'succeeded', detail: 'Opened desk ticket #42.', attempts: 1, result: { ticket_id: '0f4e3d2c-1b0a-4c9d-8e7f-6a5b4c3d2e1f', ticket_number: 42 }, started_at: '2026-11-23T09:00:02.000Z', finished_at: '2026-11-23T09:00:02.000Z' },
+            { name: 'create_account', status: 'succeeded', detail: 'Created ada.lovelace@contoso.com in the directory.', attempts: 1, result: { directory_user_id: '2819c223-7f76-453a-919d-413861904646' }, started_at: '2026-11-23T09:00:00.000Z', finished_at: '2026-11-23T09:00:01.000Z', due_at: '2026-11-23T09:00:00.000Z' },
+            { name: 'assign_bundles', status: 'succeeded', detail: 'Added to M365 E3, VPN.', attempts: 1, result: { assigned: ['M365 E3', 'VPN'], missing: [] }, started_at: '2026-11-23T09:00:01.000Z', finished_at: '2026-11-23T09:00:02.000Z', due_at: '2026-11-23T09:00:00.000Z' },
+            { name: 'equipment_ticket', status: 'succeeded', detail: 'Opened desk ticket #42.', attempts: 1, result: { ticket_id: '0f4e3d2c-1b0a-4c9d-8e7f-6a5b4c3d2e1f', ticket_number: 42 }, started_at: '2026-11-23T09:00:02.000Z', finished_at: '2026-11-23T09:00:02.000Z', due_at: '2026-11-23T09:00:00.000Z' },
           ],
           created_at: '2026-11-23T09:00:00.000Z',
           updated_at: '2026-11-23T09:00:02.000Z',
           started_at: '2026-11-23T09:00:00.000Z',
           finished_at: '2026-11-23T09:00:02.000Z',
+          cancelled_at: null,
         },
       ],
     },
@@ -104,7 +107,10 @@ export const CreateOnboardingBody = named(
       email: Type.String({ format: 'email', maxLength: 254, description: 'The new person\'s address; its domain selects the managed tenant.', examples: ['ada.lovelace@contoso.com'] }),
       department: Type.String({ minLength: 1, maxLength: 200, description: 'Free text; goes to the SCIM enterprise extension.', examples: ['Engineering'] }),
       manager_id: Uuid({ description: 'An active desk user of your tenant (else 422).', examples: [EXAMPLE_MANAGER] }),
-      start_date: DateOnly({ description: 'First working day (YYYY-MM-DD).', examples: ['2026-12-01'] }),
+      start_date: DateOnly({
+        description: 'First working day (YYYY-MM-DD). Still ahead: the account is created inactive now (licences and groups ready) and activated at its start (00:00 UTC).',
+        examples: ['2026-12-01'],
+      }),
       bundles: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
         maxItems: 100,
         uniqueItems: true,

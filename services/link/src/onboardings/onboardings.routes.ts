@@ -2,12 +2,14 @@ import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '
 import { tenantOf } from '@msp/auth';
 import { onboardingJson } from './onboarding.mapper';
 import { CreateOnboardingBody, ListOnboardingsQuery, Onboarding, OnboardingPage } from './onboarding.schemas';
-import type { OnboardingsService } from './onboardings.service';
+import { registerRetryRoute } from '../runs/run-routes';
+import type { RunsService } from '../runs/runs.service';
+import type { OnboardingRecord } from './onboarding.tasks';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Onboarding'];
 
-export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: OnboardingsService }) {
+export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: RunsService<OnboardingRecord, CreateOnboardingBody> }) {
   const { onboardings } = deps;
 
   api.route({
@@ -50,6 +52,8 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: On
     description:
       'Creates the run and starts it at once on the job queue (the account must exist before the start date): ' +
       '`create_account`, then `assign_bundles`, then `equipment_ticket`. ' +
+      'When `start_date` is still ahead (UTC), the account is created inactive (`active: false`, licences and groups ready) and `activate_account` makes it active at the start of `start_date` (00:00 UTC): ' +
+      'until then the run is `in_progress` and can be cancelled (`POST /onboardings/:id/cancel`). ' +
       'The directory is the managed tenant whose `domain` is the e-mail\'s domain, or the one `tenant_id` names; none, a suspended one, or one without an enabled connector is 422. ' +
       '`manager_id` must be an active desk user of your tenant (422), asked of desk with link\'s own service credential; when desk cannot be asked, 503 and nothing is created. ' +
       'An onboarding of the same e-mail already `scheduled` or `in_progress` is 409.',
@@ -69,4 +73,26 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: On
       res.status(201).location(`${API_BASE_PATH}/onboardings/${run.id}`).json(onboardingJson(run));
     },
   });
+
+  api.route({
+    method: 'post',
+    path: '/onboardings/:id/cancel',
+    operationId: 'cancelOnboarding',
+    summary: 'Cancel a staged onboarding',
+    description:
+      'Only a staged onboarding (its `start_date` was still ahead, so it has an `activate_account` task not yet run): the staged account is deleted from the directory (SCIM DELETE), ' +
+      'the tasks still to do become `skipped`, the run `cancelled` (event `onboarding.cancelled`) and the e-mail may be onboarded again. ' +
+      'An onboarding that is not staged, already activated, finished or cancelled, or whose first tasks are still running, is 409 with `current_status`. ' +
+      'When the directory cannot delete the account, 503 and nothing is cancelled.',
+    tags: TAGS,
+    scope: SCOPE,
+    params: IdParams,
+    errors: [409, 503],
+    responses: { 200: { description: 'Cancelled: the staged account is gone and nothing more will run.', schema: Onboarding } },
+    handler: async (req, res, { params }) => {
+      res.json(onboardingJson(await onboardings.cancel(tenantOf(req), params.id)));
+    },
+  });
+
+  registerRetryRoute(api, { kind: 'onboarding', tag: TAGS[0]!, openKey: 'e-mail', schema: Onboarding, retry: (req, id) => onboardings.retry(tenantOf(req), id), json: onboardingJson });
 }

@@ -9,6 +9,8 @@ export interface DirectoryUserInput {
   familyName: string;
   email: string;
   department: string;
+  /** false: a staged account, made ahead of the start date and activated on it (default true). */
+  active?: boolean;
 }
 
 export interface Directory {
@@ -22,6 +24,8 @@ export interface Directory {
   addGroupMember(groupId: string, userId: string): Promise<void>;
   /** SCIM PATCH of the user: active false. */
   deactivateUser(userId: string): Promise<void>;
+  /** SCIM PATCH of the user: active true. */
+  activateUser(userId: string): Promise<void>;
   /** SCIM DELETE /Users/:id; false when the directory no longer had it. */
   deleteUser(userId: string): Promise<boolean>;
 }

@@ -57,7 +57,7 @@ export function createRunTasksRepository(db: Db) {
     },
 
     /** Every not yet finished task of the run from `fromPosition` on is skipped, saying why. */
-    async skipRest(run: { onboardingId?: string; offboardingId?: string }, fromPosition: number, detail: string): Promise<void> {
+    async skipRest(run: Record<string, string>, fromPosition: number, detail: string): Promise<void> {
       await db.runTask.updateMany({
         where: { ...run, position: { gte: fromPosition }, finishedAt: null },
         data: { status: 'skipped', detail, finishedAt: new Date() },

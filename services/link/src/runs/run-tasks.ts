@@ -80,9 +80,15 @@ export const isUnfinished = (task: RunTaskRecord) => task.finishedAt === null;
  */
 export const runTaskIdempotencyKey = (task: RunTaskRecord) => `link-run-task-${task.id}`;
 
-/** The run's end state from its steps. */
-export function finalStatus(tasks: RunTaskRecord[]): 'completed' | 'completed_with_errors' {
-  return tasks.every((task) => task.status === 'succeeded') ? 'completed' : 'completed_with_errors';
+/**
+ * A run's status read from its steps: `scheduled` while none has begun, `in_progress` while some
+ * are still to do, then `completed` (all succeeded), `completed_with_errors` (some did), or
+ * `failed` (none did). The engine's one rule for every kind, at the end and after a retry alike.
+ */
+export function statusFromTasks(tasks: RunTaskRecord[]): 'scheduled' | 'in_progress' | 'completed' | 'completed_with_errors' | 'failed' {
+  if (tasks.some(isUnfinished)) return tasks.some((task) => task.attempts > 0 || task.finishedAt !== null) ? 'in_progress' : 'scheduled';
+  if (tasks.every((task) => task.status === 'succeeded')) return 'completed';
+  return tasks.some((task) => task.status === 'succeeded') ? 'completed_with_errors' : 'failed';
 }
 
 const taskProperties = {

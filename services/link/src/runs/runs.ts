@@ -1,18 +1,18 @@
 import type { ApiRouter, Logger } from '@msp/http';
 import type { Db } from '../db';
 import type { DeskClient } from '../desk/desk-client';
-import { createOffboardingsRepository } from '../offboardings/offboardings.repository';
+import { offboardingKind } from '../offboardings/offboarding.kind';
 import { registerOffboardingRoutes } from '../offboardings/offboardings.routes';
-import { createOffboardingRunner } from '../offboardings/offboardings.runner';
-import { createOffboardingsService, enqueueOffboarding } from '../offboardings/offboardings.service';
-import { createOnboardingsRepository } from '../onboardings/onboardings.repository';
+import { onboardingKind } from '../onboardings/onboarding.kind';
 import { registerOnboardingRoutes } from '../onboardings/onboardings.routes';
-import { createOnboardingRunner } from '../onboardings/onboardings.runner';
-import { createOnboardingsService, onboardingJobId } from '../onboardings/onboardings.service';
 import type { Directories } from './directory';
 import { createRunTenantsRepository } from './managed-tenants.repository';
-import { OFFBOARDING_QUEUE, ONBOARDING_QUEUE, type RunQueue } from './run-queue';
+import { createRunWorker } from './run-engine';
+import type { RunKind, RunKindDeps, RunRecord } from './run-kind';
+import { OFFBOARDING_QUEUE, ONBOARDING_QUEUE, queueOf, type RunQueue } from './run-queue';
 import { createRunTasksRepository } from './run-tasks.repository';
+import { createRunsRepository, type RunsRepository } from './runs.repository';
+import { createRunsService } from './runs.service';
 
 export interface RunsDeps {
   db: Db;
@@ -22,30 +22,41 @@ export interface RunsDeps {
   queue: RunQueue;
   /** Tries of one step through an outage before it fails for good (default 5). */
   maxAttempts?: number;
+  /** The clock that decides what is due (tests move it; default the real time). */
+  now?: () => Date;
 }
 
 /** The job handler of each run queue: the job's data is `{ runId }`. */
 export type RunHandlers = Record<typeof ONBOARDING_QUEUE | typeof OFFBOARDING_QUEUE, (data: { runId: string }) => Promise<void>>;
 
 /**
- * Onboarding and offboarding, wired: their routes, the job handlers the queue calls, and the
- * start-up sweep that makes sure every open run has its job (should an enqueue have been lost).
+ * The kinds of run, each handed to the one engine: its service (for its routes), its job handler,
+ * and the start-up sweep that makes sure every open run has its jobs (should an enqueue have been lost).
  */
 export function createRuns(deps: RunsDeps) {
   const { db, logger, desk, directories, queue } = deps;
   const maxAttempts = deps.maxAttempts ?? 5;
-  const onboardings = createOnboardingsRepository(db);
-  const offboardings = createOffboardingsRepository(db);
+  const now = deps.now ?? (() => new Date());
   const tenants = createRunTenantsRepository(db);
   const tasks = createRunTasksRepository(db);
 
-  const runOnboarding = createOnboardingRunner({ onboardings, tasks, tenants, directories, desk, logger, maxAttempts });
-  const runOffboarding = createOffboardingRunner({ offboardings, tasks, tenants, directories, desk, logger, maxAttempts });
+  function engine<R extends RunRecord, B, I extends object>(make: (deps: RunKindDeps<R>) => RunKind<R, B, I>) {
+    // The kind names its table; its executors save to it through the repository made from it.
+    const made: { runs?: RunsRepository<R> } = {};
+    const kind = make({ directories, desk, tenants, save: (id, fields) => made.runs!.save(id, fields) });
+    const runs = (made.runs = createRunsRepository<R>(db, kind.table));
+    return {
+      kind,
+      service: createRunsService({ kind, runs, queue, logger, now }),
+      handle: createRunWorker({ kind: kind as RunKind<R, never, never>, runs, tasks, directories, logger, maxAttempts, now }),
+    };
+  }
 
-  const handlers: RunHandlers = {
-    [ONBOARDING_QUEUE]: ({ runId }) => runOnboarding(runId),
-    [OFFBOARDING_QUEUE]: ({ runId }) => runOffboarding(runId),
-  };
+  const onboardings = engine(onboardingKind);
+  const offboardings = engine(offboardingKind);
+  const engines = [onboardings, offboardings];
+
+  const handlers = Object.fromEntries(engines.map(({ kind, handle }) => [queueOf(kind.name), ({ runId }: { runId: string }) => handle(runId)])) as RunHandlers;
 
   return {
     handlers,
@@ -54,14 +65,13 @@ export function createRuns(deps: RunsDeps) {
     maxAttempts,
 
     registerRoutes(api: ApiRouter) {
-      registerOnboardingRoutes(api, { onboardings: createOnboardingsService({ onboardings, tenants, directories, desk, queue, logger }) });
-      registerOffboardingRoutes(api, { offboardings: createOffboardingsService({ offboardings, tenants, desk, queue, logger }) });
+      registerOnboardingRoutes(api, { onboardings: onboardings.service });
+      registerOffboardingRoutes(api, { offboardings: offboardings.service });
     },
 
-    /** Re-sends the job of every open run; the stable job ids make this a no-op for runs that have theirs. */
+    /** Re-sends the jobs of every open run; the stable job ids make this a no-op for runs that have theirs. */
     async resume(): Promise<void> {
-      for (const id of await onboardings.openIds()) await queue.send(ONBOARDING_QUEUE, { runId: id }, { id: onboardingJobId(id) });
-      for (const run of await offboardings.openRuns()) await enqueueOffboarding(queue, run.id, run.dueTimes);
+      for (const { service } of engines) await service.resume();
     },
   };
 }

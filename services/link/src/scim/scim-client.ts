@@ -244,6 +244,13 @@ export function createScimClient(options: ScimClientOptions) {
       });
     },
 
+    async activateUser(userId: string): Promise<void> {
+      await call('PATCH', `/Users/${encodeURIComponent(userId)}`, {
+        schemas: [PATCH_OP_SCHEMA],
+        Operations: [{ op: 'replace', path: 'active', value: true }],
+      });
+    },
+
     /** False when the directory no longer had the user (404). */
     async deleteUser(userId: string): Promise<boolean> {
       try {

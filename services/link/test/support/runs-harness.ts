@@ -53,6 +53,10 @@ export interface RunsHarnessOptions {
    * background (the fuzzer's "a rejected write changes no table" needs a still database).
    */
   workers?: boolean;
+  /** The run engine's clock (default the real time): a test moves it to make a dated task due. */
+  now?: () => Date;
+  /** Tries of one step through an outage (default 5). */
+  maxAttempts?: number;
 }
 
 export async function startRunsHarness(options: RunsHarnessOptions = {}): Promise<RunsHarness> {
@@ -82,9 +86,10 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           desk: deskClient,
           directories: createConnectorDirectories({ connectors: createConnectorsRepository(db), secrets, outbound }),
           queue: jobs,
-          maxAttempts: 5,
+          maxAttempts: options.maxAttempts ?? 5,
+          now: options.now,
         });
-        defineRunQueues(jobs, runs.handlers, { maxAttempts: 5, retryDelaySeconds: 1 });
+        defineRunQueues(jobs, runs.handlers, { maxAttempts: options.maxAttempts ?? 5, retryDelaySeconds: 1 });
         const built = createLinkApp({ db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound, webhookSecrets: testWebhookSecrets() });
         app = built.app;
         await jobs.start();

@@ -1,47 +1,44 @@
-import type { Logger } from '@msp/http';
-import { isDeskError, type DeskClient } from '../desk/desk-client';
-import type { Directories, Directory } from '../runs/directory';
-import type { RunTenant, RunTenantsRepository } from '../runs/managed-tenants.repository';
-import type { RunTaskRecord, RunTasksRepository } from '../runs/run-tasks.repository';
-import { finalStatus, isUnfinished, runTask, runTaskIdempotencyKey, TaskFailure, type TaskOutcome, type TaskPolicy } from '../runs/run-tasks';
-import type { OffboardingTaskName } from './offboarding.schemas';
-import type { OffboardingRecord, OffboardingsRepository } from './offboardings.repository';
-import { recordOffboardingEnd } from './offboardings.service';
+import type { Directory } from '../runs/directory';
+import type { RunTenant } from '../runs/managed-tenants.repository';
+import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
+import type { RunTaskRecord } from '../runs/run-tasks.repository';
+import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
+import type { OffboardingStatus, OffboardingTaskName } from './offboarding.schemas';
 
-export interface OffboardingRunnerDeps {
-  offboardings: OffboardingsRepository;
-  tasks: RunTasksRepository;
-  tenants: RunTenantsRepository;
-  directories: Directories;
-  desk: DeskClient;
-  logger: Logger;
-  maxAttempts: number;
-  /** The clock (tests of due times pass their own). */
-  now?: () => Date;
+export interface OffboardingRecord extends RunRecord {
+  userId: string;
+  successorId: string;
+  email: string;
+  managedTenantId: string | null;
+  lastDay: Date;
+  mailboxRetentionDays: number;
+  status: OffboardingStatus;
+  directoryUserId: string | null;
 }
+
+/** The columns of a new offboarding (the checked request). */
+export type NewOffboarding = Pick<OffboardingRecord, 'userId' | 'successorId' | 'email' | 'managedTenantId' | 'lastDay' | 'mailboxRetentionDays'>;
+
+const DAY_MS = 86_400_000;
 
 /** Tickets still being worked on, in desk's words. */
 const WORKED_ON = ['open', 'in_progress', 'pending'] as const;
 
 /**
- * Executes the offboarding's tasks that are due, in order. A job that arrives early, twice, or for
- * a cancelled run does nothing: the run's rows decide, not the job.
+ * An offboarding's steps: the first three due when last_day has ended (midnight UTC after it),
+ * the deletion `mailbox_retention_days` later; a time already past means now.
  */
-export function createOffboardingRunner(deps: OffboardingRunnerDeps) {
-  const { offboardings, tasks, tenants, directories, desk, logger } = deps;
-  const now = deps.now ?? (() => new Date());
-  const policy: TaskPolicy = {
-    maxAttempts: deps.maxAttempts,
-    isRetryable: (error) => (isDeskError(error) ? error.retryable : directories.isRetryable(error)),
-    logger,
-  };
+export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<OffboardingRecord, NewOffboarding>[] {
+  const { tenants, directories, desk, save } = deps;
+  const leave = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS, now.getTime()));
+  const remove = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS + input.mailboxRetentionDays * DAY_MS, now.getTime()));
 
   async function tenantOf(run: OffboardingRecord): Promise<RunTenant> {
     const domain = run.email.slice(run.email.lastIndexOf('@') + 1);
     const tenant = run.managedTenantId ? await tenants.findById(run.ownerTenantId, run.managedTenantId) : await tenants.findByDomain(run.ownerTenantId, domain);
     if (!tenant) throw new TaskFailure(`None of your managed tenants has the domain ${domain}, so the directory account of ${run.email} cannot be reached.`);
     if (!run.managedTenantId) {
-      await offboardings.setManagedTenant(run.id, tenant.id);
+      await save(run.id, { managedTenantId: tenant.id });
       run.managedTenantId = tenant.id;
     }
     return tenant;
@@ -53,7 +50,7 @@ export function createOffboardingRunner(deps: OffboardingRunnerDeps) {
     if (run.directoryUserId) return { directory, userId: run.directoryUserId };
     const account = await directory.findUserByUserName(run.email);
     if (!account) throw new TaskFailure(`The directory of ${tenant.domain} has no account with userName ${run.email}.`);
-    await offboardings.setDirectoryUserId(run.id, account.id);
+    await save(run.id, { directoryUserId: account.id });
     run.directoryUserId = account.id;
     return { directory, userId: account.id };
   }
@@ -105,19 +102,10 @@ export function createOffboardingRunner(deps: OffboardingRunnerDeps) {
     },
   };
 
-  return async function runOffboarding(runId: string): Promise<void> {
-    const run = await offboardings.findForRun(runId);
-    if (!run || (run.status !== 'scheduled' && run.status !== 'in_progress')) return;
-    const due = (task: RunTaskRecord) => isUnfinished(task) && task.dueAt !== null && task.dueAt.getTime() <= now().getTime();
-    if (!run.tasks.some(due)) return;
-    // Lost to a cancel that came first: nothing is touched.
-    if (!(await offboardings.markStarted(runId))) return;
-    for (const task of run.tasks) {
-      if (!due(task)) continue;
-      await runTask(tasks, task, () => steps[task.name as OffboardingTaskName](run, task), policy);
-    }
-    const after = await offboardings.findForRun(runId);
-    if (after!.tasks.some(isUnfinished)) return;
-    await offboardings.finish(runId, after!.tasks.some((task) => task.status === 'succeeded') ? finalStatus(after!.tasks) : 'failed', recordOffboardingEnd);
-  };
+  const step = (name: OffboardingTaskName, due: RunStep<OffboardingRecord, NewOffboarding>['due']): RunStep<OffboardingRecord, NewOffboarding> => ({
+    name,
+    due,
+    execute: (run, task) => steps[name](run, task),
+  });
+  return [step('reassign_tickets', leave), step('disable_account', leave), step('delegate_mailbox', leave), step('delete_account', remove)];
 }

@@ -1,0 +1,61 @@
+import { conflict, unprocessable } from '@msp/http';
+import { activeDeskUser } from '../runs/desk-users';
+import type { RunKind, RunKindDeps } from '../runs/run-kind';
+import { offboardingJson } from './offboarding.mapper';
+import type { CreateOffboardingBody } from './offboarding.schemas';
+import { offboardingSteps, type NewOffboarding, type OffboardingRecord } from './offboarding.tasks';
+
+/** Offboarding as a kind of run: its table, its checks, its steps. */
+export function offboardingKind(deps: RunKindDeps<OffboardingRecord>): RunKind<OffboardingRecord, CreateOffboardingBody, NewOffboarding> {
+  const { desk, tenants } = deps;
+  return {
+    name: 'offboarding',
+    table: {
+      model: 'offboarding',
+      table: 'offboardings',
+      taskKey: 'offboardingId',
+      // One open offboarding per user.
+      openColumn: 'openUserId',
+      openIndex: 'offboardings_owner_tenant_id_open_user_id_key',
+      columns: { userId: true, successorId: true, email: true, managedTenantId: true, lastDay: true, mailboxRetentionDays: true, directoryUserId: true },
+    },
+    steps: offboardingSteps(deps),
+    json: offboardingJson,
+
+    async prepare(ownerTenantId, body) {
+      if (body.user_id === body.successor_id) {
+        throw unprocessable('successor_id must be someone other than the leaving user.', { errors: [{ field: 'successor_id', message: 'must differ from user_id' }] });
+      }
+      const user = await activeDeskUser(desk, ownerTenantId, body.user_id);
+      const successor = await activeDeskUser(desk, ownerTenantId, body.successor_id);
+      const errors = [
+        ...(user ? [] : [{ field: 'user_id', message: 'does not name an active desk user of your tenant' }]),
+        ...(successor ? [] : [{ field: 'successor_id', message: 'does not name an active desk user of your tenant' }]),
+      ];
+      if (errors.length) throw unprocessable(`${errors.map((e) => e.field).join(' and ')} must name active desk users of your tenant.`, { errors });
+
+      const email = user!.email.toLowerCase();
+      // The directory is known now if its managed tenant is registered; if not, it is looked up
+      // again when the tasks are due (the tenant may be registered by then).
+      const tenant = await tenants.findByDomain(ownerTenantId, email.slice(email.lastIndexOf('@') + 1));
+      return {
+        userId: body.user_id,
+        successorId: body.successor_id,
+        email,
+        managedTenantId: tenant?.id ?? null,
+        lastDay: new Date(`${body.last_day}T00:00:00Z`),
+        mailboxRetentionDays: body.mailbox_retention_days,
+      };
+    },
+
+    openKey: (run) => run.userId,
+    openConflict: (run) =>
+      conflict(`An offboarding of user ${run.userId} is already scheduled or in progress.`, { errors: [{ field: 'user_id', message: 'is already being offboarded' }] }),
+
+    cancel: {
+      // Only while nothing has run: a scheduled run becomes cancelled, its jobs are dropped.
+      refusal: (run) => (run.status === 'scheduled' ? null : `The offboarding is ${run.status}: only a scheduled offboarding, of which nothing has run yet, can be cancelled.`),
+      detail: () => 'Cancelled before it was due.',
+    },
+  };
+}

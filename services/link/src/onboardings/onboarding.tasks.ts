@@ -1,0 +1,119 @@
+import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
+import type { RunTaskRecord } from '../runs/run-tasks.repository';
+import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
+import type { OnboardingStatus, OnboardingTaskName } from './onboarding.schemas';
+
+export interface OnboardingRecord extends RunRecord {
+  managedTenantId: string;
+  status: OnboardingStatus;
+  firstName: string;
+  lastName: string;
+  email: string;
+  department: string;
+  managerId: string;
+  startDate: Date;
+  bundles: string[];
+  laptop: string;
+  badge: boolean;
+  phoneExtension: boolean;
+  directoryUserId: string | null;
+}
+
+/** The columns of a new onboarding (the checked request). */
+export type NewOnboarding = Omit<OnboardingRecord, keyof RunRecord | 'directoryUserId'>;
+
+const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
+const needed = (yes: boolean) => (yes ? 'needed' : 'not needed');
+
+/** The start of the start date (midnight UTC), when a staged account is activated. */
+export const startOf = (startDate: Date) => new Date(Date.UTC(startDate.getUTCFullYear(), startDate.getUTCMonth(), startDate.getUTCDate()));
+
+/** Whether the run is staged: its start date was ahead when it was created, so its account waits inactive. */
+export const isStaged = (run: { tasks: { name: string }[] }) => run.tasks.some((task) => task.name === 'activate_account');
+
+/**
+ * An onboarding's steps and what each does. The first three are due as soon as the run is created
+ * (the account must exist before the start date). When the start date is still ahead, the account
+ * is made inactive (staged: licences and groups ready) and `activate_account` is due at the start
+ * of the start date (UTC); otherwise that step is not part of the run.
+ */
+export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<OnboardingRecord, NewOnboarding>[] {
+  const { directories, desk, tenants, save } = deps;
+  const now = (_input: NewOnboarding, at: Date) => at;
+
+  const steps: Record<OnboardingTaskName, (run: OnboardingRecord, task: RunTaskRecord) => Promise<TaskOutcome>> = {
+    async create_account(run, task) {
+      const directory = await directories.open(run.managedTenantId);
+      // A try that was cut off (a restart, a timeout) may have created the account already.
+      const earlier = task.attempts > 1 ? await directory.findUserByUserName(run.email) : null;
+      const user =
+        earlier ??
+        (await directory.createUser({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department, active: !isStaged(run) }));
+      await save(run.id, { directoryUserId: user.id });
+      run.directoryUserId = user.id;
+      return { detail: `Created ${run.email} in the directory (id ${user.id}).`, result: { directory_user_id: user.id } };
+    },
+
+    async assign_bundles(run) {
+      if (run.bundles.length === 0) return { detail: 'No bundles to assign.', result: { assigned: [], missing: [] } };
+      const directory = await directories.open(run.managedTenantId);
+      const assigned: string[] = [];
+      const missing: string[] = [];
+      for (const bundle of run.bundles) {
+        const group = await directory.findGroupByDisplayName(bundle);
+        if (!group) {
+          missing.push(bundle);
+          continue;
+        }
+        await directory.addGroupMember(group.id, run.directoryUserId!);
+        assigned.push(bundle);
+      }
+      const result = { assigned, missing };
+      if (missing.length) {
+        const names = missing.map((name) => `"${name}"`).join(', ');
+        return {
+          status: 'failed',
+          detail: `The directory has no group named ${names}: not assigned. ${assigned.length ? `Assigned: ${assigned.join(', ')}.` : 'No bundle was assigned.'}`,
+          result,
+        };
+      }
+      return { detail: `Added to ${assigned.join(', ')}.`, result };
+    },
+
+    async equipment_ticket(run, task) {
+      const tenant = await tenants.findById(run.ownerTenantId, run.managedTenantId);
+      if (!tenant) throw new TaskFailure('The managed tenant no longer exists, so there is no desk client to open the ticket for.');
+      const name = `${run.firstName} ${run.lastName}`;
+      const ticket = await desk.createTicket(run.ownerTenantId, {
+        title: `Equipment for ${name}, starting ${dateOnly(run.startDate)}`,
+        description: [
+          `New employee: ${name} <${run.email}>, ${run.department}.`,
+          `Start date: ${dateOnly(run.startDate)}.`,
+          `Laptop: ${run.laptop}.`,
+          `Badge: ${needed(run.badge)}.`,
+          `Phone extension: ${needed(run.phoneExtension)}.`,
+          `Manager (desk user): ${run.managerId}.`,
+          `Opened by link's onboarding ${run.id}.`,
+        ].join('\n'),
+        category: 'hardware',
+        client_id: tenant.clientId,
+      }, { idempotencyKey: runTaskIdempotencyKey(task) });
+      return { detail: `Opened desk ticket #${ticket.number}.`, result: { ticket_id: ticket.id, ticket_number: ticket.number } };
+    },
+
+    async activate_account(run) {
+      if (!run.directoryUserId) throw new TaskFailure('The account was never created, so there is nothing to activate.');
+      const directory = await directories.open(run.managedTenantId);
+      await directory.activateUser(run.directoryUserId);
+      return { detail: `Activated ${run.email} in the directory on ${dateOnly(run.startDate)}.`, result: { directory_user_id: run.directoryUserId } };
+    },
+  };
+  const onStartDate = (input: NewOnboarding, at: Date) => (startOf(input.startDate).getTime() > at.getTime() ? startOf(input.startDate) : null);
+
+  return [
+    { name: 'create_account', due: now, execute: steps.create_account, skipRestOnFailure: 'Skipped: the account could not be created.' },
+    { name: 'assign_bundles', due: now, execute: steps.assign_bundles },
+    { name: 'equipment_ticket', due: now, execute: steps.equipment_ticket },
+    { name: 'activate_account', due: onStartDate, execute: steps.activate_account },
+  ];
+}

@@ -1,0 +1,58 @@
+import type { Logger } from '@msp/http';
+import { isDeskError } from '../desk/desk-client';
+import { runChangeRecorder } from './run-events';
+import { OPEN_STATUSES, type RunKind, type RunKindDeps, type RunRecord, type RunStep } from './run-kind';
+import type { RunsRepository } from './runs.repository';
+import { isUnfinished, runTask, statusFromTasks, type TaskPolicy } from './run-tasks';
+import type { RunTaskRecord, RunTasksRepository } from './run-tasks.repository';
+
+export interface RunWorkerDeps<R extends RunRecord> {
+  kind: RunKind<R, never, never>;
+  runs: RunsRepository<R>;
+  tasks: RunTasksRepository;
+  directories: RunKindDeps['directories'];
+  logger: Logger;
+  /** Tries of one step through an outage (desk or directory) before it fails for good. */
+  maxAttempts: number;
+  /** The engine's clock: what is due is decided by it. */
+  now: () => Date;
+}
+
+/**
+ * The job handler of one kind: executes the run's due steps in order, each recorded as it runs,
+ * and ends the run once none is left. A job that arrives early, twice, after a restart, or for a
+ * cancelled run does nothing wrong: the run's rows decide, not the job, and a finished step is
+ * never repeated.
+ */
+export function createRunWorker<R extends RunRecord>(deps: RunWorkerDeps<R>) {
+  const { kind, runs, tasks, directories, logger, now } = deps;
+  const steps = new Map<string, RunStep<R, never>>(kind.steps.map((step) => [step.name, step]));
+  const record = runChangeRecorder(kind);
+  const policy: TaskPolicy = {
+    maxAttempts: deps.maxAttempts,
+    isRetryable: (error) => (isDeskError(error) ? error.retryable : directories.isRetryable(error)),
+    logger,
+  };
+
+  return async function handle(runId: string): Promise<void> {
+    const run = await runs.findForRun(runId);
+    if (!run || !OPEN_STATUSES.includes(run.status)) return;
+    const clock = now().getTime();
+    const due = (task: RunTaskRecord) => isUnfinished(task) && (task.dueAt ?? run.createdAt).getTime() <= clock;
+    if (!run.tasks.some(due)) return;
+    // Lost to a cancel that came first: nothing is touched.
+    if (!(await runs.markStarted(runId))) return;
+    for (const task of run.tasks) {
+      if (!due(task)) continue;
+      const step = steps.get(task.name)!;
+      const outcome = await runTask(tasks, task, (current) => step.execute(run, current), policy);
+      if (outcome === 'failed' && step.skipRestOnFailure) {
+        await tasks.skipRest({ [kind.table.taskKey]: runId }, task.position + 1, step.skipRestOnFailure);
+        break;
+      }
+    }
+    const after = await runs.findForRun(runId);
+    if (!after || after.tasks.some(isUnfinished)) return;
+    await runs.finish(runId, statusFromTasks(after.tasks) as 'completed' | 'completed_with_errors' | 'failed', record);
+  };
+}

@@ -1,0 +1,89 @@
+import type { AppError } from '@msp/http';
+import type { DeskClient } from '../desk/desk-client';
+import type { Directories } from './directory';
+import type { RunTenantsRepository } from './managed-tenants.repository';
+import type { RunTaskRecord } from './run-tasks.repository';
+import type { TaskOutcome } from './run-tasks';
+
+/**
+ * A kind of run (onboarding, offboarding, move, …) as the engine sees it: a name, a table, an
+ * input to check, and an ordered list of steps, each with its due-time rule and its executor.
+ * Everything else (status, attempts, retries, due times, jobs, events, cancel and retry) is the
+ * engine's: a new kind is one of these and nothing more.
+ */
+
+export const RUN_STATUSES = ['scheduled', 'in_progress', 'completed', 'completed_with_errors', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+/** Runs whose tasks are still to do. */
+export const OPEN_STATUSES: readonly RunStatus[] = ['scheduled', 'in_progress'];
+export type RunEndStatus = 'completed' | 'completed_with_errors' | 'failed' | 'cancelled';
+
+/** The columns every run table has, whatever its kind. */
+export interface RunRecord {
+  id: string;
+  ownerTenantId: string;
+  status: RunStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  cancelledAt: Date | null;
+  tasks: RunTaskRecord[];
+}
+
+/** What a kind's executors need: the outside world, and a way to remember on the run what they found or made. */
+export interface RunKindDeps<R extends RunRecord = RunRecord> {
+  directories: Directories;
+  desk: DeskClient;
+  tenants: RunTenantsRepository;
+  save(runId: string, fields: Partial<Omit<R, keyof RunRecord>>): Promise<void>;
+}
+
+export interface RunStep<R extends RunRecord, I> {
+  name: string;
+  /** When the step is due for a new run with this input; null: the step is not part of that run. */
+  due(input: I, now: Date): Date | null;
+  /** Does the step; throws TaskFailure for a refusal, anything retryable for an outage. */
+  execute(run: R, task: RunTaskRecord): Promise<TaskOutcome>;
+  /** When the step fails for good, every later step is skipped with this detail (the run cannot go on). */
+  skipRestOnFailure?: string;
+}
+
+/** Where a kind's runs are stored: its own table (its input columns), its tasks in `run_tasks`. */
+export interface RunTable {
+  /** The Prisma model, e.g. `onboarding`. */
+  model: 'onboarding' | 'offboarding';
+  /** Its table, e.g. `onboardings`. */
+  table: 'onboardings' | 'offboardings';
+  /** The column of `run_tasks` naming the run. */
+  taskKey: 'onboardingId' | 'offboardingId';
+  /** The column that holds `openKey` while the run is open (unique with the owner): one open run per key. */
+  openColumn: string;
+  /** Prisma's name of that unique index. */
+  openIndex: string;
+  /** The kind's own columns (beyond RunRecord's), as a Prisma `select`. */
+  columns: Record<string, true>;
+}
+
+export interface RunKind<R extends RunRecord = RunRecord, B = unknown, I extends object = object> {
+  /** `onboarding`: the queue `onboarding-run`, the events `onboarding.*`, the resource type. */
+  name: 'onboarding' | 'offboarding';
+  table: RunTable;
+  steps: RunStep<R, I>[];
+  /** The API JSON of a run (answers and events alike). */
+  json(run: R): object;
+  /** Checks a request's body against the business rules (4xx AppError) and gives the new run's columns. */
+  prepare(ownerTenantId: string, body: B, now: Date): Promise<I>;
+  /** The value of the open column for this input or run (one open run per value). */
+  openKey(run: I | R): string;
+  /** The 409 when another run of that key is open. */
+  openConflict(run: I | R): AppError;
+  cancel: {
+    /** Null when the run (locked) may be cancelled now, else why not (409). */
+    refusal(run: R): string | null;
+    /** Undoes outside what the run made before it is marked cancelled (a staged account). */
+    undo?(run: R): Promise<void>;
+    /** The detail of every task the cancel skips. */
+    detail(run: R): string;
+  };
+}

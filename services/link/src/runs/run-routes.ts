@@ -1,0 +1,35 @@
+import type { TSchema } from '@sinclair/typebox';
+import { IdParams, type ApiRouter } from '@msp/http';
+import type { Request } from 'express';
+
+/**
+ * `POST /<kind>s/:id/retry`, the same for every kind of run: the engine's retry (runs.service.ts)
+ * behind it, the kind's schema and JSON in front.
+ */
+export function registerRetryRoute<R>(
+  api: ApiRouter,
+  route: { kind: string; tag: string; openKey: string; schema: TSchema; retry(req: Request, id: string): Promise<R>; json(run: R): object },
+) {
+  const { kind } = route;
+  const Kind = kind[0]!.toUpperCase() + kind.slice(1);
+  api.route({
+    method: 'post',
+    path: `/${kind}s/:id/retry`,
+    operationId: `retry${Kind}`,
+    summary: `Retry what failed in an ${kind}`,
+    description:
+      'Re-queues the tasks that failed (and those skipped because of them), keeping those that succeeded: they go back to `pending` with `attempts` from 0 ' +
+      '(each retry has the full number of tries), `detail`, `result` and times cleared, due now (or at their own due time if that is still ahead). ' +
+      `The run's status is recomputed from its tasks (\`in_progress\`, or \`scheduled\` when nothing of it has run) and the queue takes it up again; event \`${kind}.retried\`. ` +
+      'Only a run that is `completed_with_errors` or `failed`: while it is `scheduled` or `in_progress`, when it was `cancelled`, or when it `completed`, 409 with `current_status`; ' +
+      `a 409 also when another ${kind} of the same ${route.openKey} was opened meanwhile.`,
+    tags: [route.tag],
+    scope: 'admin:tenant',
+    params: IdParams,
+    errors: [409],
+    responses: { 202: { description: 'Re-queued: the run as it is now; poll it for the outcome.', schema: route.schema } },
+    handler: async (req, res, { params }) => {
+      res.status(202).json(route.json(await route.retry(req, params.id)));
+    },
+  });
+}

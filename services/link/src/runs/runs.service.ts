@@ -1,0 +1,121 @@
+import { conflict, notFound, pageWindow, type Logger, type PageRequest } from '@msp/http';
+import { runChangeRecorder } from './run-events';
+import { OPEN_STATUSES, type RunKind, type RunRecord, type RunStatus } from './run-kind';
+import { dropRunJobs, enqueueRun, type RunQueue } from './run-queue';
+import { OpenRunExists, type RunsRepository } from './runs.repository';
+import { statusFromTasks } from './run-tasks';
+
+export interface RunsServiceDeps<R extends RunRecord, B, I extends object> {
+  kind: RunKind<R, B, I>;
+  runs: RunsRepository<R>;
+  queue: RunQueue;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** Statuses from which a retry re-queues what failed. */
+const RETRYABLE: readonly RunStatus[] = ['completed_with_errors', 'failed'];
+
+/**
+ * The routes' side of every kind of run: create (the kind checks the input, the engine stores the
+ * run with its dated tasks and enqueues it), read, cancel and retry. Which event a change makes is
+ * decided here and recorded in the repository's transaction.
+ */
+export function createRunsService<R extends RunRecord, B, I extends object>(deps: RunsServiceDeps<R, B, I>) {
+  const { kind, runs, queue, logger, now } = deps;
+  const record = runChangeRecorder(kind);
+
+  async function get(ownerTenantId: string, id: string): Promise<R> {
+    const run = await runs.findById(ownerTenantId, id);
+    if (!run) throw notFound(`No ${kind.name} ${id}.`);
+    return run;
+  }
+
+  /** Should the queue not take the jobs, the start-up sweep of open runs enqueues them again. */
+  async function enqueue(run: R): Promise<void> {
+    const due = run.tasks.filter((task) => task.finishedAt === null).map((task) => task.dueAt ?? run.createdAt);
+    await enqueueRun(queue, kind.name, run.id, due, now()).catch((error: unknown) => {
+      logger.error(`could not enqueue an ${kind.name}; the next start enqueues it`, { [`${kind.name}_id`]: run.id, error: (error as Error).message });
+    });
+  }
+
+  const notNow = (run: R, detail: string) => conflict(detail, { extensions: { current_status: run.status } });
+
+  return {
+    get,
+
+    list(ownerTenantId: string, filter: { status?: RunStatus }, page: PageRequest) {
+      return runs.list(ownerTenantId, filter, pageWindow(page));
+    },
+
+    async create(ownerTenantId: string, body: B): Promise<R> {
+      const at = now();
+      const input = await kind.prepare(ownerTenantId, body, at);
+      const tasks = kind.steps.flatMap((step) => {
+        const dueAt = step.due(input, at);
+        return dueAt ? [{ name: step.name, dueAt }] : [];
+      });
+      let run: R;
+      try {
+        run = await runs.create(ownerTenantId, input, kind.openKey(input), tasks);
+      } catch (error) {
+        if (error instanceof OpenRunExists) throw kind.openConflict(input);
+        throw error;
+      }
+      await enqueue(run);
+      return run;
+    },
+
+    /** When the kind allows it now: what the run made outside is undone, its tasks skipped, its jobs dropped. */
+    async cancel(ownerTenantId: string, id: string): Promise<R> {
+      const run = await get(ownerTenantId, id);
+      const refusal = kind.cancel.refusal(run);
+      if (refusal) throw notNow(run, refusal);
+      await kind.cancel.undo?.(run);
+      const lost = await runs.cancel(ownerTenantId, id, kind.cancel, record);
+      if (lost) {
+        const current = await get(ownerTenantId, id);
+        throw notNow(current, kind.cancel.refusal(current) ?? lost);
+      }
+      await dropRunJobs(queue, kind.name, id, run.tasks.map((task) => task.dueAt ?? run.createdAt));
+      return get(ownerTenantId, id);
+    },
+
+    /**
+     * The failed tasks (and those skipped because of them) back to pending, due now at the earliest;
+     * those that succeeded are kept. 409 while the run is open, when it was cancelled, or when
+     * nothing failed.
+     */
+    async retry(ownerTenantId: string, id: string): Promise<R> {
+      const run = await get(ownerTenantId, id);
+      const refusal = (current: R) =>
+        OPEN_STATUSES.includes(current.status)
+          ? `The ${kind.name} is ${current.status}: only a finished run is retried.`
+          : !RETRYABLE.includes(current.status)
+            ? `The ${kind.name} is ${current.status}: it has no failed task to retry.`
+            : null;
+      const reason = refusal(run);
+      if (reason) throw notNow(run, reason);
+      let after: R | null;
+      try {
+        after = await runs.retry(id, { now: now(), openKey: kind.openKey(run), allowed: (locked) => refusal(locked) === null, statusOf: statusFromTasks }, record);
+      } catch (error) {
+        if (error instanceof OpenRunExists) throw kind.openConflict(run);
+        throw error;
+      }
+      if (!after) {
+        const current = await get(ownerTenantId, id);
+        throw notNow(current, refusal(current) ?? `The ${kind.name} changed meanwhile.`);
+      }
+      await enqueue(after);
+      return after;
+    },
+
+    /** Re-sends the jobs of every open run; the stable job ids make this a no-op for runs that have theirs. */
+    async resume(): Promise<void> {
+      for (const run of await runs.openRuns()) await enqueueRun(queue, kind.name, run.id, run.dueTimes, now());
+    },
+  };
+}
+
+export type RunsService<R extends RunRecord, B> = ReturnType<typeof createRunsService<R, B, object>>;

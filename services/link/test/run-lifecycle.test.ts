@@ -1,0 +1,274 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { startRunsHarness, type RunsHarness } from './support/runs-harness';
+
+/**
+ * The run engine's lifecycle beyond creation: staged joiners (an account made inactive ahead of
+ * the start date and activated on it, by the engine's clock), cancelling a staged onboarding, and
+ * re-running what failed. One try per step (maxAttempts 1), so an outage fails a step at once.
+ */
+
+const API = '/api/v1';
+const DAY_MS = 86_400_000;
+
+let h: RunsHarness;
+let managerId: string;
+/** The engine's clock runs this far ahead of the real time. */
+let clockOffsetMs = 0;
+
+beforeAll(async () => {
+  h = await startRunsHarness({ maxAttempts: 1, now: () => new Date(Date.now() + clockOffsetMs) });
+  managerId = (await h.deskTenant.createUser({ name: 'Grace Manager' })).id;
+  h.scim.addGroup('M365 E3');
+});
+afterAll(() => h?.close());
+
+const hex = (n: number) => randomBytes(n).toString('hex');
+const day = (offsetDays: number) => new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
+
+const call = (method: 'get' | 'post', path: string, body?: object) => request(h.link.app)[method](`${API}${path}`).set('Authorization', h.auth).send(body);
+
+function onboarding(overrides: Record<string, unknown> = {}) {
+  return {
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: `joiner.${hex(4)}@${h.managed.domain}`,
+    department: 'Engineering',
+    manager_id: managerId,
+    start_date: day(1),
+    bundles: ['M365 E3'],
+    physical: { laptop: 'ThinkPad', badge: false, phone_extension: false },
+    ...overrides,
+  };
+}
+
+/** Polls GET `path` until `done` holds (the job queue works in the background). */
+async function until(path: string, done: (run: any) => boolean) {
+  const deadline = Date.now() + 25_000;
+  for (;;) {
+    const response = await call('get', path);
+    expect(response.status).toBe(200);
+    if (done(response.body)) return response.body;
+    if (Date.now() > deadline) throw new Error(`${path} still ${response.body.status}: ${JSON.stringify(response.body.tasks.map((t: any) => t.status))}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+const ended = (run: { status: string }) => !['scheduled', 'in_progress'].includes(run.status);
+/** A staged onboarding whose first three tasks are done: only the activation waits. */
+const staged = (run: { tasks: { name: string; finished_at: string | null }[] }) => run.tasks.every((t) => t.name === 'activate_account' || t.finished_at !== null);
+
+const account = (email: string) => h.scim.users().find((user) => user.userName === email);
+const creates = (path: RegExp) => h.scim.requests().filter((r) => path.test(r)).length;
+const eventTypes = async (resourceId: string) => (await h.link.db.outboxEvent.findMany({ where: { resourceId }, orderBy: { seq: 'asc' } })).map((event) => event.type);
+
+function expectConflict(response: request.Response, currentStatus: string) {
+  expect(response.status).toBe(409);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(response.body.current_status).toBe(currentStatus);
+}
+
+describe('staged joiners', () => {
+  test('When the start date is ahead, then the account is created inactive with its groups and ticket, and activate_account waits for the start of the start date', async () => {
+    const body = onboarding();
+    const created = await call('post', '/onboardings', body);
+    expect(created.status).toBe(201);
+    expect(created.body.tasks.map((t: { name: string }) => t.name)).toEqual(['create_account', 'assign_bundles', 'equipment_ticket', 'activate_account']);
+    expect(created.body.tasks[3].due_at).toBe(`${body.start_date}T00:00:00.000Z`);
+
+    const run = await until(`/onboardings/${created.body.id}`, staged);
+    expect(run.status).toBe('in_progress');
+    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'pending']);
+    expect(account(body.email)).toMatchObject({ id: run.directory_user_id, active: false });
+    expect(h.scim.groups().find((g) => g.displayName === 'M365 E3')!.members.map((m) => m.value)).toContain(run.directory_user_id);
+    expect(run.equipment_ticket).toEqual({ id: expect.any(String), number: expect.any(Number) });
+  });
+
+  test('When the start date has come, then a staged account is activated on its day across a restart and the run completes', async () => {
+    const body = onboarding();
+    const created = await call('post', '/onboardings', body);
+    expect(created.status).toBe(201);
+    await until(`/onboardings/${created.body.id}`, staged);
+    expect(account(body.email)!.active).toBe(false);
+
+    // link stops; when a new instance starts on the same database, its clock says the day has come.
+    clockOffsetMs = 2 * DAY_MS;
+    try {
+      await h.restart();
+      const run = await until(`/onboardings/${created.body.id}`, ended);
+      expect(run.status).toBe('completed');
+      expect(run.tasks[3]).toMatchObject({ name: 'activate_account', status: 'succeeded', attempts: 1 });
+      expect(account(body.email)!.active).toBe(true);
+      expect(await eventTypes(created.body.id)).toEqual(['onboarding.completed']);
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+
+  test('When the start date is today or past, then the account is active at once and there is no activate_account', async () => {
+    const body = onboarding({ start_date: day(0) });
+    const created = await call('post', '/onboardings', body);
+    expect(created.status).toBe(201);
+    const run = await until(`/onboardings/${created.body.id}`, ended);
+    expect(run.status).toBe('completed');
+    expect(run.tasks.map((t: { name: string }) => t.name)).toEqual(['create_account', 'assign_bundles', 'equipment_ticket']);
+    expect(account(body.email)!.active).toBe(true);
+  });
+});
+
+describe('POST /onboardings/:id/cancel', () => {
+  test('When a staged onboarding is cancelled, then its account is deleted from the directory, the run is cancelled with onboarding.cancelled, and the e-mail may be onboarded again', async () => {
+    const body = onboarding();
+    const created = await call('post', '/onboardings', body);
+    const before = await until(`/onboardings/${created.body.id}`, staged);
+    expect(account(body.email)).toBeDefined();
+
+    const response = await call('post', `/onboardings/${created.body.id}/cancel`);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: created.body.id, status: 'cancelled', cancelled_at: expect.any(String) });
+    expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'skipped']);
+    expect(account(body.email)).toBeUndefined();
+    expect(h.scim.requests()).toContain(`DELETE /scim/v2/Users/${before.directory_user_id}`);
+    expect(await eventTypes(created.body.id)).toEqual(['onboarding.cancelled']);
+    expect((await call('get', `/onboardings/${created.body.id}`)).body).toEqual(response.body);
+
+    // Cancelled is final: a second cancel, or a retry, is 409.
+    expectConflict(await call('post', `/onboardings/${created.body.id}/cancel`), 'cancelled');
+    expectConflict(await call('post', `/onboardings/${created.body.id}/retry`), 'cancelled');
+    expect(await eventTypes(created.body.id)).toEqual(['onboarding.cancelled']);
+
+    expect((await call('post', '/onboardings', { ...body })).status).toBe(201);
+  });
+
+  test('When the onboarding is not staged, or has finished, then cancel is 409 with current_status and the account stays', async () => {
+    const body = onboarding({ start_date: day(-3) });
+    const created = await call('post', '/onboardings', body);
+    const run = await until(`/onboardings/${created.body.id}`, ended);
+    expect(run.status).toBe('completed');
+    expectConflict(await call('post', `/onboardings/${created.body.id}/cancel`), 'completed');
+    expect(account(body.email)).toBeDefined();
+    expect((await call('get', `/onboardings/${created.body.id}`)).body).toEqual(run);
+
+    // A run not staged, still at its first tasks (the directory holds the create): 409 as well.
+    const release = h.scim.hold('POST', /\/Users$/);
+    try {
+      const open = await call('post', '/onboardings', onboarding({ start_date: day(-3) }));
+      await until(`/onboardings/${open.body.id}`, (r) => r.status === 'in_progress');
+      expectConflict(await call('post', `/onboardings/${open.body.id}/cancel`), 'in_progress');
+    } finally {
+      release();
+    }
+  });
+
+  test('When the directory cannot delete the staged account, then 503 and nothing is cancelled', async () => {
+    const body = onboarding();
+    const created = await call('post', '/onboardings', body);
+    const before = await until(`/onboardings/${created.body.id}`, staged);
+    h.scim.failNext('DELETE', /\/Users\//, 503);
+    const response = await call('post', `/onboardings/${created.body.id}/cancel`);
+    expect(response.status).toBe(503);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect((await call('get', `/onboardings/${created.body.id}`)).body).toEqual(before);
+    expect(account(body.email)).toBeDefined();
+  });
+});
+
+describe('POST /onboardings/:id/retry', () => {
+  test('When a task failed while the directory was down, then a retry after the directory came back re-runs only that task and the run completes', async () => {
+    const body = onboarding({ start_date: day(-1) });
+    h.scim.failNext('PATCH', /\/Groups\//, 503);
+    const created = await call('post', '/onboardings', body);
+    const failed = await until(`/onboardings/${created.body.id}`, ended);
+    expect(failed.status).toBe('completed_with_errors');
+    expect(failed.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'failed', 'succeeded']);
+    const usersCreated = creates(/^POST \/scim\/v2\/Users$/);
+    const tickets = (await h.deskTenant.call('GET', '/tickets?per_page=100')).body.pagination.total;
+
+    const response = await call('post', `/onboardings/${created.body.id}/retry`);
+    expect(response.status).toBe(202);
+    expect(response.body.status).toBe('in_progress');
+    expect(response.body.finished_at).toBeNull();
+    expect(response.body.tasks[1]).toMatchObject({ name: 'assign_bundles', status: 'pending', attempts: 0, detail: null, finished_at: null });
+    expect(response.body.tasks[0]).toEqual(failed.tasks[0]);
+    expect(response.body.tasks[2]).toEqual(failed.tasks[2]);
+
+    const run = await until(`/onboardings/${created.body.id}`, ended);
+    expect(run.status).toBe('completed');
+    expect(run.tasks[1]).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(h.scim.groups().find((g) => g.displayName === 'M365 E3')!.members.map((m) => m.value)).toContain(run.directory_user_id);
+    // What had succeeded did not run again: no second account, no second ticket.
+    expect(creates(/^POST \/scim\/v2\/Users$/)).toBe(usersCreated);
+    expect((await h.deskTenant.call('GET', '/tickets?per_page=100')).body.pagination.total).toBe(tickets);
+    expect(run.equipment_ticket).toEqual(failed.equipment_ticket);
+    expect(await eventTypes(created.body.id)).toEqual(['onboarding.completed_with_errors', 'onboarding.retried', 'onboarding.completed']);
+
+    // Nothing failed any more: 409.
+    expectConflict(await call('post', `/onboardings/${created.body.id}/retry`), 'completed');
+  });
+
+  test('When the account could not be created, then a retry re-runs it and the tasks skipped after it', async () => {
+    const body = onboarding({ start_date: day(-1), bundles: [] });
+    h.scim.failNext('POST', /\/Users$/, 503);
+    const created = await call('post', '/onboardings', body);
+    const failed = await until(`/onboardings/${created.body.id}`, ended);
+    expect(failed.status).toBe('failed');
+    expect(failed.tasks.map((t: { status: string }) => t.status)).toEqual(['failed', 'skipped', 'skipped']);
+
+    const response = await call('post', `/onboardings/${created.body.id}/retry`);
+    expect(response.status).toBe(202);
+    expect(response.body.status).toBe('scheduled');
+    expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['pending', 'pending', 'pending']);
+    const run = await until(`/onboardings/${created.body.id}`, ended);
+    expect(run.status).toBe('completed');
+    expect(account(body.email)).toMatchObject({ id: run.directory_user_id, active: true });
+  });
+
+  test('When the run is still open, then retry is 409 with current_status and changes nothing', async () => {
+    const created = await call('post', '/onboardings', onboarding());
+    const run = await until(`/onboardings/${created.body.id}`, staged);
+    expectConflict(await call('post', `/onboardings/${created.body.id}/retry`), 'in_progress');
+    expect((await call('get', `/onboardings/${created.body.id}`)).body).toEqual(run);
+    expect((await call('post', `/onboardings/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/retry`)).status).toBe(404);
+  });
+});
+
+describe('POST /offboardings/:id/retry', () => {
+  async function leaver(options: { account: boolean }) {
+    const email = `leaver.${hex(4)}@${h.managed.domain}`;
+    const user = await h.deskTenant.createUser({ name: 'Lea Ver', email });
+    if (options.account) h.scim.addUser({ userName: email });
+    return user;
+  }
+
+  test('When the directory had no account, then a retry once it has one re-runs the failed tasks only and the run completes', async () => {
+    const user = await leaver({ account: false });
+    const successor = await h.deskTenant.createUser();
+    const created = await call('post', '/offboardings', { user_id: user.id, last_day: day(-2), mailbox_retention_days: 0, successor_id: successor.id });
+    expect(created.status).toBe(201);
+    const failed = await until(`/offboardings/${created.body.id}`, ended);
+    expect(failed.status).toBe('completed_with_errors');
+    expect(failed.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'failed', 'succeeded', 'failed']);
+    const tickets = (await h.deskTenant.call('GET', '/tickets?per_page=100')).body.pagination.total;
+
+    h.scim.addUser({ userName: user.email.toLowerCase() });
+    const response = await call('post', `/offboardings/${created.body.id}/retry`);
+    expect(response.status).toBe(202);
+    expect(response.body.status).toBe('in_progress');
+    expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'pending', 'succeeded', 'pending']);
+
+    const run = await until(`/offboardings/${created.body.id}`, ended);
+    expect(run.status).toBe('completed');
+    expect(account(user.email.toLowerCase())).toBeUndefined();
+    // The mailbox ticket was not opened twice.
+    expect((await h.deskTenant.call('GET', '/tickets?per_page=100')).body.pagination.total).toBe(tickets);
+    expect(await eventTypes(created.body.id)).toEqual(['offboarding.completed_with_errors', 'offboarding.retried', 'offboarding.completed']);
+  });
+
+  test('When the offboarding is scheduled or cancelled, then retry is 409 with current_status', async () => {
+    const user = await leaver({ account: true });
+    const successor = await h.deskTenant.createUser();
+    const created = await call('post', '/offboardings', { user_id: user.id, last_day: day(5), mailbox_retention_days: 0, successor_id: successor.id });
+    expectConflict(await call('post', `/offboardings/${created.body.id}/retry`), 'scheduled');
+    expect((await call('post', `/offboardings/${created.body.id}/cancel`)).status).toBe(200);
+    expectConflict(await call('post', `/offboardings/${created.body.id}/retry`), 'cancelled');
+  });
+});
