@@ -83,6 +83,28 @@ function join(base: string, name: string) {
   return base ? `${base}.${name}` : name;
 }
 
+/** How many arrays and objects a request body may hold one inside the other. */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * Whether a parsed body nests arrays and objects more than `limit` levels deep (the body itself is
+ * level 1). A loop with its own stack, never recursion: a body of 200,000 brackets, well under the
+ * size limit, would otherwise overflow the call stack of whatever walks it next (a 500). Checked
+ * as soon as a body is read, so every later walk (the NUL scan, ajv) is bounded.
+ */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, level] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (level > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') stack.push([child, level + 1]);
+    }
+  }
+  return false;
+}
+
 /**
  * The fields of a request value whose text (or name) holds the NUL character. PostgreSQL cannot
  * store it in text, so it is refused for every route before it reaches a handler: a 400 naming
