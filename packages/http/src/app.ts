@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { createApiRouter, type ApiRouter } from './api-router';
+import { evaluateIfNoneMatch } from './conditional';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
 import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore } from './idempotency';
@@ -103,6 +104,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.disable('x-powered-by');
   // Strong ETags on every JSON body, and 304 for a GET whose If-None-Match is current (conditional.ts).
   app.set('etag', 'strong');
+  evaluateIfNoneMatch(app.request);
   app.set('trust proxy', options.trustProxy ?? 'loopback, linklocal, uniquelocal');
 
   const metrics = createHttpMetrics(options.service);
