@@ -68,7 +68,6 @@ const FORMAT_NAMES: Record<string, string> = {
   'hh-mm-start': 'time of day (HH:MM, 00:00–23:59)',
   'year-month': 'month (YYYY-MM)',
   date: 'date (YYYY-MM-DD)',
-  uuid: 'UUID (8-4-4-4-12 hex digits)',
 };
 
 function pathToField(instancePath: string): string {
