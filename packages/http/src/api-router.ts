@@ -4,7 +4,7 @@ import { AppError, notFound, validationFailed, type FieldError } from './errors'
 import { checkIfMatch } from './conditional';
 import type { Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
-import { compileValidator, fieldsWithNul, toFieldErrors, type Location } from './validation';
+import { compileValidator, fieldsWithNul, MAX_BODY_DEPTH, nestedDeeperThan, toFieldErrors, type Location } from './validation';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Infer<T> = T extends TSchema ? Static<T> : undefined;
@@ -79,7 +79,7 @@ function bodyReader(limit: string) {
     return (req, res, next) => {
       const run = (index: number): void => {
         const parser = parsers[index];
-        if (!parser) return next();
+        if (!parser) return next(tooDeep(req.body, onInvalid));
         parser(req, res, (error?: unknown) => {
           if (!error) return run(index + 1);
           const malformed = (error as { type?: string }).type === 'entity.parse.failed';
@@ -89,6 +89,13 @@ function bodyReader(limit: string) {
       run(0);
     };
   };
+}
+
+/** A 400 for a body nested past MAX_BODY_DEPTH, before anything walks it. */
+function tooDeep(body: unknown, onInvalid?: (errors: FieldError[]) => AppError): AppError | undefined {
+  if (!nestedDeeperThan(body, MAX_BODY_DEPTH)) return undefined;
+  const errors = [{ field: '(body)', message: `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }];
+  return onInvalid ? onInvalid(errors) : validationFailed(errors, 'The request body is nested too deeply.');
 }
 
 function hasBody(req: Request): boolean {

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { createApiRouter, type ApiRouter, type ResourceLock } from './api-router';
+import { evaluateIfNoneMatch } from './conditional';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
 import { forwardedPrefix } from './forwarded';
@@ -10,6 +11,7 @@ import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
 import { errorHandler, methodNotAllowed, notFoundHandler } from './problem';
+import { MAX_PAGE } from './pagination';
 import { createRateLimiter } from './rate-limit';
 import { recordActor, requestContext } from './request-context';
 
@@ -19,7 +21,8 @@ export const API_BASE_PATH = '/api/v1';
 function conventions(rateLimit: number) {
   return (
     'Tokens come from the helpdesk token endpoint; data is limited to the token\'s tenant, and another tenant\'s records answer 404. ' +
-    'Lists are paged (`page` from 1, `per_page` 1–100, default 25) and answer `{data, pagination}` with an RFC 8288 `Link` header, newest first. ' +
+    `Lists are paged (\`page\` 1–${MAX_PAGE.toLocaleString('en')}, \`per_page\` 1–100, default 25) ` +
+    'and answer `{data, pagination}` with an RFC 8288 `Link` header, newest first. ' +
     'Errors are RFC 9457 problem documents (`application/problem+json`) carrying `request_id`, the value of the `X-Request-Id` header. ' +
     `Rate limit: ${rateLimit} requests per minute per API client (per address without a token); ` +
     'every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit` and `RateLimit-Policy`, and a 429 `Retry-After`.'
@@ -110,6 +113,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   app.disable('x-powered-by');
   // Strong ETags on every JSON body, and 304 for a GET whose If-None-Match is current (conditional.ts).
   app.set('etag', 'strong');
+  evaluateIfNoneMatch(app.request);
   app.set('trust proxy', options.trustProxy ?? 'loopback, linklocal, uniquelocal');
 
   const metrics = createHttpMetrics(options.service);

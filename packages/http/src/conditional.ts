@@ -74,3 +74,33 @@ export async function checkIfMatch(req: Request, read: (req: Request, res: Respo
     });
   }
 }
+
+/** RFC 9110 §13.1.2: If-None-Match compares weakly (`W/"x"` matches `"x"`); `*` matches any current representation. */
+function ifNoneMatchHolds(header: string, current: string | undefined): boolean {
+  if (header.trim() === '*') return true;
+  if (!current) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(current));
+}
+
+/**
+ * Whether a GET (or HEAD) may be answered 304, for Express's `req.fresh`, which `res.send` asks.
+ * Express's own answer (the `fresh` package) ignores the validators when the request says
+ * `Cache-Control: no-cache`, as a cache would; but this is the origin, which evaluates the
+ * precondition whatever the request's cache directives (RFC 9110 §13.2.1). Node's fetch (undici)
+ * adds `Cache-Control: no-cache` to every request carrying If-None-Match, so its callers never got
+ * their 304. No route sends Last-Modified, so If-Modified-Since never applies.
+ */
+export function evaluateIfNoneMatch(request: Request): void {
+  Object.defineProperty(request, 'fresh', {
+    configurable: true,
+    enumerable: true,
+    get(this: Request): boolean {
+      if (this.method !== 'GET' && this.method !== 'HEAD') return false;
+      const status = this.res!.statusCode;
+      if (!((status >= 200 && status < 300) || status === 304)) return false;
+      const header = this.headers['if-none-match'];
+      return header !== undefined && ifNoneMatchHolds(header, this.res!.get('ETag'));
+    },
+  });
+}

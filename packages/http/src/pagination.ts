@@ -5,10 +5,15 @@ import { named } from './schema-names';
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
+/**
+ * The last page a caller may ask for. Without a bound, `page=99999999999999999999` made an OFFSET
+ * past what PostgreSQL takes (a 500); at this one the OFFSET stays under 2^31 at any `per_page`.
+ */
+export const MAX_PAGE = 1_000_000;
 
 /** `page` and `per_page`, to spread into a list endpoint's query schema. Out of range is a 400, never capped. */
 export const pageQueryProperties = {
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, starting at 1.' }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `Page number, 1–${MAX_PAGE.toLocaleString('en')}.` }),
   per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `Items per page, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).` }),
 };
 
@@ -16,7 +21,7 @@ export const PaginationSchema = named(
   'Pagination',
   Type.Object(
     {
-      page: Type.Integer({ minimum: 1, description: 'This page, starting at 1.' }),
+      page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'This page, starting at 1.' }),
       per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: 'Items per page.' }),
       total: Type.Integer({ minimum: 0, description: 'Items matching the filters, on all pages.' }),
       total_pages: Type.Integer({ minimum: 0, description: 'Pages at this `per_page`; 0 when nothing matches.' }),

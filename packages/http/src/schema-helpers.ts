@@ -10,7 +10,8 @@ export function stringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-export const Uuid = (options: SchemaOptions = {}) => Type.String({ format: 'uuid', ...options });
+/** A UUID (8-4-4-4-12 hex digits, either case), lower-cased when a request is validated (validation.ts). */
+export const Uuid = (options: SchemaOptions = {}) => Type.String({ format: 'uuid', 'x-lowercase': true, ...options });
 export const DateTime = (options: SchemaOptions = {}) => Type.String({ format: 'date-time', ...options });
 export const DateOnly = (options: SchemaOptions = {}) => Type.String({ format: 'date', ...options });
 // Times of day are checked by format alone (a pattern as well would report every bad value twice).

@@ -1,7 +1,11 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from './errors';
+
+/** A UUID as the API takes it: 8-4-4-4-12 hex digits, either case (stored and answered in lower case). */
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 function createAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -17,7 +21,24 @@ function createAjv(coerce: boolean): Ajv {
   ajv.addFormat('hh-mm', /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/);
   // A start (or any moment) of the day: 24:00 is only ever an end (SPEC §4).
   ajv.addFormat('hh-mm-start', /^(?:[01]\d|2[0-3]):[0-5]\d$/);
-  ajv.addFormat('year-month', /^\d{4}-(?:0[1-9]|1[0-2])$/);
+  // Year 0000 is refused as in dates below: PostgreSQL has no year 0.
+  ajv.addFormat('year-month', /^(?!0000)\d{4}-(?:0[1-9]|1[0-2])$/);
+  // ajv-formats' uuid also takes `urn:uuid:…`, which PostgreSQL's uuid refuses (a 500 there): the
+  // canonical 8-4-4-4-12 hex digits only, in either case.
+  ajv.addFormat('uuid', UUID_PATTERN);
+  // …and lower-cased where it is validated (`x-lowercase`, set by the Uuid schema), so an id
+  // compares as a value everywhere after: as a filter, a count's key, against another id.
+  ajv.addKeyword({
+    keyword: 'x-lowercase',
+    type: 'string',
+    schemaType: 'boolean',
+    modifying: true,
+    errors: false,
+    validate: (enabled: boolean, data: string, _schema?: unknown, context?: DataValidationCxt) => {
+      if (enabled && context?.parentData !== undefined) (context.parentData as Record<string | number, unknown>)[context.parentDataProperty] = data.toLowerCase();
+      return true;
+    },
+  });
   ajv.addFormat('date', {
     type: 'string',
     validate: (value: string) => {
@@ -59,6 +80,28 @@ function pathToField(instancePath: string): string {
 
 function join(base: string, name: string) {
   return base ? `${base}.${name}` : name;
+}
+
+/** How many arrays and objects a request body may hold one inside the other. */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * Whether a parsed body nests arrays and objects more than `limit` levels deep (the body itself is
+ * level 1). A loop with its own stack, never recursion: a body of 200,000 brackets, well under the
+ * size limit, would otherwise overflow the call stack of whatever walks it next (a 500). Checked
+ * as soon as a body is read, so every later walk (the NUL scan, ajv) is bounded.
+ */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, level] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (level > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') stack.push([child, level + 1]);
+    }
+  }
+  return false;
 }
 
 /**

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { etagOf } from '../src';
 import { kitApp } from './support';
@@ -13,6 +15,27 @@ describe('ETag, If-None-Match and If-Match', () => {
     const again = await request(app).get('/api/v1/things/1').set(AUTH).set('If-None-Match', read.headers['etag']!);
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
+  });
+
+  test("When Node's own fetch sends If-None-Match (adding Cache-Control: no-cache), then the service still evaluates it: 304 when current, 200 when stale", async () => {
+    const server = http.createServer(kitApp().app).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/things/1`;
+      const first = await fetch(url, { headers: AUTH });
+      const tag = first.headers.get('etag')!;
+      expect(first.status).toBe(200);
+      const again = await fetch(url, { headers: { ...AUTH, 'If-None-Match': tag } });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe('');
+      const weak = await fetch(url, { headers: { ...AUTH, 'If-None-Match': `"other", W/${tag}` } });
+      expect(weak.status).toBe(304); // If-None-Match compares weakly (RFC 9110 §13.1.2)
+      const stale = await fetch(url, { headers: { ...AUTH, 'If-None-Match': '"stale"' } });
+      expect(stale.status).toBe(200);
+      expect(await stale.json()).toEqual(await first.json());
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('When a change carries a stale, weak or current If-Match, then 412 (nothing changed), 412, and 200 with the new ETag; * matches', async () => {

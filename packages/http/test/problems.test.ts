@@ -147,3 +147,24 @@ describe('operational endpoints', () => {
     expect(docs.text).toContain('docs/swagger-ui-bundle.js');
   });
 });
+
+describe('deeply nested bodies', () => {
+  const { app } = kitApp();
+  const nested = (levels: number) => `{"name":"x","size":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+
+  test('When a JSON body nests 200,000 levels deep, well under the body limit, then 400 naming the limit, not a stack overflow', async () => {
+    const response = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send(nested(200_000));
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.body.errors).toEqual([{ field: '(body)', message: 'must not nest arrays and objects more than 64 levels deep' }]);
+  });
+
+  test('When a body nests 64 levels, then it is validated as usual; at 65 it is refused for its depth', async () => {
+    const at64 = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send(nested(64));
+    expect(at64.status).toBe(400);
+    expect(at64.body.errors).toEqual([{ field: 'size', message: 'must be an integer' }]);
+    const at65 = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send(nested(65));
+    expect(at65.status).toBe(400);
+    expect(at65.body.errors).toEqual([{ field: '(body)', message: 'must not nest arrays and objects more than 64 levels deep' }]);
+  });
+});

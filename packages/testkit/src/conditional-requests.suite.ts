@@ -1,4 +1,5 @@
-import type http from 'node:http';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { API_PREFIX, discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocument } from './openapi-walk';
 
@@ -93,6 +94,30 @@ export function describeConditionalRequests(options: { service: string; setup():
         if (again.status !== 304 || again.text) wrong.push(`${template}: If-None-Match with the current tag answered ${again.status}`);
         const stale = await get(path).set('If-None-Match', '"stale"');
         if (stale.status !== 200) wrong.push(`${template}: If-None-Match with a stale tag answered ${stale.status}`);
+      }
+      expect(wrong).toEqual([]);
+      expect(items().length).toBeGreaterThan(0);
+    });
+
+    test("When Node's own fetch revalidates one resource (it adds Cache-Control: no-cache to If-None-Match), then a current tag still gets 304 and a stale one 200", async () => {
+      const server = http.createServer(setup.app).listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const wrong: string[] = [];
+      try {
+        const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        for (const [template] of items()) {
+          const path = known.concrete(template);
+          if (!path) continue;
+          const url = `${origin}${API_PREFIX}${path}`;
+          const tag = (await fetch(url, { headers: { Authorization: setup.auth } })).headers.get('etag') ?? '';
+          const again = await fetch(url, { headers: { Authorization: setup.auth, 'If-None-Match': tag } });
+          if (again.status !== 304 || (await again.text())) wrong.push(`${template}: fetch with the current tag answered ${again.status}`);
+          const stale = await fetch(url, { headers: { Authorization: setup.auth, 'If-None-Match': '"stale"' } });
+          await stale.arrayBuffer();
+          if (stale.status !== 200) wrong.push(`${template}: fetch with a stale tag answered ${stale.status}`);
+        }
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
       }
       expect(wrong).toEqual([]);
       expect(items().length).toBeGreaterThan(0);

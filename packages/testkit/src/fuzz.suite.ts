@@ -11,7 +11,9 @@ import { API_PREFIX, discoverIds, exampleBody, fetchOpenApi, type KnownIds, type
  * Fuzzing from the OpenAPI document (issue 10 point 5). For every operation of the service,
  * requests made from its documented example and mutated off it — wrong types, missing and extra
  * fields, huge strings and numbers, unicode edge cases, malformed JSON, wrong content types, path
- * ids that are not UUIDs, junk query parameters — and for each: never a 5xx, an error is a problem
+ * ids that are not UUIDs, junk query parameters; and the families issue 21 found 500s in: UUIDs
+ * spelled otherwise (capitals, URN, braces), integers past 2^63, year 0000, bodies nested deep —
+ * and for each: never a 5xx, an error is a problem
  * document, the response matches the documented status, content type and schema, and a rejected
  * write leaves every table of the service's database as it was.
  *
@@ -51,7 +53,27 @@ const runsFor = (method: string) => {
 // What goes in
 
 const UNICODE_EDGES = ['\u0000', '\uD800', '\uDFFF', '\u202E', 'e\u0301', '\uFEFF', '😀'.repeat(500), 'Ω≈ç√∫', '\u200B', 'ｆｕｌｌ', 'ǅ', '\r\n\t'];
-const HUGE_NUMBERS = [1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 0.1, -0, 1e-320, Number.MAX_SAFE_INTEGER];
+// Past 2^63 as well: PostgreSQL's bigint (an OFFSET) ends there.
+const HUGE_NUMBERS = [1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 2 ** 63, 2 ** 64, 1e20, 0.1, -0, 1e-320, Number.MAX_SAFE_INTEGER];
+const HUGE_INTEGER_TEXTS = ['9223372036854775807', '9223372036854775808', '99999999999999999999', '-9223372036854775809', '1e20'];
+// Year 0000 is valid ISO 8601 but not in PostgreSQL.
+const YEAR_ZERO = ['0000-01-01', '0000-01', '0000-12-31T23:59:59Z'];
+const SOME_UUID = '7a0e1c52-3f9b-4f7e-9c5a-2b8d6e4f1a30';
+
+/**
+ * Other spellings of a UUID: capitals and mixed case (the same id), and forms that PostgreSQL's
+ * uuid may or may not take but the API does not (URN, braces, no hyphens, padding).
+ */
+function uuidSpellings(id: string): string[] {
+  const mixed = [...id].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('');
+  return [id.toUpperCase(), mixed, `urn:uuid:${id}`, `{${id}}`, id.replace(/-/g, ''), ` ${id}`, `${id}\t`, `${id}-`];
+}
+
+/** A spelling of one of `ids` (or of a made-up id when none is known). */
+const respelledId = (ids: Iterable<string> | undefined) => {
+  const known = [...(ids ?? [])];
+  return fc.constantFrom(...(known.length ? known : [SOME_UUID]).flatMap(uuidSpellings));
+};
 
 const junkValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
@@ -60,12 +82,15 @@ const junkValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constant('x'.repeat(100_000)),
   fc.constantFrom(null, true, false, [], {}, '', ' ', '2026-02-30', '25:00', 'not-a-uuid', '00000000-0000-0000-0000-000000000000'),
+  fc.constantFrom(...YEAR_ZERO, ...HUGE_INTEGER_TEXTS),
+  respelledId(undefined),
 );
 
 // Not '.' or '..': a client resolves those dot segments before sending, so no server sees them as an id.
 const junkId = fc
   .oneof(
     fc.constantFrom('not-a-uuid', '123', '%00', "'; DROP TABLE x;--", '😀', 'a'.repeat(300), '00000000-0000-0000-0000-00000000000g', ' ', '\u0000'),
+    fc.constantFrom(...HUGE_INTEGER_TEXTS),
     fc.string({ minLength: 1, maxLength: 40 }),
   )
   .filter((id) => id !== '.' && id !== '..');
@@ -98,9 +123,40 @@ function mutate(base: unknown, place: (string | number)[], change: 'set' | 'dele
   return copy;
 }
 
-function bodyArbitrary(example: unknown): fc.Arbitrary<FuzzInput['body']> {
+/**
+ * The example with the value at `place` replaced by arrays nested `levels` deep, as raw JSON: the
+ * fuzzer's own JSON.stringify could not write 200,000 levels (it recurses), the service must read them.
+ */
+function deeplyNested(example: unknown, place: (string | number)[], levels: number): { raw: string; contentType: string } {
+  const marker = '__deeply_nested__';
+  const text = JSON.stringify(mutate(example, place, 'set', marker, 'x')) ?? 'null';
+  return { raw: text.replace(JSON.stringify(marker), () => `${'['.repeat(levels)}${']'.repeat(levels)}`), contentType: 'application/json' };
+}
+
+const isUuid = (value: unknown) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+
+function bodyArbitrary(example: unknown, known: KnownIds): fc.Arbitrary<FuzzInput['body']> {
   const places = placesOf(example);
+  // The ids of the example (`client_id`, `ids[0]`, …), respelled: a known id of that field in
+  // capitals must find it, a URN or braces must be a 400.
+  const idPlaces = places.filter((place) => place.length > 0 && isUuid(place.reduce<unknown>((value, key) => (value as Record<string | number, unknown>)[key], example)));
+  const idField = (place: (string | number)[]) => String(place.findLast((key) => typeof key === 'string') ?? '');
+  const respelled = idPlaces.length
+    ? [
+        {
+          weight: 2,
+          arbitrary: fc
+            .constantFrom(...idPlaces)
+            .chain((place) => respelledId(known.byField.get(idField(place))).map((id) => ({ json: mutate(example, place, 'set', id, 'x') }))),
+        },
+      ]
+    : [];
   return fc.oneof(
+    ...respelled,
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom(...places), fc.constantFrom(65, 1000, 200_000)).map(([place, levels]) => deeplyNested(example, place, levels)),
+    },
     { weight: 1, arbitrary: fc.constant({ json: example }) },
     {
       weight: 6,
@@ -122,11 +178,15 @@ function bodyArbitrary(example: unknown): fc.Arbitrary<FuzzInput['body']> {
   );
 }
 
-function queryArbitrary(operation: OpenApiOperation): fc.Arbitrary<Record<string, string>> {
+function queryArbitrary(operation: OpenApiOperation, known: KnownIds): fc.Arbitrary<Record<string, string>> {
   const names = (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
   if (!names.length) return fc.constant({});
+  // A `*_id` filter also gets the caller's own ids respelled (in capitals it must filter and count the same).
+  const ids = names.filter((name) => name.endsWith('_id')).flatMap((name) => [...(known.byField.get(name) ?? [])]);
   const value = fc.oneof(
     fc.constantFrom('1', '0', '-1', '100', '101', '1e9', 'abc', '', 'true', '2026-13-01', '2026-11', 'not-a-uuid', '00000000-0000-0000-0000-000000000000'),
+    fc.constantFrom(...HUGE_INTEGER_TEXTS, ...YEAR_ZERO),
+    respelledId(ids),
     // Short ones only: a URL over Node's 16 KB header limit is refused by the HTTP server itself
     // (431, before any route), which says nothing about the API.
     fc.constantFrom(...UNICODE_EDGES.filter((value) => value.length < 100)),
@@ -141,9 +201,15 @@ function pathArbitrary(template: string, known: KnownIds): fc.Arbitrary<string> 
   const params = segments.map((s, i) => (s.startsWith('{') ? i : -1)).filter((i) => i >= 0);
   if (!params.length) return fc.constant(template);
   const realSegments = real?.split('/');
-  return fc.tuple(fc.constantFrom(...params), junkId, fc.boolean()).map(([index, junk, useJunk]) => {
+  const ids = fc.constantFrom('real' as const, 'junk' as const, 'respelled' as const);
+  return fc.tuple(fc.constantFrom(...params), junkId, ids, fc.nat()).map(([index, junk, kind, pick]) => {
     const out = segments.map((s, i) => (s.startsWith('{') ? (realSegments?.[i] ?? '00000000-0000-4000-8000-000000000000') : s));
-    if (useJunk || !realSegments) out[index] = encodeURIComponent(junk);
+    if (kind === 'junk' || !realSegments) out[index] = encodeURIComponent(junk);
+    else if (kind === 'respelled') {
+      // The real id in capitals must find the same resource; a URN or braces must be a 404.
+      const spellings = uuidSpellings(realSegments[index]!);
+      out[index] = encodeURIComponent(spellings[pick % spellings.length]!);
+    }
     return out.join('/');
   });
 }
@@ -249,8 +315,8 @@ export function describeFuzz(options: FuzzOptions) {
           const example = exampleBody(document, operation);
           const input: fc.Arbitrary<FuzzInput> = fc.record({
             path: paths,
-            query: queryArbitrary(operation),
-            body: example === undefined ? fc.constant(undefined) : bodyArbitrary(example),
+            query: queryArbitrary(operation, known),
+            body: example === undefined ? fc.constant(undefined) : bodyArbitrary(example, known),
           });
           const statuses: Record<string, number> = {};
           const started = Date.now();

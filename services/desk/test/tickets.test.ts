@@ -146,6 +146,17 @@ describe('GET /tickets/:id', () => {
     await http.get(`${BASE}/tickets/00000000-0000-4000-8000-000000000000`).set(bearer(token)).expect(404);
     await http.get(`${BASE}/tickets/42`).set(bearer(token)).expect(404);
   });
+
+  test('When the id is spelled as a URN, in braces or without hyphens, then 404; in upper case, then the same ticket', async () => {
+    const client = await createClient(http, token);
+    const ticket = await createTicket(http, token, { client_id: client.id });
+    for (const spelling of [`urn:uuid:${ticket.id}`, `{${ticket.id}}`, ticket.id.replace(/-/g, ''), `${ticket.id}0`]) {
+      const response = await http.get(`${BASE}/tickets/${encodeURIComponent(spelling)}`).set(bearer(token));
+      expect([spelling, response.status, response.headers['content-type']]).toEqual([spelling, 404, expect.stringMatching(/^application\/problem\+json/)]);
+    }
+    const upper = await http.get(`${BASE}/tickets/${ticket.id.toUpperCase()}`).set(bearer(token)).expect(200);
+    expect(upper.body).toEqual(ticket);
+  });
 });
 
 describe('PATCH /tickets/:id', () => {
@@ -245,6 +256,9 @@ describe('GET /tickets', () => {
     expect(await list(`?category=email&client_id=${acme.id}&priority=low&status=pending&assignee_id=${tech.id}`)).toEqual([b.id]);
     expect(await list('?status=closed')).toEqual([]);
     expect(await list(`?client_id=00000000-0000-4000-8000-000000000000`)).toEqual([]);
+    // An id compares as a value: in capitals it filters the same tickets, and the total counts them.
+    expect(await list(`?client_id=${acme.id.toUpperCase()}`)).toEqual([b.id, a.id]);
+    expect(await list(`?client_id=${acme.id.toUpperCase()}&priority=high`)).toEqual([a.id]);
   });
 
   test.each([
@@ -256,6 +270,9 @@ describe('GET /tickets', () => {
     ['an unknown parameter', '?sort=title'],
     ['page 0', '?page=0'],
     ['a page that is no number', '?page=two'],
+    ['a page past 2^63', '?page=99999999999999999999'],
+    ['a page past the documented maximum', '?page=1000001'],
+    ['a client_id as a URN', '?client_id=urn:uuid:7a0e1c52-3f9b-4f7e-9c5a-2b8d6e4f1a30'],
   ])('When the query has %s, then it answers 400', async (_case, query) => {
     const response = await http.get(`${BASE}/tickets${query}`).set(bearer(token)).expect(400);
     expect(response.body.errors.length).toBeGreaterThan(0);
@@ -313,6 +330,12 @@ describe('Paging GET /tickets', () => {
     const response = await get('?per_page=50&page=9').expect(200);
     expect(response.body.data).toEqual([]);
     expect(links(response.headers.link!)).toEqual({ first: '1/50/null', prev: '3/50/null', last: '3/50/null' });
+  });
+
+  test('When the page is the documented maximum at 100 per page, then the list is empty, not an OFFSET the database refuses', async () => {
+    const response = await get('?per_page=100&page=1000000').expect(200);
+    expect(response.body.data).toEqual([]);
+    expect(response.body.pagination).toEqual({ page: 1000000, per_page: 100, total: 101, total_pages: 2 });
   });
 
   test.each(['0', '101', '-1', '2.5', 'all'])('When per_page is %s, then it answers 400 naming per_page, never capping it', async (perPage) => {

@@ -389,6 +389,7 @@ describe('GET /exports/payroll, bad requests', () => {
     ['period=2026-1', 'period'],
     ['period=2026-00', 'period'],
     ['period=26-10', 'period'],
+    ['period=0000-01', 'period'],
     ['period=2026-10-01', 'period'],
     ['', 'period'],
     ['period=2026-10&format=xlsx', 'format'],

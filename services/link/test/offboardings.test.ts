@@ -173,6 +173,10 @@ describe('POST /offboardings', () => {
     const same = await post({ ...body, successor_id: user.id });
     expectProblem(same, 422);
     expect(same.body.errors).toEqual([{ field: 'successor_id', message: 'must differ from user_id' }]);
+    // Ids compare as values: the leaver in capitals is still the leaver.
+    const sameInCapitals = await post({ ...body, successor_id: user.id.toUpperCase() });
+    expectProblem(sameInCapitals, 422);
+    expect(sameInCapitals.body.errors).toEqual([{ field: 'successor_id', message: 'must differ from user_id' }]);
     for (const [field, value] of [['user_id', randomUUID()], ['user_id', foreign.id], ['successor_id', gone.id], ['successor_id', foreign.id]] as const) {
       const response = await post({ ...body, [field]: value });
       expectProblem(response, 422);
