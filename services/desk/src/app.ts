@@ -17,10 +17,16 @@ import { createTokenService } from './auth/token.service';
 import { registerWellKnownRoutes, serverMetadata } from './auth/well-known.routes';
 import type { Db } from './db';
 import { createStore } from './store';
+import { registerCalendarRoutes } from './calendars/calendars.routes';
+import { createCalendarsService } from './calendars/calendars.service';
 import { registerClientRoutes } from './clients/clients.routes';
 import { createClientsService } from './clients/clients.service';
 import { registerCommentRoutes } from './comments/comments.routes';
 import { createCommentsService } from './comments/comments.service';
+import { registerSlaPolicyRoutes } from './sla-policies/sla-policies.routes';
+import { createSlaPoliciesService } from './sla-policies/sla-policies.service';
+import { createSlaBreachJob } from './sla/sla-breach-job';
+import { createSlaService } from './sla/sla.service';
 import { registerTicketRoutes } from './tickets/tickets.routes';
 import { createTicketsService } from './tickets/tickets.service';
 import { registerUserRoutes } from './users/users.routes';
@@ -42,6 +48,8 @@ export interface DeskSettings {
   corsOrigins?: string[];
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
+  /** How often the SLA breach sweep runs (SLA_SWEEP_INTERVAL_MS); default 15 s. */
+  slaSweepIntervalMs?: number;
 }
 
 export interface DeskDeps {
@@ -56,7 +64,7 @@ export interface DeskDeps {
   settings: DeskSettings;
 }
 
-/** The app, and the webhook dispatcher (start it with the service, stop it on shutdown). */
+/** The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them on shutdown). */
 export function createDeskApp({ db, outbound, redis, logger, signingKey, previousKeys = [], settings }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
@@ -96,6 +104,10 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
     dispatcher: settings.webhooks,
   });
 
+  const store = createStore(db);
+  const sla = createSlaService(store);
+  const slaBreaches = createSlaBreachJob(() => sla.sweepBreaches(), settings.slaSweepIntervalMs ?? 15_000, logger);
+
   const service = createServiceApp({
     service: 'desk',
     logger,
@@ -104,7 +116,8 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
       version: '1.0.0',
       description:
         'Tickets with comments and a status machine, clients, users (technicians), and the OAuth 2.0 token endpoint that issues the JWTs every service accepts. ' +
-        'Reading needs `read:tickets` (users: `read:users`), writing `write:tickets`, creating and deleting users `admin:tenant`, which satisfies every scope.',
+        'Business-hours calendars and SLA policies, whose clocks every ticket opened under a policy shows in `sla`. ' +
+        'Reading needs `read:tickets` (users: `read:users`), writing `write:tickets`, creating and deleting users, calendars and SLA policies `admin:tenant`, which satisfies every scope.',
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       webhooks: events.webhookDocs,
@@ -130,13 +143,15 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
       registerTokenRoutes(api, { tokens, tokenLimiter });
       registerWellKnownRoutes(api, { signingKey, previousKeys, issuer: settings.issuer });
       registerWhoAmI(api);
-      registerTicketRoutes(api, createTicketsService(createStore(db)));
-      registerCommentRoutes(api, createCommentsService(createStore(db)));
+      registerTicketRoutes(api, createTicketsService(store, sla));
+      registerCommentRoutes(api, createCommentsService(store, sla));
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerUserRoutes(api, createUsersService(createStore(db)));
       registerApiClientRoutes(api, createApiClientsService(createApiClientsAdminRepository(db)));
+      registerCalendarRoutes(api, createCalendarsService(store));
+      registerSlaPolicyRoutes(api, createSlaPoliciesService(store));
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher };
+  return { ...service, dispatcher: events.dispatcher, slaBreaches };
 }

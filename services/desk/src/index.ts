@@ -17,7 +17,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 
-  const { app, readiness, dispatcher } = createDeskApp({
+  const { app, readiness, dispatcher, slaBreaches } = createDeskApp({
     db,
     outbound: outboundFromConfig(config),
     redis,
@@ -35,8 +35,15 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       apiCorsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       corsOrigins: config.corsOrigins,
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
+      slaSweepIntervalMs: config.SLA_SWEEP_INTERVAL_MS,
     },
   });
   await dispatcher.start();
-  return { app, readiness, cleanup: [() => dispatcher.stop(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  slaBreaches.start();
+  return {
+    app,
+    readiness,
+    cleanup: [() => dispatcher.stop(), () => slaBreaches.stop(), () => db.$disconnect(), async () => redis?.quit()],
+    describe: { redis: Boolean(redis) },
+  };
 });

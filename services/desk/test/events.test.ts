@@ -40,15 +40,22 @@ function expectedEvent(caller: Tenant, response: request.Response, type: string,
 
 const get = async (caller: Tenant, path: string) => (await http.get(`${BASE}${path}`).set(bearer(caller.token)).expect(200)).body;
 
-test('The catalogue names the seven events desk records', () => {
+test('The catalogue names the fourteen events desk records', () => {
   expect(deskEvents.names).toEqual([
     'ticket.created',
     'ticket.updated',
+    'ticket.sla_breached',
     'comment.created',
     'client.created',
     'client.updated',
     'user.created',
     'user.deactivated',
+    'calendar.created',
+    'calendar.updated',
+    'calendar.deleted',
+    'sla_policy.created',
+    'sla_policy.updated',
+    'sla_policy.deleted',
   ]);
 });
 
