@@ -300,6 +300,15 @@ describe('GET /tickets by SLA', () => {
   });
 });
 
+test('When the OpenAPI document is read, then ticket.sla_breached is a webhook whose data has the ticket and its target, and Ticket has sla', () => {
+  const request = desk.openapi.webhooks['ticket.sla_breached'].post.requestBody.content['application/json'].schema;
+  const schemas = desk.openapi.components.schemas;
+  const envelope = request.$ref ? schemas[request.$ref.split('/').pop()] : request;
+  expect(envelope.properties.type.const).toBe('ticket.sla_breached');
+  expect(envelope.properties.data.properties.target.anyOf.map((s: { const: string }) => s.const)).toEqual(['first_response', 'resolution']);
+  expect(schemas.Ticket.properties.sla).toBeDefined();
+});
+
 describe('breaches', () => {
   /** Another desk instance on the same database, its sweep every 50 ms: the service after a restart, or a replica. */
   async function instance() {
