@@ -137,6 +137,14 @@ describe('GET /calendars/:id/business-time', () => {
     expect(await minutesBetween(munich.id, '2026-11-23T08:30:00+01:00', '2026-11-20T16:30:00+01:00')).toBe(-60);
   });
 
+  test('When from and to carry their offsets\' + unencoded, as typed into a URL, then they still mean +01:00', async () => {
+    const munich = await createCalendar();
+    const due = await http.get(`${BASE}/calendars/${munich.id}/business-time?from=2026-11-20T16:30:00+01:00&minutes=60`).set(bearer(token)).expect(200);
+    expect(due.body).toEqual({ due_at: '2026-11-23T07:30:00.000Z' });
+    const span = await http.get(`${BASE}/calendars/${munich.id}/business-time?from=2026-11-20T16:30:00+01:00&to=2026-11-23T08:30:00+01:00`).set(bearer(token)).expect(200);
+    expect(span.body).toEqual({ business_minutes: 60 });
+  });
+
   test('When the count runs out exactly at closing time, or starts at night, then it is due at closing time, and counting from the next opening', async () => {
     const munich = await createCalendar();
     expect(await dueAt(munich.id, '2026-11-23T16:00:00+01:00', 60)).toBe('2026-11-23T16:00:00.000Z');

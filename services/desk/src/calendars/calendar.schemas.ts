@@ -149,7 +149,7 @@ export const HolidayPageSchema = pageSchema('CalendarHolidayPage', HolidaySchema
 export const BusinessTimeQuery = Type.Object(
   {
     from: Type.Optional(
-      DateTime({ description: 'RFC 3339 instant the count starts at (send the `+` of an offset as `%2B`); default: now.', examples: ['2026-11-20T16:30:00+01:00'] }),
+      DateTime({ description: 'RFC 3339 instant the count starts at (the `+` of an offset may be sent as is or as `%2B`); default: now.', examples: ['2026-11-20T16:30:00+01:00'] }),
     ),
     minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 5_256_000, description: 'Business minutes to add to `from`: answers `due_at`. Give either this or `to`.', examples: [60] })),
     to: Type.Optional(DateTime({ description: 'The end of the span to measure: answers `business_minutes`. Give either this or `minutes`.', examples: ['2026-11-23T08:30:00+01:00'] })),

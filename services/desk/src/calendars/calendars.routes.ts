@@ -1,5 +1,6 @@
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
 import { IdParams, sendPage, type ApiRouter } from '@msp/http';
+import type { RequestHandler } from 'express';
 import { created, page, sendCreated } from '../shared/http.schemas';
 import {
   BusinessTimeQuery,
@@ -18,6 +19,19 @@ const TAGS = ['Calendars'];
 const CHECKED =
   'The calendar is checked whole: an unknown `time_zone`, a `holidays.region` that is no German state, a country other than `DE`, an interval whose `end` is not after its `start`, ' +
   'overlapping intervals or a week without any hours are each a 400 naming the field in `errors`.';
+
+/**
+ * A `+` in a query string decodes to a space, so `from=2026-11-20T16:30:00+01:00` typed into a URL
+ * would arrive as `…16:30:00 01:00` and fail as no date-time. In `from` and `to` a `+` can only be
+ * an offset's sign: it is kept as one.
+ */
+const offsetSignsKept: RequestHandler = (req, _res, next) => {
+  const [path, query] = req.url.split('?', 2) as [string, string | undefined];
+  if (query?.includes('+')) {
+    req.url = `${path}?${query.replace(/(^|&)(from|to)=([^&]*)/g, (_, start: string, name: string, value: string) => `${start}${name}=${value.replace(/\+/g, '%2B')}`)}`;
+  }
+  next();
+};
 
 export function registerCalendarRoutes(api: ApiRouter, calendars: CalendarsService) {
   api.route({
@@ -128,11 +142,12 @@ export function registerCalendarRoutes(api: ApiRouter, calendars: CalendarsServi
     description:
       '`?from=&minutes=N` answers `{due_at}`: the instant N business minutes after `from` (a `from` outside business hours starts at the next opening; running out at closing ' +
       'time is due at closing time). `?from=&to=` answers `{business_minutes}` between the two. Wall-clock hours: across a daylight-saving change the skipped hour is not ' +
-      'counted and the repeated one counts twice. Both or neither of `minutes` and `to` is a 400.',
+      'counted and the repeated one counts twice. Both or neither of `minutes` and `to` is a 400. A `+` in `from` or `to` is an offset\'s sign (sent as is or as `%2B`).',
     tags: TAGS,
     scope: ADMIN_SCOPE,
     params: IdParams,
     query: BusinessTimeQuery,
+    before: [offsetSignsKept],
     responses: { 200: { description: '`due_at` for `minutes`, `business_minutes` for `to`.', schema: BusinessTimeSchema } },
     handler: async (req, res, { params, query }) => {
       res.json(await calendars.businessTime(tenantOf(req), params.id, query));
