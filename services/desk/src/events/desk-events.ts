@@ -17,7 +17,8 @@ const EVENTS = [
     type: 'ticket.updated',
     summary:
       'A ticket changed: `changes` has each field that differs, a status move as `changes.status = {from, to}` with the timestamps it set ' +
-      '(`resolved_at`, `closed_at`). Deactivating a user records one for each ticket it unassigned (`changes.assignee_id`).',
+      '(`resolved_at`, `closed_at`), and `changes.sla` when a status move or a new priority moved the SLA clocks. ' +
+      'Deactivating a user records one for each ticket it unassigned (`changes.assignee_id`).',
     object: TicketSchema,
     changes: true,
   },
