@@ -167,6 +167,32 @@ describe('the SLA of a ticket', () => {
     expect(ofClient.sla).toMatchObject({ policy_id: own.id, first_response: { due_at: plus(ofClient.created_at, 5) }, resolution: { due_at: plus(ofClient.created_at, 10) } });
   });
 
+  test('When a ticket opens with no policy applying, then it is still one statement on the pool and no transaction; under a policy it takes a transaction', async () => {
+    const caller = await newTenant(desk);
+    const client = await createClient(http, caller.token);
+    const pool = desk.db.pool;
+    const [query, connect] = [pool.query.bind(pool), pool.connect.bind(pool)];
+    const counted = { query: 0, connect: 0 };
+    const counting = Object.assign(pool, {
+      query: (...args: Parameters<typeof pool.query>) => (counted.query++, query(...(args as [never]))),
+      connect: (...args: Parameters<typeof pool.connect>) => (counted.connect++, connect(...(args as []))),
+    });
+    try {
+      const ticket = await openTicket(caller, { client_id: client.id });
+      expect(ticket.sla).toBeNull();
+      // pg's pool.query takes its connection through connect(): one statement, no transaction.
+      expect(counted).toEqual({ query: 1, connect: 1 });
+
+      // Under a policy the same request needs a transaction besides.
+      await createPolicy(caller, { is_default: true });
+      Object.assign(counted, { query: 0, connect: 0 });
+      expect((await openTicket(caller, { client_id: client.id })).sla).not.toBeNull();
+      expect(counted.connect).toBeGreaterThan(1);
+    } finally {
+      Object.assign(counting, { query, connect });
+    }
+  });
+
   test('When a ticket opens under a policy, then ticket.created carries its sla as answered', async () => {
     const { caller } = await tenantWithDefault();
     const ticket = await openTicket(caller);
