@@ -10,6 +10,7 @@ const fromDesk = (id) => require(require.resolve(id, { paths: [DESK] }));
 const { createLogger, createRedis, startServer } = fromDesk('@msp/http');
 const { freePort } = require('./support');
 const { createDeskApp } = require(`${DESK}/dist/app.js`);
+const { createSecretBox } = fromDesk('@msp/secrets');
 const { createDb } = require(`${DESK}/dist/db.js`);
 const { generateSigningKey } = require(`${DESK}/dist/auth/signing-key.js`);
 const { ensureApiClient } = require(`${DESK}/dist/auth/bootstrap.js`);
@@ -25,6 +26,8 @@ async function main() {
   const url = `http://127.0.0.1:${port}`;
   const { app } = createDeskApp({
     db,
+    // Webhooks are not part of these measurements: a key of this run only.
+    webhookSecrets: createSecretBox(randomBytes(32)),
     redis,
     logger,
     signingKey: generateSigningKey(),

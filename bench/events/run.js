@@ -1,7 +1,7 @@
 'use strict';
 // The event-stream benchmark (`pnpm bench:events`), issue point 7. Two measurements, each against the
 // built desk started as production starts it (`node services/desk/dist/index.js`, here with
-// NODE_ENV=development so loopback webhook URLs are allowed), on fresh databases of its own:
+// OUTBOUND_ALLOW_LOOPBACK=true so loopback webhook URLs are allowed), on fresh databases of its own:
 //   1. Throughput: 1,000 webhooks of one tenant (one per path of a node:http receiver in this
 //      process, events: ["ticket.created"]), then BENCH_EVENTS tickets POSTed one after the other as
 //      fast as desk answers; from the first POST until the receiver has every one of the
@@ -55,6 +55,7 @@ function startDesk(databaseUrl, { root = ROOT, concurrency } = {}) {
     'desk',
     {
       NODE_ENV: 'development',
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
       DATABASE_URL: databaseUrl,
       ...(REDIS_URL ? { REDIS_URL } : {}),
       RATE_LIMIT_PER_MINUTE: '1000000000',
@@ -369,7 +370,7 @@ function markdown(report) {
     '# Event stream benchmark (webhook fan-out and the outbox on a POST)',
     '',
     `Run ${report.date} with \`pnpm bench:events\` (bench/events/run.js) on ${describeMachine(report.machine)}.`,
-    `desk: the built app (\`node services/desk/dist/index.js\`) with NODE_ENV=development (so loopback webhook URLs are allowed), ES256 tokens, the Redis rate limiter (limit raised so it never answers 429), logging at ${LOG_LEVEL}; a fresh database per desk. Receiver, load generator, desk, PostgreSQL and Redis share the machine's CPUs.`,
+    `desk: the built app (\`node services/desk/dist/index.js\`) with OUTBOUND_ALLOW_LOOPBACK=true (so loopback webhook URLs are allowed), ES256 tokens, the Redis rate limiter (limit raised so it never answers 429), logging at ${LOG_LEVEL}; a fresh database per desk. Receiver, load generator, desk, PostgreSQL and Redis share the machine's CPUs.`,
     '',
     `## 1. Fan-out: ${report.settings.events} changes × ${report.settings.endpoints.toLocaleString('en')} webhooks of one tenant`,
     '',

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 // The checks of `pnpm test:deploy` against a running compose stack, all through the ingress
-// (INGRESS, default http://127.0.0.1:8080, with the Host header naming the service):
+// (INGRESS, default http://127.0.0.1:8080, with the Host header naming the service, or by path on
+// http://localhost:<its port>/<service>/api/v1, the issuer's URLs):
 //   node scripts/docker/e2e.js smoke      token from desk, a call to each service, the JWKS,
-//                                         /metrics and health endpoints refused, X-Request-Id
+//                                         /metrics and health endpoints refused, X-Request-Id;
+//                                         an OAuth client (oauth4webapi on Node's own fetch) that
+//                                         follows desk's RFC 8414 metadata gets a token that desk,
+//                                         link and hr accept
 //   node scripts/docker/e2e.js scale      two desk replicas: tokens of either verify at the other,
 //                                         one JWKS, 600 requests per minute per client across both
 //   node scripts/docker/e2e.js graceful   writes under load while STOP_COMMAND stops desk; then
@@ -29,7 +33,11 @@ function check(condition, message, detail) {
   }
 }
 
-/** One request through the ingress; resolves with status, headers, body text, parsed JSON, or an error. */
+/**
+ * One request through the ingress; resolves with status, headers, body text, parsed JSON, or an
+ * error. `host` names the service (Host: <service>.localhost), or is a whole Host header value
+ * (one with a port, e.g. localhost:8080). The path is sent as written, without normalisation.
+ */
 function request(host, method, path, { token, body, headers = {} } = {}) {
   return new Promise((resolve) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -41,7 +49,7 @@ function request(host, method, path, { token, body, headers = {} } = {}) {
         path,
         agent,
         headers: {
-          host: `${host}.localhost`,
+          host: host.includes(':') ? host : `${host}.localhost`,
           accept: 'application/json',
           ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
           ...(token ? { authorization: `Bearer ${token}` } : {}),
@@ -109,7 +117,7 @@ async function smoke() {
     check(anonymous.status === 401, `${service}: without a token 401`, anonymous.status);
     for (const hidden of ['/metrics', '/healthz', '/readyz']) {
       const res2 = await request(service, 'GET', hidden);
-      check(res2.status === 404 && !/http_requests_total/.test(res2.text ?? ''), `${service}: ${hidden} is not reachable through the ingress`, res2.status);
+      check([400, 404].includes(res2.status) && !/http_requests_total/.test(res2.text ?? ''), `${service}: ${hidden} is not reachable through the ingress`, res2.status);
     }
   }
   for (const service of ['desk', 'link', 'hr']) {
@@ -124,6 +132,68 @@ async function smoke() {
   // Bad input through the ingress is the service's own problem document, not an nginx page.
   const bad = await request('desk', 'POST', '/api/v1/auth/token', { body: {} });
   check(bad.status === 400 && /problem\+json/.test(bad.headers?.['content-type'] ?? ''), 'desk: a bad token request through the ingress is a 400 problem document', bad.status);
+  await discovery();
+}
+
+/**
+ * What a real OAuth client does with the compose stack: it knows the issuer only, reads desk's
+ * RFC 8414 metadata and follows its URLs, with Node's own fetch (which, unlike browsers and curl,
+ * does not resolve *.localhost: hence the issuer on localhost, routed by path).
+ */
+async function discovery() {
+  console.log('discovery: an OAuth client following the metadata, routed by path on localhost');
+  const oauth = await import('oauth4webapi');
+  const origin = `http://localhost:${INGRESS.port || 80}`;
+  const issuer = new URL(`${origin}/desk/api/v1`);
+  // Plain http: the stack listens on the loopback only.
+  const insecure = { [oauth.allowInsecureRequests]: true };
+  // algorithm 'oauth2': RFC 8414's location, /.well-known/oauth-authorization-server/desk/api/v1.
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  check(as.issuer === issuer.href && as.token_endpoint === `${issuer.href}/auth/token` && as.jwks_uri === `${issuer.href}/.well-known/jwks.json`,
+    `desk's metadata names the issuer ${issuer.href} and its endpoints under it`, as);
+  const underIssuer = await fetch(`${issuer.href}/.well-known/oauth-authorization-server`);
+  check(underIssuer.status === 200 && JSON.stringify(await underIssuer.json()) === JSON.stringify(as), 'the same metadata is served under the issuer\'s path');
+
+  const client = { client_id: CLIENT_ID };
+  const grant = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(CLIENT_SECRET), new URLSearchParams(), insecure);
+  const result = await oauth.processClientCredentialsResponse(as, client, grant);
+  check(Boolean(result.access_token) && claims(result.access_token).iss === issuer.href, 'a client-credentials grant at the metadata\'s token endpoint gives a token of that issuer');
+  const jwks = await (await fetch(as.jwks_uri)).json();
+  check(jwks.keys?.some((key) => key.kid === JSON.parse(Buffer.from(result.access_token.split('.')[0], 'base64url').toString('utf8')).kid),
+    'the metadata\'s jwks_uri publishes the key the token names');
+
+  for (const [service, path] of [['desk', '/tickets'], ['link', '/tenants'], ['hr', '/employees']]) {
+    const base = `${origin}/${service}/api/v1`;
+    const res = await fetch(`${base}${path}?per_page=1`, { headers: { authorization: `Bearer ${result.access_token}`, 'x-request-id': `e2e-path-${service}` } });
+    const page = await res.json();
+    check(res.status === 200 && Array.isArray(page.data), `${service}: GET ${base}${path} accepts the token (200 with a page)`, `${res.status} ${JSON.stringify(page).slice(0, 200)}`);
+    check(res.headers.get('x-request-id') === `e2e-path-${service}`, `${service}: X-Request-Id reaches the service by path too`, res.headers.get('x-request-id'));
+    // The service's links name the address the client used, prefix and port included.
+    check((res.headers.get('link') ?? '').includes(`<${base}${path}?per_page=1&page=1>; rel="first"`), `${service}: its Link header names ${base}${path}`, res.headers.get('link'));
+    const anonymous = await fetch(`${base}${path}`);
+    check(anonymous.status === 401, `${service}: by path, without a token 401`, anonymous.status);
+    const servers = (await (await fetch(`${base}/openapi.json`)).json()).servers;
+    check(JSON.stringify(servers) === JSON.stringify([{ url: `/${service}/api/v1` }]), `${service}: the OpenAPI document by path names /${service}/api/v1 as its server`, servers);
+    // Raw paths, as a hostile caller would send them (fetch would normalise them first).
+    for (const hidden of [`/${service}/metrics`, `/${service}/healthz`, `/${service}/api/v1/../../metrics`, `/${service}/api/v1/%2e%2e/%2e%2e/readyz`, '/metrics', `/%2e%2e/${service}/api/v1/tickets`]) {
+      const res2 = await request(`localhost:${INGRESS.port || 80}`, 'GET', hidden);
+      check([400, 404].includes(res2.status) && !/http_requests_total|"status":"(ok|ready)"/.test(res2.text ?? ''), `${service}: ${hidden} is not reachable by path`, `${res2.status} ${res2.text?.slice(0, 100)}`);
+    }
+  }
+  // A 201's Location carries the prefix (the ingress rewrites the service's /api/v1/...).
+  const created = await fetch(`${origin}/desk/api/v1/clients`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${result.access_token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `e2e discovery ${Date.now()}` }),
+  });
+  const body = await created.json();
+  check(created.status === 201 && created.headers.get('location') === `/desk/api/v1/clients/${body.id}`, 'desk: a 201 by path has a Location under /desk/api/v1', `${created.status} ${created.headers.get('location')}`);
+  const followed = await fetch(new URL(created.headers.get('location') ?? '/', origin), { headers: { authorization: `Bearer ${result.access_token}` } });
+  check(followed.status === 200 && (await followed.json()).id === body.id, 'desk: the Location leads to the created client', followed.status);
+  // X-Forwarded-Prefix is the ingress's to set: a caller's own is dropped on the host routes.
+  const spoofed = await request('desk', 'GET', '/api/v1/tickets', { token: result.access_token, headers: { 'x-forwarded-prefix': '/elsewhere' } });
+  check(spoofed.status === 200 && !/elsewhere/.test(spoofed.headers?.link ?? '') && /\/api\/v1\/tickets/.test(spoofed.headers?.link ?? ''),
+    'a caller\'s own X-Forwarded-Prefix does not reach the service', spoofed.headers?.link);
 }
 
 async function scale() {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # pnpm test:deploy: builds the images from this working tree, starts the compose stack from
 # nothing (its own project, fresh volumes), runs the end-to-end checks through the ingress
-# (scripts/docker/e2e.js: smoke, scale-out to two desk replicas, graceful stop under writes) and
-# removes the stack again. Exit code 0 only when everything passed.
+# (scripts/docker/e2e.js: smoke with an OAuth client that follows desk's metadata, scale-out to two
+# desk replicas, graceful stop under writes) and removes the stack again. Exit code 0 only when
+# everything passed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/docker/lib.sh
@@ -36,11 +37,16 @@ echo "== compose up (fresh volumes)"
 scripts/docker/compose-up.sh
 echo "== e2e"
 node scripts/docker/e2e.js smoke
-echo "== reference pages through the ingress (chromium: packages/docs-e2e)"
-DOCS_E2E_SERVICE_URL="http://{service}.localhost:${INGRESS_HOST_PORT:-8080}" \
-  DOCS_E2E_CLIENT_ID="${BOOTSTRAP_CLIENT_ID:-dev-client}" DOCS_E2E_CLIENT_SECRET="${BOOTSTRAP_CLIENT_SECRET:-dev-client-secret-change-me}" \
-  DOCS_E2E_SCREENSHOTS=/tmp/msp-deploy-docs-screenshots JEST_RESULTS_DIR=/tmp \
-  pnpm --filter @msp/docs-e2e test
+# By path (like the issuer) and by host name; either way the pages get their token from the
+# issuer's token endpoint (cross-origin from the *.localhost pages).
+port=${INGRESS_HOST_PORT:-8080}
+for route in "by-path http://localhost:$port/{service}" "by-host http://{service}.localhost:$port"; do
+  echo "== reference pages through the ingress, ${route% *} (chromium: packages/docs-e2e)"
+  DOCS_E2E_SERVICE_URL="${route#* }" DOCS_E2E_TOKEN_URL="http://localhost:$port/desk/api/v1/auth/token" \
+    DOCS_E2E_CLIENT_ID="${BOOTSTRAP_CLIENT_ID:-dev-client}" DOCS_E2E_CLIENT_SECRET="${BOOTSTRAP_CLIENT_SECRET:-dev-client-secret-change-me}" \
+    DOCS_E2E_SCREENSHOTS="/tmp/msp-deploy-docs-screenshots/${route% *}" JEST_RESULTS_DIR=/tmp \
+    pnpm --filter @msp/docs-e2e test
+done
 echo "== scale-out: a second desk replica"
 COMPOSE_PROFILES=scale compose up -d >/dev/null 2>&1
 scripts/docker/wait-healthy.sh

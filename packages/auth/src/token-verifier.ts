@@ -78,14 +78,22 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       if (name === 'NotBeforeError') throw new InvalidTokenError('The access token is not valid yet.');
       throw new InvalidTokenError(`The access token is not valid: ${(error as Error).message}.`);
     }
-    const { sub, tenant_id: tenantId, scope, jti, exp } = payload;
+    const { sub, tenant_id: tenantId, scope, jti, exp, client_kind: clientKind } = payload;
     if (typeof sub !== 'string' || typeof tenantId !== 'string' || typeof scope !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') {
       throw new InvalidTokenError('The access token lacks required claims.');
     }
     // Every service keys its rows by this id in uuid columns: refuse anything else here, once.
     if (!UUID.test(tenantId)) throw new InvalidTokenError('The access token names a tenant that is not a UUID.');
     // Frozen: one principal object serves every request of the token.
-    const principal = Object.freeze({ clientId: sub, tenantId, scopes: Object.freeze(parseScope(scope)) as string[], tokenId: jti, expiresAt: exp });
+    const principal = Object.freeze({
+      clientId: sub,
+      tenantId,
+      scopes: Object.freeze(parseScope(scope)) as string[],
+      tokenId: jti,
+      expiresAt: exp,
+      // Only desk's exact word makes a service client; anything else (or nothing) is a tenant's client.
+      serviceClient: clientKind === 'service',
+    });
     return { principal, kid, key, expiresAtMs: exp * 1000 };
   }
 

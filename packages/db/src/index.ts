@@ -31,3 +31,4 @@ export type { MigrationFile } from './migrations-folder';
 export { createPool, isoOf, isoTimestamp, isoTimestampSql, pageWithTotal, sqlRows, statementName, type Queryable } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver } from './raw-sql-over';
+export { streamRows, type StreamRowsOptions } from './row-stream';

@@ -71,6 +71,9 @@ export function buildServiceEnv(
     AUTH_ISSUER: auth.issuer,
     AUTH_AUDIENCE: auth.audience,
     AUTH_JWKS_URL: auth.jwksUrl,
+    // A developer's webhooks and directories run on this machine: loopback may be called (and
+    // nothing else internal). The caller's own setting wins.
+    OUTBOUND_ALLOW_LOOPBACK: baseEnv['OUTBOUND_ALLOW_LOOPBACK'] || 'true',
   };
   // An empty REDIS_URL must read as absent (in-memory rate limits), not as a bad URL.
   if (!env['REDIS_URL']) delete env['REDIS_URL'];

@@ -17,6 +17,7 @@ describe('buildServiceEnv', () => {
       AUTH_ISSUER: 'http://localhost:3001/api/v1',
       AUTH_AUDIENCE: 'msp-api',
       AUTH_JWKS_URL: 'http://127.0.0.1:3001/api/v1/.well-known/jwks.json',
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
       DEV_CLIENT_FILE: path.join('/repo/.data', 'dev-client.json'),
     });
   });
@@ -46,6 +47,11 @@ describe('buildServiceEnv', () => {
       AUTH_JWKS_URL: 'https://id.example/jwks.json',
     });
     expect([env['AUTH_ISSUER'], env['AUTH_AUDIENCE'], env['AUTH_JWKS_URL']]).toEqual(['https://id.example/api/v1', 'other', 'https://id.example/jwks.json']);
+  });
+
+  test('When the caller says nothing about loopback, then every service may call loopback (webhooks on localhost); when the caller sets it, then that wins', () => {
+    for (const name of ['desk', 'link', 'hr'] as const) expect(buildServiceEnv(serviceByName(name), config, 'u', {})['OUTBOUND_ALLOW_LOOPBACK']).toBe('true');
+    expect(buildServiceEnv(serviceByName('hr'), config, 'u', { OUTBOUND_ALLOW_LOOPBACK: 'false' })['OUTBOUND_ALLOW_LOOPBACK']).toBe('false');
   });
 
   test('When the caller chose DEV_CLIENT_FILE, then desk writes there', () => {

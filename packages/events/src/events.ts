@@ -1,5 +1,6 @@
 import type { ApiRouter, Logger } from '@msp/http';
 import type { Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { createAuditRepository } from './audit/audit.repository';
 import { registerAuditRoutes } from './audit/audit.routes';
 import type { EventCatalogue } from './catalogue';
@@ -16,6 +17,8 @@ export interface ServiceEventsOptions {
   logger: Logger;
   catalogue: EventCatalogue;
   outbound: Outbound;
+  /** Seals and opens the webhooks' signing secrets: webhookSecretsFromConfig(config). */
+  secrets: SecretBox;
   dispatcher?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
 }
 
@@ -23,6 +26,7 @@ export interface ServiceDispatcherOptions extends Pick<DispatcherOptions, 'concu
   db: Sql;
   logger: Logger;
   outbound: Outbound;
+  secrets: SecretBox;
 }
 
 /** The dispatcher of a service's database: what a process starts (and what tests start as "another process"). */
@@ -44,6 +48,7 @@ export function createServiceEvents(options: ServiceEventsOptions) {
   const dispatcher = createServiceDispatcher({
     db: options.db,
     outbound: options.outbound,
+    secrets: options.secrets,
     logger: options.logger,
     ...options.dispatcher,
   });
@@ -51,6 +56,7 @@ export function createServiceEvents(options: ServiceEventsOptions) {
     webhooks: createWebhooksRepository(options.db),
     catalogue: options.catalogue,
     outbound: options.outbound,
+    secrets: options.secrets,
     wake: dispatcher.wake,
   });
   const audit = createAuditRepository(options.db);

@@ -1,4 +1,4 @@
-export type { Sql } from './sql';
+export type { Sql, RecordChange } from './sql';
 export {
   recordEvent,
   changesBetween,
@@ -18,3 +18,4 @@ export { createDispatcher, type Dispatcher, type DispatcherOptions } from './del
 export { createDeliveriesRepository } from './delivery/deliveries.repository';
 export { DEFAULT_RETRY_DELAYS_MS, DEFAULT_DISABLE_AFTER_MS } from './retry-schedule';
 export { newSigningSecret, signatureHeaders } from './signing';
+export { openWebhookSecret, webhookSecretsFromConfig, WEBHOOK_KEY_VARIABLE } from './webhook-secrets';

@@ -7,3 +7,11 @@ export interface Sql {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
+
+/**
+ * What a service hands a repository's write that runs its own transaction: called in that
+ * transaction right after the change, with what changed, it records the event the change makes
+ * (`catalogue.record(tx, …)`), or none. The service decides the event; the change and its event
+ * commit together or not at all.
+ */
+export type RecordChange<C> = (tx: Sql, change: C) => Promise<void>;

@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { createOutbound } from '@msp/outbound';
+import { createSecretBox } from '@msp/secrets';
 import { createDeliveriesRepository, createDispatcher, newSigningSecret, recordEvent, type Dispatcher } from '../src';
 import { createWebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { eventsDatabase, quietLogger, receiver, waitUntil } from './support';
 
 const TENANT = randomUUID();
+const secrets = createSecretBox(randomBytes(32));
 
 let db: Awaited<ReturnType<typeof eventsDatabase>>;
 const dispatchers: Dispatcher[] = [];
@@ -24,7 +26,8 @@ afterAll(() => db.close());
 function dispatcher(options: { timeoutMs?: number; retryDelaysMs?: number[]; disableAfterMs?: number } = {}) {
   const started = createDispatcher({
     deliveries: createDeliveriesRepository(db.sql),
-    outbound: createOutbound({ production: false, timeoutMs: options.timeoutMs ?? 2_000 }),
+    outbound: createOutbound({ allowLoopback: true, timeoutMs: options.timeoutMs ?? 2_000 }),
+    secrets,
     logger: quietLogger(),
     pollMs: 100,
     retryDelaysMs: options.retryDelaysMs ?? [100, 100, 100],
@@ -101,6 +104,27 @@ describe('webhook deliveries', () => {
     });
     expect(rows.map((r) => [r.event_type, r.status, r.attempt, r.next_attempt_at])).toEqual([['ticket.updated', 'failed', 2, null]]);
     expect(endpoint.received.every((r) => JSON.parse(r.body).type === 'ticket.updated')).toBe(true);
+  });
+
+  test('that fail together are retried spread out (jitter): each within ±20 % of the schedule\'s delay, not all at the same moment', async () => {
+    const endpoint = await receiver(() => 503);
+    receivers.push(endpoint);
+    const webhook = await subscribe(endpoint.url);
+    await dispatcher({ retryDelaysMs: [60_000] }).start();
+    for (let i = 0; i < 20; i++) await record('ticket.created', `jitter-${i}`);
+
+    const rows = await waitUntil(async () => {
+      const { rows: all } = await db.pool.query(
+        'SELECT extract(epoch FROM next_attempt_at - last_attempt_at) * 1000 AS delay_ms FROM webhook_deliveries WHERE webhook_id = $1 AND attempt = 1 AND next_attempt_at IS NOT NULL',
+        [webhook.id],
+      );
+      return all.length === 20 ? all : undefined;
+    });
+    const delays = rows.map((row) => Number(row.delay_ms));
+    // An attempt takes a few ms, so without jitter every delay would be 60 s and a few ms.
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(48_000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(72_000 + 2_000);
+    expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThan(1_000);
   });
 
   test('keep the order of one resource\'s events: the second waits while the first is being retried; another resource does not wait', async () => {

@@ -1,16 +1,18 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { PassThrough } from 'node:stream';
 import { createLogger, isAppError } from '@msp/http';
 import { createOutbound } from '@msp/outbound';
+import { createSecretBox } from '@msp/secrets';
 import { createDeliveriesRepository, createDispatcher, eventCatalogue, newSigningSecret, recordEvent } from '../src';
 import { createWebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { createWebhooksService } from '../src/webhooks/webhooks.service';
 import { eventsDatabase, receiver, waitUntil } from './support';
 
-// Webhook URLs are chosen by callers: in production they may not reach the service's own network
+// Webhook URLs are chosen by callers: in every mode they may not reach the service's own network
 // (the same policy as link's connectors), and the signing secret never reaches a log line.
 const TENANT = randomUUID();
+const secrets = createSecretBox(randomBytes(32));
 const catalogue = eventCatalogue([{ type: 'ticket.created', summary: 'A ticket was opened.', object: Type.Object({ id: Type.String() }) }]);
 
 let db: Awaited<ReturnType<typeof eventsDatabase>>;
@@ -19,9 +21,9 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-function service(production: boolean, allowlist: string[] = []) {
-  const outbound = createOutbound({ production, allowlist, lookup: async (host) => (host === 'inside.example.com' ? ['10.1.2.3'] : ['93.184.215.14']) });
-  return createWebhooksService({ webhooks: createWebhooksRepository(db.sql), catalogue, outbound, wake: () => undefined });
+function service(allowlist: string[] = []) {
+  const outbound = createOutbound({ allowlist, lookup: async (host) => (host === 'inside.example.com' ? ['10.1.2.3'] : ['93.184.215.14']) });
+  return createWebhooksService({ webhooks: createWebhooksRepository(db.sql), catalogue, outbound, secrets, wake: () => undefined });
 }
 
 async function refusal(promise: Promise<unknown>) {
@@ -40,17 +42,17 @@ test.each([
   ['a private address', 'https://10.0.0.5/hook', /private address/],
   ['an IPv6 loopback', 'http://[::1]/hook', /loopback/],
   ['a name that resolves inside', 'https://inside.example.com/hook', /resolved to 10\.1\.2\.3, a private address/],
-])('in production, a webhook to %s is a 422 naming url, and nothing is stored', async (_case, url, reason) => {
+])('a webhook to %s is a 422 naming url, and nothing is stored', async (_case, url, reason) => {
   const before = (await db.pool.query('SELECT count(*)::int AS n FROM webhooks')).rows[0].n;
-  const error = await refusal(service(true).create(TENANT, { url, events: ['*'] }));
+  const error = await refusal(service().create(TENANT, { url, events: ['*'] }));
   expect(error.status).toBe(422);
   expect(error.errors?.[0]).toMatchObject({ field: 'url', message: expect.stringMatching(reason) });
   expect((await db.pool.query('SELECT count(*)::int AS n FROM webhooks')).rows[0].n).toBe(before);
 });
 
-test('in production, an address OUTBOUND_ALLOWLIST names is allowed, and public names are', async () => {
-  await expect(service(true, ['10.0.0.0/8']).create(TENANT, { url: 'https://inside.example.com/hook', events: ['*'] })).resolves.toMatchObject({ secret: expect.stringMatching(/^whsec_/) });
-  await expect(service(true).create(TENANT, { url: 'https://hooks.example.com/hook', events: ['*'] })).resolves.toMatchObject({ enabled: true });
+test('an address OUTBOUND_ALLOWLIST names is allowed, and public names are', async () => {
+  await expect(service(['10.0.0.0/8']).create(TENANT, { url: 'https://inside.example.com/hook', events: ['*'] })).resolves.toMatchObject({ secret: expect.stringMatching(/^whsec_/) });
+  await expect(service().create(TENANT, { url: 'https://hooks.example.com/hook', events: ['*'] })).resolves.toMatchObject({ enabled: true });
 });
 
 test('a delivery to an address that became internal is refused at sending time, and no log line holds the secret', async () => {
@@ -64,7 +66,8 @@ test('a delivery to an address that became internal is refused at sending time, 
   await db.pool.query("UPDATE webhooks SET failing_since = now() - interval '4 days' WHERE id = $1", [webhook.id]);
   const dispatcher = createDispatcher({
     deliveries: createDeliveriesRepository(db.sql),
-    outbound: createOutbound({ production: true, timeoutMs: 1_000 }),
+    outbound: createOutbound({ timeoutMs: 1_000 }),
+    secrets,
     logger: createLogger({ service: 'events-test', level: 'debug', stream: log }),
     pollMs: 100,
     retryDelaysMs: [100],

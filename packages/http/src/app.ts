@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { createApiRouter, type ApiRouter } from './api-router';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
+import { forwardedPrefix } from './forwarded';
 import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore } from './idempotency';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import type { Logger } from './logger';
@@ -134,8 +135,10 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
       logger,
     }),
   );
-  base.get('/openapi.json', (_req, res) => {
-    res.json(document);
+  base.get('/openapi.json', (req, res) => {
+    // Behind an ingress path prefix, the API is at <prefix>/api/v1 for the reference page's "try it".
+    const prefix = forwardedPrefix(req);
+    res.json(prefix ? { ...document, servers: [{ url: `${prefix}${API_BASE_PATH}` }] } : document);
   });
   base.use('/docs', createDocsRouter({ title: options.openapi.title, tokenUrl: options.openapi.tokenUrl }));
   base.use(api.router);

@@ -54,10 +54,16 @@ export const commonConfigProperties = {
   // Against slow clients: the request's headers, and the whole request, must arrive within these.
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 30000 }),
-  // Calls to addresses callers chose (webhooks; link's directories) end after this long, and in
-  // production reach internal addresses only when this allow-list (hosts, IPs, CIDRs) names them.
+  // Calls to addresses callers chose (webhooks; link's directories) end after this long, and reach
+  // internal addresses only when this allow-list (hosts, IPs, CIDRs) names them, in every mode;
+  // loopback as a whole only when OUTBOUND_ALLOW_LOOPBACK says so (`pnpm start` does).
   OUTBOUND_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10000 }),
   OUTBOUND_ALLOWLIST: Type.Optional(Type.String()),
+  OUTBOUND_ALLOW_LOOPBACK: Type.Boolean({ default: false }),
+  // Webhook signing secrets at rest (AES-256-GCM): 32 random bytes, base64. Required in
+  // production; elsewhere each service keeps one of its own under DATA_DIR. Checked by each
+  // service (encryptionKeyProblems), so a malformed key is never echoed.
+  WEBHOOK_ENCRYPTION_KEY: Type.Optional(Type.String()),
   // Webhook deliveries in flight at once per instance.
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
 } satisfies TProperties;

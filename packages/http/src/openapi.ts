@@ -297,7 +297,10 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: "JWT access tokens issued by the helpdesk token endpoint; `admin:tenant` satisfies every scope. Asking for no scope gets all of the client's scopes.",
+          description:
+            "JWT access tokens issued by the helpdesk token endpoint; `admin:tenant` satisfies every scope. Asking for no scope gets all of the client's scopes. " +
+            'A service client\'s token carries `client_kind: "service"` (any other: `"tenant"`). Only with such a token is an `X-On-Behalf-Of: <client id>` header on a write honoured: ' +
+            "the audit log records it as `actor.on_behalf_of`, that service client's claim (not verified), next to `actor.client_id`, the accountable caller. From any other token the header is ignored.",
           flows: { clientCredentials: { tokenUrl: info.tokenUrl, scopes: info.scopes } },
         },
       },

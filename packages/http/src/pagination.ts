@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
+import { forwardedPrefix } from './forwarded';
 import { named } from './schema-names';
 
 export const DEFAULT_PER_PAGE = 25;
@@ -54,18 +55,19 @@ export function pageWindow({ page, per_page }: PageRequest) {
 }
 
 function pageUrl(req: Request, page: number): string {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+  // Under an ingress path prefix (X-Forwarded-Prefix) the caller's URL has it before /api/v1.
+  const url = new URL(`${forwardedPrefix(req)}${req.originalUrl}`, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
   url.searchParams.set('page', String(page));
   return url.toString();
 }
 
-/** Sends `{data, pagination}` with its Link header. */
-export function sendPage<T>(req: Request, res: Response, items: T[], total: number, { page, per_page }: PageRequest) {
+/** Sends `{data, pagination}` with its Link header; `extra` members (a list's totals) go beside them. */
+export function sendPage<T>(req: Request, res: Response, items: T[], total: number, { page, per_page }: PageRequest, extra: Record<string, unknown> = {}) {
   const totalPages = Math.ceil(total / per_page);
   const links = [`<${pageUrl(req, 1)}>; rel="first"`];
   if (page > 1) links.push(`<${pageUrl(req, Math.min(page - 1, Math.max(totalPages, 1)))}>; rel="prev"`);
   if (page < totalPages) links.push(`<${pageUrl(req, page + 1)}>; rel="next"`);
   links.push(`<${pageUrl(req, Math.max(totalPages, 1))}>; rel="last"`);
   res.setHeader('Link', links.join(', '));
-  res.json({ data: items, pagination: { page, per_page, total, total_pages: totalPages } });
+  res.json({ data: items, pagination: { page, per_page, total, total_pages: totalPages }, ...extra });
 }

@@ -6,7 +6,10 @@ import type { RequestHandler } from 'express';
 export interface Actor {
   /** The API client whose token made the request (`system` for the service's own jobs). */
   client_id: string;
-  /** The client a service client acted for, as that service client states it (`X-On-Behalf-Of`). */
+  /**
+   * The client a service client says it acted for (`X-On-Behalf-Of`): that service client's claim,
+   * not verified here. Always null for any other caller.
+   */
   on_behalf_of: string | null;
 }
 
@@ -28,15 +31,16 @@ export function currentContext(): RequestContext | undefined {
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Records the verified caller as the request's actor. A caller acting for another client (link's
- * service client running an onboarding someone started) names it in `X-On-Behalf-Of`; the audit
- * log keeps it next to the caller, who stays the accountable actor.
+ * Records the verified caller as the request's actor. A service client acting for another client
+ * (link running an onboarding someone started) names it in `X-On-Behalf-Of`; the audit log keeps
+ * it next to the caller, who stays the accountable actor. Only a service client's token (SPEC §2)
+ * may say so: from anyone else the header is ignored, or any caller could put words in the log.
  */
 export function recordActor(): RequestHandler {
   return (req, _res, next) => {
     const context = storage.getStore();
     if (context && req.principal) {
-      const behalf = req.get('x-on-behalf-of');
+      const behalf = req.principal.serviceClient ? req.get('x-on-behalf-of') : undefined;
       context.actor = { client_id: req.principal.clientId, on_behalf_of: behalf && ACCEPTABLE_ID.test(behalf) ? behalf : null };
     }
     next();

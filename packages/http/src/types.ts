@@ -4,6 +4,11 @@ export interface Principal {
   clientId: string;
   tenantId: string;
   scopes: string[];
+  /**
+   * A service client's token (claim `client_kind: "service"`, SPEC §2): a client of no tenant that
+   * acts for others, the only caller whose `X-On-Behalf-Of` is recorded.
+   */
+  serviceClient: boolean;
   tokenId: string;
   expiresAt: number;
 }

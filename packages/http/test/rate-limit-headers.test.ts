@@ -18,7 +18,7 @@ const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit
 function appWith(...limiters: RequestHandler[]) {
   const app = express();
   app.use((req, _res, next) => {
-    req.principal = { clientId: req.get('x-client') ?? 'alice', tenantId: 't1', scopes: [], tokenId: 'x', expiresAt: 0 };
+    req.principal = { clientId: req.get('x-client') ?? 'alice', tenantId: 't1', scopes: [], tokenId: 'x', expiresAt: 0, serviceClient: false };
     next();
   });
   for (const limiter of limiters) app.use(limiter);

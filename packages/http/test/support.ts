@@ -12,7 +12,7 @@ import { AppError, createLogger, createServiceApp, strictObject, type Principal 
 export const fakeAuthenticate: RequestHandler = (req, _res, next) => {
   const match = /^Bearer (\w+):([\w:]+)$/.exec(req.get('authorization') ?? '');
   if (match) {
-    req.principal = { clientId: match[1]!, tenantId: 't1', scopes: [match[2]!], tokenId: 'x', expiresAt: 0 } satisfies Principal;
+    req.principal = { clientId: match[1]!, tenantId: 't1', scopes: [match[2]!], tokenId: 'x', expiresAt: 0, serviceClient: false } satisfies Principal;
   }
   next();
 };

@@ -1,22 +1,32 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 /**
- * Calls a service makes to addresses its callers chose (SCIM connectors today, webhooks later).
- * In production such a URL must not reach the service's own network: loopback, link-local (the
- * cloud metadata endpoint 169.254.169.254), private and unique-local ranges, and the unspecified
- * address are refused unless an allow-list names them. Outside production everything is allowed,
- * so a developer can point a connector at a directory on localhost.
+ * Calls a service makes to addresses its callers chose (webhooks, SCIM directories). Such a URL
+ * must not reach the service's own network: only public unicast addresses may be called; loopback,
+ * link-local (the cloud metadata endpoint 169.254.169.254), private, shared, multicast, reserved
+ * and the IPv6 forms that lead back to IPv4 (IPv4-mapped, NAT64, 6to4) are refused, in every
+ * mode, unless an allow-list names them. Loopback can be allowed as a whole (`pnpm start` does, so
+ * a developer can point a webhook at a receiver on localhost).
+ *
+ * The addresses are checked where the socket connects (the lookup of the HTTP agent), not only
+ * before the call: a DNS answer that changes between a check and the connection (rebinding)
+ * cannot get through.
  */
 
 export interface OutboundOptions {
-  /** Refuse internal addresses (NODE_ENV=production). */
-  production: boolean;
+  /** Let loopback addresses (127.0.0.0/8, ::1) through: OUTBOUND_ALLOW_LOOPBACK, set by `pnpm start`. */
+  allowLoopback?: boolean;
   /** Host names, IP addresses or CIDR ranges that may be reached even though internal. */
   allowlist?: readonly string[];
   /** Every call ends after this long (default 10 s). */
   timeoutMs?: number;
-  /** Name resolution; tests replace it to play a DNS name that points inside. */
+  /** The most of a response body that is read (default 10 MB); past it, reading fails (OutboundResponseTooLargeError). */
+  maxResponseBytes?: number;
+  /** Name resolution, at the check and at connection time; tests replace it with a resolver they control. */
   lookup?: (hostname: string) => Promise<string[]>;
 }
 
@@ -25,7 +35,7 @@ export class OutboundBlockedError extends Error {
   readonly code = 'outbound_blocked';
   constructor(
     message: string,
-    /** `internal`: an address production may not call; `unresolvable`: the name did not resolve; `invalid`: not an http(s) URL. */
+    /** `internal`: an address the service may not call; `unresolvable`: the name did not resolve; `invalid`: not an http(s) URL. */
     readonly reason: 'internal' | 'unresolvable' | 'invalid' = 'internal',
   ) {
     super(message);
@@ -42,37 +52,66 @@ export class OutboundTimeoutError extends Error {
   }
 }
 
+/** The answer's body is larger than the service reads. */
+export class OutboundResponseTooLargeError extends Error {
+  readonly code = 'outbound_response_too_large';
+  constructor(readonly url: string, readonly maxBytes: number) {
+    super(`${url} answered with a body larger than ${maxBytes} bytes, more than this service reads`);
+    this.name = 'OutboundResponseTooLargeError';
+  }
+}
+
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
-// The ranges a caller-chosen URL may not reach in production, with the words a technician reads.
-const INTERNAL_RANGES: [string, number, 'ipv4' | 'ipv6', string][] = [
-  ['0.0.0.0', 8, 'ipv4', 'an unspecified address'],
-  ['127.0.0.0', 8, 'ipv4', 'a loopback address'],
-  ['10.0.0.0', 8, 'ipv4', 'a private address'],
-  ['172.16.0.0', 12, 'ipv4', 'a private address'],
-  ['192.168.0.0', 16, 'ipv4', 'a private address'],
-  ['100.64.0.0', 10, 'ipv4', 'a shared (carrier-grade NAT) address'],
-  ['169.254.0.0', 16, 'ipv4', 'a link-local address (cloud metadata)'],
-  ['::', 128, 'ipv6', 'an unspecified address'],
-  ['::1', 128, 'ipv6', 'a loopback address'],
-  ['fc00::', 7, 'ipv6', 'a unique-local (private) address'],
-  ['fe80::', 10, 'ipv6', 'a link-local address'],
-];
+// ipaddr.js names every special-purpose range (IANA's registries); only `unicast` (none of them)
+// is public. These are the words a technician reads for each.
+const RANGE_WORDS: Record<string, string> = {
+  unspecified: 'an unspecified address',
+  broadcast: 'the broadcast address',
+  multicast: 'a multicast address',
+  linkLocal: 'a link-local address',
+  loopback: 'a loopback address',
+  carrierGradeNat: 'a shared (carrier-grade NAT) address',
+  private: 'a private address',
+  uniqueLocal: 'a unique-local (private) address',
+  reserved: 'a reserved address (documentation, benchmarking or future use)',
+  rfc6052: 'a NAT64 address (it reaches an IPv4 address through a translator)',
+  '6to4': 'a 6to4 address (it embeds an IPv4 address)',
+  teredo: 'a Teredo address (it embeds an IPv4 address)',
+  rfc6145: 'an IPv4-translated address',
+  deprecatedSiteLocal: 'a site-local address',
+};
 
-const internal = INTERNAL_RANGES.map(([network, prefix, family, reason]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, family);
-  return { list, reason };
-});
+/** ::/96 (less ::1 and ::): the deprecated IPv4-compatible form, another way to write an IPv4 address. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
-/** Why this IP address is internal, or undefined when it is a public one. */
+/** Why this IP address may not be called, or undefined when it is a public one. */
 export function internalAddressReason(address: string): string | undefined {
-  const family = isIP(address);
-  if (!family) return undefined;
-  // IPv4-mapped IPv6 (::ffff:127.0.0.1) is the IPv4 address in disguise.
-  const mapped = family === 6 ? /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] : undefined;
-  const [ip, type] = mapped ? [mapped, 'ipv4' as const] : [address, family === 4 ? ('ipv4' as const) : ('ipv6' as const)];
-  return internal.find(({ list }) => list.check(ip, type))?.reason;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(address.replace(/^\[(.*)\]$/, '$1'));
+  } catch {
+    return undefined;
+  }
+  const range = ip.range();
+  if (ip.kind() === 'ipv6' && range === 'ipv4Mapped') {
+    // ::ffff:7f00:1 and ::ffff:127.0.0.1 alike: an IPv4 address in disguise, refused in any case.
+    return `an IPv4-mapped IPv6 address (of ${(ip as ipaddr.IPv6).toIPv4Address().toString()})`;
+  }
+  if (range === 'unicast') {
+    return ip.kind() === 'ipv6' && ip.match(IPV4_COMPATIBLE) ? 'an IPv4-compatible IPv6 address' : undefined;
+  }
+  if (range === 'linkLocal' && ip.kind() === 'ipv4') return 'a link-local address (cloud metadata)';
+  return RANGE_WORDS[range] ?? `a special-purpose address (${range})`;
+}
+
+function isLoopback(address: string): boolean {
+  try {
+    return ipaddr.parse(address).range() === 'loopback';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -129,22 +168,82 @@ export function allowlistProblems(value: string | undefined): string[] {
   }
 }
 
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
 export interface Outbound {
   /**
-   * Refuses (OutboundBlockedError) a URL that is not http(s) or, in production, whose host is or
-   * resolves to an internal address. Every resolved address counts: a name with one public and
-   * one internal address is refused, so DNS cannot smuggle an internal target past the check.
+   * Refuses (OutboundBlockedError) a URL that is not http(s), or whose host is or resolves to an
+   * address the service may not call. Every resolved address counts: a name with one public and
+   * one internal address is refused. The connection checks again what it connects to.
    */
   check(url: string | URL): Promise<void>;
-  /** `fetch` after `check`, ended after the timeout (OutboundTimeoutError). */
+  /**
+   * `fetch` after `check`, through a connection that refuses internal addresses itself; ended after
+   * the timeout (OutboundTimeoutError); redirects never followed, whatever `init` says; the body
+   * read up to the size limit (OutboundResponseTooLargeError).
+   */
   fetch(url: string | URL, init?: RequestInit): Promise<Response>;
   readonly timeoutMs: number;
 }
 
-export function createOutbound(options: OutboundOptions): Outbound {
+export function createOutbound(options: OutboundOptions = {}): Outbound {
   const allowed = allowlistMatcher(options.allowlist ?? []);
   const resolve = options.lookup ?? systemLookup;
   const timeoutMs = options.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+
+  /** The refusal for connecting to `address` as `host` (`shown` as the URL has it), or undefined when it may be called. */
+  function refusal(host: string, shown: string, address: string): OutboundBlockedError | undefined {
+    const reason = internalAddressReason(address);
+    if (!reason || allowed.address(address) || (options.allowLoopback && isLoopback(address))) return undefined;
+    return new OutboundBlockedError(
+      `${shown} is ${host === address ? '' : `resolved to ${address}, `}${reason}, which this service may not call (add it to OUTBOUND_ALLOWLIST to allow it)`,
+    );
+  }
+
+  async function addressesOf(host: string): Promise<string[]> {
+    if (isIP(host)) return [host];
+    try {
+      const addresses = await resolve(host);
+      if (addresses.length) return addresses;
+    } catch {
+      /* said below */
+    }
+    throw new OutboundBlockedError(`the host ${host} could not be resolved`, 'unresolvable');
+  }
+
+  /** Resolves and judges every address of `host`; the connection is made only to judged ones. */
+  async function permittedAddresses(host: string, shown = host): Promise<string[]> {
+    const addresses = await addressesOf(host);
+    if (allowed.host(host)) return addresses;
+    for (const address of addresses) {
+      const refused = refusal(host, shown, address);
+      if (refused) throw refused;
+    }
+    return addresses;
+  }
+
+  // The agent's own lookup: the address a socket connects to is the one judged here, whatever an
+  // earlier resolution said. (An IP literal is not looked up; `check` judges it, and the URL
+  // cannot change it.)
+  function connectLookup(hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) {
+    permittedAddresses(hostname.replace(/^\[(.*)\]$/, '$1')).then(
+      (addresses) => {
+        const family = lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : lookupOptions.family;
+        const usable = addresses.filter((address) => !family || isIP(address) === family);
+        if (!usable.length) {
+          callback(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), []);
+        } else if (lookupOptions.all) {
+          callback(null, usable.map((address) => ({ address, family: isIP(address) })));
+        } else {
+          callback(null, usable[0]!, isIP(usable[0]!));
+        }
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  }
+
+  const agent = new Agent({ connect: { lookup: connectLookup } });
 
   async function check(target: string | URL): Promise<void> {
     let url: URL;
@@ -156,26 +255,28 @@ export function createOutbound(options: OutboundOptions): Outbound {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new OutboundBlockedError(`${url.origin} is not an http(s) URL`, 'invalid');
     }
-    if (!options.production) return;
     const host = bareHost(url);
     if (allowed.host(host)) return;
-    let addresses: string[];
-    if (isIP(host)) addresses = [host];
-    else {
-      try {
-        addresses = await resolve(host);
-      } catch {
-        throw new OutboundBlockedError(`the host ${host} could not be resolved`, 'unresolvable');
-      }
+    await permittedAddresses(host, url.host);
+  }
+
+  /** The same answer, its body failing once more than `maxResponseBytes` came. */
+  function capped(response: Response, origin: string): Response {
+    const declared = Number(response.headers.get('content-length') ?? 0);
+    if (declared > maxResponseBytes) {
+      void response.body?.cancel().catch(() => undefined);
+      throw new OutboundResponseTooLargeError(origin, maxResponseBytes);
     }
-    for (const address of addresses) {
-      const reason = internalAddressReason(address);
-      if (reason && !allowed.address(address)) {
-        throw new OutboundBlockedError(
-          `${url.host} is ${host === address ? '' : `resolved to ${address}, `}${reason}, which this service may not call in production (add it to OUTBOUND_ALLOWLIST to allow it)`,
-        );
-      }
-    }
+    if (!response.body) return response;
+    let read = 0;
+    const limit = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        read += chunk.byteLength;
+        if (read > maxResponseBytes) controller.error(new OutboundResponseTooLargeError(origin, maxResponseBytes));
+        else controller.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
   return {
@@ -183,20 +284,35 @@ export function createOutbound(options: OutboundOptions): Outbound {
     timeoutMs,
     async fetch(target, init = {}) {
       await check(target);
+      const origin = new URL(target).origin;
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+      let response: Response;
       try {
-        // Redirects are not followed: a public URL could otherwise send the call inside.
-        return await fetch(target, { redirect: 'manual', ...init, signal });
+        // Redirects are not followed, whatever the caller asks: a public URL could otherwise send
+        // the call inside. The dispatcher is the agent that checks addresses at connection time.
+        response = (await undiciFetch(target, {
+          ...(init as Parameters<typeof undiciFetch>[1]),
+          redirect: 'manual',
+          signal,
+          dispatcher: agent,
+        })) as unknown as Response;
       } catch (error) {
-        if (timeout.aborted) throw new OutboundTimeoutError(new URL(target).origin, timeoutMs);
+        if (timeout.aborted) throw new OutboundTimeoutError(origin, timeoutMs);
+        const cause = (error as Error & { cause?: unknown }).cause;
+        if (cause instanceof OutboundBlockedError) throw cause;
         throw error;
       }
+      return capped(response, origin);
     },
   };
 }
 
-/** The service's outbound policy from its configuration (NODE_ENV, OUTBOUND_ALLOWLIST, OUTBOUND_TIMEOUT_MS). */
-export function outboundFromConfig(config: { NODE_ENV: string; OUTBOUND_ALLOWLIST?: string; OUTBOUND_TIMEOUT_MS: number }): Outbound {
-  return createOutbound({ production: config.NODE_ENV === 'production', allowlist: parseAllowlist(config.OUTBOUND_ALLOWLIST), timeoutMs: config.OUTBOUND_TIMEOUT_MS });
+/** The service's outbound policy from its configuration (OUTBOUND_ALLOW_LOOPBACK, OUTBOUND_ALLOWLIST, OUTBOUND_TIMEOUT_MS). */
+export function outboundFromConfig(config: { OUTBOUND_ALLOW_LOOPBACK?: boolean; OUTBOUND_ALLOWLIST?: string; OUTBOUND_TIMEOUT_MS: number }): Outbound {
+  return createOutbound({
+    allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK ?? false,
+    allowlist: parseAllowlist(config.OUTBOUND_ALLOWLIST),
+    timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+  });
 }

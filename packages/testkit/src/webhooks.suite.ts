@@ -2,7 +2,10 @@ import type http from 'node:http';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { createLogger, type Logger } from '@msp/http';
-import { createOutbound, type Outbound } from '@msp/outbound';
+import type { Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
+import { testOutbound } from './test-outbound';
+import { testWebhookSecrets } from './test-webhook-secrets';
 import { startWebhookReceiver } from './webhook-receiver';
 
 /*
@@ -40,6 +43,7 @@ export type DispatcherFactory = (options: {
   db: never;
   logger: Logger;
   outbound: Outbound;
+  secrets: SecretBox;
   pollMs: number;
   retryDelaysMs: number[];
 }) => { start(): Promise<void>; stop(): Promise<void> };
@@ -57,6 +61,7 @@ export const EVENT_OPERATIONS = [
   'GET /webhooks/{id}/deliveries listWebhookDeliveries',
   'GET /webhooks/{id}/deliveries/{delivery_id} getWebhookDelivery',
   'POST /webhooks/{id}/deliveries/{delivery_id}/retry retryWebhookDelivery',
+  'POST /webhooks/{id}/recover recoverWebhook',
   'GET /audit-events listAuditEvents',
 ];
 
@@ -98,7 +103,8 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       const dispatcher = options.createServiceDispatcher({
         db: db as never,
         logger: createLogger({ service: options.service, level: 'error' }),
-        outbound: createOutbound({ production: false, timeoutMs: 2_000 }),
+        outbound: testOutbound({ timeoutMs: 2_000 }),
+        secrets: testWebhookSecrets(),
         pollMs: 100,
         retryDelaysMs: [200, 200, 200, 200, 200],
       });
@@ -280,6 +286,49 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       expect((await admin().post(`/webhooks/${webhook.id}/test`)).status).toBe(409);
       await new Promise((resolve) => setTimeout(resolve, 700));
       expect(endpoint.received).toHaveLength(0);
+    });
+
+    test('POST /webhooks/:id/recover queues again every event of its types since then: one missed while disabled, and one delivered before (same webhook-id)', async () => {
+      const endpoint = await receiver();
+      const webhook = await subscribe(endpoint.url, [options.events[0]!]);
+      const since = new Date(Date.now() - 1000).toISOString();
+      await dispatcher();
+      await setup.trigger();
+      const [delivered] = await endpoint.waitFor(1, 15_000);
+      expect((await admin().patch(`/webhooks/${webhook.id}`, { enabled: false })).status).toBe(200);
+      const missed = await setup.trigger();
+      // The relay hands the event on while the endpoint is disabled: no delivery is made for it.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect((await admin().patch(`/webhooks/${webhook.id}`, { enabled: true })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(endpoint.received).toHaveLength(1);
+
+      const recovered = await admin().post(`/webhooks/${webhook.id}/recover`, { since });
+      expect(recovered.status).toBe(202);
+      expect(recovered.body).toEqual({ webhook_id: webhook.id, since: expect.any(String), requeued: 2 });
+      const received = await endpoint.waitFor(3, 15_000);
+      const again = received.slice(1);
+      expect(again.map((one) => verify(webhook.secret, one).type)).toEqual([missed.type, missed.type]);
+      expect(again.map((one) => one.headers['webhook-id'])).toContain(delivered!.headers['webhook-id']);
+      const missedBody = again.map((one) => verify(webhook.secret, one)).find((payload) => JSON.stringify(payload.data).includes(missed.resourceId));
+      expect(missedBody).toBeDefined();
+      await deliveries(webhook.id, (items) => items.length === 2 && items.every((item) => item.status === 'succeeded'));
+    });
+
+    test.each([
+      ['more than 14 days ago', () => new Date(Date.now() - 15 * 24 * 3_600_000).toISOString(), 422],
+      ['in the future', () => new Date(Date.now() + 3_600_000).toISOString(), 422],
+      ['not an RFC 3339 date-time', () => 'yesterday', 400],
+      ['a date without a time', () => '2026-11-20', 400],
+    ])('POST /webhooks/:id/recover with since %s is refused naming since, and queues nothing', async (_case, since, status) => {
+      const webhook = await subscribe('https://hooks.example.com/recover', ['*']);
+      const refused = await admin().post(`/webhooks/${webhook.id}/recover`, { since: since() });
+      expect(refused.status).toBe(status);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(JSON.stringify(refused.body.errors)).toContain('since');
+      expect((await admin().get(`/webhooks/${webhook.id}/deliveries`)).body.data).toEqual([]);
+      expect((await admin().post('/webhooks/00000000-0000-4000-8000-000000000000/recover', { since: new Date().toISOString() })).status).toBe(404);
+      expect((await as(setup.readerAuth).post(`/webhooks/${webhook.id}/recover`, { since: new Date().toISOString() })).status).toBe(403);
     });
 
     test('GET /audit-events shows who changed what, when and in which request; its filters narrow it', async () => {

@@ -3,13 +3,16 @@ import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
 import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { deskEvents } from './events/desk-events';
 import { createApiClientsRepository } from './auth/api-clients.repository';
+import { createClientGuard, DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { createApiClientsAdminRepository } from './api-clients/api-clients.repository';
 import { registerApiClientRoutes } from './api-clients/api-clients.routes';
 import { createApiClientsService } from './api-clients/api-clients.service';
 import { createRefreshTokensRepository } from './auth/refresh-tokens.repository';
 import type { VerificationKey } from './auth/previous-keys';
+import type { SecretVerifier } from './auth/secrets';
 import type { SigningKey } from './auth/signing-key';
 import { tokenEndpointCors } from './auth/token-cors';
 import { registerTokenRoutes } from './auth/token.routes';
@@ -31,12 +34,22 @@ import { registerTicketRoutes } from './tickets/tickets.routes';
 import { createTicketsService } from './tickets/tickets.service';
 import { registerUserRoutes } from './users/users.routes';
 import { createUsersService } from './users/users.service';
+import { createTimeExportRepository } from './time-entries/time-export.repository';
+import { registerTimeEntryRoutes } from './time-entries/time-entries.routes';
+import { createTimeEntriesService } from './time-entries/time-entries.service';
+
+/** The calendar zone of time entries' dates until tenants have calendars of their own. */
+export const DEFAULT_TIME_ZONE = 'Europe/Berlin';
 
 export interface DeskSettings {
   issuer: string;
   audience: string;
   rateLimitPerMinute: number;
   tokenRateLimitPerMinute: number;
+  /** Failed authentications per client id, from all addresses, per window (TOKEN_CLIENT_FAILURE_LIMIT, default 20). */
+  tokenClientFailureLimit?: number;
+  /** That window, in seconds (TOKEN_CLIENT_FAILURE_WINDOW_SEC, default 900). */
+  tokenClientFailureWindowSec?: number;
   refreshTokenTtlDays: number;
   bodyLimit?: string;
   trustProxy?: string;
@@ -50,22 +63,31 @@ export interface DeskSettings {
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
   /** How often the SLA breach sweep runs (SLA_SWEEP_INTERVAL_MS); default 15 s. */
   slaSweepIntervalMs?: number;
+  /** IANA zone of the tenants' calendar days (DEFAULT_TIME_ZONE): a time entry's default date is today there. Europe/Berlin when not given. */
+  timeZone?: string;
 }
 
 export interface DeskDeps {
   db: Db;
   /** Calls to webhook endpoints; outside production by default (no address refused). */
   outbound?: Outbound;
+  /** Seals and opens webhook signing secrets (webhookSecretsFromConfig: WEBHOOK_ENCRYPTION_KEY). */
+  webhookSecrets: SecretBox;
   redis?: Redis;
   logger: Logger;
   signingKey: SigningKey;
   /** Keys desk signed with before a rotation: served in the JWKS and accepted by desk itself. */
   previousKeys?: VerificationKey[];
   settings: DeskSettings;
+  /** How client secrets are checked against their hashes: scrypt (tests observe the calls). */
+  verifySecret?: SecretVerifier;
 }
 
-/** The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them on shutdown). */
-export function createDeskApp({ db, outbound, redis, logger, signingKey, previousKeys = [], settings }: DeskDeps) {
+/**
+ * The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them
+ * on shutdown), and `close()` for what it opened itself (the time export's pg Pool).
+ */
+export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
@@ -77,6 +99,15 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
     audience: settings.audience,
     refreshTokenTtlDays: settings.refreshTokenTtlDays,
     logger,
+    // Against guessing from many addresses: failures per client id, shared in Redis.
+    guard: createClientGuard({
+      redis,
+      prefix: `${prefix}token-client:`,
+      failureLimit: settings.tokenClientFailureLimit ?? DEFAULT_CLIENT_FAILURE_LIMIT,
+      windowMs: (settings.tokenClientFailureWindowSec ?? DEFAULT_CLIENT_FAILURE_WINDOW_SEC) * 1000,
+      logger,
+    }),
+    verifySecret,
   });
   // Against secret guessing: per address and client id, far below the API limit.
   const tokenLimiter = createRateLimiter({
@@ -96,11 +127,15 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/$/, '')}`;
   const metadata = serverMetadata(settings.issuer);
 
+  // The export streams from a pool of its own on the same database (Prisma has no cursor).
+  const timeExports = createTimeExportRepository(db.pool.options.connectionString!);
+
   const events = createServiceEvents({
     db,
     logger,
     catalogue: deskEvents,
-    outbound: outbound ?? createOutbound({ production: false }),
+    outbound: outbound ?? createOutbound(),
+    secrets: webhookSecrets,
     dispatcher: settings.webhooks,
   });
 
@@ -147,11 +182,12 @@ export function createDeskApp({ db, outbound, redis, logger, signingKey, previou
       registerCommentRoutes(api, createCommentsService(store, sla));
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerUserRoutes(api, createUsersService(createStore(db)));
+      registerTimeEntryRoutes(api, { timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }), logger });
       registerApiClientRoutes(api, createApiClientsService(createApiClientsAdminRepository(db)));
       registerCalendarRoutes(api, createCalendarsService(store));
       registerSlaPolicyRoutes(api, createSlaPoliciesService(store));
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, slaBreaches };
+  return { ...service, dispatcher: events.dispatcher, slaBreaches, close: () => timeExports.close() };
 }

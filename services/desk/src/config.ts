@@ -1,7 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
 import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
+import { canonicalTimeZone } from '@msp/calendar';
 import { allowlistProblems } from '@msp/outbound';
+import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
+import { encryptionKeyProblems } from '@msp/secrets';
 import { parseCorsOrigins } from './auth/token-cors';
 import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
 
@@ -19,6 +22,12 @@ export const DeskConfigSchema = Type.Object({
     }),
   ),
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
+  TOKEN_CLIENT_FAILURE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: DEFAULT_CLIENT_FAILURE_LIMIT,
+    description: 'Failed authentications of one client id, from all addresses together, per TOKEN_CLIENT_FAILURE_WINDOW_SEC; past it, 429 except from addresses the client authenticated from.',
+  }),
+  TOKEN_CLIENT_FAILURE_WINDOW_SEC: Type.Integer({ minimum: 1, maximum: 86_400, default: DEFAULT_CLIENT_FAILURE_WINDOW_SEC }),
   SLA_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000, description: 'How often the SLA breach sweep looks for targets past their due time.' }),
   REFRESH_TOKEN_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   BOOTSTRAP_CLIENT_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~-]{3,128}$' })),
@@ -26,6 +35,10 @@ export const DeskConfigSchema = Type.Object({
   BOOTSTRAP_TENANT: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
   DEV_CLIENT_FILE: Type.Optional(Type.String()),
   CORS_ORIGINS: Type.Optional(Type.String({ description: 'Comma-separated origins whose pages may call the token endpoint from a browser.' })),
+  DEFAULT_TIME_ZONE: Type.String({
+    default: 'Europe/Berlin',
+    description: 'IANA time zone of the tenants\' calendar days (a time entry\'s default date is today there).',
+  }),
   SERVICE_CLIENTS: Type.Optional(
     Type.String({
       description:
@@ -102,7 +115,9 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
   if (config.NODE_ENV === 'production' && !config.JWT_PRIVATE_KEY && !config.JWT_PRIVATE_KEY_FILE) {
     problems.push('JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production');
   }
+  if (!canonicalTimeZone(config.DEFAULT_TIME_ZONE)) problems.push(`DEFAULT_TIME_ZONE "${config.DEFAULT_TIME_ZONE}" is not an IANA time zone (e.g. Europe/Berlin)`);
   problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
+  problems.push(...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV));
   if (problems.length) throw new ConfigError(problems);
   return { ...config, serviceClients, corsOrigins, previousPublicKeys };
 }

@@ -1,5 +1,6 @@
 import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
+import { webhookSecretsFromConfig } from '@msp/events';
 import { outboundFromConfig } from '@msp/outbound';
 import { createDeskApp } from './app';
 import { bootstrapClients, ensureServiceClients } from './auth/bootstrap';
@@ -17,9 +18,10 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 
-  const { app, readiness, dispatcher, slaBreaches } = createDeskApp({
+  const { app, readiness, dispatcher, slaBreaches, close } = createDeskApp({
     db,
     outbound: outboundFromConfig(config),
+    webhookSecrets: webhookSecretsFromConfig(config),
     redis,
     logger,
     signingKey,
@@ -29,6 +31,8 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       audience: config.AUTH_AUDIENCE,
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
       tokenRateLimitPerMinute: config.TOKEN_RATE_LIMIT_PER_MINUTE,
+      tokenClientFailureLimit: config.TOKEN_CLIENT_FAILURE_LIMIT,
+      tokenClientFailureWindowSec: config.TOKEN_CLIENT_FAILURE_WINDOW_SEC,
       refreshTokenTtlDays: config.REFRESH_TOKEN_TTL_DAYS,
       bodyLimit: config.BODY_LIMIT,
       trustProxy: config.TRUST_PROXY,
@@ -36,6 +40,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       corsOrigins: config.corsOrigins,
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
       slaSweepIntervalMs: config.SLA_SWEEP_INTERVAL_MS,
+      timeZone: config.DEFAULT_TIME_ZONE,
     },
   });
   await dispatcher.start();
@@ -43,7 +48,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   return {
     app,
     readiness,
-    cleanup: [() => dispatcher.stop(), () => slaBreaches.stop(), () => db.$disconnect(), async () => redis?.quit()],
+    cleanup: [() => dispatcher.stop(), () => slaBreaches.stop(), close, () => db.$disconnect(), async () => redis?.quit()],
     describe: { redis: Boolean(redis) },
   };
 });

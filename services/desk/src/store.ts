@@ -7,6 +7,7 @@ import { createEventsRepository } from './events/events.repository';
 import { createSlaPoliciesRepository } from './sla-policies/sla-policies.repository';
 import { createTicketSlasRepository } from './sla/ticket-slas.repository';
 import { createTicketsRepository } from './tickets/tickets.repository';
+import { createTimeEntriesRepository } from './time-entries/time-entries.repository';
 import { createUsersRepository, type UsersRepository } from './users/users.repository';
 
 /**
@@ -20,6 +21,7 @@ function repositories(db: DbTx, connection?: Queryable) {
     comments: createCommentsRepository(db),
     clients: createClientsRepository(db, connection),
     users: createUsersRepository(db, connection),
+    timeEntries: createTimeEntriesRepository(db, connection),
     events: createEventsRepository(db),
     calendars: createCalendarsRepository(db),
     slaPolicies: createSlaPoliciesRepository(db),

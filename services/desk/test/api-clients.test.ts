@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from '@msp/http';
+import { testWebhookSecrets } from '@msp/testkit';
 import { createDeskApp } from '../src/app';
 import { verifySecret } from '../src/auth/secrets';
 import type { Api } from './support/api';
@@ -233,6 +234,7 @@ describe('secrets never reach the logs', () => {
     stream.on('data', (chunk) => lines.push(String(chunk)));
     const logger = createLogger({ service: 'desk', level: 'debug', stream });
     const { app } = createDeskApp({
+      webhookSecrets: testWebhookSecrets(),
       db: desk.db,
       logger,
       signingKey: desk.signingKey,

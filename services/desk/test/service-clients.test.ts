@@ -101,6 +101,26 @@ describe('POST /auth/token for a service client', () => {
     expect(stored.tenantId).toBe(tenant.tenantId);
   });
 
+  test('When a service client acts for another client (X-On-Behalf-Of), then its token says it is a service client and the audit log records the other as its claim', async () => {
+    const response = await serviceToken({ tenant_id: tenant.tenantId });
+    expect(jose.decodeJwt(response.body.access_token)).toMatchObject({ sub: service.client_id, client_kind: 'service' });
+    expect(jose.decodeJwt(tenant.token)).toMatchObject({ sub: tenant.clientId, client_kind: 'tenant' });
+    const client = await createClient(http, tenant.token);
+
+    const ticket = await http
+      .post(`${BASE}/tickets`)
+      .set(bearer(response.body.access_token))
+      .set('X-On-Behalf-Of', 'portal-user-7')
+      .send({ title: unique('Onboarding'), client_id: client.id });
+
+    expect(ticket.status).toBe(201);
+    const audit = await http.get(`${BASE}/audit-events?resource_id=${ticket.body.id}`).set(bearer(tenant.token));
+    expect(audit.status).toBe(200);
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({ action: 'ticket.created', actor: { client_id: service.client_id, on_behalf_of: 'portal-user-7' }, request_id: ticket.headers['x-request-id'] }),
+    ]);
+  });
+
   test('When a service client asks with a form body and HTTP Basic for a narrower scope, then the token carries only that scope', async () => {
     const basic = `Basic ${Buffer.from(`${service.client_id}:${service.client_secret}`).toString('base64')}`;
     const response = await http

@@ -1,4 +1,4 @@
-import { storedEvents } from '@msp/testkit';
+import { storedEvents, testOutbound, testWebhookSecrets } from '@msp/testkit';
 import { createLogger } from '@msp/http';
 import { createDeskApp } from '../src/app';
 import { createDb } from '../src/db';
@@ -340,14 +340,16 @@ describe('breaches', () => {
   /** Another desk instance on the same database, its sweep every 50 ms: the service after a restart, or a replica. */
   async function instance() {
     const db = createDb(desk.databaseUrl);
-    const { slaBreaches } = createDeskApp({
+    const { slaBreaches, close } = createDeskApp({
       db,
+      outbound: testOutbound(),
+      webhookSecrets: testWebhookSecrets(),
       logger: createLogger({ service: 'desk', level: 'error' }),
       signingKey: desk.signingKey,
       settings: { issuer: desk.issuer, audience: 'msp-api', rateLimitPerMinute: 600, tokenRateLimitPerMinute: 600, refreshTokenTtlDays: 30, slaSweepIntervalMs: 50 },
     });
     slaBreaches.start();
-    return { stop: async () => (await slaBreaches.stop(), await db.$disconnect()) };
+    return { stop: async () => (await slaBreaches.stop(), await close(), await db.$disconnect()) };
   }
 
   const breachEvents = async (tenantId: string) => (await storedEvents(desk.db, tenantId)).filter((e) => e.type === 'ticket.sla_breached');

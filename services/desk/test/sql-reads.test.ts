@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@msp/db';
 import { createDb, MIGRATIONS_DIR, type Db } from '../src/db';
+import { deskEvents } from '../src/events/desk-events';
 import { createStore, type Store } from '../src/store';
 
 // The hottest reads (one ticket, a page of tickets) run as plain SQL on the pool under Prisma's
@@ -33,7 +34,7 @@ describe('plain SQL reads beside Prisma', () => {
     let seenInside: unknown;
     let seenOutside: unknown = 'not read';
     const ticket = await store.transaction(async (tx) => {
-      const created = await tx.tickets.create(tenantId, { title: 'Printer', clientId: client.id });
+      const created = await tx.tickets.create(tenantId, { title: 'Printer', clientId: client.id }, deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' }));
       if (!created) throw new Error('the client is the tenant\'s: the ticket must be created');
       seenInside = await tx.tickets.findById(tenantId, created.id);
       seenOutside = await store.tickets.findById(tenantId, created.id);

@@ -9,8 +9,11 @@ interface Fixture {
   commentId: string;
   clientId: string;
   userId: string;
+  timeEntryId: string;
   /** A user only this call will delete. */
   freshUserId: () => Promise<string>;
+  /** A time entry only this call will delete. */
+  freshTimeEntryId: () => Promise<string>;
 }
 
 interface RouteCase {
@@ -21,6 +24,8 @@ interface RouteCase {
   ok: number;
   /** Names one of the tenant's resources: another tenant gets 404. */
   byId?: boolean;
+  /** The path for a call that uses its resource up (a DELETE): a resource of its own each time. */
+  fresh?: (f: Fixture) => Promise<string>;
 }
 
 const ROUTES: RouteCase[] = [
@@ -38,7 +43,21 @@ const ROUTES: RouteCase[] = [
   { method: 'get', path: () => '/users', scope: 'read:users', ok: 200 },
   { method: 'get', path: (f) => `/users/${f.userId}`, scope: 'read:users', ok: 200, byId: true },
   { method: 'post', path: () => '/users', scope: 'admin:tenant', body: () => ({ name: 'u', email: uniqueEmail() }), ok: 201 },
-  { method: 'delete', path: (f) => `/users/${f.userId}`, scope: 'admin:tenant', ok: 204, byId: true },
+  { method: 'delete', path: (f) => `/users/${f.userId}`, scope: 'admin:tenant', ok: 204, byId: true, fresh: async (f) => `/users/${await f.freshUserId()}` },
+  { method: 'get', path: (f) => `/tickets/${f.ticketId}/time-entries`, scope: 'read:tickets', ok: 200, byId: true },
+  { method: 'post', path: (f) => `/tickets/${f.ticketId}/time-entries`, scope: 'write:tickets', body: (f) => ({ user_id: f.userId, minutes: 30 }), ok: 201, byId: true },
+  { method: 'get', path: () => '/time-entries', scope: 'read:tickets', ok: 200 },
+  { method: 'get', path: (f) => `/time-entries/${f.timeEntryId}`, scope: 'read:tickets', ok: 200, byId: true },
+  { method: 'patch', path: (f) => `/time-entries/${f.timeEntryId}`, scope: 'write:tickets', body: () => ({ note: unique('n') }), ok: 200, byId: true },
+  {
+    method: 'delete',
+    path: (f) => `/time-entries/${f.timeEntryId}`,
+    scope: 'write:tickets',
+    ok: 204,
+    byId: true,
+    fresh: async (f) => `/time-entries/${await f.freshTimeEntryId()}`,
+  },
+  { method: 'get', path: () => '/exports/time?period=2026-11', scope: 'read:tickets', ok: 200 },
 ];
 
 const SCOPES = ['read:tickets', 'write:tickets', 'read:users'] as const;
@@ -68,18 +87,22 @@ beforeAll(async () => {
 
   const ticket = await createTicket(http, admin);
   const comment = await http.post(`${BASE}/tickets/${ticket.id}/comments`).set(bearer(admin)).send({ body: 'x' }).expect(201);
+  const userId = (await createUser(http, admin)).id;
+  const newTimeEntry = async () => (await http.post(`${BASE}/tickets/${ticket.id}/time-entries`).set(bearer(admin)).send({ user_id: userId, minutes: 30 }).expect(201)).body.id as string;
   fixture = {
     ticketId: ticket.id,
     commentId: comment.body.id,
     clientId: ticket.client_id,
-    userId: (await createUser(http, admin)).id,
+    userId,
+    timeEntryId: await newTimeEntry(),
     freshUserId: async () => (await createUser(http, admin)).id,
+    freshTimeEntryId: newTimeEntry,
   };
 });
 afterAll(() => desk.close());
 
-/** The route's path; DELETE gets a user of its own, made before any snapshot is taken. */
-const pathOf = async (route: RouteCase) => (route.method === 'delete' ? `/users/${await fixture.freshUserId()}` : route.path(fixture));
+/** The route's path; a DELETE gets a resource of its own, made before any snapshot is taken. */
+const pathOf = async (route: RouteCase) => (route.fresh ? route.fresh(fixture) : route.path(fixture));
 
 const send = (route: RouteCase, path: string, token: string | undefined) => {
   const call = http[route.method](`${BASE}${path}`);
@@ -87,7 +110,7 @@ const send = (route: RouteCase, path: string, token: string | undefined) => {
   return route.body ? call.send(route.body(fixture)) : call;
 };
 
-describe.each(ROUTES.map((r) => [r.method.toUpperCase(), r.path({ ticketId: ':id', commentId: ':comment_id', clientId: ':id', userId: ':id' } as Fixture), r] as const))(
+describe.each(ROUTES.map((r) => [r.method.toUpperCase(), r.path({ ticketId: ':id', commentId: ':comment_id', clientId: ':id', userId: ':id', timeEntryId: ':id' } as Fixture), r] as const))(
   '%s %s',
   (_method, _path, route) => {
     test(`When no token or a bad one is sent, then it answers 401 with WWW-Authenticate invalid_token and changes nothing`, async () => {

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { randomBytes } from 'node:crypto';
 import { createDatabase, databaseUrlFor, dropDatabase, testServerUrl } from '@msp/db';
 import { createLogger } from '@msp/http';
+import { testWebhookSecrets } from '@msp/testkit';
 import { createDeskApp } from '../src/app';
 import { verifySecret } from '../src/auth/secrets';
 import { generateSigningKey } from '../src/auth/signing-key';
@@ -59,6 +60,7 @@ describe('node dist/cli/tenant-create.js <slug>', () => {
 
     // The printed credentials work at desk's token endpoint and manage that tenant's clients.
     const { app } = createDeskApp({
+      webhookSecrets: testWebhookSecrets(),
       db,
       logger: createLogger({ service: 'desk', level: 'error' }),
       signingKey: generateSigningKey(),

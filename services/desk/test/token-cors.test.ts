@@ -27,11 +27,11 @@ describe('CORS_ORIGINS', () => {
       'http://localhost:3003',
       'http://127.0.0.1:3003',
     ]);
-    expect(loadDeskConfig({ ...BASE, NODE_ENV: 'production', JWT_PRIVATE_KEY_FILE: '/run/secrets/key.pem' }).corsOrigins).toEqual([]);
+    expect(loadDeskConfig({ ...BASE, NODE_ENV: 'production', JWT_PRIVATE_KEY_FILE: '/run/secrets/key.pem', WEBHOOK_ENCRYPTION_KEY: 'd2ViaG9vay1rZXktZm9yLXRlc3RzLW5vdC1zZWNyZXQ=' }).corsOrigins).toEqual([]);
   });
 
   test('When it lists origins, then exactly those are allowed, also in production', () => {
-    expect(loadDeskConfig({ ...BASE, NODE_ENV: 'production', JWT_PRIVATE_KEY_FILE: '/k.pem', CORS_ORIGINS: 'https://hr.example.com, https://link.example.com:8443/' }).corsOrigins).toEqual([
+    expect(loadDeskConfig({ ...BASE, NODE_ENV: 'production', JWT_PRIVATE_KEY_FILE: '/k.pem', WEBHOOK_ENCRYPTION_KEY: 'd2ViaG9vay1rZXktZm9yLXRlc3RzLW5vdC1zZWNyZXQ=', CORS_ORIGINS: 'https://hr.example.com, https://link.example.com:8443/' }).corsOrigins).toEqual([
       'https://hr.example.com',
       'https://link.example.com:8443',
     ]);

@@ -1,20 +1,30 @@
 import type { Redis } from 'ioredis';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
-import { createServiceApp, type Logger } from '@msp/http';
+import { createLeases, createServiceApp, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { hrEvents } from './events/hr-events';
 import type { Db } from './db';
 import { createEmployeesRepository } from './employees/employees.repository';
 import { registerEmployeeRoutes } from './employees/employees.routes';
 import { createEmployeesService } from './employees/employees.service';
+import { createContractsRepository } from './contracts/contracts.repository';
+import { registerContractRoutes } from './contracts/contracts.routes';
+import { createContractsService } from './contracts/contracts.service';
+import { createLeaveAccountsRepository } from './leave-accounts/leave-accounts.repository';
+import { registerLeaveAccountRoutes } from './leave-accounts/leave-accounts.routes';
+import { createLeaveAccountsService } from './leave-accounts/leave-accounts.service';
+import { createLeaveSettingsRepository } from './leave-settings/leave-settings.repository';
+import { registerLeaveSettingsRoutes } from './leave-settings/leave-settings.routes';
+import { createLeaveSettingsService } from './leave-settings/leave-settings.service';
 import { createLeavesRepository } from './leaves/leaves.repository';
 import { registerLeaveRoutes } from './leaves/leaves.routes';
 import { createLeavesService } from './leaves/leaves.service';
 import { createTimesheetsRepository } from './timesheets/timesheets.repository';
 import { registerTimesheetRoutes } from './timesheets/timesheets.routes';
 import { createTimesheetsService } from './timesheets/timesheets.service';
-import { createPayrollExportRepository } from './exports/payroll-export.repository';
+import { createPayrollExportRepository, EXPORT_DEFAULTS } from './exports/payroll-export.repository';
 import { registerPayrollExportRoutes } from './exports/payroll-export.routes';
 import { createPayrollExportService } from './exports/payroll-export.service';
 import { createPayrollSettingsRepository } from './payroll/payroll-settings.repository';
@@ -38,6 +48,11 @@ export interface HrSettings {
   corsOrigins?: string[];
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
+  /**
+   * The payroll export's pool and timeouts (EXPORT_POOL_SIZE, EXPORT_POOL_ACQUIRE_TIMEOUT_MS, EXPORT_IDLE_TIMEOUT_MS), and the
+   * Redis key prefix of its per-tenant leases (tests isolate themselves with it).
+   */
+  exports?: { poolSize?: number; acquireTimeoutMs?: number; idleTimeoutMs?: number; leasePrefix?: string };
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
 }
@@ -50,6 +65,8 @@ export interface HrDeps {
   logger: Logger;
   /** Calls to webhook endpoints; outside production by default (no address refused). */
   outbound?: Outbound;
+  /** Seals and opens webhook signing secrets (webhookSecretsFromConfig: WEBHOOK_ENCRYPTION_KEY). */
+  webhookSecrets: SecretBox;
   settings: HrSettings;
 }
 
@@ -57,7 +74,7 @@ export interface HrDeps {
  * The app, `close()` for what it opened itself (the export's pg Pool), and the webhook dispatcher
  * (start it with the service, stop it on shutdown).
  */
-export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings }: HrDeps) {
+export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
   // hr verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -67,17 +84,34 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
   const employeesRepository = createEmployeesRepository(db);
   const employees = createEmployeesService(employeesRepository);
   const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository });
-  const leaves = createLeavesService({ leaves: createLeavesRepository(db), employees: employeesRepository });
+  const contractsRepository = createContractsRepository(db);
+  const contracts = createContractsService({ contracts: contractsRepository, employees: employeesRepository });
+  const leaveSettingsRepository = createLeaveSettingsRepository(db);
+  const leaveSettings = createLeaveSettingsService(leaveSettingsRepository);
+  const leaveAccounts = createLeaveAccountsService({
+    accounts: createLeaveAccountsRepository(db),
+    contracts: contractsRepository,
+    employees: employeesRepository,
+    settings: leaveSettingsRepository,
+  });
+  const leaves = createLeavesService({ leaves: createLeavesRepository(db), employees: employeesRepository, contracts: contractsRepository, accounts: leaveAccounts });
   const payrollSettingsRepository = createPayrollSettingsRepository(db);
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
-  const exportRepository = createPayrollExportRepository(databaseUrl);
-  const payrollExports = createPayrollExportService({ settings: payrollSettingsRepository, exports: exportRepository });
+  const exportSettings = { ...EXPORT_DEFAULTS, ...settings.exports };
+  const exportRepository = createPayrollExportRepository(databaseUrl, exportSettings);
+  const payrollExports = createPayrollExportService({
+    settings: payrollSettingsRepository,
+    exports: exportRepository,
+    // One export per tenant across every instance (Redis); per instance without REDIS_URL.
+    leases: createLeases({ redis, prefix: exportSettings.leasePrefix ?? 'hr:export-lease:', logger }),
+  });
 
   const events = createServiceEvents({
     db,
     logger,
     catalogue: hrEvents,
-    outbound: outbound ?? createOutbound({ production: false }),
+    outbound: outbound ?? createOutbound(),
+    secrets: webhookSecrets,
     dispatcher: settings.webhooks,
   });
 
@@ -93,9 +127,14 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       tags: [
-        { name: 'Employees', description: 'People on the payroll, linked to helpdesk users.' },
+        { name: 'Employees', description: 'People on the payroll, linked to helpdesk users; their employment and contract history.' },
         { name: 'Timesheets', description: 'Working days under German working-time law (ArbZG §3 daily maximum, §4 breaks).' },
-        { name: 'Leaves', description: 'Absences (vacation, sick, unpaid, parental, special) and their approval.' },
+        {
+          name: 'Leaves',
+          description:
+            'Absences (vacation, sick, unpaid, parental, special) and their approval; leave accounts under the Bundesurlaubsgesetz (§3 minimum, §4 waiting ' +
+            'period, §5 partial entitlement, §7 (3) carry-over, §9 sickness during vacation) and their settings.',
+        },
         { name: 'Payroll', description: 'The monthly payroll export (CSV and DATEV LODAS) and its settings.' },
         ...events.tags,
         { name: 'Authentication', description: 'How this service sees your access token.' },
@@ -114,9 +153,12 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, settings
     routes: (api) => {
       registerEmployeeRoutes(api, { employees });
       registerTimesheetRoutes(api, { timesheets });
+      registerContractRoutes(api, { contracts });
       registerLeaveRoutes(api, { leaves });
+      registerLeaveAccountRoutes(api, { accounts: leaveAccounts });
+      registerLeaveSettingsRoutes(api, { settings: leaveSettings });
       registerPayrollSettingsRoutes(api, { settings: payrollSettings });
-      registerPayrollExportRoutes(api, { exports: payrollExports, logger });
+      registerPayrollExportRoutes(api, { exports: payrollExports, logger, idleTimeoutMs: exportSettings.idleTimeoutMs });
       events.registerRoutes(api);
       registerWhoAmI(api);
     },

@@ -1,5 +1,6 @@
 import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
+import { webhookSecretsFromConfig } from '@msp/events';
 import { outboundFromConfig } from '@msp/outbound';
 import { createHrApp } from './app';
 import { loadHrConfig } from './config';
@@ -17,6 +18,7 @@ runService('hr', loadHrConfig, async (config, logger) => {
     redis,
     logger,
     outbound: outboundFromConfig(config),
+    webhookSecrets: webhookSecretsFromConfig(config),
     settings: {
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
@@ -26,6 +28,11 @@ runService('hr', loadHrConfig, async (config, logger) => {
       trustProxy: config.TRUST_PROXY,
       corsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
+      exports: {
+        poolSize: config.EXPORT_POOL_SIZE,
+        acquireTimeoutMs: config.EXPORT_POOL_ACQUIRE_TIMEOUT_MS,
+        idleTimeoutMs: config.EXPORT_IDLE_TIMEOUT_MS,
+      },
     },
   });
   await dispatcher.start();

@@ -56,6 +56,8 @@ describe('POST /employees', () => {
       user_id: input.user_id,
       personnel_number: '00042',
       name: input.name,
+      employment: { start_date: null, end_date: null },
+      current_contract: null,
       created_at: expect.any(String),
       updated_at: response.body.created_at,
     });

@@ -59,8 +59,19 @@ async function withFailingEvents(writes: () => Promise<void>) {
   expect(logged).toContain('boom');
 }
 
-test('the catalogue names the seven events hr records, each with its OpenAPI payload (and webhook.test)', () => {
-  const types = ['timesheet.created', 'timesheet.updated', 'timesheet.deleted', 'leave.requested', 'leave.approved', 'leave.rejected', 'leave.cancelled'];
+test('the catalogue names the ten events hr records, each with its OpenAPI payload (and webhook.test)', () => {
+  const types = [
+    'timesheet.created',
+    'timesheet.updated',
+    'timesheet.deleted',
+    'leave.requested',
+    'leave.approved',
+    'leave.rejected',
+    'leave.cancelled',
+    'contract.created',
+    'leave_adjustment.created',
+    'leave_settings.updated',
+  ];
   expect(hrEvents.names).toEqual(types);
   expect(hrEvents.webhookDocs().map((doc) => doc.name)).toEqual([...types, 'webhook.test']);
 });
@@ -87,8 +98,8 @@ describe('timesheet events', () => {
     expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body })]);
   });
 
-  test('When a client records on behalf of another, then the event names both', async () => {
-    const caller = await newCaller();
+  test('When a service client records on behalf of another, then the event names both, the other as the service client\'s claim', async () => {
+    const caller = await newCallerWithEmployee(hr, 'read:hr write:hr', { sub: CLIENT, client_kind: 'service' });
 
     const response = await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'link-onboarding');
 
@@ -96,6 +107,19 @@ describe('timesheet events', () => {
     expect(await eventsOf(caller.tenantId)).toEqual([
       { ...expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body }), actor_on_behalf_of: 'link-onboarding' },
     ]);
+  });
+
+  test('When a tenant\'s client (not a service client) sends X-On-Behalf-Of, then it is ignored: the event names the caller only', async () => {
+    const caller = await newCallerWithEmployee(hr, 'read:hr write:hr', { sub: CLIENT, client_kind: 'tenant' });
+    const plain = await newCaller();
+
+    const response = await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'someone-else');
+    const unmarked = await post(plain, TIMESHEETS, { user_id: plain.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'someone-else');
+
+    expect(response.status).toBe(201);
+    expect(unmarked.status).toBe(201);
+    expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body })]);
+    expect(await eventsOf(plain.tenantId)).toEqual([expectedEvent(unmarked, 'timesheet.created', unmarked.body.id, { object: unmarked.body })]);
   });
 
   test('When the entries are replaced, then timesheet.updated holds the new sheet and the fields that changed', async () => {
@@ -123,7 +147,8 @@ describe('timesheet events', () => {
         },
       }),
     );
-    expect(response.body.warnings).toHaveLength(1);
+    // A break too short (§4 sums) and 7 h 10 in a row (§4 block).
+    expect(response.body.warnings.map((w: { code: string }) => w.code)).toEqual(['break_too_short', 'work_block_too_long']);
   });
 
   test('When the entries sent are the ones the sheet has (in another order), then nothing changes, not even updated_at, and no event is recorded', async () => {

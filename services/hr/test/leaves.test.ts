@@ -76,6 +76,7 @@ describe('POST /leaves', () => {
       end_date: '2026-11-03',
       // Thu 29, Fri 30 October, Mon 2, Tue 3 November.
       working_days: 4,
+      returned_days: 0,
       note: 'Herbstferien',
       created_at: expect.any(String),
       updated_at: response.body.created_at,
@@ -195,7 +196,8 @@ describe('POST /leaves', () => {
       if (status === 'approved') expect((await patch(caller.auth, existing.id, { status })).status).toBe(200);
       const before = await storedLeaves(caller.tenantId);
 
-      const response = await post(caller.auth, leaveInput(caller, { type: 'sick', start_date: start, end_date: end }));
+      // Not `sick`: a sick leave may overlap an approved vacation (§9 BUrlG, leave-accounts.test.ts).
+      const response = await post(caller.auth, leaveInput(caller, { type: 'unpaid', start_date: start, end_date: end }));
 
       expectProblem(response, 409, 'conflict');
       expect(response.body.detail).toContain(existing.id);

@@ -7,6 +7,7 @@ import { parseString } from 'fast-csv';
 import iconv from 'iconv-lite';
 import { Client } from 'pg';
 import request from 'supertest';
+import { uniquePrefix } from '@msp/testkit';
 import { EXPORT_APPLICATION_NAME } from '../src/exports/payroll-export.repository';
 import { startHr, type TestHr } from './support/hr';
 
@@ -78,9 +79,11 @@ async function seedKnownMonth(caller: Caller) {
   await leave(caller, formula, 'unpaid', '2026-10-26', '2026-10-27', 'rejected');
   await leave(caller, formula, 'parental', '2026-10-28', '2026-10-28', 'approved', 'cancelled');
 
-  // 42: on call on a Saturday, 20:00–23:59 = 3.98 h; special leave 28 Sep–1 Oct gives October its Thursday.
+  // 42: on call on a Saturday, 20:00–23:59 = 3.98 h; standby (Rufbereitschaft) on Friday 18:00–22:30 =
+  // 4.50 h under its own wage type (1250), not on_call's; special leave 28 Sep–1 Oct gives October its Thursday.
   const anna = await employee(caller, '42', '@Anna Smith, jr.');
   await timesheet(caller, anna, '2026-10-31', [['20:00', '23:59', 'on_call']]);
+  await timesheet(caller, anna, '2026-10-30', [['18:00', '22:30', 'standby']]);
   await leave(caller, anna, 'special', '2026-09-28', '2026-10-01', 'approved');
 
   // 100: numerically after 42 (as text it would come first); a weekend-only leave has no working day.
@@ -127,6 +130,52 @@ function expectProblem(response: request.Response, status: number, type: string)
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(response.body).toMatchObject({ status, type: `urn:msp:problem:${type}`, request_id: response.headers['x-request-id'] });
 }
+
+describe('GET /exports/payroll, standby and the Bearbeitungsschlüssel', () => {
+  test('When a day has work and standby, then the standby hours are exported under their own wage type in CSV and DATEV, apart from worked hours', async () => {
+    const caller = newCaller();
+    const user = await employee(caller, '3', 'Rufbereitschaft');
+    await timesheet(caller, user, '2026-11-02', [['08:00', '12:00', 'normal'], ['12:00', '20:00', 'standby'], ['20:00', '21:00', 'on_call']]);
+    await putSettings(caller, { ...WITH_DATEV, wage_types: { ...DEFAULT_WAGE_TYPES, standby: '1234' } });
+
+    const csv = await request(hr.app).get(`${EXPORT}?period=2026-11`).set('Authorization', caller.auth);
+    const datev = await binary(request(hr.app).get(`${EXPORT}?period=2026-11&format=datev`).set('Authorization', caller.auth));
+
+    expect(csv.status).toBe(200);
+    expect((await parseCsv(csv.text)).slice(1)).toEqual([
+      ['3', 'Rufbereitschaft', '2026-11', '1000', 'normal', '4.00', 'hours'],
+      ['3', 'Rufbereitschaft', '2026-11', '1200', 'on_call', '1.00', 'hours'],
+      ['3', 'Rufbereitschaft', '2026-11', '1234', 'standby', '8.00', 'hours'],
+    ]);
+    expect(iconv.decode(datev.body as Buffer, 'win1252')).toContain(
+      '[Bewegungsdaten]\r\n* 3 Rufbereitschaft\r\n10;2026-11-01;3;1000;1;4,00;\r\n10;2026-11-01;3;1200;1;1,00;\r\n10;2026-11-01;3;1234;1;8,00;\r\n',
+    );
+  });
+
+  test('When the settings give categories their own bs_nr, then the DATEV lines carry them, and the others keep 1 for hours and 2 for days', async () => {
+    const caller = newCaller();
+    const user = await employee(caller, '4', 'Schlüssel');
+    await timesheet(caller, user, '2026-11-02', [['08:00', '12:00', 'normal'], ['13:00', '15:00', 'overtime'], ['15:30', '17:00', 'standby']]);
+    await leave(caller, user, 'vacation', '2026-11-03', '2026-11-04', 'approved');
+    await leave(caller, user, 'sick', '2026-11-05', '2026-11-05', 'approved');
+    await putSettings(caller, { ...WITH_DATEV, bs_nr: { normal: 7, standby: 5, vacation: 30 } });
+
+    const datev = await binary(request(hr.app).get(`${EXPORT}?period=2026-11&format=datev`).set('Authorization', caller.auth));
+
+    expect(datev.status).toBe(200);
+    const movements = iconv
+      .decode(datev.body as Buffer, 'win1252')
+      .split('\r\n')
+      .filter((line) => line.startsWith('10;2026'));
+    expect(movements).toEqual([
+      '10;2026-11-01;4;200;1;2,00;',
+      '10;2026-11-01;4;1000;7;4,00;',
+      '10;2026-11-01;4;1250;5;1,50;',
+      '10;2026-11-01;4;1500;30;2,00;',
+      '10;2026-11-01;4;1600;2;1,00;',
+    ]);
+  });
+});
 
 describe('GET /exports/payroll, a known month', () => {
   let caller: Caller;
@@ -175,6 +224,46 @@ describe('GET /exports/payroll, a known month', () => {
     expect(body.includes(Buffer.from('* 7 J\u00fcrgen M\u00fcller\r\n', 'latin1'))).toBe(true);
     expect(body.includes(Buffer.from([0xc3, 0xbc]))).toBe(false);
     expect(body.toString('latin1').replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+  });
+
+  test('When the month is exported for DATEV, then the header keys are spelled as DATEV\'s, every record line ends with ";" and the fields follow [Satzbeschreibung]', async () => {
+    const response = await binary(request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth));
+    const lines = iconv.decode(response.body as Buffer, 'win1252').split('\r\n');
+    const sections = new Map<string, string[]>();
+    let section = '';
+    for (const line of lines) {
+      if (/^\[.+\]$/.test(line)) sections.set((section = line), []);
+      else if (line !== '' && !line.startsWith('*')) sections.get(section)!.push(line);
+    }
+
+    expect([...sections.keys()]).toEqual(['[Allgemein]', '[Satzbeschreibung]', '[Bewegungsdaten]']);
+    const header = Object.fromEntries(sections.get('[Allgemein]')!.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    expect(header).toMatchObject({ Ziel: 'LODAS', Version_SST: '1.0', BeraterNr: '1234567', MandantenNr: '12345', Datumsformat: 'JJJJ-MM-TT' });
+    for (const record of [...sections.get('[Satzbeschreibung]')!, ...sections.get('[Bewegungsdaten]')!]) expect(record).toMatch(/;$/);
+
+    const [description] = sections.get('[Satzbeschreibung]')!;
+    const [type, table, ...declared] = description!.slice(0, -1).split(';');
+    expect([type, table]).toEqual(['10', 'u_lod_bwd_buchung_standard']);
+    const names = declared.map((field) => field.replace(/#bwd$/, ''));
+    const movements = sections.get('[Bewegungsdaten]')!.map((line) => {
+      const [recordType, ...values] = line.slice(0, -1).split(';');
+      expect(recordType).toBe('10');
+      expect(values).toHaveLength(names.length);
+      return Object.fromEntries(names.map((name, i) => [name, values[i]]));
+    });
+    expect(movements).toHaveLength(10);
+    for (const movement of movements) {
+      expect(movement.abrechnung_zeitraum).toBe('2026-10-01'); // JJJJ-MM-TT, as declared
+      expect(movement.pnr).toMatch(/^[0-9]{1,5}$/);
+      expect(movement.bs_wert_butab).toMatch(/^[0-9]+,[0-9]{2}$/);
+    }
+    expect(movements.find((m) => m.pnr === '42' && m.la_eigene === '1250')).toEqual({
+      abrechnung_zeitraum: '2026-10-01',
+      pnr: '42',
+      la_eigene: '1250',
+      bs_nr: '1',
+      bs_wert_butab: '4,50',
+    });
   });
 
   test('When another tenant exports the same month, then it gets only its header', async () => {
@@ -260,7 +349,7 @@ describe('GET /exports/payroll, cells a spreadsheet would run', () => {
 
     expect(response.status).toBe(200);
     const lines = iconv.decode(response.body as Buffer, 'win1252').split('\r\n');
-    expect(lines.slice(lines.indexOf('[Bewegungsdaten]') + 1)).toEqual(['* 8 ?ukasz  [Allgemein] Nowak', '10;01/10/2026;8;1000;1;1,00;', '']);
+    expect(lines.slice(lines.indexOf('[Bewegungsdaten]') + 1)).toEqual(['* 8 ?ukasz  [Allgemein] Nowak', '10;2026-10-01;8;1000;1;1,00;', '']);
   });
 });
 
@@ -317,6 +406,23 @@ describe('GET /exports/payroll, bad requests', () => {
   });
 });
 
+/** The export's backends that are not idle in its pool: the ones still holding a query or cursor. */
+async function exportBackendsBusy(admin: Client): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state <> 'idle'`,
+    [EXPORT_APPLICATION_NAME],
+  );
+  return rows.map((row) => row.pid);
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting until ${what}`);
+}
+
 describe('GET /exports/payroll, streamed', () => {
   const EMPLOYEES = 6_000;
   let caller: Caller;
@@ -337,22 +443,7 @@ describe('GET /exports/payroll, streamed', () => {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  /** The export's backends that are not idle in its pool: the ones still holding a query or cursor. */
-  async function busyExportBackends(): Promise<number[]> {
-    const { rows } = await admin.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state <> 'idle'`,
-      [EXPORT_APPLICATION_NAME],
-    );
-    return rows.map((row) => row.pid);
-  }
-
-  async function waitUntil(check: () => Promise<boolean>, what: string) {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      if (await check()) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`gave up waiting until ${what}`);
-  }
+  const busyExportBackends = () => exportBackendsBusy(admin);
 
   test('When the whole large month is read, then every employee is in it once per category, in personnel-number order', async () => {
     const response = await request(server).get(`${EXPORT}?period=2026-10`).set('Authorization', caller.auth);
@@ -424,6 +515,200 @@ describe('GET /exports/payroll, streamed', () => {
     }
   });
 });
+
+describe('GET /exports/payroll, readers that stop reading and a full pool', () => {
+  // Large enough (~10 MB) that the file cannot hide in the socket buffers of a reader that stops.
+  const WIDE_EMPLOYEES = 10_000;
+  const IDLE_TIMEOUT_MS = 500;
+  const ACQUIRE_TIMEOUT_MS = 300;
+  /** Two instances of hr sharing database and Redis (replicas), whose exports never time out idle readers here. */
+  let replicas: [TestHr, TestHr];
+  /** One that ends a response whose reader takes no byte for IDLE_TIMEOUT_MS. */
+  let impatient: TestHr;
+  const servers: http.Server[] = [];
+  let admin: Client;
+  let wide: Caller;
+  let wideToo: Caller;
+
+  async function listen(app: http.RequestListener): Promise<string> {
+    const server = http.createServer(app);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  let replicaUrls: [string, string];
+  let impatientUrl: string;
+
+  beforeAll(async () => {
+    wide = newCaller();
+    wideToo = newCaller();
+    await seedWideMonth(wide.tenantId, WIDE_EMPLOYEES);
+    await seedWideMonth(wideToo.tenantId, WIDE_EMPLOYEES);
+    const leasePrefix = uniquePrefix('hr-export');
+    const patient = { exports: { idleTimeoutMs: 600_000, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, leasePrefix } };
+    replicas = [await startHr({ databaseUrl: hr.databaseUrl, settings: patient }), await startHr({ databaseUrl: hr.databaseUrl, settings: patient })];
+    // Two connections, and a minute's patience for one: freeing a stalled reader must not need a connection.
+    impatient = await startHr({
+      databaseUrl: hr.databaseUrl,
+      settings: { exports: { idleTimeoutMs: IDLE_TIMEOUT_MS, poolSize: 2, acquireTimeoutMs: 60_000, leasePrefix: uniquePrefix('hr-export') } },
+    });
+    replicaUrls = [await listen(replicas[0].app), await listen(replicas[1].app)];
+    impatientUrl = await listen(impatient.app);
+    admin = new Client({ connectionString: hr.databaseUrl });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+    for (const server of servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    for (const instance of [...(replicas ?? []), impatient]) await instance?.close();
+  });
+
+  /** A caller of `instance` (its issuer signs the token) for the tenant of `caller`. */
+  const authOn = (instance: TestHr, caller: Caller) => `Bearer ${instance.token({ tenant_id: caller.tenantId, scope: 'read:payroll' })}`;
+
+  const busyExportBackends = () => exportBackendsBusy(admin);
+
+  /** An export whose client takes its first bytes and then stops reading. */
+  async function stalledReader(url: string, auth: string) {
+    const req = http.get(new URL(`${EXPORT}?period=2026-10`, url), { headers: { Authorization: auth } });
+    req.on('error', () => undefined); // ended by the server or by the test
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
+    if (response.statusCode !== 200) return { status: response.statusCode, headers: response.headers, response, req };
+    await new Promise((resolve) => response.once('data', resolve));
+    response.pause();
+    return { status: 200, headers: response.headers, response, req };
+  }
+
+  /** Ends the test's own readers and waits until the export has given everything back. */
+  async function letGo(...readers: { req: http.ClientRequest }[]) {
+    for (const reader of readers) reader.req.destroy();
+    await waitUntil(async () => (await busyExportBackends()).length === 0, 'every export backend is idle again');
+  }
+
+  test('When a tenant starts a second export while its first still streams, then it answers 429 with Retry-After, on any replica', async () => {
+    const first = await stalledReader(replicaUrls[0], authOn(replicas[0], wide));
+    expect(first.status).toBe(200);
+    try {
+      for (const [index, instance] of replicas.entries()) {
+        const second = await request(replicaUrls[index]!).get(`${EXPORT}?period=2026-10`).set('Authorization', authOn(instance, wide));
+        expectProblem(second, 429, 'export-in-progress');
+        expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
+      }
+    } finally {
+      await letGo(first);
+    }
+    // Its lease ends with it: the tenant may export again.
+    const next = await request(replicaUrls[1]).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(replicas[1], wide));
+    expect(next.status).toBe(200);
+  });
+
+  test('When every connection of the export pool is busy, then the next export answers 503 with Retry-After after the acquire timeout', async () => {
+    // Ten exports of ten tenants wait for a lock their query needs, each holding a connection.
+    const locker = new Client({ connectionString: hr.databaseUrl });
+    await locker.connect();
+    const waiting: { req: http.ClientRequest }[] = [];
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE timesheet_entries IN ACCESS EXCLUSIVE MODE');
+      for (let i = 0; i < 10; i++) {
+        const req = http.get(new URL(`${EXPORT}?period=2026-10`, replicaUrls[0]), { headers: { Authorization: authOn(replicas[0], newCaller()) } });
+        req.on('error', () => undefined); // destroyed below
+        waiting.push({ req });
+      }
+      await waitUntil(async () => (await busyExportBackends()).length === 10, 'ten exports hold the ten connections');
+
+      const response = await request(replicaUrls[0]).get(`${EXPORT}?period=2026-10`).set('Authorization', authOn(replicas[0], newCaller()));
+
+      expectProblem(response, 503, 'export-capacity-exhausted');
+      expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+      await letGo(...waiting);
+    }
+  });
+
+  test('When a reader takes no byte for EXPORT_IDLE_TIMEOUT_MS, then its response is ended and its connection and lease are given back', async () => {
+    const reader = await stalledReader(impatientUrl, authOn(impatient, wide));
+    expect(reader.status).toBe(200);
+    const received: Buffer[] = [];
+    try {
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the stalled export lets go of its cursor');
+
+      // The file stops short: what the reader takes now ends without the end of a complete response.
+      const ended = new Promise<boolean>((resolve) => {
+        reader.response.on('data', (chunk: Buffer) => received.push(chunk));
+        reader.response.on('close', () => resolve(reader.response.complete));
+      });
+      reader.response.resume();
+      expect(await ended).toBe(false);
+      expect(Buffer.concat(received).length).toBeGreaterThan(0);
+    } finally {
+      reader.req.destroy();
+    }
+    const again = await request(impatientUrl).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(impatient, wide));
+    expect(again.status).toBe(200);
+  });
+
+  test('When stalled readers hold every connection of the pool, then the idle timeout frees them without waiting for a connection', async () => {
+    const readers = await Promise.all([wide, wideToo].map((caller) => stalledReader(impatientUrl, authOn(impatient, caller))));
+    try {
+      expect(readers.map((reader) => reader.status)).toEqual([200, 200]);
+
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'both stalled exports let go of their cursors');
+
+      const next = await request(impatientUrl).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(impatient, newCaller()));
+      expect(next.status).toBe(200);
+    } finally {
+      for (const reader of readers) reader.req.destroy();
+    }
+  });
+
+  test('When the OpenAPI document is read, then GET /exports/payroll documents its 429 and 503 with Retry-After', async () => {
+    const document = (await request(hr.app).get('/api/v1/openapi.json').expect(200)).body;
+    const responses = document.paths['/exports/payroll'].get.responses;
+    for (const [status, code] of [['429', 'export-in-progress'], ['503', 'export-capacity-exhausted']] as const) {
+      expect(responses[status].headers['Retry-After']).toBeDefined();
+      expect(responses[status].content['application/problem+json'].example.type).toBe(`urn:msp:problem:${code}`);
+    }
+  });
+
+  test("When readers of tenant A stop reading, more of them than the pool has connections, then tenant B's export still completes", async () => {
+    const readers = await Promise.all(Array.from({ length: 11 }, () => stalledReader(replicaUrls[0], authOn(replicas[0], wide))));
+    try {
+      expect(readers.filter((reader) => reader.status === 200)).toHaveLength(1);
+      const other = newCaller();
+      await seedWideMonth(other.tenantId, 3);
+
+      const response = await request(replicaUrls[0]).get(`${EXPORT}?period=2026-10`).set('Authorization', authOn(replicas[0], other));
+
+      expect(response.status).toBe(200);
+      const lines = response.text.split('\r\n');
+      expect(lines[0]).toBe('personnel_number,name,period,wage_type,category,quantity,unit');
+      expect(lines).toHaveLength(1 + 3 * 5 + 1);
+    } finally {
+      await letGo(...readers);
+    }
+  });
+});
+
+/**
+ * Employees 1..n with one timesheet in October of an hour in each of the five categories: five rows
+ * of about 200 bytes each (long names), so the file is large for little seeding.
+ */
+async function seedWideMonth(tenantId: string, employees: number) {
+  await hr.db.$executeRaw`INSERT INTO employees (tenant_id, user_id, personnel_number, name)
+    SELECT ${tenantId}::uuid, gen_random_uuid(), n::text, 'Employee ' || n || ' ' || repeat('Lohnabrechnung ', 10) FROM generate_series(1, ${employees}::int) AS n`;
+  await hr.db.$executeRaw`INSERT INTO timesheets (tenant_id, user_id, date, worked_minutes, break_minutes, warnings)
+    SELECT ${tenantId}::uuid, e.user_id, '2026-10-01', 300, 0, '[]' FROM employees e WHERE e.tenant_id = ${tenantId}::uuid`;
+  await hr.db.$executeRaw`INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
+    SELECT t.id, v.position, 480 + 60 * v.position, 540 + 60 * v.position, 60, v.category
+      FROM timesheets t CROSS JOIN (VALUES (0, 'normal'), (1, 'overtime'), (2, 'on_call'), (3, 'travel'), (4, 'training')) AS v(position, category)
+     WHERE t.tenant_id = ${tenantId}::uuid`;
+}
 
 /** Employees 1..n with October's 22 working days of 8 h normal + 1 h overtime each, written by SQL (fast). */
 async function seedLargeMonth(tenantId: string, employees: number) {

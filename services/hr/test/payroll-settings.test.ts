@@ -15,6 +15,8 @@ afterAll(() => hr.close());
 
 /** The documented defaults (GET /payroll/settings before any PUT), written out by hand. */
 const DEFAULT_WAGE_TYPES: Record<string, string> = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'default-wage-types.json'), 'utf8'));
+/** The documented default Bearbeitungsschlüssel: 1 (hours) for the timesheet categories, 2 (days) for the leave types. */
+const DEFAULT_BS_NR = { normal: 1, overtime: 1, on_call: 1, travel: 1, training: 1, standby: 1, vacation: 2, sick: 2, unpaid: 2, parental: 2, special: 2 };
 
 /** A caller of its own: a fresh tenant, with read and write rights on payroll by default. */
 function newCaller(scope = 'read:payroll write:hr') {
@@ -22,10 +24,11 @@ function newCaller(scope = 'read:payroll write:hr') {
   return { tenantId, auth: `Bearer ${hr.token({ tenant_id: tenantId, scope })}` };
 }
 
-function settingsInput(overrides: { datev?: Record<string, unknown>; wage_types?: Record<string, unknown> } = {}) {
+function settingsInput(overrides: { datev?: Record<string, unknown>; wage_types?: Record<string, unknown>; bs_nr?: Record<string, unknown> } = {}) {
   return {
     datev: { consultant_number: '1234567', client_number: '12345', ...overrides.datev },
     wage_types: { ...DEFAULT_WAGE_TYPES, overtime: '200', sick: '3', ...overrides.wage_types },
+    bs_nr: { ...DEFAULT_BS_NR, ...overrides.bs_nr },
   };
 }
 
@@ -45,7 +48,7 @@ describe('GET /payroll/settings', () => {
 
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    expect(response.body).toEqual({ datev: { consultant_number: null, client_number: null }, wage_types: DEFAULT_WAGE_TYPES });
+    expect(response.body).toEqual({ datev: { consultant_number: null, client_number: null }, wage_types: DEFAULT_WAGE_TYPES, bs_nr: DEFAULT_BS_NR });
     expect(await stored(caller.tenantId)).toBeNull();
   });
 
@@ -58,7 +61,7 @@ describe('GET /payroll/settings', () => {
 
     expect(own.status).toBe(200);
     expect(own.body).toEqual(settingsInput());
-    expect(other.body).toEqual({ datev: { consultant_number: null, client_number: null }, wage_types: DEFAULT_WAGE_TYPES });
+    expect(other.body).toEqual({ datev: { consultant_number: null, client_number: null }, wage_types: DEFAULT_WAGE_TYPES, bs_nr: DEFAULT_BS_NR });
   });
 
   test.each([
@@ -157,6 +160,58 @@ describe('PUT /payroll/settings', () => {
     expect(await stored(caller.tenantId)).toMatchObject({ consultantNumber: '1234567', clientNumber: '12345', wageTypes: settingsInput().wage_types });
   });
 
+  test('When bs_nr names some categories, then they are stored and the others keep their defaults; without bs_nr all are defaults', async () => {
+    const caller = newCaller();
+    const body = { datev: settingsInput().datev, wage_types: settingsInput().wage_types, bs_nr: { normal: 7, vacation: 30, standby: 4 } };
+
+    const response = await request(hr.app).put(SETTINGS).set('Authorization', caller.auth).send(body);
+
+    expect(response.status).toBe(200);
+    expect(response.body.bs_nr).toEqual({ ...DEFAULT_BS_NR, normal: 7, vacation: 30, standby: 4 });
+    expect((await stored(caller.tenantId))!.bsNumbers).toEqual({ ...DEFAULT_BS_NR, normal: 7, vacation: 30, standby: 4 });
+    expect((await request(hr.app).get(SETTINGS).set('Authorization', caller.auth)).body.bs_nr).toEqual(response.body.bs_nr);
+
+    const again = await request(hr.app).put(SETTINGS).set('Authorization', caller.auth).send({ datev: body.datev, wage_types: body.wage_types });
+    expect(again.body.bs_nr).toEqual(DEFAULT_BS_NR);
+  });
+
+  test('When wage_types leaves out standby (a client of the ten earlier categories), then it is accepted with standby\'s default 1250', async () => {
+    const caller = newCaller();
+    const tenTypes: Record<string, string> = { ...settingsInput().wage_types };
+    delete tenTypes.standby;
+
+    const response = await request(hr.app).put(SETTINGS).set('Authorization', caller.auth).send({ datev: settingsInput().datev, wage_types: tenTypes });
+
+    expect(response.status).toBe(200);
+    expect(response.body.wage_types).toEqual({ ...tenTypes, standby: '1250' });
+  });
+
+  test.each([
+    ['zero', 0],
+    ['negative', -1],
+    ['a fraction', 1.5],
+    ['a string', '1'],
+    ['null', null],
+    ['over 9999', 10000],
+  ])('When a bs_nr is %s, then it answers 400 naming it and changes nothing', async (_case, value) => {
+    const caller = newCaller();
+    await request(hr.app).put(SETTINGS).set('Authorization', caller.auth).send(settingsInput()).expect(200);
+
+    const response = await request(hr.app).put(SETTINGS).set('Authorization', caller.auth).send(settingsInput({ bs_nr: { sick: value } }));
+
+    expectProblem(response, 400, 'validation-error');
+    expect(response.body.errors.map((error: { field: string }) => error.field)).toContain('bs_nr.sick');
+    expect((await stored(caller.tenantId))!.bsNumbers).toEqual(DEFAULT_BS_NR);
+  });
+
+  test('When bs_nr names an unknown category, then it answers 400 naming it', async () => {
+    const caller = newCaller();
+    const response = await request(hr.app).put(SETTINGS).set('Authorization', caller.auth).send(settingsInput({ bs_nr: { bonus: 1 } }));
+    expectProblem(response, 400, 'validation-error');
+    expect(response.body.errors.map((error: { field: string }) => error.field)).toContain('bs_nr.bonus');
+    expect(await stored(caller.tenantId)).toBeNull();
+  });
+
   test('When the body is not JSON, then it answers 400 and stores nothing', async () => {
     const caller = newCaller();
     const response = await request(hr.app).put(SETTINGS).set('Authorization', caller.auth).set('Content-Type', 'application/json').send('{"datev":');
@@ -198,7 +253,10 @@ describe('API description', () => {
     expect(doc.paths['/payroll/settings'].put.description).toContain('Requires scopes `write:hr` and `read:payroll` (or `admin:tenant`).');
     const body = doc.components.schemas.PutPayrollSettingsRequest;
     expect(body.required.sort()).toEqual(['datev', 'wage_types']);
-    expect(body.properties.wage_types.required.sort()).toEqual(Object.keys(DEFAULT_WAGE_TYPES).sort());
+    // `standby` came later: a client that sends the ten earlier categories keeps working.
+    expect(body.properties.wage_types.required.sort()).toEqual(Object.keys(DEFAULT_WAGE_TYPES).filter((key) => key !== 'standby').sort());
     expect(body.properties.wage_types.properties.normal.pattern).toBe('^[0-9]{1,4}$');
+    expect(body.properties.bs_nr.properties.normal).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(body.properties.bs_nr.required).toBeUndefined();
   });
 });

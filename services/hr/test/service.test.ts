@@ -47,6 +47,12 @@ describe('API description', () => {
         'GET /leaves/{id} getLeave',
         'POST /leaves createLeave',
         'PATCH /leaves/{id} updateLeave',
+        'GET /employees/{id}/contracts listContracts',
+        'POST /employees/{id}/contracts createContract',
+        'GET /employees/{id}/leave-account getLeaveAccount',
+        'POST /employees/{id}/leave-adjustments createLeaveAdjustment',
+        'GET /leave/settings getLeaveSettings',
+        'PUT /leave/settings replaceLeaveSettings',
         ...EVENT_OPERATIONS,
       ].sort(),
     );
@@ -61,6 +67,9 @@ describe('API description', () => {
     expect(doc.paths['/leaves/{id}'].patch.responses['422'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/LeaveRuleProblem' });
     expect(doc.paths['/employees/{id}'].patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpdateEmployeeRequest' });
     expect(doc.components.schemas.CreateEmployeeRequest.properties.personnel_number.pattern).toBe('^[0-9]{1,20}$');
+    expect(doc.paths['/leave/settings'].put.security).toEqual([{ oauth2: ['admin:tenant'] }]);
+    expect(doc.paths['/employees/{id}/leave-account'].get.security).toEqual([{ oauth2: ['read:hr'] }]);
+    expect(doc.paths['/employees/{id}/contracts'].post.responses['422'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ContractRuleProblem' });
     expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(`${hr.issuer.issuer}/auth/token`);
   });
 

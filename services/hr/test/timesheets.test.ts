@@ -152,7 +152,7 @@ describe('POST /timesheets', () => {
     ['a time without a leading zero', { entries: [{ start: '8:00', end: '12:00', category: 'normal' }] }, 'entries[0].start', 'must be a valid time of day (HH:MM, 00:00–23:59)'],
     ['a time with seconds', { entries: [{ start: '08:00', end: '12:00:00', category: 'normal' }] }, 'entries[0].end', 'must be a valid time of day (HH:MM)'],
     ['minutes of 60', { entries: [{ start: '08:60', end: '12:00', category: 'normal' }] }, 'entries[0].start', 'must be a valid time of day (HH:MM, 00:00–23:59)'],
-    ['an unknown category', { entries: [{ start: '08:00', end: '12:00', category: 'meeting' }] }, 'entries[0].category', 'must be one of: normal, overtime, on_call, travel, training'],
+    ['an unknown category', { entries: [{ start: '08:00', end: '12:00', category: 'meeting' }] }, 'entries[0].category', 'must be one of: normal, overtime, on_call, travel, training, standby'],
     ['an entry without end', { entries: [{ start: '08:00', category: 'normal' }] }, 'entries[0].end', 'is required'],
     ['an entry with an unknown field', { entries: [{ start: '08:00', end: '09:00', category: 'normal', minutes: 60 }] }, 'entries[0].minutes', 'is not a known field'],
   ])('When the body has %s, then it answers 400 naming the field and stores nothing', async (_case, overrides, field, message) => {
@@ -417,8 +417,13 @@ describe('breaks (§4 ArbZG)', () => {
 
     expect(response.status).toBe(201);
     const warnings = warning ? [{ code: 'break_too_short', message: warning }] : [];
-    expect(response.body).toMatchObject({ worked_minutes: worked, break_minutes: breaks, warnings });
-    expect(await storedSheets(caller.tenantId)).toEqual([expect.objectContaining({ workedMinutes: worked, breakMinutes: breaks, warnings })]);
+    // The break sums only: the six hours in a row of §4 (work_block_too_long) have their own tests.
+    const sums = (all: { code: string }[]) => all.filter((w) => w.code === 'break_too_short');
+    expect(response.body).toMatchObject({ worked_minutes: worked, break_minutes: breaks });
+    expect(sums(response.body.warnings)).toEqual(warnings);
+    const [stored] = await storedSheets(caller.tenantId);
+    expect(stored).toMatchObject({ workedMinutes: worked, breakMinutes: breaks });
+    expect(sums(stored!.warnings as { code: string }[])).toEqual(warnings);
   });
 });
 
@@ -478,7 +483,10 @@ describe('PATCH /timesheets/:id', () => {
       ],
       worked_minutes: 420,
       break_minutes: 0,
-      warnings: [{ code: 'break_too_short', message: 'Over 6 h of work needs 30 min of break (§4 ArbZG, counting only breaks of at least 15 min); 0 min recorded, 30 min missing.' }],
+      warnings: [
+        { code: 'break_too_short', message: 'Over 6 h of work needs 30 min of break (§4 ArbZG, counting only breaks of at least 15 min); 0 min recorded, 30 min missing.' },
+        { code: 'work_block_too_long', message: '7 h 10 of work in a row without a break of at least 15 min (08:00–15:10); §4 ArbZG allows at most 6 h in a row.' },
+      ],
       updated_at: expect.any(String),
     });
     expect(Date.parse(response.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(sheet.updated_at));
@@ -687,5 +695,266 @@ describe('GET /timesheets', () => {
   test('When the token lacks read:hr, then it answers 403', async () => {
     const caller = await newCaller('write:hr');
     expectProblem(await list(caller.auth), 403, 'insufficient-scope');
+  });
+});
+
+describe('ArbZG beyond §3 and the §4 break sums', () => {
+  const patch = (auth: string, id: string, body: unknown) => request(hr.app).patch(`${TIMESHEETS}/${id}`).set('Authorization', auth).send(body as object);
+  const show = async (auth: string, id: string): Promise<TimesheetJson> => (await request(hr.app).get(`${TIMESHEETS}/${id}`).set('Authorization', auth)).body;
+  const codes = (sheet: { warnings: { code: string }[] }) => sheet.warnings.map((w) => w.code);
+  const warningOf = (sheet: TimesheetJson, code: string) => sheet.warnings.find((w) => w.code === code);
+
+  describe('§4: no more than 6 h of work in a row without a break of at least 15 minutes', () => {
+    test.each([
+      ['06:00–12:01 (one minute over 6 h)', [{ start: '06:00', end: '12:01', category: 'normal' }], true],
+      ['06:00–12:00 (exactly 6 h)', [{ start: '06:00', end: '12:00', category: 'normal' }], false],
+      [
+        '06:00–09:00 and 09:15–12:01 (a 15-minute gap is a break and starts a new block)',
+        [
+          { start: '06:00', end: '09:00', category: 'normal' },
+          { start: '09:15', end: '12:01', category: 'normal' },
+        ],
+        false,
+      ],
+      [
+        '06:00–09:00 and 09:14–12:01 (a 14-minute gap is no break: one block of 6 h 01)',
+        [
+          { start: '06:00', end: '09:00', category: 'overtime' },
+          { start: '09:14', end: '12:01', category: 'travel' },
+        ],
+        true,
+      ],
+      [
+        '06:00–12:00 of work and 12:00–18:00 of standby (standby is not working time)',
+        [
+          { start: '06:00', end: '12:00', category: 'normal' },
+          { start: '12:00', end: '18:00', category: 'standby' },
+        ],
+        false,
+      ],
+      ['06:00–12:01 of on_call (on-call duty is working time)', [{ start: '06:00', end: '12:01', category: 'on_call' }], true],
+    ])('When a day has %s, then work_block_too_long is given accordingly, answered and stored', async (_case, entries, expected) => {
+      const caller = await newCaller();
+      const sheet = await record(caller, '2026-10-29', entries);
+
+      expect(codes(sheet).includes('work_block_too_long')).toBe(expected);
+      if (expected) {
+        expect(warningOf(sheet, 'work_block_too_long')).toEqual({
+          code: 'work_block_too_long',
+          message: expect.stringMatching(/^6 h 01 of work in a row without a break of at least 15 min \(06:00–12:01\); §4 ArbZG allows at most 6 h in a row\.$/),
+        });
+      }
+      const [stored] = await storedSheets(caller.tenantId);
+      expect(stored!.warnings).toEqual(sheet.warnings);
+    });
+
+    test.each([
+      ['the evening first', 'previous'],
+      ['the morning first', 'next'],
+    ])('When 23:00–24:00 is followed by 00:00–05:30 the next day (%s), then both days hold one block of 6.5 h and name each other', async (_case, first) => {
+      const caller = await newCaller();
+      const evening = [{ start: '23:00', end: '24:00', category: 'normal' }];
+      const morning = [{ start: '00:00', end: '05:30', category: 'normal' }];
+      const [a, b] = first === 'previous'
+        ? [await record(caller, '2026-10-29', evening), await record(caller, '2026-10-30', morning)]
+        : await (async () => {
+            const m = await record(caller, '2026-10-30', morning);
+            return [await record(caller, '2026-10-29', evening), m];
+          })();
+      const message = '6 h 30 of work in a row without a break of at least 15 min (2026-10-29 23:00 – 2026-10-30 05:30); §4 ArbZG allows at most 6 h in a row.';
+
+      const day1 = await show(caller.auth, a!.id);
+      const day2 = await show(caller.auth, b!.id);
+
+      // One shift over midnight: no rest between the days, so no §5 warning either.
+      expect(day1.warnings).toEqual([{ code: 'work_block_too_long', message, other_date: '2026-10-30' }]);
+      expect(day2.warnings).toEqual([{ code: 'work_block_too_long', message, other_date: '2026-10-29' }]);
+      expect((await storedSheets(caller.tenantId)).map((s) => s.warnings)).toEqual([day1.warnings, day2.warnings]);
+    });
+
+    test('When the morning after 23:00–24:00 starts at 00:15, then the 15 minutes are a break and neither day has a block too long', async () => {
+      const caller = await newCaller();
+      const day1 = await record(caller, '2026-10-29', [{ start: '23:00', end: '24:00', category: 'normal' }]);
+      const day2 = await record(caller, '2026-10-30', [{ start: '00:15', end: '05:45', category: 'normal' }]);
+
+      expect(codes(day2)).toEqual(['rest_period_too_short']);
+      expect(codes(await show(caller.auth, day1.id))).toEqual(['rest_period_too_short']);
+    });
+  });
+
+  describe('§5: at least 11 hours of rest between one day\'s work and the next', () => {
+    test.each([
+      ['the late day first', 'previous'],
+      ['the early day first', 'next'],
+    ])('When 22:00–24:00 is followed by 08:00 the next day (%s), then both sheets hold rest_period_too_short naming the other day', async (_case, first) => {
+      const caller = await newCaller();
+      const late = [{ start: '22:00', end: '24:00', category: 'normal' }];
+      const early = [{ start: '08:00', end: '12:00', category: 'normal' }];
+      let day1: TimesheetJson;
+      let day2: TimesheetJson;
+      if (first === 'previous') {
+        day1 = await record(caller, '2026-10-29', late);
+        day2 = await record(caller, '2026-10-30', early);
+      } else {
+        day2 = await record(caller, '2026-10-30', early);
+        day1 = await record(caller, '2026-10-29', late);
+      }
+      const message = 'Only 8 h of rest between the end of work on 2026-10-29 (24:00) and its start on 2026-10-30 (08:00); §5 ArbZG requires at least 11 h.';
+      const expected1 = [{ code: 'rest_period_too_short', message, other_date: '2026-10-30' }];
+      const expected2 = [{ code: 'rest_period_too_short', message, other_date: '2026-10-29' }];
+
+      // The sheet written second answers with it at once; the first one's stored warnings were updated.
+      expect((first === 'previous' ? day2 : day1).warnings).toEqual(first === 'previous' ? expected2 : expected1);
+      expect((await show(caller.auth, day1.id)).warnings).toEqual(expected1);
+      expect((await show(caller.auth, day2.id)).warnings).toEqual(expected2);
+      expect((await storedSheets(caller.tenantId)).map((s) => s.warnings)).toEqual([expected1, expected2]);
+      const listed = (await request(hr.app).get(`${TIMESHEETS}?user_id=${caller.userId}`).set('Authorization', caller.auth)).body.data as TimesheetJson[];
+      expect(listed.map((s) => [s.date, s.warnings])).toEqual([
+        ['2026-10-30', expected2],
+        ['2026-10-29', expected1],
+      ]);
+    });
+
+    test.each([
+      ['10:59 (10 h 59 of rest)', '10:59', true],
+      ['11:00 (exactly 11 h of rest)', '11:00', false],
+    ])('When work ending at 24:00 is followed by work at %s the next day, then rest_period_too_short is given accordingly', async (_case, start, expected) => {
+      const caller = await newCaller();
+      await record(caller, '2026-10-29', [{ start: '20:00', end: '24:00', category: 'normal' }]);
+      const next = await record(caller, '2026-10-30', [{ start, end: '15:00', category: 'normal' }]);
+
+      expect(codes(next).includes('rest_period_too_short')).toBe(expected);
+    });
+
+    test('When the next day is changed to start later, or deleted, then the other day\'s warning goes too, and each change is a timesheet.updated event', async () => {
+      const caller = await newCaller();
+      const day1 = await record(caller, '2026-10-29', [{ start: '20:00', end: '23:00', category: 'normal' }]);
+      const day2 = await record(caller, '2026-10-30', [{ start: '07:00', end: '12:00', category: 'normal' }]);
+      expect(codes(await show(caller.auth, day1.id))).toEqual(['rest_period_too_short']);
+
+      const moved = await patch(caller.auth, day2.id, { entries: [{ start: '10:00', end: '15:00', category: 'normal' }] });
+      expect(moved.status).toBe(200);
+      expect(moved.body.warnings).toEqual([]);
+      const unwarned = await show(caller.auth, day1.id);
+      expect(unwarned.warnings).toEqual([]);
+      // Its entries did not change: neither does updated_at.
+      expect(unwarned.updated_at).toBe(day1.updated_at);
+
+      await patch(caller.auth, day2.id, { entries: [{ start: '07:00', end: '12:00', category: 'normal' }] });
+      expect(codes(await show(caller.auth, day1.id))).toEqual(['rest_period_too_short']);
+      expect((await request(hr.app).delete(`${TIMESHEETS}/${day2.id}`).set('Authorization', caller.auth)).status).toBe(204);
+      expect((await show(caller.auth, day1.id)).warnings).toEqual([]);
+
+      const events = await hr.db.outboxEvent.findMany({ where: { tenantId: caller.tenantId }, orderBy: { seq: 'asc' } });
+      expect(events.map((e) => [e.type, e.resourceId])).toEqual([
+        ['timesheet.created', day1.id],
+        ['timesheet.created', day2.id],
+        ['timesheet.updated', day1.id], // the warning arrives with day 2
+        ['timesheet.updated', day2.id],
+        ['timesheet.updated', day1.id], // gone with the later start
+        ['timesheet.updated', day2.id],
+        ['timesheet.updated', day1.id], // back with the early start
+        ['timesheet.deleted', day2.id],
+        ['timesheet.updated', day1.id], // gone with day 2
+      ]);
+      expect((events[2]!.data as { changes: unknown }).changes).toEqual({
+        warnings: { from: [], to: [expect.objectContaining({ code: 'rest_period_too_short', other_date: '2026-10-30' })] },
+      });
+    });
+
+    test('When another user works the next morning, then the rest of this user is not judged against it', async () => {
+      const caller = await newCaller();
+      const other = await addEmployee(caller.tenantId);
+      await record(caller, '2026-10-29', [{ start: '22:00', end: '24:00', category: 'normal' }]);
+      const theirs = await record({ auth: caller.auth, userId: other }, '2026-10-30', [{ start: '06:00', end: '10:00', category: 'normal' }]);
+
+      expect(theirs.warnings).toEqual([]);
+    });
+  });
+
+  describe('standby (Rufbereitschaft): paid, not working time', () => {
+    test('When a day has 10 h of work and 5 h of standby, then it is recorded (§3 counts work only) with 600 worked minutes and no warning', async () => {
+      const caller = await newCaller();
+      const sheet = await record(caller, '2026-10-29', [
+        { start: '07:00', end: '12:00', category: 'normal' },
+        { start: '12:45', end: '17:45', category: 'normal' },
+        { start: '17:45', end: '22:45', category: 'standby' },
+      ]);
+
+      expect(sheet).toMatchObject({ worked_minutes: 600, break_minutes: 45, warnings: [] });
+      expect(sheet.entries[2]).toEqual({ start: '17:45', end: '22:45', category: 'standby', minutes: 300 });
+      const [stored] = await storedSheets(caller.tenantId);
+      expect(stored).toMatchObject({ workedMinutes: 600, entries: expect.arrayContaining([[2, 1065, 1365, 300, 'standby']]) });
+    });
+
+    test('When 10 h 01 of work are recorded with standby beside them, then §3 still refuses them', async () => {
+      const caller = await newCaller();
+      const response = await post(caller.auth, {
+        user_id: caller.userId,
+        date: '2026-10-29',
+        entries: [
+          { start: '06:00', end: '16:01', category: 'normal' },
+          { start: '16:01', end: '18:00', category: 'standby' },
+        ],
+      });
+
+      expectProblem(response, 422, 'unprocessable');
+      expect(response.body.errors).toEqual([{ field: 'entries', message: expect.stringContaining('601 min') }]);
+    });
+
+    test('When standby runs 22:00–24:00 and work starts at 06:00 the next day, then there is no §5 warning (standby is rest), nor a block over midnight', async () => {
+      const caller = await newCaller();
+      const day1 = await record(caller, '2026-10-29', [
+        { start: '14:00', end: '19:00', category: 'normal' },
+        { start: '19:00', end: '24:00', category: 'standby' },
+      ]);
+      const day2 = await record(caller, '2026-10-30', [
+        { start: '00:00', end: '06:00', category: 'standby' },
+        { start: '06:00', end: '12:00', category: 'normal' },
+      ]);
+
+      expect(day2.warnings).toEqual([]);
+      expect(day2.worked_minutes).toBe(360);
+      expect((await show(caller.auth, day1.id)).warnings).toEqual([]);
+    });
+  });
+
+  describe('§9–§10: Sundays', () => {
+    test('When work is recorded on a Sunday, then the sheet is stored with sunday_work (a warning: §10 allows exceptions)', async () => {
+      const caller = await newCaller();
+      const sheet = await record(caller, '2026-11-01', [{ start: '10:00', end: '14:00', category: 'normal' }]);
+
+      expect(sheet.warnings).toEqual([
+        { code: 'sunday_work', message: '2026-11-01 is a Sunday: work on Sundays is allowed only under the exceptions of §10 ArbZG (§9 ArbZG).' },
+      ]);
+      expect((await storedSheets(caller.tenantId))[0]!.warnings).toEqual(sheet.warnings);
+    });
+
+    test.each([
+      ['a Saturday', '2026-10-31', [{ start: '10:00', end: '14:00', category: 'normal' }]],
+      ['a Sunday with standby only', '2026-11-01', [{ start: '10:00', end: '14:00', category: 'standby' }]],
+    ])('When the day is %s, then there is no sunday_work', async (_case, date, entries) => {
+      const caller = await newCaller();
+      expect((await record(caller, date, entries)).warnings).toEqual([]);
+    });
+  });
+});
+
+describe('neighbouring days written at the same time', () => {
+  test('When the two days of a short rest are recorded concurrently, then both end up holding rest_period_too_short', async () => {
+    for (let round = 0; round < 3; round++) {
+      const caller = await newCaller();
+      const [late, early] = await Promise.all([
+        post(caller.auth, { user_id: caller.userId, date: '2026-10-29', entries: [{ start: '22:00', end: '24:00', category: 'normal' }] }),
+        post(caller.auth, { user_id: caller.userId, date: '2026-10-30', entries: [{ start: '08:00', end: '12:00', category: 'normal' }] }),
+      ]);
+      expect([late.status, early.status]).toEqual([201, 201]);
+
+      const stored = await storedSheets(caller.tenantId);
+      expect(stored.map((sheet) => (sheet.warnings as { code: string; other_date: string }[]).map((w) => [w.code, w.other_date]))).toEqual([
+        [['rest_period_too_short', '2026-10-30']],
+        [['rest_period_too_short', '2026-10-29']],
+      ]);
+    }
   });
 });

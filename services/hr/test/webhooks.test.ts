@@ -10,7 +10,18 @@ describeWebhooks({
   service: 'hr',
   createServiceDispatcher,
   // The names, exactly; the first is what trigger() produces.
-  events: ['timesheet.created', 'timesheet.updated', 'timesheet.deleted', 'leave.requested', 'leave.approved', 'leave.rejected', 'leave.cancelled'],
+  events: [
+    'timesheet.created',
+    'timesheet.updated',
+    'timesheet.deleted',
+    'leave.requested',
+    'leave.approved',
+    'leave.rejected',
+    'leave.cancelled',
+    'contract.created',
+    'leave_adjustment.created',
+    'leave_settings.updated',
+  ],
   async setup() {
     const hr = await startHr();
     const tenantId = randomUUID();

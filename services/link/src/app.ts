@@ -5,7 +5,7 @@ import type { Outbound } from '@msp/outbound';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { linkEvents } from './events/link-events';
 import { createConnectorDirectories } from './connectors/connector-directories';
-import type { SecretBox } from './connectors/connector-crypto';
+import type { SecretBox } from '@msp/secrets';
 import { createConnectorsRepository } from './connectors/connectors.repository';
 import { registerConnectorRoutes } from './connectors/connectors.routes';
 import { createConnectorsService } from './connectors/connectors.service';
@@ -74,11 +74,13 @@ export interface LinkDeps {
   queue: JobQueue;
   /** Seals and opens connector secrets (CONNECTOR_ENCRYPTION_KEY). */
   secrets: SecretBox;
-  /** Calls to directories: the production address policy and the timeout. */
+  /** Calls to directories and webhook endpoints: the address policy and the timeout. */
   outbound: Outbound;
+  /** Seals and opens webhook signing secrets (webhookSecretsFromConfig: WEBHOOK_ENCRYPTION_KEY). */
+  webhookSecrets: SecretBox;
 }
 
-export function createLinkApp({ db, redis, logger, settings, runs, queue, secrets, outbound }: LinkDeps) {
+export function createLinkApp({ db, redis, logger, settings, runs, queue, secrets, outbound, webhookSecrets }: LinkDeps) {
   // link verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -95,7 +97,7 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
   const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
   const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
-  const events = createServiceEvents({ db, logger, catalogue: linkEvents, outbound, dispatcher: settings.webhooks });
+  const events = createServiceEvents({ db, logger, catalogue: linkEvents, outbound, secrets: webhookSecrets, dispatcher: settings.webhooks });
 
   const service = createServiceApp({
     service: 'link',

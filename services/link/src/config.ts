@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { commonConfigProperties, ConfigError, loadConfig } from '@msp/http';
 import { allowlistProblems } from '@msp/outbound';
+import { encryptionKeyProblems } from '@msp/secrets';
 
 export const LinkConfigSchema = Type.Object({
   ...commonConfigProperties,
@@ -23,13 +24,10 @@ export type LinkConfig = Static<typeof LinkConfigSchema>;
 
 export function loadLinkConfig(env: NodeJS.ProcessEnv = process.env): LinkConfig {
   const config = loadConfig(LinkConfigSchema, env);
-  const problems: string[] = [];
-  if (config.NODE_ENV === 'production' && !config.CONNECTOR_ENCRYPTION_KEY) {
-    problems.push('CONNECTOR_ENCRYPTION_KEY is required when NODE_ENV=production (32 random bytes, base64: `openssl rand -base64 32`)');
-  }
-  if (config.CONNECTOR_ENCRYPTION_KEY !== undefined && !/^[A-Za-z0-9+/]{43}=$/.test(config.CONNECTOR_ENCRYPTION_KEY)) {
-    problems.push('CONNECTOR_ENCRYPTION_KEY must be 32 bytes in base64 (44 characters ending in "="; `openssl rand -base64 32`)');
-  }
+  const problems = [
+    ...encryptionKeyProblems('CONNECTOR_ENCRYPTION_KEY', config.CONNECTOR_ENCRYPTION_KEY, config.NODE_ENV),
+    ...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV),
+  ];
   problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
   if (problems.length) throw new ConfigError(problems);
   return config;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createPool } from '@msp/db';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Pool } from 'pg';
+import type { Sql } from '@msp/events';
 import { Prisma, PrismaClient } from './generated/prisma/client';
 
 /** The Prisma client, and the pg pool under it that the hottest reads use directly (@msp/db sqlRows). */
@@ -25,4 +26,17 @@ export function violatedUniqueConstraint(error: unknown): string | undefined {
   if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2002') return undefined;
   const meta = error.meta as { target?: unknown; driverAdapterError?: { cause?: { constraint?: { index?: string } } } } | undefined;
   return meta?.driverAdapterError?.cause?.constraint?.index ?? (typeof meta?.target === 'string' ? meta.target : undefined) ?? 'unknown';
+}
+
+/** The tables whose rows link's events describe. */
+type EventfulTable = 'managed_tenants' | 'sync_runs' | 'onboardings' | 'offboardings';
+
+/**
+ * Locks the row for the rest of the transaction; false when there is none. A change reads the
+ * row's "before" after this, so `changes` is exact, and the events of one resource commit, and
+ * take their `seq`, in the order of its changes.
+ */
+export async function lockRow(tx: Sql, table: EventfulTable, id: string): Promise<boolean> {
+  const rows = await tx.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${table} WHERE id = $1::uuid FOR UPDATE`, id);
+  return rows.length > 0;
 }

@@ -1,9 +1,9 @@
 import { createRedis, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
+import { webhookSecretsFromConfig } from '@msp/events';
 import { outboundFromConfig } from '@msp/outbound';
 import { createLinkApp } from './app';
-import { createSecretBox } from './connectors/connector-crypto';
-import { resolveEncryptionKey } from './connectors/encryption-key';
+import { createSecretBox, resolveEncryptionKey } from '@msp/secrets';
 import { createConnectorDirectories } from './connectors/connector-directories';
 import { createConnectorsRepository } from './connectors/connectors.repository';
 import { createDeskClient } from './desk/desk-client';
@@ -20,7 +20,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
   const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });
-  const secrets = createSecretBox(resolveEncryptionKey(config.CONNECTOR_ENCRYPTION_KEY, config.DATA_DIR));
+  const secrets = createSecretBox(resolveEncryptionKey(config.CONNECTOR_ENCRYPTION_KEY, config.DATA_DIR, { variable: 'CONNECTOR_ENCRYPTION_KEY', file: 'connector-encryption.key' }), 'CONNECTOR_ENCRYPTION_KEY');
   const outbound = outboundFromConfig(config);
 
   // Onboarding and offboarding: link calls desk with its own service credential.
@@ -45,6 +45,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
     runs,
     secrets,
     outbound,
+    webhookSecrets: webhookSecretsFromConfig(config),
     settings: {
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@msp/http';
+import { OutboundBlockedError, outboundFromConfig } from '@msp/outbound';
 import { loadLinkConfig } from '../src/config';
-import { createSecretBox } from '../src/connectors/connector-crypto';
+import { createSecretBox } from '@msp/secrets';
 
 const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/link' };
 const key = () => randomBytes(32).toString('base64');
@@ -13,10 +14,35 @@ describe('connector settings of link', () => {
     expect(config.CONNECTOR_ENCRYPTION_KEY).toBeUndefined();
   });
 
+  test('When NODE_ENV is development or unset, then loopback directories are still refused unless OUTBOUND_ALLOW_LOOPBACK=true (what pnpm start sets)', async () => {
+    for (const NODE_ENV of ['development', 'test', undefined]) {
+      const config = loadLinkConfig({ ...base, ...(NODE_ENV ? { NODE_ENV } : {}) });
+      expect(config.OUTBOUND_ALLOW_LOOPBACK).toBe(false);
+      await expect(outboundFromConfig(config).check('http://127.0.0.1:8080/scim')).rejects.toBeInstanceOf(OutboundBlockedError);
+    }
+    const allowing = outboundFromConfig(loadLinkConfig({ ...base, OUTBOUND_ALLOW_LOOPBACK: 'true' }));
+    await expect(allowing.check('http://127.0.0.1:8080/scim')).resolves.toBeUndefined();
+    await expect(allowing.check('http://169.254.169.254/')).rejects.toBeInstanceOf(OutboundBlockedError);
+  });
+
   test('When NODE_ENV=production has no CONNECTOR_ENCRYPTION_KEY, then the configuration is refused naming it', () => {
     expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production' })).toThrow(ConfigError);
     expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production' })).toThrow(/CONNECTOR_ENCRYPTION_KEY is required/);
-    expect(loadLinkConfig({ ...base, NODE_ENV: 'production', CONNECTOR_ENCRYPTION_KEY: key() }).NODE_ENV).toBe('production');
+    expect(loadLinkConfig({ ...base, NODE_ENV: 'production', CONNECTOR_ENCRYPTION_KEY: key(), WEBHOOK_ENCRYPTION_KEY: key() }).NODE_ENV).toBe('production');
+  });
+
+  test('When NODE_ENV=production has no WEBHOOK_ENCRYPTION_KEY, or it is malformed, then the configuration is refused naming it, never echoing it', () => {
+    expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production', CONNECTOR_ENCRYPTION_KEY: key() })).toThrow(/WEBHOOK_ENCRYPTION_KEY is required when NODE_ENV=production/);
+    const error = (() => {
+      try {
+        loadLinkConfig({ ...base, WEBHOOK_ENCRYPTION_KEY: 'not-a-key-but-maybe-a-secret' });
+      } catch (caught) {
+        return caught as Error;
+      }
+      throw new Error('expected a refusal');
+    })();
+    expect(error.message).toContain('WEBHOOK_ENCRYPTION_KEY must be 32 bytes');
+    expect(error.message).not.toContain('not-a-key-but-maybe-a-secret');
   });
 
   test.each(['short', `${randomBytes(16).toString('base64')}`, `${randomBytes(33).toString('base64')}`])(

@@ -291,7 +291,7 @@ describe('DELETE /connectors/:id and POST /connectors/:id/sync', () => {
 
 describe('in production', () => {
   test('When base_url is a metadata, loopback or private address not allowed, then POST and PATCH answer 422 naming config.base_url; the allow-list lets it through', async () => {
-    const production = await startLink({ workers: false, outbound: createOutbound({ production: true, allowlist: ['10.1.2.3'] }) });
+    const production = await startLink({ workers: false, outbound: createOutbound({ allowlist: ['10.1.2.3'] }) });
     try {
       const auth = `Bearer ${production.token({ tenant_id: randomUUID(), scope: 'admin:tenant' })}`;
       const tenant = await request(production.app).post('/api/v1/tenants').set('Authorization', auth).send({ name: 'C', domain: 'c.example.com', client_id: randomUUID() });

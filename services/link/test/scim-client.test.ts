@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 beforeEach(() => (received.length = 0));
 
-const client = (timeoutMs = 2000) => createScimClient({ baseUrl, bearerToken: TOKEN, outbound: createOutbound({ production: false, timeoutMs }), pageSize: 100 });
+const client = (timeoutMs = 2000) => createScimClient({ baseUrl, bearerToken: TOKEN, outbound: createOutbound({ allowLoopback: true, timeoutMs }), pageSize: 100 });
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   res.writeHead(status, { 'content-type': 'application/scim+json', ...headers }).end(JSON.stringify(body));
 const users = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `u${i}`, userName: `user${i}@example.com` }));
@@ -123,10 +123,25 @@ describe('errors', () => {
   test('When the directory does not answer in time or cannot be reached, then the error is retryable', async () => {
     handler = () => undefined; // never answers
     expect(await listAll(client(200)).catch((e) => e)).toMatchObject({ kind: 'timeout', retryable: true });
-    const closed = createScimClient({ baseUrl: 'http://127.0.0.1:1/scim', bearerToken: TOKEN, outbound: createOutbound({ production: false }) });
+    const closed = createScimClient({ baseUrl: 'http://127.0.0.1:1/scim', bearerToken: TOKEN, outbound: createOutbound({ allowLoopback: true }) });
     const error = await closed.findUserByUserName('x@example.com').catch((e) => e);
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(error.message).not.toContain(TOKEN);
+  });
+
+  test('When a page is larger than 10 MB, then the sync stops with an error saying so and is not retried', async () => {
+    const page = { totalResults: 1, itemsPerPage: 1, startIndex: 1, Resources: [{ id: 'u1', userName: 'x'.repeat(11 * 1024 * 1024) }] };
+    handler = (_req, _body, res) => {
+      // Streamed without Content-Length: the limit holds on what arrives, not on what is declared.
+      const text = JSON.stringify(page);
+      res.writeHead(200, { 'content-type': 'application/scim+json' });
+      res.write(text.slice(0, 1000));
+      res.end(text.slice(1000));
+    };
+    const error = await listAll().catch((e) => e);
+    expect(error).toBeInstanceOf(ScimError);
+    expect(error).toMatchObject({ kind: 'invalid_response', retryable: false });
+    expect(error.message).toContain('with more than 10 MB');
   });
 
   test('parseRetryAfter reads seconds and HTTP dates and ignores nonsense', () => {

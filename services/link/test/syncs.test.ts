@@ -259,7 +259,7 @@ describe('the schedule, production safety and restarts', () => {
     // The name resolves to a public address when the connector is created, to loopback afterwards.
     let lookups = 0;
     const lookup = async () => (lookups++ === 0 ? ['93.184.215.14'] : ['127.0.0.1']);
-    const production = await startLink({ outbound: createOutbound({ production: true, timeoutMs: 5000, lookup }) });
+    const production = await startLink({ outbound: createOutbound({ timeoutMs: 5000, lookup }) });
     try {
       const auth = caller(production);
       const connectorId = await connector(production, auth, { base_url: scim.baseUrl.replace('127.0.0.1', 'directory.contoso.example') });

@@ -55,8 +55,10 @@ async function waitUntilReady(origin: string, child: ChildProcess, output: () =>
 
 /**
  * A stack that is already running, e.g. the compose stack behind its ingress (pnpm test:deploy):
- * DOCS_E2E_SERVICE_URL is the origin of a service with `{service}` in place of its name
- * (`http://{service}.localhost:8080`), DOCS_E2E_CLIENT_ID / DOCS_E2E_CLIENT_SECRET a client of it.
+ * DOCS_E2E_SERVICE_URL is the URL of a service's /api/v1 without it, with `{service}` in place of
+ * its name: an origin (`http://{service}.localhost:8080`) or one with a path prefix
+ * (`http://localhost:8080/{service}`). DOCS_E2E_CLIENT_ID / DOCS_E2E_CLIENT_SECRET: a client of it.
+ * DOCS_E2E_TOKEN_URL: the token endpoint the pages use (the issuer's), when it is not under desk's URL.
  */
 function runningStack(template: string): Stack {
   const clientId = process.env.DOCS_E2E_CLIENT_ID;
@@ -64,14 +66,14 @@ function runningStack(template: string): Stack {
   if (!clientId || !clientSecret) throw new Error('DOCS_E2E_SERVICE_URL needs DOCS_E2E_CLIENT_ID and DOCS_E2E_CLIENT_SECRET');
   const services = Object.fromEntries(
     SERVICES.map((name) => {
-      const origin = template.replace('{service}', name).replace(/\/$/, '');
-      return [name, { name, origin, apiUrl: `${origin}/api/v1` }];
+      const base = template.replace('{service}', name).replace(/\/$/, '');
+      return [name, { name, origin: new URL(base).origin, apiUrl: `${base}/api/v1` }];
     }),
   ) as Record<ServiceName, RunningService>;
   return {
     services,
     client: { clientId, clientSecret },
-    tokenUrl: `${services.desk.apiUrl}/auth/token`,
+    tokenUrl: process.env.DOCS_E2E_TOKEN_URL || `${services.desk.apiUrl}/auth/token`,
     output: () => '(a running stack: see its own logs)',
     close: async () => {},
   };

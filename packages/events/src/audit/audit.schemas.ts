@@ -13,7 +13,7 @@ export const AuditEventSchema = named(
       resource_id: Type.String(),
       actor: strictObject({
         client_id: Type.String({ description: 'The API client whose token made the change; `system` for the service\'s own jobs.' }),
-        on_behalf_of: Nullable(Type.String({ description: 'The client a service client acted for (its `X-On-Behalf-Of`); null otherwise.' })),
+        on_behalf_of: Nullable(Type.String({ description: 'The client a service client says it acted for (its `X-On-Behalf-Of`): that service client\'s claim, not verified. Null otherwise; the header is ignored from any other caller.' })),
       }),
       changes: Nullable(ChangesSchema),
       request_id: Nullable(Type.String({ description: 'The `X-Request-Id` of the request that made the change; null for jobs.' })),

@@ -21,6 +21,10 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
+/** The body of an event's delivery (`{type, timestamp, data}`), the same bytes on every attempt, from the events row `alias`. */
+export const eventBodySql = (alias: string) =>
+  `json_build_object('type', ${alias}.type, 'timestamp', ${isoTimestampSql(`${alias}.occurred_at`)}, 'data', ${alias}.data)::text`;
+
 // Relaying holds this transaction-scoped advisory lock, so one relay at a time per database puts
 // deliveries in the order of the events, whatever the number of instances.
 const RELAY_LOCK = 0x6d73_7065; // "mspe"
@@ -45,8 +49,7 @@ export function createDeliveriesRepository(db: Sql) {
          queued AS (
            INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, resource_type, resource_id, event_seq, body, next_attempt_at)
            SELECT b.tenant_id, w.id, b.id, b.type, b.resource_type, b.resource_id, b.seq,
-                  json_build_object('type', b.type, 'timestamp', ${isoTimestampSql('b.occurred_at')}, 'data', b.data)::text,
-                  now()
+                  ${eventBodySql('b')}, now()
            FROM batch b JOIN webhooks w ON w.tenant_id = b.tenant_id AND w.enabled AND (b.type = ANY (w.events) OR '*' = ANY (w.events))
              -- A webhook receives what happened after it was subscribed, however late the relay runs.
              AND w.created_at <= b.occurred_at
@@ -100,6 +103,19 @@ export function createDeliveriesRepository(db: Sql) {
         outcome.at,
         delivery.attempt,
       );
+    },
+
+    /**
+     * Encrypts the signing secrets stored before they were (plain `whsec_…`); each row only if it
+     * still holds what was read, so two instances starting together do not seal twice. Answers how many.
+     */
+    async sealPlainSecrets(seal: (plain: string) => string): Promise<number> {
+      const plain = await db.$queryRawUnsafe<{ id: string; secret: string }[]>("SELECT id::text, secret FROM webhooks WHERE secret LIKE 'whsec\\_%'");
+      let sealed = 0;
+      for (const row of plain) {
+        sealed += await db.$executeRawUnsafe('UPDATE webhooks SET secret = $3 WHERE id = $1::uuid AND secret = $2', row.id, row.secret, seal(row.secret));
+      }
+      return sealed;
     },
 
     async markEndpointHealthy(webhookId: string): Promise<void> {

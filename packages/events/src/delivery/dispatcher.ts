@@ -1,14 +1,18 @@
 import type { Logger } from '@msp/http';
 import { OutboundBlockedError, OutboundTimeoutError, type Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { onEventRecorded } from '../record';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, nextDelay } from '../retry-schedule';
 import { signatureHeaders } from '../signing';
+import { openWebhookSecret, WEBHOOK_KEY_VARIABLE } from '../webhook-secrets';
 import type { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
 
 export interface DispatcherOptions {
   deliveries: DeliveriesRepository;
   /** Calls to the endpoints: address policy and timeout (a slow receiver holds a worker no longer). */
   outbound: Outbound;
+  /** Opens the endpoints' signing secrets (WEBHOOK_ENCRYPTION_KEY). */
+  secrets: SecretBox;
   logger: Logger;
   /** Deliveries in flight at once per instance (default 32). */
   concurrency?: number;
@@ -41,7 +45,7 @@ async function drain(response: Response): Promise<void> {
  * relaying is serialised by an advisory lock, deliveries are claimed with SKIP LOCKED under a lease.
  */
 export function createDispatcher(options: DispatcherOptions) {
-  const { deliveries, outbound, logger } = options;
+  const { deliveries, outbound, secrets, logger } = options;
   const concurrency = options.concurrency ?? 32;
   const pollMs = options.pollMs ?? 250;
   // An event recorded here is committed a moment later; waiting this long lets one relay take
@@ -90,19 +94,27 @@ export function createDispatcher(options: DispatcherOptions) {
     const started = performance.now();
     let responseStatus: number | null = null;
     let error: string | null = null;
+    let secret: string | undefined;
     try {
-      const response = await outbound.fetch(delivery.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'msp-webhooks/1', ...signatureHeaders(delivery.secret, delivery.id, delivery.body, at) },
-        body: delivery.body,
-      });
-      responseStatus = response.status;
-      await drain(response).catch(() => undefined);
-      if (response.status < 200 || response.status > 299) error = `HTTP ${response.status}`;
-    } catch (caught) {
-      if (caught instanceof OutboundTimeoutError) error = `no answer within ${outbound.timeoutMs} ms`;
-      else if (caught instanceof OutboundBlockedError) error = `refused: ${caught.message}`;
-      else error = `could not connect: ${(caught as Error & { cause?: Error }).cause?.message ?? (caught as Error).message}`;
+      secret = openWebhookSecret(secrets, delivery.secret);
+    } catch {
+      error = `the signing secret cannot be decrypted (was ${WEBHOOK_KEY_VARIABLE} changed?); nothing was sent`;
+    }
+    if (secret !== undefined) {
+      try {
+        const response = await outbound.fetch(delivery.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'msp-webhooks/1', ...signatureHeaders(secret, delivery.id, delivery.body, at) },
+          body: delivery.body,
+        });
+        responseStatus = response.status;
+        await drain(response).catch(() => undefined);
+        if (response.status < 200 || response.status > 299) error = `HTTP ${response.status}`;
+      } catch (caught) {
+        if (caught instanceof OutboundTimeoutError) error = `no answer within ${outbound.timeoutMs} ms`;
+        else if (caught instanceof OutboundBlockedError) error = `refused: ${caught.message}`;
+        else error = `could not connect: ${(caught as Error & { cause?: Error }).cause?.message ?? (caught as Error).message}`;
+      }
     }
     const outcome = { at, response_status: responseStatus, duration_ms: Math.round(performance.now() - started), error };
     if (!error) {
@@ -163,6 +175,8 @@ export function createDispatcher(options: DispatcherOptions) {
     async start() {
       if (running) return;
       running = true;
+      const sealed = await deliveries.sealPlainSecrets((plain) => secrets.seal(plain));
+      if (sealed) logger.info('webhook signing secrets stored in plain text were encrypted', { webhooks: sealed });
       unsubscribe = onEventRecorded(wakeSoon);
       schedule(0);
     },

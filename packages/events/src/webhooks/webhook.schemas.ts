@@ -142,3 +142,32 @@ export const DeliveryListQuery = Type.Object(
   { additionalProperties: false },
 );
 export const DeliveryParams = Type.Object({ id: Uuid({ description: 'The webhook id.' }), delivery_id: Uuid({ description: 'The delivery id.' }) });
+
+/** How far back `recover` reaches: the events a receiver may have missed during an outage. */
+export const RECOVER_MAX_DAYS = 14;
+
+export const WebhookRecoverySchema = named(
+  'WebhookRecovery',
+  strictObject(
+    {
+      since: DateTime({
+        description: `RFC 3339 date-time: every event of the webhook's types that happened at or after it is queued again; at most ${RECOVER_MAX_DAYS} days back, not in the future.`,
+      }),
+    },
+    { examples: [{ since: '2026-11-20T08:00:00Z' }] },
+  ),
+);
+export type WebhookRecovery = Static<typeof WebhookRecoverySchema>;
+
+export const WebhookRecoveredSchema = named(
+  'WebhookRecovered',
+  strictObject(
+    {
+      webhook_id: Uuid(),
+      since: DateTime({ description: 'From when events were queued again (as asked, or when the webhook was subscribed if that is later).' }),
+      requeued: Type.Integer({ minimum: 0, description: 'How many events were queued again, each as its own delivery (an earlier delivery of the event keeps its id, so `webhook-id` repeats).' }),
+    },
+    { examples: [{ webhook_id: EXAMPLE.id, since: '2026-11-20T08:00:00.000Z', requeued: 42 }] },
+  ),
+);
+export type WebhookRecoveredJson = Static<typeof WebhookRecoveredSchema>;

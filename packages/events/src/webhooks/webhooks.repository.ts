@@ -1,3 +1,4 @@
+import { eventBodySql } from '../delivery/deliveries.repository';
 import type { Sql } from '../sql';
 import type { DeliveryJson, DeliveryStatus, WebhookJson } from './webhook.schemas';
 
@@ -168,6 +169,43 @@ export function createWebhooksRepository(db: Sql) {
         tenantId,
       );
       return rows[0] ? toDelivery(rows[0]) : null;
+    },
+
+    /**
+     * Queues again every relayed event of the webhook's types that happened since `since` (never
+     * before the webhook was subscribed): a delivery the event already has is due now again (same
+     * id, same body), an event without one (the endpoint was disabled when it was relayed) gets a
+     * new one. Events not relayed yet are left to the relay. Answers how many events were queued.
+     */
+    async recover(tenantId: string, webhookId: string, since: Date): Promise<number> {
+      const [result] = await db.$queryRawUnsafe<{ requeued: number }[]>(
+        `WITH hook AS (SELECT id, tenant_id, events, created_at FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid),
+         picked AS (
+           SELECT e.id, e.seq, e.tenant_id, e.type, e.resource_type, e.resource_id, e.occurred_at, e.data
+           FROM events e, hook h
+           WHERE e.tenant_id = h.tenant_id AND e.dispatched_at IS NOT NULL
+             AND e.occurred_at >= GREATEST($3::timestamptz, h.created_at)
+             AND (e.type = ANY (h.events) OR '*' = ANY (h.events))
+         ),
+         again AS (
+           UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = now()
+           FROM picked p WHERE d.webhook_id = $1::uuid AND d.event_id = p.id
+           RETURNING d.event_id
+         ),
+         added AS (
+           INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, resource_type, resource_id, event_seq, body, next_attempt_at)
+           SELECT p.tenant_id, $1::uuid, p.id, p.type, p.resource_type, p.resource_id, p.seq,
+                  ${eventBodySql('p')}, now()
+           FROM picked p
+           WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = $1::uuid AND d.event_id = p.id)
+           RETURNING 1
+         )
+         SELECT ((SELECT count(*) FROM again) + (SELECT count(*) FROM added))::int AS requeued`,
+        webhookId,
+        tenantId,
+        since,
+      );
+      return result!.requeued;
     },
 
     /** Due now again, with the same id and body; null when there is none, or an attempt is running right now. */

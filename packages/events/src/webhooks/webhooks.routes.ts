@@ -10,6 +10,8 @@ import {
   WebhookChangesSchema,
   WebhookListQuery,
   WebhookPageSchema,
+  WebhookRecoveredSchema,
+  WebhookRecoverySchema,
   WebhookSchema,
 } from './webhook.schemas';
 import type { WebhooksService } from './webhooks.service';
@@ -126,6 +128,29 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     responses: { 202: { description: 'Queued; the delivery as it stands.', schema: DeliverySchema } },
     handler: async (req, res, { params }) => {
       res.status(202).json(await webhooks.sendTest(tenant(req), params.id));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/webhooks/:id/recover',
+    operationId: 'recoverWebhook',
+    summary: 'Queue missed events again',
+    description:
+      'After an outage of the receiver (or while the webhook was disabled), queues again every event of the webhook\'s types that happened at ' +
+      'or after `since`, at most 14 days back: a delivery the event already had is due now again with the same `webhook-id` (receivers that ' +
+      'drop repeats drop it), an event that had none gets a new delivery. Events before the webhook was subscribed are not sent. The ' +
+      'order per resource is kept. A disabled webhook\'s deliveries wait until it is enabled. Answers how many events were queued.',
+    tags: TAGS,
+    scope: SCOPE,
+    params: IdParams,
+    body: WebhookRecoverySchema,
+    responses: {
+      202: { description: 'Queued; how many events.', schema: WebhookRecoveredSchema },
+      422: unprocessableResponse('`since` is in the future or more than 14 days ago.'),
+    },
+    handler: async (req, res, { params, body }) => {
+      res.status(202).json(await webhooks.recover(tenant(req), params.id, body));
     },
   });
 

@@ -1,8 +1,9 @@
 import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
+import type { SecretBox } from '@msp/secrets';
 import { TEST_EVENT, type EventCatalogue } from '../catalogue';
 import { newSigningSecret } from '../signing';
-import type { DeliveryStatus, NewWebhook, WebhookChanges } from './webhook.schemas';
+import { RECOVER_MAX_DAYS, type DeliveryStatus, type NewWebhook, type WebhookChanges, type WebhookRecovery } from './webhook.schemas';
 import type { WebhooksRepository } from './webhooks.repository';
 
 const missing = () => notFound('No webhook with this id exists in your tenant.');
@@ -13,11 +14,13 @@ export interface WebhooksServiceDeps {
   catalogue: EventCatalogue;
   /** The address policy of calls to the outside world (no internal addresses in production). */
   outbound: Outbound;
+  /** Seals the signing secrets before they are stored (WEBHOOK_ENCRYPTION_KEY). */
+  secrets: SecretBox;
   /** Wakes the dispatcher: a delivery is due now. */
   wake: () => void;
 }
 
-export function createWebhooksService({ webhooks, catalogue, outbound, wake }: WebhooksServiceDeps) {
+export function createWebhooksService({ webhooks, catalogue, outbound, secrets, wake }: WebhooksServiceDeps) {
   /** The names must be the service's (or `*` alone); the URL must be one the service may call. */
   async function assertSubscribable(input: { url?: string; events?: string[] }) {
     const errors: { field: string; message: string }[] = [];
@@ -50,11 +53,11 @@ export function createWebhooksService({ webhooks, catalogue, outbound, wake }: W
       return webhooks.list(tenantId, pageWindow(page));
     },
 
-    /** The secret is answered once, here; it is never shown again nor logged. */
+    /** The secret is answered once, here; it is stored sealed, never shown again nor logged. */
     async create(tenantId: string, input: NewWebhook) {
       await assertSubscribable(input);
       const secret = newSigningSecret();
-      const webhook = await webhooks.create(tenantId, { url: input.url, events: input.events, description: input.description ?? null, secret });
+      const webhook = await webhooks.create(tenantId, { url: input.url, events: input.events, description: input.description ?? null, secret: secrets.seal(secret) });
       return { ...webhook, secret };
     },
 
@@ -91,6 +94,23 @@ export function createWebhooksService({ webhooks, catalogue, outbound, wake }: W
       const delivery = await webhooks.findDelivery(tenantId, id, deliveryId);
       if (!delivery) throw missingDelivery();
       return delivery;
+    },
+
+    /**
+     * Heals a gap after an outage: every event of the webhook's types since `since` (at most
+     * RECOVER_MAX_DAYS back) is queued again. A disabled webhook's deliveries wait until it is enabled.
+     */
+    async recover(tenantId: string, id: string, input: WebhookRecovery) {
+      const webhook = await get(tenantId, id);
+      const since = new Date(input.since);
+      const now = Date.now();
+      const problem = (message: string) => unprocessable(`since ${message}.`, { code: 'recover-window', errors: [{ field: 'since', message }] });
+      if (since.getTime() > now) throw problem('is in the future');
+      if (since.getTime() < now - RECOVER_MAX_DAYS * 24 * 3_600_000) throw problem(`is more than ${RECOVER_MAX_DAYS} days ago; events can be recovered for ${RECOVER_MAX_DAYS} days`);
+      const requeued = await webhooks.recover(tenantId, id, since);
+      if (requeued > 0) wake();
+      const from = Math.max(since.getTime(), Date.parse(webhook.created_at));
+      return { webhook_id: id, since: new Date(from).toISOString(), requeued };
     },
 
     /** Sends the same message (same `webhook-id`, same body) again, now; it counts as a further attempt. */

@@ -13,6 +13,9 @@ export async function hashSecret(secret: string): Promise<string> {
   return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
 
+/** Checks a presented secret against a stored hash (one scrypt of the cost the hash names). */
+export type SecretVerifier = (secret: string, stored: string) => Promise<boolean>;
+
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
@@ -21,10 +24,13 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   return timingSafeEqual(actual, expected);
 }
 
-/** Spent on unknown client ids so a caller cannot tell them from wrong secrets by timing. */
+/**
+ * A hash of a random secret nobody knows, with the current cost: checked instead of a real one for
+ * unknown and revoked clients, so a caller cannot tell them from a wrong secret by timing.
+ */
 const DECOY = hashSecret(randomBytes(16).toString('hex'));
-export async function burnSecretCheck(secret: string): Promise<void> {
-  await verifySecret(secret, await DECOY);
+export function decoyHash(): Promise<string> {
+  return DECOY;
 }
 
 /** Refresh tokens are long random values: a fast hash is enough and allows lookup by hash. */

@@ -78,6 +78,20 @@ export const OAuthProblem = named(
   ),
 );
 
+export const TokenRateLimitProblem = named(
+  'TokenRateLimitProblem',
+  Type.Object(
+    {
+      type: Type.Literal('urn:msp:problem:rate-limited'),
+      title: Type.String(),
+      status: Type.Literal(429),
+      detail: Type.String(),
+      request_id: Type.String(),
+    },
+    { additionalProperties: true, description: 'RFC 9457 problem document: too many attempts; retry after `Retry-After` seconds.' },
+  ),
+);
+
 export const Jwks = named(
   'JsonWebKeySet',
   Type.Object(

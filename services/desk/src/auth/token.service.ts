@@ -5,7 +5,8 @@ import { parseScope } from '@msp/auth';
 import type { ApiClientRecord, ApiClientsRepository } from './api-clients.repository';
 import { oauthError } from './oauth-error';
 import type { RefreshTokensRepository } from './refresh-tokens.repository';
-import { burnSecretCheck, hashToken, randomToken, verifySecret } from './secrets';
+import type { ClientGuard } from './client-guard';
+import { decoyHash, hashToken, randomToken, verifySecret, type SecretVerifier } from './secrets';
 import type { SigningKey } from './signing-key';
 
 /** Fixed by the source documentation: tokens live one hour. */
@@ -16,6 +17,8 @@ export interface ClientCredentials {
   clientSecret?: string;
   /** Sent with HTTP Basic (changes the 401's WWW-Authenticate). */
   viaBasic: boolean;
+  /** The caller's address (its rate-limit key): addresses a client succeeded from are not locked out. */
+  address: string;
 }
 
 export interface TokenRequest {
@@ -44,26 +47,42 @@ export interface TokenServiceDeps {
   audience: string;
   refreshTokenTtlDays: number;
   logger: Logger;
+  /** Counts attempts per client id across addresses (against distributed secret guessing). */
+  guard: ClientGuard;
+  /** How a presented secret is checked against a hash (tests observe it); scrypt by default. */
+  verifySecret?: SecretVerifier;
 }
 
 export function createTokenService(deps: TokenServiceDeps) {
-  const { clients, refreshTokens, logger } = deps;
+  const { clients, refreshTokens, logger, guard } = deps;
+  const verify = deps.verifySecret ?? verifySecret;
+
+  /**
+   * The client, if `secret` is its secret; null otherwise. Exactly one check of the current secret's
+   * cost whatever the client id names: an unknown or revoked client is checked against a decoy
+   * hash, so its 401 takes as long as a known client's (no timing oracle).
+   */
+  async function clientWithSecret(client: ApiClientRecord | null, secret: string): Promise<ApiClientRecord | null> {
+    const usable = client && !client.revokedAt ? client : null;
+    const matches = await verify(secret, usable ? usable.secretHash : await decoyHash());
+    if (!usable) return null;
+    if (matches) return usable;
+    // A rotated secret, still within the grace period the rotation asked for.
+    const { previousSecretHash, previousSecretExpiresAt } = usable;
+    if (previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt.getTime() > Date.now() && (await verify(secret, previousSecretHash))) return usable;
+    return null;
+  }
 
   async function authenticateClient(credentials: ClientCredentials): Promise<ApiClientRecord> {
-    const { clientId, clientSecret, viaBasic } = credentials;
+    const { clientId, clientSecret, viaBasic, address } = credentials;
     if (!clientId || !clientSecret) {
       throw oauthError('invalid_client', 'Client authentication is required: client_id and client_secret in the body, or HTTP Basic.', { basicAuth: viaBasic });
     }
-    const client = await clients.findByClientId(clientId);
-    if (!client) {
-      await burnSecretCheck(clientSecret);
-    } else if (!client.revokedAt && (await verifySecret(clientSecret, client.secretHash))) {
-      return client;
-    } else if (!client.revokedAt && client.previousSecretHash && client.previousSecretExpiresAt && client.previousSecretExpiresAt.getTime() > Date.now()) {
-      // A rotated secret, still within the grace period the rotation asked for.
-      if (await verifySecret(clientSecret, client.previousSecretHash)) return client;
-    }
-    throw oauthError('invalid_client', 'The client credentials are not valid.', { basicAuth: viaBasic });
+    const attempt = await guard.begin(clientId, address);
+    const client = await clientWithSecret(await clients.findByClientId(clientId), clientSecret);
+    if (!client) throw oauthError('invalid_client', 'The client credentials are not valid.', { basicAuth: viaBasic });
+    await attempt.succeeded();
+    return client;
   }
 
   /** A requested scope narrows what the client holds; asking for more is refused, never trimmed silently. */
@@ -77,8 +96,11 @@ export function createTokenService(deps: TokenServiceDeps) {
   }
 
   function signAccessToken(client: ApiClientRecord, tenantId: string, scopes: string[]): string {
+    // client_kind tells every service whether the caller is a service client (of no tenant, SPEC
+    // §2), the only kind whose X-On-Behalf-Of the audit log records.
+    const clientKind = client.tenantId === null ? 'service' : 'tenant';
     return jwt.sign(
-      { tenant_id: tenantId, scope: scopes.join(' '), client_id: client.clientId },
+      { tenant_id: tenantId, scope: scopes.join(' '), client_id: client.clientId, client_kind: clientKind },
       deps.signingKey.privateKey,
       {
         algorithm: deps.signingKey.alg,

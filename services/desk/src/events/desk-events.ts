@@ -9,6 +9,7 @@ import { CommentSchema } from '../comments/comment.schemas';
 import { SlaPolicySchema } from '../sla-policies/sla-policy.schemas';
 import { SLA_TARGETS } from '../sla/sla.schemas';
 import { TicketSchema } from '../tickets/ticket.schemas';
+import { TimeEntrySchema } from '../time-entries/time-entry.schemas';
 import { UserSchema } from '../users/user.schemas';
 
 const EVENTS = [
@@ -45,6 +46,9 @@ const EVENTS = [
     object: UserSchema,
     changes: true,
   },
+  { type: 'time_entry.created', summary: 'Time was recorded on a ticket (`POST /tickets/{id}/time-entries`).', object: TimeEntrySchema },
+  { type: 'time_entry.updated', summary: 'A time entry changed; `changes` has the fields that differ.', object: TimeEntrySchema, changes: true },
+  { type: 'time_entry.deleted', summary: 'A time entry was deleted; `object` is the entry as it was.', object: TimeEntrySchema },
   { type: 'calendar.created', summary: 'A business-hours calendar was created.', object: CalendarSchema },
   { type: 'calendar.updated', summary: 'A calendar changed; `changes` has the fields that differ.', object: CalendarSchema, changes: true },
   { type: 'calendar.deleted', summary: 'A calendar was deleted; `object` is the calendar as it was.', object: CalendarSchema },

@@ -1,7 +1,11 @@
 import type { Sql } from '@msp/events';
 import { deskEvents } from './desk-events';
 
-/** desk's event stream, over the transaction of the other repositories. (Creating a ticket records its event in its own statement: the tickets repository.) */
+/**
+ * desk's event stream, over the transaction of the other repositories: a service records the event
+ * of its change with `tx.events.record` (opening a ticket gives the tickets repository the event's
+ * head instead, to write in the statement that inserts the ticket).
+ */
 export function createEventsRepository(db: Sql) {
   return {
     /**

@@ -1,6 +1,5 @@
 import { isoOf, isoTimestampSql, pageWithTotal, sqlRows, type Queryable } from '@msp/db';
-import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues } from '@msp/events';
-import { deskEvents } from '../events/desk-events';
+import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
 import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
@@ -104,12 +103,60 @@ export interface TicketWrite {
   assigneeId?: string | null;
 }
 
+/** What opening a ticket takes: a title and a client, the rest as the columns' defaults. */
+export type NewTicketRow = TicketWrite & { title: string; clientId: string };
+
 export function createTicketsRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
 
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
     const [row] = await rows<TicketSqlRow>(Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
     return row ? fromSql(row) : null;
+  }
+
+  /** The single statement of create (with its event) and createUnderPolicy (without: `event` null). */
+  async function open(tenantId: string, ticket: NewTicketRow, event: EventHead | null): Promise<Ticket | null> {
+    // Only what the caller gave; the columns' defaults (description '', normal, other, open) do the rest.
+    const given: [string, Prisma.Sql][] = (
+      [
+        ['title', ticket.title === undefined ? undefined : Prisma.sql`${ticket.title}`],
+        ['description', ticket.description === undefined ? undefined : Prisma.sql`${ticket.description}`],
+        ['priority', ticket.priority === undefined ? undefined : Prisma.sql`${ticket.priority}::ticket_priority`],
+        ['category', ticket.category === undefined ? undefined : Prisma.sql`${ticket.category}::ticket_category`],
+        ['status', ticket.status === undefined ? undefined : Prisma.sql`${ticket.status}::ticket_status`],
+        ['client_id', Prisma.sql`${ticket.clientId}::uuid`],
+        ['assignee_id', ticket.assigneeId == null ? undefined : Prisma.sql`${ticket.assigneeId}::uuid`],
+      ] as [string, Prisma.Sql | undefined][]
+    ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
+    const assigneeHolds =
+      ticket.assigneeId == null
+        ? Prisma.empty
+        : Prisma.sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
+    const recorded = event
+      ? Prisma.sql`,
+      event AS (
+        INSERT INTO events (${Prisma.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
+        SELECT ${Prisma.join(eventHeadValues(event))}, ${tenantId}::uuid, ticket.id::text, jsonb_build_object('object', to_jsonb(ticket)) FROM ticket
+      )`
+      : Prisma.empty;
+    const [row] = await rows<TicketSqlRow>(Prisma.sql`
+      WITH sequence AS (
+        INSERT INTO ticket_sequences (tenant_id, last_number)
+        SELECT ${tenantId}::uuid, 1
+        WHERE EXISTS (SELECT 1 FROM clients WHERE id = ${ticket.clientId}::uuid AND tenant_id = ${tenantId}::uuid) ${assigneeHolds}
+          ${event ? Prisma.sql`AND ${noPolicyAppliesSql(tenantId, ticket.clientId)}` : Prisma.empty}
+        ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
+        RETURNING last_number
+      ),
+      ticket AS (
+        INSERT INTO tickets (tenant_id, number, ${Prisma.raw(given.map(([column]) => column).join(', '))})
+        SELECT ${tenantId}::uuid, sequence.last_number, ${Prisma.join(given.map(([, value]) => value))} FROM sequence
+        RETURNING ${TICKET_API_COLUMNS}
+      )${recorded}
+      SELECT * FROM ticket`);
+    if (!row) return null;
+    if (event) announceEventRecorded();
+    return fromSql(row);
   }
 
   return {
@@ -149,59 +196,26 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     },
 
     /**
-     * Opens a ticket in one statement, atomic without a transaction around it: checks its
-     * references (the client is the tenant's; the assignee an active user of it, share-locked so a
-     * deactivation cannot slip in between), draws the tenant's next number, inserts the ticket and
-     * records ticket.created with the ticket as answered. Answers null, having written nothing,
-     * when a reference does not hold. The number's row stays locked until the commit, so every
-     * create of a tenant waits for the one before it: one statement, with no round trip to this
-     * process while the lock is held, is what makes POST /tickets fast (bench/README.md).
-     * It opens only tickets no SLA policy applies to; `underPolicy` opens one that a policy applies
-     * to, without its event: the caller, in a transaction, starts its clocks and then records it.
+     * Opens a ticket that no SLA policy applies to, in one statement, atomic without a transaction
+     * around it: checks its references (the client is the tenant's; the assignee an active user of
+     * it, share-locked so a deactivation cannot slip in between) and that no policy applies, draws
+     * the tenant's next number, inserts the ticket and records the service's `event` (its head:
+     * which event, whose) with the ticket as answered as its `object`. Answers null, having written
+     * nothing, when a reference does not hold or a policy applies. The number's row stays locked
+     * until the commit, so every create of a tenant waits for the one before it: one statement,
+     * with no round trip to this process while the lock is held, is what makes POST /tickets fast
+     * (bench/README.md).
      */
-    async create(tenantId: string, ticket: TicketWrite & { title: string; clientId: string }, { underPolicy = false } = {}): Promise<Ticket | null> {
-      // Only what the caller gave; the columns' defaults (description '', normal, other, open) do the rest.
-      const given: [string, Prisma.Sql][] = (
-        [
-          ['title', ticket.title === undefined ? undefined : Prisma.sql`${ticket.title}`],
-          ['description', ticket.description === undefined ? undefined : Prisma.sql`${ticket.description}`],
-          ['priority', ticket.priority === undefined ? undefined : Prisma.sql`${ticket.priority}::ticket_priority`],
-          ['category', ticket.category === undefined ? undefined : Prisma.sql`${ticket.category}::ticket_category`],
-          ['status', ticket.status === undefined ? undefined : Prisma.sql`${ticket.status}::ticket_status`],
-          ['client_id', Prisma.sql`${ticket.clientId}::uuid`],
-          ['assignee_id', ticket.assigneeId == null ? undefined : Prisma.sql`${ticket.assigneeId}::uuid`],
-        ] as [string, Prisma.Sql | undefined][]
-      ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
-      const assigneeHolds =
-        ticket.assigneeId == null
-          ? Prisma.empty
-          : Prisma.sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
-      const event = deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' });
-      const recorded = underPolicy
-        ? Prisma.empty
-        : Prisma.sql`,
-        event AS (
-          INSERT INTO events (${Prisma.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
-          SELECT ${Prisma.join(eventHeadValues(event))}, ${tenantId}::uuid, ticket.id::text, jsonb_build_object('object', to_jsonb(ticket)) FROM ticket
-        )`;
-      const [row] = await rows<TicketSqlRow>(Prisma.sql`
-        WITH sequence AS (
-          INSERT INTO ticket_sequences (tenant_id, last_number)
-          SELECT ${tenantId}::uuid, 1
-          WHERE EXISTS (SELECT 1 FROM clients WHERE id = ${ticket.clientId}::uuid AND tenant_id = ${tenantId}::uuid) ${assigneeHolds}
-            ${underPolicy ? Prisma.empty : Prisma.sql`AND ${noPolicyAppliesSql(tenantId, ticket.clientId)}`}
-          ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
-          RETURNING last_number
-        ),
-        ticket AS (
-          INSERT INTO tickets (tenant_id, number, ${Prisma.raw(given.map(([column]) => column).join(', '))})
-          SELECT ${tenantId}::uuid, sequence.last_number, ${Prisma.join(given.map(([, value]) => value))} FROM sequence
-          RETURNING ${TICKET_API_COLUMNS}
-        )${recorded}
-        SELECT * FROM ticket`);
-      if (!row) return null;
-      if (!underPolicy) announceEventRecorded();
-      return fromSql(row);
+    create(tenantId: string, ticket: NewTicketRow, event: EventHead): Promise<Ticket | null> {
+      return open(tenantId, ticket, event);
+    },
+
+    /**
+     * Opens a ticket that an SLA policy applies to, the same way but recording nothing: the
+     * service, in its transaction, starts the ticket's clocks and then records the event itself.
+     */
+    createUnderPolicy(tenantId: string, ticket: NewTicketRow): Promise<Ticket | null> {
+      return open(tenantId, ticket, null);
     },
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */

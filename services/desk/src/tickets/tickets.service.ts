@@ -1,4 +1,5 @@
 import { conflict, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
+import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { SlaListing } from '../sla/sla.schemas';
 import type { Repositories, Store } from '../store';
@@ -70,10 +71,11 @@ export function createTicketsService(store: Store, sla: SlaService) {
     },
 
     /**
-     * One statement opens the ticket, checking its references and recording ticket.created (the
-     * tickets repository's create: the hottest write, bench/README.md). When it writes nothing, a
-     * reference did not hold, and the same checks as an update's say which (422). Should both
-     * hold by then (the client was created, the user reactivated in between), it tries again.
+     * One statement opens the ticket, checking its references and recording the ticket.created
+     * decided here (the tickets repository's create: the hottest write, bench/README.md). When it
+     * writes nothing, a reference did not hold, and the same checks as an update's say which
+     * (422). Should both hold by then (the client was created, the user reactivated in between),
+     * it tries again.
      * That statement opens only tickets no SLA policy applies to; one that a policy applies to is
      * opened in a transaction that also starts its SLA clocks, and records its event after them.
      */
@@ -86,13 +88,15 @@ export function createTicketsService(store: Store, sla: SlaService) {
         clientId: input.client_id,
         assigneeId: input.assignee_id ?? null,
       };
+      // Which event, and whose; its object is the ticket as the statement inserts it.
+      const event = deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' });
       for (let attempt = 0; attempt < 3; attempt++) {
-        const created = await store.tickets.create(tenantId, ticket);
+        const created = await store.tickets.create(tenantId, ticket, event);
         if (created) return created;
         const underPolicy = await store.transaction(async (tx) => {
           await assertReferences(tx, tenantId, input);
           const policy = await sla.policyFor(tx, tenantId, input.client_id);
-          const opened = policy && (await tx.tickets.create(tenantId, ticket, { underPolicy: true }));
+          const opened = policy && (await tx.tickets.createUnderPolicy(tenantId, ticket));
           if (!policy || !opened) return null;
           const withSla = await sla.onTicketCreated(tx, tenantId, opened, policy);
           await tx.events.record({ type: 'ticket.created', tenantId, resourceType: 'ticket', resourceId: withSla.id, object: withSla });

@@ -4,10 +4,11 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createTestDatabase } from '@msp/db';
 import { createLogger } from '@msp/http';
-import { connectedRedis, uniquePrefix } from '@msp/testkit';
+import { connectedRedis, testOutbound, testWebhookSecrets, uniquePrefix } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
 import { createApiClientsRepository } from '../../src/auth/api-clients.repository';
 import { ensureApiClient } from '../../src/auth/bootstrap';
+import type { SecretVerifier } from '../../src/auth/secrets';
 import { generateSigningKey, type SigningKey } from '../../src/auth/signing-key';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 import { api } from './api';
@@ -43,7 +44,7 @@ export interface TestDesk {
  * Redis for the rate limiter (under a prefix of its own), a real signing key,
  * listening on a free port so the issuer URL is a real one.
  */
-export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?: boolean } = {}): Promise<TestDesk> {
+export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?: boolean; verifySecret?: SecretVerifier } = {}): Promise<TestDesk> {
   const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
   const db = createDb(database.url);
   const logger = createLogger({ service: 'desk', level: 'error' });
@@ -62,8 +63,10 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     rateLimitPrefix: uniquePrefix('desk'),
     ...overrides,
   };
-  const { app, openapi } = createDeskApp({ db, redis, logger, signingKey, settings });
+  const { verifySecret } = overrides;
+  const { app, openapi, close: closeApp } = createDeskApp({ db, redis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
   const replicas: Redis[] = [];
+  const closeReplicas: (() => Promise<void>)[] = [];
   server.on('request', app);
   const clients = createApiClientsRepository(db);
 
@@ -85,7 +88,9 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     async replica() {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
-      return createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings }).app;
+      const replica = createDeskApp({ db, redis: replicaRedis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
+      closeReplicas.push(replica.close);
+      return replica.app;
     },
     async token(client, scope) {
       const response = await api(desk)
@@ -96,6 +101,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closeApp(), ...closeReplicas.map((close) => close())]);
       await db.$disconnect();
       await redis?.quit();
       await Promise.all(replicas.map((r) => r.quit()));

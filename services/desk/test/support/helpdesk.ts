@@ -43,7 +43,7 @@ export async function newTenant(desk: TestDesk) {
   return { ...client, token: await desk.token(client) };
 }
 
-const TABLES = ['tenants', 'clients', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'events', 'calendars', 'sla_policies', 'ticket_slas'];
+const TABLES = ['tenants', 'clients', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'time_entries', 'events', 'calendars', 'sla_policies', 'ticket_slas'];
 
 /** Every row desk's helpdesk keeps, to prove that a rejected request changed nothing. */
 export async function snapshot(desk: TestDesk): Promise<Record<string, unknown[]>> {
@@ -62,7 +62,7 @@ export async function startHelpdesk() {
   return { desk, http, ...(await newTenant(desk)) };
 }
 
-/** One of every resource desk keeps, for the suites that walk every route: a client, a technician, a ticket with a comment, a second API client, a webhook with a delivery. */
+/** One of every resource desk keeps, for the suites that walk every route: a client, a technician, a ticket with a comment and a time entry, a second API client, a webhook with a delivery. */
 export async function seedEveryResource(desk: TestDesk, token: string) {
   const post = async (path: string, body: object) =>
     (await request(desk.app).post(`${BASE}${path}`).set(bearer(token)).send(body).expect(201)).body as { id: string };
@@ -70,6 +70,7 @@ export async function seedEveryResource(desk: TestDesk, token: string) {
   const user = await post('/users', { name: unique('Tech'), email: uniqueEmail() });
   const ticket = await post('/tickets', { title: unique('Printer jams'), client_id: client.id, assignee_id: user.id });
   await post(`/tickets/${ticket.id}/comments`, { body: 'Toner replaced.' });
+  await post(`/tickets/${ticket.id}/time-entries`, { user_id: user.id, minutes: 30 });
   await post('/api-clients', { name: unique('Reporting'), scopes: ['read:tickets'] });
   const calendar = await post('/calendars', { name: unique('Office hours'), time_zone: 'Europe/Berlin', hours: { mon: [{ start: '08:00', end: '17:00' }] }, holidays: { country: 'DE', region: 'DE-BY' } });
   await post('/sla-policies', { name: unique('Standard'), calendar_id: calendar.id, targets: TARGETS });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, named, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
+import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
+import { Contract } from '../contracts/contract.schemas';
 
 // Digits only, 1–20. DATEV (LODAS, Lohn und Gehalt) keys an employee on a numeric Personalnummer of
 // at most 5 digits, and the other payroll programs a tenant may export to key on numbers too, some of
@@ -16,6 +17,20 @@ const personnelNumber = (options: { description?: string } = {}) =>
     ...options,
   });
 
+const employmentStart = () =>
+  DateOnly({ description: 'First day of employment, `YYYY-MM-DD`. The six-month waiting period of §4 BUrlG runs from it. Until set, the first contract\'s `valid_from` stands in.' });
+const employmentEnd = () => DateOnly({ description: 'Last day of employment, `YYYY-MM-DD` (not before `start_date`, else 422); `null` while employed.' });
+
+const Employment = Type.Object(
+  { start_date: Nullable(employmentStart()), end_date: Nullable(employmentEnd()) },
+  { additionalProperties: false, description: 'When the employment began and ended; leave entitlement (§§4, 5 BUrlG) depends on both.' },
+);
+
+const EmploymentChange = strictObject(
+  { start_date: Type.Optional(Nullable(employmentStart())), end_date: Type.Optional(Nullable(employmentEnd())) },
+  { minProperties: 1, description: 'The employment dates to change; a date left out keeps its value, `null` clears it.' },
+);
+
 const name = () => Type.String({ minLength: 1, maxLength: 200, description: 'Full name as it appears on payroll documents.' });
 
 export const Employee = named(
@@ -26,6 +41,10 @@ export const Employee = named(
       user_id: Uuid({ description: 'The helpdesk user (technician) this employee is; one employee per user.' }),
       personnel_number: Type.String({ description: 'The number the payroll software knows the employee by; unique in your tenant.' }),
       name: Type.String(),
+      employment: Employment,
+      current_contract: Type.Union([Contract, Type.Null()], {
+        description: 'The contract valid today (UTC); `null` before the first one (`GET /employees/{id}/contracts` lists them all).',
+      }),
       created_at: DateTime(),
       updated_at: DateTime(),
     },
@@ -38,6 +57,17 @@ export const Employee = named(
           user_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01',
           personnel_number: '10042',
           name: 'Erika Mustermann',
+          employment: { start_date: '2026-03-15', end_date: null },
+          current_contract: {
+            id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+            employee_id: '4c3b2a19-0f8e-4d7c-9b6a-5e4d3c2b1a09',
+            valid_from: '2026-03-15',
+            weekly_minutes: 2400,
+            working_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+            vacation_days_per_year: 30,
+            state: 'DE-BE',
+            created_at: '2026-03-01T09:00:00.000Z',
+          },
           created_at: '2026-10-01T07:45:00.000Z',
           updated_at: '2026-10-01T07:45:00.000Z',
         },
@@ -55,6 +85,7 @@ export const CreateEmployeeBody = named(
     user_id: Uuid({ description: 'Id of the helpdesk user; stored as given (hr does not look it up in the helpdesk). Unique in your tenant.' }),
     personnel_number: personnelNumber({ description: 'The payroll number: 1–20 digits (DATEV: at most 5). Unique in your tenant.' }),
     name: name(),
+    employment: Type.Optional(strictObject({ start_date: employmentStart(), end_date: Type.Optional(Nullable(employmentEnd())) }, { description: 'When the employment began (and ended).' })),
   }, { examples: [{ user_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01', personnel_number: '10042', name: 'Erika Mustermann' }] }),
 );
 export type CreateEmployeeBody = Static<typeof CreateEmployeeBody>;
@@ -65,11 +96,12 @@ export const UpdateEmployeeBody = named(
     {
       personnel_number: Type.Optional(personnelNumber()),
       name: Type.Optional(name()),
+      employment: Type.Optional(EmploymentChange),
     },
     {
       minProperties: 1,
       description: 'The fields to change; at least one. `user_id` cannot change: register another employee instead.',
-      examples: [{ name: 'Erika Musterfrau' }, { personnel_number: '10043' }],
+      examples: [{ name: 'Erika Musterfrau' }, { personnel_number: '10043' }, { employment: { end_date: '2027-06-30' } }],
     },
   ),
 );

@@ -1,12 +1,20 @@
 import { pageWithTotal, sqlRows } from '@msp/db';
 import { isRecordNotFound, violatedUniqueConstraint, type Db } from '../db';
 import { Prisma } from '../generated/prisma/client';
+import { dateToDay, dayToDate } from '../calendar';
+import { CONTRACT_COLUMNS, contractFromSql, type ContractRecord, type ContractSqlRow } from '../contracts/contracts.repository';
 
 export interface EmployeeRecord {
   id: string;
   userId: string;
   personnelNumber: string;
   name: string;
+  /** `YYYY-MM-DD`; null until set. */
+  employmentStart: string | null;
+  /** `YYYY-MM-DD`; null while employed. */
+  employmentEnd: string | null;
+  /** The contract valid today (UTC), or null. */
+  currentContract: ContractRecord | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -15,9 +23,11 @@ export interface NewEmployee {
   userId: string;
   personnelNumber: string;
   name: string;
+  employmentStart?: string | null;
+  employmentEnd?: string | null;
 }
 
-export type EmployeeChanges = Partial<Pick<NewEmployee, 'personnelNumber' | 'name'>>;
+export type EmployeeChanges = Partial<Pick<NewEmployee, 'personnelNumber' | 'name' | 'employmentStart' | 'employmentEnd'>>;
 
 export interface EmployeeFilter {
   userId?: string;
@@ -40,26 +50,54 @@ const UNIQUE_KEYS: Record<string, UniqueEmployeeField> = {
   employees_tenant_id_personnel_number_key: 'personnelNumber',
 };
 
-const columns = { id: true, userId: true, personnelNumber: true, name: true, createdAt: true, updatedAt: true } as const;
+const columns = { id: true } as const;
+
+/** The Prisma model's data of the fields given (dates as Prisma holds a `date`). */
+function dataOf(input: EmployeeChanges) {
+  const day = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : dayToDate(value));
+  return { personnelNumber: input.personnelNumber, name: input.name, employmentStart: day(input.employmentStart), employmentEnd: day(input.employmentEnd) };
+}
 
 /*
  * The list and the single read are plain SQL on the pool under Prisma (sqlRows of @msp/db): a
  * batch of findMany and count in a Prisma transaction cost several times the CPU of the same
  * SELECTs through pg (bench/README.md, issue 12). Writes keep the model API.
  */
-const EMPLOYEE_COLUMNS = Prisma.sql`id, user_id, personnel_number, name, created_at, updated_at`;
+const EMPLOYEE_COLUMNS = Prisma.sql`id, user_id, personnel_number, name, to_char(employment_start, 'YYYY-MM-DD') AS employment_start,
+  to_char(employment_end, 'YYYY-MM-DD') AS employment_end, created_at, updated_at`;
+
+/** Each employee with the contract valid on the day given (one index range per employee). */
+const withCurrentContract = (employees: Prisma.Sql, today: string) => Prisma.sql`SELECT e.*, to_jsonb(cc) AS current_contract FROM (${employees}) e
+  LEFT JOIN LATERAL (SELECT ${CONTRACT_COLUMNS} FROM contracts c
+    WHERE c.tenant_id = e.tenant_id AND c.employee_id = e.id AND c.valid_from <= ${today}::date ORDER BY c.valid_from DESC LIMIT 1) cc ON true
+  ORDER BY e.created_at DESC, e.id DESC`;
+
+const todayUtc = () => dateToDay(new Date());
 
 interface EmployeeSqlRow {
   id: string;
   user_id: string;
   personnel_number: string;
   name: string;
+  employment_start: string | null;
+  employment_end: string | null;
+  current_contract: ContractSqlRow | null;
   created_at: string | Date;
   updated_at: string | Date;
 }
 
 function fromSql(row: EmployeeSqlRow): EmployeeRecord {
-  return { id: row.id, userId: row.user_id, personnelNumber: row.personnel_number, name: row.name, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) };
+  return {
+    id: row.id,
+    userId: row.user_id,
+    personnelNumber: row.personnel_number,
+    name: row.name,
+    employmentStart: row.employment_start,
+    employmentEnd: row.employment_end,
+    currentContract: row.current_contract ? contractFromSql(row.current_contract) : null,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
 }
 
 function translated(error: unknown): unknown {
@@ -70,6 +108,14 @@ function translated(error: unknown): unknown {
 /** Every query is bounded by the caller's tenant: another tenant's rows are simply not found. */
 export function createEmployeesRepository(db: Db) {
   const rows = sqlRows(db, db.pool);
+
+  async function findById(tenantId: string, id: string): Promise<EmployeeRecord | null> {
+    const [row] = await rows<EmployeeSqlRow>(
+      withCurrentContract(Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`, todayUtc()),
+    );
+    return row ? fromSql(row) : null;
+  }
+
   return {
     /** A page and the total in one round trip (pageWithTotal); newest first. */
     async list(tenantId: string, filter: EmployeeFilter, window: { skip: number; take: number }): Promise<{ items: EmployeeRecord[]; total: number }> {
@@ -83,7 +129,10 @@ export function createEmployeesRepository(db: Db) {
       );
       const { items, total } = await pageWithTotal<EmployeeSqlRow>(
         rows,
-        Prisma.sql`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+        withCurrentContract(
+          Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+          todayUtc(),
+        ),
         Prisma.sql`SELECT count(*) FROM employees WHERE ${where}`,
       );
       return { items: items.map(fromSql), total };
@@ -94,14 +143,12 @@ export function createEmployeesRepository(db: Db) {
       return (await db.employee.count({ where: { tenantId, userId } })) > 0;
     },
 
-    async findById(tenantId: string, id: string): Promise<EmployeeRecord | null> {
-      const [row] = await rows<EmployeeSqlRow>(Prisma.sql`SELECT ${EMPLOYEE_COLUMNS} FROM employees WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
-      return row ? fromSql(row) : null;
-    },
+    findById,
 
     async create(tenantId: string, input: NewEmployee): Promise<EmployeeRecord> {
       try {
-        return await db.employee.create({ data: { tenantId, ...input }, select: columns });
+        const { id } = await db.employee.create({ data: { tenantId, userId: input.userId, ...dataOf(input) } as Prisma.EmployeeUncheckedCreateInput, select: columns });
+        return (await findById(tenantId, id))!;
       } catch (error) {
         throw translated(error);
       }
@@ -110,7 +157,8 @@ export function createEmployeesRepository(db: Db) {
     /** The changed employee, or null when the tenant has no employee with this id. */
     async update(tenantId: string, id: string, changes: EmployeeChanges): Promise<EmployeeRecord | null> {
       try {
-        return await db.employee.update({ where: { id, tenantId }, data: changes, select: columns });
+        await db.employee.update({ where: { id, tenantId }, data: dataOf(changes), select: columns });
+        return await findById(tenantId, id);
       } catch (error) {
         if (isRecordNotFound(error)) return null;
         throw translated(error);

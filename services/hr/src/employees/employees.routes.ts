@@ -1,21 +1,10 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateEmployeeBody, Employee, EmployeePage, ListEmployeesQuery, UpdateEmployeeBody, type EmployeeJson } from './employee.schemas';
-import type { EmployeeRecord } from './employees.repository';
+import { employeeJson } from './employee.mapper';
+import { CreateEmployeeBody, Employee, EmployeePage, ListEmployeesQuery, UpdateEmployeeBody } from './employee.schemas';
 import type { EmployeesService } from './employees.service';
 
 const TAGS = ['Employees'];
-
-function toJson(employee: EmployeeRecord): EmployeeJson {
-  return {
-    id: employee.id,
-    user_id: employee.userId,
-    personnel_number: employee.personnelNumber,
-    name: employee.name,
-    created_at: employee.createdAt.toISOString(),
-    updated_at: employee.updatedAt.toISOString(),
-  };
-}
 
 export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: EmployeesService }) {
   const { employees } = deps;
@@ -34,7 +23,7 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
       const page = { page: query.page, per_page: query.per_page };
       const filter = { userId: query.user_id, personnelNumber: query.personnel_number };
       const { items, total } = await employees.list(tenantOf(req), filter, page);
-      sendPage(req, res, items.map(toJson), total, page);
+      sendPage(req, res, items.map(employeeJson), total, page);
     },
   });
 
@@ -48,7 +37,7 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     params: IdParams,
     responses: { 200: { description: 'The employee.', schema: Employee } },
     handler: async (req, res, { params }) => {
-      res.json(toJson(await employees.get(tenantOf(req), params.id)));
+      res.json(employeeJson(await employees.get(tenantOf(req), params.id)));
     },
   });
 
@@ -65,6 +54,7 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     body: CreateEmployeeBody,
     errors: [409],
     responses: {
+      422: unprocessableResponse('`employment.end_date` is before `employment.start_date`.'),
       201: {
         description: 'Registered; `Location` names the new employee.',
         schema: Employee,
@@ -72,8 +62,14 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
       },
     },
     handler: async (req, res, { body }) => {
-      const employee = await employees.register(tenantOf(req), { userId: body.user_id, personnelNumber: body.personnel_number, name: body.name });
-      res.status(201).location(`${API_BASE_PATH}/employees/${employee.id}`).json(toJson(employee));
+      const employee = await employees.register(tenantOf(req), {
+        userId: body.user_id,
+        personnelNumber: body.personnel_number,
+        name: body.name,
+        employmentStart: body.employment?.start_date,
+        employmentEnd: body.employment?.end_date,
+      });
+      res.status(201).location(`${API_BASE_PATH}/employees/${employee.id}`).json(employeeJson(employee));
     },
   });
 
@@ -82,16 +78,27 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     path: '/employees/:id',
     operationId: 'updateEmployee',
     summary: 'Change an employee',
-    description: 'Changes `name` and/or `personnel_number`; fields left out keep their value. A personnel number already used in your tenant is a 409.',
+    description:
+      'Changes `name`, `personnel_number` and/or `employment` (`start_date`, `end_date`); fields left out keep their value. A personnel number already used ' +
+      'in your tenant is a 409; an `end_date` before the `start_date` a 422. Leave entitlement follows the employment: the waiting period of §4 BUrlG ' +
+      'runs from `start_date`, and a year of entry or exit may give only 1/12 per full month (§5 BUrlG, see the leave account).',
     tags: TAGS,
     scope: 'write:hr',
     params: IdParams,
     body: UpdateEmployeeBody,
     errors: [409],
-    responses: { 200: { description: 'The changed employee.', schema: Employee } },
+    responses: {
+      200: { description: 'The changed employee.', schema: Employee },
+      422: unprocessableResponse('`employment.end_date` is before `employment.start_date`.'),
+    },
     handler: async (req, res, { params, body }) => {
-      const employee = await employees.change(tenantOf(req), params.id, { name: body.name, personnelNumber: body.personnel_number });
-      res.json(toJson(employee));
+      const employee = await employees.change(tenantOf(req), params.id, {
+        name: body.name,
+        personnelNumber: body.personnel_number,
+        employmentStart: body.employment?.start_date,
+        employmentEnd: body.employment?.end_date,
+      });
+      res.json(employeeJson(employee));
     },
   });
 }

@@ -1,4 +1,4 @@
-import { conflict, notFound, pageWindow, type PageRequest } from '@msp/http';
+import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
 import {
   DuplicateEmployeeError,
   type EmployeeChanges,
@@ -20,6 +20,15 @@ function duplicate(error: DuplicateEmployeeError, input: Partial<NewEmployee>) {
   });
 }
 
+/** The employment cannot end before it begins. */
+function assertEmployment(start: string | null | undefined, end: string | null | undefined): void {
+  if (start && end && end < start) {
+    throw unprocessable(`employment.end_date must not be before employment.start_date (${start}).`, {
+      errors: [{ field: 'employment.end_date', message: `must not be before start_date (${start})` }],
+    });
+  }
+}
+
 export function createEmployeesService(employees: EmployeesRepository) {
   return {
     list(tenantId: string, filter: EmployeeFilter, page: PageRequest) {
@@ -34,6 +43,7 @@ export function createEmployeesService(employees: EmployeesRepository) {
     },
 
     async register(tenantId: string, input: NewEmployee): Promise<EmployeeRecord> {
+      assertEmployment(input.employmentStart, input.employmentEnd);
       try {
         return await employees.create(tenantId, input);
       } catch (error) {
@@ -42,6 +52,14 @@ export function createEmployeesService(employees: EmployeesRepository) {
     },
 
     async change(tenantId: string, id: string, changes: EmployeeChanges): Promise<EmployeeRecord> {
+      if (changes.employmentStart !== undefined || changes.employmentEnd !== undefined) {
+        const current = await employees.findById(tenantId, id);
+        if (!current) throw missing(id);
+        assertEmployment(
+          changes.employmentStart === undefined ? current.employmentStart : changes.employmentStart,
+          changes.employmentEnd === undefined ? current.employmentEnd : changes.employmentEnd,
+        );
+      }
       let employee: EmployeeRecord | null;
       try {
         employee = await employees.update(tenantId, id, changes);

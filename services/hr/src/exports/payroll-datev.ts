@@ -1,21 +1,26 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import iconv from 'iconv-lite';
+import type { BsNumbers, WageTypeKey } from '../payroll/payroll-settings.schemas';
 import type { PayrollRow, Period } from './payroll-row';
 
 /**
  * DATEV LODAS "ASCII-Import" of movement data (Bewegungsdaten), as DATEV's description of the
  * LODAS ASCII import lays it out:
  *
- *   [Allgemein]          the file's settings: Ziel=LODAS, Version_SST=1.0, BeraterNr, MandantenNr,
- *                        Feldtrennzeichen, Zahlenkomma, Datumsformat, Kommentarzeichen
+ *   [Allgemein]          the file's settings: Ziel=LODAS, Version_SST=1.0, BeraterNr, MandantenNr
+ *                        (so spelled), Datumsformat=JJJJ-MM-TT, Feldtrennzeichen, Zahlenkomma,
+ *                        Kommentarzeichen
  *   [Satzbeschreibung]   record type 10 = table u_lod_bwd_buchung_standard (a standard booking) with
- *                        the fields abrechnung_zeitraum; pnr; la_eigene; bs_nr; bs_wert_butab
- *   [Bewegungsdaten]     one line per employee and wage type: 10;<first day of the period>;
- *                        <Personalnummer>;<Lohnart>;<Bearbeitungsschlüssel>;<value>;
+ *                        the fields abrechnung_zeitraum; pnr; la_eigene; bs_nr; bs_wert_butab;
+ *   [Bewegungsdaten]     one line per employee and wage type, its fields in the order the
+ *                        [Satzbeschreibung] declares: 10;<first day of the period>;<Personalnummer>;
+ *                        <Lohnart>;<Bearbeitungsschlüssel>;<value>;  e.g. 10;2026-10-01;7;1000;1;12,33;
  *
- * Bearbeitungsschlüssel (bs_nr) says what the value counts: 1 = hours, 2 = days. Every line ends with
- * the separator, as in DATEV's examples. A comment line (`*`) with the employee's name precedes each
- * employee's lines so the payroll office can read the file; LODAS ignores it. Windows-1252, CRLF.
+ * Bearbeitungsschlüssel (bs_nr) says what the value counts (usually 1 = hours, 2 = days); it is a
+ * per-category payroll setting, since payroll offices set up their Lohnarten differently. Every record
+ * line, of [Satzbeschreibung] and [Bewegungsdaten] alike, ends with the separator, as in DATEV's
+ * examples (`10;2019-08-01;2;706;1;40,00;;`). A comment line (`*`) with the employee's name precedes
+ * each employee's lines so the payroll office can read the file; LODAS ignores it. Windows-1252, CRLF.
  */
 export const DATEV_RECORD_TYPE = '10';
 export const DATEV_TABLE = 'u_lod_bwd_buchung_standard';
@@ -23,19 +28,16 @@ export const DATEV_FIELDS = ['abrechnung_zeitraum', 'pnr', 'la_eigene', 'bs_nr',
 /** The largest Personalnummer LODAS takes is 5 digits. */
 export const DATEV_MAX_PERSONNEL_NUMBER_LENGTH = 5;
 
-const BEARBEITUNGSSCHLUESSEL = { hours: '1', days: '2' } as const;
 const CRLF = '\r\n';
+/** The `Datumsformat` the header declares: ISO days, `YYYY-MM-DD`, as DATEV's own examples write them. */
+const DATE_FORMAT = 'JJJJ-MM-TT';
 
 export interface DatevHeader {
   consultantNumber: string;
   clientNumber: string;
   period: Period;
-}
-
-/** DD/MM/YYYY, the `Datumsformat=TT/MM/JJJJ` the header declares. */
-function datevDate(isoDate: string): string {
-  const [year, month, day] = isoDate.split('-');
-  return `${day}/${month}/${year}`;
+  /** The tenant's Bearbeitungsschlüssel per category (payroll settings). */
+  bsNumbers: BsNumbers;
 }
 
 /** A comment must stay one line and must not look like a section: control characters become spaces. */
@@ -51,11 +53,11 @@ export function datevPreamble({ consultantNumber, clientNumber, period }: DatevH
     'Version_SST=1.0',
     `BeraterNr=${consultantNumber}`,
     `MandantenNr=${clientNumber}`,
+    `Datumsformat=${DATE_FORMAT}`,
     'Feldtrennzeichen=;',
     'Zahlenkomma=,',
-    'Datumsformat=TT/MM/JJJJ',
     'Kommentarzeichen=*',
-    `* Lohndaten ${period.label.slice(5)}/${period.label.slice(0, 4)} aus hr: Stunden mit Bearbeitungsschlüssel 1, Tage mit 2`,
+    `* Lohndaten ${period.label.slice(5)}/${period.label.slice(0, 4)} aus hr`,
     '',
     '[Satzbeschreibung]',
     `${DATEV_RECORD_TYPE};${DATEV_TABLE};${DATEV_FIELDS.map((field) => `${field}#bwd`).join(';')};`,
@@ -65,9 +67,18 @@ export function datevPreamble({ consultantNumber, clientNumber, period }: DatevH
   ].join(CRLF);
 }
 
-export function datevLine(row: PayrollRow, period: Period): string {
-  const value = row.quantity.replace('.', ',');
-  return `${DATEV_RECORD_TYPE};${datevDate(period.first)};${row.personnel_number};${row.wage_type};${BEARBEITUNGSSCHLUESSEL[row.unit]};${value};${CRLF}`;
+type DatevField = (typeof DATEV_FIELDS)[number];
+
+/** One movement record: its fields written in the order [Satzbeschreibung] declares them, each followed by `;`. */
+export function datevLine(row: PayrollRow, { period, bsNumbers }: Pick<DatevHeader, 'period' | 'bsNumbers'>): string {
+  const fields: Record<DatevField, string> = {
+    abrechnung_zeitraum: period.first,
+    pnr: row.personnel_number,
+    la_eigene: row.wage_type,
+    bs_nr: String(bsNumbers[row.category as WageTypeKey]),
+    bs_wert_butab: row.quantity.replace('.', ','),
+  };
+  return `${DATEV_RECORD_TYPE};${DATEV_FIELDS.map((field) => `${fields[field]};`).join('')}${CRLF}`;
 }
 
 /**
@@ -90,7 +101,7 @@ export function createPayrollDatevStream(header: DatevHeader): Transform {
         lastPersonnelNumber = row.personnel_number;
         text += `* ${row.personnel_number} ${commentText(row.name)}${CRLF}`;
       }
-      callback(null, encode(text + datevLine(row, header.period)));
+      callback(null, encode(text + datevLine(row, header)));
     },
     flush(callback: TransformCallback) {
       callback(null, started ? undefined : encode(datevPreamble(header)));

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { Pool, type PoolClient } from 'pg';
 import QueryStream from 'pg-query-stream';
+import { AppError } from '@msp/http';
 import { WAGE_TYPE_KEYS, type WageTypes } from '../payroll/payroll-settings.schemas';
 import type { Period, PayrollRow } from './payroll-row';
 
@@ -10,6 +11,15 @@ export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
 
 /** Rows fetched from the cursor per round trip: large enough to be cheap, small enough to stay flat. */
 const BATCH_SIZE = 500;
+
+/**
+ * The export's pool and timeouts when configuration says nothing (EXPORT_POOL_SIZE: at most this many
+ * exports stream at once per instance; EXPORT_POOL_ACQUIRE_TIMEOUT_MS; EXPORT_IDLE_TIMEOUT_MS).
+ */
+export const EXPORT_DEFAULTS = { poolSize: 10, acquireTimeoutMs: 5_000, idleTimeoutMs: 30_000 } as const;
+
+/** What a caller that found the pool full is told to wait before trying again. */
+export const EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The aggregated rows of one tenant and period, one per employee and category, already mapped to the
@@ -47,8 +57,8 @@ export function payrollRowsParams(tenantId: string, period: Period, wageTypes: W
 
 /**
  * A cursor over the rows that gives its connection back when it ends, and when it is abandoned
- * (the client went away, a later stage failed) cancels the query on the server and closes the
- * connection rather than waiting for a running sort to finish.
+ * (the client went away or stopped reading, a later stage failed) closes the connection rather than
+ * waiting for a running sort to finish; a query still running on the server is cancelled first.
  */
 class PayrollRowStream extends QueryStream {
   constructor(
@@ -68,6 +78,14 @@ class PayrollRowStream extends QueryStream {
       });
       return;
     }
+    // Suspended between two batches (a reader that stopped taking them), the server only waits for the
+    // next fetch: closing the connection ends it at once. Cancelling would need a connection of the
+    // pool, which a full pool of such readers has none of.
+    if ((this.cursor as { state?: string }).state === 'idle') {
+      this.client.release(true);
+      callback(error);
+      return;
+    }
     const pid = (this.client as unknown as { processID: number }).processID;
     void this.cancel(pid)
       .catch(() => undefined) // the connection is closed below either way
@@ -76,15 +94,48 @@ class PayrollRowStream extends QueryStream {
   }
 }
 
+export interface PayrollExportRepositoryOptions {
+  /** Connections of the export's pool. */
+  poolSize: number;
+  /** How long an export waits for a connection of the pool before it answers 503 (pg-pool's connectionTimeoutMillis). */
+  acquireTimeoutMs: number;
+}
+
+/** pg-pool's error when no connection came within connectionTimeoutMillis (pool full, or the database slow to accept one). */
+function isAcquireTimeout(error: unknown): boolean {
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return message === 'timeout exceeded when trying to connect' || message === 'Connection terminated due to connection timeout';
+}
+
 /** Streams the export from a pg Pool of its own: Prisma cannot hand out a cursor. */
-export function createPayrollExportRepository(databaseUrl: string) {
-  const pool = new Pool({ connectionString: databaseUrl, max: 10, application_name: EXPORT_APPLICATION_NAME });
+export function createPayrollExportRepository(databaseUrl: string, options: PayrollExportRepositoryOptions) {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize,
+    application_name: EXPORT_APPLICATION_NAME,
+    // Without it, a full pool (every connection held by a slow reader) makes the next export wait forever.
+    connectionTimeoutMillis: options.acquireTimeoutMs,
+  });
   // An idle client losing its connection must not crash the process; the next checkout reconnects.
   pool.on('error', () => undefined);
   const cancel = (pid: number) => pool.query('SELECT pg_cancel_backend($1)', [pid]);
 
+  /** A connection of the pool, or a 503 problem once the acquire timeout has passed without one. */
+  async function connect(): Promise<PoolClient> {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      if (!isAcquireTimeout(error)) throw error;
+      throw new AppError(
+        503,
+        `Every connection of the payroll export is busy (${options.poolSize} exports at once) and none came free within ${options.acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
+        { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(EXPORT_BUSY_RETRY_AFTER_SECONDS) }, cause: error },
+      );
+    }
+  }
+
   async function open(sql: string, params: unknown[], signal?: AbortSignal): Promise<Readable> {
-    const client = await pool.connect();
+    const client = await connect();
     const rows = client.query(new PayrollRowStream(sql, params, client, cancel));
     // Wait for the first batch (or the end, or the error): a failing query is still a clean 500
     // problem, sent before any header of the file. A large month spends most of its time here
@@ -107,12 +158,21 @@ export function createPayrollExportRepository(databaseUrl: string) {
     /** Personnel numbers in the period's export longer than `maxLength` (DATEV's limit), in export order. */
     async personnelNumbersLongerThan(tenantId: string, period: Period, wageTypes: WageTypes, maxLength: number): Promise<string[]> {
       const params = payrollRowsParams(tenantId, period, wageTypes);
-      const { rows } = await pool.query<Pick<PayrollRow, 'personnel_number'>>(
-        `SELECT personnel_number FROM (${PAYROLL_ROWS_SQL}) AS r WHERE length(personnel_number) > $${params.length + 1}
-          GROUP BY personnel_number ORDER BY personnel_number::numeric, personnel_number`,
-        [...params, maxLength],
-      );
-      return rows.map((row) => row.personnel_number);
+      const client = await connect();
+      let failure: Error | undefined;
+      try {
+        const { rows } = await client.query<Pick<PayrollRow, 'personnel_number'>>(
+          `SELECT personnel_number FROM (${PAYROLL_ROWS_SQL}) AS r WHERE length(personnel_number) > $${params.length + 1}
+            GROUP BY personnel_number ORDER BY personnel_number::numeric, personnel_number`,
+          [...params, maxLength],
+        );
+        return rows.map((row) => row.personnel_number);
+      } catch (error) {
+        failure = error as Error;
+        throw error;
+      } finally {
+        client.release(failure); // as pool.query does: a client that failed is not reused
+      }
     },
 
     close(): Promise<void> {

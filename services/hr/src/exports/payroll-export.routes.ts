@@ -1,18 +1,20 @@
 import { pipeline } from 'node:stream/promises';
-import type { ApiRouter, Logger } from '@msp/http';
+import type { Response } from 'express';
+import { PROBLEM_CONTENT_TYPE, type ApiRouter, type Logger } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { coalesce } from './coalesce';
 import { CSV_COLUMNS } from './payroll-csv';
 import { DATEV_FIELDS, DATEV_TABLE } from './payroll-datev';
-import { PayrollExportQuery } from './payroll-export.schemas';
-import type { PayrollExportService } from './payroll-export.service';
+import { EXPORT_BUSY_RETRY_AFTER_SECONDS } from './payroll-export.repository';
+import { ExportBusyProblem, PayrollExportQuery } from './payroll-export.schemas';
+import { EXPORT_RUNNING_RETRY_AFTER_SECONDS, type PayrollExportService } from './payroll-export.service';
 
 const TAGS = ['Payroll'];
 
 const DESCRIPTION = [
   'The payroll of one month, for every employee with anything in it: one row per employee and wage type with a quantity that is not zero.',
   '',
-  '- **Hours**: the minutes of the entries of the timesheets dated in the period, per category (`normal`, `overtime`, `on_call`, `travel`, `training`), in decimal hours rounded to two decimals (7 h 20 min = 7.33).',
+  '- **Hours**: the minutes of the entries of the timesheets dated in the period, per category (`normal`, `overtime`, `on_call`, `travel`, `training`, and `standby`: Rufbereitschaft, paid but not working time, under its own wage type), in decimal hours rounded to two decimals (7 h 20 min = 7.33).',
   '- **Days**: the working days (Monday–Friday) of every **approved** leave inside the period, per type; a leave that spans two months is clipped (29 October–3 November gives October its Thursday and Friday). Requested, rejected and cancelled leaves are not paid out.',
   '- Each category becomes the wage type (DATEV Lohnart) of `GET /payroll/settings`. Rows are ordered by personnel number (numerically), then wage type (numerically), then category; two categories mapped to the same Lohnart stay two rows.',
   '- Timesheets and leaves are matched to employees by `user_id`; those of a `user_id` that is no employee of your tenant are not exported (register the employee first).',
@@ -23,15 +25,51 @@ const DESCRIPTION = [
   'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection).',
   '',
   '**`format=datev`**: the DATEV LODAS ASCII import file, `text/plain; charset=windows-1252`, CRLF, file name `payroll-YYYY-MM.txt`:',
-  '`[Allgemein]` with `Ziel=LODAS`, `Version_SST=1.0`, `BeraterNr` and `MandantenNr` (from the settings), `Feldtrennzeichen=;`, `Zahlenkomma=,`, `Datumsformat=TT/MM/JJJJ`, `Kommentarzeichen=*`;',
+  '`[Allgemein]` with `Ziel=LODAS`, `Version_SST=1.0`, `BeraterNr` and `MandantenNr` (from the settings), `Datumsformat=JJJJ-MM-TT`, `Feldtrennzeichen=;`, `Zahlenkomma=,`, `Kommentarzeichen=*`;',
   `\`[Satzbeschreibung]\` with record type 10 = \`${DATEV_TABLE}\` and the fields ${DATEV_FIELDS.map((f) => `\`${f}\``).join(', ')};`,
-  '`[Bewegungsdaten]` with one line per employee and wage type, `10;<abrechnung_zeitraum: first day of the month, DD/MM/YYYY>;<pnr: Personalnummer>;<la_eigene: Lohnart>;<bs_nr: Bearbeitungsschlüssel, 1 = hours, 2 = days>;<bs_wert_butab: quantity, decimal comma>;`.',
+  '`[Bewegungsdaten]` with one line per employee and wage type, its fields in the order `[Satzbeschreibung]` declares: `10;<abrechnung_zeitraum: first day of the month, YYYY-MM-DD>;<pnr: Personalnummer>;<la_eigene: Lohnart>;<bs_nr: Bearbeitungsschlüssel of the category, `bs_nr` in the payroll settings, default 1 for hours and 2 for days>;<bs_wert_butab: quantity, decimal comma>;`, e.g. `10;2026-10-01;7;1000;1;12,33;`.',
+  'Every record line of `[Satzbeschreibung]` and `[Bewegungsdaten]` ends with `;`, as in DATEV\'s examples.',
   "A comment line `* <personnel number> <name>` before each employee's lines is for the reader; LODAS skips it.",
   'A 422 names everything DATEV could not take before any byte is sent: missing consultant (Beraternummer) or client number (Mandantennummer), and every personnel number longer than 5 digits (in `errors` and `personnel_numbers`).',
+  '',
+  '**Limits**: one export runs at a time per tenant (across all instances; a second one answers 429 until the first has ended), and the exports of all tenants share a pool of connections (`EXPORT_POOL_SIZE`, 10 by default; none free within `EXPORT_POOL_ACQUIRE_TIMEOUT_MS`: 503). Both carry `Retry-After`. A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer cut short: the file it holds is incomplete (no final chunk), and it must export again.',
 ].join('\n');
 
-export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: PayrollExportService; logger: Logger }) {
-  const { exports, logger } = deps;
+const RETRY_AFTER = (seconds: number) => ({
+  'Retry-After': { description: `Seconds to wait before trying again (${seconds}).`, schema: { type: 'integer', examples: [seconds] } },
+});
+
+const problemExample = (status: number, code: string, title: string, detail: string) => ({
+  type: `urn:msp:problem:${code}`,
+  title,
+  status,
+  detail,
+  request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
+});
+
+/**
+ * Ends `res` once its reader has taken no byte for `idleMs` (`onStall` first): a client that stops
+ * reading must not hold the export's cursor and connection for ever. Node's socket timeout already
+ * ignores a write the reader is still draining; what is left to tell apart is a reader that keeps up
+ * while the next rows are on their way (nothing waits in the socket), which is no stall.
+ */
+function endWhenStalled(res: Response, idleMs: number, onStall: () => void): () => void {
+  const onTimeout = () => {
+    const socket = res.socket;
+    if (!socket || socket.destroyed) return;
+    if (socket.writableLength === 0 && res.writableLength === 0) {
+      socket.setTimeout(idleMs);
+      return;
+    }
+    onStall();
+    res.destroy();
+  };
+  res.setTimeout(idleMs, onTimeout);
+  return () => res.off('timeout', onTimeout);
+}
+
+export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: PayrollExportService; logger: Logger; idleTimeoutMs: number }) {
+  const { exports, logger, idleTimeoutMs } = deps;
 
   api.route({
     method: 'get',
@@ -49,6 +87,30 @@ export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: Pay
         contentType: ['text/csv', 'text/plain'],
         headers: { 'Content-Disposition': { description: '`attachment; filename="payroll-YYYY-MM.csv"` (`.txt` for DATEV).', schema: { type: 'string' } } },
       },
+      429: {
+        description: 'An export of your tenant is still running (on any instance): one at a time per tenant. Retry after `Retry-After` seconds. (The rate limit answers 429 too, as `rate-limited`.)',
+        schema: ExportBusyProblem,
+        contentType: PROBLEM_CONTENT_TYPE,
+        headers: RETRY_AFTER(EXPORT_RUNNING_RETRY_AFTER_SECONDS),
+        example: problemExample(
+          429,
+          'export-in-progress',
+          'Too Many Requests',
+          'A payroll export of your tenant is still running: one runs at a time. Retry after the time given in Retry-After, once it has finished.',
+        ),
+      },
+      503: {
+        description: 'Every connection of the export pool stayed busy for `EXPORT_POOL_ACQUIRE_TIMEOUT_MS` (other tenants are exporting). Retry after `Retry-After` seconds.',
+        schema: ExportBusyProblem,
+        contentType: PROBLEM_CONTENT_TYPE,
+        headers: RETRY_AFTER(EXPORT_BUSY_RETRY_AFTER_SECONDS),
+        example: problemExample(
+          503,
+          'export-capacity-exhausted',
+          'Service Unavailable',
+          'Every connection of the payroll export is busy (10 exports at once) and none came free within 5000 ms. Retry after the time given in Retry-After.',
+        ),
+      },
     },
     handler: async (req, res, { query }) => {
       // The client may leave while PostgreSQL is still aggregating, before any byte is sent.
@@ -65,17 +127,24 @@ export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: Pay
       res.status(200);
       res.setHeader('Content-Type', file.contentType);
       res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
+      let stalled = false;
+      const stopWatching = endWhenStalled(res, idleTimeoutMs, () => (stalled = true));
       try {
         await pipeline(file.rows, file.writer, coalesce(), res);
       } catch (error) {
         // The status line is out: all that is left is to cut the transfer short, so the client sees an
         // incomplete file rather than a complete-looking one. A client that went away is no error of ours.
         res.destroy();
-        if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
+        if (stalled) {
+          logger.info('payroll export ended: its reader took no byte within the idle timeout', { period: query.period, idle_timeout_ms: idleTimeoutMs });
+        } else if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
           logger.info('payroll export abandoned by the client', { period: query.period });
         } else {
           logger.error('payroll export failed while streaming', { period: query.period, error });
         }
+      } finally {
+        stopWatching();
+        await file.done();
       }
     },
   });

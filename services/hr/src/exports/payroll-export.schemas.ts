@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { stringEnum, strictObject } from '@msp/http';
+import { named, stringEnum, strictObject } from '@msp/http';
 
 export const EXPORT_FORMATS = ['csv', 'datev'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -14,3 +14,18 @@ export const PayrollExportQuery = strictObject({
   ),
 });
 export type PayrollExportQuery = Static<typeof PayrollExportQuery>;
+
+/** The problem of an export refused for now (429: the tenant's export is running; 503: the pool is full). */
+export const ExportBusyProblem = named(
+  'ExportBusyProblem',
+  Type.Object(
+    {
+      type: Type.String({ description: '`urn:msp:problem:export-in-progress` (429) or `urn:msp:problem:export-capacity-exhausted` (503).' }),
+      title: Type.String(),
+      status: Type.Union([Type.Literal(429), Type.Literal(503)]),
+      detail: Type.String(),
+      request_id: Type.String(),
+    },
+    { additionalProperties: true, description: 'RFC 9457 problem document: no export now; retry after `Retry-After` seconds.' },
+  ),
+);

@@ -1,5 +1,5 @@
 import type { Readable, Transform } from 'node:stream';
-import { unprocessable, type FieldError } from '@msp/http';
+import { AppError, unprocessable, type FieldError, type Leases } from '@msp/http';
 import type { PayrollSettingsRepository } from '../payroll/payroll-settings.repository';
 import { createPayrollCsvStream } from './payroll-csv';
 import { createPayrollDatevStream, DATEV_MAX_PERSONNEL_NUMBER_LENGTH } from './payroll-datev';
@@ -14,10 +14,15 @@ export interface PayrollFile {
   rows: Readable;
   /** Turns them into the file's bytes. */
   writer: Transform;
+  /** Call when the file is sent or abandoned: the tenant may export again. */
+  done(): Promise<void>;
 }
 
-export function createPayrollExportService(deps: { settings: PayrollSettingsRepository; exports: PayrollExportRepository }) {
-  const { settings, exports } = deps;
+/** What a tenant with an export still running is told to wait before trying again. */
+export const EXPORT_RUNNING_RETRY_AFTER_SECONDS = 5;
+
+export function createPayrollExportService(deps: { settings: PayrollSettingsRepository; exports: PayrollExportRepository; leases: Leases }) {
+  const { settings, exports, leases } = deps;
 
   /**
    * Everything DATEV cannot import is found before the first byte: the numbers of the [Allgemein]
@@ -43,26 +48,46 @@ export function createPayrollExportService(deps: { settings: PayrollSettingsRepo
     }
   }
 
-  return {
-    /** `signal`: the caller went away; a query still on its way to the first row is cancelled. */
-    async open(tenantId: string, label: string, format: ExportFormat, signal?: AbortSignal): Promise<PayrollFile> {
-      const found = await settings.find(tenantId);
-      const period = periodOf(label);
-      if (format === 'datev') {
-        await checkDatev(tenantId, label, found);
-        return {
-          contentType: 'text/plain; charset=windows-1252',
-          filename: `payroll-${label}.txt`,
-          rows: await exports.rows(tenantId, period, found.wageTypes, signal),
-          writer: createPayrollDatevStream({ consultantNumber: found.consultantNumber!, clientNumber: found.clientNumber!, period }),
-        };
-      }
+  async function build(tenantId: string, label: string, format: ExportFormat, signal?: AbortSignal): Promise<Omit<PayrollFile, 'done'>> {
+    const found = await settings.find(tenantId);
+    const period = periodOf(label);
+    if (format === 'datev') {
+      await checkDatev(tenantId, label, found);
       return {
-        contentType: 'text/csv; charset=utf-8',
-        filename: `payroll-${label}.csv`,
+        contentType: 'text/plain; charset=windows-1252',
+        filename: `payroll-${label}.txt`,
         rows: await exports.rows(tenantId, period, found.wageTypes, signal),
-        writer: createPayrollCsvStream(label),
+        writer: createPayrollDatevStream({ consultantNumber: found.consultantNumber!, clientNumber: found.clientNumber!, period, bsNumbers: found.bsNumbers }),
       };
+    }
+    return {
+      contentType: 'text/csv; charset=utf-8',
+      filename: `payroll-${label}.csv`,
+      rows: await exports.rows(tenantId, period, found.wageTypes, signal),
+      writer: createPayrollCsvStream(label),
+    };
+  }
+
+  return {
+    /**
+     * One export at a time per tenant, across every instance: the export's connections are few, and
+     * no tenant may hold more than one of them. `signal`: the caller went away; a query still on its
+     * way to the first row is cancelled.
+     */
+    async open(tenantId: string, label: string, format: ExportFormat, signal?: AbortSignal): Promise<PayrollFile> {
+      const lease = await leases.acquire(tenantId);
+      if (!lease) {
+        throw new AppError(429, 'A payroll export of your tenant is still running: one runs at a time. Retry after the time given in Retry-After, once it has finished.', {
+          code: 'export-in-progress',
+          headers: { 'Retry-After': String(EXPORT_RUNNING_RETRY_AFTER_SECONDS) },
+        });
+      }
+      try {
+        return { ...(await build(tenantId, label, format, signal)), done: () => lease.release() };
+      } catch (error) {
+        await lease.release();
+        throw error;
+      }
     },
   };
 }

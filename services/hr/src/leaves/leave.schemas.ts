@@ -1,8 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { businessRuleProblem, DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
-import { dateToDay } from '../calendar';
 import { LEAVE_STATUSES } from './leave-status';
-import type { LeaveRecord } from './leaves.repository';
 
 export const LEAVE_TYPES = ['vacation', 'sick', 'unpaid', 'parental', 'special'] as const;
 export type LeaveType = (typeof LEAVE_TYPES)[number];
@@ -31,7 +29,19 @@ export const Leave = named(
       status: leaveStatus(),
       start_date: DateOnly({ description: 'First day of the leave, `YYYY-MM-DD`.' }),
       end_date: DateOnly({ description: 'Last day of the leave, `YYYY-MM-DD` (included).' }),
-      working_days: Type.Integer({ minimum: 0, description: 'Monday to Friday from `start_date` to `end_date`, both included (public holidays are not subtracted).' }),
+      working_days: Type.Integer({
+        minimum: 0,
+        description:
+          'Working days from `start_date` to `end_date`, both included, counted when the leave was requested: on each day the `working_days` of the ' +
+          'employee\'s contract valid that day, minus the public holidays of its `state` (8 March counts in Bavaria, not in Berlin). Days before the ' +
+          'employee\'s first contract count Monday to Friday (no holidays: no state is known); they are not booked on the leave account.',
+      }),
+      returned_days: Type.Integer({
+        minimum: 0,
+        description:
+          'Of a `vacation`: its working days that a `requested` or `approved` sick leave covers. They return to the leave account (§9 BUrlG): the employee ' +
+          'was sick, not on holiday. 0 otherwise.',
+      }),
       note: Nullable(Type.String({ description: 'Free text from the request; `null` when none was given.' })),
       created_at: DateTime({ description: 'When the leave was requested (UTC).' }),
       updated_at: DateTime({ description: 'When the status last moved (UTC); `created_at` until then.' }),
@@ -48,6 +58,7 @@ export const Leave = named(
           start_date: '2026-10-29',
           end_date: '2026-11-03',
           working_days: 4,
+          returned_days: 0,
           note: 'Autumn holidays',
           created_at: '2026-10-01T09:00:00.000Z',
           updated_at: '2026-10-01T09:00:00.000Z',
@@ -57,22 +68,6 @@ export const Leave = named(
   ),
 );
 export type LeaveJson = Static<typeof Leave>;
-
-/** A leave as the API shows it: the answers and the events' `object` alike. */
-export function leaveJson(leave: LeaveRecord): LeaveJson {
-  return {
-    id: leave.id,
-    user_id: leave.userId,
-    type: leave.type,
-    status: leave.status,
-    start_date: dateToDay(leave.startDate),
-    end_date: dateToDay(leave.endDate),
-    working_days: leave.workingDays,
-    note: leave.note,
-    created_at: leave.createdAt.toISOString(),
-    updated_at: leave.updatedAt.toISOString(),
-  };
-}
 
 export const LeavePage = pageSchema('LeavePage', Leave);
 

@@ -1,9 +1,9 @@
-import type { Prisma } from '../generated/prisma/client';
+import type { RecordChange, Sql } from '@msp/events';
+import { Prisma } from '../generated/prisma/client';
 import { dayToDate } from '../calendar';
 import type { Db } from '../db';
-import { hrEvents } from '../events/hr-events';
 import { BLOCKING_STATUSES, type LeaveStatus } from './leave-status';
-import { leaveJson, type LeaveType } from './leave.schemas';
+import type { LeaveType } from './leave.schemas';
 
 export interface LeaveRecord {
   id: string;
@@ -13,6 +13,8 @@ export interface LeaveRecord {
   startDate: Date;
   endDate: Date;
   workingDays: number;
+  /** Of a vacation: its working days a requested or approved sick leave covers (§9 BUrlG). */
+  returnedDays: number;
   note: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -25,6 +27,8 @@ export interface NewLeave {
   startDate: string;
   endDate: string;
   workingDays: number;
+  /** The working days under a contract (`YYYY-MM-DD`), stored one row each for the leave accounts. */
+  days: string[];
   note: string | null;
 }
 
@@ -54,7 +58,29 @@ const columns = {
 type Row = Prisma.LeaveGetPayload<{ select: typeof columns }>;
 
 // The columns hold only what the API wrote (and CHECK constraints say so).
-const toRecord = (row: Row): LeaveRecord => ({ ...row, type: row.type as LeaveType, status: row.status as LeaveStatus });
+const toRecord = (row: Row, returnedDays = 0): LeaveRecord => ({ ...row, type: row.type as LeaveType, status: row.status as LeaveStatus, returnedDays });
+
+/**
+ * A vacation day that a requested or approved sick leave of the same user covers is no vacation day
+ * (§9 BUrlG): it returns to the account. The leaves' working days are rows of `leave_days`, so this
+ * is an index lookup per day, not a calendar walk. `d` is the vacation's `leave_days` row.
+ */
+export const SICK_COVERS_DAY = Prisma.sql`EXISTS (SELECT 1 FROM leave_days sd JOIN leaves s ON s.id = sd.leave_id
+  WHERE sd.tenant_id = d.tenant_id AND sd.user_id = d.user_id AND sd.day = d.day AND s.type = 'sick' AND s.status IN ('requested', 'approved'))`;
+
+/**
+ * The records of `rows` with each vacation's `returnedDays`: its days (leave_days) that a requested
+ * or approved sick leave of the same user covers. One statement for any number of leaves.
+ */
+async function withReturnedDays(client: Sql, rows: Row[]): Promise<LeaveRecord[]> {
+  const vacations = rows.filter((row) => row.type === 'vacation').map((row) => row.id);
+  if (vacations.length === 0) return rows.map((row) => toRecord(row));
+  const query = Prisma.sql`SELECT d.leave_id, count(*)::int AS days FROM leave_days d
+    WHERE d.leave_id = ANY(${vacations}::uuid[]) AND ${SICK_COVERS_DAY} GROUP BY d.leave_id`;
+  const counted = await client.$queryRawUnsafe<{ leave_id: string; days: number }[]>(query.text, ...query.values);
+  const returned = new Map(counted.map((row) => [row.leave_id, row.days]));
+  return rows.map((row) => toRecord(row, returned.get(row.id) ?? 0));
+}
 
 /** Every query is bounded by the caller's tenant: another tenant's leaves are simply not found. */
 export function createLeavesRepository(db: Db) {
@@ -73,53 +99,65 @@ export function createLeavesRepository(db: Db) {
         db.leave.findMany({ where, orderBy: [{ startDate: 'desc' }, { id: 'desc' }], select: columns, ...window }),
         db.leave.count({ where }),
       ]);
-      return { items: rows.map(toRecord), total };
+      return { items: await withReturnedDays(db, rows), total };
     },
 
     async findById(tenantId: string, id: string): Promise<LeaveRecord | null> {
       const row = await db.leave.findFirst({ where: { id, tenantId }, select: columns });
-      return row && toRecord(row);
+      return row && (await withReturnedDays(db, [row]))[0]!;
     },
 
     /**
      * Inserts the leave unless a requested or approved leave of the same user overlaps it; then
-     * nothing is written and that leave is returned as `overlapping`. A transaction-scoped
+     * nothing is written and that leave is returned as `overlapping`. A sick leave may overlap an
+     * approved vacation (§9 BUrlG: the vacation's days it covers return to the account). A transaction-scoped
      * advisory lock per (tenant, user) serialises the check and the insert of concurrent
      * requests, so two overlapping leaves can never both pass (no other path creates a blocking
-     * leave: rejected and cancelled ones never come back).
+     * leave: rejected and cancelled ones never come back). `guard`, when given, runs under the same
+     * lock before the insert (a throw writes nothing), so the checks it makes against the user's other
+     * leaves (the leave balance) hold for concurrent requests too. `record` records the new leave's
+     * event in the same transaction.
      */
-    createUnlessOverlapping(tenantId: string, input: NewLeave): Promise<{ created: LeaveRecord } | { overlapping: LeaveRecord }> {
+    createUnlessOverlapping(
+      tenantId: string,
+      input: NewLeave,
+      record: RecordChange<LeaveRecord>,
+      guard?: () => Promise<void>,
+    ): Promise<{ created: LeaveRecord } | { overlapping: LeaveRecord }> {
       const startDate = dayToDate(input.startDate);
       const endDate = dayToDate(input.endDate);
       return db.$transaction(async (tx) => {
         // Through ::uuid first, so a user id sent in capitals takes the same lock as in lower case.
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext(${input.userId}::uuid::text))`;
+        const mayOverlap: Prisma.LeaveWhereInput[] = input.type === 'sick' ? [{ NOT: { type: 'vacation', status: 'approved' } }] : [];
         const overlapping = await tx.leave.findFirst({
-          where: { tenantId, userId: input.userId, status: { in: [...BLOCKING_STATUSES] }, startDate: { lte: endDate }, endDate: { gte: startDate } },
+          where: { tenantId, userId: input.userId, status: { in: [...BLOCKING_STATUSES] }, startDate: { lte: endDate }, endDate: { gte: startDate }, AND: mayOverlap },
           orderBy: { startDate: 'asc' },
           select: columns,
         });
         if (overlapping) return { overlapping: toRecord(overlapping) };
-        const created = toRecord(await tx.leave.create({ data: { tenantId, ...input, status: 'requested', startDate, endDate }, select: columns }));
-        await hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) });
-        return { created };
+        if (guard) await guard();
+        const { days, ...leave } = input;
+        const row = await tx.leave.create({ data: { tenantId, ...leave, status: 'requested', startDate, endDate }, select: columns });
+        await tx.leaveDay.createMany({ data: days.map((day) => ({ leaveId: row.id, tenantId, userId: input.userId, day: dayToDate(day) })) });
+        const [created] = await withReturnedDays(tx, [row]);
+        await record(tx, created!);
+        return { created: created! };
       });
     },
 
     /**
-     * Moves the status only if it is still `from`, with the move's event (`leave.approved`, …): a
-     * concurrent move in between makes this a no-op (null), and the caller judges the move again
-     * against the new state. The update locks the row until the event is written with it.
+     * Moves the status only if it is still `from`, and `record`s the move's event: a concurrent
+     * move in between makes this a no-op (null), and the caller judges the move again against the
+     * new state. The update locks the row until the event is written with it.
      */
-    moveStatus(tenantId: string, id: string, from: LeaveStatus, to: LeaveStatus): Promise<LeaveRecord | null> {
+    moveStatus(tenantId: string, id: string, from: LeaveStatus, to: LeaveStatus, record: RecordChange<LeaveRecord>): Promise<LeaveRecord | null> {
       return db.$transaction(async (tx) => {
         const { count } = await tx.leave.updateMany({ where: { id, tenantId, status: from }, data: { status: to, updatedAt: new Date() } });
         if (count === 0) return null;
-        const moved = toRecord(await tx.leave.findUniqueOrThrow({ where: { id }, select: columns }));
-        // Each status has its event (`leave.approved`, …); only the status moved (and updated_at, which changes leave out).
-        const object = leaveJson(moved);
-        await hrEvents.record(tx, { type: `leave.${to}`, tenantId, resourceType: 'leave', resourceId: id, object, before: { ...object, status: from } });
-        return moved;
+        const [moved] = await withReturnedDays(tx, [await tx.leave.findUniqueOrThrow({ where: { id }, select: columns })]);
+        await record(tx, moved!);
+        return moved!;
       });
     },
   };

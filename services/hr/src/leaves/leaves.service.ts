@@ -1,7 +1,12 @@
 import { API_BASE_PATH, conflict, notFound, pageWindow, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
-import { assertDayRange, dateToDay, weekdaysBetween } from '../calendar';
+import { assertDayRange, dateToDay } from '../calendar';
+import { leaveWorkingDays } from '../contracts/contract-rules';
+import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
+import type { LeaveAccountsService } from '../leave-accounts/leave-accounts.service';
+import { hrEvents } from '../events/hr-events';
 import { allowedTransitions, canTransition, isFinal, type LeaveStatus } from './leave-status';
+import { leaveJson } from './leave.mapper';
 import type { LeaveType } from './leave.schemas';
 import type { LeaveFilter, LeaveRecord, LeavesRepository } from './leaves.repository';
 
@@ -31,8 +36,13 @@ function illegalMove(leave: LeaveRecord, to: LeaveStatus) {
   return transitionProblem(leave.status, allowed, detail);
 }
 
-export function createLeavesService(deps: { leaves: LeavesRepository; employees: EmployeesRepository }) {
-  const { leaves, employees } = deps;
+export function createLeavesService(deps: {
+  leaves: LeavesRepository;
+  employees: EmployeesRepository;
+  contracts: ContractsRepository;
+  accounts: LeaveAccountsService;
+}) {
+  const { leaves, employees, contracts, accounts } = deps;
 
   return {
     list(tenantId: string, filter: LeaveFilter, page: PageRequest) {
@@ -47,7 +57,7 @@ export function createLeavesService(deps: { leaves: LeavesRepository; employees:
       return leave;
     },
 
-    /** A new leave starts `requested`; it may not overlap the user's requested or approved leaves. */
+    /** A new leave starts `requested`; it may not overlap the user's requested or approved leaves (a sick leave may overlap an approved vacation, §9 BUrlG). */
     async request(tenantId: string, input: LeaveRequest): Promise<LeaveRecord> {
       const errors: FieldError[] = [];
       if (!(await employees.isEmployee(tenantId, input.userId))) errors.push({ field: 'user_id', message: 'is not the user_id of an employee of your tenant' });
@@ -56,14 +66,25 @@ export function createLeavesService(deps: { leaves: LeavesRepository; employees:
       if (errors.length > 0) {
         throw unprocessable(errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : 'The leave breaks 2 rules; see errors.', { errors });
       }
-      const outcome = await leaves.createUnlessOverlapping(tenantId, {
+      // The contract valid on each day decides whether it is a working day; its state's holidays are not.
+      const days = leaveWorkingDays(await contracts.history(tenantId, { userId: input.userId }), input.startDate, input.endDate);
+      const leave = {
         userId: input.userId,
         type: input.type,
         startDate: input.startDate,
         endDate: input.endDate,
-        workingDays: weekdaysBetween(input.startDate, input.endDate),
+        workingDays: days.count,
+        days: days.contracted,
         note: input.note ?? null,
-      });
+      };
+      // A vacation must fit in the account; judged under the user's lock, so two requests cannot both take the last days.
+      const fits = input.type === 'vacation' ? () => accounts.assertVacationFits(tenantId, input.userId, days.contracted) : undefined;
+      const outcome = await leaves.createUnlessOverlapping(
+        tenantId,
+        leave,
+        (tx, created) => hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) }),
+        fits,
+      );
       if ('overlapping' in outcome) throw overlap(outcome.overlapping);
       return outcome.created;
     },
@@ -79,7 +100,11 @@ export function createLeavesService(deps: { leaves: LeavesRepository; employees:
         if (!leave) throw missing(id);
         if (leave.status === to) return leave;
         if (!canTransition(leave.status, to)) throw illegalMove(leave, to);
-        const moved = await leaves.moveStatus(tenantId, id, leave.status, to);
+        const moved = await leaves.moveStatus(tenantId, id, leave.status, to, (tx, moved) => {
+          // Each status has its event (`leave.approved`, …); only the status moved (and updated_at, which changes leave out).
+          const object = leaveJson(moved);
+          return hrEvents.record(tx, { type: `leave.${to}`, tenantId, resourceType: 'leave', resourceId: id, object, before: { ...object, status: leave.status } });
+        });
         if (moved) return moved;
       }
     },

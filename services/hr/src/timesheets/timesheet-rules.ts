@@ -1,10 +1,21 @@
-// The German working-time rules for one day (Arbeitszeitgesetz), the one place that knows them:
+// The German working-time rules (Arbeitszeitgesetz), the one place that knows them:
 // §3 at most 10 h of work a day; §4 breaks of 30 min over 6 h and 45 min over 9 h of work, where
-// only interruptions of at least 15 minutes count as a break.
+// only interruptions of at least 15 minutes count as a break, and no more than 6 h of work in a row
+// without one; §5 at least 11 h of rest between one day's work and the next; §9–§10 no work on
+// Sundays and public holidays, with exceptions (so a warning, not a refusal).
+// Standby (Rufbereitschaft) is paid but is not working time: none of these rules counts it.
 import type { FieldError } from '@msp/http';
 
-export const TIMESHEET_CATEGORIES = ['normal', 'overtime', 'on_call', 'travel', 'training'] as const;
+export const TIMESHEET_CATEGORIES = ['normal', 'overtime', 'on_call', 'travel', 'training', 'standby'] as const;
 export type TimesheetCategory = (typeof TIMESHEET_CATEGORIES)[number];
+
+/**
+ * Rufbereitschaft: reachable and ready to start, but free where to be. Paid (its own wage type in the
+ * payroll export) but not working time under the ArbZG, unlike `on_call` (Bereitschaftsdienst at a
+ * place the employer chooses, which is working time). Excluded from §3, §4, §5 and `worked_minutes`.
+ */
+export const STANDBY: TimesheetCategory = 'standby';
+export const isWorkingTime = (category: TimesheetCategory): boolean => category !== STANDBY;
 
 /** §3 ArbZG: the longest working day (10 h). */
 export const MAX_WORK_MINUTES = 600;
@@ -15,6 +26,12 @@ const BREAK_RULES = [
   { over: 540, needs: 45 },
   { over: 360, needs: 30 },
 ] as const;
+/** §4 sentence 3 ArbZG: the most work in a row without a break of at least 15 minutes (6 h). */
+export const MAX_WORK_BLOCK_MINUTES = 360;
+/** §5 ArbZG: the least rest between the end of one day's work and the start of the next (11 h). */
+export const MIN_REST_MINUTES = 660;
+
+const DAY_MINUTES = 1440;
 
 export interface EntryInput {
   start: string;
@@ -30,16 +47,25 @@ export interface DayEntry {
   category: TimesheetCategory;
 }
 
+export const WARNING_CODES = ['break_too_short', 'work_block_too_long', 'rest_period_too_short', 'sunday_work', 'holiday_work'] as const;
+export type WarningCode = (typeof WARNING_CODES)[number];
+
 export interface TimesheetWarning {
-  code: string;
+  code: WarningCode;
   message: string;
+  /** The neighbouring day the warning is about as well (`YYYY-MM-DD`), when there is one. */
+  other_date?: string;
 }
 
-/** What a valid day comes to: its entries sorted by start, and the totals stored with them. */
-export interface DaySummary {
+/** What a valid day comes to on its own: its entries sorted by start, and the totals stored with them. */
+export interface DayTotals {
   entries: DayEntry[];
   workedMinutes: number;
   breakMinutes: number;
+}
+
+/** A day as stored: its totals and every warning, those its neighbours cause included. */
+export interface DaySummary extends DayTotals {
   warnings: TimesheetWarning[];
 }
 
@@ -53,12 +79,12 @@ export function toTime(minute: number): string {
   return `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
 }
 
-const hours = (minutes: number) => `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${String(minutes % 60).padStart(2, '0')}` : ''}`;
+export const hours = (minutes: number) => `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${String(minutes % 60).padStart(2, '0')}` : ''}`;
 
 /**
  * The business rules a day's entries break, named by the caller's field paths (the entries'
  * indexes as sent): an end not after its start, two entries that overlap (both named), more than
- * 10 h of work. Empty when the day is valid.
+ * 10 h of work (§3 ArbZG; standby does not count). Empty when the day is valid.
  */
 export function dayRuleViolations(input: readonly EntryInput[]): FieldError[] {
   const errors: FieldError[] = [];
@@ -76,7 +102,8 @@ export function dayRuleViolations(input: readonly EntryInput[]): FieldError[] {
   }
   // Overlapping or inverted entries have no meaningful total: the day limit is judged once they are fixed.
   if (errors.length === 0) {
-    const worked = valid.reduce((sum, span) => sum + (span.end - span.start), 0);
+    // §3 counts working time only: standby is not.
+    const worked = valid.filter((span) => isWorkingTime(span.entry.category)).reduce((sum, span) => sum + (span.end - span.start), 0);
     if (worked > MAX_WORK_MINUTES) {
       errors.push({
         field: 'entries',
@@ -87,31 +114,177 @@ export function dayRuleViolations(input: readonly EntryInput[]): FieldError[] {
   return errors;
 }
 
+/** The working-time entries of a day (standby left out), sorted by start. */
+const workOf = (entries: readonly DayEntry[]) => entries.filter((entry) => isWorkingTime(entry.category));
+
 /**
- * Totals and warnings of a valid day. Gaps between consecutive entries are breaks when they
- * last at least 15 minutes; a day over 6 h (9 h) of work with less than 30 (45) minutes of them
- * is still recorded, with a warning saying how much break is missing.
+ * Totals of a valid day, entries sorted by start. `workedMinutes` counts working time only (not
+ * standby); the breaks are the gaps of at least 15 minutes between working-time entries (§4 ArbZG),
+ * so standby between two stretches of work is rest, not work.
  */
-export function summarizeDay(input: readonly EntryInput[]): DaySummary {
+export function summarizeDay(input: readonly EntryInput[]): DayTotals {
   const entries = input
     .map((entry) => ({ startMinute: toMinute(entry.start), endMinute: toMinute(entry.end), category: entry.category }))
     .sort((a, b) => a.startMinute - b.startMinute)
     .map((entry) => ({ ...entry, minutes: entry.endMinute - entry.startMinute }));
-  const workedMinutes = entries.reduce((sum, entry) => sum + entry.minutes, 0);
+  const work = workOf(entries);
+  const workedMinutes = work.reduce((sum, entry) => sum + entry.minutes, 0);
   let breakMinutes = 0;
-  for (let i = 1; i < entries.length; i++) {
-    const gap = entries[i]!.startMinute - entries[i - 1]!.endMinute;
+  for (let i = 1; i < work.length; i++) {
+    const gap = work[i]!.startMinute - work[i - 1]!.endMinute;
     if (gap >= MIN_BREAK_MINUTES) breakMinutes += gap;
   }
-  const warnings: TimesheetWarning[] = [];
+  return { entries, workedMinutes, breakMinutes };
+}
+
+/** One user's days around the day judged: their entries (null: no sheet that day). */
+export interface DayWithNeighbours {
+  /** `YYYY-MM-DD` */
+  date: string;
+  day: DayTotals;
+  previous: readonly DayEntry[] | null;
+  next: readonly DayEntry[] | null;
+  /**
+   * The public holiday (its name) on `date` where the employee works, or null. Comes from the
+   * employee's holiday region (their contract's federal state); null while no region is known.
+   */
+  holiday: string | null;
+}
+
+/**
+ * Every warning of a valid day, in a fixed order (the stored JSON compares as text). Some depend on
+ * the neighbouring days (a block of work over midnight, the rest between two days), so a write
+ * recomputes the neighbours' warnings too.
+ */
+export function dayWarnings(input: DayWithNeighbours): TimesheetWarning[] {
+  return [
+    ...breakWarnings(input.day),
+    ...workBlockWarnings(input),
+    ...restPeriodWarnings(input),
+    ...sundayAndHolidayWarnings(input),
+  ];
+}
+
+/**
+ * §4 sentences 1–2 ArbZG: over 6 h of work at least 30 min of break, over 9 h at least 45 min,
+ * counting only breaks of at least 15 min. The day is recorded with a warning saying what is missing.
+ */
+function breakWarnings({ workedMinutes, breakMinutes }: DayTotals): TimesheetWarning[] {
   const rule = BREAK_RULES.find((r) => workedMinutes > r.over);
-  if (rule && breakMinutes < rule.needs) {
-    warnings.push({
+  if (!rule || breakMinutes >= rule.needs) return [];
+  return [
+    {
       code: 'break_too_short',
       message:
         `Over ${rule.over / 60} h of work needs ${rule.needs} min of break (§4 ArbZG, counting only breaks of at least ${MIN_BREAK_MINUTES} min); ` +
         `${breakMinutes} min recorded, ${rule.needs - breakMinutes} min missing.`,
+    },
+  ];
+}
+
+const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MINUTES * 60_000).toISOString().slice(0, 10);
+
+/**
+ * §4 sentence 3 ArbZG: no more than 6 h of work in a row without a break of at least 15 minutes.
+ * A block runs from the start of a stretch of work to the end of the last one that follows with
+ * gaps under 15 minutes (such a gap is no break, so it does not end the block, and the block is
+ * measured from its start to its end). Work running over midnight is one block: the day's last
+ * entry ending at 24:00 and the next day's first at 00:00 (or any gap under 15 minutes between
+ * them) join. Each block over 6 h that holds work of this day is one warning, on every day it spans.
+ */
+function workBlockWarnings({ date, day, previous, next }: DayWithNeighbours): TimesheetWarning[] {
+  // One timeline of minutes from this day's midnight: the day before is negative, the day after past 1440.
+  const timeline = [
+    ...workOf(previous ?? []).map((entry) => ({ start: entry.startMinute - DAY_MINUTES, end: entry.endMinute - DAY_MINUTES, own: false })),
+    ...workOf(day.entries).map((entry) => ({ start: entry.startMinute, end: entry.endMinute, own: true })),
+    ...workOf(next ?? []).map((entry) => ({ start: entry.startMinute + DAY_MINUTES, end: entry.endMinute + DAY_MINUTES, own: false })),
+  ];
+  const blocks: { start: number; end: number; own: boolean }[] = [];
+  for (const span of timeline) {
+    const last = blocks[blocks.length - 1];
+    if (last && span.start - last.end < MIN_BREAK_MINUTES) {
+      last.end = span.end;
+      last.own ||= span.own;
+    } else {
+      blocks.push({ ...span });
+    }
+  }
+  return blocks
+    .filter((block) => block.own && block.end - block.start > MAX_WORK_BLOCK_MINUTES)
+    .map((block) => {
+      const from = moment(date, block.start, 'start');
+      const to = moment(date, block.end, 'end');
+      const other = from.date !== date ? from.date : to.date !== date ? to.date : undefined;
+      const span = other ? `${from.date} ${from.time} – ${to.date} ${to.time}` : `${from.time}–${to.time}`;
+      return {
+        code: 'work_block_too_long' as const,
+        message:
+          `${hours(block.end - block.start)} of work in a row without a break of at least ${MIN_BREAK_MINUTES} min (${span}); ` +
+          `§4 ArbZG allows at most ${MAX_WORK_BLOCK_MINUTES / 60} h in a row.`,
+        ...(other ? { other_date: other } : {}),
+      };
+    });
+}
+
+/** A minute of the timeline (0 = the day's midnight) as the day and time it is; an end at midnight is that day's 24:00. */
+function moment(date: string, minute: number, side: 'start' | 'end'): { date: string; time: string } {
+  const offset = Math.floor((side === 'end' ? minute - 1 : minute) / DAY_MINUTES);
+  return { date: addDays(date, offset), time: toTime(minute - offset * DAY_MINUTES) };
+}
+
+/**
+ * §5 ArbZG: at least 11 h of rest between the end of one day's work and the start of the next.
+ * Checked against both neighbours: from the day before's last work to this day's first, and from
+ * this day's last to the next day's first. Work that runs on over midnight with a gap under 15
+ * minutes is one shift (one block of §4), not a rest, and is left to the block rule.
+ */
+function restPeriodWarnings({ date, day, previous, next }: DayWithNeighbours): TimesheetWarning[] {
+  const work = workOf(day.entries);
+  if (work.length === 0) return [];
+  const warnings: TimesheetWarning[] = [];
+  const check = (endDate: string, end: DayEntry, startDate: string, start: DayEntry, other: string) => {
+    const rest = DAY_MINUTES - end.endMinute + start.startMinute;
+    if (rest < MIN_BREAK_MINUTES || rest >= MIN_REST_MINUTES) return;
+    warnings.push({
+      code: 'rest_period_too_short',
+      message:
+        `Only ${hours(rest)} of rest between the end of work on ${endDate} (${toTime(end.endMinute)}) and its start on ${startDate} ` +
+        `(${toTime(start.startMinute)}); §5 ArbZG requires at least ${MIN_REST_MINUTES / 60} h.`,
+      other_date: other,
+    });
+  };
+  const before = workOf(previous ?? []);
+  if (before.length > 0) {
+    const yesterday = addDays(date, -1);
+    check(yesterday, before[before.length - 1]!, date, work[0]!, yesterday);
+  }
+  const after = workOf(next ?? []);
+  if (after.length > 0) {
+    const tomorrow = addDays(date, 1);
+    check(date, work[work.length - 1]!, tomorrow, after[0]!, tomorrow);
+  }
+  return warnings;
+}
+
+/**
+ * §9 ArbZG: no work on Sundays and public holidays (0–24 h); §10 lists the many exceptions (emergency
+ * services, IT operations that cannot stop, …), which the API cannot judge, so the day is recorded
+ * with a warning. The holiday is the employee's region's (see `holiday`); standby alone is no work.
+ */
+function sundayAndHolidayWarnings({ date, day, holiday }: DayWithNeighbours): TimesheetWarning[] {
+  if (day.workedMinutes === 0) return [];
+  const warnings: TimesheetWarning[] = [];
+  if (new Date(`${date}T00:00:00Z`).getUTCDay() === 0) {
+    warnings.push({
+      code: 'sunday_work',
+      message: `${date} is a Sunday: work on Sundays is allowed only under the exceptions of §10 ArbZG (§9 ArbZG).`,
     });
   }
-  return { entries, workedMinutes, breakMinutes, warnings };
+  if (holiday !== null) {
+    warnings.push({
+      code: 'holiday_work',
+      message: `${date} is a public holiday (${holiday}): work on public holidays is allowed only under the exceptions of §10 ArbZG (§9 ArbZG).`,
+    });
+  }
+  return warnings;
 }

@@ -1,15 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, EndTimeOfDay, named, pageQueryProperties, pageSchema, StartTimeOfDay, strictObject, stringEnum, Uuid } from '@msp/http';
-import { dateToDay } from '../calendar';
-import { TIMESHEET_CATEGORIES, toTime } from './timesheet-rules';
-import type { TimesheetRecord } from './timesheets.repository';
+import { TIMESHEET_CATEGORIES, WARNING_CODES } from './timesheet-rules';
 
 // The most entries a day may have: every 15 minutes worked as its own entry is 96.
 const MAX_ENTRIES = 96;
 
 const category = () =>
   stringEnum(TIMESHEET_CATEGORIES, {
-    description: 'What the time was: `normal` work, `overtime`, `on_call` duty, `travel` or `training`. The payroll export sums hours per category.',
+    description:
+      'What the time was: `normal` work, `overtime`, `on_call` duty (Bereitschaftsdienst: working time), `travel`, `training`, or `standby` ' +
+      '(Rufbereitschaft: reachable but free where to be; paid, but not working time, so it counts for none of §3, §4, §5, §9 ArbZG nor for ' +
+      '`worked_minutes`). The payroll export sums hours per category, `standby` under its own wage type.',
   });
 
 const EntryInput = named(
@@ -30,8 +31,8 @@ const entries = () =>
     maxItems: MAX_ENTRIES,
     description:
       `The day's stretches of work, 1–${MAX_ENTRIES}, in any order (stored sorted by \`start\`). They must not overlap. ` +
-      'The gaps between them are the breaks; only gaps of at least 15 minutes count (§4 ArbZG). ' +
-      'At most 600 minutes (10 h) of work a day (§3 ArbZG). A day without work has no timesheet (delete it) rather than an empty one.',
+      'The gaps between working-time entries are the breaks; only gaps of at least 15 minutes count (§4 ArbZG). ' +
+      'At most 600 minutes (10 h) of work a day (§3 ArbZG; `standby` does not count). A day without work has no timesheet (delete it) rather than an empty one.',
   });
 
 const EXAMPLE_ENTRIES = [
@@ -39,17 +40,41 @@ const EXAMPLE_ENTRIES = [
   { start: '12:30', end: '17:00', category: 'normal' },
 ];
 
+const WARNING_DESCRIPTION =
+  'Machine-readable kind of warning (ArbZG, Arbeitszeitgesetz; `standby` counts for none of them): ' +
+  '`break_too_short`: over 6 h of work less than 30 min of break, or over 9 h less than 45 min, counting only breaks of at least 15 min (§4). ' +
+  '`work_block_too_long`: more than 6 h of work in a row without a break of at least 15 min (§4), measured from the block\'s first start to its last end; ' +
+  'a gap under 15 min does not end a block, and work running over midnight (24:00 then 00:00 the next day) is one block, reported on both days with `other_date`. ' +
+  '`rest_period_too_short`: less than 11 h between the end of one day\'s work and the start of the next (§5), on both days, each naming the other in `other_date`. ' +
+  '`sunday_work`: work on a Sunday (§9; §10 allows exceptions, so it is a warning). ' +
+  '`holiday_work`: work on a public holiday of the employee\'s region (§9–§10); given once the employee\'s region is known from their contract.';
+
 const Warning = named(
   'TimesheetWarning',
   Type.Object(
     {
-      code: Type.String({ description: 'Machine-readable kind of warning; `break_too_short` when §4 ArbZG breaks are missing.', examples: ['break_too_short'] }),
+      code: stringEnum(WARNING_CODES, { description: WARNING_DESCRIPTION, examples: ['break_too_short'] }),
       message: Type.String({ description: 'What is wrong and what is missing, in words.' }),
+      other_date: Type.Optional(
+        DateOnly({
+          description: 'The neighbouring day the warning concerns too (`rest_period_too_short`, and a `work_block_too_long` over midnight), `YYYY-MM-DD`.',
+          examples: ['2026-10-30'],
+        }),
+      ),
     },
     {
       additionalProperties: false,
-      description: 'Something the sheet was recorded with but that needs attention.',
-      examples: [{ code: 'break_too_short', message: 'Over 6 h of work needs 30 min of break (§4 ArbZG, counting only breaks of at least 15 min); 20 min recorded, 10 min missing.' }],
+      description:
+        'Something the sheet was recorded with but that needs attention. Warnings that depend on a neighbouring day (§4 blocks over midnight, §5 rest) ' +
+        'are stored on both sheets and brought up to date when either day is recorded, changed or deleted.',
+      examples: [
+        { code: 'break_too_short', message: 'Over 6 h of work needs 30 min of break (§4 ArbZG, counting only breaks of at least 15 min); 20 min recorded, 10 min missing.' },
+        {
+          code: 'rest_period_too_short',
+          message: 'Only 8 h of rest between the end of work on 2026-10-29 (24:00) and its start on 2026-10-30 (08:00); §5 ArbZG requires at least 11 h.',
+          other_date: '2026-10-30',
+        },
+      ],
     },
   ),
 );
@@ -75,13 +100,15 @@ export const Timesheet = named(
       user_id: Uuid({ description: 'The helpdesk user whose day it is; an employee of your tenant.' }),
       date: DateOnly({ description: 'The working day, `YYYY-MM-DD`.' }),
       entries: Type.Array(Entry, { description: 'The stretches of work, sorted by `start`.' }),
-      worked_minutes: Type.Integer({ minimum: 0, description: 'Sum of the entries\' minutes.' }),
+      worked_minutes: Type.Integer({ minimum: 0, description: 'Sum of the minutes of the working-time entries (`standby` is not working time).' }),
       break_minutes: Type.Integer({
         minimum: 0,
-        description: 'Sum of the gaps between entries that last at least 15 minutes (shorter interruptions are not breaks, §4 ArbZG).',
+        description: 'Sum of the gaps between working-time entries that last at least 15 minutes (shorter interruptions are not breaks, §4 ArbZG).',
       }),
       warnings: Type.Array(Warning, {
-        description: 'What needs attention; empty when nothing does. Over 6 h of work needs 30 min of break, over 9 h 45 min (§4 ArbZG).',
+        description:
+          'What needs attention; empty when nothing does: `break_too_short`, `work_block_too_long` (§4 ArbZG), `rest_period_too_short` (§5), ' +
+          '`sunday_work`, `holiday_work` (§9–§10). See TimesheetWarning.',
       }),
       created_at: DateTime({ description: 'When the sheet was recorded (UTC).' }),
       updated_at: DateTime({ description: 'When the entries last changed (UTC); `created_at` until then.' }),
@@ -109,21 +136,6 @@ export const Timesheet = named(
   ),
 );
 export type TimesheetJson = Static<typeof Timesheet>;
-
-/** A sheet as the API shows it: the answers and the events' `object` alike. */
-export function timesheetJson(sheet: TimesheetRecord): TimesheetJson {
-  return {
-    id: sheet.id,
-    user_id: sheet.userId,
-    date: dateToDay(sheet.date),
-    entries: sheet.entries.map((entry) => ({ start: toTime(entry.startMinute), end: toTime(entry.endMinute), category: entry.category, minutes: entry.minutes })),
-    worked_minutes: sheet.workedMinutes,
-    break_minutes: sheet.breakMinutes,
-    warnings: sheet.warnings,
-    created_at: sheet.createdAt.toISOString(),
-    updated_at: sheet.updatedAt.toISOString(),
-  };
-}
 
 export const TimesheetPage = pageSchema('TimesheetPage', Timesheet);
 

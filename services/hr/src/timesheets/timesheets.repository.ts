@@ -1,11 +1,9 @@
 import { pageWithTotal, sqlRows } from '@msp/db';
-import { changesBetween } from '@msp/events';
+import type { RecordChange } from '@msp/events';
 import { Prisma } from '../generated/prisma/client';
-import { dayToDate } from '../calendar';
+import { dateToDay, dayToDate } from '../calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
-import { hrEvents } from '../events/hr-events';
-import { timesheetJson } from './timesheet.schemas';
-import type { DayEntry, DaySummary, TimesheetCategory, TimesheetWarning } from './timesheet-rules';
+import type { DayEntry, DaySummary, DayTotals, TimesheetCategory, TimesheetWarning } from './timesheet-rules';
 
 export interface TimesheetRecord {
   id: string;
@@ -24,6 +22,18 @@ export interface TimesheetFilter {
   /** `YYYY-MM-DD`, inclusive. */
   from?: string;
   to?: string;
+}
+
+/**
+ * The warnings of `date` given its totals and the entries of the days either side (null: no sheet):
+ * the service's rules, handed to the repository so they run inside its transaction on what it read.
+ */
+export type WarningsOf = (date: string, day: DayTotals, previous: readonly DayEntry[] | null, next: readonly DayEntry[] | null) => TimesheetWarning[];
+
+/** A neighbouring sheet whose warnings a write changed (§4 blocks over midnight, §5 rest). */
+export interface NeighbourChange {
+  before: TimesheetRecord;
+  after: TimesheetRecord;
 }
 
 /** The user already has a sheet for that day: `existingId` is it (null if it vanished meanwhile). */
@@ -111,6 +121,13 @@ function totals(summary: DaySummary) {
 }
 
 /**
+ * What a sheet's day is made of (entries and totals), in one fixed shape: the same day sent again,
+ * in any order, is the same text, as it is the same API JSON (no `changes`).
+ */
+const dayOf = (sheet: Pick<TimesheetRecord, 'entries' | 'workedMinutes' | 'breakMinutes' | 'warnings'>) =>
+  JSON.stringify([sheet.entries.map((entry) => [entry.startMinute, entry.endMinute, entry.category, entry.minutes]), sheet.workedMinutes, sheet.breakMinutes, sheet.warnings]);
+
+/**
  * The tenant's sheet, its row locked until the transaction ends (null when there is none): the
  * writes of one sheet run one after the other, so each event's `from` is what that write replaced
  * and the events' order is the commit order.
@@ -119,6 +136,62 @@ async function lockSheet(tx: Prisma.TransactionClient, tenantId: string, id: str
   const locked = await tx.$queryRaw<unknown[]>`SELECT 1 FROM timesheets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
   if (locked.length === 0) return null;
   return toRecord(await tx.timesheet.findUniqueOrThrow({ where: { id }, select: columns }));
+}
+
+const DAY_MS = 86_400_000;
+const addDays = (day: string, days: number) => dateToDay(new Date(dayToDate(day).getTime() + days * DAY_MS));
+
+/**
+ * Serialises the writes of one user's days: a sheet's warnings depend on its neighbours (§4, §5
+ * ArbZG), so two days written at once must not each judge the other as it was before.
+ */
+async function lockUserDays(tx: Prisma.TransactionClient, tenantId: string, userId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext('timesheets:' || ${userId}::uuid::text))`;
+}
+
+// The days the API takes (years 1–9999): the neighbours of 0001-01-01 are looked for no further back.
+const FIRST_DAY = dayToDate('0001-01-01').getTime();
+const LAST_DAY = dayToDate('9999-12-31').getTime();
+const within = (time: number) => new Date(Math.min(LAST_DAY, Math.max(FIRST_DAY, time)));
+
+/** The user's sheets from two days before `date` to two days after, by day. */
+async function sheetsAround(tx: Prisma.TransactionClient, tenantId: string, userId: string, date: string): Promise<Map<string, TimesheetRecord>> {
+  const day = dayToDate(date).getTime();
+  const rows = await tx.timesheet.findMany({
+    where: { tenantId, userId, date: { gte: within(day - 2 * DAY_MS), lte: within(day + 2 * DAY_MS) } },
+    select: columns,
+  });
+  return new Map(rows.map((row) => [dateToDay(row.date), toRecord(row)]));
+}
+
+/**
+ * Given that `date` now holds `day` (null: nothing), recomputes the warnings of the sheets the day
+ * before and after, writes those that changed (their entries and `updated_at` stay), and returns them.
+ */
+async function rewarnNeighbours(
+  tx: Prisma.TransactionClient,
+  around: Map<string, TimesheetRecord>,
+  date: string,
+  day: readonly DayEntry[] | null,
+  warningsOf: WarningsOf,
+): Promise<NeighbourChange[]> {
+  const entriesOn = (d: string) => (d === date ? day : (around.get(d)?.entries ?? null));
+  const changes: NeighbourChange[] = [];
+  for (const neighbour of [addDays(date, -1), addDays(date, 1)]) {
+    const before = around.get(neighbour);
+    if (!before) continue;
+    const warnings = warningsOf(neighbour, before, entriesOn(addDays(neighbour, -1)), entriesOn(addDays(neighbour, 1)));
+    if (JSON.stringify(warnings) === JSON.stringify(before.warnings)) continue;
+    await tx.timesheet.update({ where: { id: before.id }, data: { warnings: warnings as unknown as Prisma.InputJsonValue, updatedAt: before.updatedAt } });
+    changes.push({ before, after: { ...before, warnings } });
+  }
+  return changes;
+}
+
+/** The sheet's owner and day (they never change), read before locking: the user's lock comes first. */
+async function ownerOf(tx: Prisma.TransactionClient, tenantId: string, id: string): Promise<{ userId: string; date: string } | null> {
+  const row = await tx.timesheet.findFirst({ where: { id, tenantId }, select: { userId: true, date: true } });
+  return row ? { userId: row.userId, date: dateToDay(row.date) } : null;
 }
 
 /** Every query is bounded by the caller's tenant: another tenant's sheets are simply not found. */
@@ -151,20 +224,32 @@ export function createTimesheetsRepository(db: Db) {
     },
 
     /**
-     * Sheet and entries in one statement, and its `timesheet.created` event; a second sheet for the
-     * user's day is a DuplicateTimesheetError.
+     * Sheet and entries in one statement, its warnings judged against the user's neighbouring days,
+     * the neighbours' warnings brought up to date, and `record` (the events) in the same
+     * transaction; a second sheet for the user's day is a DuplicateTimesheetError.
      */
-    async create(tenantId: string, input: { userId: string; date: string }, summary: DaySummary): Promise<TimesheetRecord> {
+    async create(
+      tenantId: string,
+      input: { userId: string; date: string },
+      day: DayTotals,
+      warningsOf: WarningsOf,
+      record: RecordChange<{ sheet: TimesheetRecord; neighbours: NeighbourChange[] }>,
+    ): Promise<TimesheetRecord> {
       const date = dayToDate(input.date);
       try {
         return await db.$transaction(async (tx) => {
+          await lockUserDays(tx, tenantId, input.userId);
+          const around = await sheetsAround(tx, tenantId, input.userId, input.date);
+          const entriesOn = (d: string) => around.get(d)?.entries ?? null;
+          const summary = { ...day, warnings: warningsOf(input.date, day, entriesOn(addDays(input.date, -1)), entriesOn(addDays(input.date, 1))) };
           const sheet = toRecord(
             await tx.timesheet.create({
               data: { tenantId, userId: input.userId, date, ...totals(summary), entries: { create: entryRows(summary) } },
               select: columns,
             }),
           );
-          await hrEvents.record(tx, { type: 'timesheet.created', tenantId, resourceType: 'timesheet', resourceId: sheet.id, object: timesheetJson(sheet) });
+          const neighbours = await rewarnNeighbours(tx, around, input.date, sheet.entries, warningsOf);
+          await record(tx, { sheet, neighbours });
           return sheet;
         });
       } catch (error) {
@@ -175,42 +260,53 @@ export function createTimesheetsRepository(db: Db) {
     },
 
     /**
-     * Replaces the entries and totals, with a `timesheet.updated` event naming what changed; null
-     * when the tenant has no such sheet. Entries that come to the day the sheet already holds
-     * change nothing: no write, not even `updated_at`, and no event.
+     * Replaces the entries, totals and warnings, brings the neighbours' warnings up to date, and
+     * `record`s the changes (the events) with the sheet before and after; null when the tenant has
+     * no such sheet. Entries that come to the day the sheet already holds change nothing: no write,
+     * not even `updated_at`, and nothing recorded.
      */
-    replaceEntries(tenantId: string, id: string, summary: DaySummary): Promise<TimesheetRecord | null> {
+    replaceEntries(
+      tenantId: string,
+      id: string,
+      day: DayTotals,
+      warningsOf: WarningsOf,
+      record: RecordChange<{ before: TimesheetRecord; after: TimesheetRecord; neighbours: NeighbourChange[] }>,
+    ): Promise<TimesheetRecord | null> {
       return db.$transaction(async (tx) => {
+        const owner = await ownerOf(tx, tenantId, id);
+        if (!owner) return null;
+        await lockUserDays(tx, tenantId, owner.userId);
         const before = await lockSheet(tx, tenantId, id);
         if (!before) return null;
-        const was = timesheetJson(before);
-        // Judged on the API shapes, as the event's `changes` are: the same day sent again (in any order) is no change.
-        const replaced = { ...before, entries: summary.entries, workedMinutes: summary.workedMinutes, breakMinutes: summary.breakMinutes, warnings: summary.warnings };
-        if (Object.keys(changesBetween(was, timesheetJson(replaced))).length === 0) return before;
+        const around = await sheetsAround(tx, tenantId, owner.userId, owner.date);
+        const entriesOn = (d: string) => around.get(d)?.entries ?? null;
+        const summary = { ...day, warnings: warningsOf(owner.date, day, entriesOn(addDays(owner.date, -1)), entriesOn(addDays(owner.date, 1))) };
+        if (dayOf(before) === dayOf(summary)) return before;
         await tx.timesheet.update({ where: { id }, data: { ...totals(summary), updatedAt: new Date() } });
         await tx.timesheetEntry.deleteMany({ where: { timesheetId: id } });
         await tx.timesheetEntry.createMany({ data: entryRows(summary).map((entry) => ({ timesheetId: id, ...entry })) });
         const after = toRecord(await tx.timesheet.findUniqueOrThrow({ where: { id }, select: columns }));
-        const object = timesheetJson(after);
-        await hrEvents.record(tx, {
-          type: 'timesheet.updated',
-          tenantId,
-          resourceType: 'timesheet',
-          resourceId: id,
-          object,
-          before: was,
-        });
+        const neighbours = await rewarnNeighbours(tx, around, owner.date, after.entries, warningsOf);
+        await record(tx, { before, after, neighbours });
         return after;
       });
     },
 
-    /** Whether a sheet was deleted (its entries go with it); its `timesheet.deleted` event shows it as it was. */
-    delete(tenantId: string, id: string): Promise<boolean> {
+    /**
+     * Whether a sheet was deleted (its entries go with it); the neighbours' warnings are brought up
+     * to date, and `record` is given the sheet as it was and the neighbours that changed.
+     */
+    delete(tenantId: string, id: string, warningsOf: WarningsOf, record: RecordChange<{ sheet: TimesheetRecord; neighbours: NeighbourChange[] }>): Promise<boolean> {
       return db.$transaction(async (tx) => {
+        const owner = await ownerOf(tx, tenantId, id);
+        if (!owner) return false;
+        await lockUserDays(tx, tenantId, owner.userId);
         const sheet = await lockSheet(tx, tenantId, id);
         if (!sheet) return false;
+        const around = await sheetsAround(tx, tenantId, owner.userId, owner.date);
         await tx.timesheet.delete({ where: { id } });
-        await hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(sheet) });
+        const neighbours = await rewarnNeighbours(tx, around, owner.date, null, warningsOf);
+        await record(tx, { sheet, neighbours });
         return true;
       });
     },

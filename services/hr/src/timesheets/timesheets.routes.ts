@@ -1,15 +1,21 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, timesheetJson, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
+import { timesheetJson } from './timesheet.mapper';
+import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
 import type { TimesheetsService } from './timesheets.service';
 
 const TAGS = ['Timesheets'];
 
 const RULES =
-  'Entries are checked against German working-time law: `end` after `start` (else 422 naming `entries[i].end`), ' +
+  'Entries are checked against German working-time law (ArbZG): `end` after `start` (else 422 naming `entries[i].end`), ' +
   'no two entries overlapping (else 422 naming both), at most 600 minutes (10 h) of work a day (§3 ArbZG, else 422). ' +
-  'Breaks (§4 ArbZG) are the gaps between entries of at least 15 minutes: over 6 h of work with less than 30 min of them, ' +
+  'Breaks (§4 ArbZG) are the gaps between working-time entries of at least 15 minutes: over 6 h of work with less than 30 min of them, ' +
   'or over 9 h with less than 45 min, the sheet is stored with a `break_too_short` warning that says how much is missing. ' +
+  'More than 6 h of work in a row without a break of at least 15 minutes (§4 ArbZG; a block over midnight, 24:00 then 00:00, is one) gives `work_block_too_long`; ' +
+  'less than 11 h between the end of one day\'s work and the start of the next (§5 ArbZG) gives `rest_period_too_short` on both days, each naming the other; ' +
+  'work on a Sunday gives `sunday_work` (§9 ArbZG; §10 allows exceptions, hence a warning). ' +
+  'The neighbouring days\' stored warnings are brought up to date in the same transaction (their entries and `updated_at` stay; a `timesheet.updated` event records the change). ' +
+  '`standby` entries (Rufbereitschaft) are paid but not working time: they count for none of these rules nor for `worked_minutes`. ' +
   'Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day).';
 
 export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: TimesheetsService }) {
@@ -97,7 +103,9 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     path: '/timesheets/:id',
     operationId: 'deleteTimesheet',
     summary: 'Delete a timesheet',
-    description: 'Deletes the day with its entries; the day can then be recorded anew.',
+    description:
+      'Deletes the day with its entries; the day can then be recorded anew. The warnings it caused on the neighbouring days (§4 blocks over midnight, ' +
+      '§5 rest) are taken from them in the same transaction.',
     tags: TAGS,
     scope: 'write:hr',
     params: IdParams,

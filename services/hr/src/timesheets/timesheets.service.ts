@@ -1,8 +1,17 @@
 import { API_BASE_PATH, conflict, notFound, pageWindow, unprocessable, type FieldError, type PageRequest } from '@msp/http';
-import { assertDayRange, dateToDay } from '../calendar';
+import { assertDayRange, dateToDay, dayToDate } from '../calendar';
 import type { EmployeesRepository } from '../employees/employees.repository';
-import { dayRuleViolations, summarizeDay, type EntryInput } from './timesheet-rules';
-import { DuplicateTimesheetError, type TimesheetFilter, type TimesheetRecord, type TimesheetsRepository } from './timesheets.repository';
+import { hrEvents } from '../events/hr-events';
+import { timesheetJson } from './timesheet.mapper';
+import { dayRuleViolations, dayWarnings, summarizeDay, type EntryInput } from './timesheet-rules';
+import {
+  DuplicateTimesheetError,
+  type NeighbourChange,
+  type TimesheetFilter,
+  type TimesheetRecord,
+  type TimesheetsRepository,
+  type WarningsOf,
+} from './timesheets.repository';
 
 const missing = (id: string) => notFound(`No timesheet ${id}.`);
 
@@ -17,6 +26,49 @@ function duplicate(error: DuplicateTimesheetError, input: { userId: string; date
     errors: [{ field: 'date', message: 'already has a timesheet for this user' }],
     extensions: existing ? { existing_id: existing, existing_url: `${API_BASE_PATH}/timesheets/${existing}` } : {},
   });
+}
+
+const DAY_MS = 86_400_000;
+const addDays = (day: string, days: number) => dateToDay(new Date(dayToDate(day).getTime() + days * DAY_MS));
+
+/**
+ * The hook for `holiday_work` (§9–§10 ArbZG): the holiday region (German federal state, e.g.
+ * `DE-BY`) where the employee works on `date`, from their contract, or null when none is known.
+ * Contracts do not exist yet, so it is null: no state is guessed, and no holiday warning is given.
+ * Once they do, this returns the contract's state and `holidayOn` looks the day up in it.
+ */
+export async function holidayRegionOf(_tenantId: string, _userId: string, _date: string): Promise<string | null> {
+  return null;
+}
+
+/** The public holiday (its name) on `date` in `region`, or null. No region is known yet (see holidayRegionOf). */
+function holidayOn(_date: string, region: string | null): string | null {
+  if (region === null) return null;
+  throw new Error(`No holiday calendar is wired to the timesheets yet (region ${region})`);
+}
+
+/**
+ * The rules the repository applies inside its transaction: `date`'s day and its neighbours, whose
+ * warnings a write can change. Holiday regions are looked up first (they come from contracts).
+ */
+async function warningsAround(tenantId: string, userId: string, date: string): Promise<WarningsOf> {
+  const days = [addDays(date, -1), date, addDays(date, 1)];
+  const holidays = new Map(await Promise.all(days.map(async (day) => [day, holidayOn(day, await holidayRegionOf(tenantId, userId, day))] as const)));
+  return (day, totals, previous, next) => dayWarnings({ date: day, day: totals, previous, next, holiday: holidays.get(day) ?? null });
+}
+
+/** A neighbour's warnings changed with this write (§4 blocks over midnight, §5 rest): an update of that sheet. */
+async function recordNeighbours(tx: Parameters<typeof hrEvents.record>[0], tenantId: string, neighbours: NeighbourChange[]) {
+  for (const { before, after } of neighbours) {
+    await hrEvents.record(tx, {
+      type: 'timesheet.updated',
+      tenantId,
+      resourceType: 'timesheet',
+      resourceId: after.id,
+      object: timesheetJson(after),
+      before: timesheetJson(before),
+    });
+  }
 }
 
 export function createTimesheetsService(deps: { timesheets: TimesheetsRepository; employees: EmployeesRepository }) {
@@ -43,7 +95,11 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       }
       if (errors.length > 0) throw brokenRules(errors);
       try {
-        return await timesheets.create(tenantId, input, summarizeDay(input.entries));
+        const warningsOf = await warningsAround(tenantId, input.userId, input.date);
+        return await timesheets.create(tenantId, input, summarizeDay(input.entries), warningsOf, async (tx, { sheet, neighbours }) => {
+          await hrEvents.record(tx, { type: 'timesheet.created', tenantId, resourceType: 'timesheet', resourceId: sheet.id, object: timesheetJson(sheet) });
+          await recordNeighbours(tx, tenantId, neighbours);
+        });
       } catch (error) {
         throw error instanceof DuplicateTimesheetError ? duplicate(error, input) : error;
       }
@@ -66,13 +122,25 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
         errors.unshift({ field: 'user_id', message: `cannot change (the sheet is ${sheet.userId}'s); delete it and record the other user's day` });
       }
       if (errors.length > 0) throw brokenRules(errors);
-      const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries));
+      const warningsOf = await warningsAround(tenantId, sheet.userId, dateToDay(sheet.date));
+      const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries), warningsOf, async (tx, { before, after, neighbours }) => {
+        await hrEvents.record(tx, { type: 'timesheet.updated', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(after), before: timesheetJson(before) });
+        await recordNeighbours(tx, tenantId, neighbours);
+      });
       if (!replaced) throw missing(id); // deleted meanwhile
       return replaced;
     },
 
     async remove(tenantId: string, id: string): Promise<void> {
-      if (!(await timesheets.delete(tenantId, id))) throw missing(id);
+      const sheet = await timesheets.findById(tenantId, id);
+      if (!sheet) throw missing(id);
+      // The event shows the sheet as it was; the neighbours lose the warnings it caused.
+      const warningsOf = await warningsAround(tenantId, sheet.userId, dateToDay(sheet.date));
+      const deleted = await timesheets.delete(tenantId, id, warningsOf, async (tx, { sheet: gone, neighbours }) => {
+        await hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(gone) });
+        await recordNeighbours(tx, tenantId, neighbours);
+      });
+      if (!deleted) throw missing(id);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@msp/http';
-import { startServiceUnderTest, type ServiceUnderTest } from '@msp/testkit';
+import { startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
 import { createHrApp, type HrSettings } from '../../src/app';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 
@@ -22,6 +22,6 @@ export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
     defaultScope: 'read:hr write:hr',
     databaseUrl: options.databaseUrl,
     createApp: ({ db, databaseUrl, redis, logger, settings }) =>
-      createHrApp({ db, databaseUrl, redis, logger: options.logger ?? logger, settings: { ...settings, ...options.settings } }),
+      createHrApp({ db, databaseUrl, redis, outbound: testOutbound(), webhookSecrets: testWebhookSecrets(), logger: options.logger ?? logger, settings: { ...settings, ...options.settings } }),
   });
 }

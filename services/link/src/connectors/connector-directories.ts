@@ -1,6 +1,6 @@
 import type { Outbound } from '@msp/outbound';
 import { createScimClient, ScimError, type ScimClient } from '../scim/scim-client';
-import type { SecretBox } from './connector-crypto';
+import type { SecretBox } from '@msp/secrets';
 import type { ConnectorRecord, ConnectorsRepository } from './connectors.repository';
 
 /**

@@ -1,7 +1,7 @@
 import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
 import type { TenantsRepository } from '../tenants/tenants.repository';
-import type { SecretBox } from './connector-crypto';
+import type { SecretBox } from '@msp/secrets';
 import type { ConnectorChanges, ConnectorFilter, ConnectorRecord, ConnectorsRepository, ConnectorType } from './connectors.repository';
 
 export interface NewConnectorInput {

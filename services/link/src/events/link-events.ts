@@ -1,7 +1,7 @@
 // The events link emits: what its webhooks may subscribe to, and what its audit log holds. Each is
-// recorded in the transaction of the change it describes (the repositories do it). A job's events
-// (a sync or a run ending) have the actor `system`: runs do not record who started them.
-import { eventCatalogue, type EventType, type Sql } from '@msp/events';
+// recorded by a service (or a run's worker) in the transaction of the change it describes. A job's
+// events (a sync or a run ending) have the actor `system`: runs do not record who started them.
+import { eventCatalogue, type EventType } from '@msp/events';
 import { Offboarding } from '../offboardings/offboarding.schemas';
 import { Onboarding } from '../onboardings/onboarding.schemas';
 import { SyncRun } from '../syncs/sync.schemas';
@@ -34,19 +34,3 @@ const EVENTS = [
 ] as const satisfies readonly EventType[];
 
 export const linkEvents = eventCatalogue(EVENTS);
-
-/** recordEvent, held to the names of the catalogue (a typo is a compile error, not a silent event). */
-export const recordLinkEvent = linkEvents.record;
-
-/** The tables whose rows link's events describe. */
-type EventfulTable = 'managed_tenants' | 'sync_runs' | 'onboardings' | 'offboardings';
-
-/**
- * Locks the row for the rest of the transaction; false when there is none. A change reads the
- * row's "before" after this, so `changes` is exact, and the events of one resource commit, and
- * take their `seq`, in the order of its changes.
- */
-export async function lockRow(tx: Sql, table: EventfulTable, id: string): Promise<boolean> {
-  const rows = await tx.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM ${table} WHERE id = $1::uuid FOR UPDATE`, id);
-  return rows.length > 0;
-}

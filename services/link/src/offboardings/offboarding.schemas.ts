@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
-import { taskJson, taskSchema } from '../runs/run-tasks';
-import type { OffboardingRecord } from './offboardings.repository';
+import { taskSchema } from '../runs/run-tasks';
 
 export const OFFBOARDING_STATUSES = ['scheduled', 'in_progress', 'completed', 'completed_with_errors', 'failed', 'cancelled'] as const;
 export type OffboardingStatus = (typeof OFFBOARDING_STATUSES)[number];
@@ -77,27 +76,6 @@ export const Offboarding = named(
   ),
 );
 export type OffboardingJson = Static<typeof Offboarding>;
-
-/** An offboarding as the API shows it, tasks included: the answers and the events' `object` alike. */
-export function offboardingJson(run: OffboardingRecord): OffboardingJson {
-  return {
-    id: run.id,
-    status: run.status,
-    user_id: run.userId,
-    successor_id: run.successorId,
-    email: run.email,
-    tenant_id: run.managedTenantId,
-    last_day: run.lastDay.toISOString().slice(0, 10),
-    mailbox_retention_days: run.mailboxRetentionDays,
-    directory_user_id: run.directoryUserId,
-    tasks: run.tasks.map((task) => taskJson(task, { dueAt: true }) as OffboardingJson['tasks'][number]),
-    created_at: run.createdAt.toISOString(),
-    updated_at: run.updatedAt.toISOString(),
-    started_at: run.startedAt?.toISOString() ?? null,
-    finished_at: run.finishedAt?.toISOString() ?? null,
-    cancelled_at: run.cancelledAt?.toISOString() ?? null,
-  };
-}
 
 export const OffboardingPage = pageSchema('OffboardingPage', Offboarding);
 

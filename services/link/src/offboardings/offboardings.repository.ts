@@ -1,8 +1,8 @@
+import type { RecordChange } from '@msp/events';
 import type { Prisma } from '../generated/prisma/client';
-import { violatedUniqueConstraint, type Db } from '../db';
-import { lockRow, recordLinkEvent } from '../events/link-events';
+import { lockRow, violatedUniqueConstraint, type Db } from '../db';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from '../runs/run-tasks.repository';
-import { offboardingJson, type OffboardingStatus } from './offboarding.schemas';
+import type { OffboardingStatus } from './offboarding.schemas';
 
 export interface OffboardingRecord {
   id: string;
@@ -30,6 +30,13 @@ export interface NewOffboarding {
   managedTenantId: string | null;
   lastDay: Date;
   mailboxRetentionDays: number;
+}
+
+/** How a run ended (`status`), and the run before and after. */
+export interface OffboardingEnd {
+  status: 'completed' | 'completed_with_errors' | 'failed' | 'cancelled';
+  before: OffboardingRecord;
+  after: OffboardingRecord;
 }
 
 /** An offboarding of this user is already scheduled or in progress. */
@@ -66,15 +73,15 @@ const OPEN: OffboardingStatus[] = ['scheduled', 'in_progress'];
 
 /**
  * Ends the run (locked, still in one of `from`) with `data` and whatever `alsoChange` does, and
- * records its event (`offboarding.completed`, `offboarding.cancelled`, …) in the same
- * transaction. False when the run is not (or no longer) in `from`: nothing changes, nothing is
- * recorded.
+ * gives the end to `record` (its event) in the same transaction. False when the run is not (or
+ * no longer) in `from`: nothing changes, nothing is recorded.
  */
 async function end(
   tx: Prisma.TransactionClient,
   id: string,
-  move: { from: OffboardingStatus[]; to: 'completed' | 'completed_with_errors' | 'failed' | 'cancelled' },
+  move: { from: OffboardingStatus[]; to: OffboardingEnd['status'] },
   data: Prisma.OffboardingUpdateInput,
+  record: RecordChange<OffboardingEnd>,
   alsoChange?: () => Promise<unknown>,
 ): Promise<boolean> {
   const { from, to } = move;
@@ -82,8 +89,7 @@ async function end(
   if (!before || !from.includes(before.status)) return false;
   await alsoChange?.();
   const after = (await tx.offboarding.update({ where: { id }, data: { ...data, status: to }, select: columns })) as OffboardingRecord;
-  const event = { type: `offboarding.${to}`, tenantId: after.ownerTenantId, resourceType: 'offboarding', resourceId: id } as const;
-  await recordLinkEvent(tx, { ...event, object: offboardingJson(after), before: offboardingJson(before) });
+  await record(tx, { status: to, before, after });
   return true;
 }
 
@@ -130,14 +136,14 @@ export function createOffboardingsRepository(db: Db) {
       return now?.status === 'in_progress';
     },
 
-    /** scheduled → cancelled, its tasks skipped; false when the run is not (or no longer) scheduled. */
-    async cancel(ownerTenantId: string, id: string): Promise<boolean> {
+    /** scheduled → cancelled, its tasks skipped, `record`ed; false when the run is not (or no longer) scheduled. */
+    async cancel(ownerTenantId: string, id: string, record: RecordChange<OffboardingEnd>): Promise<boolean> {
       return db.$transaction(async (tx) => {
         // Another owner's run is not touched (the service has answered 404 for it already).
         if (!(await tx.offboarding.count({ where: { id, ownerTenantId } }))) return false;
         const now = new Date();
         const skipTasks = () => tx.runTask.updateMany({ where: { offboardingId: id }, data: { status: 'skipped', detail: 'Cancelled before it was due.', finishedAt: now } });
-        return end(tx, id, { from: ['scheduled'], to: 'cancelled' }, { cancelledAt: now, finishedAt: now, openUserId: null }, skipTasks);
+        return end(tx, id, { from: ['scheduled'], to: 'cancelled' }, { cancelledAt: now, finishedAt: now, openUserId: null }, record, skipTasks);
       });
     },
 
@@ -149,9 +155,9 @@ export function createOffboardingsRepository(db: Db) {
       await db.offboarding.update({ where: { id }, data: { directoryUserId } });
     },
 
-    /** The end, with its event: the user may be offboarded again (e.g. after a rehire). */
-    async finish(id: string, status: 'completed' | 'completed_with_errors' | 'failed'): Promise<void> {
-      await db.$transaction((tx) => end(tx, id, { from: OPEN, to: status }, { finishedAt: new Date(), openUserId: null }));
+    /** The end, `record`ed: the user may be offboarded again (e.g. after a rehire). */
+    async finish(id: string, status: 'completed' | 'completed_with_errors' | 'failed', record: RecordChange<OffboardingEnd>): Promise<void> {
+      await db.$transaction((tx) => end(tx, id, { from: OPEN, to: status }, { finishedAt: new Date(), openUserId: null }, record));
     },
 
     /** Runs not finished, with the due times of their unfinished tasks (to re-enqueue after a restart). */

@@ -1,6 +1,7 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateOffboardingBody, ListOffboardingsQuery, Offboarding, offboardingJson, OffboardingPage } from './offboarding.schemas';
+import { offboardingJson } from './offboarding.mapper';
+import { CreateOffboardingBody, ListOffboardingsQuery, Offboarding, OffboardingPage } from './offboarding.schemas';
 import type { OffboardingsService } from './offboardings.service';
 
 const SCOPE = 'admin:tenant';

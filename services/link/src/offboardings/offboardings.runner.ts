@@ -6,6 +6,7 @@ import type { RunTaskRecord, RunTasksRepository } from '../runs/run-tasks.reposi
 import { finalStatus, isUnfinished, runTask, TaskFailure, type TaskOutcome, type TaskPolicy } from '../runs/run-tasks';
 import type { OffboardingTaskName } from './offboarding.schemas';
 import type { OffboardingRecord, OffboardingsRepository } from './offboardings.repository';
+import { recordOffboardingEnd } from './offboardings.service';
 
 export interface OffboardingRunnerDeps {
   offboardings: OffboardingsRepository;
@@ -117,6 +118,6 @@ export function createOffboardingRunner(deps: OffboardingRunnerDeps) {
     }
     const after = await offboardings.findForRun(runId);
     if (after!.tasks.some(isUnfinished)) return;
-    await offboardings.finish(runId, after!.tasks.some((task) => task.status === 'succeeded') ? finalStatus(after!.tasks) : 'failed');
+    await offboardings.finish(runId, after!.tasks.some((task) => task.status === 'succeeded') ? finalStatus(after!.tasks) : 'failed', recordOffboardingEnd);
   };
 }

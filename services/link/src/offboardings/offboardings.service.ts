@@ -1,10 +1,13 @@
+import type { RecordChange } from '@msp/events';
 import { conflict, notFound, pageWindow, unprocessable, type Logger, type PageRequest } from '@msp/http';
 import type { DeskClient } from '../desk/desk-client';
+import { linkEvents } from '../events/link-events';
 import { activeDeskUser } from '../runs/desk-users';
 import type { RunTenantsRepository } from '../runs/managed-tenants.repository';
 import { jobIdOf, OFFBOARDING_QUEUE, type RunQueue } from '../runs/run-queue';
 import { OFFBOARDING_TASKS, type CreateOffboardingBody, type OffboardingStatus } from './offboarding.schemas';
-import { OpenOffboardingExists, type OffboardingRecord, type OffboardingsRepository } from './offboardings.repository';
+import { offboardingJson } from './offboarding.mapper';
+import { OpenOffboardingExists, type OffboardingEnd, type OffboardingRecord, type OffboardingsRepository } from './offboardings.repository';
 
 export interface OffboardingsServiceDeps {
   offboardings: OffboardingsRepository;
@@ -36,6 +39,17 @@ export async function enqueueOffboarding(queue: RunQueue, runId: string, due: Da
     await queue.send(OFFBOARDING_QUEUE, { runId }, { id: offboardingJobId(runId, startAfter), startAfter });
   }
 }
+
+/** A run's end is its event (`offboarding.completed`, …, `offboarding.cancelled`): the run as it is now, `changes.status` from what it was. */
+export const recordOffboardingEnd: RecordChange<OffboardingEnd> = (tx, { status, before, after }) =>
+  linkEvents.record(tx, {
+    type: `offboarding.${status}`,
+    tenantId: after.ownerTenantId,
+    resourceType: 'offboarding',
+    resourceId: after.id,
+    object: offboardingJson(after),
+    before: offboardingJson(before),
+  });
 
 export function createOffboardingsService(deps: OffboardingsServiceDeps) {
   const { offboardings, tenants, desk, queue, logger } = deps;
@@ -99,7 +113,7 @@ export function createOffboardingsService(deps: OffboardingsServiceDeps) {
     /** Only while nothing has run: a scheduled run becomes cancelled, its jobs are dropped. */
     async cancel(ownerTenantId: string, id: string): Promise<OffboardingRecord> {
       const run = await get(ownerTenantId, id);
-      if (!(await offboardings.cancel(ownerTenantId, id))) {
+      if (!(await offboardings.cancel(ownerTenantId, id, recordOffboardingEnd))) {
         const now = await get(ownerTenantId, id);
         throw conflict(`The offboarding is ${now.status}: only a scheduled offboarding, of which nothing has run yet, can be cancelled.`, {
           extensions: { current_status: now.status },

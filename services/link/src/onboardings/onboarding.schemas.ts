@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
-import { taskJson, taskSchema } from '../runs/run-tasks';
-import type { OnboardingRecord } from './onboardings.repository';
+import { taskSchema } from '../runs/run-tasks';
 
 export const ONBOARDING_STATUSES = ['scheduled', 'in_progress', 'completed', 'completed_with_errors', 'failed'] as const;
 export type OnboardingStatus = (typeof ONBOARDING_STATUSES)[number];
@@ -93,33 +92,6 @@ export const Onboarding = named(
   ),
 );
 export type OnboardingJson = Static<typeof Onboarding>;
-
-/** An onboarding as the API shows it, tasks included: the answers and the events' `object` alike. */
-export function onboardingJson(run: OnboardingRecord): OnboardingJson {
-  const ticket = run.tasks.find((task) => task.name === 'equipment_ticket' && task.status === 'succeeded')?.result as
-    | { ticket_id: string; ticket_number: number }
-    | undefined;
-  return {
-    id: run.id,
-    tenant_id: run.managedTenantId,
-    status: run.status,
-    first_name: run.firstName,
-    last_name: run.lastName,
-    email: run.email,
-    department: run.department,
-    manager_id: run.managerId,
-    start_date: run.startDate.toISOString().slice(0, 10),
-    bundles: run.bundles,
-    physical: { laptop: run.laptop, badge: run.badge, phone_extension: run.phoneExtension },
-    directory_user_id: run.directoryUserId,
-    equipment_ticket: ticket ? { id: ticket.ticket_id, number: ticket.ticket_number } : null,
-    tasks: run.tasks.map((task) => taskJson(task, { dueAt: false }) as OnboardingJson['tasks'][number]),
-    created_at: run.createdAt.toISOString(),
-    updated_at: run.updatedAt.toISOString(),
-    started_at: run.startedAt?.toISOString() ?? null,
-    finished_at: run.finishedAt?.toISOString() ?? null,
-  };
-}
 
 export const OnboardingPage = pageSchema('OnboardingPage', Onboarding);
 

@@ -1,7 +1,7 @@
-import { violatedUniqueConstraint, type Db } from '../db';
-import { lockRow, recordLinkEvent } from '../events/link-events';
+import type { RecordChange } from '@msp/events';
+import { lockRow, violatedUniqueConstraint, type Db } from '../db';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from '../runs/run-tasks.repository';
-import { onboardingJson, type OnboardingStatus } from './onboarding.schemas';
+import type { OnboardingStatus } from './onboarding.schemas';
 
 export interface OnboardingRecord {
   id: string;
@@ -27,6 +27,13 @@ export interface OnboardingRecord {
 }
 
 export type NewOnboarding = Omit<OnboardingRecord, 'id' | 'ownerTenantId' | 'status' | 'directoryUserId' | 'createdAt' | 'updatedAt' | 'startedAt' | 'finishedAt' | 'tasks'>;
+
+/** How a run ended (`status`), and the run before and after. */
+export interface OnboardingEnd {
+  status: 'completed' | 'completed_with_errors' | 'failed';
+  before: OnboardingRecord;
+  after: OnboardingRecord;
+}
 
 /** An onboarding of this e-mail is already scheduled or in progress. */
 export class OpenOnboardingExists extends Error {
@@ -110,15 +117,14 @@ export function createOnboardingsRepository(db: Db) {
       await db.onboarding.update({ where: { id }, data: { directoryUserId } });
     },
 
-    /** The end, with its event (`onboarding.completed`, …): the e-mail is free for a new onboarding again. */
-    finish(id: string, status: 'completed' | 'completed_with_errors' | 'failed'): Promise<void> {
+    /** The end, `record`ed in the same transaction: the e-mail is free for a new onboarding again. */
+    finish(id: string, status: OnboardingEnd['status'], record: RecordChange<OnboardingEnd>): Promise<void> {
       return db.$transaction(async (tx) => {
         const before = (await lockRow(tx, 'onboardings', id)) && ((await tx.onboarding.findUnique({ where: { id }, select: columns })) as OnboardingRecord | null);
         // Already ended (a duplicated job): nothing changes, nothing is recorded.
         if (!before || !OPEN.includes(before.status)) return;
         const after = (await tx.onboarding.update({ where: { id }, data: { status, finishedAt: new Date(), openEmail: null }, select: columns })) as OnboardingRecord;
-        const event = { type: `onboarding.${status}`, tenantId: after.ownerTenantId, resourceType: 'onboarding', resourceId: id } as const;
-        await recordLinkEvent(tx, { ...event, object: onboardingJson(after), before: onboardingJson(before) });
+        await record(tx, { status, before, after });
       });
     },
 

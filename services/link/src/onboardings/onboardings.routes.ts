@@ -1,6 +1,7 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateOnboardingBody, ListOnboardingsQuery, Onboarding, onboardingJson, OnboardingPage } from './onboarding.schemas';
+import { onboardingJson } from './onboarding.mapper';
+import { CreateOnboardingBody, ListOnboardingsQuery, Onboarding, OnboardingPage } from './onboarding.schemas';
 import type { OnboardingsService } from './onboardings.service';
 
 const SCOPE = 'admin:tenant';

@@ -6,6 +6,7 @@ import type { RunTaskRecord, RunTasksRepository } from '../runs/run-tasks.reposi
 import { finalStatus, isUnfinished, runTask, TaskFailure, type TaskOutcome, type TaskPolicy } from '../runs/run-tasks';
 import type { OnboardingTaskName } from './onboarding.schemas';
 import type { OnboardingRecord, OnboardingsRepository } from './onboardings.repository';
+import { recordOnboardingEnd } from './onboardings.service';
 
 export interface OnboardingRunnerDeps {
   onboardings: OnboardingsRepository;
@@ -104,11 +105,11 @@ export function createOnboardingRunner(deps: OnboardingRunnerDeps) {
       const outcome = await runTask(tasks, task, (current) => step(run, current), policy);
       if (task.name === 'create_account' && outcome === 'failed') {
         await tasks.skipRest({ onboardingId: runId }, task.position + 1, 'Skipped: the account could not be created.');
-        await onboardings.finish(runId, 'failed');
+        await onboardings.finish(runId, 'failed', recordOnboardingEnd);
         return;
       }
     }
     const done = await onboardings.findForRun(runId);
-    await onboardings.finish(runId, finalStatus(done!.tasks));
+    await onboardings.finish(runId, finalStatus(done!.tasks), recordOnboardingEnd);
   };
 }

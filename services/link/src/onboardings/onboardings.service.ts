@@ -1,11 +1,14 @@
+import type { RecordChange } from '@msp/events';
 import { conflict, notFound, pageWindow, unprocessable, type Logger, type PageRequest } from '@msp/http';
 import type { DeskClient } from '../desk/desk-client';
+import { linkEvents } from '../events/link-events';
 import { activeDeskUser } from '../runs/desk-users';
 import type { Directories } from '../runs/directory';
 import type { RunTenant, RunTenantsRepository } from '../runs/managed-tenants.repository';
 import { jobIdOf, ONBOARDING_QUEUE, type RunQueue } from '../runs/run-queue';
 import { ONBOARDING_TASKS, type CreateOnboardingBody, type OnboardingStatus } from './onboarding.schemas';
-import { OpenOnboardingExists, type OnboardingRecord, type OnboardingsRepository } from './onboardings.repository';
+import { onboardingJson } from './onboarding.mapper';
+import { OpenOnboardingExists, type OnboardingEnd, type OnboardingRecord, type OnboardingsRepository } from './onboardings.repository';
 
 export interface OnboardingsServiceDeps {
   onboardings: OnboardingsRepository;
@@ -45,6 +48,17 @@ export async function directoryTenantFor(
   }
   return tenant;
 }
+
+/** A run's end is its event (`onboarding.completed`, …): the run as it is now, `changes.status` from what it was. */
+export const recordOnboardingEnd: RecordChange<OnboardingEnd> = (tx, { status, before, after }) =>
+  linkEvents.record(tx, {
+    type: `onboarding.${status}`,
+    tenantId: after.ownerTenantId,
+    resourceType: 'onboarding',
+    resourceId: after.id,
+    object: onboardingJson(after),
+    before: onboardingJson(before),
+  });
 
 export function createOnboardingsService(deps: OnboardingsServiceDeps) {
   const { onboardings, desk, queue, logger } = deps;

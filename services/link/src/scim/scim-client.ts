@@ -1,4 +1,4 @@
-import { OutboundBlockedError, OutboundTimeoutError, type Outbound } from '@msp/outbound';
+import { OutboundBlockedError, OutboundResponseTooLargeError, OutboundTimeoutError, type Outbound } from '@msp/outbound';
 
 /**
  * A SCIM 2.0 client (RFC 7643 resources, RFC 7644 protocol) of one service provider. It knows the
@@ -125,6 +125,9 @@ export function createScimClient(options: ScimClientOptions) {
   function transportError(error: unknown, what: string): ScimError {
     if (error instanceof ScimError) return error;
     if (error instanceof OutboundBlockedError) return new ScimError(`the connector may not call ${origin}: ${error.message}`, 'blocked', false);
+    if (error instanceof OutboundResponseTooLargeError) {
+      return new ScimError(`the directory at ${origin} answered ${what} with more than ${error.maxBytes / 1024 / 1024} MB, more than link reads in one answer; lower the page size the directory allows or check base_url`, 'invalid_response', false);
+    }
     if (error instanceof OutboundTimeoutError || (error instanceof Error && error.name === 'TimeoutError')) {
       return new ScimError(`the directory at ${origin} did not answer ${what} within the timeout`, 'timeout', true);
     }

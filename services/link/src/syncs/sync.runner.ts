@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@msp/http';
+import { linkEvents } from '../events/link-events';
 import type { ConnectorDirectories } from '../connectors/connector-directories';
 import type { ConnectorsRepository } from '../connectors/connectors.repository';
 import type { JobQueue } from '../jobs/job-queue';
 import { ScimError, type ScimGroup, type ScimUser } from '../scim/scim-client';
+import { syncRunJson } from './sync.mapper';
 import { OpenRunExistsError, type MirrorUser, type SyncStats, type SyncsRepository } from './syncs.repository';
 
 /**
@@ -60,6 +62,23 @@ export function createSyncRunner(deps: {
   const retryDelayMs = deps.options?.retryDelayMs ?? 5000;
   const maxRetryDelayMs = deps.options?.maxRetryDelayMs ?? 600_000;
 
+  /**
+   * Ends attempt `attempt` of the run (see the repository's finishAttempt) with the connector's
+   * event: `connector.sync.succeeded` or `.failed`, the run as `object`.
+   */
+  function finishAttempt(runId: string, attempt: number, outcome: Parameters<SyncsRepository['finishAttempt']>[2]): Promise<boolean> {
+    return syncs.finishAttempt(runId, attempt, outcome, (tx, { ownerTenantId, before, after }) =>
+      linkEvents.record(tx, {
+        type: `connector.sync.${outcome.status}`,
+        tenantId: ownerTenantId,
+        resourceType: 'connector',
+        resourceId: after.connectorId,
+        object: syncRunJson(after),
+        before: syncRunJson(before),
+      }),
+    );
+  }
+
   async function enqueue(runId: string, attempt: number, startAfter?: Date) {
     await queue.send(SYNC_QUEUE, { runId }, { id: jobIdOf(runId, attempt), startAfter });
   }
@@ -76,7 +95,7 @@ export function createSyncRunner(deps: {
       return;
     }
     const prefix = retryable ? `all ${SYNC_MAX_ATTEMPTS} attempts failed; the last: ` : '';
-    await syncs.finishAttempt(runId, attempt, { status: 'failed', error: `${prefix}${message}` });
+    await finishAttempt(runId, attempt, { status: 'failed', error: `${prefix}${message}` });
   }
 
   async function execute({ runId }: SyncJob, job: { signal: AbortSignal }) {
@@ -90,12 +109,12 @@ export function createSyncRunner(deps: {
     } catch {
       // GCM refuses a token sealed under another key: retrying cannot help, a technician can.
       const message = 'the connector\'s bearer token cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.bearer_token';
-      await syncs.finishAttempt(runId, run.attempts, { status: 'failed', error: message });
+      await finishAttempt(runId, run.attempts, { status: 'failed', error: message });
       return;
     }
     try {
       const stats = await synchronise(run.connectorId, client.listUsers(), client.listGroups(), syncs);
-      await syncs.finishAttempt(runId, run.attempts, { status: 'succeeded', error: null, stats });
+      await finishAttempt(runId, run.attempts, { status: 'succeeded', error: null, stats });
       logger.info('sync run succeeded', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, ...stats });
     } catch (error) {
       if (!(error instanceof ScimError)) throw error; // a fault of link itself: pg-boss fails the job → dead letter
@@ -133,7 +152,7 @@ export function createSyncRunner(deps: {
         await enqueue(run.id, 1);
       } catch (error) {
         // A run without a job would stay queued for ever and block the connector's next one.
-        await syncs.finishAttempt(run.id, 0, { status: 'failed', error: 'the run could not be queued (link\'s job queue is unavailable); start it again' });
+        await finishAttempt(run.id, 0, { status: 'failed', error: 'the run could not be queued (link\'s job queue is unavailable); start it again' });
         throw new QueueUnavailableError(run.id, error);
       }
       return run;

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
-import type { SyncRunRecord } from './syncs.repository';
 
 export const SYNC_RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export const HEALTH_STATUSES = ['disabled', 'unknown', 'healthy', 'degraded', 'failing'] as const;
@@ -42,26 +41,6 @@ export const SyncRun = named(
   ),
 );
 export type SyncRunJson = Static<typeof SyncRun>;
-
-/** A sync run as the API shows it: the answers and the events' `object` alike. */
-export function syncRunJson(run: SyncRunRecord): SyncRunJson {
-  return {
-    id: run.id,
-    status: run.status,
-    trigger: run.trigger,
-    attempts: run.attempts,
-    started_at: run.startedAt?.toISOString() ?? null,
-    finished_at: run.finishedAt?.toISOString() ?? null,
-    stats: {
-      users_seen: run.usersSeen,
-      users_added: run.usersAdded,
-      users_updated: run.usersUpdated,
-      users_removed: run.usersRemoved,
-      groups_seen: run.groupsSeen,
-    },
-    error: run.error,
-  };
-}
 
 export const SyncRunPage = pageSchema('SyncRunPage', SyncRun);
 

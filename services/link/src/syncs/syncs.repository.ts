@@ -1,7 +1,6 @@
+import type { RecordChange } from '@msp/events';
 import { Prisma } from '../generated/prisma/client';
-import { violatedUniqueConstraint, type Db } from '../db';
-import { lockRow, recordLinkEvent } from '../events/link-events';
-import { syncRunJson } from './sync.schemas';
+import { lockRow, violatedUniqueConstraint, type Db } from '../db';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 export type SyncTrigger = 'manual' | 'schedule';
@@ -55,6 +54,13 @@ const runColumns = {
 
 const OPEN_RUN_KEY = 'sync_runs_open_connector_id_key';
 
+/** What ended a run: the run before and after, and the MSP tenant that owns its connector. */
+export interface SyncRunEnd {
+  ownerTenantId: string;
+  before: SyncRunRecord;
+  after: SyncRunRecord;
+}
+
 /** The connector already has a queued or running run. */
 export class OpenRunExistsError extends Error {
   constructor(readonly openRun: SyncRunRecord | null) {
@@ -106,12 +112,17 @@ export function createSyncsRepository(db: Db) {
 
     /**
      * Ends the attempt `attempt` of a run, unless something else (a retry of a lost worker) has
-     * moved on meanwhile: a late worker's result never overwrites a newer attempt's. The end is
-     * the connector's event (`connector.sync.succeeded` or `.failed`, the run as `object`): a
-     * connector has one open run at a time and the next can only begin once this commits, so its
-     * events keep the order of its runs.
+     * moved on meanwhile: a late worker's result never overwrites a newer attempt's. `record` is
+     * given the end in the same transaction (the connector's event): a connector has one open run
+     * at a time and the next can only begin once this commits, so its events keep the order of
+     * its runs.
      */
-    finishAttempt(runId: string, attempt: number, outcome: { status: 'succeeded' | 'failed'; error: string | null; stats?: SyncStats }): Promise<boolean> {
+    finishAttempt(
+      runId: string,
+      attempt: number,
+      outcome: { status: 'succeeded' | 'failed'; error: string | null; stats?: SyncStats },
+      record: RecordChange<SyncRunEnd>,
+    ): Promise<boolean> {
       return db.$transaction(async (tx) => {
         const before = (await lockRow(tx, 'sync_runs', runId)) && (await tx.syncRun.findUnique({ where: { id: runId }, select: { ...runColumns, connector: { select: { ownerTenantId: true } } } }));
         if (!before || before.attempts !== attempt || (before.status !== 'queued' && before.status !== 'running')) return false;
@@ -120,8 +131,8 @@ export function createSyncsRepository(db: Db) {
           data: { status: outcome.status, error: outcome.error, finishedAt: new Date(), openConnectorId: null, ...(outcome.stats ?? {}) },
           select: runColumns,
         });
-        const event = { type: `connector.sync.${outcome.status}`, tenantId: before.connector.ownerTenantId, resourceType: 'connector', resourceId: after.connectorId } as const;
-        await recordLinkEvent(tx, { ...event, object: syncRunJson(after), before: syncRunJson(before) });
+        const { connector, ...was } = before;
+        await record(tx, { ownerTenantId: connector.ownerTenantId, before: was, after });
         return true;
       });
     },

@@ -1,6 +1,7 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { ConnectorHealth, DirectoryUserPage, PageQuery, SyncRun, syncRunJson, SyncRunPage, SyncRunParams } from './sync.schemas';
+import { syncRunJson } from './sync.mapper';
+import { ConnectorHealth, DirectoryUserPage, PageQuery, SyncRun, SyncRunPage, SyncRunParams } from './sync.schemas';
 import type { MirrorUser } from './syncs.repository';
 import type { SyncsService } from './syncs.service';
 

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
-import type { TenantRecord } from './tenants.repository';
 
 /** `suspended` keeps the record (and, later, its connectors) but stops link acting on the directory. */
 export const TENANT_STATUSES = ['active', 'suspended'] as const;
@@ -47,19 +46,6 @@ export const Tenant = named(
   ),
 );
 export type TenantJson = Static<typeof Tenant>;
-
-/** A managed tenant as the API shows it: the answers and the events' `object` alike. */
-export function tenantJson(tenant: TenantRecord): TenantJson {
-  return {
-    id: tenant.id,
-    name: tenant.name,
-    domain: tenant.domain,
-    client_id: tenant.clientId,
-    status: tenant.status,
-    created_at: tenant.createdAt.toISOString(),
-    updated_at: tenant.updatedAt.toISOString(),
-  };
-}
 
 export const TenantPage = pageSchema('TenantPage', Tenant);
 

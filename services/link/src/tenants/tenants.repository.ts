@@ -1,9 +1,8 @@
 import { pageWithTotal, sqlRows } from '@msp/db';
-import { changesBetween } from '@msp/events';
+import type { RecordChange } from '@msp/events';
 import { Prisma } from '../generated/prisma/client';
-import { violatedUniqueConstraint, type Db } from '../db';
-import { lockRow, recordLinkEvent } from '../events/link-events';
-import { tenantJson, type TenantStatus } from './tenant.schemas';
+import { lockRow, violatedUniqueConstraint, type Db } from '../db';
+import type { TenantStatus } from './tenant.schemas';
 
 export interface TenantRecord {
   id: string;
@@ -91,24 +90,28 @@ export function createTenantsRepository(db: Db) {
       return row ? fromSql(row) : null;
     },
 
-    /** Null when the owner has no such tenant. `tenant.updated` is recorded only when a field changed. */
-    update(ownerTenantId: string, id: string, changes: { name?: string; status?: TenantStatus }): Promise<TenantRecord | null> {
+    /** Null when the owner has no such tenant; else `record` is given the tenant before and after, in the transaction. */
+    update(
+      ownerTenantId: string,
+      id: string,
+      changes: { name?: string; status?: TenantStatus },
+      record: RecordChange<{ before: TenantRecord; after: TenantRecord }>,
+    ): Promise<TenantRecord | null> {
       return db.$transaction(async (tx) => {
         const before = (await lockRow(tx, 'managed_tenants', id)) && (await tx.managedTenant.findFirst({ where: { id, ownerTenantId }, select: columns }));
         if (!before) return null;
         const after = await tx.managedTenant.update({ where: { id }, data: changes, select: columns });
-        if (Object.keys(changesBetween(tenantJson(before), tenantJson(after))).length) {
-          await recordLinkEvent(tx, { type: 'tenant.updated', tenantId: ownerTenantId, resourceType: 'tenant', resourceId: id, object: tenantJson(after), before: tenantJson(before) });
-        }
+        await record(tx, { before, after });
         return after;
       });
     },
 
-    async create(ownerTenantId: string, input: NewTenant): Promise<TenantRecord> {
+    /** The tenant, and `record` (its event) in the same transaction. */
+    async create(ownerTenantId: string, input: NewTenant, record: RecordChange<TenantRecord>): Promise<TenantRecord> {
       try {
         return await db.$transaction(async (tx) => {
           const tenant = await tx.managedTenant.create({ data: { ownerTenantId, ...input }, select: columns });
-          await recordLinkEvent(tx, { type: 'tenant.created', tenantId: ownerTenantId, resourceType: 'tenant', resourceId: tenant.id, object: tenantJson(tenant) });
+          await record(tx, tenant);
           return tenant;
         });
       } catch (error) {

@@ -1,6 +1,7 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { CreateTenantBody, ListTenantsQuery, Tenant, tenantJson, TenantPage, UpdateTenantBody } from './tenant.schemas';
+import { tenantJson } from './tenant.mapper';
+import { CreateTenantBody, ListTenantsQuery, Tenant, TenantPage, UpdateTenantBody } from './tenant.schemas';
 import type { TenantsService } from './tenants.service';
 
 const SCOPE = 'admin:tenant';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '@msp/db';
 import { createLogger } from '@msp/http';
-import { uniquePrefix } from '@msp/testkit';
+import { testWebhookSecrets, uniquePrefix } from '@msp/testkit';
 // desk itself, as built (its dist/): the real token endpoint, users and tickets, on its own database.
 import { createDeskApp } from '@msp/desk/dist/app';
 import { createApiClientsRepository } from '@msp/desk/dist/auth/api-clients.repository';
@@ -46,6 +46,7 @@ export async function startRealDesk(): Promise<RealDesk> {
   const port = (server.address() as AddressInfo).port;
   const apiUrl = `http://127.0.0.1:${port}/api/v1`;
   const { app } = createDeskApp({
+    webhookSecrets: testWebhookSecrets(),
     db,
     logger,
     signingKey: generateSigningKey(),

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, type Logger } from '@msp/http';
-import { createOutbound, type Outbound } from '@msp/outbound';
-import { startServiceUnderTest, type ServiceUnderTest } from '@msp/testkit';
+import type { Outbound } from '@msp/outbound';
+import { startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
 import { createLinkApp, type LinkSettings } from '../../src/app';
-import { createSecretBox } from '../../src/connectors/connector-crypto';
+import { createSecretBox } from '@msp/secrets';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 import { createJobQueue } from '../../src/jobs/job-queue';
 
@@ -43,7 +43,8 @@ export function startLink(options: StartLinkOptions = {}): Promise<TestLink> {
         logger: log,
         queue,
         secrets: createSecretBox(options.encryptionKey ?? randomBytes(32)),
-        outbound: options.outbound ?? createOutbound({ production: false, timeoutMs: 5000 }),
+        outbound: options.outbound ?? testOutbound({ timeoutMs: 5000 }),
+        webhookSecrets: testWebhookSecrets(),
         settings: { ...settings, ...options.settings, sync: { retryDelayMs: 200, ...options.settings?.sync } },
       });
       // A database given by the test may be unreachable on purpose: the queue could not start there.

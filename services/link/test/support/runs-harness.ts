@@ -1,10 +1,9 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createOutbound } from '@msp/outbound';
-import { startServiceUnderTest, type ServiceUnderTest } from '@msp/testkit';
+import { startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
 import { createLinkApp } from '../../src/app';
-import { createSecretBox } from '../../src/connectors/connector-crypto';
+import { createSecretBox } from '@msp/secrets';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 import { createDeskClient } from '../../src/desk/desk-client';
 import { createJobQueue, JOB_SCHEMA, type JobQueue } from '../../src/jobs/job-queue';
@@ -57,7 +56,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
   const deskTenant = await desk.newTenant();
   const scim = await startScimDirectory();
   const secrets = createSecretBox(randomBytes(32));
-  const outbound = createOutbound({ production: false, timeoutMs: 5000 });
+  const outbound = testOutbound({ timeoutMs: 5000 });
 
   let app!: http.RequestListener;
   let jobs: JobQueue | undefined;
@@ -82,7 +81,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           maxAttempts: 5,
         });
         defineRunQueues(jobs, runs.handlers, { maxAttempts: 5, retryDelaySeconds: 1 });
-        const built = createLinkApp({ db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound });
+        const built = createLinkApp({ db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound, webhookSecrets: testWebhookSecrets() });
         app = built.app;
         await jobs.start();
         await runs.resume();

@@ -1,0 +1,76 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { GERMAN_STATES, WEEKDAYS } from '@msp/calendar';
+import { businessRuleProblem, DateOnly, DateTime, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+
+const EXAMPLE = {
+  valid_from: '2026-03-15',
+  weekly_minutes: 2400,
+  working_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+  vacation_days_per_year: 30,
+  state: 'DE-BE',
+};
+
+const validFrom = () =>
+  DateOnly({ description: 'First day the contract holds, `YYYY-MM-DD`; it holds until the day before the next contract\'s `valid_from`. One contract per day (else 409).' });
+const weeklyMinutes = () =>
+  Type.Integer({ minimum: 1, maximum: 3600, description: 'Agreed working time a week in minutes (1–3600; 2400 is 40 hours).' });
+const workingDays = () =>
+  Type.Array(stringEnum(WEEKDAYS), {
+    minItems: 1,
+    maxItems: 7,
+    uniqueItems: true,
+    description: 'The weekdays the employee works (a subset of `mon`…`sun`). Leave counts only these days, minus the public holidays of `state`.',
+  });
+const vacationDays = () =>
+  Type.Number({
+    minimum: 0,
+    maximum: 365,
+    multipleOf: 0.5,
+    description:
+      'Paid leave a year in working days (half days allowed). At least the legal minimum of §3 BUrlG, four weeks: 24 on six working days a week, ' +
+      '20 on five, 4 × the working days a week on fewer (else 422 naming the minimum).',
+  });
+const state = () =>
+  stringEnum(GERMAN_STATES, { description: 'ISO 3166-2 code of the German state whose public holidays apply (`DE-BW` … `DE-TH`).' });
+
+export const Contract = named(
+  'Contract',
+  Type.Object(
+    {
+      id: Uuid({ description: 'The contract\'s id.' }),
+      employee_id: Uuid({ description: 'The employee it belongs to.' }),
+      valid_from: validFrom(),
+      weekly_minutes: weeklyMinutes(),
+      working_days: workingDays(),
+      vacation_days_per_year: vacationDays(),
+      state: state(),
+      created_at: DateTime({ description: 'When it was recorded (UTC).' }),
+    },
+    {
+      additionalProperties: false,
+      description: 'The terms of employment from `valid_from` on. Contracts form a history: a change is a new contract, never an edit of an old one.',
+      examples: [{ id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', employee_id: '4c3b2a19-0f8e-4d7c-9b6a-5e4d3c2b1a09', ...EXAMPLE, created_at: '2026-03-01T09:00:00.000Z' }],
+    },
+  ),
+);
+export type ContractJson = Static<typeof Contract>;
+
+export const ContractPage = pageSchema('ContractPage', Contract);
+
+export const CreateContractBody = named(
+  'CreateContractRequest',
+  strictObject(
+    { valid_from: validFrom(), weekly_minutes: weeklyMinutes(), working_days: workingDays(), vacation_days_per_year: vacationDays(), state: state() },
+    { description: 'A contract from `valid_from` on; the one before it ends the day before.', examples: [EXAMPLE] },
+  ),
+);
+export type CreateContractBody = Static<typeof CreateContractBody>;
+
+export const ListContractsQuery = strictObject({ ...pageQueryProperties });
+export type ListContractsQuery = Static<typeof ListContractsQuery>;
+
+export const ContractRuleProblem = businessRuleProblem(
+  'ContractRuleProblem',
+  { minimum: Type.Optional(Type.Number({ description: 'The legal minimum of `vacation_days_per_year` for the contract\'s working days a week (§3 BUrlG).' })) },
+  'RFC 9457 problem document. `vacation_days_per_year` below the minimum of §3 BUrlG (`urn:msp:problem:below-legal-minimum`) carries `minimum` and names the field in `errors`.',
+);
