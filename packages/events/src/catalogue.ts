@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import { named, type OutgoingWebhookDoc } from '@msp/http';
 import { eventHead, recordEvent, type EventToRecord } from './record';
 import type { Sql } from './sql';
@@ -13,6 +13,8 @@ export interface EventType {
   object: TSchema;
   /** Whether `data.changes` is sent (updates). */
   changes?: boolean;
+  /** Further members of `data` beside `object` (EventToRecord's `extra`), e.g. `{target}` of a breach. */
+  extra?: TProperties;
 }
 
 export const TEST_EVENT = 'webhook.test';
@@ -70,7 +72,7 @@ export function eventCatalogue<const T extends readonly EventType[]>(types: T) {
         schema: envelope(
           event.type,
           Type.Object(
-            { object: event.object, ...(event.changes ? { changes: ChangesSchema } : {}) },
+            { object: event.object, ...(event.changes ? { changes: ChangesSchema } : {}), ...(event.extra ?? {}) },
             { additionalProperties: false },
           ),
         ),

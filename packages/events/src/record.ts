@@ -33,6 +33,8 @@ export interface EventToRecord {
   before?: object;
   /** Who made the change; the request's caller by default (see recordActor), else SYSTEM_ACTOR. */
   actor?: Actor;
+  /** Further members of the payload's `data` beside `object` (the catalogue documents them), e.g. `{target}` of a breach. */
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -91,7 +93,7 @@ export async function recordEvent(tx: Sql, event: EventToRecord): Promise<void> 
   const head = eventHead(event);
   const diff = event.before ? changesBetween(event.before, event.object) : {};
   const changes = Object.keys(diff).length > 0 ? diff : null;
-  const data = { object: event.object, ...(changes ? { changes } : {}) };
+  const data = { object: event.object, ...(changes ? { changes } : {}), ...event.extra };
   await tx.$executeRawUnsafe(
     INSERT_EVENT,
     ...eventHeadValues(head),

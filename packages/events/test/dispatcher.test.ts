@@ -113,9 +113,10 @@ describe('webhook deliveries', () => {
     await dispatcher({ retryDelaysMs: [60_000] }).start();
     for (let i = 0; i < 20; i++) await record('ticket.created', `jitter-${i}`);
 
+    // Only attempts already answered: a claimed one has attempt 1 but no last_attempt_at yet.
     const rows = await waitUntil(async () => {
       const { rows: all } = await db.pool.query(
-        'SELECT extract(epoch FROM next_attempt_at - last_attempt_at) * 1000 AS delay_ms FROM webhook_deliveries WHERE webhook_id = $1 AND attempt = 1 AND next_attempt_at IS NOT NULL',
+        'SELECT extract(epoch FROM next_attempt_at - last_attempt_at) * 1000 AS delay_ms FROM webhook_deliveries WHERE webhook_id = $1 AND attempt = 1 AND next_attempt_at IS NOT NULL AND last_attempt_at IS NOT NULL',
         [webhook.id],
       );
       return all.length === 20 ? all : undefined;

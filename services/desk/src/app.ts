@@ -21,10 +21,16 @@ import { createTokenService } from './auth/token.service';
 import { registerWellKnownRoutes, serverMetadata } from './auth/well-known.routes';
 import type { Db } from './db';
 import { createStore } from './store';
+import { registerCalendarRoutes } from './calendars/calendars.routes';
+import { createCalendarsService } from './calendars/calendars.service';
 import { registerClientRoutes } from './clients/clients.routes';
 import { createClientsService } from './clients/clients.service';
 import { registerCommentRoutes } from './comments/comments.routes';
 import { createCommentsService } from './comments/comments.service';
+import { registerSlaPolicyRoutes } from './sla-policies/sla-policies.routes';
+import { createSlaPoliciesService } from './sla-policies/sla-policies.service';
+import { createSlaBreachJob } from './sla/sla-breach-job';
+import { createSlaService } from './sla/sla.service';
 import { registerTicketRoutes } from './tickets/tickets.routes';
 import { createTicketsService } from './tickets/tickets.service';
 import { registerUserRoutes } from './users/users.routes';
@@ -56,6 +62,8 @@ export interface DeskSettings {
   corsOrigins?: string[];
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
+  /** How often the SLA breach sweep runs (SLA_SWEEP_INTERVAL_MS); default 15 s. */
+  slaSweepIntervalMs?: number;
   /** IANA zone of the tenants' calendar days (DEFAULT_TIME_ZONE): a time entry's default date is today there. Europe/Berlin when not given. */
   timeZone?: string;
 }
@@ -77,8 +85,8 @@ export interface DeskDeps {
 }
 
 /**
- * The app, the webhook dispatcher (start it with the service, stop it on shutdown), and `close()`
- * for what it opened itself (the time export's pg Pool).
+ * The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them
+ * on shutdown), and `close()` for what it opened itself (the time export's pg Pool).
  */
 export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
@@ -132,6 +140,10 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
     dispatcher: settings.webhooks,
   });
 
+  const store = createStore(db);
+  const sla = createSlaService(store);
+  const slaBreaches = createSlaBreachJob(() => sla.sweepBreaches(), settings.slaSweepIntervalMs ?? 15_000, logger);
+
   const service = createServiceApp({
     service: 'desk',
     logger,
@@ -140,7 +152,8 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       version: '1.0.0',
       description:
         'Tickets with comments and a status machine, clients, users (technicians), and the OAuth 2.0 token endpoint that issues the JWTs every service accepts. ' +
-        'Reading needs `read:tickets` (users: `read:users`), writing `write:tickets`, creating and deleting users `admin:tenant`, which satisfies every scope.',
+        'Business-hours calendars and SLA policies, whose clocks every ticket opened under a policy shows in `sla`. ' +
+        'Reading needs `read:tickets` (users: `read:users`), writing `write:tickets`, creating and deleting users, calendars and SLA policies `admin:tenant`, which satisfies every scope.',
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       webhooks: events.webhookDocs,
@@ -168,14 +181,16 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerTokenRoutes(api, { tokens, tokenLimiter });
       registerWellKnownRoutes(api, { signingKey, previousKeys, issuer: settings.issuer });
       registerWhoAmI(api);
-      registerTicketRoutes(api, createTicketsService(createStore(db)));
-      registerCommentRoutes(api, createCommentsService(createStore(db)));
+      registerTicketRoutes(api, createTicketsService(store, sla));
+      registerCommentRoutes(api, createCommentsService(store, sla));
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerUserRoutes(api, createUsersService(createStore(db)));
       registerTimeEntryRoutes(api, { timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }), logger });
       registerApiClientRoutes(api, createApiClientsService(createApiClientsAdminRepository(db)));
+      registerCalendarRoutes(api, createCalendarsService(store));
+      registerSlaPolicyRoutes(api, createSlaPoliciesService(store));
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, close: () => timeExports.close() };
+  return { ...service, dispatcher: events.dispatcher, slaBreaches, close: () => timeExports.close() };
 }

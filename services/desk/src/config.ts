@@ -28,6 +28,7 @@ export const DeskConfigSchema = Type.Object({
     description: 'Failed authentications of one client id, from all addresses together, per TOKEN_CLIENT_FAILURE_WINDOW_SEC; past it, 429 except from addresses the client authenticated from.',
   }),
   TOKEN_CLIENT_FAILURE_WINDOW_SEC: Type.Integer({ minimum: 1, maximum: 86_400, default: DEFAULT_CLIENT_FAILURE_WINDOW_SEC }),
+  SLA_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000, description: 'How often the SLA breach sweep looks for targets past their due time.' }),
   REFRESH_TOKEN_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   BOOTSTRAP_CLIENT_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~-]{3,128}$' })),
   BOOTSTRAP_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 16 })),

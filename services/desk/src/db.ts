@@ -24,6 +24,21 @@ export function isUniqueViolation(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }
 
+/** A foreign key refused the write (Prisma P2003): e.g. deleting a row that another still names. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2003';
+}
+
+/** Runs a deletion and turns a foreign key's refusal (another row came to name it meanwhile) into `onReferenced()`. */
+export async function unlessReferenced<T>(write: Promise<T>, onReferenced: () => Error): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw onReferenced();
+    throw error;
+  }
+}
+
 /**
  * Runs a write that a unique constraint may refuse and turns that refusal into `onDuplicate()`.
  * The constraint, not a prior read, decides: two concurrent writers cannot both pass.

@@ -18,7 +18,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 
-  const { app, readiness, dispatcher, close } = createDeskApp({
+  const { app, readiness, dispatcher, slaBreaches, close } = createDeskApp({
     db,
     outbound: outboundFromConfig(config),
     webhookSecrets: webhookSecretsFromConfig(config),
@@ -39,9 +39,16 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       apiCorsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       corsOrigins: config.corsOrigins,
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
+      slaSweepIntervalMs: config.SLA_SWEEP_INTERVAL_MS,
       timeZone: config.DEFAULT_TIME_ZONE,
     },
   });
   await dispatcher.start();
-  return { app, readiness, cleanup: [() => dispatcher.stop(), close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  slaBreaches.start();
+  return {
+    app,
+    readiness,
+    cleanup: [() => dispatcher.stop(), () => slaBreaches.stop(), close, () => db.$disconnect(), async () => redis?.quit()],
+    describe: { redis: Boolean(redis) },
+  };
 });

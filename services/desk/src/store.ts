@@ -1,8 +1,11 @@
 import type { Queryable } from '@msp/db';
 import type { Db, DbTx } from './db';
+import { createCalendarsRepository } from './calendars/calendars.repository';
 import { createClientsRepository } from './clients/clients.repository';
 import { createCommentsRepository } from './comments/comments.repository';
 import { createEventsRepository } from './events/events.repository';
+import { createSlaPoliciesRepository } from './sla-policies/sla-policies.repository';
+import { createTicketSlasRepository } from './sla/ticket-slas.repository';
 import { createTicketsRepository } from './tickets/tickets.repository';
 import { createTimeEntriesRepository } from './time-entries/time-entries.repository';
 import { createUsersRepository, type UsersRepository } from './users/users.repository';
@@ -20,6 +23,9 @@ function repositories(db: DbTx, connection?: Queryable) {
     users: createUsersRepository(db, connection),
     timeEntries: createTimeEntriesRepository(db, connection),
     events: createEventsRepository(db),
+    calendars: createCalendarsRepository(db),
+    slaPolicies: createSlaPoliciesRepository(db),
+    ticketSlas: createTicketSlasRepository(db),
   };
 }
 

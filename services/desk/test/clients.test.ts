@@ -26,6 +26,7 @@ describe('POST /clients', () => {
       email: 'it@acme.example',
       phone: '+49 30 1234-567',
       notes: 'Key account.',
+      sla_policy_id: null,
       created_at: expect.any(String),
       updated_at: response.body.created_at,
     });

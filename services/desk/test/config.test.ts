@@ -16,8 +16,15 @@ describe('desk configuration', () => {
       AUTH_AUDIENCE: 'msp-api',
       BOOTSTRAP_TENANT: 'default',
       SHUTDOWN_TIMEOUT_MS: 10000,
+      SLA_SWEEP_INTERVAL_MS: 15000,
       DEFAULT_TIME_ZONE: 'Europe/Berlin',
     });
+  });
+
+  test('When SLA_SWEEP_INTERVAL_MS is set, then it is taken; outside 100–60000 the start is refused naming it', () => {
+    expect(loadDeskConfig({ ...BASE, SLA_SWEEP_INTERVAL_MS: '250' }).SLA_SWEEP_INTERVAL_MS).toBe(250);
+    expect(problemsOf({ ...BASE, SLA_SWEEP_INTERVAL_MS: '5' }).join()).toMatch(/^SLA_SWEEP_INTERVAL_MS /);
+    expect(problemsOf({ ...BASE, SLA_SWEEP_INTERVAL_MS: '120000' }).join()).toMatch(/^SLA_SWEEP_INTERVAL_MS /);
   });
 
   test('When DEFAULT_TIME_ZONE is no IANA time zone, then the start is refused naming it', () => {

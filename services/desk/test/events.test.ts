@@ -40,10 +40,11 @@ function expectedEvent(caller: Tenant, response: request.Response, type: string,
 
 const get = async (caller: Tenant, path: string) => (await http.get(`${BASE}${path}`).set(bearer(caller.token)).expect(200)).body;
 
-test('The catalogue names the ten events desk records', () => {
+test('The catalogue names the seventeen events desk records', () => {
   expect(deskEvents.names).toEqual([
     'ticket.created',
     'ticket.updated',
+    'ticket.sla_breached',
     'comment.created',
     'client.created',
     'client.updated',
@@ -52,6 +53,12 @@ test('The catalogue names the ten events desk records', () => {
     'time_entry.created',
     'time_entry.updated',
     'time_entry.deleted',
+    'calendar.created',
+    'calendar.updated',
+    'calendar.deleted',
+    'sla_policy.created',
+    'sla_policy.updated',
+    'sla_policy.deleted',
   ]);
 });
 

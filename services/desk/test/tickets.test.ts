@@ -37,6 +37,7 @@ describe('POST /tickets', () => {
       updated_at: response.body.created_at,
       resolved_at: null,
       closed_at: null,
+      sla: null,
     });
     const stored = await desk.db.ticket.findUniqueOrThrow({ where: { id: response.body.id } });
     expect(stored).toMatchObject({ tenantId, title: 'VPN drops every hour', status: 'open', priority: 'high', clientId: client.id, assigneeId: user.id });

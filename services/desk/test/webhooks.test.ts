@@ -10,7 +10,25 @@ describeWebhooks({
   service: 'desk',
   createServiceDispatcher,
   // The names, exactly; the first is what trigger() produces.
-  events: ['ticket.created', 'ticket.updated', 'comment.created', 'client.created', 'client.updated', 'user.created', 'user.deactivated', 'time_entry.created', 'time_entry.updated', 'time_entry.deleted'],
+  events: [
+    'ticket.created',
+    'ticket.updated',
+    'ticket.sla_breached',
+    'comment.created',
+    'client.created',
+    'client.updated',
+    'user.created',
+    'user.deactivated',
+    'time_entry.created',
+    'time_entry.updated',
+    'time_entry.deleted',
+    'calendar.created',
+    'calendar.updated',
+    'calendar.deleted',
+    'sla_policy.created',
+    'sla_policy.updated',
+    'sla_policy.deleted',
+  ],
   async setup() {
     const desk = await startDesk();
     const admin = await desk.createClient();

@@ -6,6 +6,9 @@ const Name = Text({ minLength: 1, maxLength: NAME_MAX, description: 'Unique with
 const Email = Nullable(Type.String({ format: 'email', maxLength: EMAIL_MAX }));
 const Phone = Nullable(Type.String({ minLength: 1, maxLength: 50, pattern: '^[0-9+()./ -]+$', description: 'Digits, spaces and + ( ) . / -' }));
 const Notes = Nullable(Text({ maxLength: LONG_TEXT_MAX }));
+const SlaPolicyId = Nullable(
+  Uuid({ description: 'The SLA policy the client\'s new tickets take (an SLA policy of the tenant, else 422); null: the tenant\'s default policy, if any.' }),
+);
 
 export const ClientSchema = named(
   'Client',
@@ -16,6 +19,7 @@ export const ClientSchema = named(
       email: Nullable(Type.String()),
       phone: Nullable(Type.String()),
       notes: Nullable(Type.String()),
+      sla_policy_id: SlaPolicyId,
       created_at: DateTime(),
       updated_at: DateTime(),
     },
@@ -29,6 +33,7 @@ export const ClientSchema = named(
           email: 'it@contoso.example',
           phone: '+49 30 1234567',
           notes: 'Office hours 8–17; call before on-site visits.',
+          sla_policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
           created_at: '2026-11-02T10:00:00.000Z',
           updated_at: '2026-11-02T10:00:00.000Z',
         },
@@ -41,7 +46,7 @@ export type Client = Static<typeof ClientSchema>;
 export const NewClientSchema = named(
   'NewClient',
   strictObject(
-    { name: Name, email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes) },
+    { name: Name, email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes), sla_policy_id: Type.Optional(SlaPolicyId) },
     { examples: [{ name: 'Contoso Ltd', email: 'it@contoso.example', phone: '+49 30 1234567', notes: 'Office hours 8–17; call before on-site visits.' }] },
   ),
 );
@@ -50,8 +55,12 @@ export type NewClient = Static<typeof NewClientSchema>;
 export const ClientChangesSchema = named(
   'ClientChanges',
   strictObject(
-    { name: Type.Optional(Name), email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes) },
-    { minProperties: 1, description: 'The fields to change; at least one. `null` clears email, phone or notes.', examples: [{ phone: '+49 30 7654321', notes: null }] },
+    { name: Type.Optional(Name), email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes), sla_policy_id: Type.Optional(SlaPolicyId) },
+    {
+      minProperties: 1,
+      description: 'The fields to change; at least one. `null` clears email, phone, notes or sla_policy_id.',
+      examples: [{ phone: '+49 30 7654321', notes: null }, { sla_policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' }],
+    },
   ),
 );
 export type ClientChanges = Static<typeof ClientChangesSchema>;

@@ -11,6 +11,7 @@ function toClient(row: ClientRow): Client {
     email: row.email,
     phone: row.phone,
     notes: row.notes,
+    sla_policy_id: row.slaPolicyId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -49,12 +50,14 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
 
     /** Throws a unique violation when the tenant already has a client of that name. */
     async create(tenantId: string, client: NewClient): Promise<Client> {
-      return toClient(await db.client.create({ data: { ...client, tenantId } }));
+      const { sla_policy_id: slaPolicyId, ...fields } = client;
+      return toClient(await db.client.create({ data: { ...fields, slaPolicyId, tenantId } }));
     },
 
     /** Throws a unique violation when the new name is taken. */
     async update(tenantId: string, id: string, changes: ClientChanges): Promise<Client> {
-      return toClient(await db.client.update({ where: { id, tenantId }, data: changes }));
+      const { sla_policy_id: slaPolicyId, ...fields } = changes;
+      return toClient(await db.client.update({ where: { id, tenantId }, data: { ...fields, slaPolicyId } }));
     },
   };
 }

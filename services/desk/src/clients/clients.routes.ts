@@ -1,6 +1,6 @@
 import { IdParams, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { created, page, sendCreated } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import { ClientChangesSchema, ClientListQuery, ClientPageSchema, ClientSchema, NewClientSchema } from './client.schemas';
 import type { ClientsService } from './clients.service';
 
@@ -32,7 +32,10 @@ export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
     scope: 'write:tickets',
     body: NewClientSchema,
     errors: [409],
-    responses: { 201: created('The created client.', ClientSchema) },
+    responses: {
+      201: created('The created client.', ClientSchema),
+      422: unprocessableResponse('`sla_policy_id` names no SLA policy of the tenant.'),
+    },
     handler: async (req, res, { body }) => {
       sendCreated(res, '/clients', await clients.create(tenantOf(req), body));
     },
@@ -57,13 +60,16 @@ export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
     path: '/clients/:id',
     operationId: 'updateClient',
     summary: 'Change a client',
-    description: '`null` clears `email`, `phone` or `notes`. A name another client of the tenant has is a 409.',
+    description: '`null` clears `email`, `phone`, `notes` or `sla_policy_id`. A name another client of the tenant has is a 409. `sla_policy_id` applies to tickets opened afterwards.',
     tags: TAGS,
     scope: 'write:tickets',
     params: IdParams,
     body: ClientChangesSchema,
     errors: [409],
-    responses: { 200: { description: 'The client after the change.', schema: ClientSchema } },
+    responses: {
+      200: { description: 'The client after the change.', schema: ClientSchema },
+      422: unprocessableResponse('`sla_policy_id` names no SLA policy of the tenant.'),
+    },
     handler: async (req, res, { params, body }) => {
       res.json(await clients.update(tenantOf(req), params.id, body));
     },

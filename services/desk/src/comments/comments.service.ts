@@ -1,10 +1,11 @@
 import { notFound, type PageRequest } from '@msp/http';
+import type { SlaService } from '../sla/sla.service';
 import type { Store } from '../store';
 import { isFinal } from '../tickets/ticket-status';
 import { ticketNotFound, transitionProblem } from '../tickets/tickets.service';
 import type { Comment, NewComment } from './comment.schemas';
 
-export function createCommentsService(store: Store) {
+export function createCommentsService(store: Store, sla: SlaService) {
   async function existingTicket(tenantId: string, ticketId: string) {
     const ticket = await store.tickets.findById(tenantId, ticketId);
     if (!ticket) throw ticketNotFound();
@@ -34,6 +35,7 @@ export function createCommentsService(store: Store) {
         if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket takes no more comments.', 'ticket-closed');
         const comment = await tx.comments.create(tenantId, { ticketId, body: input.body, internal: input.internal ?? false, author });
         await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
+        if (!comment.internal) await sla.onPublicComment(tx, tenantId, ticket, new Date(comment.created_at));
         return comment;
       });
     },

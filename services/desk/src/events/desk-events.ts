@@ -1,9 +1,13 @@
 // The events desk emits: what its webhooks may subscribe to, and what its audit log holds. Each is
 // recorded in the transaction of the change it describes (services call `tx.events.record`).
+import { Type } from '@sinclair/typebox';
 import type { EventType } from '@msp/events';
 import { eventCatalogue } from '@msp/events';
+import { CalendarSchema } from '../calendars/calendar.schemas';
 import { ClientSchema } from '../clients/client.schemas';
 import { CommentSchema } from '../comments/comment.schemas';
+import { SlaPolicySchema } from '../sla-policies/sla-policy.schemas';
+import { SLA_TARGETS } from '../sla/sla.schemas';
 import { TicketSchema } from '../tickets/ticket.schemas';
 import { TimeEntrySchema } from '../time-entries/time-entry.schemas';
 import { UserSchema } from '../users/user.schemas';
@@ -14,9 +18,23 @@ const EVENTS = [
     type: 'ticket.updated',
     summary:
       'A ticket changed: `changes` has each field that differs, a status move as `changes.status = {from, to}` with the timestamps it set ' +
-      '(`resolved_at`, `closed_at`). Deactivating a user records one for each ticket it unassigned (`changes.assignee_id`).',
+      '(`resolved_at`, `closed_at`), and `changes.sla` when a status move or a new priority moved the SLA clocks. ' +
+      'Deactivating a user records one for each ticket it unassigned (`changes.assignee_id`).',
     object: TicketSchema,
     changes: true,
+  },
+  {
+    type: 'ticket.sla_breached',
+    summary:
+      'An SLA target of the ticket passed its due time before it was met: noticed within a minute (SLA_SWEEP_INTERVAL_MS), once per target and ticket, ' +
+      'also across restarts and replicas. `target` names it; `object` is the ticket, `object.sla` its clocks.',
+    object: TicketSchema,
+    extra: {
+      target: Type.Union(
+        SLA_TARGETS.map((target) => Type.Literal(target)),
+        { description: '`first_response` or `resolution`.', examples: ['resolution'] },
+      ),
+    },
   },
   { type: 'comment.created', summary: 'A comment was written on a ticket.', object: CommentSchema },
   { type: 'client.created', summary: 'A client was created.', object: ClientSchema },
@@ -31,6 +49,17 @@ const EVENTS = [
   { type: 'time_entry.created', summary: 'Time was recorded on a ticket (`POST /tickets/{id}/time-entries`).', object: TimeEntrySchema },
   { type: 'time_entry.updated', summary: 'A time entry changed; `changes` has the fields that differ.', object: TimeEntrySchema, changes: true },
   { type: 'time_entry.deleted', summary: 'A time entry was deleted; `object` is the entry as it was.', object: TimeEntrySchema },
+  { type: 'calendar.created', summary: 'A business-hours calendar was created.', object: CalendarSchema },
+  { type: 'calendar.updated', summary: 'A calendar changed; `changes` has the fields that differ.', object: CalendarSchema, changes: true },
+  { type: 'calendar.deleted', summary: 'A calendar was deleted; `object` is the calendar as it was.', object: CalendarSchema },
+  { type: 'sla_policy.created', summary: 'An SLA policy was created.', object: SlaPolicySchema },
+  {
+    type: 'sla_policy.updated',
+    summary: 'An SLA policy changed; `changes` has the fields that differ. A new default unsets the previous one, which records its own (`changes.is_default`).',
+    object: SlaPolicySchema,
+    changes: true,
+  },
+  { type: 'sla_policy.deleted', summary: 'An SLA policy was deleted; `object` is the policy as it was.', object: SlaPolicySchema },
 ] as const satisfies readonly EventType[];
 
 export const deskEvents = eventCatalogue(EVENTS);

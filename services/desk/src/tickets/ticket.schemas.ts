@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
 import { LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
+import { TicketSlaSchema, slaListQueryProperties } from '../sla/sla.schemas';
 import { TICKET_STATUSES } from './ticket-status';
 
 export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
@@ -39,6 +40,7 @@ export const TicketSchema = named(
       updated_at: DateTime(),
       resolved_at: Nullable(DateTime({ description: 'When it entered `resolved`; cleared when reopened.' })),
       closed_at: Nullable(DateTime({ description: 'When it was closed.' })),
+      sla: Nullable(TicketSlaSchema),
     },
     {
       additionalProperties: false,
@@ -57,6 +59,11 @@ export const TicketSchema = named(
           updated_at: '2026-11-23T09:02:11.000Z',
           resolved_at: null,
           closed_at: null,
+          sla: {
+            policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+            first_response: { due_at: '2026-11-23T09:15:00.000Z', completed_at: '2026-11-23T09:02:11.000Z', status: 'met' },
+            resolution: { due_at: '2026-11-23T16:15:00.000Z', completed_at: null, status: 'running' },
+          },
         },
       ],
     },
@@ -113,10 +120,12 @@ export const TicketFiltersSchema = Type.Object(
     category: Type.Optional(TicketCategory),
     client_id: Type.Optional(Uuid({ description: 'Only tickets of this client.' })),
     assignee_id: Type.Optional(Uuid({ description: 'Only tickets assigned to this user.' })),
+    ...slaListQueryProperties,
   },
   { additionalProperties: false },
 );
-export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page'>;
+/** The list's filters on the ticket's own columns; `sla_status`, `at_risk_minutes` and `sort` are the SLA module's (SlaListing). */
+export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | keyof typeof slaListQueryProperties>;
 
 export const TicketPageSchema = pageSchema('TicketPage', TicketSchema);
 

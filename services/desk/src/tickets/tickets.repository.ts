@@ -3,12 +3,18 @@ import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventH
 import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
+import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
+import { SLA_NEXT_DUE_SQL, TICKET_SLA_COLUMN, slaStatusSql } from '../sla/ticket-slas.repository';
+import type { SlaListing, TicketSla } from '../sla/sla.schemas';
 import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
 import type { Ticket, TicketFilters } from './ticket.schemas';
 import { WORKING_STATUSES, type StatusTimestamps, type TicketStatus } from './ticket-status';
 
+/** A ticket without its `sla` (a Prisma model row has none: the SLA clocks live in ticket_slas). */
+export type TicketCore = Omit<Ticket, 'sla'>;
+
 /** The stored ticket in the API's shape: the one place rows become responses. */
-function toTicket(row: TicketRow): Ticket {
+function toTicket(row: TicketRow): TicketCore {
   return {
     id: row.id,
     number: row.number,
@@ -33,10 +39,10 @@ function toTicket(row: TicketRow): Ticket {
  * (bench/README.md, issue 12), and the list needed two queries. Other writes keep the model API.
  */
 
-/** The ticket's columns as the API names them; enums as text; each timestamp as `timestamp` writes it. */
+/** The ticket's columns as the API names them; enums as text; each timestamp as `timestamp` writes it; its `sla` from ticket_slas. */
 const ticketColumns = (timestamp: (column: string) => string) =>
   Prisma.raw(`id, number, title, description, priority::text AS priority, category::text AS category,
-  status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')}`);
+  status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')}, ${TICKET_SLA_COLUMN}`);
 
 const TICKET_COLUMNS = ticketColumns((column) => column);
 /** The same with the timestamps as the API's text, made by PostgreSQL: `to_jsonb` of such a row is the ticket as the API answers it. */
@@ -56,6 +62,7 @@ interface TicketSqlRow {
   updated_at: string | Date;
   resolved_at: string | Date | null;
   closed_at: string | Date | null;
+  sla: TicketSla | null;
 }
 
 function fromSql(row: TicketSqlRow): Ticket {
@@ -73,6 +80,7 @@ function fromSql(row: TicketSqlRow): Ticket {
     updated_at: isoOf(row.updated_at),
     resolved_at: isoOf(row.resolved_at),
     closed_at: isoOf(row.closed_at),
+    sla: row.sla ?? null,
   };
 }
 
@@ -95,12 +103,60 @@ export interface TicketWrite {
   assigneeId?: string | null;
 }
 
+/** What opening a ticket takes: a title and a client, the rest as the columns' defaults. */
+export type NewTicketRow = TicketWrite & { title: string; clientId: string };
+
 export function createTicketsRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
 
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
     const [row] = await rows<TicketSqlRow>(Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
     return row ? fromSql(row) : null;
+  }
+
+  /** The single statement of create (with its event) and createUnderPolicy (without: `event` null). */
+  async function open(tenantId: string, ticket: NewTicketRow, event: EventHead | null): Promise<Ticket | null> {
+    // Only what the caller gave; the columns' defaults (description '', normal, other, open) do the rest.
+    const given: [string, Prisma.Sql][] = (
+      [
+        ['title', ticket.title === undefined ? undefined : Prisma.sql`${ticket.title}`],
+        ['description', ticket.description === undefined ? undefined : Prisma.sql`${ticket.description}`],
+        ['priority', ticket.priority === undefined ? undefined : Prisma.sql`${ticket.priority}::ticket_priority`],
+        ['category', ticket.category === undefined ? undefined : Prisma.sql`${ticket.category}::ticket_category`],
+        ['status', ticket.status === undefined ? undefined : Prisma.sql`${ticket.status}::ticket_status`],
+        ['client_id', Prisma.sql`${ticket.clientId}::uuid`],
+        ['assignee_id', ticket.assigneeId == null ? undefined : Prisma.sql`${ticket.assigneeId}::uuid`],
+      ] as [string, Prisma.Sql | undefined][]
+    ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
+    const assigneeHolds =
+      ticket.assigneeId == null
+        ? Prisma.empty
+        : Prisma.sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
+    const recorded = event
+      ? Prisma.sql`,
+      event AS (
+        INSERT INTO events (${Prisma.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
+        SELECT ${Prisma.join(eventHeadValues(event))}, ${tenantId}::uuid, ticket.id::text, jsonb_build_object('object', to_jsonb(ticket)) FROM ticket
+      )`
+      : Prisma.empty;
+    const [row] = await rows<TicketSqlRow>(Prisma.sql`
+      WITH sequence AS (
+        INSERT INTO ticket_sequences (tenant_id, last_number)
+        SELECT ${tenantId}::uuid, 1
+        WHERE EXISTS (SELECT 1 FROM clients WHERE id = ${ticket.clientId}::uuid AND tenant_id = ${tenantId}::uuid) ${assigneeHolds}
+          ${event ? Prisma.sql`AND ${noPolicyAppliesSql(tenantId, ticket.clientId)}` : Prisma.empty}
+        ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
+        RETURNING last_number
+      ),
+      ticket AS (
+        INSERT INTO tickets (tenant_id, number, ${Prisma.raw(given.map(([column]) => column).join(', '))})
+        SELECT ${tenantId}::uuid, sequence.last_number, ${Prisma.join(given.map(([, value]) => value))} FROM sequence
+        RETURNING ${TICKET_API_COLUMNS}
+      )${recorded}
+      SELECT * FROM ticket`);
+    if (!row) return null;
+    if (event) announceEventRecorded();
+    return fromSql(row);
   }
 
   return {
@@ -112,20 +168,22 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
      * filter with one row; only combined filters count their matching rows. Newest first; the id
      * breaks ties within a millisecond.
      */
-    async list(tenantId: string, filters: TicketFilters, page: PageRequest): Promise<{ items: Ticket[]; total: number }> {
+    async list(tenantId: string, filters: TicketFilters & SlaListing, page: PageRequest): Promise<{ items: Ticket[]; total: number }> {
       const active = (Object.entries(filters) as [keyof TicketFilters, string | undefined][]).filter(
         (entry): entry is [keyof TicketFilters, string] => entry[0] in FILTER_SQL && entry[1] !== undefined,
       );
-      const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value))], ' AND ');
+      const sla = filters.sla_status ? [slaStatusSql(filters.sla_status, filters.at_risk_minutes ?? 60)] : [];
+      const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...sla], ' AND ');
       const [dimension, value] = active[0] ?? ['all', ''];
       const total =
-        active.length > 1
+        active.length > 1 || sla.length > 0
           ? Prisma.sql`SELECT count(*) FROM tickets WHERE ${where}`
           : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
+      const order = filters.sort === 'sla_due_at' ? Prisma.sql`${SLA_NEXT_DUE_SQL} ASC NULLS LAST, created_at DESC, id DESC` : Prisma.sql`created_at DESC, id DESC`;
       const { skip, take } = pageWindow(page);
       const found = await pageWithTotal<TicketSqlRow>(
         rows,
-        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${take} OFFSET ${skip}`,
+        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE ${where} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`,
         total,
       );
       return { items: found.items.map(fromSql), total: found.total };
@@ -138,57 +196,30 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     },
 
     /**
-     * Opens a ticket in one statement, atomic without a transaction around it: checks its
-     * references (the client is the tenant's; the assignee an active user of it, share-locked so a
-     * deactivation cannot slip in between), draws the tenant's next number, inserts the ticket and
-     * records the service's `event` (its head: which event, whose) with the ticket as answered as
-     * its `object`. Answers null, having written nothing, when a reference does not hold. The
-     * number's row stays locked until the commit, so every create of a tenant waits for the one
-     * before it: one statement, with no round trip to this process while the lock is held, is what
-     * makes POST /tickets fast (bench/README.md).
+     * Opens a ticket that no SLA policy applies to, in one statement, atomic without a transaction
+     * around it: checks its references (the client is the tenant's; the assignee an active user of
+     * it, share-locked so a deactivation cannot slip in between) and that no policy applies, draws
+     * the tenant's next number, inserts the ticket and records the service's `event` (its head:
+     * which event, whose) with the ticket as answered as its `object`. Answers null, having written
+     * nothing, when a reference does not hold or a policy applies. The number's row stays locked
+     * until the commit, so every create of a tenant waits for the one before it: one statement,
+     * with no round trip to this process while the lock is held, is what makes POST /tickets fast
+     * (bench/README.md).
      */
-    async create(tenantId: string, ticket: TicketWrite & { title: string; clientId: string }, event: EventHead): Promise<Ticket | null> {
-      // Only what the caller gave; the columns' defaults (description '', normal, other, open) do the rest.
-      const given: [string, Prisma.Sql][] = (
-        [
-          ['title', ticket.title === undefined ? undefined : Prisma.sql`${ticket.title}`],
-          ['description', ticket.description === undefined ? undefined : Prisma.sql`${ticket.description}`],
-          ['priority', ticket.priority === undefined ? undefined : Prisma.sql`${ticket.priority}::ticket_priority`],
-          ['category', ticket.category === undefined ? undefined : Prisma.sql`${ticket.category}::ticket_category`],
-          ['status', ticket.status === undefined ? undefined : Prisma.sql`${ticket.status}::ticket_status`],
-          ['client_id', Prisma.sql`${ticket.clientId}::uuid`],
-          ['assignee_id', ticket.assigneeId == null ? undefined : Prisma.sql`${ticket.assigneeId}::uuid`],
-        ] as [string, Prisma.Sql | undefined][]
-      ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
-      const assigneeHolds =
-        ticket.assigneeId == null
-          ? Prisma.empty
-          : Prisma.sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
-      const [row] = await rows<TicketSqlRow>(Prisma.sql`
-        WITH sequence AS (
-          INSERT INTO ticket_sequences (tenant_id, last_number)
-          SELECT ${tenantId}::uuid, 1
-          WHERE EXISTS (SELECT 1 FROM clients WHERE id = ${ticket.clientId}::uuid AND tenant_id = ${tenantId}::uuid) ${assigneeHolds}
-          ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
-          RETURNING last_number
-        ),
-        ticket AS (
-          INSERT INTO tickets (tenant_id, number, ${Prisma.raw(given.map(([column]) => column).join(', '))})
-          SELECT ${tenantId}::uuid, sequence.last_number, ${Prisma.join(given.map(([, value]) => value))} FROM sequence
-          RETURNING ${TICKET_API_COLUMNS}
-        ),
-        event AS (
-          INSERT INTO events (${Prisma.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
-          SELECT ${Prisma.join(eventHeadValues(event))}, ${tenantId}::uuid, ticket.id::text, jsonb_build_object('object', to_jsonb(ticket)) FROM ticket
-        )
-        SELECT * FROM ticket`);
-      if (!row) return null;
-      announceEventRecorded();
-      return fromSql(row);
+    create(tenantId: string, ticket: NewTicketRow, event: EventHead): Promise<Ticket | null> {
+      return open(tenantId, ticket, event);
+    },
+
+    /**
+     * Opens a ticket that an SLA policy applies to, the same way but recording nothing: the
+     * service, in its transaction, starts the ticket's clocks and then records the event itself.
+     */
+    createUnderPolicy(tenantId: string, ticket: NewTicketRow): Promise<Ticket | null> {
+      return open(tenantId, ticket, null);
     },
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */
-    async update(tenantId: string, id: string, changes: TicketWrite & StatusTimestamps, at: Date): Promise<Ticket> {
+    async update(tenantId: string, id: string, changes: TicketWrite & StatusTimestamps, at: Date): Promise<TicketCore> {
       const row = await db.ticket.update({ where: { id, tenantId }, data: { ...changes, updatedAt: at } });
       return toTicket(row);
     },
@@ -198,11 +229,15 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
      * their history. Answers the tickets it unassigned, as they are now.
      */
     async unassignOpen(tenantId: string, assigneeId: string): Promise<Ticket[]> {
-      const rows = await db.ticket.updateManyAndReturn({
+      const updated = await db.ticket.updateManyAndReturn({
         where: { tenantId, assigneeId, status: { in: [...WORKING_STATUSES] } },
         data: { assigneeId: null },
       });
-      return rows.map(toTicket);
+      if (!updated.length) return [];
+      const slas = await rows<{ id: string; sla: TicketSla | null }>(
+        Prisma.sql`SELECT id, ${Prisma.raw(TICKET_SLA_COLUMN)} FROM tickets WHERE id = ANY(${updated.map((row) => row.id)}::uuid[])`,
+      );
+      return updated.map((row) => ({ ...toTicket(row), sla: slas.find((sla) => sla.id === row.id)?.sla ?? null }));
     },
   };
 }

@@ -1,5 +1,7 @@
 import { conflict, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
 import { deskEvents } from '../events/desk-events';
+import type { SlaService } from '../sla/sla.service';
+import type { SlaListing } from '../sla/sla.schemas';
 import type { Repositories, Store } from '../store';
 import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
 import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
@@ -56,9 +58,9 @@ async function reopensForAnInactiveAssignee(tx: Repositories, tenantId: string, 
   return !(await tx.users.isActiveLocked(tenantId, ticket.assignee_id));
 }
 
-export function createTicketsService(store: Store) {
+export function createTicketsService(store: Store, sla: SlaService) {
   return {
-    list(tenantId: string, filters: TicketFilters, page: PageRequest) {
+    list(tenantId: string, filters: TicketFilters & SlaListing, page: PageRequest) {
       return store.tickets.list(tenantId, filters, page);
     },
 
@@ -74,6 +76,8 @@ export function createTicketsService(store: Store) {
      * writes nothing, a reference did not hold, and the same checks as an update's say which
      * (422). Should both hold by then (the client was created, the user reactivated in between),
      * it tries again.
+     * That statement opens only tickets no SLA policy applies to; one that a policy applies to is
+     * opened in a transaction that also starts its SLA clocks, and records its event after them.
      */
     async create(tenantId: string, input: NewTicket): Promise<Ticket> {
       const ticket = {
@@ -89,7 +93,16 @@ export function createTicketsService(store: Store) {
       for (let attempt = 0; attempt < 3; attempt++) {
         const created = await store.tickets.create(tenantId, ticket, event);
         if (created) return created;
-        await store.transaction((tx) => assertReferences(tx, tenantId, input));
+        const underPolicy = await store.transaction(async (tx) => {
+          await assertReferences(tx, tenantId, input);
+          const policy = await sla.policyFor(tx, tenantId, input.client_id);
+          const opened = policy && (await tx.tickets.createUnderPolicy(tenantId, ticket));
+          if (!policy || !opened) return null;
+          const withSla = await sla.onTicketCreated(tx, tenantId, opened, policy);
+          await tx.events.record({ type: 'ticket.created', tenantId, resourceType: 'ticket', resourceId: withSla.id, object: withSla });
+          return withSla;
+        });
+        if (underPolicy) return underPolicy;
       }
       throw conflict('client_id or assignee_id kept changing while the ticket was being opened; send the request again.');
     },
@@ -114,7 +127,8 @@ export function createTicketsService(store: Store) {
         if (await reopensForAnInactiveAssignee(tx, tenantId, ticket, diff)) diff.assigneeId = null;
         const now = new Date();
         const timestamps = diff.status ? timestampsFor(ticket.status, diff.status, now) : {};
-        const updated = await tx.tickets.update(tenantId, id, { ...diff, ...timestamps }, now);
+        const written = await tx.tickets.update(tenantId, id, { ...diff, ...timestamps }, now);
+        const updated = await sla.onTicketChanged(tx, tenantId, ticket, { ...written, sla: ticket.sla }, now);
         // The changes are taken between the API shapes, so the timestamps a status move set are in them too.
         await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: id, object: updated, before: ticket });
         return updated;

@@ -8,6 +8,14 @@ export const BASE = '/api/v1';
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
+/** SLA targets of every priority (minutes). */
+export const TARGETS = {
+  urgent: { first_response_minutes: 15, resolution_minutes: 120 },
+  high: { first_response_minutes: 30, resolution_minutes: 240 },
+  normal: { first_response_minutes: 60, resolution_minutes: 480 },
+  low: { first_response_minutes: 240, resolution_minutes: 2400 },
+};
+
 /** A value no other test uses. */
 export const unique = (label: string) => `${label} ${randomBytes(5).toString('hex')}`;
 export const uniqueEmail = (label = 'tech') => `${label}.${randomBytes(5).toString('hex')}@example.com`;
@@ -35,7 +43,7 @@ export async function newTenant(desk: TestDesk) {
   return { ...client, token: await desk.token(client) };
 }
 
-const TABLES = ['tenants', 'clients', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'time_entries', 'events'];
+const TABLES = ['tenants', 'clients', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'time_entries', 'events', 'calendars', 'sla_policies', 'ticket_slas'];
 
 /** Every row desk's helpdesk keeps, to prove that a rejected request changed nothing. */
 export async function snapshot(desk: TestDesk): Promise<Record<string, unknown[]>> {
@@ -64,5 +72,7 @@ export async function seedEveryResource(desk: TestDesk, token: string) {
   await post(`/tickets/${ticket.id}/comments`, { body: 'Toner replaced.' });
   await post(`/tickets/${ticket.id}/time-entries`, { user_id: user.id, minutes: 30 });
   await post('/api-clients', { name: unique('Reporting'), scopes: ['read:tickets'] });
+  const calendar = await post('/calendars', { name: unique('Office hours'), time_zone: 'Europe/Berlin', hours: { mon: [{ start: '08:00', end: '17:00' }] }, holidays: { country: 'DE', region: 'DE-BY' } });
+  await post('/sla-policies', { name: unique('Standard'), calendar_id: calendar.id, targets: TARGETS });
   await seedWebhook(desk.app, `Bearer ${token}`);
 }
