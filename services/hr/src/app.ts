@@ -83,8 +83,8 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
   });
   const employeesRepository = createEmployeesRepository(db);
   const employees = createEmployeesService(employeesRepository);
-  const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository });
   const contractsRepository = createContractsRepository(db);
+  const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository, contracts: contractsRepository });
   const contracts = createContractsService({ contracts: contractsRepository, employees: employeesRepository });
   const leaveSettingsRepository = createLeaveSettingsRepository(db);
   const leaveSettings = createLeaveSettingsService(leaveSettingsRepository);
