@@ -24,6 +24,9 @@ import { createLeavesService } from './leaves/leaves.service';
 import { createTimesheetsRepository } from './timesheets/timesheets.repository';
 import { registerTimesheetRoutes } from './timesheets/timesheets.routes';
 import { createTimesheetsService } from './timesheets/timesheets.service';
+import { createTimeAccountsRepository } from './time-accounts/time-accounts.repository';
+import { registerTimeAccountRoutes } from './time-accounts/time-accounts.routes';
+import { createTimeAccountsService } from './time-accounts/time-accounts.service';
 import { createPayrollExportRepository, EXPORT_DEFAULTS } from './exports/payroll-export.repository';
 import { registerPayrollExportRoutes } from './exports/payroll-export.routes';
 import { createPayrollExportService } from './exports/payroll-export.service';
@@ -86,6 +89,7 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
   const contractsRepository = createContractsRepository(db);
   const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository, contracts: contractsRepository });
   const contracts = createContractsService({ contracts: contractsRepository, employees: employeesRepository });
+  const timeAccounts = createTimeAccountsService({ accounts: createTimeAccountsRepository(db), contracts: contractsRepository, employees: employeesRepository });
   const leaveSettingsRepository = createLeaveSettingsRepository(db);
   const leaveSettings = createLeaveSettingsService(leaveSettingsRepository);
   const leaveAccounts = createLeaveAccountsService({
@@ -154,6 +158,7 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
       registerEmployeeRoutes(api, { employees });
       registerTimesheetRoutes(api, { timesheets });
       registerContractRoutes(api, { contracts });
+      registerTimeAccountRoutes(api, { accounts: timeAccounts });
       registerLeaveRoutes(api, { leaves });
       registerLeaveAccountRoutes(api, { accounts: leaveAccounts });
       registerLeaveSettingsRoutes(api, { settings: leaveSettings });
