@@ -138,6 +138,12 @@ describe('GET /employees/:id/working-time', () => {
     expect(response.text).toBe('date,worked_minutes,break_minutes,standby_minutes,warnings\r\n');
   });
 
+  test('When from and to are left out, then the record runs from 1 January to today (UTC)', async () => {
+    const e = await newEmployee();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await recordOf(e, '')).toMatchObject({ from: `${today.slice(0, 4)}-01-01`, to: today });
+  });
+
   test('When the record spans exactly a year less a day, then it answers 200', async () => {
     const e = await newEmployee();
     expect((await get(e, 'from=2026-01-01&to=2026-12-31')).status).toBe(200);
@@ -146,7 +152,7 @@ describe('GET /employees/:id/working-time', () => {
   test.each([
     ['to is a year after from', 'from=2026-01-01&to=2027-01-01', 'to'],
     ['to is before from', 'from=2026-11-08&to=2026-11-07', 'to'],
-    ['from is missing', 'to=2026-11-07', 'from'],
+    ['from is left out and to is not a date', 'to=2026-11-31', 'to'],
     ['the format is unknown', 'from=2026-11-01&to=2026-11-07&format=xlsx', 'format'],
   ])('When %s, then it answers 400 naming the field', async (_case, query, field) => {
     const e = await newEmployee();

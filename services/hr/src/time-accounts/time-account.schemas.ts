@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { named, strictObject } from '@msp/http';
 
 export const TimeAccountQuery = strictObject({
-  period: Type.String({ format: 'year-month', description: 'The month, `YYYY-MM` (e.g. `2027-03`).', examples: ['2027-03'] }),
+  period: Type.Optional(Type.String({ format: 'year-month', description: 'The month, `YYYY-MM` (e.g. `2027-03`); the current one (UTC) when left out.', examples: ['2027-03'] })),
 });
 export type TimeAccountQuery = Static<typeof TimeAccountQuery>;
 

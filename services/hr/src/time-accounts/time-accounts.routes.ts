@@ -23,7 +23,7 @@ export function registerTimeAccountRoutes(api: ApiRouter, deps: { accounts: Time
     query: TimeAccountQuery,
     responses: { 200: { description: 'The month of the account.', schema: TimeAccount } },
     handler: async (req, res, { params, query }) => {
-      res.json(timeAccountJson(await accounts.month(tenantOf(req), params.id, query.period)));
+      res.json(timeAccountJson(await accounts.month(tenantOf(req), params.id, query.period ?? new Date().toISOString().slice(0, 7))));
     },
   });
 }

@@ -4,8 +4,13 @@ import { Warning } from '../timesheets/timesheet.schemas';
 import { AVERAGE_MAX_MINUTES, AVERAGE_WORKING_DAYS, MIN_FREE_SUNDAYS } from './working-time-rules';
 
 export const WorkingTimeQuery = strictObject({
-  from: DateOnly({ description: 'First day of the record, `YYYY-MM-DD`.', examples: ['2026-01-01'] }),
-  to: DateOnly({ description: 'Last day of the record, `YYYY-MM-DD`: not before `from`, and before the same day a year after `from` (at most one year).', examples: ['2026-12-31'] }),
+  from: Type.Optional(DateOnly({ description: 'First day of the record, `YYYY-MM-DD`; 1 January of `to`\'s year when left out.', examples: ['2026-01-01'] })),
+  to: Type.Optional(
+    DateOnly({
+      description: 'Last day of the record, `YYYY-MM-DD`: not before `from`, and before the same day a year after `from` (at most one year); today (UTC) when left out.',
+      examples: ['2026-12-31'],
+    }),
+  ),
   format: Type.Optional(
     stringEnum(['json', 'csv'] as const, {
       default: 'json',

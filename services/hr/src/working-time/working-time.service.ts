@@ -1,6 +1,6 @@
 import { yearOf } from '@msp/calendar';
 import { notFound, validationFailed } from '@msp/http';
-import { assertDayRange } from '../calendar';
+import { assertDayRange, dateToDay } from '../calendar';
 import type { EmployeesRepository } from '../employees/employees.repository';
 import { average, averageSpan, recordWarnings, sundayCount, weekTotals, yearAfter, type AverageSpan, type RecordDay, type RecordWarning, type RecordWeek, type SundayCount } from './working-time-rules';
 import type { WorkingTimeRepository } from './working-time.repository';
@@ -20,8 +20,10 @@ export function createWorkingTimeService(deps: { records: WorkingTimeRepository;
   const { records, employees } = deps;
 
   return {
-    /** The record from `from` to `to` (at most a year; `to` not before `from`). */
-    async record(tenantId: string, employeeId: string, range: { from: string; to: string }): Promise<WorkingTimeRecord> {
+    /** The record from `from` (default 1 January of `to`'s year) to `to` (default today, UTC): at most a year, `to` not before `from`. */
+    async record(tenantId: string, employeeId: string, query: { from?: string; to?: string }): Promise<WorkingTimeRecord> {
+      const to = query.to ?? dateToDay(new Date());
+      const range = { from: query.from ?? `${to.slice(0, 4)}-01-01`, to };
       assertDayRange(range);
       if (range.to >= yearAfter(range.from)) {
         throw validationFailed([{ field: 'to', message: `must be before ${yearAfter(range.from)} (at most one year after from)` }], 'One or more query parameters are not valid.');
