@@ -8,7 +8,7 @@ import { WorkingTime, WorkingTimeQuery } from './working-time.schemas';
 import type { WorkingTimeService } from './working-time.service';
 
 const DESCRIPTION = [
-  'The record of working time an inspector asks for (§16 (2), §17 ArbZG), from `from` (default 1 January of `to`\'s year) to `to` (default today, UTC), at most one year ( `to` before `from`, or a year or more after it: 400).',
+  'The record of working time an inspector asks for (§16 (2), §17 ArbZG), from `from` (default 1 January of `to`\'s year) to `to` (default today, UTC), at most one year (`to` before `from`, or a year or more after it: 400).',
   '',
   '- `days`: every day with a timesheet: worked minutes (working time), breaks (§4), standby (Rufbereitschaft, not working time) and the day\'s warnings (§4, §5, §9–§10).',
   '- `weeks`: the totals per ISO week.',
