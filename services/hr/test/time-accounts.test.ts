@@ -84,6 +84,11 @@ describe('GET /employees/:id/time-account', () => {
     expectProblem(await request(hr.app).get(`/api/v1/employees/${e.id}/time-account${query}`).set('Authorization', e.auth), 400, 'validation-error');
   });
 
+  test('When no period is given, then it is the current month (UTC)', async () => {
+    const e = await employeeWith(hr, null, []);
+    expect((await accountOf(e, '')).period).toBe(new Date().toISOString().slice(0, 7));
+  });
+
   test('When the employee is another tenant\'s, then it answers 404', async () => {
     const e = await employeeWith(hr, null, []);
     const other = await employeeWith(hr, null, []);
