@@ -9,6 +9,8 @@
 //   BENCH_REDIS_URL     Redis for hr's rate limiter (default redis://127.0.0.1:6379; "" for none)
 //   BENCH_RUNS          measured runs per case (default 3; the median is reported)
 //   BENCH_LARGE / BENCH_SMALL  employees of the two tenants (default 100000 / 10000)
+//   BENCH_RECORD_EMPLOYEES  employees of the third tenant, one of them with five years of sheets, whose
+//                       working-time record and overtime account are measured (default 2000)
 const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
@@ -27,6 +29,14 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
 const PERIOD = '2026-10';
+const RECORD_EMPLOYEES = Number(process.env.BENCH_RECORD_EMPLOYEES ?? 2000);
+// The employee whose record is read: five years of sheets (2022–2026) under one contract since 2022.
+const RECORD_YEARS = { from: '2022-01-01', to: '2026-12-31' };
+const RECORD_CASES = [
+  { name: 'working-time record, a year (JSON)', path: 'working-time?from=2026-01-01&to=2026-12-31' },
+  { name: 'working-time record, a year (CSV)', path: 'working-time?from=2026-01-01&to=2026-12-31&format=csv' },
+  { name: 'overtime account, the 60th month', path: 'time-account?period=2026-12' },
+];
 const MIGRATIONS = path.join(ROOT, 'services/hr/prisma/migrations');
 const RESULTS = path.join(ROOT, 'bench/results');
 // Targets of issue 6: within 3× of COPY; peak RSS under 150 MB and no larger at 10× the data.
@@ -87,6 +97,60 @@ async function seedTenant(client, tenantId, employees) {
   return rows[0].sheets;
 }
 
+/**
+ * The third tenant: a month for everyone (seedTenant), and for personnel number 1 every weekday of
+ * five years, a contract (Berlin, 40 h on five days) and employment since 2022, approved vacation
+ * weeks and a few Sundays. Answers that employee's id.
+ */
+async function seedRecordTenant(client, tenantId, employees) {
+  const sheets = await seedTenant(client, tenantId, employees);
+  const { rows } = await client.query(
+    `UPDATE employees SET employment_start = $2::date WHERE tenant_id = $1 AND personnel_number = '1' RETURNING id, user_id`,
+    [tenantId, RECORD_YEARS.from],
+  );
+  const [{ id, user_id: userId }] = rows;
+  await client.query(
+    `INSERT INTO contracts (tenant_id, employee_id, valid_from, weekly_minutes, working_days, vacation_days_per_year, state)
+     VALUES ($1, $2, $3::date, 2400, ARRAY['mon','tue','wed','thu','fri'], 30, 'DE-BE')`,
+    [tenantId, id, RECORD_YEARS.from],
+  );
+  const added = await client.query(
+    `INSERT INTO timesheets (tenant_id, user_id, date, worked_minutes, break_minutes, warnings)
+     SELECT $1, $2, d::date, 480 + (extract(doy FROM d)::int % 7) * 10, 30, '[]'
+       FROM generate_series($3::date, $4::date, interval '1 day') AS d
+      WHERE (extract(isodow FROM d) < 6 OR extract(week FROM d)::int % 3 = 0)
+        AND NOT (d >= '2026-10-01' AND d < '2026-11-01')`,
+    [tenantId, userId, RECORD_YEARS.from, RECORD_YEARS.to],
+  );
+  await client.query(
+    `INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
+     SELECT t.id, 0, 480, 480 + t.worked_minutes, t.worked_minutes, 'normal'
+       FROM timesheets t WHERE t.tenant_id = $1 AND t.user_id = $2 AND NOT EXISTS (SELECT 1 FROM timesheet_entries e WHERE e.timesheet_id = t.id)`,
+    [tenantId, userId],
+  );
+  await client.query(
+    `WITH l AS (
+       INSERT INTO leaves (tenant_id, user_id, type, status, start_date, end_date, working_days)
+       SELECT $1, $2, 'vacation', 'approved', s::date, s::date + 4, 5
+         FROM generate_series($3::date, $4::date, interval '1 month') AS s
+        WHERE extract(month FROM s)::int % 2 = 0
+       RETURNING id, start_date, end_date)
+     INSERT INTO leave_days (leave_id, tenant_id, user_id, day)
+     SELECT l.id, $1, $2, d::date FROM l CROSS JOIN generate_series(l.start_date, l.end_date, interval '1 day') AS d WHERE extract(isodow FROM d) < 6`,
+    [tenantId, userId, RECORD_YEARS.from, RECORD_YEARS.to],
+  );
+  return { sheets: sheets + added.rowCount, employeeId: id };
+}
+
+/** One request's time to last byte (the body is read, not kept). */
+async function timed(url, authorization) {
+  const started = process.hrtime.bigint();
+  const response = await fetch(url, { headers: { authorization } });
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
 /** The export's own SQL with its parameters written in, since COPY takes no parameters. */
 function inlined(sql, params) {
   const literal = (value) =>
@@ -96,7 +160,8 @@ function inlined(sql, params) {
 
 /** hr as production runs it: `node services/hr/dist/index.js`, configured by environment. */
 function startHr(databaseUrl, issuer) {
-  return startService('hr', { ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }), LOG_LEVEL: 'info' });
+  // Production requires the key that seals webhook secrets (none are used here).
+  return startService('hr', { ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }), LOG_LEVEL: 'info', WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
 }
 
 /** Downloads the export; time to last byte, bytes and lines. The body is counted, not kept. */
@@ -160,6 +225,12 @@ function markdown(report) {
     `- Peak RSS under ${TARGET_RSS_MB} MB: ${verdict(report.targets.rss_under_limit)}; no larger at 10× the data: ${verdict(report.targets.rss_flat)} (${report.sizes.map((s) => `${s.peak_rss_mb} MB`).join(' vs ')}).`,
     `- hr sent the same number of rows as COPY in every run: ${verdict(report.targets.same_rows)}.`,
     '',
+    `Working-time record and overtime account of one employee with five years of sheets (${RECORD_YEARS.from} – ${RECORD_YEARS.to}) in a tenant of ${report.records.employees.toLocaleString('en')} employees (${report.records.sheets.toLocaleString('en')} sheets), one request at a time, median of ${Math.max(report.settings.runs, 5)}:`,
+    '',
+    '| case | request | median ms |',
+    '|---|---|---:|',
+    ...report.records.cases.map((c) => `| ${c.case} | \`GET /employees/:id/${c.path}\` | ${c.median_ms} |`),
+    '',
     `Full numbers: \`${report.file}\`.`,
     '',
   ].join('\n');
@@ -191,12 +262,16 @@ async function main() {
       { tenant: 'small', employees: SMALL, tenantId: randomUUID() },
       { tenant: 'large', employees: LARGE, tenantId: randomUUID() },
     ];
+    const recordTenant = { tenantId: randomUUID() };
     const postgres = await withClient(databaseUrl, async (client) => {
       for (const t of tenants) {
         const started = Date.now();
         t.sheets = await seedTenant(client, t.tenantId, t.employees);
         console.log(`seeded ${t.tenant}: ${t.employees} employees, ${t.sheets} timesheets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       }
+      const started = Date.now();
+      recordTenant.seeded = await seedRecordTenant(client, recordTenant.tenantId, RECORD_EMPLOYEES);
+      console.log(`seeded records: ${RECORD_EMPLOYEES} employees, ${recordTenant.seeded.sheets} timesheets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       await client.query('VACUUM ANALYZE');
       return (await client.query('SHOW server_version')).rows[0].server_version;
     });
@@ -253,6 +328,17 @@ async function main() {
       console.log(`${t.tenant}: ${row.rows} rows, hr ${row.hr_ms} ms (${row.hr_mb} MB), COPY ${row.copy_ms} ms, ×${row.ratio}, hr peak RSS ${row.peak_rss_mb} MB`);
     }
 
+    const records = [];
+    const recordAuth = `Bearer ${issuer.token({ tenant_id: recordTenant.tenantId, scope: 'read:hr' })}`;
+    for (const c of RECORD_CASES) {
+      const url = `${hr.url}/api/v1/employees/${recordTenant.seeded.employeeId}/${c.path}`;
+      await timed(url, recordAuth); // unmeasured: cache, JIT
+      const runs = [];
+      for (let run = 0; run < Math.max(RUNS, 5); run++) runs.push(await timed(url, recordAuth));
+      records.push({ case: c.name, path: c.path, median_ms: round(median(runs)), runs_ms: runs.map((ms) => round(ms)) });
+      console.log(`${c.name}: median ${round(median(runs))} ms`);
+    }
+
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-hr.json`;
     const report = {
@@ -262,6 +348,7 @@ async function main() {
       idle_rss_mb: round(idle.rss_mb, 1),
       warm_rss_mb: round(warm.rss_mb, 1),
       sizes,
+      records: { employees: RECORD_EMPLOYEES, sheets: recordTenant.seeded.sheets, years: RECORD_YEARS, cases: records },
       targets: {
         within_ratio: sizes.every((s) => s.ratio <= TARGET_RATIO),
         rss_under_limit: sizes.every((s) => s.peak_rss_mb < TARGET_RSS_MB),

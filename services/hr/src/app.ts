@@ -25,6 +25,12 @@ import { createLeavesService } from './leaves/leaves.service';
 import { createTimesheetsRepository } from './timesheets/timesheets.repository';
 import { registerTimesheetRoutes } from './timesheets/timesheets.routes';
 import { createTimesheetsService } from './timesheets/timesheets.service';
+import { createTimeAccountsRepository } from './time-accounts/time-accounts.repository';
+import { registerTimeAccountRoutes } from './time-accounts/time-accounts.routes';
+import { createTimeAccountsService } from './time-accounts/time-accounts.service';
+import { createWorkingTimeRepository } from './working-time/working-time.repository';
+import { registerWorkingTimeRoutes } from './working-time/working-time.routes';
+import { createWorkingTimeService } from './working-time/working-time.service';
 import { createPayrollExportRepository, EXPORT_DEFAULTS } from './exports/payroll-export.repository';
 import { registerPayrollExportRoutes } from './exports/payroll-export.routes';
 import { createPayrollExportService } from './exports/payroll-export.service';
@@ -84,9 +90,11 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
   });
   const employeesRepository = createEmployeesRepository(db);
   const employees = createEmployeesService(employeesRepository);
-  const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository });
   const contractsRepository = createContractsRepository(db);
+  const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository, contracts: contractsRepository });
   const contracts = createContractsService({ contracts: contractsRepository, employees: employeesRepository });
+  const timeAccounts = createTimeAccountsService({ accounts: createTimeAccountsRepository(db), contracts: contractsRepository, employees: employeesRepository });
+  const workingTime = createWorkingTimeService({ records: createWorkingTimeRepository(db), employees: employeesRepository });
   const leaveSettingsRepository = createLeaveSettingsRepository(db);
   const leaveSettings = createLeaveSettingsService(leaveSettingsRepository);
   const leaveAccounts = createLeaveAccountsService({
@@ -157,6 +165,8 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
       registerEmployeeRoutes(api, { employees });
       registerTimesheetRoutes(api, { timesheets });
       registerContractRoutes(api, { contracts });
+      registerTimeAccountRoutes(api, { accounts: timeAccounts });
+      registerWorkingTimeRoutes(api, { workingTime, logger });
       registerLeaveRoutes(api, { leaves });
       registerLeaveAccountRoutes(api, { accounts: leaveAccounts });
       registerLeaveSettingsRoutes(api, { settings: leaveSettings });

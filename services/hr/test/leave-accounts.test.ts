@@ -1,8 +1,9 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createContractsRepository } from '../src/contracts/contracts.repository';
 import { expectProblem } from './support/callers';
 import { startHr, type TestHr } from './support/hr';
+import { employeeWith } from './support/employees';
 
 // Contracts, employment and leave accounts under the Bundesurlaubsgesetz (issue 23), through HTTP.
 // Today is whatever the clock says, so the accounts asked here are of past years (everything
@@ -16,8 +17,6 @@ beforeAll(async () => {
   hr = await startHr();
 });
 afterAll(() => hr.close());
-
-let nextPersonnelNumber = randomInt(100_000, 900_000);
 
 interface Employee {
   tenantId: string;
@@ -35,19 +34,8 @@ function contract(overrides: Record<string, unknown> = {}) {
 
 /** An employee of a fresh tenant, employed from `start` (to `end`), with the given contracts (none: no contract). */
 async function newEmployee(employment: { start_date: string; end_date?: string | null } | null, contracts: Record<string, unknown>[] = []): Promise<Employee> {
-  const tenantId = randomUUID();
-  const auth = `Bearer ${hr.token({ tenant_id: tenantId, scope: 'read:hr write:hr' })}`;
-  const admin = `Bearer ${hr.token({ tenant_id: tenantId, scope: 'admin:tenant' })}`;
-  const userId = randomUUID();
-  const created = await request(hr.app)
-    .post(`${API}/employees`)
-    .set('Authorization', auth)
-    .send({ user_id: userId, personnel_number: String(nextPersonnelNumber++), name: 'Erika Mustermann' });
-  expect(created.status).toBe(201);
-  const employee = { tenantId, auth, admin, id: created.body.id as string, userId };
-  if (employment) expect((await patchEmployee(employee, { employment })).status).toBe(200);
-  for (const terms of contracts) expect((await addContract(employee, terms)).status).toBe(201);
-  return employee;
+  const employee = await employeeWith(hr, employment, contracts);
+  return { ...employee, admin: `Bearer ${hr.token({ tenant_id: employee.tenantId, scope: 'admin:tenant' })}` };
 }
 
 const patchEmployee = (e: Employee, body: object) => request(hr.app).patch(`${API}/employees/${e.id}`).set('Authorization', e.auth).send(body);

@@ -152,6 +152,22 @@ describe('GET /exports/payroll, standby and the Bearbeitungsschlüssel', () => {
     );
   });
 
+  test('When a sick leave covers days of an approved vacation, then those days are paid as sick, not as vacation too (§9 BUrlG)', async () => {
+    const caller = newCaller();
+    const user = await employee(caller, '4', 'Krank im Urlaub');
+    // Vacation Monday 2–Friday 6 November 2026, sick Thursday 5–Monday 9 November.
+    await leave(caller, user, 'vacation', '2026-11-02', '2026-11-06', 'approved');
+    await leave(caller, user, 'sick', '2026-11-05', '2026-11-09', 'approved');
+
+    const csv = await request(hr.app).get(`${EXPORT}?period=2026-11`).set('Authorization', caller.auth);
+
+    expect(csv.status).toBe(200);
+    expect((await parseCsv(csv.text)).slice(1)).toEqual([
+      ['4', 'Krank im Urlaub', '2026-11', '1500', 'vacation', '3.00', 'days'],
+      ['4', 'Krank im Urlaub', '2026-11', '1600', 'sick', '3.00', 'days'],
+    ]);
+  });
+
   test('When the settings give categories their own bs_nr, then the DATEV lines carry them, and the others keep 1 for hours and 2 for days', async () => {
     const caller = newCaller();
     const user = await employee(caller, '4', 'Schlüssel');

@@ -50,6 +50,8 @@ describe('API description', () => {
         'GET /employees/{id}/contracts listContracts',
         'POST /employees/{id}/contracts createContract',
         'GET /employees/{id}/leave-account getLeaveAccount',
+        'GET /employees/{id}/time-account getTimeAccount',
+        'GET /employees/{id}/working-time getWorkingTime',
         'POST /employees/{id}/leave-adjustments createLeaveAdjustment',
         'GET /leave/settings getLeaveSettings',
         'PUT /leave/settings replaceLeaveSettings',

@@ -938,6 +938,42 @@ describe('ArbZG beyond §3 and the §4 break sums', () => {
       expect((await record(caller, date, entries)).warnings).toEqual([]);
     });
   });
+
+  describe('§9–§10: public holidays of the state of the contract valid that day', () => {
+    /** A caller whose employee has a contract in `state` from 2027-01-01. */
+    async function callerIn(state: string) {
+      const caller = await newCaller();
+      const employee = await hr.db.employee.findFirstOrThrow({ where: { tenantId: caller.tenantId, userId: caller.userId } });
+      const contract = await request(hr.app)
+        .post(`/api/v1/employees/${employee.id}/contracts`)
+        .set('Authorization', caller.auth)
+        .send({ valid_from: '2027-01-01', weekly_minutes: 2400, working_days: ['mon', 'tue', 'wed', 'thu', 'fri'], vacation_days_per_year: 30, state });
+      expect(contract.status).toBe(201);
+      return caller;
+    }
+    const work = [{ start: '10:00', end: '14:00', category: 'normal' }];
+
+    test('When work is recorded on 8 March 2027 in Berlin (Frauentag), then the sheet is stored with holiday_work', async () => {
+      const caller = await callerIn('DE-BE');
+      const sheet = await record(caller, '2027-03-08', work);
+
+      expect(sheet.warnings).toEqual([
+        {
+          code: 'holiday_work',
+          message: '2027-03-08 is a public holiday (Internationaler Frauentag): work on public holidays is allowed only under the exceptions of §10 ArbZG (§9 ArbZG).',
+        },
+      ]);
+      expect((await storedSheets(caller.tenantId))[0]!.warnings).toEqual(sheet.warnings);
+    });
+
+    test.each([
+      ['in Bavaria (no holiday there)', 'DE-BY', '2027-03-08'],
+      ['before the first contract (no state known)', 'DE-BE', '2026-03-08'],
+    ])('When work is recorded on 8 March %s, then there is no holiday_work', async (_case, state, date) => {
+      const caller = await callerIn(state);
+      expect((await record(caller, date, work)).warnings.filter((w) => w.code === 'holiday_work')).toEqual([]);
+    });
+  });
 });
 
 describe('neighbouring days written at the same time', () => {

@@ -26,7 +26,8 @@ export const EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;
  * tenant's wage type, ordered by personnel number (numerically: "9" before "10") then wage type.
  *   $1 tenant, $2 first day, $3 last day, $4 the categories, $5 their wage types (same order).
  * Hours: the minutes of the entries of the timesheets dated in the period. Days: Monday–Friday of
- * every approved leave, clipped to the period. Rows of a user_id that is no employee of the tenant
+ * every approved leave, clipped to the period; a vacation's days that an approved sick leave covers are
+ * paid as sick only (§9 BUrlG: they return to the leave account). Rows of a user_id that is no employee of the tenant
  * drop out at the join. Kept as one text, so the benchmark's COPY runs exactly this.
  */
 export const PAYROLL_ROWS_SQL = `
@@ -42,6 +43,10 @@ WITH quantities AS (
     CROSS JOIN LATERAL generate_series(greatest(l.start_date, $2::date), least(l.end_date, $3::date), interval '1 day') AS d(day)
    WHERE l.tenant_id = $1 AND l.status = 'approved' AND l.start_date <= $3::date AND l.end_date >= $2::date
      AND extract(isodow FROM d.day) < 6
+     AND NOT (l.type = 'vacation' AND EXISTS (
+           SELECT 1 FROM leaves s
+            WHERE s.tenant_id = $1 AND s.user_id = l.user_id AND s.type = 'sick' AND s.status = 'approved'
+              AND s.start_date <= d.day AND s.end_date >= d.day))
    GROUP BY l.user_id, l.type
 )
 SELECT p.personnel_number, p.name, m.wage_type, q.category, q.quantity::text AS quantity, q.unit

@@ -15,7 +15,7 @@ const DESCRIPTION = [
   'The payroll of one month, for every employee with anything in it: one row per employee and wage type with a quantity that is not zero.',
   '',
   '- **Hours**: the minutes of the entries of the timesheets dated in the period, per category (`normal`, `overtime`, `on_call`, `travel`, `training`, and `standby`: Rufbereitschaft, paid but not working time, under its own wage type), in decimal hours rounded to two decimals (7 h 20 min = 7.33).',
-  '- **Days**: the working days (Monday–Friday) of every **approved** leave inside the period, per type; a leave that spans two months is clipped (29 October–3 November gives October its Thursday and Friday). Requested, rejected and cancelled leaves are not paid out.',
+  '- **Days**: the working days (Monday–Friday) of every **approved** leave inside the period, per type; a leave that spans two months is clipped (29 October–3 November gives October its Thursday and Friday). Requested, rejected and cancelled leaves are not paid out. A vacation\'s days that an approved `sick` leave covers are paid as `sick` only (§9 BUrlG: they return to the leave account).',
   '- Each category becomes the wage type (DATEV Lohnart) of `GET /payroll/settings`. Rows are ordered by personnel number (numerically), then wage type (numerically), then category; two categories mapped to the same Lohnart stay two rows.',
   '- Timesheets and leaves are matched to employees by `user_id`; those of a `user_id` that is no employee of your tenant are not exported (register the employee first).',
   '- The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.',

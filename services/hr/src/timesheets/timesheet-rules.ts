@@ -146,7 +146,7 @@ export interface DayWithNeighbours {
   next: readonly DayEntry[] | null;
   /**
    * The public holiday (its name) on `date` where the employee works, or null. Comes from the
-   * employee's holiday region (their contract's federal state); null while no region is known.
+   * state of the contract valid that day; null without a contract that day.
    */
   holiday: string | null;
 }

@@ -47,9 +47,9 @@ const WARNING_DESCRIPTION =
   'a gap under 15 min does not end a block, and work running over midnight (24:00 then 00:00 the next day) is one block, reported on both days with `other_date`. ' +
   '`rest_period_too_short`: less than 11 h between the end of one day\'s work and the start of the next (§5), on both days, each naming the other in `other_date`. ' +
   '`sunday_work`: work on a Sunday (§9; §10 allows exceptions, so it is a warning). ' +
-  '`holiday_work`: work on a public holiday of the employee\'s region (§9–§10); given once the employee\'s region is known from their contract.';
+  '`holiday_work`: work on a public holiday of the state (`state`) of the employee\'s contract valid that day (§9–§10; §10 allows exceptions, so it is a warning); no contract that day, no holiday warning.';
 
-const Warning = named(
+export const Warning = named(
   'TimesheetWarning',
   Type.Object(
     {

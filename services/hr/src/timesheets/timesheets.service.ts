@@ -1,5 +1,8 @@
 import { API_BASE_PATH, conflict, notFound, pageWindow, unprocessable, type FieldError, type PageRequest } from '@msp/http';
-import { assertDayRange, dateToDay, dayToDate } from '../calendar';
+import { addDays, holidays, yearOf, type GermanState } from '@msp/calendar';
+import { assertDayRange, dateToDay } from '../calendar';
+import { contractOn } from '../contracts/contract-rules';
+import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
 import { hrEvents } from '../events/hr-events';
 import { timesheetJson } from './timesheet.mapper';
@@ -28,33 +31,30 @@ function duplicate(error: DuplicateTimesheetError, input: { userId: string; date
   });
 }
 
-const DAY_MS = 86_400_000;
-const addDays = (day: string, days: number) => dateToDay(new Date(dayToDate(day).getTime() + days * DAY_MS));
-
 /**
- * The hook for `holiday_work` (§9–§10 ArbZG): the holiday region (German federal state, e.g.
- * `DE-BY`) where the employee works on `date`, from their contract, or null when none is known.
- * Contracts do not exist yet, so it is null: no state is guessed, and no holiday warning is given.
- * Once they do, this returns the contract's state and `holidayOn` looks the day up in it.
+ * `holiday_work` (§9–§10 ArbZG): the public holiday (its name) on each of `days` in the state of the
+ * employee's contract valid that day (@msp/calendar), or null. No contract on a day: no state is
+ * guessed, and no holiday warning is given. One read of the contract history for all the days.
  */
-export async function holidayRegionOf(_tenantId: string, _userId: string, _date: string): Promise<string | null> {
-  return null;
+async function holidaysOf(contracts: ContractsRepository, tenantId: string, userId: string, days: readonly string[]): Promise<Map<string, string | null>> {
+  const history = await contracts.history(tenantId, { userId });
+  return new Map(days.map((day) => [day, holidayIn(contractOn(history, day)?.state ?? null, day)] as const));
 }
 
-/** The public holiday (its name) on `date` in `region`, or null. No region is known yet (see holidayRegionOf). */
-function holidayOn(_date: string, region: string | null): string | null {
+/** The public holiday (its name) on `day` in `region`, or null (also for no region). */
+export function holidayIn(region: GermanState | null, day: string): string | null {
   if (region === null) return null;
-  throw new Error(`No holiday calendar is wired to the timesheets yet (region ${region})`);
+  return holidays(region, yearOf(day)).find((holiday) => holiday.date === day)?.name ?? null;
 }
 
 /**
  * The rules the repository applies inside its transaction: `date`'s day and its neighbours, whose
- * warnings a write can change. Holiday regions are looked up first (they come from contracts).
+ * warnings a write can change. Holidays are looked up first (they come from contracts).
  */
-async function warningsAround(tenantId: string, userId: string, date: string): Promise<WarningsOf> {
+async function warningsAround(contracts: ContractsRepository, tenantId: string, userId: string, date: string): Promise<WarningsOf> {
   const days = [addDays(date, -1), date, addDays(date, 1)];
-  const holidays = new Map(await Promise.all(days.map(async (day) => [day, holidayOn(day, await holidayRegionOf(tenantId, userId, day))] as const)));
-  return (day, totals, previous, next) => dayWarnings({ date: day, day: totals, previous, next, holiday: holidays.get(day) ?? null });
+  const holidayNames = await holidaysOf(contracts, tenantId, userId, days);
+  return (day, totals, previous, next) => dayWarnings({ date: day, day: totals, previous, next, holiday: holidayNames.get(day) ?? null });
 }
 
 /** A neighbour's warnings changed with this write (§4 blocks over midnight, §5 rest): an update of that sheet. */
@@ -71,8 +71,8 @@ async function recordNeighbours(tx: Parameters<typeof hrEvents.record>[0], tenan
   }
 }
 
-export function createTimesheetsService(deps: { timesheets: TimesheetsRepository; employees: EmployeesRepository }) {
-  const { timesheets, employees } = deps;
+export function createTimesheetsService(deps: { timesheets: TimesheetsRepository; employees: EmployeesRepository; contracts: ContractsRepository }) {
+  const { timesheets, employees, contracts } = deps;
 
   return {
     list(tenantId: string, filter: TimesheetFilter, page: PageRequest) {
@@ -95,7 +95,7 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       }
       if (errors.length > 0) throw brokenRules(errors);
       try {
-        const warningsOf = await warningsAround(tenantId, input.userId, input.date);
+        const warningsOf = await warningsAround(contracts, tenantId, input.userId, input.date);
         return await timesheets.create(tenantId, input, summarizeDay(input.entries), warningsOf, async (tx, { sheet, neighbours }) => {
           await hrEvents.record(tx, { type: 'timesheet.created', tenantId, resourceType: 'timesheet', resourceId: sheet.id, object: timesheetJson(sheet) });
           await recordNeighbours(tx, tenantId, neighbours);
@@ -122,7 +122,7 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
         errors.unshift({ field: 'user_id', message: `cannot change (the sheet is ${sheet.userId}'s); delete it and record the other user's day` });
       }
       if (errors.length > 0) throw brokenRules(errors);
-      const warningsOf = await warningsAround(tenantId, sheet.userId, dateToDay(sheet.date));
+      const warningsOf = await warningsAround(contracts, tenantId, sheet.userId, dateToDay(sheet.date));
       const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries), warningsOf, async (tx, { before, after, neighbours }) => {
         await hrEvents.record(tx, { type: 'timesheet.updated', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(after), before: timesheetJson(before) });
         await recordNeighbours(tx, tenantId, neighbours);
@@ -135,7 +135,7 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       const sheet = await timesheets.findById(tenantId, id);
       if (!sheet) throw missing(id);
       // The event shows the sheet as it was; the neighbours lose the warnings it caused.
-      const warningsOf = await warningsAround(tenantId, sheet.userId, dateToDay(sheet.date));
+      const warningsOf = await warningsAround(contracts, tenantId, sheet.userId, dateToDay(sheet.date));
       const deleted = await timesheets.delete(tenantId, id, warningsOf, async (tx, { sheet: gone, neighbours }) => {
         await hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(gone) });
         await recordNeighbours(tx, tenantId, neighbours);
