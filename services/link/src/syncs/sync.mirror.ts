@@ -57,16 +57,10 @@ export async function synchronise(
   options: { fullSyncIntervalMs: number },
 ): Promise<SyncOutcomeStats> {
   const startedAt = new Date();
-  let directory: { filterSupported: boolean; reason?: string; date: Date | null };
-  try {
-    directory = await client.serviceProviderConfig();
-  } catch (error) {
-    // A directory without the endpoint (or one that answers it oddly) still syncs, in full.
-    if (!(error instanceof ScimError) || !['not_found', 'rejected', 'invalid_response'].includes(error.kind)) throw error;
-    directory = { filterSupported: false, reason: `the directory's ServiceProviderConfig could not be read (${error.message}), so its filter support is unknown`, date: null };
-  }
+  // The directory and the database at once: a delta's own time is mostly these round trips.
+  const [directory, baseline] = await Promise.all([directoryFeatures(client), syncs.syncBaseline(connectorId)]);
   const directoryStartedAt = directory.date ?? startedAt;
-  const plan = planSync(await syncs.syncBaseline(connectorId), directory, options.fullSyncIntervalMs, startedAt);
+  const plan = planSync(baseline, directory, options.fullSyncIntervalMs, startedAt);
   if (plan.mode === 'delta') {
     try {
       const stats = await delta(connectorId, client, syncs, plan.since);
@@ -78,6 +72,17 @@ export async function synchronise(
     }
   }
   return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: plan.reason, deltaSince: null, directoryStartedAt };
+}
+
+/** Whether the directory filters, and its clock. */
+async function directoryFeatures(client: ScimClient): Promise<{ filterSupported: boolean; reason?: string; date: Date | null }> {
+  try {
+    return await client.serviceProviderConfig();
+  } catch (error) {
+    // A directory without the endpoint (or one that answers it oddly) still syncs, in full.
+    if (!(error instanceof ScimError) || !['not_found', 'rejected', 'invalid_response'].includes(error.kind)) throw error;
+    return { filterSupported: false, reason: `the directory's ServiceProviderConfig could not be read (${error.message}), so its filter support is unknown`, date: null };
+  }
 }
 
 type Counts = Pick<SyncOutcomeStats, 'usersSeen' | 'usersAdded' | 'usersUpdated' | 'usersRemoved' | 'groupsSeen'>;

@@ -137,10 +137,15 @@ export function createSyncsRepository(db: Db) {
 
     /** Starts an attempt of an open run: running, one more attempt. Null when the run is no longer open. */
     async beginAttempt(runId: string): Promise<SyncRunRecord | null> {
-      const rows = await db.$queryRaw<{ id: string }[]>`
+      // The run as it now is, in the same statement: one round trip less at the start of every attempt.
+      const rows = await db.$queryRaw<SyncRunRecord[]>`
         UPDATE sync_runs SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, now()), attempt_started_at = now()
-        WHERE id = ${runId}::uuid AND status IN ('queued', 'running') RETURNING id`;
-      return rows.length ? db.syncRun.findUnique({ where: { id: runId }, select: runColumns }) : null;
+        WHERE id = ${runId}::uuid AND status IN ('queued', 'running')
+        RETURNING id, connector_id AS "connectorId", status::text AS status, trigger::text AS trigger, attempts, error,
+          created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt",
+          users_seen AS "usersSeen", users_added AS "usersAdded", users_updated AS "usersUpdated", users_removed AS "usersRemoved", groups_seen AS "groupsSeen",
+          mode::text AS mode, mode_reason AS "modeReason", delta_since AS "deltaSince"`;
+      return rows[0] ?? null;
     },
 
     /**
