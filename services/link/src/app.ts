@@ -39,7 +39,7 @@ export interface LinkSettings {
   rateLimitPrefix?: string;
   /** Every enabled connector is synced this often (SYNC_INTERVAL_MINUTES; default 60 min). */
   syncIntervalMs?: number;
-  /** Retry delays and SCIM page size of sync runs (tests shorten them). */
+  /** Retry delays, SCIM page size and full-sync interval (FULL_SYNC_INTERVAL_HOURS) of sync runs (tests shorten them). */
   sync?: SyncRunnerOptions;
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;

@@ -18,6 +18,9 @@ export const LinkConfigSchema = Type.Object({
   CONNECTOR_ENCRYPTION_KEY: Type.Optional(Type.String()),
   // Every enabled connector is synchronised this often (minutes; fractions allowed).
   SYNC_INTERVAL_MINUTES: Type.Number({ exclusiveMinimum: 0, default: 60 }),
+  // Between full syncs, a directory that filters gets deltas; a full sync (which notices
+  // deletions) at least this often (hours; fractions allowed).
+  FULL_SYNC_INTERVAL_HOURS: Type.Number({ exclusiveMinimum: 0, default: 24 }),
 });
 
 export type LinkConfig = Static<typeof LinkConfigSchema>;

@@ -55,6 +55,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
       trustProxy: config.TRUST_PROXY,
       corsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       syncIntervalMs: config.SYNC_INTERVAL_MINUTES * 60_000,
+      sync: { fullSyncIntervalMs: config.FULL_SYNC_INTERVAL_HOURS * 3600_000 },
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
     },
   });

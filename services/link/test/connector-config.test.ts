@@ -67,6 +67,13 @@ describe('connector settings of link', () => {
     expect(() => loadLinkConfig({ ...base, SYNC_INTERVAL_MINUTES: '0' })).toThrow(/SYNC_INTERVAL_MINUTES/);
     expect(loadLinkConfig({ ...base, OUTBOUND_ALLOWLIST: 'scim.corp, 10.0.0.0/8', SYNC_INTERVAL_MINUTES: '0.5' }).SYNC_INTERVAL_MINUTES).toBe(0.5);
   });
+
+  test('When FULL_SYNC_INTERVAL_HOURS is unset, then it is 24; when it is not a positive number, then it is refused by name', () => {
+    expect(loadLinkConfig({ ...base }).FULL_SYNC_INTERVAL_HOURS).toBe(24);
+    expect(loadLinkConfig({ ...base, FULL_SYNC_INTERVAL_HOURS: '6.5' }).FULL_SYNC_INTERVAL_HOURS).toBe(6.5);
+    expect(() => loadLinkConfig({ ...base, FULL_SYNC_INTERVAL_HOURS: '0' })).toThrow(/FULL_SYNC_INTERVAL_HOURS/);
+    expect(() => loadLinkConfig({ ...base, FULL_SYNC_INTERVAL_HOURS: 'daily' })).toThrow(/FULL_SYNC_INTERVAL_HOURS/);
+  });
 });
 
 describe('connector secrets', () => {

@@ -217,7 +217,7 @@ describe('DELETE /connectors/:id and POST /connectors/:id/sync', () => {
       attempts: 0,
       started_at: null,
       finished_at: null,
-      stats: { users_seen: 0, users_added: 0, users_updated: 0, users_removed: 0, groups_seen: 0 },
+      stats: { users_seen: 0, users_added: 0, users_updated: 0, users_removed: 0, groups_seen: 0, mode: null, mode_reason: null, delta_since: null },
       error: null,
     });
 

@@ -44,6 +44,7 @@ describe('API description', () => {
         'GET /connectors/{id}/syncs listSyncs',
         'GET /connectors/{id}/syncs/{run_id} getSync',
         'GET /connectors/{id}/users listDirectoryUsers',
+        'GET /connectors/{id}/groups listDirectoryGroups',
         'GET /connectors/{id}/health getConnectorHealth',
         ...EVENT_OPERATIONS,
       ].sort(),

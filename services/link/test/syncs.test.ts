@@ -24,6 +24,8 @@ const responses: string[] = [];
 
 beforeAll(async () => {
   scim = await startScimDirectory();
+  // Full syncs here (each reads every page); deltas are delta-syncs.test.ts's.
+  scim.setFilterSupported(false);
   // 20 per page: the 45 users below take three pages (a directory that sends fewer than asked is
   // covered in scim-client.test.ts).
   link = await startLink({ logStream, settings: { sync: { pageSize: 20, retryDelayMs: 200 } } });
@@ -93,8 +95,9 @@ describe('a sync run', () => {
       trigger: 'manual',
       attempts: 1,
       error: null,
-      stats: { users_seen: USERS, users_added: USERS, users_updated: 0, users_removed: 0, groups_seen: 3 },
+      stats: { users_seen: USERS, users_added: USERS, users_updated: 0, users_removed: 0, groups_seen: 3, mode: 'full', delta_since: null },
     });
+    expect(run.stats.mode_reason).toContain('does not advertise filter support');
     expect(Date.parse(run.finished_at)).toBeGreaterThanOrEqual(Date.parse(run.started_at));
     expect(usersRequests().length - before).toBe(3);
 
@@ -110,6 +113,8 @@ describe('a sync run', () => {
       email: 'user1@contoso.example',
       active: true,
       groups: ['Engineering'],
+      deleted: false,
+      deleted_at: null,
     });
     expect(await link.db.directoryUser.count({ where: { connectorId } })).toBe(USERS);
   });
@@ -123,7 +128,7 @@ describe('a sync run', () => {
     changed.active = false;
 
     const run = await sync(link, auth, connectorId);
-    expect(run.stats).toEqual({ users_seen: USERS + 1, users_added: 1, users_updated: 1, users_removed: 0, groups_seen: 3 });
+    expect(run.stats).toMatchObject({ users_seen: USERS + 1, users_added: 1, users_updated: 1, users_removed: 0, groups_seen: 3, mode: 'full' });
     expect((await link.db.directoryUser.findFirstOrThrow({ where: { connectorId, scimId: changed.id } })).active).toBe(false);
 
     // Removed through the directory's own SCIM API.
@@ -132,8 +137,10 @@ describe('a sync run', () => {
     changed.active = true;
 
     const third = await sync(link, auth, connectorId);
-    expect(third.stats).toEqual({ users_seen: USERS, users_added: 0, users_updated: 1, users_removed: 1, groups_seen: 3 });
-    expect(await link.db.directoryUser.count({ where: { connectorId, scimId: removedId } })).toBe(0);
+    expect(third.stats).toMatchObject({ users_seen: USERS, users_added: 0, users_updated: 1, users_removed: 1, groups_seen: 3, mode: 'full' });
+    // Kept in the mirror, marked deleted.
+    const removed = await link.db.directoryUser.findFirstOrThrow({ where: { connectorId, scimId: removedId } });
+    expect(removed.deletedAt).not.toBeNull();
   });
 
   test('When the directory fails twice with 503 and then answers, then the run succeeds on its third attempt', async () => {

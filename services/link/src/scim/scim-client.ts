@@ -23,6 +23,8 @@ export class ScimError extends Error {
     readonly status?: number,
     /** What the directory asked for in Retry-After, in milliseconds. */
     readonly retryAfterMs?: number,
+    /** The SCIM error's `scimType` (RFC 7644 §3.12), e.g. `invalidFilter`. */
+    readonly scimType?: string,
   ) {
     super(message);
     this.name = 'ScimError';
@@ -88,7 +90,7 @@ export function createScimClient(options: ScimClientOptions) {
   // Nothing a directory sends back (an echoed header, a detail) may carry the token onwards.
   const scrub = (text: string) => (options.bearerToken ? text.split(options.bearerToken).join('[redacted]') : text);
 
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown; headers: Headers }> {
     const what = `${method} ${path.split('?')[0]}`;
     let response: Response;
     try {
@@ -112,14 +114,14 @@ export function createScimClient(options: ScimClientOptions) {
       throw transportError(error, what);
     }
     if (response.ok) {
-      if (!text) return { status: response.status, json: undefined };
+      if (!text) return { status: response.status, json: undefined, headers: response.headers };
       try {
-        return { status: response.status, json: JSON.parse(text) };
+        return { status: response.status, json: JSON.parse(text), headers: response.headers };
       } catch {
         throw new ScimError(`the directory at ${origin} answered ${what} with something that is not JSON: is base_url the SCIM endpoint?`, 'invalid_response', false, response.status);
       }
     }
-    throw statusError(response, what, scimDetail(text));
+    throw statusError(response, what, scimErrorBody(text));
   }
 
   function transportError(error: unknown, what: string): ScimError {
@@ -135,7 +137,7 @@ export function createScimClient(options: ScimClientOptions) {
     return new ScimError(`the directory at ${origin} could not be reached for ${what} (${scrub(String(cause))})`, 'network', true);
   }
 
-  function statusError(response: Response, what: string, detail: string | undefined): ScimError {
+  function statusError(response: Response, what: string, { detail, scimType }: { detail?: string; scimType?: string }): ScimError {
     const status = response.status;
     const said = detail ? `: "${scrub(detail).slice(0, 300)}"` : '';
     if (status === 401) return new ScimError(`the directory at ${origin} refused the bearer token (401) on ${what}${said}; set a valid config.bearer_token on the connector`, 'unauthorized', false, status);
@@ -147,7 +149,8 @@ export function createScimClient(options: ScimClientOptions) {
     if (status >= 500) {
       return new ScimError(`the directory at ${origin} failed (${status}) on ${what}${said}`, 'server', true, status, parseRetryAfter(response.headers.get('retry-after')));
     }
-    return new ScimError(`the directory at ${origin} rejected ${what} (${status})${said}`, 'rejected', false, status);
+    const type = scimType ? ` ${scimType}` : '';
+    return new ScimError(`the directory at ${origin} rejected ${what} (${status}${type})${said}`, 'rejected', false, status, undefined, scimType);
   }
 
   /**
@@ -198,10 +201,25 @@ export function createScimClient(options: ScimClientOptions) {
     return resources[0] ?? null;
   }
 
+  /** `&filter=…` of a listing, or nothing. */
+  const filterQuery = (filter?: string) => (filter ? `&filter=${encodeURIComponent(filter)}` : '');
+
   return {
-    listUsers: () => listAll<ScimUser>('/Users'),
+    /** Every User, or with `filter` only the matching ones (a delta: `meta.lastModified gt "…"`). */
+    listUsers: (filter?: string) => listAll<ScimUser>('/Users', filterQuery(filter)),
     // Members are what the mirror's `groups` is made of; excludedAttributes is not asked for.
-    listGroups: () => listAll<ScimGroup>('/Groups'),
+    listGroups: (filter?: string) => listAll<ScimGroup>('/Groups', filterQuery(filter)),
+
+    /**
+     * What the directory says it supports (RFC 7644 §4), and when it answered by its own clock
+     * (the HTTP Date header, RFC 9110 §6.6.1), null when it sent none.
+     */
+    async serviceProviderConfig(): Promise<{ filterSupported: boolean; date: Date | null }> {
+      const { json, headers } = await call('GET', '/ServiceProviderConfig');
+      const filter = (json as { filter?: { supported?: unknown } } | undefined)?.filter;
+      const date = Date.parse(headers.get('date') ?? '');
+      return { filterSupported: filter?.supported === true, date: Number.isNaN(date) ? null : new Date(date) };
+    },
 
     async createUser(user: NewScimUser): Promise<{ id: string }> {
       const { json } = await call('POST', '/Users', {
@@ -264,13 +282,13 @@ export function createScimClient(options: ScimClientOptions) {
   };
 }
 
-/** The `detail` of a SCIM error body (RFC 7644 §3.12), when there is one. */
-function scimDetail(text: string): string | undefined {
+/** The `detail` and `scimType` of a SCIM error body (RFC 7644 §3.12), when there are. */
+function scimErrorBody(text: string): { detail?: string; scimType?: string } {
   try {
-    const body = JSON.parse(text) as { detail?: unknown };
-    return typeof body.detail === 'string' ? body.detail : undefined;
+    const body = JSON.parse(text) as { detail?: unknown; scimType?: unknown };
+    return { detail: typeof body.detail === 'string' ? body.detail : undefined, scimType: typeof body.scimType === 'string' ? body.scimType : undefined };
   } catch {
-    return undefined;
+    return {};
   }
 }
 

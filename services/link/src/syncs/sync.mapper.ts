@@ -1,7 +1,7 @@
 // The API JSON of a record, for the answers and the events alike. Beside the schema, not in it:
 // a schema file imports no repository, and a repository builds no API JSON.
-import type { SyncRunJson } from './sync.schemas';
-import type { SyncRunRecord } from './syncs.repository';
+import type { DirectoryGroupJson, DirectoryUserJson, SyncRunJson } from './sync.schemas';
+import type { MirrorGroupRow, StoredMirrorUser, SyncRunRecord } from './syncs.repository';
 
 /** A sync run as the API shows it: the answers and the events' `object` alike. */
 export function syncRunJson(run: SyncRunRecord): SyncRunJson {
@@ -18,7 +18,30 @@ export function syncRunJson(run: SyncRunRecord): SyncRunJson {
       users_updated: run.usersUpdated,
       users_removed: run.usersRemoved,
       groups_seen: run.groupsSeen,
+      mode: run.mode,
+      mode_reason: run.modeReason,
+      delta_since: run.deltaSince?.toISOString() ?? null,
     },
     error: run.error,
   };
+}
+
+/** A user of the mirror. */
+export function directoryUserJson(user: StoredMirrorUser): DirectoryUserJson {
+  return {
+    id: user.scimId,
+    external_id: user.externalId,
+    user_name: user.userName,
+    display_name: user.displayName,
+    email: user.email,
+    active: user.active,
+    groups: user.groups,
+    deleted: user.deletedAt !== null,
+    deleted_at: user.deletedAt?.toISOString() ?? null,
+  };
+}
+
+/** A group of the mirror. */
+export function directoryGroupJson(group: MirrorGroupRow): DirectoryGroupJson {
+  return { id: group.scimId, display_name: group.displayName, member_count: group.memberCount, synced_at: group.syncedAt.toISOString() };
 }

@@ -4,9 +4,10 @@ import { linkEvents } from '../events/link-events';
 import type { ConnectorDirectories } from '../connectors/connector-directories';
 import type { ConnectorsRepository } from '../connectors/connectors.repository';
 import type { JobQueue } from '../jobs/job-queue';
-import { ScimError, type ScimGroup, type ScimUser } from '../scim/scim-client';
+import { ScimError } from '../scim/scim-client';
 import { syncRunJson } from './sync.mapper';
-import { OpenRunExistsError, type MirrorUser, type SyncStats, type SyncsRepository } from './syncs.repository';
+import { DEFAULT_FULL_SYNC_INTERVAL_MS, synchronise } from './sync.mirror';
+import { OpenRunExistsError, type SyncsRepository } from './syncs.repository';
 
 /**
  * Sync runs on the job queue. The run row is the truth; a job only names it. link retries a run
@@ -30,6 +31,8 @@ export interface SyncRunnerOptions {
   pageSize?: number;
   /** A sync job still active after this long is failed by pg-boss and retried by link (default 1 h). */
   jobExpireSeconds?: number;
+  /** A full sync at least this often, deltas in between (FULL_SYNC_INTERVAL_HOURS; default 24 h). */
+  fullSyncIntervalMs?: number;
 }
 
 interface SyncJob {
@@ -113,7 +116,7 @@ export function createSyncRunner(deps: {
       return;
     }
     try {
-      const stats = await synchronise(run.connectorId, client.listUsers(), client.listGroups(), syncs);
+      const stats = await synchronise(run.connectorId, client, syncs, { fullSyncIntervalMs: deps.options?.fullSyncIntervalMs ?? DEFAULT_FULL_SYNC_INTERVAL_MS });
       await finishAttempt(runId, run.attempts, { status: 'succeeded', error: null, stats });
       logger.info('sync run succeeded', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, ...stats });
     } catch (error) {
@@ -177,79 +180,3 @@ export function createSyncRunner(deps: {
 }
 
 export type SyncRunner = ReturnType<typeof createSyncRunner>;
-
-/**
- * Reads the whole directory and brings the mirror in line with it. Users are keyed by the SCIM
- * id; a user listed twice (pages shifting under a concurrent change) counts once. Each user's
- * groups come from the Groups' members and from the User's own `groups`, whichever the
- * directory fills.
- */
-export async function synchronise(connectorId: string, userPages: AsyncIterable<ScimUser[]>, groupPages: AsyncIterable<ScimGroup[]>, syncs: SyncsRepository): Promise<SyncStats> {
-  const users = new Map<string, MirrorUser>();
-  const groupsOf = new Map<string, Set<string>>();
-  const addGroup = (userId: string | undefined, name: string | undefined) => {
-    if (!userId || !name) return;
-    let set = groupsOf.get(userId);
-    if (!set) groupsOf.set(userId, (set = new Set()));
-    set.add(name);
-  };
-
-  for await (const page of userPages) {
-    for (const user of page) {
-      if (!user || typeof user.id !== 'string' || typeof user.userName !== 'string') continue;
-      const emails = Array.isArray(user.emails) ? user.emails : [];
-      const email = (emails.find((entry) => entry?.primary) ?? emails[0])?.value ?? null;
-      users.set(user.id, {
-        scimId: user.id,
-        externalId: typeof user.externalId === 'string' ? user.externalId : null,
-        userName: user.userName,
-        displayName: user.displayName ?? (user.name?.formatted || [user.name?.givenName, user.name?.familyName].filter(Boolean).join(' ') || null),
-        email,
-        active: user.active !== false,
-        groups: [],
-      });
-      for (const group of Array.isArray(user.groups) ? user.groups : []) addGroup(user.id, group?.display);
-    }
-  }
-  let groupsSeen = 0;
-  const seenGroups = new Set<string>();
-  for await (const page of groupPages) {
-    for (const group of page) {
-      if (!group || typeof group.id !== 'string' || seenGroups.has(group.id)) continue;
-      seenGroups.add(group.id);
-      groupsSeen++;
-      for (const member of Array.isArray(group.members) ? group.members : []) addGroup(member?.value, group.displayName);
-    }
-  }
-  for (const [id, user] of users) user.groups = [...(groupsOf.get(id) ?? [])].sort();
-
-  const before = new Map((await syncs.loadMirror(connectorId)).map((user) => [user.scimId, user]));
-  const upsert: MirrorUser[] = [];
-  let added = 0;
-  let updated = 0;
-  for (const user of users.values()) {
-    const old = before.get(user.scimId);
-    if (!old) {
-      added++;
-      upsert.push(user);
-    } else if (!sameUser(old, user)) {
-      updated++;
-      upsert.push(user);
-    }
-  }
-  const remove = [...before.keys()].filter((id) => !users.has(id));
-  await syncs.applyMirror(connectorId, { upsert, remove });
-  return { usersSeen: users.size, usersAdded: added, usersUpdated: updated, usersRemoved: remove.length, groupsSeen };
-}
-
-function sameUser(a: MirrorUser, b: MirrorUser): boolean {
-  return (
-    a.externalId === b.externalId &&
-    a.userName === b.userName &&
-    a.displayName === b.displayName &&
-    a.email === b.email &&
-    a.active === b.active &&
-    a.groups.length === b.groups.length &&
-    [...a.groups].sort().every((group, i) => group === b.groups[i])
-  );
-}

@@ -11,7 +11,16 @@ const runExample = {
   attempts: 1,
   started_at: '2026-11-23T09:00:01.000Z',
   finished_at: '2026-11-23T09:00:04.000Z',
-  stats: { users_seen: 120, users_added: 3, users_updated: 2, users_removed: 1, groups_seen: 14 },
+  stats: {
+    users_seen: 2,
+    users_added: 0,
+    users_updated: 2,
+    users_removed: 0,
+    groups_seen: 0,
+    mode: 'delta',
+    mode_reason: 'changes since 2026-11-23T07:59:00.000Z (the last successful sync\'s start by the directory\'s clock, less 60 s)',
+    delta_since: '2026-11-23T07:59:00.000Z',
+  },
   error: null,
 };
 
@@ -27,11 +36,27 @@ export const SyncRun = named(
       finished_at: Nullable(DateTime()),
       stats: Type.Object(
         {
-          users_seen: Type.Integer({ minimum: 0, description: 'Users the directory listed.' }),
-          users_added: Type.Integer({ minimum: 0, description: 'New in the mirror.' }),
+          users_seen: Type.Integer({ minimum: 0, description: 'Users the directory listed (in a delta: those changed since `delta_since`).' }),
+          users_added: Type.Integer({ minimum: 0, description: 'New in the mirror (or back after being marked deleted).' }),
           users_updated: Type.Integer({ minimum: 0, description: 'Changed since the last sync.' }),
-          users_removed: Type.Integer({ minimum: 0, description: 'No longer in the directory.' }),
-          groups_seen: Type.Integer({ minimum: 0, description: 'Groups the directory listed.' }),
+          users_removed: Type.Integer({ minimum: 0, description: 'No longer in the directory: marked deleted in the mirror (only a full sync notices this).' }),
+          groups_seen: Type.Integer({ minimum: 0, description: 'Groups the directory listed (in a delta: those changed).' }),
+          mode: Nullable(
+            stringEnum(['full', 'delta'] as const, {
+              description:
+                '`delta`: only Users and Groups changed since the last successful sync began (`filter=meta.lastModified gt "<delta_since>"`), when the directory\'s ServiceProviderConfig says it filters. ' +
+                '`full`: everything, at least every FULL_SYNC_INTERVAL_HOURS (default 24), to notice deletions. `null` until an attempt succeeds.',
+            }),
+          ),
+          mode_reason: Nullable(
+            Type.String({
+              description:
+                'Why this mode: for a full sync the first sync, FULL_SYNC_INTERVAL_HOURS passed, a directory that does not advertise filter support, or one that refused the filter (400 `invalidFilter`); for a delta its bound.',
+            }),
+          ),
+          delta_since: Nullable(
+            DateTime({ description: 'The delta\'s bound: the last successful sync\'s start by the directory\'s clock (its HTTP `Date`), less a 60 s safety margin against clock skew. `null` for a full sync.' }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -95,12 +120,46 @@ export const DirectoryUser = named(
       email: Nullable(Type.String({ description: 'The primary e-mail (else the first one).' })),
       active: Type.Boolean(),
       groups: Type.Array(Type.String(), { description: 'displayNames of the groups the user is a member of.' }),
+      deleted: Type.Boolean({ description: 'A full sync no longer found the user in the directory.' }),
+      deleted_at: Nullable(DateTime({ description: 'When a full sync first missed the user; `null` while it is in the directory.' })),
     },
     {
       additionalProperties: false,
-      description: 'A directory user as the last successful sync saw it.',
-      examples: [{ id: '2819c223-7f76-453a-919d-413861904646', external_id: null, user_name: 'ada@contoso.example', display_name: 'Ada Lovelace', email: 'ada@contoso.example', active: true, groups: ['Engineering'] }],
+      description: 'A directory user as the syncs saw it.',
+      examples: [
+        {
+          id: '2819c223-7f76-453a-919d-413861904646',
+          external_id: null,
+          user_name: 'ada@contoso.example',
+          display_name: 'Ada Lovelace',
+          email: 'ada@contoso.example',
+          active: true,
+          groups: ['Engineering'],
+          deleted: false,
+          deleted_at: null,
+        },
+      ],
     },
   ),
 );
+export type DirectoryUserJson = Static<typeof DirectoryUser>;
 export const DirectoryUserPage = pageSchema('DirectoryUserPage', DirectoryUser);
+
+export const DirectoryGroup = named(
+  'DirectoryGroup',
+  Type.Object(
+    {
+      id: Type.String({ description: 'The directory\'s SCIM id of the group.' }),
+      display_name: Type.String(),
+      member_count: Type.Integer({ minimum: 0, description: 'Members the directory lists for the group (users, or nested groups).' }),
+      synced_at: DateTime({ description: 'When a sync last wrote the group (it changed, or it was new).' }),
+    },
+    {
+      additionalProperties: false,
+      description: 'A directory group as the syncs saw it; a full sync drops the groups no longer in the directory.',
+      examples: [{ id: 'e9e30dba-f08f-4109-8486-d5c6a331660a', display_name: 'Engineering', member_count: 42, synced_at: '2026-11-23T09:00:04.000Z' }],
+    },
+  ),
+);
+export type DirectoryGroupJson = Static<typeof DirectoryGroup>;
+export const DirectoryGroupPage = pageSchema('DirectoryGroupPage', DirectoryGroup);

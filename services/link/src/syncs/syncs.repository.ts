@@ -1,9 +1,10 @@
 import type { RecordChange } from '@msp/events';
 import { Prisma } from '../generated/prisma/client';
-import { lockRow, violatedUniqueConstraint, type Db } from '../db';
+import { violatedUniqueConstraint, type Db } from '../db';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 export type SyncTrigger = 'manual' | 'schedule';
+export type SyncMode = 'full' | 'delta';
 
 export interface SyncStats {
   usersSeen: number;
@@ -11,6 +12,15 @@ export interface SyncStats {
   usersUpdated: number;
   usersRemoved: number;
   groupsSeen: number;
+  mode: SyncMode | null;
+  /** Why this mode: a full sync's reason, or the delta's bound. */
+  modeReason: string | null;
+  deltaSince: Date | null;
+}
+
+/** What a successful attempt records beyond its stats: where the next delta starts. */
+export interface SyncOutcomeStats extends SyncStats {
+  directoryStartedAt: Date;
 }
 
 export interface SyncRunRecord extends SyncStats {
@@ -35,6 +45,26 @@ export interface MirrorUser {
   groups: string[];
 }
 
+/** A mirror user and whether a full sync found it gone. */
+export interface StoredMirrorUser extends MirrorUser {
+  deletedAt: Date | null;
+}
+
+export interface MirrorGroup {
+  scimId: string;
+  displayName: string;
+  /** SCIM ids of the members. */
+  members: string[];
+}
+
+/** A group as the list shows it. */
+export interface MirrorGroupRow {
+  scimId: string;
+  displayName: string;
+  memberCount: number;
+  syncedAt: Date;
+}
+
 const runColumns = {
   id: true,
   connectorId: true,
@@ -50,7 +80,16 @@ const runColumns = {
   usersUpdated: true,
   usersRemoved: true,
   groupsSeen: true,
+  mode: true,
+  modeReason: true,
+  deltaSince: true,
 } as const;
+
+/** runColumns in SQL, of `sync_runs r`, named as the record names them (a run read or written in one statement). */
+const RUN_SQL_COLUMNS = Prisma.sql`r.id, r.connector_id AS "connectorId", r.status::text AS status, r.trigger::text AS trigger, r.attempts, r.error,
+  r.created_at AS "createdAt", r.started_at AS "startedAt", r.finished_at AS "finishedAt",
+  r.users_seen AS "usersSeen", r.users_added AS "usersAdded", r.users_updated AS "usersUpdated", r.users_removed AS "usersRemoved", r.groups_seen AS "groupsSeen",
+  r.mode::text AS mode, r.mode_reason AS "modeReason", r.delta_since AS "deltaSince"`;
 
 const OPEN_RUN_KEY = 'sync_runs_open_connector_id_key';
 
@@ -104,10 +143,12 @@ export function createSyncsRepository(db: Db) {
 
     /** Starts an attempt of an open run: running, one more attempt. Null when the run is no longer open. */
     async beginAttempt(runId: string): Promise<SyncRunRecord | null> {
-      const rows = await db.$queryRaw<{ id: string }[]>`
-        UPDATE sync_runs SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, now())
-        WHERE id = ${runId}::uuid AND status IN ('queued', 'running') RETURNING id`;
-      return rows.length ? db.syncRun.findUnique({ where: { id: runId }, select: runColumns }) : null;
+      // The run as it now is, in the same statement: one round trip less at the start of every attempt.
+      const rows = await db.$queryRaw<SyncRunRecord[]>`
+        UPDATE sync_runs r SET status = 'running', attempts = attempts + 1, started_at = COALESCE(started_at, now()), attempt_started_at = now()
+        WHERE id = ${runId}::uuid AND status IN ('queued', 'running')
+        RETURNING ${RUN_SQL_COLUMNS}`;
+      return rows[0] ?? null;
     },
 
     /**
@@ -120,19 +161,24 @@ export function createSyncsRepository(db: Db) {
     finishAttempt(
       runId: string,
       attempt: number,
-      outcome: { status: 'succeeded' | 'failed'; error: string | null; stats?: SyncStats },
+      outcome: { status: 'succeeded' | 'failed'; error: string | null; stats?: SyncOutcomeStats },
       record: RecordChange<SyncRunEnd>,
     ): Promise<boolean> {
       return db.$transaction(async (tx) => {
-        const before = (await lockRow(tx, 'sync_runs', runId)) && (await tx.syncRun.findUnique({ where: { id: runId }, select: { ...runColumns, connector: { select: { ownerTenantId: true } } } }));
+        // Locked and read in one statement (lockRow's lock, with the row and its owner): the end of
+        // every run pays one round trip less.
+        const [before] = await tx.$queryRaw<(SyncRunRecord & { ownerTenantId: string })[]>`
+          SELECT ${RUN_SQL_COLUMNS}, c.owner_tenant_id::text AS "ownerTenantId"
+          FROM sync_runs r JOIN connectors c ON c.id = r.connector_id
+          WHERE r.id = ${runId}::uuid FOR UPDATE OF r`;
         if (!before || before.attempts !== attempt || (before.status !== 'queued' && before.status !== 'running')) return false;
         const after = await tx.syncRun.update({
           where: { id: runId },
           data: { status: outcome.status, error: outcome.error, finishedAt: new Date(), openConnectorId: null, ...(outcome.stats ?? {}) },
           select: runColumns,
         });
-        const { connector, ...was } = before;
-        await record(tx, { ownerTenantId: connector.ownerTenantId, before: was, after });
+        const { ownerTenantId, ...was } = before;
+        await record(tx, { ownerTenantId, before: was, after });
         return true;
       });
     },
@@ -151,6 +197,18 @@ export function createSyncsRepository(db: Db) {
         take,
         select: { id: true, status: true, finishedAt: true },
       });
+    },
+
+    /**
+     * Where the next sync starts from: when the latest successful run began by the directory's
+     * clock, and when the latest successful full run began by link's.
+     */
+    async syncBaseline(connectorId: string): Promise<{ lastDirectoryStartedAt: Date | null; lastFullStartedAt: Date | null }> {
+      const [last, full] = await Promise.all([
+        db.syncRun.findFirst({ where: { connectorId, status: 'succeeded', directoryStartedAt: { not: null } }, orderBy: { finishedAt: 'desc' }, select: { directoryStartedAt: true } }),
+        db.syncRun.findFirst({ where: { connectorId, status: 'succeeded', mode: 'full', attemptStartedAt: { not: null } }, orderBy: { finishedAt: 'desc' }, select: { attemptStartedAt: true } }),
+      ]);
+      return { lastDirectoryStartedAt: last?.directoryStartedAt ?? null, lastFullStartedAt: full?.attemptStartedAt ?? null };
     },
 
     lastSuccessAt(connectorId: string) {
@@ -172,38 +230,72 @@ export function createSyncsRepository(db: Db) {
 
     // --- the mirror ---------------------------------------------------------------------------
 
-    async listMirror(connectorId: string, window: { skip: number; take: number }) {
+    async listMirror(connectorId: string, window: { skip: number; take: number }): Promise<{ items: StoredMirrorUser[]; total: number }> {
       const where = { connectorId };
       const [items, total] = await db.$transaction([
-        db.directoryUser.findMany({ where, orderBy: [{ userName: 'asc' }, { scimId: 'asc' }], ...window }),
+        db.directoryUser.findMany({
+          where,
+          orderBy: [{ userName: 'asc' }, { scimId: 'asc' }],
+          select: { scimId: true, externalId: true, userName: true, displayName: true, email: true, active: true, groups: true, deletedAt: true },
+          ...window,
+        }),
         db.directoryUser.count({ where }),
       ]);
       return { items, total };
     },
 
-    async loadMirror(connectorId: string): Promise<MirrorUser[]> {
+    async listGroups(connectorId: string, window: { skip: number; take: number }): Promise<{ items: MirrorGroupRow[]; total: number }> {
+      const where = { connectorId };
+      const [items, total] = await db.$transaction([
+        db.directoryGroup.findMany({ where, orderBy: [{ displayName: 'asc' }, { scimId: 'asc' }], select: { scimId: true, displayName: true, memberCount: true, syncedAt: true }, ...window }),
+        db.directoryGroup.count({ where }),
+      ]);
+      return { items, total };
+    },
+
+    /** The mirror's users (deleted ones too), or only those of `scimIds`. */
+    async loadMirror(connectorId: string, scimIds?: string[]): Promise<StoredMirrorUser[]> {
+      if (scimIds && !scimIds.length) return [];
       return db.directoryUser.findMany({
-        where: { connectorId },
-        select: { scimId: true, externalId: true, userName: true, displayName: true, email: true, active: true, groups: true },
+        where: { connectorId, ...(scimIds ? { scimId: { in: scimIds } } : {}) },
+        select: { scimId: true, externalId: true, userName: true, displayName: true, email: true, active: true, groups: true, deletedAt: true },
       });
+    },
+
+    /** The mirror's groups, or only those of `scimIds`, or those with a member of `memberIds`. */
+    async loadGroups(connectorId: string, only?: { scimIds?: string[]; memberIds?: string[] }): Promise<MirrorGroup[]> {
+      const select = { scimId: true, displayName: true, members: true } as const;
+      if (!only) return db.directoryGroup.findMany({ where: { connectorId }, select });
+      const or = [
+        ...(only.scimIds?.length ? [{ scimId: { in: only.scimIds } }] : []),
+        ...(only.memberIds?.length ? [{ members: { hasSome: only.memberIds } }] : []),
+      ];
+      return or.length ? db.directoryGroup.findMany({ where: { connectorId, OR: or }, select }) : [];
     },
 
     /**
      * Applies a sync's differences in one transaction, so the mirror is never half old, half new.
-     * One statement per 5,000 rows through jsonb_to_recordset: a directory of 10,000 users is two
-     * round trips, not 10,000 rows of an ORM batch.
+     * Upserts (INSERT … ON CONFLICT) are idempotent: a delta that overlaps the previous run (its
+     * safety margin) rewrites the same rows. Users gone from a full sync are marked deleted, not
+     * removed; groups gone from one are removed. One statement per 5,000 rows through
+     * jsonb_to_recordset: a directory of 10,000 users is two round trips, not 10,000 rows of an
+     * ORM batch.
      */
-    async applyMirror(connectorId: string, changes: { upsert: MirrorUser[]; remove: string[] }): Promise<void> {
+    async applyMirror(
+      connectorId: string,
+      changes: { upsert: MirrorUser[]; markDeleted: string[]; upsertGroups?: MirrorGroup[]; removeGroups?: string[] },
+    ): Promise<void> {
       const CHUNK = 5000;
-      const changed = [...changes.remove, ...changes.upsert.map((user) => user.scimId)];
+      const { upsert, markDeleted, upsertGroups = [], removeGroups = [] } = changes;
+      if (!upsert.length && !markDeleted.length && !upsertGroups.length && !removeGroups.length) return;
       await db.$transaction(
         async (tx) => {
-          for (let i = 0; i < changed.length; i += CHUNK) {
-            await tx.$executeRaw`DELETE FROM directory_users WHERE connector_id = ${connectorId}::uuid AND scim_id = ANY(${changed.slice(i, i + CHUNK)}::text[])`;
+          for (let i = 0; i < markDeleted.length; i += CHUNK) {
+            await tx.$executeRaw`UPDATE directory_users SET deleted_at = now(), synced_at = now() WHERE connector_id = ${connectorId}::uuid AND deleted_at IS NULL AND scim_id = ANY(${markDeleted.slice(i, i + CHUNK)}::text[])`;
           }
-          for (let i = 0; i < changes.upsert.length; i += CHUNK) {
+          for (let i = 0; i < upsert.length; i += CHUNK) {
             const rows = JSON.stringify(
-              changes.upsert.slice(i, i + CHUNK).map((user) => ({
+              upsert.slice(i, i + CHUNK).map((user) => ({
                 scim_id: user.scimId,
                 external_id: user.externalId,
                 user_name: user.userName,
@@ -214,9 +306,24 @@ export function createSyncsRepository(db: Db) {
               })),
             );
             await tx.$executeRaw`
-              INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, synced_at)
-              SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, now()
-              FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[])`;
+              INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, synced_at, deleted_at)
+              SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, now(), NULL
+              FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[])
+              ON CONFLICT (connector_id, scim_id) DO UPDATE SET
+                external_id = EXCLUDED.external_id, user_name = EXCLUDED.user_name, display_name = EXCLUDED.display_name, email = EXCLUDED.email,
+                active = EXCLUDED.active, groups = EXCLUDED.groups, synced_at = EXCLUDED.synced_at, deleted_at = NULL`;
+          }
+          if (removeGroups.length) {
+            await tx.$executeRaw`DELETE FROM directory_groups WHERE connector_id = ${connectorId}::uuid AND scim_id = ANY(${removeGroups}::text[])`;
+          }
+          for (let i = 0; i < upsertGroups.length; i += CHUNK) {
+            const rows = JSON.stringify(upsertGroups.slice(i, i + CHUNK).map((group) => ({ scim_id: group.scimId, display_name: group.displayName, members: group.members })));
+            await tx.$executeRaw`
+              INSERT INTO directory_groups (connector_id, scim_id, display_name, members, member_count, synced_at)
+              SELECT ${connectorId}::uuid, r.scim_id, r.display_name, r.members, cardinality(r.members), now()
+              FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, display_name text, members text[])
+              ON CONFLICT (connector_id, scim_id) DO UPDATE SET
+                display_name = EXCLUDED.display_name, members = EXCLUDED.members, member_count = EXCLUDED.member_count, synced_at = EXCLUDED.synced_at`;
           }
         },
         { timeout: 120_000, isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },

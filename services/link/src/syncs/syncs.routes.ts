@@ -1,24 +1,11 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { syncRunJson } from './sync.mapper';
-import { ConnectorHealth, DirectoryUserPage, PageQuery, SyncRun, SyncRunPage, SyncRunParams } from './sync.schemas';
-import type { MirrorUser } from './syncs.repository';
+import { directoryGroupJson, directoryUserJson, syncRunJson } from './sync.mapper';
+import { ConnectorHealth, DirectoryGroupPage, DirectoryUserPage, PageQuery, SyncRun, SyncRunPage, SyncRunParams } from './sync.schemas';
 import type { SyncsService } from './syncs.service';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Connectors'];
-
-function userJson(user: MirrorUser) {
-  return {
-    id: user.scimId,
-    external_id: user.externalId,
-    user_name: user.userName,
-    display_name: user.displayName,
-    email: user.email,
-    active: user.active,
-    groups: user.groups,
-  };
-}
 
 export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }) {
   const { syncs } = deps;
@@ -29,7 +16,9 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     operationId: 'startSync',
     summary: 'Synchronise a connector now',
     description:
-      'Queues a sync run: every User and Group of the directory is read over SCIM (paged) into the mirror (`GET /connectors/:id/users`). ' +
+      'Queues a sync run: the directory\'s Users and Groups are read over SCIM (paged) into the mirror (`GET /connectors/:id/users`, `GET /connectors/:id/groups`). ' +
+      'When the directory\'s ServiceProviderConfig says it filters, a run asks only for what changed since the last successful run began (`stats.mode: delta`); ' +
+      'a full run (`stats.mode: full`, `stats.mode_reason` says why) comes at least every FULL_SYNC_INTERVAL_HOURS and marks users no longer in the directory deleted. ' +
       'A run already queued or running: 409 naming it (`run_id`). A disabled connector, or one of a suspended managed tenant: 409. ' +
       'link\'s job queue unavailable: 503 (the run is recorded as failed).',
     tags: TAGS,
@@ -86,7 +75,7 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     path: '/connectors/:id/users',
     operationId: 'listDirectoryUsers',
     summary: 'List the directory\'s users as last synced',
-    description: 'The mirror the last successful sync left, by `user_name`.',
+    description: 'The mirror the syncs left, by `user_name`; users a full sync no longer found are kept with `deleted: true`.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
@@ -95,7 +84,25 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     handler: async (req, res, { params, query }) => {
       const page = { page: query.page, per_page: query.per_page };
       const { items, total } = await syncs.users(tenantOf(req), params.id, page);
-      sendPage(req, res, items.map(userJson), total, page);
+      sendPage(req, res, items.map(directoryUserJson), total, page);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/connectors/:id/groups',
+    operationId: 'listDirectoryGroups',
+    summary: 'List the directory\'s groups as last synced',
+    description: 'The groups the syncs mirrored, with their member counts, by `display_name`.',
+    tags: TAGS,
+    scope: SCOPE,
+    params: IdParams,
+    query: PageQuery,
+    responses: { 200: { description: 'One page of directory groups.', schema: DirectoryGroupPage, headers: LINK_HEADER } },
+    handler: async (req, res, { params, query }) => {
+      const page = { page: query.page, per_page: query.per_page };
+      const { items, total } = await syncs.groups(tenantOf(req), params.id, page);
+      sendPage(req, res, items.map(directoryGroupJson), total, page);
     },
   });
 

@@ -48,6 +48,11 @@ export function createSyncsService(deps: { connectors: ConnectorsService; tenant
       return syncs.listMirror(connectorId, pageWindow(page));
     },
 
+    async groups(ownerTenantId: string, connectorId: string, page: PageRequest) {
+      await connectors.get(ownerTenantId, connectorId);
+      return syncs.listGroups(connectorId, pageWindow(page));
+    },
+
     async health(ownerTenantId: string, connectorId: string) {
       const connector = await connectors.get(ownerTenantId, connectorId);
       const checkedAt = new Date();

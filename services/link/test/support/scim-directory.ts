@@ -15,8 +15,15 @@ export interface ScimDirectory {
   bearerToken: string;
   users(): ScimUser[];
   groups(): ScimGroup[];
-  addGroup(displayName: string): ScimGroup;
-  addUser(user: { userName: string; active?: boolean; givenName?: string; familyName?: string }): ScimUser;
+  /** `lastModified` backdates the resource (the directory's `meta.lastModified`; default now). */
+  addGroup(displayName: string, lastModified?: Date): ScimGroup;
+  addUser(user: { userName: string; active?: boolean; givenName?: string; familyName?: string; lastModified?: Date }): ScimUser;
+  /** What ServiceProviderConfig says of `filter.supported` (scimmy-routers sets true). */
+  setFilterSupported(supported: boolean): void;
+  /** List requests whose filter matches answer 400 invalidFilter (a directory that filters on some attributes only); null stops it. */
+  refuseFilters(filter: RegExp | null): void;
+  /** Every request the directory received, as "METHOD /path?query" with the query decoded. */
+  requestLog(): string[];
   /** The next `times` requests matching method and path answer `status` instead (an outage). */
   failNext(method: string, path: RegExp, status: number, times?: number, headers?: Record<string, string>): void;
   /** Requests matching method and path wait until the returned function is called. */
@@ -54,8 +61,10 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
   const failures: { method: string; path: RegExp; status: number; left: number; headers: Record<string, string> }[] = [];
   const holds: { method: string; path: RegExp; release: Promise<void> }[] = [];
   const seen: string[] = [];
+  const log: string[] = [];
+  let refused: RegExp | null = null;
 
-  const meta = (resourceType: string) => ({ resourceType, created: new Date().toISOString(), lastModified: new Date().toISOString() });
+  const meta = (resourceType: string, at = new Date()) => ({ resourceType, created: at.toISOString(), lastModified: at.toISOString() });
 
   function declare(resource: any, store: Map<string, Stored>, resourceType: string, unique: string) {
     SCIMMY.Resources.declare(resource)
@@ -94,6 +103,12 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
   const app = express();
   app.use(async (req, res, next) => {
     seen.push(`${req.method} ${req.path}`);
+    log.push(`${req.method} ${decodeURIComponent(req.originalUrl)}`);
+    const filter = typeof req.query.filter === 'string' ? req.query.filter : undefined;
+    if (refused && filter && refused.test(filter)) {
+      res.status(400).type('application/scim+json').send(JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '400', scimType: 'invalidFilter', detail: `Filtering on ${filter.split(' ')[0]} is not supported` }));
+      return;
+    }
     const hold = holds.find((h) => h.method === req.method && h.path.test(req.path));
     if (hold) await hold.release;
     const failure = failures.find((f) => f.left > 0 && f.method === req.method && f.path.test(req.path));
@@ -134,8 +149,8 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
     bearerToken,
     users: () => [...users.values()] as ScimUser[],
     groups: () => [...groups.values()] as ScimGroup[],
-    addGroup(displayName) {
-      const group = { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], id: randomUUID(), displayName, members: [], meta: meta('Group') };
+    addGroup(displayName, lastModified) {
+      const group = { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], id: randomUUID(), displayName, members: [], meta: meta('Group', lastModified) };
       groups.set(group.id, group);
       return group;
     },
@@ -147,7 +162,7 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
         active: user.active ?? true,
         name: { givenName: user.givenName ?? 'Given', familyName: user.familyName ?? 'Family' },
         emails: [{ value: user.userName, primary: true, type: 'work' }],
-        meta: meta('User'),
+        meta: meta('User', user.lastModified),
       };
       users.set(row.id, row);
       return row as ScimUser;
@@ -165,6 +180,13 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
       };
     },
     requests: () => [...seen],
+    requestLog: () => [...log],
+    setFilterSupported(supported) {
+      SCIMMY.Config.set('filter', { supported, maxResults: 1000 });
+    },
+    refuseFilters(filter) {
+      refused = filter;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

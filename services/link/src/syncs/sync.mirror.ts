@@ -1,0 +1,233 @@
+import { ScimError, type ScimClient, type ScimGroup, type ScimUser } from '../scim/scim-client';
+import type { MirrorGroup, MirrorUser, StoredMirrorUser, SyncOutcomeStats, SyncsRepository } from './syncs.repository';
+
+/**
+ * How one sync attempt reads the directory into the mirror: a full sync reads every User and
+ * Group and marks users no longer there deleted; a delta asks only for what changed since the last
+ * successful run began (`meta.lastModified gt "…"`, RFC 7644 §3.4.2.2), when the directory says it
+ * filters (ServiceProviderConfig) and a full sync ran within FULL_SYNC_INTERVAL_HOURS.
+ */
+
+/**
+ * A delta asks for changes since the last successful run began, less this much: the bound is the
+ * directory's own clock (its HTTP Date, whole seconds) where it sends one, link's otherwise, and
+ * a directory may stamp `meta.lastModified` a little before it answers (replicas, a write that
+ * commits while the run starts). Re-reading a minute of changes is harmless: the upserts are
+ * idempotent.
+ */
+export const DELTA_OVERLAP_MS = 60_000;
+
+export const DEFAULT_FULL_SYNC_INTERVAL_MS = 24 * 3600_000;
+
+/** The SCIM filter of a delta. */
+export function modifiedSinceFilter(since: Date): string {
+  return `meta.lastModified gt ${JSON.stringify(since.toISOString())}`;
+}
+
+type Plan = { mode: 'full'; reason: string } | { mode: 'delta'; since: Date };
+
+/** Full or delta, and why. */
+export function planSync(
+  baseline: { lastDirectoryStartedAt: Date | null; lastFullStartedAt: Date | null },
+  directory: { filterSupported: boolean; reason?: string },
+  fullSyncIntervalMs: number,
+  now: Date,
+): Plan {
+  if (!directory.filterSupported) return { mode: 'full', reason: directory.reason ?? 'the directory does not advertise filter support (ServiceProviderConfig filter.supported is not true)' };
+  if (!baseline.lastDirectoryStartedAt || !baseline.lastFullStartedAt) return { mode: 'full', reason: 'no earlier successful full sync to start a delta from' };
+  if (now.getTime() - baseline.lastFullStartedAt.getTime() >= fullSyncIntervalMs) {
+    return { mode: 'full', reason: `the last full sync began at ${baseline.lastFullStartedAt.toISOString()}, FULL_SYNC_INTERVAL_HOURS (${round(fullSyncIntervalMs / 3600_000)}) ago or more: a full sync notices deletions` };
+  }
+  return { mode: 'delta', since: new Date(baseline.lastDirectoryStartedAt.getTime() - DELTA_OVERLAP_MS) };
+}
+
+function round(hours: number): number {
+  return Math.round(hours * 1000) / 1000;
+}
+
+/** Whether the directory refused the delta's filter (400 invalidFilter, or a 400 naming the filter). */
+function refusedFilter(error: unknown): boolean {
+  return error instanceof ScimError && error.status === 400 && (error.scimType === 'invalidFilter' || /filter/i.test(error.message));
+}
+
+export async function synchronise(
+  connectorId: string,
+  client: ScimClient,
+  syncs: SyncsRepository,
+  options: { fullSyncIntervalMs: number },
+): Promise<SyncOutcomeStats> {
+  const startedAt = new Date();
+  // The directory and the database at once: a delta's own time is mostly these round trips.
+  const [directory, baseline] = await Promise.all([directoryFeatures(client), syncs.syncBaseline(connectorId)]);
+  const directoryStartedAt = directory.date ?? startedAt;
+  const plan = planSync(baseline, directory, options.fullSyncIntervalMs, startedAt);
+  if (plan.mode === 'delta') {
+    try {
+      const stats = await delta(connectorId, client, syncs, plan.since);
+      return { ...stats, mode: 'delta', modeReason: `changes since ${plan.since.toISOString()} (the last successful sync's start by the directory's clock, less ${DELTA_OVERLAP_MS / 1000} s)`, deltaSince: plan.since, directoryStartedAt };
+    } catch (error) {
+      if (!refusedFilter(error)) throw error;
+      const reason = `the directory refused the delta's filter (${(error as ScimError).message}), so this run read everything`;
+      return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: reason, deltaSince: null, directoryStartedAt };
+    }
+  }
+  return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: plan.reason, deltaSince: null, directoryStartedAt };
+}
+
+/** Whether the directory filters, and its clock. */
+async function directoryFeatures(client: ScimClient): Promise<{ filterSupported: boolean; reason?: string; date: Date | null }> {
+  try {
+    return await client.serviceProviderConfig();
+  } catch (error) {
+    // A directory without the endpoint (or one that answers it oddly) still syncs, in full.
+    if (!(error instanceof ScimError) || !['not_found', 'rejected', 'invalid_response'].includes(error.kind)) throw error;
+    return { filterSupported: false, reason: `the directory's ServiceProviderConfig could not be read (${error.message}), so its filter support is unknown`, date: null };
+  }
+}
+
+type Counts = Pick<SyncOutcomeStats, 'usersSeen' | 'usersAdded' | 'usersUpdated' | 'usersRemoved' | 'groupsSeen'>;
+
+/** Reads pages into a map by SCIM id: a resource listed twice (pages shifting under a change) counts once. */
+async function collect<T extends { id?: unknown }>(pages: AsyncIterable<T[]>, valid: (item: T) => boolean): Promise<Map<string, T>> {
+  const items = new Map<string, T>();
+  for await (const page of pages) for (const item of page) if (item && typeof item.id === 'string' && valid(item)) items.set(item.id, item);
+  return items;
+}
+
+const validUser = (user: ScimUser) => typeof user.userName === 'string';
+const validGroup = (group: ScimGroup) => typeof group.displayName === 'string';
+
+function mirrorGroup(group: ScimGroup): MirrorGroup {
+  const members = (Array.isArray(group.members) ? group.members : []).map((member) => member?.value).filter((value): value is string => typeof value === 'string');
+  return { scimId: group.id, displayName: group.displayName, members: [...new Set(members)] };
+}
+
+/** The mirror's view of a SCIM User; `groups` are the names of its own `groups` attribute (membership is added later). */
+function mirrorUser(user: ScimUser): MirrorUser {
+  const emails = Array.isArray(user.emails) ? user.emails : [];
+  const email = (emails.find((entry) => entry?.primary) ?? emails[0])?.value ?? null;
+  return {
+    scimId: user.id,
+    externalId: typeof user.externalId === 'string' ? user.externalId : null,
+    userName: user.userName,
+    displayName: user.displayName ?? (user.name?.formatted || [user.name?.givenName, user.name?.familyName].filter(Boolean).join(' ') || null),
+    email,
+    active: user.active !== false,
+    groups: (Array.isArray(user.groups) ? user.groups : []).map((group) => group?.display).filter((name): name is string => typeof name === 'string' && name.length > 0),
+  };
+}
+
+/** Names of the groups each member is in. */
+function membership(groups: Iterable<MirrorGroup>): Map<string, Set<string>> {
+  const of = new Map<string, Set<string>>();
+  for (const group of groups) {
+    for (const member of group.members) {
+      let names = of.get(member);
+      if (!names) of.set(member, (names = new Set()));
+      names.add(group.displayName);
+    }
+  }
+  return of;
+}
+
+function withGroups(user: MirrorUser, names: Iterable<string> | undefined): MirrorUser {
+  return { ...user, groups: [...new Set([...user.groups, ...(names ?? [])])].sort() };
+}
+
+/** Everything: users missing from the directory are marked deleted, groups missing are dropped. */
+async function full(connectorId: string, client: ScimClient, syncs: SyncsRepository): Promise<Counts> {
+  const users = await collect(client.listUsers(), validUser);
+  const groups = [...(await collect(client.listGroups(), validGroup)).values()].map(mirrorGroup);
+  const groupsOf = membership(groups);
+
+  const before = new Map((await syncs.loadMirror(connectorId)).map((user) => [user.scimId, user]));
+  const diff = new UserDiff();
+  for (const scimUser of users.values()) diff.add(before.get(scimUser.id), withGroups(mirrorUser(scimUser), groupsOf.get(scimUser.id)));
+  const markDeleted = [...before.values()].filter((user) => !user.deletedAt && !users.has(user.scimId)).map((user) => user.scimId);
+
+  const storedGroups = new Map((await syncs.loadGroups(connectorId)).map((group) => [group.scimId, group]));
+  const upsertGroups = groups.filter((group) => {
+    const old = storedGroups.get(group.scimId);
+    return !old || !sameGroup(old, group);
+  });
+  const seenGroups = new Set(groups.map((group) => group.scimId));
+  const removeGroups = [...storedGroups.keys()].filter((id) => !seenGroups.has(id));
+
+  await syncs.applyMirror(connectorId, { upsert: diff.upsert, markDeleted, upsertGroups, removeGroups });
+  return { usersSeen: users.size, usersAdded: diff.added, usersUpdated: diff.updated, usersRemoved: markDeleted.length, groupsSeen: groups.length };
+}
+
+/**
+ * Only what changed: the Users and Groups modified since `since`. A changed group changes the
+ * `groups` of its members, old and new, so those users are brought up to date too. Deletions are
+ * not visible in a delta (the next full sync notices them).
+ */
+async function delta(connectorId: string, client: ScimClient, syncs: SyncsRepository, since: Date): Promise<Counts> {
+  const filter = modifiedSinceFilter(since);
+  const users = await collect(client.listUsers(filter), validUser);
+  const changedGroups = [...(await collect(client.listGroups(filter), validGroup)).values()].map(mirrorGroup);
+  if (!users.size && !changedGroups.length) return { usersSeen: 0, usersAdded: 0, usersUpdated: 0, usersRemoved: 0, groupsSeen: 0 };
+
+  const storedChanged = await syncs.loadGroups(connectorId, { scimIds: changedGroups.map((group) => group.scimId) });
+  const storedChangedById = new Map(storedChanged.map((group) => [group.scimId, group]));
+  const upsertGroups = changedGroups.filter((group) => {
+    const old = storedChangedById.get(group.scimId);
+    return !old || !sameGroup(old, group);
+  });
+  // Users whose groups may differ: the changed users, and the old and new members of changed groups.
+  const affected = new Set<string>(users.keys());
+  for (const group of upsertGroups) for (const member of [...group.members, ...(storedChangedById.get(group.scimId)?.members ?? [])]) affected.add(member);
+  const ids = [...affected];
+  // Their groups after this run: the stored groups they are in, with the changed ones replaced.
+  const groupsNow = new Map((await syncs.loadGroups(connectorId, { memberIds: ids })).map((group) => [group.scimId, group]));
+  for (const group of changedGroups) groupsNow.set(group.scimId, group);
+  const groupsOf = membership(groupsNow.values());
+
+  const before = new Map((await syncs.loadMirror(connectorId, ids)).map((user) => [user.scimId, user]));
+  const diff = new UserDiff();
+  for (const id of ids) {
+    const scimUser = users.get(id);
+    const old = before.get(id);
+    // A member of a changed group that is not a known user (a nested group, or a user created
+    // after this delta's listing) waits for the run that lists it.
+    const base: MirrorUser | undefined = scimUser ? mirrorUser(scimUser) : old && !old.deletedAt ? { ...old, groups: [] } : undefined;
+    if (base) diff.add(old, withGroups(base, groupsOf.get(id)));
+  }
+  await syncs.applyMirror(connectorId, { upsert: diff.upsert, markDeleted: [], upsertGroups });
+  return { usersSeen: users.size, usersAdded: diff.added, usersUpdated: diff.updated, usersRemoved: 0, groupsSeen: changedGroups.length };
+}
+
+/** The users to write, counted: new (or back after being marked deleted), or changed. */
+class UserDiff {
+  readonly upsert: MirrorUser[] = [];
+  added = 0;
+  updated = 0;
+
+  add(old: StoredMirrorUser | undefined, user: MirrorUser) {
+    if (!old || old.deletedAt) {
+      this.added++;
+      this.upsert.push(user);
+    } else if (!sameUser(old, user)) {
+      this.updated++;
+      this.upsert.push(user);
+    }
+  }
+}
+
+function sameUser(a: StoredMirrorUser | MirrorUser, b: MirrorUser): boolean {
+  return (
+    a.externalId === b.externalId &&
+    a.userName === b.userName &&
+    a.displayName === b.displayName &&
+    a.email === b.email &&
+    a.active === b.active &&
+    a.groups.length === b.groups.length &&
+    [...a.groups].sort().every((group, i) => group === b.groups[i])
+  );
+}
+
+function sameGroup(a: MirrorGroup, b: MirrorGroup): boolean {
+  if (a.displayName !== b.displayName || a.members.length !== b.members.length) return false;
+  const members = new Set(a.members);
+  return b.members.every((member) => members.has(member));
+}
