@@ -109,11 +109,25 @@ function translated(error: unknown): unknown {
 export function createEmployeesRepository(db: Db) {
   const rows = sqlRows(db, db.pool);
 
+  const byId = (tenantId: string, id: string) =>
+    withCurrentContract(Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`, todayUtc());
+
   async function findById(tenantId: string, id: string): Promise<EmployeeRecord | null> {
-    const [row] = await rows<EmployeeSqlRow>(
-      withCurrentContract(Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`, todayUtc()),
-    );
+    const [row] = await rows<EmployeeSqlRow>(byId(tenantId, id));
     return row ? fromSql(row) : null;
+  }
+
+  /**
+   * Writes, then reads the employee as the API shows it, in one transaction: a connection lost
+   * after the write but before the read must not leave a stored employee behind a 503 (the
+   * caller, told the write failed, would create it again).
+   */
+  async function writeThenRead(write: (tx: Prisma.TransactionClient) => Promise<{ id: string }>, tenantId: string): Promise<EmployeeRecord> {
+    return db.$transaction(async (tx) => {
+      const { id } = await write(tx);
+      const [row] = await sqlRows(tx)<EmployeeSqlRow>(byId(tenantId, id));
+      return fromSql(row!);
+    });
   }
 
   return {
@@ -147,8 +161,7 @@ export function createEmployeesRepository(db: Db) {
 
     async create(tenantId: string, input: NewEmployee): Promise<EmployeeRecord> {
       try {
-        const { id } = await db.employee.create({ data: { tenantId, userId: input.userId, ...dataOf(input) } as Prisma.EmployeeUncheckedCreateInput, select: columns });
-        return (await findById(tenantId, id))!;
+        return await writeThenRead((tx) => tx.employee.create({ data: { tenantId, userId: input.userId, ...dataOf(input) } as Prisma.EmployeeUncheckedCreateInput, select: columns }), tenantId);
       } catch (error) {
         throw translated(error);
       }
@@ -157,8 +170,7 @@ export function createEmployeesRepository(db: Db) {
     /** The changed employee, or null when the tenant has no employee with this id. */
     async update(tenantId: string, id: string, changes: EmployeeChanges): Promise<EmployeeRecord | null> {
       try {
-        await db.employee.update({ where: { id, tenantId }, data: dataOf(changes), select: columns });
-        return await findById(tenantId, id);
+        return await writeThenRead((tx) => tx.employee.update({ where: { id, tenantId }, data: dataOf(changes), select: columns }), tenantId);
       } catch (error) {
         if (isRecordNotFound(error)) return null;
         throw translated(error);
