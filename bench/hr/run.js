@@ -419,4 +419,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { seedTenant, inlined };
+module.exports = { seedTenant, seedRecordTenant, inlined };
