@@ -9,8 +9,9 @@
 //   BENCH_REDIS_URL     Redis for hr's rate limiter (default redis://127.0.0.1:6379; "" for none)
 //   BENCH_RUNS          measured runs per case (default 3; the median is reported)
 //   BENCH_LARGE / BENCH_SMALL  employees of the two tenants (default 100000 / 10000)
-//   BENCH_RECORD_EMPLOYEES  employees of the third tenant, one of them with five years of sheets, whose
-//                       working-time record and overtime account are measured (default 2000)
+//   BENCH_RECORD_EMPLOYEES  employees of the third tenant, one of them with five years of sheets and leaves,
+//                       whose working-time record, overtime account and leave account are measured (default 2000)
+//   BENCH_RECORD_REQUESTS  requests per record case, one at a time (default 200; p50 and p99 reported)
 const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
@@ -36,7 +37,10 @@ const RECORD_CASES = [
   { name: 'working-time record, a year (JSON)', path: 'working-time?from=2026-01-01&to=2026-12-31' },
   { name: 'working-time record, a year (CSV)', path: 'working-time?from=2026-01-01&to=2026-12-31&format=csv' },
   { name: 'overtime account, the 60th month', path: 'time-account?period=2026-12' },
+  { name: 'leave account, the fifth year', path: 'leave-account?year=2026' },
 ];
+// Requests per record case, one at a time, after a tenth as many unmeasured (p50 and p99 of these).
+const RECORD_REQUESTS = Number(process.env.BENCH_RECORD_REQUESTS ?? 200);
 const MIGRATIONS = path.join(ROOT, 'services/hr/prisma/migrations');
 const RESULTS = path.join(ROOT, 'bench/results');
 // Targets of issue 6: within 3× of COPY; peak RSS under 150 MB and no larger at 10× the data.
@@ -93,14 +97,26 @@ async function seedTenant(client, tenantId, employees) {
       WHERE e.tenant_id = $1 AND e.personnel_number::int % l.every = 0`,
     [tenantId],
   );
+  // Each leave's working days, as hr stores them beside the leave (what leave accounts count).
+  await client.query(
+    `INSERT INTO leave_days (leave_id, tenant_id, user_id, day)
+     SELECT l.id, l.tenant_id, l.user_id, d::date
+       FROM leaves l CROSS JOIN generate_series(l.start_date, l.end_date, interval '1 day') AS d
+      WHERE l.tenant_id = $1 AND extract(isodow FROM d) < 6`,
+    [tenantId],
+  );
   const { rows } = await client.query('SELECT count(*)::int AS sheets FROM timesheets WHERE tenant_id = $1', [tenantId]);
   return rows[0].sheets;
 }
 
 /**
  * The third tenant: a month for everyone (seedTenant), and for personnel number 1 every weekday of
- * five years, a contract (Berlin, 40 h on five days) and employment since 2022, approved vacation
- * weeks and a few Sundays. Answers that employee's id.
+ * five years and every third week's weekend, employment since 2022 and two contracts (Berlin, 40 h on
+ * five days, 30 vacation days; from July 2024 28), so the leave account spreads a year over two.
+ * Leaves of the five years: an approved vacation week starting the 1st of every other month (the
+ * one of December 2026 planned, after today), a sick leave in March every year and one on two days of
+ * each August vacation (those days return to the account, §9 BUrlG), a requested vacation week in
+ * November 2026, and an adjustment a year. Answers that employee's id.
  */
 async function seedRecordTenant(client, tenantId, employees) {
   const sheets = await seedTenant(client, tenantId, employees);
@@ -111,8 +127,14 @@ async function seedRecordTenant(client, tenantId, employees) {
   const [{ id, user_id: userId }] = rows;
   await client.query(
     `INSERT INTO contracts (tenant_id, employee_id, valid_from, weekly_minutes, working_days, vacation_days_per_year, state)
-     VALUES ($1, $2, $3::date, 2400, ARRAY['mon','tue','wed','thu','fri'], 30, 'DE-BE')`,
+     VALUES ($1, $2, $3::date, 2400, ARRAY['mon','tue','wed','thu','fri'], 30, 'DE-BE'),
+            ($1, $2, '2024-07-01', 2400, ARRAY['mon','tue','wed','thu','fri'], 28, 'DE-BE')`,
     [tenantId, id, RECORD_YEARS.from],
+  );
+  await client.query(
+    `INSERT INTO leave_adjustments (tenant_id, employee_id, year, days, reason)
+     SELECT $1, $2, y, 1.5, 'bench: agreed extra days' FROM generate_series(extract(year FROM $3::date)::int, extract(year FROM $4::date)::int) AS y`,
+    [tenantId, id, RECORD_YEARS.from, RECORD_YEARS.to],
   );
   const added = await client.query(
     `INSERT INTO timesheets (tenant_id, user_id, date, worked_minutes, break_minutes, warnings)
@@ -131,15 +153,30 @@ async function seedRecordTenant(client, tenantId, employees) {
   await client.query(
     `WITH l AS (
        INSERT INTO leaves (tenant_id, user_id, type, status, start_date, end_date, working_days)
-       SELECT $1, $2, 'vacation', 'approved', s::date, s::date + 4, 5
-         FROM generate_series($3::date, $4::date, interval '1 month') AS s
-        WHERE extract(month FROM s)::int % 2 = 0
+       SELECT $1, $2, v.type, v.status, v.start_date, v.end_date,
+              (SELECT count(*)::int FROM generate_series(v.start_date, v.end_date, interval '1 day') AS w WHERE extract(isodow FROM w) < 6)
+         FROM (SELECT 'vacation' AS type, 'approved' AS status, s::date AS start_date, s::date + 4 AS end_date
+                 FROM generate_series($3::date, $4::date, interval '1 month') AS s WHERE extract(month FROM s)::int % 2 = 0
+               UNION ALL
+               SELECT 'sick', 'approved', make_date(y, 3, 10), make_date(y, 3, 12)
+                 FROM generate_series(extract(year FROM $3::date)::int, extract(year FROM $4::date)::int) AS y
+               UNION ALL
+               SELECT 'sick', 'approved', make_date(y, 8, 3), make_date(y, 8, 4)
+                 FROM generate_series(extract(year FROM $3::date)::int, extract(year FROM $4::date)::int) AS y
+               UNION ALL
+               SELECT 'vacation', 'requested', '2026-11-16'::date, '2026-11-20'::date) AS v
        RETURNING id, start_date, end_date)
      INSERT INTO leave_days (leave_id, tenant_id, user_id, day)
      SELECT l.id, $1, $2, d::date FROM l CROSS JOIN generate_series(l.start_date, l.end_date, interval '1 day') AS d WHERE extract(isodow FROM d) < 6`,
     [tenantId, userId, RECORD_YEARS.from, RECORD_YEARS.to],
   );
-  return { sheets: sheets + added.rowCount, employeeId: id };
+  const { rows: days } = await client.query('SELECT count(*)::int AS n FROM leave_days WHERE tenant_id = $1 AND user_id = $2', [tenantId, userId]);
+  return { sheets: sheets + added.rowCount, leaveDays: days[0].n, employeeId: id };
+}
+
+/** Nearest rank: the smallest sample at or above the fraction `p` of the ascending `sorted`. */
+function percentile(sorted, p) {
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
 }
 
 /** One request's time to last byte (the body is read, not kept). */
@@ -225,11 +262,11 @@ function markdown(report) {
     `- Peak RSS under ${TARGET_RSS_MB} MB: ${verdict(report.targets.rss_under_limit)}; no larger at 10× the data: ${verdict(report.targets.rss_flat)} (${report.sizes.map((s) => `${s.peak_rss_mb} MB`).join(' vs ')}).`,
     `- hr sent the same number of rows as COPY in every run: ${verdict(report.targets.same_rows)}.`,
     '',
-    `Working-time record and overtime account of one employee with five years of sheets (${RECORD_YEARS.from} – ${RECORD_YEARS.to}) in a tenant of ${report.records.employees.toLocaleString('en')} employees (${report.records.sheets.toLocaleString('en')} sheets), one request at a time, median of ${Math.max(report.settings.runs, 5)}:`,
+    `Working-time record, overtime account and leave account of one employee with five years of sheets and leaves (${RECORD_YEARS.from} – ${RECORD_YEARS.to}, two contracts) in a tenant of ${report.records.employees.toLocaleString('en')} employees (${report.records.sheets.toLocaleString('en')} sheets; the employee's leave days: ${report.records.leave_days.toLocaleString('en')}), time to last byte, ${report.records.requests} requests one at a time after ${report.records.warmup} unmeasured:`,
     '',
-    '| case | request | median ms |',
-    '|---|---|---:|',
-    ...report.records.cases.map((c) => `| ${c.case} | \`GET /employees/:id/${c.path}\` | ${c.median_ms} |`),
+    '| case | request | p50 ms | p99 ms | max ms |',
+    '|---|---|---:|---:|---:|',
+    ...report.records.cases.map((c) => `| ${c.case} | \`GET /employees/:id/${c.path}\` | ${c.p50_ms} | ${c.p99_ms} | ${c.max_ms} |`),
     '',
     `Full numbers: \`${report.file}\`.`,
     '',
@@ -329,14 +366,21 @@ async function main() {
     }
 
     const records = [];
+    const recordWarmup = Math.max(1, Math.ceil(RECORD_REQUESTS / 10));
     const recordAuth = `Bearer ${issuer.token({ tenant_id: recordTenant.tenantId, scope: 'read:hr' })}`;
     for (const c of RECORD_CASES) {
       const url = `${hr.url}/api/v1/employees/${recordTenant.seeded.employeeId}/${c.path}`;
-      await timed(url, recordAuth); // unmeasured: cache, JIT
+      for (let run = 0; run < recordWarmup; run++) await timed(url, recordAuth); // unmeasured: cache, JIT
       const runs = [];
-      for (let run = 0; run < Math.max(RUNS, 5); run++) runs.push(await timed(url, recordAuth));
-      records.push({ case: c.name, path: c.path, median_ms: round(median(runs)), runs_ms: runs.map((ms) => round(ms)) });
-      console.log(`${c.name}: median ${round(median(runs))} ms`);
+      for (let run = 0; run < RECORD_REQUESTS; run++) runs.push(await timed(url, recordAuth));
+      const sorted = [...runs].sort((a, b) => a - b);
+      const row = { case: c.name, path: c.path, p50_ms: round(percentile(sorted, 0.5)), p99_ms: round(percentile(sorted, 0.99)), max_ms: round(sorted.at(-1)), mean_ms: round(runs.reduce((a, b) => a + b, 0) / runs.length) };
+      if (c.path.startsWith('leave-account')) {
+        // What the account came to (taken, returned, carried over…): the seeding did give it work.
+        row.answer = await (await fetch(url, { headers: { authorization: recordAuth } })).json();
+      }
+      records.push(row);
+      console.log(`${c.name}: p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, max ${row.max_ms} ms`);
     }
 
     const date = new Date().toISOString();
@@ -348,7 +392,7 @@ async function main() {
       idle_rss_mb: round(idle.rss_mb, 1),
       warm_rss_mb: round(warm.rss_mb, 1),
       sizes,
-      records: { employees: RECORD_EMPLOYEES, sheets: recordTenant.seeded.sheets, years: RECORD_YEARS, cases: records },
+      records: { employees: RECORD_EMPLOYEES, sheets: recordTenant.seeded.sheets, leave_days: recordTenant.seeded.leaveDays, years: RECORD_YEARS, requests: RECORD_REQUESTS, warmup: recordWarmup, cases: records },
       targets: {
         within_ratio: sizes.every((s) => s.ratio <= TARGET_RATIO),
         rss_under_limit: sizes.every((s) => s.peak_rss_mb < TARGET_RSS_MB),
@@ -375,4 +419,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { seedTenant, inlined };
+module.exports = { seedTenant, seedRecordTenant, inlined };
