@@ -1,8 +1,7 @@
-import type { Directory } from '../runs/directory';
-import type { RunTenant } from '../runs/managed-tenants.repository';
+import { personAccount } from '../runs/person-account';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
-import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
+import { runTaskIdempotencyKey, type TaskOutcome } from '../runs/run-tasks';
 import type { OffboardingStatus, OffboardingTaskName } from './offboarding.schemas';
 
 export interface OffboardingRecord extends RunRecord {
@@ -29,31 +28,11 @@ const WORKED_ON = ['open', 'in_progress', 'pending'] as const;
  * the deletion `mailbox_retention_days` later; a time already past means now.
  */
 export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<OffboardingRecord, NewOffboarding>[] {
-  const { tenants, directories, desk, save } = deps;
+  const { desk } = deps;
   const leave = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS, now.getTime()));
   const remove = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS + input.mailboxRetentionDays * DAY_MS, now.getTime()));
 
-  async function tenantOf(run: OffboardingRecord): Promise<RunTenant> {
-    const domain = run.email.slice(run.email.lastIndexOf('@') + 1);
-    const tenant = run.managedTenantId ? await tenants.findById(run.ownerTenantId, run.managedTenantId) : await tenants.findByDomain(run.ownerTenantId, domain);
-    if (!tenant) throw new TaskFailure(`None of your managed tenants has the domain ${domain}, so the directory account of ${run.email} cannot be reached.`);
-    if (!run.managedTenantId) {
-      await save(run.id, { managedTenantId: tenant.id });
-      run.managedTenantId = tenant.id;
-    }
-    return tenant;
-  }
-
-  async function directoryAccount(run: OffboardingRecord): Promise<{ directory: Directory; userId: string }> {
-    const tenant = await tenantOf(run);
-    const directory = await directories.open(tenant.id);
-    if (run.directoryUserId) return { directory, userId: run.directoryUserId };
-    const account = await directory.findUserByUserName(run.email);
-    if (!account) throw new TaskFailure(`The directory of ${tenant.domain} has no account with userName ${run.email}.`);
-    await save(run.id, { directoryUserId: account.id });
-    run.directoryUserId = account.id;
-    return { directory, userId: account.id };
-  }
+  const { tenantOf, directoryAccount } = personAccount(deps);
 
   const steps: Record<OffboardingTaskName, (run: OffboardingRecord, task: RunTaskRecord) => Promise<TaskOutcome>> = {
     async reassign_tickets(run) {

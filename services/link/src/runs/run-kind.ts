@@ -52,11 +52,11 @@ export interface RunStep<R extends RunRecord, I> {
 /** Where a kind's runs are stored: its own table (its input columns), its tasks in `run_tasks`. */
 export interface RunTable {
   /** The Prisma model, e.g. `onboarding`. */
-  model: 'onboarding' | 'offboarding';
+  model: 'onboarding' | 'offboarding' | 'move';
   /** Its table, e.g. `onboardings`. */
-  table: 'onboardings' | 'offboardings';
+  table: 'onboardings' | 'offboardings' | 'moves';
   /** The column of `run_tasks` naming the run. */
-  taskKey: 'onboardingId' | 'offboardingId';
+  taskKey: 'onboardingId' | 'offboardingId' | 'moveId';
   /** The column that holds `openKey` while the run is open (unique with the owner): one open run per key. */
   openColumn: string;
   /** Prisma's name of that unique index. */
@@ -67,7 +67,7 @@ export interface RunTable {
 
 export interface RunKind<R extends RunRecord = RunRecord, B = unknown, I extends object = object> {
   /** `onboarding`: the queue `onboarding-run`, the events `onboarding.*`, the resource type. */
-  name: 'onboarding' | 'offboarding';
+  name: 'onboarding' | 'offboarding' | 'move';
   table: RunTable;
   steps: RunStep<R, I>[];
   /** The API JSON of a run (answers and events alike). */
