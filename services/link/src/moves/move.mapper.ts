@@ -17,7 +17,7 @@ export function moveJson(run: MoveRecord): MoveJson {
     manager_id: run.managerId,
     job_title: run.jobTitle,
     bundles: { add: run.bundlesAdd, remove: run.bundlesRemove },
-    physical: run.physical,
+    physical: run.physical ?? null,
     directory_user_id: run.directoryUserId,
     tasks: run.tasks.map((task) => taskJson(task, { dueAt: true }) as MoveJson['tasks'][number]),
     created_at: run.createdAt.toISOString(),

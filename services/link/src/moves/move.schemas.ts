@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 import { RUN_STATUSES } from '../runs/run-kind';
 
@@ -145,3 +146,12 @@ export const ListMovesQuery = strictObject({
   status: Type.Optional(stringEnum(MOVE_STATUSES, { description: 'Only moves in this status.' })),
 });
 export type ListMovesQuery = Static<typeof ListMovesQuery>;
+
+export const MovePreview = previewSchema('MovePreview', 'move', Move, MoveTask, {
+  plans: [
+    'set title "Account Executive", department "Sales", manager ada.lovelace@contoso.com of grace.hopper@contoso.com in contoso.com\'s directory',
+    'add to group Sales, add to group CRM, remove from group Engineering',
+    'open a hardware ticket in desk for the move of grace.hopper@contoso.com',
+  ],
+  problems: [{ task: 'change_bundles', code: 'group_missing', detail: 'The directory has no group named "CRM".' }],
+});

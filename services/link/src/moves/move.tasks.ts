@@ -1,4 +1,5 @@
-import { personAccount } from '../runs/person-account';
+import { domainOf, personAccount } from '../runs/person-account';
+import { deskClientProblems, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
 import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
@@ -43,7 +44,7 @@ export const moveDue = (input: Pick<NewMove, 'effectiveDate'>, now: Date) => new
  */
 export function moveSteps(deps: RunKindDeps<MoveRecord>): RunStep<MoveRecord, NewMove>[] {
   const { desk } = deps;
-  const { tenantOf, directoryAccount } = personAccount(deps);
+  const { tenantOf, directoryAccount, previewAccount } = personAccount(deps);
 
   const steps: Record<MoveTaskName, (run: MoveRecord, task: RunTaskRecord) => Promise<TaskOutcome>> = {
     async update_account(run) {
@@ -119,9 +120,41 @@ export function moveSteps(deps: RunKindDeps<MoveRecord>): RunStep<MoveRecord, Ne
     },
   };
 
+  /** The dry run of each step: reads of the directory and desk only. */
+  const previews: Record<MoveTaskName, (run: MoveRecord) => Promise<StepPreview>> = {
+    async update_account(run) {
+      const problems: StepProblem[] = [];
+      const found = await previewAccount(run, problems);
+      if (found && run.managerEmail) {
+        const manager = await probe(problems, 'directory_unreachable', () => found.directory.findUserByUserName(run.managerEmail!));
+        if (!manager && !problems.length) problems.push(problem('account_not_found', `The directory of ${found.tenant.domain} has no account with userName ${run.managerEmail} (the new manager).`));
+      }
+      const changes = [
+        ...(run.jobTitle ? [`title "${run.jobTitle}"`] : []),
+        ...(run.department ? [`department "${run.department}"`] : []),
+        ...(run.managerEmail ? [`manager ${run.managerEmail}`] : []),
+      ];
+      return { plan: changes.length ? `set ${changes.join(', ')} of ${run.email} in ${domainOf(run.email)}'s directory` : `change nothing of ${run.email}'s profile`, problems };
+    },
+    async change_bundles(run) {
+      const problems: StepProblem[] = [];
+      const plan = [...run.bundlesAdd.map((name) => `add to group ${name}`), ...run.bundlesRemove.map((name) => `remove from group ${name}`)].join(', ');
+      if (!plan) return { plan: 'change no groups', problems };
+      const found = await previewAccount(run, problems);
+      if (found) await missingGroups(problems, found.directory, [...run.bundlesAdd, ...run.bundlesRemove]);
+      return { plan, problems };
+    },
+    async equipment_ticket(run) {
+      const problems: StepProblem[] = [];
+      const tenant = await probe(problems, 'tenant_missing', () => tenantOf(run, { dryRun: true }));
+      if (tenant) await deskClientProblems(problems, desk, run.ownerTenantId, tenant.clientId);
+      return { plan: `open a hardware ticket in desk for the move of ${run.email}`, problems };
+    },
+  };
+
   return [
-    { name: 'update_account', due: moveDue, execute: steps.update_account },
-    { name: 'change_bundles', due: moveDue, execute: steps.change_bundles },
-    { name: 'equipment_ticket', due: (input, now) => (input.physical ? moveDue(input, now) : null), execute: steps.equipment_ticket },
+    { name: 'update_account', due: moveDue, execute: steps.update_account, preview: previews.update_account },
+    { name: 'change_bundles', due: moveDue, execute: steps.change_bundles, preview: previews.change_bundles },
+    { name: 'equipment_ticket', due: (input, now) => (input.physical ? moveDue(input, now) : null), execute: steps.equipment_ticket, preview: previews.equipment_ticket },
   ];
 }

@@ -1,8 +1,8 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { moveJson } from './move.mapper';
-import { CreateMoveBody, ListMovesQuery, Move, MovePage } from './move.schemas';
-import { registerRetryRoute } from '../runs/run-routes';
+import { CreateMoveBody, MovePreview, ListMovesQuery, Move, MovePage } from './move.schemas';
+import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { MoveRecord } from './move.tasks';
 
@@ -62,9 +62,17 @@ export function registerMoveRoutes(api: ApiRouter, deps: { moves: RunsService<Mo
     tags: TAGS,
     scope: SCOPE,
     body: CreateMoveBody,
+    query: DryRunQuery,
     errors: [409, 422, 503],
-    responses: { 201: { description: 'Scheduled; `Location` names the run.', schema: Move, headers: LOCATION } },
-    handler: async (req, res, { body }) => {
+    responses: {
+      201: { description: 'Scheduled; `Location` names the run.', schema: Move, headers: LOCATION },
+      200: { description: '`?dry_run=true`: the move as it would be made, with each task\'s `plan` and the `problems` it would meet now; nothing was written.', schema: MovePreview },
+    },
+    handler: async (req, res, { body, query }) => {
+      if (query.dry_run) {
+        res.status(200).json(previewJson(moveJson, await moves.preview(tenantOf(req), body)));
+        return;
+      }
       const run = await moves.create(tenantOf(req), body);
       res.status(201).location(`${API_BASE_PATH}/moves/${run.id}`).json(moveJson(run));
     },

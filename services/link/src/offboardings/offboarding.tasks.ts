@@ -1,4 +1,5 @@
-import { personAccount } from '../runs/person-account';
+import { domainOf, personAccount } from '../runs/person-account';
+import { deskClientProblems, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
 import { runTaskIdempotencyKey, type TaskOutcome } from '../runs/run-tasks';
@@ -32,7 +33,7 @@ export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<
   const leave = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS, now.getTime()));
   const remove = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS + input.mailboxRetentionDays * DAY_MS, now.getTime()));
 
-  const { tenantOf, directoryAccount } = personAccount(deps);
+  const { tenantOf, directoryAccount, previewAccount } = personAccount(deps);
 
   const steps: Record<OffboardingTaskName, (run: OffboardingRecord, task: RunTaskRecord) => Promise<TaskOutcome>> = {
     async reassign_tickets(run) {
@@ -81,10 +82,36 @@ export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<
     },
   };
 
+  /** The dry run of each step: reads of the directory and desk only. */
+  const previews: Record<OffboardingTaskName, (run: OffboardingRecord) => Promise<StepPreview>> = {
+    async reassign_tickets(run) {
+      const problems: StepProblem[] = [];
+      let count = 0;
+      for (const status of WORKED_ON) count += (await probe(problems, 'desk_refusing', () => desk.listTickets(run.ownerTenantId, { assigneeId: run.userId, status })))?.length ?? 0;
+      return { plan: `reassign ${count} open ticket(s) of ${run.email} to the successor`, problems };
+    },
+    async disable_account(run) {
+      const problems: StepProblem[] = [];
+      await previewAccount(run, problems);
+      return { plan: `disable ${run.email} in ${domainOf(run.email)}'s directory`, problems };
+    },
+    async delegate_mailbox(run) {
+      const problems: StepProblem[] = [];
+      const tenant = await probe(problems, 'tenant_missing', () => tenantOf(run, { dryRun: true }));
+      if (tenant) await deskClientProblems(problems, desk, run.ownerTenantId, tenant.clientId);
+      return { plan: `open an email ticket in desk to delegate the mailbox of ${run.email} to the successor`, problems };
+    },
+    // Its account problems are disable_account's: not listed twice.
+    async delete_account(run) {
+      return { plan: `delete ${run.email} from ${domainOf(run.email)}'s directory after ${run.mailboxRetentionDays} day(s)`, problems: [] };
+    },
+  };
+
   const step = (name: OffboardingTaskName, due: RunStep<OffboardingRecord, NewOffboarding>['due']): RunStep<OffboardingRecord, NewOffboarding> => ({
     name,
     due,
     execute: (run, task) => steps[name](run, task),
+    preview: previews[name],
   });
   return [step('reassign_tickets', leave), step('disable_account', leave), step('delegate_mailbox', leave), step('delete_account', remove)];
 }

@@ -2,6 +2,7 @@ import type { AppError } from '@msp/http';
 import type { DeskClient } from '../desk/desk-client';
 import type { Directories } from './directory';
 import type { RunTenantsRepository } from './managed-tenants.repository';
+import type { StepPreview } from './run-preview';
 import type { RunTaskRecord } from './run-tasks.repository';
 import type { TaskOutcome } from './run-tasks';
 
@@ -45,6 +46,8 @@ export interface RunStep<R extends RunRecord, I> {
   due(input: I, now: Date): Date | null;
   /** Does the step; throws TaskFailure for a refusal, anything retryable for an outage. */
   execute(run: R, task: RunTaskRecord): Promise<TaskOutcome>;
+  /** A dry run of the step on the run as it would be made: what it would do, what would fail now; reads only. */
+  preview(run: R): Promise<StepPreview>;
   /** When the step fails for good, every later step is skipped with this detail (the run cannot go on). */
   skipRestOnFailure?: string;
 }
