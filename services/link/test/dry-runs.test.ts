@@ -147,6 +147,19 @@ describe('?dry_run=true', () => {
     });
   });
 
+  test('When desk knows no client for the managed tenant, then the ticket task lists desk_refusing, and nothing is written', async () => {
+    const manager = await h.deskTenant.createUser();
+    const tenant = await h.registerManagedTenant();
+    const unknownClient = '00000000-0000-4000-8000-00000000c11e';
+    await h.link.db.managedTenant.update({ where: { id: tenant.id }, data: { clientId: unknownClient } });
+    const email = `nc.${hex()}@${tenant.domain}`;
+    await leavesEverythingUntouched(async () => {
+      const response = await post('/onboardings', { first_name: 'N', last_name: 'C', email, department: 'X', manager_id: manager.id, start_date: day(0), bundles: [], physical: { laptop: 'L', badge: false, phone_extension: false } });
+      expect(response.status).toBe(200);
+      expect(response.body.problems).toEqual([{ task: 'equipment_ticket', code: 'desk_refusing', detail: `desk knows no client ${unknownClient} in your tenant: the ticket would be refused.` }]);
+    });
+  });
+
   test('When a dry run breaks a rule, then it answers as the real request would (422, 409), and writes nothing', async () => {
     const email = `dup.${hex()}@${h.managed.domain}`;
     const user = await h.deskTenant.createUser({ email });
