@@ -160,6 +160,20 @@ describe('?dry_run=true', () => {
     });
   });
 
+  test('When a dry run and the real request carry the same Idempotency-Key, then the real one is not answered with the dry run (422 key reused), and a fresh key creates the run', async () => {
+    const email = `idem.${hex()}@${h.managed.domain}`;
+    const user = await h.deskTenant.createUser({ email });
+    const body = { user_id: user.id, effective_date: day(40), bundles: {} };
+    const key = `"dry-${hex()}"`;
+    const dry = await request(h.link.app).post('/api/v1/moves?dry_run=true').set('Authorization', h.auth).set('Idempotency-Key', key).send(body);
+    expect(dry.status).toBe(200);
+    const real = await request(h.link.app).post('/api/v1/moves').set('Authorization', h.auth).set('Idempotency-Key', key).send(body);
+    expect(real.status).toBe(422);
+    expect(real.body.type).toBe('urn:msp:problem:idempotency-key-reused');
+    const fresh = await request(h.link.app).post('/api/v1/moves').set('Authorization', h.auth).set('Idempotency-Key', `"real-${hex()}"`).send(body);
+    expect(fresh.status).toBe(201);
+  });
+
   test('When a dry run breaks a rule, then it answers as the real request would (422, 409), and writes nothing', async () => {
     const email = `dup.${hex()}@${h.managed.domain}`;
     const user = await h.deskTenant.createUser({ email });
