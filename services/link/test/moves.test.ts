@@ -148,6 +148,21 @@ describe('POST /moves', () => {
     expect(await eventTypes(run.id)).toEqual(['move.failed', 'move.retried', 'move.completed_with_errors']);
   });
 
+  test('When the new manager has no directory account, then update_account fails naming their e-mail and changes nothing, the groups still change, and the move is completed_with_errors', async () => {
+    const user = await person();
+    const manager = await person({ name: 'nobody', account: false });
+    const crm = h.scim.addGroup(`CRM ${hex()}`);
+    const response = await post({ user_id: user.id, effective_date: day(0), job_title: 'Never set', manager_id: manager.id, bundles: { add: [crm.displayName] } });
+    expect(response.status).toBe(201);
+    const run = await until(response.body.id, isFinished);
+    expect(run.status).toBe('completed_with_errors');
+    expect(run.tasks[0].status).toBe('failed');
+    expect(run.tasks[0].detail).toContain(manager.email.toLowerCase());
+    expect(account(user.account!.id).title).toBeUndefined();
+    expect(run.tasks[1].status).toBe('succeeded');
+    expect(members(crm.id)).toEqual([user.account!.id]);
+  });
+
   test('When the effective date is ahead, then the move stays scheduled with its tasks due at the start of that day, and POST /moves/:id/cancel cancels it (move.cancelled); a second cancel is 409', async () => {
     const user = await person();
     const date = day(5);
