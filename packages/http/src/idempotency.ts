@@ -118,7 +118,11 @@ function canonical(value: unknown): unknown {
 }
 
 function fingerprintOf(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.baseUrl}${req.path}\n${JSON.stringify(canonical(req.body ?? null))}`).digest('hex');
+  // The query is part of the request: `?dry_run=true` and the real POST are two requests, so a key
+  // spent on one is never replayed for the other.
+  const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+  query.sort();
+  return createHash('sha256').update(`${req.method} ${req.baseUrl}${req.path}?${query.toString()}\n${JSON.stringify(canonical(req.body ?? null))}`).digest('hex');
 }
 
 /** The header's value: a structured-field string (`"…"`) or, leniently, the bare token. */
@@ -177,7 +181,7 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger): Idem
       }
       if (claim !== 'claimed') {
         if (claim.fingerprint !== fingerprint) {
-          throw new AppError(422, 'This Idempotency-Key was used with another request (another body or another route); use a new key for a new request.', {
+          throw new AppError(422, 'This Idempotency-Key was used with another request (another body, route or query); use a new key for a new request.', {
             code: 'idempotency-key-reused',
           });
         }

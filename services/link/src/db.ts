@@ -29,7 +29,7 @@ export function violatedUniqueConstraint(error: unknown): string | undefined {
 }
 
 /** The tables whose rows link's events describe. */
-type EventfulTable = 'managed_tenants' | 'sync_runs' | 'onboardings' | 'offboardings';
+type EventfulTable = 'managed_tenants' | 'sync_runs' | 'onboardings' | 'offboardings' | 'moves';
 
 /**
  * Locks the row for the rest of the transaction; false when there is none. A change reads the

@@ -24,6 +24,11 @@ describeWebhooks({
     'offboarding.failed',
     'offboarding.cancelled',
     'offboarding.retried',
+    'move.completed',
+    'move.completed_with_errors',
+    'move.failed',
+    'move.cancelled',
+    'move.retried',
   ],
   async setup() {
     const link = await startLink({ workers: false });

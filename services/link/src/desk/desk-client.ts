@@ -210,6 +210,15 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
       if (result.status !== 201) throw refused('POST', '/tickets', result);
       return result.body as DeskTicket;
     },
+
+    /** The client, or null when desk knows none of that id in the tenant (a dry run's check before a ticket). */
+    async getClient(tenantId: string, clientId: string): Promise<{ id: string; name: string } | null> {
+      const path = `/clients/${encodeURIComponent(clientId)}`;
+      const result = await call(tenantId, 'GET', path);
+      if (result.status === 404) return null;
+      if (result.status !== 200) throw refused('GET', path, result);
+      return result.body as { id: string; name: string };
+    },
   };
 }
 

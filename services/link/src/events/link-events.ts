@@ -2,6 +2,7 @@
 // recorded by a service (or a run's worker) in the transaction of the change it describes. A job's
 // events (a sync or a run ending) have the actor `system`: runs do not record who started them.
 import { eventCatalogue, type EventType } from '@msp/events';
+import { Move } from '../moves/move.schemas';
 import { Offboarding } from '../offboardings/offboarding.schemas';
 import { Onboarding } from '../onboardings/onboarding.schemas';
 import { SyncRun } from '../syncs/sync.schemas';
@@ -39,6 +40,16 @@ const EVENTS = [
   { type: 'offboarding.failed', summary: `An offboarding finished and no task succeeded; ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
   { type: 'offboarding.cancelled', summary: `A scheduled offboarding was cancelled before anything ran; its tasks are skipped; ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
   { type: 'offboarding.retried', summary: `The failed tasks of a finished offboarding were re-queued (POST /offboardings/:id/retry); ${STATUS_CHANGES}.`, object: Offboarding, changes: true },
+  { type: 'move.completed', summary: `A move finished and every task succeeded; ${STATUS_CHANGES}.`, object: Move, changes: true },
+  {
+    type: 'move.completed_with_errors',
+    summary: `A move finished with some tasks failed (a missing group: \`result.missing\` of \`change_bundles\`; see \`object.tasks\`); ${STATUS_CHANGES}.`,
+    object: Move,
+    changes: true,
+  },
+  { type: 'move.failed', summary: `A move finished and no task succeeded (e.g. the account was not found); ${STATUS_CHANGES}.`, object: Move, changes: true },
+  { type: 'move.cancelled', summary: `A scheduled move was cancelled before anything ran; its tasks are skipped; ${STATUS_CHANGES}.`, object: Move, changes: true },
+  { type: 'move.retried', summary: `The failed tasks of a finished move were re-queued (POST /moves/:id/retry); ${STATUS_CHANGES}.`, object: Move, changes: true },
 ] as const satisfies readonly EventType[];
 
 export const linkEvents = eventCatalogue(EVENTS);

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 
 export const OFFBOARDING_STATUSES = ['scheduled', 'in_progress', 'completed', 'completed_with_errors', 'failed', 'cancelled'] as const;
@@ -101,3 +102,13 @@ export const ListOffboardingsQuery = strictObject({
   status: Type.Optional(stringEnum(OFFBOARDING_STATUSES, { description: 'Only offboardings in this status.' })),
 });
 export type ListOffboardingsQuery = Static<typeof ListOffboardingsQuery>;
+
+export const OffboardingPreview = previewSchema('OffboardingPreview', 'offboarding', Offboarding, OffboardingTask, {
+  plans: [
+    'reassign 3 open ticket(s) of grace.hopper@contoso.com to the successor',
+    "disable grace.hopper@contoso.com in contoso.com's directory",
+    'open an email ticket in desk to delegate the mailbox of grace.hopper@contoso.com to the successor',
+    "delete grace.hopper@contoso.com from contoso.com's directory after 30 day(s)",
+  ],
+  problems: [{ task: 'disable_account', code: 'account_not_found', detail: 'The directory of contoso.com has no account with userName grace.hopper@contoso.com.' }],
+});

@@ -1,8 +1,8 @@
-import type { Directory } from '../runs/directory';
-import type { RunTenant } from '../runs/managed-tenants.repository';
+import { domainOf, personAccount } from '../runs/person-account';
+import { deskClientProblems, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
-import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
+import { runTaskIdempotencyKey, type TaskOutcome } from '../runs/run-tasks';
 import type { OffboardingStatus, OffboardingTaskName } from './offboarding.schemas';
 
 export interface OffboardingRecord extends RunRecord {
@@ -29,31 +29,11 @@ const WORKED_ON = ['open', 'in_progress', 'pending'] as const;
  * the deletion `mailbox_retention_days` later; a time already past means now.
  */
 export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<OffboardingRecord, NewOffboarding>[] {
-  const { tenants, directories, desk, save } = deps;
+  const { desk } = deps;
   const leave = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS, now.getTime()));
   const remove = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS + input.mailboxRetentionDays * DAY_MS, now.getTime()));
 
-  async function tenantOf(run: OffboardingRecord): Promise<RunTenant> {
-    const domain = run.email.slice(run.email.lastIndexOf('@') + 1);
-    const tenant = run.managedTenantId ? await tenants.findById(run.ownerTenantId, run.managedTenantId) : await tenants.findByDomain(run.ownerTenantId, domain);
-    if (!tenant) throw new TaskFailure(`None of your managed tenants has the domain ${domain}, so the directory account of ${run.email} cannot be reached.`);
-    if (!run.managedTenantId) {
-      await save(run.id, { managedTenantId: tenant.id });
-      run.managedTenantId = tenant.id;
-    }
-    return tenant;
-  }
-
-  async function directoryAccount(run: OffboardingRecord): Promise<{ directory: Directory; userId: string }> {
-    const tenant = await tenantOf(run);
-    const directory = await directories.open(tenant.id);
-    if (run.directoryUserId) return { directory, userId: run.directoryUserId };
-    const account = await directory.findUserByUserName(run.email);
-    if (!account) throw new TaskFailure(`The directory of ${tenant.domain} has no account with userName ${run.email}.`);
-    await save(run.id, { directoryUserId: account.id });
-    run.directoryUserId = account.id;
-    return { directory, userId: account.id };
-  }
+  const { tenantOf, directoryAccount, previewAccount } = personAccount(deps);
 
   const steps: Record<OffboardingTaskName, (run: OffboardingRecord, task: RunTaskRecord) => Promise<TaskOutcome>> = {
     async reassign_tickets(run) {
@@ -102,10 +82,36 @@ export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<
     },
   };
 
+  /** The dry run of each step: reads of the directory and desk only. */
+  const previews: Record<OffboardingTaskName, (run: OffboardingRecord) => Promise<StepPreview>> = {
+    async reassign_tickets(run) {
+      const problems: StepProblem[] = [];
+      let count = 0;
+      for (const status of WORKED_ON) count += (await probe(problems, 'desk_refusing', () => desk.listTickets(run.ownerTenantId, { assigneeId: run.userId, status })))?.length ?? 0;
+      return { plan: `reassign ${count} open ticket(s) of ${run.email} to the successor`, problems };
+    },
+    async disable_account(run) {
+      const problems: StepProblem[] = [];
+      await previewAccount(run, problems);
+      return { plan: `disable ${run.email} in ${domainOf(run.email)}'s directory`, problems };
+    },
+    async delegate_mailbox(run) {
+      const problems: StepProblem[] = [];
+      const tenant = await probe(problems, 'tenant_missing', () => tenantOf(run, { dryRun: true }));
+      if (tenant) await deskClientProblems(problems, desk, run.ownerTenantId, tenant.clientId);
+      return { plan: `open an email ticket in desk to delegate the mailbox of ${run.email} to the successor`, problems };
+    },
+    // Its account problems are disable_account's: not listed twice.
+    async delete_account(run) {
+      return { plan: `delete ${run.email} from ${domainOf(run.email)}'s directory after ${run.mailboxRetentionDays} day(s)`, problems: [] };
+    },
+  };
+
   const step = (name: OffboardingTaskName, due: RunStep<OffboardingRecord, NewOffboarding>['due']): RunStep<OffboardingRecord, NewOffboarding> => ({
     name,
     due,
     execute: (run, task) => steps[name](run, task),
+    preview: previews[name],
   });
   return [step('reassign_tickets', leave), step('disable_account', leave), step('delegate_mailbox', leave), step('delete_account', remove)];
 }

@@ -1,8 +1,8 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { offboardingJson } from './offboarding.mapper';
-import { CreateOffboardingBody, ListOffboardingsQuery, Offboarding, OffboardingPage } from './offboarding.schemas';
-import { registerRetryRoute } from '../runs/run-routes';
+import { CreateOffboardingBody, OffboardingPreview, ListOffboardingsQuery, Offboarding, OffboardingPage } from './offboarding.schemas';
+import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { OffboardingRecord } from './offboarding.tasks';
 
@@ -59,9 +59,17 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
     tags: TAGS,
     scope: SCOPE,
     body: CreateOffboardingBody,
+    query: DryRunQuery,
     errors: [409, 422, 503],
-    responses: { 201: { description: 'Scheduled; `Location` names the run.', schema: Offboarding, headers: LOCATION } },
-    handler: async (req, res, { body }) => {
+    responses: {
+      201: { description: 'Scheduled; `Location` names the run.', schema: Offboarding, headers: LOCATION },
+      200: { description: '`?dry_run=true`: the offboarding as it would be made, with each task\'s `plan` and the `problems` it would meet now; nothing was written.', schema: OffboardingPreview },
+    },
+    handler: async (req, res, { body, query }) => {
+      if (query.dry_run) {
+        res.status(200).json(previewJson(offboardingJson, await offboardings.preview(tenantOf(req), body)));
+        return;
+      }
       const run = await offboardings.create(tenantOf(req), body);
       res.status(201).location(`${API_BASE_PATH}/offboardings/${run.id}`).json(offboardingJson(run));
     },

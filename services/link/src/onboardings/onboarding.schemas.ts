@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 
 export const ONBOARDING_STATUSES = ['scheduled', 'in_progress', 'completed', 'completed_with_errors', 'failed', 'cancelled'] as const;
@@ -144,3 +145,8 @@ export const ListOnboardingsQuery = strictObject({
   status: Type.Optional(stringEnum(ONBOARDING_STATUSES, { description: 'Only onboardings in this status.' })),
 });
 export type ListOnboardingsQuery = Static<typeof ListOnboardingsQuery>;
+
+export const OnboardingPreview = previewSchema('OnboardingPreview', 'onboarding', Onboarding, OnboardingTask, {
+  plans: ["create user ada.lovelace@contoso.com in contoso.com's directory", 'add to group M365 E3, add to group VPN', 'open a hardware ticket in desk for the equipment of Ada Lovelace (laptop ThinkPad T14 Gen 5)'],
+  problems: [{ task: 'assign_bundles', code: 'group_missing', detail: 'The directory has no group named "VPN".' }],
+});

@@ -1,5 +1,6 @@
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
+import { deskClientProblems, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
 import type { OnboardingStatus, OnboardingTaskName } from './onboarding.schemas';
 
@@ -108,12 +109,44 @@ export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<On
       return { detail: `Activated ${run.email} in the directory on ${dateOnly(run.startDate)}.`, result: { directory_user_id: run.directoryUserId } };
     },
   };
+  /** The dry run of each step: reads of the directory and desk only. */
+  async function tenantAndDirectory(run: OnboardingRecord, problems: StepProblem[]) {
+    const tenant = await tenants.findById(run.ownerTenantId, run.managedTenantId);
+    const directory = await probe(problems, 'directory_unreachable', () => directories.open(run.managedTenantId));
+    return { domain: tenant?.domain ?? 'the managed tenant', clientId: tenant?.clientId ?? null, directory };
+  }
+  const previews: Record<OnboardingTaskName, (run: OnboardingRecord) => Promise<StepPreview>> = {
+    async create_account(run) {
+      const problems: StepProblem[] = [];
+      const { domain, directory } = await tenantAndDirectory(run, problems);
+      const existing = directory ? await probe(problems, 'directory_unreachable', () => directory.findUserByUserName(run.email)) : null;
+      if (existing) problems.push(problem('account_exists', `The directory of ${domain} already has an account with userName ${run.email}.`));
+      return { plan: `create user ${run.email} in ${domain}'s directory${isStaged(run) ? ` (inactive until ${dateOnly(run.startDate)})` : ''}`, problems };
+    },
+    async assign_bundles(run) {
+      const problems: StepProblem[] = [];
+      if (run.bundles.length === 0) return { plan: 'assign no bundles', problems };
+      const { directory } = await tenantAndDirectory(run, problems);
+      if (directory) await missingGroups(problems, directory, run.bundles);
+      return { plan: run.bundles.map((name) => `add to group ${name}`).join(', '), problems };
+    },
+    async equipment_ticket(run) {
+      const problems: StepProblem[] = [];
+      const tenant = await tenants.findById(run.ownerTenantId, run.managedTenantId);
+      if (tenant) await deskClientProblems(problems, desk, run.ownerTenantId, tenant.clientId);
+      return { plan: `open a hardware ticket in desk for the equipment of ${run.firstName} ${run.lastName} (laptop ${run.laptop})`, problems };
+    },
+    async activate_account(run) {
+      return { plan: `activate ${run.email} in the directory on ${dateOnly(run.startDate)}`, problems: [] };
+    },
+  };
+
   const onStartDate = (input: NewOnboarding, at: Date) => (startOf(input.startDate).getTime() > at.getTime() ? startOf(input.startDate) : null);
 
   return [
-    { name: 'create_account', due: now, execute: steps.create_account, skipRestOnFailure: 'Skipped: the account could not be created.' },
-    { name: 'assign_bundles', due: now, execute: steps.assign_bundles },
-    { name: 'equipment_ticket', due: now, execute: steps.equipment_ticket },
-    { name: 'activate_account', due: onStartDate, execute: steps.activate_account },
+    { name: 'create_account', preview: previews.create_account, due: now, execute: steps.create_account, skipRestOnFailure: 'Skipped: the account could not be created.' },
+    { name: 'assign_bundles', preview: previews.assign_bundles, due: now, execute: steps.assign_bundles },
+    { name: 'equipment_ticket', preview: previews.equipment_ticket, due: now, execute: steps.equipment_ticket },
+    { name: 'activate_account', preview: previews.activate_account, due: onStartDate, execute: steps.activate_account },
   ];
 }

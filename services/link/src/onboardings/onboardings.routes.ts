@@ -1,8 +1,8 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { onboardingJson } from './onboarding.mapper';
-import { CreateOnboardingBody, ListOnboardingsQuery, Onboarding, OnboardingPage } from './onboarding.schemas';
-import { registerRetryRoute } from '../runs/run-routes';
+import { CreateOnboardingBody, ListOnboardingsQuery, OnboardingPreview, Onboarding, OnboardingPage } from './onboarding.schemas';
+import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { OnboardingRecord } from './onboarding.tasks';
 
@@ -60,6 +60,7 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: Ru
     tags: TAGS,
     scope: SCOPE,
     body: CreateOnboardingBody,
+    query: DryRunQuery,
     errors: [409, 422, 503],
     responses: {
       201: {
@@ -67,8 +68,13 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: Ru
         schema: Onboarding,
         headers: { Location: { description: 'URL of the new onboarding.', schema: { type: 'string' } } },
       },
+      200: { description: '`?dry_run=true`: the onboarding as it would be made, with each task\'s `plan` and the `problems` it would meet now; nothing was written.', schema: OnboardingPreview },
     },
-    handler: async (req, res, { body }) => {
+    handler: async (req, res, { body, query }) => {
+      if (query.dry_run) {
+        res.status(200).json(previewJson(onboardingJson, await onboardings.preview(tenantOf(req), body)));
+        return;
+      }
       const run = await onboardings.create(tenantOf(req), body);
       res.status(201).location(`${API_BASE_PATH}/onboardings/${run.id}`).json(onboardingJson(run));
     },

@@ -28,6 +28,10 @@ export interface Directory {
   activateUser(userId: string): Promise<void>;
   /** SCIM DELETE /Users/:id; false when the directory no longer had it. */
   deleteUser(userId: string): Promise<boolean>;
+  /** SCIM PATCH of the user: title, department and manager (the manager's directory id); only those given. */
+  updateUserProfile(userId: string, profile: { title?: string; department?: string; managerId?: string }): Promise<void>;
+  /** SCIM PATCH of the group: remove the user from its members. */
+  removeGroupMember(groupId: string, userId: string): Promise<void>;
 }
 
 export interface Directories {

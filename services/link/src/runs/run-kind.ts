@@ -2,6 +2,7 @@ import type { AppError } from '@msp/http';
 import type { DeskClient } from '../desk/desk-client';
 import type { Directories } from './directory';
 import type { RunTenantsRepository } from './managed-tenants.repository';
+import type { StepPreview } from './run-preview';
 import type { RunTaskRecord } from './run-tasks.repository';
 import type { TaskOutcome } from './run-tasks';
 
@@ -45,6 +46,8 @@ export interface RunStep<R extends RunRecord, I> {
   due(input: I, now: Date): Date | null;
   /** Does the step; throws TaskFailure for a refusal, anything retryable for an outage. */
   execute(run: R, task: RunTaskRecord): Promise<TaskOutcome>;
+  /** A dry run of the step on the run as it would be made: what it would do, what would fail now; reads only. */
+  preview(run: R): Promise<StepPreview>;
   /** When the step fails for good, every later step is skipped with this detail (the run cannot go on). */
   skipRestOnFailure?: string;
 }
@@ -52,11 +55,11 @@ export interface RunStep<R extends RunRecord, I> {
 /** Where a kind's runs are stored: its own table (its input columns), its tasks in `run_tasks`. */
 export interface RunTable {
   /** The Prisma model, e.g. `onboarding`. */
-  model: 'onboarding' | 'offboarding';
+  model: 'onboarding' | 'offboarding' | 'move';
   /** Its table, e.g. `onboardings`. */
-  table: 'onboardings' | 'offboardings';
+  table: 'onboardings' | 'offboardings' | 'moves';
   /** The column of `run_tasks` naming the run. */
-  taskKey: 'onboardingId' | 'offboardingId';
+  taskKey: 'onboardingId' | 'offboardingId' | 'moveId';
   /** The column that holds `openKey` while the run is open (unique with the owner): one open run per key. */
   openColumn: string;
   /** Prisma's name of that unique index. */
@@ -67,7 +70,7 @@ export interface RunTable {
 
 export interface RunKind<R extends RunRecord = RunRecord, B = unknown, I extends object = object> {
   /** `onboarding`: the queue `onboarding-run`, the events `onboarding.*`, the resource type. */
-  name: 'onboarding' | 'offboarding';
+  name: 'onboarding' | 'offboarding' | 'move';
   table: RunTable;
   steps: RunStep<R, I>[];
   /** The API JSON of a run (answers and events alike). */

@@ -16,6 +16,7 @@ export const queueOf = <K extends string>(kind: K) => `${kind}-run` as const;
 
 export const ONBOARDING_QUEUE = queueOf('onboarding');
 export const OFFBOARDING_QUEUE = queueOf('offboarding');
+export const MOVE_QUEUE = queueOf('move');
 
 /** A stable job id per run and step group (UUID-shaped, as pg-boss requires). */
 export function jobIdOf(...parts: string[]): string {

@@ -1,5 +1,5 @@
-import type { TSchema } from '@sinclair/typebox';
-import { IdParams, type ApiRouter } from '@msp/http';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { IdParams, strictObject, type ApiRouter } from '@msp/http';
 import type { Request } from 'express';
 
 /**
@@ -32,4 +32,30 @@ export function registerRetryRoute<R>(
       res.status(202).json(route.json(await route.retry(req, params.id)));
     },
   });
+}
+
+/** `?dry_run=true` on a kind's POST: the run as it would be made, nothing written. */
+export const DryRunQuery = strictObject({
+  dry_run: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'true: answer 200 with the run as it would be made (no `id`), every task with its `due_at` and a `plan` sentence, and `problems` listing what would fail now ' +
+        '(directory unreachable, account not found or already there, group missing, desk refusing). The same checks as a real request (4xx alike); ' +
+        'nothing is stored, no event recorded, no job queued, nothing changed in the directory or desk (they are only read).',
+      examples: [true],
+    }),
+  ),
+});
+
+export interface RunPreview<R> {
+  run: R;
+  plans: string[];
+  problems: object[];
+}
+
+/** The answer of a dry run: the kind's JSON without an id, each task with its plan, and the problems. */
+export function previewJson<R>(json: (run: R) => { tasks: object[] }, preview: RunPreview<R>) {
+  const body = json(preview.run);
+  return { ...body, id: null, tasks: body.tasks.map((task, i) => ({ ...task, plan: preview.plans[i] })), problems: preview.problems };
 }

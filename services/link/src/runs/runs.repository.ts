@@ -69,6 +69,11 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
       );
     },
 
+    /** Whether a run of this open key is scheduled or in progress (a dry run's 409, read only). */
+    async hasOpen(ownerTenantId: string, openKey: string): Promise<boolean> {
+      return (await runs(db).count({ where: { ownerTenantId, [spec.openColumn]: openKey } })) > 0;
+    },
+
     async list(ownerTenantId: string, filter: { status?: RunStatus }, window: { skip: number; take: number }) {
       const where = { ownerTenantId, status: filter.status };
       const [items, total] = await Promise.all([

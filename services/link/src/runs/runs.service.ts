@@ -4,6 +4,8 @@ import { OPEN_STATUSES, type RunKind, type RunRecord, type RunStatus } from './r
 import { dropRunJobs, enqueueRun, type RunQueue } from './run-queue';
 import { OpenRunExists, type RunsRepository } from './runs.repository';
 import { statusFromTasks } from './run-tasks';
+import type { StepProblem } from './run-preview';
+import type { RunTaskRecord } from './run-tasks.repository';
 
 export interface RunsServiceDeps<R extends RunRecord, B, I extends object> {
   kind: RunKind<R, B, I>;
@@ -64,6 +66,34 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
       }
       await enqueue(run);
       return run;
+    },
+
+    /**
+     * The run as `create` would make it, read but not written (`?dry_run=true`): the same checks
+     * (4xx alike, 409 included), every task with its due time and its `plan`, and the `problems`
+     * its steps would meet now. No row, no event, no job, nothing changed in the directory or desk.
+     */
+    async preview(ownerTenantId: string, body: B): Promise<{ run: R; plans: string[]; problems: ({ task: string } & StepProblem)[] }> {
+      const at = now();
+      const input = await kind.prepare(ownerTenantId, body, at);
+      if (await runs.hasOpen(ownerTenantId, kind.openKey(input))) throw kind.openConflict(input);
+      const steps = kind.steps.flatMap((step) => {
+        const dueAt = step.due(input, at);
+        return dueAt ? [{ step, dueAt }] : [];
+      });
+      const tasks: RunTaskRecord[] = steps.map(({ step, dueAt }, position) => ({
+        id: '', name: step.name, position, status: 'pending', detail: null, attempts: 0, result: null, dueAt, startedAt: null, finishedAt: null,
+      }));
+      const base = { id: '', ownerTenantId, status: 'scheduled', createdAt: at, updatedAt: at, startedAt: null, finishedAt: null, cancelledAt: null, directoryUserId: null, tasks };
+      const run = { ...base, ...input } as unknown as R;
+      const plans: string[] = [];
+      const problems: ({ task: string } & StepProblem)[] = [];
+      for (const { step } of steps) {
+        const preview = await step.preview(run);
+        plans.push(preview.plan);
+        problems.push(...preview.problems.map((found) => ({ task: step.name, ...found })));
+      }
+      return { run, plans, problems };
     },
 
     /** When the kind allows it now: what the run made outside is undone, its tasks skipped, its jobs dropped. */

@@ -1,15 +1,19 @@
 import type { ApiRouter, Logger } from '@msp/http';
 import type { Db } from '../db';
 import type { DeskClient } from '../desk/desk-client';
+import { moveKind } from '../moves/move.kind';
+import { registerMoveRoutes } from '../moves/moves.routes';
+import { createMoveChecksRepository } from '../moves/moves.repository';
 import { offboardingKind } from '../offboardings/offboarding.kind';
 import { registerOffboardingRoutes } from '../offboardings/offboardings.routes';
 import { onboardingKind } from '../onboardings/onboarding.kind';
 import { registerOnboardingRoutes } from '../onboardings/onboardings.routes';
+import type { MoveRecord } from '../moves/move.tasks';
 import type { Directories } from './directory';
 import { createRunTenantsRepository } from './managed-tenants.repository';
 import { createRunWorker } from './run-engine';
 import type { RunKind, RunKindDeps, RunRecord } from './run-kind';
-import { OFFBOARDING_QUEUE, ONBOARDING_QUEUE, queueOf, type RunQueue } from './run-queue';
+import { MOVE_QUEUE, OFFBOARDING_QUEUE, ONBOARDING_QUEUE, queueOf, type RunQueue } from './run-queue';
 import { createRunTasksRepository } from './run-tasks.repository';
 import { createRunsRepository, type RunsRepository } from './runs.repository';
 import { createRunsService } from './runs.service';
@@ -27,7 +31,7 @@ export interface RunsDeps {
 }
 
 /** The job handler of each run queue: the job's data is `{ runId }`. */
-export type RunHandlers = Record<typeof ONBOARDING_QUEUE | typeof OFFBOARDING_QUEUE, (data: { runId: string }) => Promise<void>>;
+export type RunHandlers = Record<typeof ONBOARDING_QUEUE | typeof OFFBOARDING_QUEUE | typeof MOVE_QUEUE, (data: { runId: string }) => Promise<void>>;
 
 /**
  * The kinds of run, each handed to the one engine: its service (for its routes), its job handler,
@@ -54,19 +58,21 @@ export function createRuns(deps: RunsDeps) {
 
   const onboardings = engine(onboardingKind);
   const offboardings = engine(offboardingKind);
-  const engines = [onboardings, offboardings];
+  const moves = engine((kindDeps: RunKindDeps<MoveRecord>) => moveKind(kindDeps, createMoveChecksRepository(db)));
+  const engines = [onboardings, offboardings, moves];
 
   const handlers = Object.fromEntries(engines.map(({ kind, handle }) => [queueOf(kind.name), ({ runId }: { runId: string }) => handle(runId)])) as RunHandlers;
 
   return {
     handlers,
     /** Queue names and how many tries pg-boss should allow a job (each step counts its own). */
-    queues: [ONBOARDING_QUEUE, OFFBOARDING_QUEUE] as const,
+    queues: [ONBOARDING_QUEUE, OFFBOARDING_QUEUE, MOVE_QUEUE] as const,
     maxAttempts,
 
     registerRoutes(api: ApiRouter) {
       registerOnboardingRoutes(api, { onboardings: onboardings.service });
       registerOffboardingRoutes(api, { offboardings: offboardings.service });
+      registerMoveRoutes(api, { moves: moves.service });
     },
 
     /** Re-sends the jobs of every open run; the stable job ids make this a no-op for runs that have theirs. */

@@ -279,6 +279,27 @@ export function createScimClient(options: ScimClientOptions) {
         throw error;
       }
     },
+
+    // Movers (issue 24 point 2): a profile PATCH and a member's removal.
+
+    /** SCIM PATCH of the user: `title`, and the enterprise extension's `department` and `manager` (the manager's directory id); only what is given. */
+    async updateUserProfile(userId: string, profile: { title?: string; department?: string; managerId?: string }): Promise<void> {
+      const Operations = [
+        ...(profile.title !== undefined ? [{ op: 'replace', path: 'title', value: profile.title }] : []),
+        ...(profile.department !== undefined ? [{ op: 'replace', path: `${SCIM_ENTERPRISE_USER_SCHEMA}:department`, value: profile.department }] : []),
+        ...(profile.managerId !== undefined ? [{ op: 'replace', path: `${SCIM_ENTERPRISE_USER_SCHEMA}:manager`, value: { value: profile.managerId } }] : []),
+      ];
+      if (Operations.length === 0) return;
+      await call('PATCH', `/Users/${encodeURIComponent(userId)}`, { schemas: [PATCH_OP_SCHEMA], Operations });
+    },
+
+    /** SCIM PATCH of the group: the user is no longer a member (nothing to do when they were not). */
+    async removeGroupMember(groupId: string, userId: string): Promise<void> {
+      await call('PATCH', `/Groups/${encodeURIComponent(groupId)}`, {
+        schemas: [PATCH_OP_SCHEMA],
+        Operations: [{ op: 'remove', path: `members[value eq ${filterLiteral(userId)}]` }],
+      });
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { startRunsHarness, type RunsHarness, type RunsHarnessOptions } from './r
  * link for the suites that walk every route (tenant wall, fuzzer, conditional requests): the runs
  * harness (its queue, a real desk, a real SCIM directory) where the caller's tenant holds one of
  * everything — a managed tenant with a connector and a sync run, an onboarding, an offboarding, a
- * webhook with a delivery.
+ * move, a webhook with a delivery.
  */
 export async function startSeededLink(options: RunsHarnessOptions = {}): Promise<RunsHarness> {
   const h = await startRunsHarness(options);
@@ -24,6 +24,7 @@ export async function startSeededLink(options: RunsHarnessOptions = {}): Promise
   await post('/onboardings', { first_name: 'Ada', last_name: 'Lovelace', email, department: 'Engineering', manager_id: manager.id, start_date: '2030-12-01', bundles: [], physical });
   const leaver = await h.deskTenant.createUser({ name: 'Lea Ver', email: `lea.${randomBytes(4).toString('hex')}@${h.managed.domain}` });
   await post('/offboardings', { user_id: leaver.id, last_day: '2030-12-31', mailbox_retention_days: 30, successor_id: manager.id });
+  await post('/moves', { user_id: manager.id, effective_date: '2030-12-01', job_title: 'Head of Engineering', bundles: { add: [], remove: [] } });
   await seedWebhook(h.link.app, h.auth);
   return h;
 }
