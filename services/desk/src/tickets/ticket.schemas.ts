@@ -40,6 +40,8 @@ export const TicketSchema = named(
       updated_at: DateTime(),
       resolved_at: Nullable(DateTime({ description: 'When it entered `resolved`; cleared when reopened.' })),
       closed_at: Nullable(DateTime({ description: 'When it was closed.' })),
+      merged_into_id: Nullable(Uuid({ description: 'The ticket this one was merged into (`POST /tickets/{id}/merge`); it was closed then. Null if never merged.' })),
+      merged_ids: Type.Array(Uuid(), { description: 'The tickets merged into this one, in the order they were merged; empty if none.' }),
       sla: Nullable(TicketSlaSchema),
     },
     {
@@ -59,6 +61,8 @@ export const TicketSchema = named(
           updated_at: '2026-11-23T09:02:11.000Z',
           resolved_at: null,
           closed_at: null,
+          merged_into_id: null,
+          merged_ids: ['3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69'],
           sla: {
             policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
             first_response: { due_at: '2026-11-23T09:15:00.000Z', completed_at: '2026-11-23T09:02:11.000Z', status: 'met' },
@@ -120,12 +124,28 @@ export const TicketFiltersSchema = Type.Object(
     category: Type.Optional(TicketCategory),
     client_id: Type.Optional(Uuid({ description: 'Only tickets of this client.' })),
     assignee_id: Type.Optional(Uuid({ description: 'Only tickets assigned to this user.' })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Full-text search in the title, the description and the comments (internal ones too), German and English: every word must occur ' +
+          '(in any inflection, umlauts as typed), the last one also as a prefix (`netw` finds `network`). Combines with the other filters; ' +
+          'ordered by relevance (title over description over comments, then newest first) unless `sort` is given. ' +
+          'A `q` of only stop words or punctuation is a 400.',
+        examples: ['Drucker Störung'],
+      }),
+    ),
     ...slaListQueryProperties,
   },
   { additionalProperties: false },
 );
-/** The list's filters on the ticket's own columns; `sla_status`, `at_risk_minutes` and `sort` are the SLA module's (SlaListing). */
-export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | keyof typeof slaListQueryProperties>;
+/** The list's filters on the ticket's own columns; `q`, and `sla_status`, `at_risk_minutes` and `sort`, the SLA module's (SlaListing), are apart. */
+export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | 'q' | keyof typeof slaListQueryProperties>;
+/** A search: the tsquery (as text) made of the words of `q` (tickets.repository's searchQuery). */
+export interface TicketSearch {
+  query?: string;
+}
 
 export const TicketPageSchema = pageSchema('TicketPage', TicketSchema);
 

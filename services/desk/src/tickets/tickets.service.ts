@@ -1,4 +1,4 @@
-import { conflict, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
+import { badRequest, conflict, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
 import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { SlaListing } from '../sla/sla.schemas';
@@ -60,8 +60,17 @@ async function reopensForAnInactiveAssignee(tx: Repositories, tenantId: string, 
 
 export function createTicketsService(store: Store, sla: SlaService) {
   return {
-    list(tenantId: string, filters: TicketFilters & SlaListing, page: PageRequest) {
-      return store.tickets.list(tenantId, filters, page);
+    async list(tenantId: string, { q, ...filters }: TicketFilters & SlaListing & { q?: string }, page: PageRequest) {
+      if (q === undefined) return store.tickets.list(tenantId, filters, page);
+      const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+      const query = words.length ? await store.tickets.searchQuery(words) : null;
+      if (query === null) {
+        throw badRequest('q has no word to search for: only stop words (like "der", "the") or punctuation.', {
+          code: 'empty-search',
+          errors: [{ field: 'q', message: 'must contain a word that is not a stop word' }],
+        });
+      }
+      return store.tickets.list(tenantId, { ...filters, query }, page);
     },
 
     async get(tenantId: string, id: string): Promise<Ticket> {
