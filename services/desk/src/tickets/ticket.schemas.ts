@@ -149,6 +149,16 @@ export interface TicketSearch {
 
 export const TicketPageSchema = pageSchema('TicketPage', TicketSchema);
 
+const ILLEGAL_MOVE_EXAMPLE = {
+  type: 'urn:msp:problem:illegal-transition',
+  title: 'Unprocessable Content',
+  status: 422,
+  detail: 'A ticket cannot move from resolved to in_progress; allowed: open, closed.',
+  request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
+  current_status: 'resolved',
+  allowed_transitions: ['open', 'closed'],
+};
+
 export const TicketRuleProblem = businessRuleProblem(
   'TicketRuleProblem',
   {
@@ -158,13 +168,104 @@ export const TicketRuleProblem = businessRuleProblem(
   'RFC 9457 problem document. An illegal status move (`urn:msp:problem:illegal-transition`) or a change to a closed ticket ' +
     '(`urn:msp:problem:ticket-closed`) carries `current_status` and `allowed_transitions`; an unknown client or assignee ' +
     '(`urn:msp:problem:unknown-reference`) names the field in `errors`.',
+  ILLEGAL_MOVE_EXAMPLE,
+);
+
+/** 1 to `max` ticket ids, none twice (a repeated id is a 400). */
+const ticketIds = (max: number, description: string) => Type.Array(Uuid(), { minItems: 1, maxItems: max, uniqueItems: true, description });
+
+export const BulkChangesSchema = named(
+  'BulkTicketChanges',
+  strictObject(
+    {
+      ids: ticketIds(100, 'The tickets to change, 1–100, each once; the results come in this order.'),
+      changes: strictObject(
+        {
+          status: Type.Optional(TicketStatus),
+          priority: Type.Optional(TicketPriority),
+          assignee_id: Type.Optional(AssigneeId),
+          category: Type.Optional(TicketCategory),
+        },
+        { minProperties: 1, description: 'The fields to change on every ticket, by the rules of `PATCH /tickets/{id}`; at least one.' },
+      ),
+      if_match: Type.Optional(
+        Type.Record(Type.String({ format: 'uuid' }), Type.String({ minLength: 1 }), {
+          description:
+            'Optional: for some of the `ids`, the ETag (as `GET /tickets/{id}` sends it) the ticket must still have, as `If-Match` on its PATCH; ' +
+            'a ticket that changed since answers 412 in its result and is not changed. `*` matches any ticket. A key not in `ids` is a 400.',
+        }),
+      ),
+    },
+    {
+      examples: [
+        {
+          ids: ['7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70', '3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69'],
+          changes: { status: 'in_progress', assignee_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01' },
+          if_match: { '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70': '"2f-x8Lk0aVbq1qXqzWb7tMoL4yYIdNg"' },
+        },
+      ],
+    },
+  ),
+);
+export type BulkChanges = Static<typeof BulkChangesSchema>;
+
+const BulkProblem = Type.Object(
   {
-    type: 'urn:msp:problem:illegal-transition',
-    title: 'Unprocessable Content',
-    status: 422,
-    detail: 'A ticket cannot move from resolved to in_progress; allowed: open, closed.',
-    request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
-    current_status: 'resolved',
-    allowed_transitions: ['open', 'closed'],
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    request_id: Type.String(),
+  },
+  {
+    additionalProperties: true,
+    description: 'The RFC 9457 problem document its PATCH would have answered (a 422 with `current_status` and `allowed_transitions`, …).',
   },
 );
+
+export const BulkResultsSchema = named(
+  'BulkTicketResults',
+  Type.Object(
+    {
+      results: Type.Array(
+        Type.Union([
+          Type.Object({ id: Uuid(), status: Type.Literal(200), ticket: TicketSchema }, { additionalProperties: false, description: 'Changed (or already as asked).' }),
+          Type.Object(
+            { id: Uuid(), status: Type.Union([Type.Literal(404), Type.Literal(412), Type.Literal(422)]), problem: BulkProblem },
+            {
+              additionalProperties: false,
+              description: 'Not changed: 404 no such ticket in your tenant, 412 `if_match` no longer current, 422 the change breaks a rule (an illegal status move, a closed ticket, an unknown assignee).',
+            },
+          ),
+        ]),
+        { description: 'One result per id, in the order of `ids`.' },
+      ),
+    },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          results: [
+            { id: '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70', status: 200, ticket: TicketSchema.examples[0] },
+            {
+              id: '3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69',
+              status: 422,
+              problem: ILLEGAL_MOVE_EXAMPLE,
+            },
+          ],
+        },
+      ],
+    },
+  ),
+);
+
+export const MergeRequestSchema = named(
+  'TicketMerge',
+  strictObject(
+    {
+      source_ids: ticketIds(50, 'The tickets to merge into this one, 1–50, each once: none closed by a merge before, not the target itself.'),
+    },
+    { examples: [{ source_ids: ['3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69'] }] },
+  ),
+);
+export type MergeRequest = Static<typeof MergeRequestSchema>;

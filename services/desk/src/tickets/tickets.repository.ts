@@ -108,6 +108,8 @@ export interface TicketWrite {
   status?: TicketStatus;
   clientId?: string;
   assigneeId?: string | null;
+  mergedIntoId?: string;
+  mergedIds?: string[];
 }
 
 /** What opening a ticket takes: a title and a client, the rest as the columns' defaults. */
@@ -249,6 +251,26 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
      */
     createUnderPolicy(tenantId: string, ticket: NewTicketRow): Promise<Ticket | null> {
       return open(tenantId, ticket, null);
+    },
+
+    /** Reads the tickets of these ids that the tenant has and locks them, in id order (two such locks cannot deadlock). */
+    async findManyForUpdate(tenantId: string, ids: string[]): Promise<Map<string, Ticket>> {
+      const locked = await rows<TicketSqlRow>(
+        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ANY(${ids}::uuid[]) AND tenant_id = ${tenantId}::uuid ORDER BY id FOR UPDATE OF tickets`,
+      );
+      return new Map(locked.map((row) => [row.id, fromSql(row)]));
+    },
+
+    /**
+     * Moves a merged ticket's comments and time entries to the target: the comments keep author and
+     * time and remember where they were written (merged_from_ticket_id, the first ticket if merged
+     * twice); the time entries take the target's client, as they follow their ticket's client.
+     */
+    async moveActivity(tenantId: string, sourceId: string, target: Pick<Ticket, 'id' | 'client_id'>): Promise<void> {
+      await db.$executeRaw`UPDATE ticket_comments SET ticket_id = ${target.id}::uuid, merged_from_ticket_id = coalesce(merged_from_ticket_id, ticket_id)
+        WHERE ticket_id = ${sourceId}::uuid AND tenant_id = ${tenantId}::uuid`;
+      await db.$executeRaw`UPDATE time_entries SET ticket_id = ${target.id}::uuid, client_id = ${target.client_id}::uuid
+        WHERE ticket_id = ${sourceId}::uuid AND tenant_id = ${tenantId}::uuid`;
     },
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */
