@@ -69,12 +69,12 @@ describe('POST /tickets/bulk', () => {
       [stale.id, 412],
       [current.id, 200],
     ]);
-    expect(results[0].ticket).toMatchObject({ id: ok.id, status: 'in_progress', assignee_id: user.id });
-    expect(results[0].ticket).toEqual(await read(ok.id));
-    expect(results[1].problem).toMatchObject({ status: 404, type: 'urn:msp:problem:not-found' });
-    expect(results[3].problem).toMatchObject({ status: 422, type: 'urn:msp:problem:ticket-closed', current_status: 'closed' });
-    expect(results[4].problem).toMatchObject({ status: 422, type: 'urn:msp:problem:illegal-transition', current_status: 'resolved', allowed_transitions: ['open', 'closed'] });
-    expect(results[5].problem).toMatchObject({ status: 412, type: 'urn:msp:problem:precondition-failed' });
+    expect(results[0]!.ticket).toMatchObject({ id: ok.id, status: 'in_progress', assignee_id: user.id });
+    expect(results[0]!.ticket).toEqual(await read(ok.id));
+    expect(results[1]!.problem).toMatchObject({ status: 404, type: 'urn:msp:problem:not-found' });
+    expect(results[3]!.problem).toMatchObject({ status: 422, type: 'urn:msp:problem:ticket-closed', current_status: 'closed' });
+    expect(results[4]!.problem).toMatchObject({ status: 422, type: 'urn:msp:problem:illegal-transition', current_status: 'resolved', allowed_transitions: ['open', 'closed'] });
+    expect(results[5]!.problem).toMatchObject({ status: 412, type: 'urn:msp:problem:precondition-failed' });
     expect(await read(resolved.id)).toMatchObject({ status: 'resolved', assignee_id: null });
     expect(await read(stale.id)).toMatchObject({ status: 'open', priority: 'low', assignee_id: null });
     expect(await read(current.id)).toMatchObject({ status: 'in_progress', assignee_id: user.id });
@@ -145,8 +145,8 @@ describe('POST /tickets/:id/merge', () => {
       ['comment.created', expect.any(String)],
       ['ticket.merged', target.id],
     ]);
-    expect(events[0].changes).toMatchObject({ status: { from: 'open', to: 'closed' }, merged_into_id: { from: null, to: target.id } });
-    expect(events[2].data).toMatchObject({ object: { id: target.id, merged_ids: [source.id] }, source_ids: [source.id] });
+    expect(events[0]!.changes).toMatchObject({ status: { from: 'open', to: 'closed' }, merged_into_id: { from: null, to: target.id } });
+    expect(events[2]!.data).toMatchObject({ object: { id: target.id, merged_ids: [source.id] }, source_ids: [source.id] });
   });
 
   test('When the target is closed, among its sources, or a source was merged before, then it answers 422 and changes nothing', async () => {
