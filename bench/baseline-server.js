@@ -25,7 +25,61 @@ function send(res, status, body, headers = {}) {
   res.end(json);
 }
 
+// desk's SQL for issue 22's lists (services/desk/src/tickets/tickets.repository.ts, src/sla/ticket-slas.repository.ts).
+const SEARCH_QUERY_SQL = `
+  WITH words AS (
+    SELECT w, i, i = max(i) OVER () AS last
+    FROM unnest($1::text[]) WITH ORDINALITY AS t(w, i)
+    WHERE numnode(plainto_tsquery('german', w)) > 0 AND numnode(plainto_tsquery('english', w)) > 0
+  )
+  SELECT string_agg('(' || (plainto_tsquery('german', w) || plainto_tsquery('english', w)
+    || CASE WHEN last THEN to_tsquery('simple', w || ':*') ELSE plainto_tsquery('simple', w) END)::text || ')', ' & ' ORDER BY i) AS query
+  FROM words`;
+const BREACHED = {
+  first_response: '(s.first_response_breached_at IS NOT NULL OR coalesce(s.first_response_completed_at, now()) > s.first_response_due_at)',
+  resolution: '(s.resolution_breached_at IS NOT NULL OR coalesce(s.resolution_stopped_at, now()) > s.resolution_due_at)',
+};
+const RUNNING = {
+  first_response: `(s.first_response_completed_at IS NULL AND NOT ${BREACHED.first_response})`,
+  resolution: `(s.resolution_stopped_at IS NULL AND NOT ${BREACHED.resolution})`,
+};
+const AT_RISK = `EXISTS (SELECT 1 FROM ticket_slas s WHERE s.ticket_id = tickets.id AND NOT (${BREACHED.first_response} OR ${BREACHED.resolution}) AND (
+      (${RUNNING.first_response} AND s.first_response_due_at <= now() + make_interval(mins => $2::int))
+      OR (${RUNNING.resolution} AND s.resolution_due_at <= now() + make_interval(mins => $2::int))))`;
+const SLA_NEXT_DUE = `(SELECT LEAST(
+    CASE WHEN s.first_response_completed_at IS NULL THEN s.first_response_due_at END,
+    CASE WHEN s.resolution_stopped_at IS NULL THEN s.resolution_due_at END)
+  FROM ticket_slas s WHERE s.ticket_id = tickets.id)`;
+
+/** `GET /tickets?q=` and `?sla_status=at_risk&sort=sla_due_at`: a page and a real count over the same WHERE. */
+async function filteredList(url, res) {
+  const perPage = Number(url.searchParams.get('per_page') ?? 25);
+  const page = Number(url.searchParams.get('page') ?? 1);
+  let where;
+  let order;
+  let params;
+  const q = url.searchParams.get('q');
+  if (q !== null) {
+    const { rows } = await pool.query(SEARCH_QUERY_SQL, [q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []]);
+    if (!rows[0]?.query) return send(res, 400, { status: 400 });
+    params = [tenantId, rows[0].query];
+    where = 'tenant_id = $1::uuid AND search_vector @@ $2::tsquery';
+    order = 'ts_rank_cd(search_vector, $2::tsquery) DESC, created_at DESC, id DESC';
+  } else {
+    params = [tenantId, Number(url.searchParams.get('at_risk_minutes') ?? 60)];
+    where = `tenant_id = $1::uuid AND ${AT_RISK}`;
+    order = `${SLA_NEXT_DUE} ASC NULLS LAST, created_at DESC, id DESC`;
+  }
+  const [rows, total] = await Promise.all([
+    pool.query(`SELECT ${COLUMNS} FROM tickets WHERE ${where} ORDER BY ${order} LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`, params),
+    pool.query(`SELECT count(*) FROM tickets WHERE ${where}`, params),
+  ]);
+  const count = Number(total.rows[0].count);
+  send(res, 200, { data: rows.rows.map(toTicket), pagination: { page, per_page: perPage, total: count, total_pages: Math.ceil(count / perPage) } });
+}
+
 async function list(url, res) {
+  if (url.searchParams.has('q') || url.searchParams.get('sla_status') === 'at_risk') return filteredList(url, res);
   const status = url.searchParams.get('status');
   const perPage = Number(url.searchParams.get('per_page') ?? 25);
   const page = Number(url.searchParams.get('page') ?? 1);

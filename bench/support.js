@@ -1,6 +1,7 @@
 'use strict';
 // What the service benchmarks share: databases on the benchmark's PostgreSQL server, a service
 // started as production starts it (`node services/<name>/dist/index.js`), and its memory from /proc.
+const { randomBytes } = require('node:crypto');
 const { fork, spawn } = require('node:child_process');
 const { readFileSync, writeFileSync } = require('node:fs');
 const net = require('node:net');
@@ -76,7 +77,8 @@ function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE } = {}
 
 /**
  * The environment of a token-verifying service (link, hr) in a benchmark: its database, Redis when
- * given, the test issuer's tokens, and a rate limit high enough never to answer 429 (it still runs).
+ * given, the test issuer's tokens, a rate limit high enough never to answer 429 (it still runs), and
+ * a webhook encryption key (production refuses to start without one).
  */
 function verifyingServiceEnv({ databaseUrl, redisUrl, issuer }) {
   return {
@@ -86,6 +88,8 @@ function verifyingServiceEnv({ databaseUrl, redisUrl, issuer }) {
     AUTH_AUDIENCE: issuer.audience,
     AUTH_JWKS_URL: issuer.jwksUrl,
     RATE_LIMIT_PER_MINUTE: '1000000000',
+    // Production requires the key that seals webhook secrets; the benchmark makes one per run.
+    WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   };
 }
 

@@ -25,6 +25,7 @@ describe('POST /tickets/:id/comments', () => {
       internal: false,
       author: clientId,
       created_at: expect.any(String),
+      merged_from_ticket_id: null,
     });
     expect(response.headers.location).toBe(`${comments(ticket.id)}/${response.body.id}`);
     const stored = await desk.db.comment.findUniqueOrThrow({ where: { id: response.body.id } });

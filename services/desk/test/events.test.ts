@@ -40,11 +40,12 @@ function expectedEvent(caller: Tenant, response: request.Response, type: string,
 
 const get = async (caller: Tenant, path: string) => (await http.get(`${BASE}${path}`).set(bearer(caller.token)).expect(200)).body;
 
-test('The catalogue names the seventeen events desk records', () => {
+test('The catalogue names the eighteen events desk records', () => {
   expect(deskEvents.names).toEqual([
     'ticket.created',
     'ticket.updated',
     'ticket.sla_breached',
+    'ticket.merged',
     'comment.created',
     'client.created',
     'client.updated',

@@ -37,6 +37,8 @@ describe('POST /tickets', () => {
       updated_at: response.body.created_at,
       resolved_at: null,
       closed_at: null,
+      merged_into_id: null,
+      merged_ids: [],
       sla: null,
     });
     const stored = await desk.db.ticket.findUniqueOrThrow({ where: { id: response.body.id } });

@@ -14,6 +14,7 @@ describeWebhooks({
     'ticket.created',
     'ticket.updated',
     'ticket.sla_breached',
+    'ticket.merged',
     'comment.created',
     'client.created',
     'client.updated',

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
 import { LONG_TEXT_MAX, Text } from '../shared/http.schemas';
 
 export const CommentSchema = named(
@@ -12,6 +12,7 @@ export const CommentSchema = named(
       internal: Type.Boolean({ description: 'True for a note only the tenant\'s staff may read.' }),
       author: Type.String({ description: 'The API client (token `sub`) that wrote it.' }),
       created_at: DateTime(),
+      merged_from_ticket_id: Nullable(Uuid({ description: 'The ticket the comment was written on, when a merge moved it to this one; else null.' })),
     },
     {
       additionalProperties: false,
@@ -23,6 +24,7 @@ export const CommentSchema = named(
           internal: false,
           author: 'dev-7f3a9c',
           created_at: '2026-11-23T09:02:11.000Z',
+          merged_from_ticket_id: null,
         },
       ],
     },

@@ -11,6 +11,7 @@ function toComment(row: CommentRow): Comment {
     internal: row.internal,
     author: row.author,
     created_at: row.createdAt.toISOString(),
+    merged_from_ticket_id: row.mergedFromTicketId,
   };
 }
 

@@ -36,6 +36,20 @@ const EVENTS = [
       ),
     },
   },
+  {
+    type: 'ticket.merged',
+    summary:
+      'Tickets were merged into this one (`POST /tickets/{id}/merge`): `object` is the target as answered, `source_ids` the merged tickets. ' +
+      'Each source closed by the merge records its own `ticket.updated` (`changes.status`, `changes.merged_into_id`) before it, ' +
+      'and the merge\'s internal note a `comment.created`.',
+    object: TicketSchema,
+    extra: {
+      source_ids: Type.Array(Type.String({ format: 'uuid' }), {
+        description: 'The tickets merged into the target, in the order given.',
+        examples: [['3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69']],
+      }),
+    },
+  },
   { type: 'comment.created', summary: 'A comment was written on a ticket.', object: CommentSchema },
   { type: 'client.created', summary: 'A client was created.', object: ClientSchema },
   { type: 'client.updated', summary: 'A client changed; `changes` has the fields that differ.', object: ClientSchema, changes: true },

@@ -40,6 +40,8 @@ export const TicketSchema = named(
       updated_at: DateTime(),
       resolved_at: Nullable(DateTime({ description: 'When it entered `resolved`; cleared when reopened.' })),
       closed_at: Nullable(DateTime({ description: 'When it was closed.' })),
+      merged_into_id: Nullable(Uuid({ description: 'The ticket this one was merged into (`POST /tickets/{id}/merge`); it was closed then. Null if never merged.' })),
+      merged_ids: Type.Array(Uuid(), { description: 'The tickets merged into this one, in the order they were merged; empty if none.' }),
       sla: Nullable(TicketSlaSchema),
     },
     {
@@ -59,6 +61,8 @@ export const TicketSchema = named(
           updated_at: '2026-11-23T09:02:11.000Z',
           resolved_at: null,
           closed_at: null,
+          merged_into_id: null,
+          merged_ids: ['3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69'],
           sla: {
             policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
             first_response: { due_at: '2026-11-23T09:15:00.000Z', completed_at: '2026-11-23T09:02:11.000Z', status: 'met' },
@@ -120,14 +124,40 @@ export const TicketFiltersSchema = Type.Object(
     category: Type.Optional(TicketCategory),
     client_id: Type.Optional(Uuid({ description: 'Only tickets of this client.' })),
     assignee_id: Type.Optional(Uuid({ description: 'Only tickets assigned to this user.' })),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Full-text search in the title, the description and the comments (internal ones too), German and English: every word must occur ' +
+          '(in any inflection, umlauts as typed), the last one also as a prefix (`netw` finds `network`). Combines with the other filters; ' +
+          'ordered by relevance (title over description over comments, then newest first) unless `sort` is given. ' +
+          'A `q` of only stop words or punctuation is a 400.',
+        examples: ['Drucker Störung'],
+      }),
+    ),
     ...slaListQueryProperties,
   },
   { additionalProperties: false },
 );
-/** The list's filters on the ticket's own columns; `sla_status`, `at_risk_minutes` and `sort` are the SLA module's (SlaListing). */
-export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | keyof typeof slaListQueryProperties>;
+/** The list's filters on the ticket's own columns; `q`, and `sla_status`, `at_risk_minutes` and `sort`, the SLA module's (SlaListing), are apart. */
+export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | 'q' | keyof typeof slaListQueryProperties>;
+/** A search: the tsquery (as text) made of the words of `q` (tickets.repository's searchQuery). */
+export interface TicketSearch {
+  query?: string;
+}
 
 export const TicketPageSchema = pageSchema('TicketPage', TicketSchema);
+
+const ILLEGAL_MOVE_EXAMPLE = {
+  type: 'urn:msp:problem:illegal-transition',
+  title: 'Unprocessable Content',
+  status: 422,
+  detail: 'A ticket cannot move from resolved to in_progress; allowed: open, closed.',
+  request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
+  current_status: 'resolved',
+  allowed_transitions: ['open', 'closed'],
+};
 
 export const TicketRuleProblem = businessRuleProblem(
   'TicketRuleProblem',
@@ -138,13 +168,104 @@ export const TicketRuleProblem = businessRuleProblem(
   'RFC 9457 problem document. An illegal status move (`urn:msp:problem:illegal-transition`) or a change to a closed ticket ' +
     '(`urn:msp:problem:ticket-closed`) carries `current_status` and `allowed_transitions`; an unknown client or assignee ' +
     '(`urn:msp:problem:unknown-reference`) names the field in `errors`.',
+  ILLEGAL_MOVE_EXAMPLE,
+);
+
+/** 1 to `max` ticket ids, none twice (a repeated id is a 400). */
+const ticketIds = (max: number, description: string) => Type.Array(Uuid(), { minItems: 1, maxItems: max, uniqueItems: true, description });
+
+export const BulkChangesSchema = named(
+  'BulkTicketChanges',
+  strictObject(
+    {
+      ids: ticketIds(100, 'The tickets to change, 1–100, each once; the results come in this order.'),
+      changes: strictObject(
+        {
+          status: Type.Optional(TicketStatus),
+          priority: Type.Optional(TicketPriority),
+          assignee_id: Type.Optional(AssigneeId),
+          category: Type.Optional(TicketCategory),
+        },
+        { minProperties: 1, description: 'The fields to change on every ticket, by the rules of `PATCH /tickets/{id}`; at least one.' },
+      ),
+      if_match: Type.Optional(
+        Type.Record(Type.String({ format: 'uuid' }), Type.String({ minLength: 1 }), {
+          description:
+            'Optional: for some of the `ids`, the ETag (as `GET /tickets/{id}` sends it) the ticket must still have, as `If-Match` on its PATCH; ' +
+            'a ticket that changed since answers 412 in its result and is not changed. `*` matches any ticket. A key not in `ids` is a 400.',
+        }),
+      ),
+    },
+    {
+      examples: [
+        {
+          ids: ['7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70', '3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69'],
+          changes: { status: 'in_progress', assignee_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01' },
+          if_match: { '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70': '"2f-x8Lk0aVbq1qXqzWb7tMoL4yYIdNg"' },
+        },
+      ],
+    },
+  ),
+);
+export type BulkChanges = Static<typeof BulkChangesSchema>;
+
+const BulkProblem = Type.Object(
   {
-    type: 'urn:msp:problem:illegal-transition',
-    title: 'Unprocessable Content',
-    status: 422,
-    detail: 'A ticket cannot move from resolved to in_progress; allowed: open, closed.',
-    request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
-    current_status: 'resolved',
-    allowed_transitions: ['open', 'closed'],
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    request_id: Type.String(),
+  },
+  {
+    additionalProperties: true,
+    description: 'The RFC 9457 problem document its PATCH would have answered (a 422 with `current_status` and `allowed_transitions`, …).',
   },
 );
+
+export const BulkResultsSchema = named(
+  'BulkTicketResults',
+  Type.Object(
+    {
+      results: Type.Array(
+        Type.Union([
+          Type.Object({ id: Uuid(), status: Type.Literal(200), ticket: TicketSchema }, { additionalProperties: false, description: 'Changed (or already as asked).' }),
+          Type.Object(
+            { id: Uuid(), status: Type.Union([Type.Literal(404), Type.Literal(412), Type.Literal(422)]), problem: BulkProblem },
+            {
+              additionalProperties: false,
+              description: 'Not changed: 404 no such ticket in your tenant, 412 `if_match` no longer current, 422 the change breaks a rule (an illegal status move, a closed ticket, an unknown assignee).',
+            },
+          ),
+        ]),
+        { description: 'One result per id, in the order of `ids`.' },
+      ),
+    },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          results: [
+            { id: '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70', status: 200, ticket: TicketSchema.examples[0] },
+            {
+              id: '3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69',
+              status: 422,
+              problem: ILLEGAL_MOVE_EXAMPLE,
+            },
+          ],
+        },
+      ],
+    },
+  ),
+);
+
+export const MergeRequestSchema = named(
+  'TicketMerge',
+  strictObject(
+    {
+      source_ids: ticketIds(50, 'The tickets to merge into this one, 1–50, each once: none closed by a merge before, not the target itself.'),
+    },
+    { examples: [{ source_ids: ['3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69'] }] },
+  ),
+);
+export type MergeRequest = Static<typeof MergeRequestSchema>;

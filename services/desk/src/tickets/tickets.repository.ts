@@ -7,7 +7,7 @@ import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
 import { SLA_NEXT_DUE_SQL, TICKET_SLA_COLUMN, slaStatusSql } from '../sla/ticket-slas.repository';
 import type { SlaListing, TicketSla } from '../sla/sla.schemas';
 import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
-import type { Ticket, TicketFilters } from './ticket.schemas';
+import type { Ticket, TicketFilters, TicketSearch } from './ticket.schemas';
 import { WORKING_STATUSES, type StatusTimestamps, type TicketStatus } from './ticket-status';
 
 /** A ticket without its `sla` (a Prisma model row has none: the SLA clocks live in ticket_slas). */
@@ -29,6 +29,8 @@ function toTicket(row: TicketRow): TicketCore {
     updated_at: row.updatedAt.toISOString(),
     resolved_at: row.resolvedAt?.toISOString() ?? null,
     closed_at: row.closedAt?.toISOString() ?? null,
+    merged_into_id: row.mergedIntoId,
+    merged_ids: row.mergedIds ?? [],
   };
 }
 
@@ -42,7 +44,8 @@ function toTicket(row: TicketRow): TicketCore {
 /** The ticket's columns as the API names them; enums as text; each timestamp as `timestamp` writes it; its `sla` from ticket_slas. */
 const ticketColumns = (timestamp: (column: string) => string) =>
   Prisma.raw(`id, number, title, description, priority::text AS priority, category::text AS category,
-  status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')}, ${TICKET_SLA_COLUMN}`);
+  status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')},
+  merged_into_id, coalesce(merged_ids, '{}') AS merged_ids, ${TICKET_SLA_COLUMN}`);
 
 const TICKET_COLUMNS = ticketColumns((column) => column);
 /** The same with the timestamps as the API's text, made by PostgreSQL: `to_jsonb` of such a row is the ticket as the API answers it. */
@@ -62,6 +65,8 @@ interface TicketSqlRow {
   updated_at: string | Date;
   resolved_at: string | Date | null;
   closed_at: string | Date | null;
+  merged_into_id: string | null;
+  merged_ids: string[];
   sla: TicketSla | null;
 }
 
@@ -80,6 +85,8 @@ function fromSql(row: TicketSqlRow): Ticket {
     updated_at: isoOf(row.updated_at),
     resolved_at: isoOf(row.resolved_at),
     closed_at: isoOf(row.closed_at),
+    merged_into_id: row.merged_into_id,
+    merged_ids: row.merged_ids,
     sla: row.sla ?? null,
   };
 }
@@ -101,6 +108,8 @@ export interface TicketWrite {
   status?: TicketStatus;
   clientId?: string;
   assigneeId?: string | null;
+  mergedIntoId?: string;
+  mergedIds?: string[];
 }
 
 /** What opening a ticket takes: a title and a client, the rest as the columns' defaults. */
@@ -163,23 +172,49 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     findById,
 
     /**
+     * The tsquery (as text) that finds the words: each word as its German or English stem or as
+     * written, all of them (AND), the last also as a prefix of a word as written (`netw:*`). A word
+     * that is a stop word in German or English is left out (it would match everything in one
+     * language and nothing in the other); null when no word is left. The words hold only letters,
+     * marks and digits (the service splits `q` so), which is all that goes into to_tsquery's syntax.
+     */
+    async searchQuery(words: string[]): Promise<string | null> {
+      const [row] = await rows<{ query: string | null }>(Prisma.sql`
+        WITH words AS (
+          SELECT w, i, i = max(i) OVER () AS last
+          FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, i)
+          WHERE numnode(plainto_tsquery('german', w)) > 0 AND numnode(plainto_tsquery('english', w)) > 0
+        )
+        SELECT string_agg('(' || (plainto_tsquery('german', w) || plainto_tsquery('english', w)
+          || CASE WHEN last THEN to_tsquery('simple', w || ':*') ELSE plainto_tsquery('simple', w) END)::text || ')', ' & ' ORDER BY i) AS query
+        FROM words`);
+      return row?.query ?? null;
+    },
+
+    /**
      * A page and the list's total, in one round trip unless the page is empty (pageWithTotal).
      * ticket_counts (kept by triggers) answers the total of the unfiltered list and of every single
      * filter with one row; only combined filters count their matching rows. Newest first; the id
      * breaks ties within a millisecond.
      */
-    async list(tenantId: string, filters: TicketFilters & SlaListing, page: PageRequest): Promise<{ items: Ticket[]; total: number }> {
+    async list(tenantId: string, filters: TicketFilters & SlaListing & TicketSearch, page: PageRequest): Promise<{ items: Ticket[]; total: number }> {
       const active = (Object.entries(filters) as [keyof TicketFilters, string | undefined][]).filter(
         (entry): entry is [keyof TicketFilters, string] => entry[0] in FILTER_SQL && entry[1] !== undefined,
       );
       const sla = filters.sla_status ? [slaStatusSql(filters.sla_status, filters.at_risk_minutes ?? 60)] : [];
-      const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...sla], ' AND ');
+      const search = filters.query === undefined ? [] : [Prisma.sql`search_vector @@ ${filters.query}::tsquery`];
+      const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...sla, ...search], ' AND ');
       const [dimension, value] = active[0] ?? ['all', ''];
       const total =
-        active.length > 1 || sla.length > 0
+        active.length > 1 || sla.length > 0 || search.length > 0
           ? Prisma.sql`SELECT count(*) FROM tickets WHERE ${where}`
           : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
-      const order = filters.sort === 'sla_due_at' ? Prisma.sql`${SLA_NEXT_DUE_SQL} ASC NULLS LAST, created_at DESC, id DESC` : Prisma.sql`created_at DESC, id DESC`;
+      const order =
+        filters.sort === 'sla_due_at'
+          ? Prisma.sql`${SLA_NEXT_DUE_SQL} ASC NULLS LAST, created_at DESC, id DESC`
+          : filters.query !== undefined
+            ? Prisma.sql`ts_rank_cd(search_vector, ${filters.query}::tsquery) DESC, created_at DESC, id DESC`
+            : Prisma.sql`created_at DESC, id DESC`;
       const { skip, take } = pageWindow(page);
       const found = await pageWithTotal<TicketSqlRow>(
         rows,
@@ -216,6 +251,26 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
      */
     createUnderPolicy(tenantId: string, ticket: NewTicketRow): Promise<Ticket | null> {
       return open(tenantId, ticket, null);
+    },
+
+    /** Reads the tickets of these ids that the tenant has and locks them, in id order (two such locks cannot deadlock). */
+    async findManyForUpdate(tenantId: string, ids: string[]): Promise<Map<string, Ticket>> {
+      const locked = await rows<TicketSqlRow>(
+        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ANY(${ids}::uuid[]) AND tenant_id = ${tenantId}::uuid ORDER BY id FOR UPDATE OF tickets`,
+      );
+      return new Map(locked.map((row) => [row.id, fromSql(row)]));
+    },
+
+    /**
+     * Moves a merged ticket's comments and time entries to the target: the comments keep author and
+     * time and remember where they were written (merged_from_ticket_id, the first ticket if merged
+     * twice); the time entries take the target's client, as they follow their ticket's client.
+     */
+    async moveActivity(tenantId: string, sourceId: string, target: Pick<Ticket, 'id' | 'client_id'>): Promise<void> {
+      await db.$executeRaw`UPDATE ticket_comments SET ticket_id = ${target.id}::uuid, merged_from_ticket_id = coalesce(merged_from_ticket_id, ticket_id)
+        WHERE ticket_id = ${sourceId}::uuid AND tenant_id = ${tenantId}::uuid`;
+      await db.$executeRaw`UPDATE time_entries SET ticket_id = ${target.id}::uuid, client_id = ${target.client_id}::uuid
+        WHERE ticket_id = ${sourceId}::uuid AND tenant_id = ${tenantId}::uuid`;
     },
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */

@@ -1,7 +1,10 @@
-import { IdParams, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, sendPage, toProblem, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import {
+  BulkChangesSchema,
+  BulkResultsSchema,
+  MergeRequestSchema,
   NewTicketSchema,
   TicketChangesSchema,
   TicketFiltersSchema,
@@ -19,7 +22,9 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     path: '/tickets',
     operationId: 'listTickets',
     summary: 'List tickets',
-    description: 'Newest first (`created_at` descending, then `id`). Filters combine with AND.',
+    description:
+      'Newest first (`created_at` descending, then `id`). Filters combine with AND. With `q`, a full-text search over title, description and ' +
+      'comments, the most relevant first unless `sort` is given; a `q` of only stop words or punctuation is a 400 (`urn:msp:problem:empty-search`).',
     tags: TAGS,
     scope: 'read:tickets',
     query: TicketFiltersSchema,
@@ -82,6 +87,58 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     },
     handler: async (req, res, { params, body }) => {
       res.json(await tickets.update(tenantOf(req), params.id, body));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/tickets/bulk',
+    operationId: 'bulkUpdateTickets',
+    summary: 'Change many tickets',
+    description:
+      'Applies `changes` to each of `ids` by the rules of `PATCH /tickets/{id}` (and its `ticket.updated` event), one ticket after the other, each in its own ' +
+      'transaction: the answer is 200 with one result per id, in order, `{id, status: 200, ticket}` or `{id, status: 404|412|422, problem}`; ' +
+      'a ticket that fails leaves the others changed. `if_match` gives, per id, the ETag the ticket must still have (else its result is 412). ' +
+      'A malformed request, an id given twice, or an `if_match` key not in `ids` is a 400 and changes nothing.',
+    tags: TAGS,
+    scope: 'write:tickets',
+    body: BulkChangesSchema,
+    responses: { 200: { description: 'One result per id, in the order of `ids`.', schema: BulkResultsSchema } },
+    handler: async (req, res, { body }) => {
+      const outcomes = await tickets.bulkUpdate(tenantOf(req), body);
+      res.json({
+        results: outcomes.map((outcome) =>
+          'ticket' in outcome
+            ? { id: outcome.id, status: 200, ticket: outcome.ticket }
+            : { id: outcome.id, status: outcome.error.status, problem: toProblem(outcome.error, req.requestId) },
+        ),
+      });
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/tickets/:id/merge',
+    operationId: 'mergeTickets',
+    summary: 'Merge tickets into this one',
+    description:
+      'All or nothing: the comments (author and time kept, `merged_from_ticket_id` naming where each was written) and time entries (which take this ' +
+      'ticket\'s `client_id`) of every source move here; each source becomes `closed` with `merged_into_id`, this ticket lists them in `merged_ids` ' +
+      'and gets an internal comment recording the merge. Events: `ticket.updated` for each source, `comment.created`, then `ticket.merged`. ' +
+      'A source of another tenant (or none) is a 404; a closed target, the target among the sources, or a source merged before is a 422.',
+    tags: TAGS,
+    scope: 'write:tickets',
+    params: IdParams,
+    body: MergeRequestSchema,
+    responses: {
+      200: { description: 'The target after the merge.', schema: TicketSchema },
+      422: unprocessableResponse(
+        'The target is closed (`urn:msp:problem:ticket-closed`), is among `source_ids` (`urn:msp:problem:merge-into-itself`), or a source was merged before (`urn:msp:problem:already-merged`).',
+        TicketRuleProblem,
+      ),
+    },
+    handler: async (req, res, { params, body }) => {
+      res.json(await tickets.merge(tenantOf(req), params.id, body.source_ids, req.principal!.clientId));
     },
   });
 }

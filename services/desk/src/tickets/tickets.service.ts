@@ -1,9 +1,9 @@
-import { conflict, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
+import { AppError, badRequest, conflict, etagOf, isAppError, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
 import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { SlaListing } from '../sla/sla.schemas';
 import type { Repositories, Store } from '../store';
-import type { NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
+import type { BulkChanges, NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
 import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
 import type { TicketWrite } from './tickets.repository';
 
@@ -58,10 +58,35 @@ async function reopensForAnInactiveAssignee(tx: Repositories, tenantId: string, 
   return !(await tx.users.isActiveLocked(tenantId, ticket.assignee_id));
 }
 
+/** A strong comparison, as If-Match's (RFC 9110 §13.1.1): `*` matches any ticket. */
+function preconditionHolds(ifMatch: string, ticket: Ticket): boolean {
+  return ifMatch.trim() === '*' || ifMatch.trim() === etagOf(ticket);
+}
+
+const preconditionFailed = () =>
+  new AppError(412, 'The ticket has changed since the ETag given in if_match: GET it again and retry with its current ETag. It was not changed.', {
+    code: 'precondition-failed',
+  });
+
+/** What a bulk change answers for one id: the ticket after its change, or why it was not changed. */
+export type BulkOutcome = { id: string; ticket: Ticket } | { id: string; error: AppError };
+
+/** The statuses a bulk change reports per id; anything else (a 500, a database outage) fails the whole request. */
+const BULK_ERROR_STATUSES = new Set([404, 412, 422]);
+
 export function createTicketsService(store: Store, sla: SlaService) {
-  return {
-    list(tenantId: string, filters: TicketFilters & SlaListing, page: PageRequest) {
-      return store.tickets.list(tenantId, filters, page);
+  const service = {
+    async list(tenantId: string, { q, ...filters }: TicketFilters & SlaListing & { q?: string }, page: PageRequest) {
+      if (q === undefined) return store.tickets.list(tenantId, filters, page);
+      const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+      const query = words.length ? await store.tickets.searchQuery(words) : null;
+      if (query === null) {
+        throw badRequest('q has no word to search for: only stop words (like "der", "the") or punctuation.', {
+          code: 'empty-search',
+          errors: [{ field: 'q', message: 'must contain a word that is not a stop word' }],
+        });
+      }
+      return store.tickets.list(tenantId, { ...filters, query }, page);
     },
 
     async get(tenantId: string, id: string): Promise<Ticket> {
@@ -112,10 +137,11 @@ export function createTicketsService(store: Store, sla: SlaService) {
      * change must be a legal move of the machine and brings its timestamps along. Asking for what
      * the ticket already is changes nothing, not even `updated_at`.
      */
-    update(tenantId: string, id: string, changes: TicketChanges): Promise<Ticket> {
+    update(tenantId: string, id: string, changes: TicketChanges, ifMatch?: string): Promise<Ticket> {
       return store.transaction(async (tx) => {
         const ticket = await tx.tickets.findForUpdate(tenantId, id);
         if (!ticket) throw ticketNotFound();
+        if (ifMatch !== undefined && !preconditionHolds(ifMatch, ticket)) throw preconditionFailed();
         const diff = differences(ticket, changes);
         if (Object.keys(diff).length === 0) return ticket;
         if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket cannot change.', 'ticket-closed');
@@ -134,7 +160,88 @@ export function createTicketsService(store: Store, sla: SlaService) {
         return updated;
       });
     },
+
+    /**
+     * Changes each ticket as its PATCH would (same rules, same `ticket.updated`), one after the
+     * other in the order given, each in its own transaction: one that fails (404, 412, 422) leaves
+     * the others changed. `if_match` holds the ETag a ticket must still have.
+     */
+    async bulkUpdate(tenantId: string, { ids, changes, if_match: ifMatch = {} }: BulkChanges): Promise<BulkOutcome[]> {
+      const strangers = Object.keys(ifMatch).filter((id) => !ids.includes(id));
+      if (strangers.length) {
+        throw badRequest('if_match names ids that are not in ids.', { errors: strangers.map((id) => ({ field: `if_match.${id}`, message: 'is not in ids' })) });
+      }
+      const outcomes: BulkOutcome[] = [];
+      for (const id of ids) {
+        try {
+          outcomes.push({ id, ticket: await service.update(tenantId, id, changes, ifMatch[id]) });
+        } catch (error) {
+          if (!isAppError(error) || !BULK_ERROR_STATUSES.has(error.status)) throw error;
+          outcomes.push({ id, error });
+        }
+      }
+      return outcomes;
+    },
+
+    /**
+     * Merges the sources into the target, all or nothing: their comments (each marked with
+     * `merged_from_ticket_id`, author and time kept) and time entries (which take the target's
+     * client) move to the target; each source is closed with `merged_into_id` (its SLA clocks stop
+     * as a closing stops them) and records `ticket.updated`; the target lists them in `merged_ids`,
+     * gets an internal comment by `author` saying so (`comment.created`) and records
+     * `ticket.merged`. All the tickets stay locked (in id order, so that two merges cannot
+     * deadlock) until the commit.
+     */
+    merge(tenantId: string, targetId: string, sourceIds: string[], author: string): Promise<Ticket> {
+      return store.transaction(async (tx) => {
+        const locked = await tx.tickets.findManyForUpdate(tenantId, [targetId, ...sourceIds]);
+        const target = locked.get(targetId);
+        if (!target) throw ticketNotFound();
+        const missing = sourceIds.filter((id) => !locked.has(id));
+        if (missing.length) {
+          throw notFound(`source_ids name tickets that do not exist in your tenant: ${missing.join(', ')}.`, {
+            errors: missing.map((id) => ({ field: 'source_ids', message: `${id} names no ticket of your tenant` })),
+          });
+        }
+        if (sourceIds.includes(targetId)) {
+          throw unprocessable('A ticket cannot be merged into itself: source_ids holds the target.', {
+            code: 'merge-into-itself',
+            errors: [{ field: 'source_ids', message: 'must not contain the target ticket' }],
+          });
+        }
+        if (isFinal(target.status)) throw transitionProblem(target, 'The ticket is closed; a closed ticket takes no merges.', 'ticket-closed');
+        const merged = sourceIds.map((id) => locked.get(id)!).filter((source) => source.merged_into_id !== null);
+        if (merged.length) {
+          throw unprocessable(`Already merged into another ticket: ${merged.map((source) => source.id).join(', ')}.`, {
+            code: 'already-merged',
+            errors: merged.map((source) => ({ field: 'source_ids', message: `${source.id} was merged into ${source.merged_into_id}` })),
+          });
+        }
+        const now = new Date();
+        for (const id of sourceIds) {
+          const source = locked.get(id)!;
+          await tx.tickets.moveActivity(tenantId, id, target);
+          const timestamps = timestampsFor(source.status, 'closed', now);
+          const written = await tx.tickets.update(tenantId, id, { status: 'closed', ...timestamps, mergedIntoId: targetId }, now);
+          const closed = await sla.onTicketChanged(tx, tenantId, source, { ...written, sla: source.sla }, now);
+          await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: id, object: closed, before: source });
+        }
+        await tx.tickets.update(tenantId, targetId, { mergedIds: [...target.merged_ids, ...sourceIds] }, now);
+        const numbers = sourceIds.map((id) => `#${locked.get(id)!.number}`).join(', ');
+        const note = await tx.comments.create(tenantId, {
+          ticketId: targetId,
+          body: `Merged ${numbers} into this ticket: their comments and time entries are now here.`,
+          internal: true,
+          author,
+        });
+        await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: note.id, object: note });
+        const result = (await tx.tickets.findById(tenantId, targetId))!;
+        await tx.events.record({ type: 'ticket.merged', tenantId, resourceType: 'ticket', resourceId: targetId, object: result, extra: { source_ids: sourceIds } });
+        return result;
+      });
+    },
   };
+  return service;
 }
 
 export type TicketsService = ReturnType<typeof createTicketsService>;
