@@ -25,10 +25,26 @@ const LISTS = {
   },
   hr: {
     '/api/v1/employees': {
-      page: `SELECT id, user_id, personnel_number, name, created_at, updated_at FROM employees
-             WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      // With the contract valid today (one index range per employee), as hr's list runs it.
+      page: `SELECT e.*, to_jsonb(cc) AS current_contract FROM (
+               SELECT id, tenant_id, user_id, personnel_number, name, to_char(employment_start, 'YYYY-MM-DD') AS employment_start,
+                 to_char(employment_end, 'YYYY-MM-DD') AS employment_end, created_at, updated_at FROM employees
+               WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) e
+             LEFT JOIN LATERAL (SELECT c.id, c.employee_id, to_char(c.valid_from, 'YYYY-MM-DD') AS valid_from, c.weekly_minutes, c.working_days,
+                 c.vacation_days_per_year::float8 AS vacation_days_per_year, c.state, c.created_at FROM contracts c
+               WHERE c.tenant_id = e.tenant_id AND c.employee_id = e.id AND c.valid_from <= (now() AT TIME ZONE 'UTC')::date ORDER BY c.valid_from DESC LIMIT 1) cc ON true
+             ORDER BY e.created_at DESC, e.id DESC`,
       count: 'SELECT count(*) FROM employees WHERE tenant_id = $1',
-      item: (row) => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }),
+      item: (row) => ({
+        id: row.id,
+        user_id: row.user_id,
+        personnel_number: row.personnel_number,
+        name: row.name,
+        employment: { start_date: row.employment_start, end_date: row.employment_end },
+        current_contract: row.current_contract && { ...row.current_contract, vacation_days_per_year: Number(row.current_contract.vacation_days_per_year), created_at: new Date(row.current_contract.created_at).toISOString() },
+        created_at: iso(row.created_at),
+        updated_at: iso(row.updated_at),
+      }),
     },
     '/api/v1/timesheets': {
       // ORDER BY names the table's column: a bare `date` would sort by the text of the output column.
