@@ -1,6 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
+import { validationFailed } from './errors';
 import { forwardedPrefix } from './forwarded';
+import { Uuid } from './schema-helpers';
 import { named } from './schema-names';
 
 export const DEFAULT_PER_PAGE = 25;
@@ -17,11 +19,27 @@ export const pageQueryProperties = {
   per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `Items per page, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).` }),
 };
 
+/**
+ * `after`, for a list that also pages by keyset: spread it into the list's query schema beside
+ * pageQueryProperties when its repository takes `PageRequest.after` (keysetCondition of @msp/db).
+ * A page after an item is found through the list's index at any depth, where `page=N` reads and
+ * skips every row before it.
+ */
+export const keysetQueryProperties = {
+  after: Type.Optional(Uuid({
+    description:
+      'Keyset paging: the id of the last item of the page before; answers the items that follow it in the list\'s order, ' +
+      'as fast deep in a large list as on its first page (`page` reads and skips every row before its page). ' +
+      'The `Link` header\'s `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. ' +
+      'An id that is not an item of this list (deleted since, or of another list) is a 400.',
+  })),
+};
+
 export const PaginationSchema = named(
   'Pagination',
   Type.Object(
     {
-      page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'This page, starting at 1.' }),
+      page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'This page, starting at 1; absent on a keyset page (`after`).' })),
       per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: 'Items per page.' }),
       total: Type.Integer({ minimum: 0, description: 'Items matching the filters, on all pages.' }),
       total_pages: Type.Integer({ minimum: 0, description: 'Pages at this `per_page`; 0 when nothing matches.' }),
@@ -52,6 +70,22 @@ export const LINK_HEADER = {
 export interface PageRequest {
   page: number;
   per_page: number;
+  /** Keyset paging: the id of the last item of the page before (keysetQueryProperties). */
+  after?: string;
+}
+
+/** The page a list's query asks for; `after` together with a `page` above 1 is a 400 (which would win?). */
+export function pageRequestOf(query: { page?: number; per_page?: number; after?: string }): PageRequest {
+  const page = query.page ?? 1;
+  const per_page = query.per_page ?? DEFAULT_PER_PAGE;
+  if (query.after === undefined) return { page, per_page };
+  if (page !== 1) throw validationFailed([{ field: 'after', message: 'must not be combined with page above 1: `after` pages by keyset, `page` by number' }]);
+  return { page: 1, per_page, after: query.after };
+}
+
+/** The 400 of an `after` that names no item of the list. */
+export function unknownAfterItem() {
+  return validationFailed([{ field: 'after', message: 'names no item of this list (deleted since, or of another list)' }]);
 }
 
 /** Offset arguments for a repository. */
@@ -59,15 +93,33 @@ export function pageWindow({ page, per_page }: PageRequest) {
   return { skip: (page - 1) * per_page, take: per_page };
 }
 
-function pageUrl(req: Request, page: number): string {
+function pageUrl(req: Request, page: number | { after: string }): string {
   // Under an ingress path prefix (X-Forwarded-Prefix) the caller's URL has it before /api/v1.
   const url = new URL(`${forwardedPrefix(req)}${req.originalUrl}`, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
-  url.searchParams.set('page', String(page));
+  if (typeof page === 'number') {
+    url.searchParams.delete('after');
+    url.searchParams.set('page', String(page));
+  } else {
+    url.searchParams.delete('page');
+    url.searchParams.set('after', page.after);
+  }
   return url.toString();
 }
 
+/** A keyset page: first, next (after its last item, when it is full) and last; its pagination without `page`. */
+function sendKeysetPage<T>(req: Request, res: Response, items: T[], total: number, per_page: number, extra: Record<string, unknown>) {
+  const totalPages = Math.ceil(total / per_page);
+  const links = [`<${pageUrl(req, 1)}>; rel="first"`];
+  const last = items[items.length - 1] as { id?: unknown } | undefined;
+  if (items.length === per_page && typeof last?.id === 'string') links.push(`<${pageUrl(req, { after: last.id })}>; rel="next"`);
+  links.push(`<${pageUrl(req, Math.max(totalPages, 1))}>; rel="last"`);
+  res.setHeader('Link', links.join(', '));
+  res.json({ data: items, pagination: { per_page, total, total_pages: totalPages }, ...extra });
+}
+
 /** Sends `{data, pagination}` with its Link header; `extra` members (a list's totals) go beside them. */
-export function sendPage<T>(req: Request, res: Response, items: T[], total: number, { page, per_page }: PageRequest, extra: Record<string, unknown> = {}) {
+export function sendPage<T>(req: Request, res: Response, items: T[], total: number, { page, per_page, after }: PageRequest, extra: Record<string, unknown> = {}) {
+  if (after !== undefined) return sendKeysetPage(req, res, items, total, per_page, extra);
   const totalPages = Math.ceil(total / per_page);
   const links = [`<${pageUrl(req, 1)}>; rel="first"`];
   if (page > 1) links.push(`<${pageUrl(req, Math.min(page - 1, Math.max(totalPages, 1)))}>; rel="prev"`);
