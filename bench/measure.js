@@ -1,0 +1,63 @@
+'use strict';
+// How the benchmarks time one comparison: two sides (a service and its baseline, or one service on
+// two tenants) under autocannon, in alternating rounds.
+const autocannon = require('autocannon');
+const { median, memory } = require('./support');
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+
+/** autocannon's options for one side of a case. */
+function loadOf({ url, method = 'GET', headers = {}, body, paths }) {
+  let next = 0;
+  return {
+    url,
+    method,
+    connections: CONNECTIONS,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body && JSON.stringify(body),
+    // Rotate through many ids, so one cached row does not stand for all.
+    ...(paths ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] } : {}),
+  };
+}
+
+/** The rounds of one side as one row: req/s over all rounds, p50 and p99 the median round's. */
+function rowOf({ name, target, pid }, rounds, rss) {
+  const seconds = rounds.reduce((sum, r) => sum + r.duration, 0);
+  const requests = rounds.reduce((sum, r) => sum + r.requests.total, 0);
+  const row = {
+    name,
+    target,
+    requests_per_sec: Math.round(requests / seconds),
+    p50_ms: median(rounds.map((r) => r.latency.p50)),
+    p99_ms: median(rounds.map((r) => r.latency.p99)),
+    requests,
+    rounds: rounds.map((r) => ({ requests_per_sec: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99 })),
+    non_2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: rounds.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    ...(pid ? { rss_start_mb: Math.round(rss.start), rss_end_mb: Math.round(rss.end) } : {}),
+  };
+  console.log(`  ${target.padEnd(8)} ${name.padEnd(44)}${pid ? ` RSS ${row.rss_start_mb} → ${row.rss_end_mb} MB ` : ' '} ${String(row.requests_per_sec).padStart(7)} req/s  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  (rounds: ${row.rounds.map((r) => r.requests_per_sec).join(', ')} req/s)${row.non_2xx || row.errors ? `  (!) ${row.non_2xx} non-2xx, ${row.errors} errors` : ''}`);
+  return row;
+}
+
+/**
+ * Measures two sides of a comparison (a service and its baseline, or two tenants) in alternating
+ * rounds: after a 2 s warm-up of each, ROUNDS rounds of DURATION / ROUNDS seconds, A then B. The
+ * machine's speed drifts by more than the differences measured (a shared 2-CPU VM), and
+ * alternating puts both sides under the same drift, where measuring one whole side after the
+ * other did not. The RSS of a side with a pid is read before its first round and after its last.
+ */
+async function measurePair(a, b, { duration = DURATION, warmup = 2 } = {}) {
+  const sides = [a, b].map((side) => ({ side, load: loadOf(side), rounds: [], rss: {} }));
+  for (const { load } of sides) await autocannon({ ...load, duration: warmup }); // warm-up: JIT, pools, PostgreSQL's cache
+  for (const s of sides) if (s.side.pid) s.rss.start = memory(s.side.pid).rss_mb;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const s of sides) s.rounds.push(await autocannon({ ...s.load, duration: duration / ROUNDS }));
+  }
+  for (const s of sides) if (s.side.pid) s.rss.end = memory(s.side.pid).rss_mb;
+  return sides.map((s) => rowOf(s.side, s.rounds, s.rss));
+}
+
+module.exports = { measurePair, loadOf, ROUNDS, DURATION, CONNECTIONS };
