@@ -98,7 +98,7 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
   const connectorsRepository = createConnectorsRepository(db);
   const directories = createConnectorDirectories({ connectors: connectorsRepository, secrets, outbound });
   const syncsRepository = createSyncsRepository(db);
-  const syncRunner = createSyncRunner({ queue, syncs: syncsRepository, connectors: connectorsRepository, directories, logger, options: settings.sync });
+  const syncRunner = createSyncRunner({ queue, syncs: syncsRepository, directories, logger, options: settings.sync });
   syncRunner.define();
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
   const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
