@@ -139,6 +139,16 @@ function errorsOf(spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'pa
  */
 export type ResourceLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
 
+/**
+ * The key of the resource lock a write to `path` (the route's pattern, e.g. `/onboardings/:id`)
+ * with these validated `params` takes for `tenantId`. Work outside a request that must not
+ * interleave with such a write (a background job on the same resource) takes the same lock with
+ * the same key.
+ */
+export function resourceLockKey(tenantId: string | undefined, path: string, params: unknown): string {
+  return `${tenantId ?? ''} ${path} ${JSON.stringify(params ?? {})}`.toLowerCase();
+}
+
 function processLock(): ResourceLock {
   const queues = new Map<string, Promise<unknown>>();
   return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
@@ -224,7 +234,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         // reads the first's change and gets its 412, and no write slips in between a check and
         // the change it guards. The key is the route and its validated parameters (ids in one
         // case), so two spellings of one resource's path share it.
-        const key = `${req.principal?.tenantId ?? ''} ${spec.path} ${JSON.stringify(params ?? {})}`.toLowerCase();
+        const key = resourceLockKey(req.principal?.tenantId, spec.path, params);
         await lock(key, async () => {
           await checkIfMatch(req, (r, shim) => reader.handler(r, shim, { params, query: undefined, body: undefined } as never));
           await run();

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { advisoryResourceLock } from '@msp/db';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
-import { createServiceApp, type ApiRouter, type Logger } from '@msp/http';
+import { createServiceApp, type ApiRouter, type Logger, type ResourceLock } from '@msp/http';
 import type { Outbound } from '@msp/outbound';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { linkEvents } from './events/link-events';
@@ -79,9 +79,14 @@ export interface LinkDeps {
   outbound: Outbound;
   /** Seals and opens webhook signing secrets (webhookSecretsFromConfig: WEBHOOK_ENCRYPTION_KEY). */
   webhookSecrets: SecretBox;
+  /**
+   * The lock of writes to one resource; the runs' workers share it (createRuns' resourceLock).
+   * Default: advisoryResourceLock over link's database.
+   */
+  resourceLock?: ResourceLock;
 }
 
-export function createLinkApp({ db, redis, logger, settings, runs, queue, secrets, outbound, webhookSecrets }: LinkDeps) {
+export function createLinkApp({ db, redis, logger, settings, runs, queue, secrets, outbound, webhookSecrets, resourceLock }: LinkDeps) {
   // link verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -93,7 +98,7 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
   const connectorsRepository = createConnectorsRepository(db);
   const directories = createConnectorDirectories({ connectors: connectorsRepository, secrets, outbound });
   const syncsRepository = createSyncsRepository(db);
-  const syncRunner = createSyncRunner({ queue, syncs: syncsRepository, connectors: connectorsRepository, directories, logger, options: settings.sync });
+  const syncRunner = createSyncRunner({ queue, syncs: syncsRepository, directories, logger, options: settings.sync });
   syncRunner.define();
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
   const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
@@ -127,7 +132,8 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
-    resourceLock: advisoryResourceLock(db.pool),
+    // The run engine's workers take it too, for the run they work on (src/runs/run-lock.ts).
+    resourceLock: resourceLock ?? advisoryResourceLock(db.pool),
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,

@@ -1,5 +1,5 @@
 import { createRedis, runService, parseOriginList } from '@msp/http';
-import { applyMigrations } from '@msp/db';
+import { advisoryResourceLock, applyMigrations } from '@msp/db';
 import { webhookSecretsFromConfig } from '@msp/events';
 import { outboundFromConfig } from '@msp/outbound';
 import { createLinkApp } from './app';
@@ -28,8 +28,11 @@ runService('link', loadLinkConfig, async (config, logger) => {
     { apiUrl: config.DESK_API_URL, clientId: config.DESK_CLIENT_ID, clientSecret: config.DESK_CLIENT_SECRET, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
     logger,
   );
+  // One lock for writes to a resource, shared by the API's writes and the run workers.
+  const resourceLock = advisoryResourceLock(db.pool);
   const runs = createRuns({
     db,
+    resourceLock,
     logger,
     desk,
     directories: createConnectorDirectories({ connectors: createConnectorsRepository(db), secrets, outbound }),
@@ -46,6 +49,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
     secrets,
     outbound,
     webhookSecrets: webhookSecretsFromConfig(config),
+    resourceLock,
     settings: {
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
@@ -65,5 +69,5 @@ runService('link', loadLinkConfig, async (config, logger) => {
   await runs.resume();
   schedule.start();
   await dispatcher.start();
-  return { app, readiness, cleanup: [async () => schedule.stop(), () => dispatcher.stop(), () => queue.stop(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  return { app, readiness, cleanup: [async () => schedule.stop(), () => dispatcher.stop(), () => queue.stop(), () => resourceLock.close(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

@@ -67,6 +67,27 @@ function expectConflict(response: request.Response, currentStatus: string) {
   expect(response.body.current_status).toBe(currentStatus);
 }
 
+/**
+ * Resolves once `pending` has settled or something waits for an advisory lock in link's
+ * database (the run's lock, held by the other side of the race).
+ */
+async function settledOrWaiting(pending: Promise<unknown>) {
+  let settled = false;
+  void pending.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const deadline = Date.now() + 10_000;
+  while (!settled && Date.now() < deadline && !(await h.waitingForLock())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+const untilRequest = async (line: string) => {
+  const deadline = Date.now() + 10_000;
+  while (!h.scim.requests().includes(line)) {
+    if (Date.now() > deadline) throw new Error(`the directory never received ${line}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
 describe('staged joiners', () => {
   test('When the start date is ahead, then the account is created inactive with its groups and ticket, and activate_account waits for the start of the start date', async () => {
     const body = onboarding();
@@ -148,12 +169,39 @@ describe('POST /onboardings/:id/cancel', () => {
     expect(account(body.email)).toBeDefined();
     expect((await call('get', `/onboardings/${created.body.id}`)).body).toEqual(run);
 
-    // A run not staged, still at its first tasks (the directory holds the create): 409 as well.
+    // A run not staged, still at its first tasks (the directory holds the create): the cancel waits
+    // for the worker's job (the run's lock) and then finds it completed: 409 as well.
     const release = h.scim.hold('POST', /\/Users$/);
     try {
       const open = await call('post', '/onboardings', onboarding({ start_date: day(-3) }));
       await until(`/onboardings/${open.body.id}`, (r) => r.status === 'in_progress');
-      expectConflict(await call('post', `/onboardings/${open.body.id}/cancel`), 'in_progress');
+      const cancelling = call('post', `/onboardings/${open.body.id}/cancel`).then((response) => response);
+      await settledOrWaiting(cancelling);
+      release();
+      expectConflict(await cancelling, 'completed');
+      expect((await call('get', `/onboardings/${open.body.id}`)).body.status).toBe('completed');
+    } finally {
+      release();
+    }
+  });
+
+  test('When a staged onboarding is cancelled while its account is being prepared, then the cancel waits for the preparation and then deletes the account', async () => {
+    const release = h.scim.hold('POST', /\/Users$/);
+    try {
+      const body = onboarding();
+      const created = await call('post', '/onboardings', body);
+      await until(`/onboardings/${created.body.id}`, (r) => r.status === 'in_progress');
+      const cancelling = call('post', `/onboardings/${created.body.id}/cancel`).then((response) => response);
+      await settledOrWaiting(cancelling);
+      release();
+      const response = await cancelling;
+      expect(response.status).toBe(200);
+      expect(response.body.status).toBe('cancelled');
+      expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'skipped']);
+      expect(response.body.directory_user_id).toEqual(expect.any(String));
+      expect(h.scim.requests()).toContain(`DELETE /scim/v2/Users/${response.body.directory_user_id}`);
+      expect(account(body.email)).toBeUndefined();
+      expect(await eventTypes(created.body.id)).toEqual(['onboarding.cancelled']);
     } finally {
       release();
     }
@@ -169,6 +217,69 @@ describe('POST /onboardings/:id/cancel', () => {
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect((await call('get', `/onboardings/${created.body.id}`)).body).toEqual(before);
     expect(account(body.email)).toBeDefined();
+  });
+});
+
+describe('a cancel racing the activation worker', () => {
+  test('When the activation comes due while a cancel is deleting the staged account, then the activation waits for the cancel and finds the run cancelled: the account is gone and was never activated', async () => {
+    const body = onboarding();
+    const created = await call('post', '/onboardings', body);
+    const before = await until(`/onboardings/${created.body.id}`, staged);
+    const userPath = `/scim/v2/Users/${before.directory_user_id}`;
+
+    // The directory holds the cancel's DELETE; meanwhile the start date comes and the activation job runs.
+    const release = h.scim.hold('DELETE', /\/Users\//);
+    clockOffsetMs = 2 * DAY_MS;
+    try {
+      const cancelling = call('post', `/onboardings/${created.body.id}/cancel`).then((response) => response);
+      await untilRequest(`DELETE ${userPath}`);
+      const activating = h.runJobNow('onboarding', created.body.id);
+      await settledOrWaiting(activating);
+      release();
+      const [response] = await Promise.all([cancelling, activating]);
+
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ id: created.body.id, status: 'cancelled' });
+      expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'skipped']);
+      expect(response.body.tasks[3]).toMatchObject({ name: 'activate_account', attempts: 0, started_at: null });
+      expect((await call('get', `/onboardings/${created.body.id}`)).body).toEqual(response.body);
+      expect(account(body.email)).toBeUndefined();
+      expect(h.scim.requests()).not.toContain(`PATCH ${userPath}`);
+      expect(await eventTypes(created.body.id)).toEqual(['onboarding.cancelled']);
+    } finally {
+      release();
+      clockOffsetMs = 0;
+    }
+  });
+
+  test('When a cancel arrives while the activation is running, then the cancel waits for it and answers 409 completed: the account stays, active', async () => {
+    const body = onboarding();
+    const created = await call('post', '/onboardings', body);
+    const before = await until(`/onboardings/${created.body.id}`, staged);
+    const userPath = `/scim/v2/Users/${before.directory_user_id}`;
+
+    // The directory holds the activation's PATCH; meanwhile a cancel comes in.
+    const release = h.scim.hold('PATCH', /\/Users\//);
+    clockOffsetMs = 2 * DAY_MS;
+    try {
+      const activating = h.runJobNow('onboarding', created.body.id);
+      await untilRequest(`PATCH ${userPath}`);
+      const cancelling = call('post', `/onboardings/${created.body.id}/cancel`).then((response) => response);
+      await settledOrWaiting(cancelling);
+      release();
+      const [response] = await Promise.all([cancelling, activating]);
+
+      expectConflict(response, 'completed');
+      const run = (await call('get', `/onboardings/${created.body.id}`)).body;
+      expect(run.status).toBe('completed');
+      expect(run.tasks[3]).toMatchObject({ name: 'activate_account', status: 'succeeded', attempts: 1 });
+      expect(account(body.email)).toMatchObject({ id: before.directory_user_id, active: true });
+      expect(h.scim.requests()).not.toContain(`DELETE ${userPath}`);
+      expect(await eventTypes(created.body.id)).toEqual(['onboarding.completed']);
+    } finally {
+      release();
+      clockOffsetMs = 0;
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import type { ConnectorRecord, ConnectorsRepository } from './connectors.reposit
  */
 export interface ConnectorDirectories {
   /** The SCIM client of a connector. */
-  clientOf(connector: ConnectorRecord, options?: { signal?: AbortSignal; pageSize?: number }): ScimClient;
+  clientOf(connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>, options?: { signal?: AbortSignal; pageSize?: number }): ScimClient;
   /** The enabled connector of a managed tenant, or null. */
   enabledConnectorOf(managedTenantId: string): Promise<ConnectorRecord | null>;
   /** Whether the managed tenant has an enabled connector. */
@@ -30,7 +30,7 @@ export class NoConnectorError extends Error {
 export function createConnectorDirectories(deps: { connectors: ConnectorsRepository; secrets: SecretBox; outbound: Outbound }): ConnectorDirectories {
   const { connectors, secrets, outbound } = deps;
 
-  function clientOf(connector: ConnectorRecord, options: { signal?: AbortSignal; pageSize?: number } = {}) {
+  function clientOf(connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>, options: { signal?: AbortSignal; pageSize?: number } = {}) {
     return createScimClient({ baseUrl: connector.baseUrl, bearerToken: secrets.open(connector.bearerTokenEncrypted), outbound, ...options });
   }
 

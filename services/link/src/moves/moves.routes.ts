@@ -83,7 +83,7 @@ export function registerMoveRoutes(api: ApiRouter, deps: { moves: RunsService<Mo
     path: '/moves/:id/cancel',
     operationId: 'cancelMove',
     summary: 'Cancel a move',
-    description: 'Only while it is `scheduled` and nothing has run yet; afterwards (or when already cancelled or finished) 409 with `current_status`. Its tasks become `skipped`; event `move.cancelled`.',
+    description: 'Only while it is `scheduled` and nothing has run yet; afterwards (or when already cancelled or finished) 409 with `current_status`. Its tasks become `skipped`; event `move.cancelled`. A cancel that arrives while a job of the run is at work waits for that job to end (the run\'s lock, which the workers hold too) and then decides on the run as it is then.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,

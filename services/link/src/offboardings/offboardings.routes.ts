@@ -80,7 +80,7 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
     path: '/offboardings/:id/cancel',
     operationId: 'cancelOffboarding',
     summary: 'Cancel an offboarding',
-    description: 'Only while it is `scheduled` and nothing has run yet; afterwards (or when already cancelled or finished) 409 with `current_status`. Its tasks become `skipped`.',
+    description: 'Only while it is `scheduled` and nothing has run yet; afterwards (or when already cancelled or finished) 409 with `current_status`. Its tasks become `skipped`. A cancel that arrives while a job of the run is at work waits for that job to end (the run\'s lock, which the workers hold too) and then decides on the run as it is then.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,

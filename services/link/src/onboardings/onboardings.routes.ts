@@ -89,7 +89,7 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: Ru
       'Only a staged onboarding (its `start_date` was still ahead, so it has an `activate_account` task not yet run): the staged account is deleted from the directory (SCIM DELETE), ' +
       'the tasks still to do become `skipped`, the run `cancelled` (event `onboarding.cancelled`) and the e-mail may be onboarded again. ' +
       'An onboarding that is not staged, already activated, finished or cancelled, or whose first tasks are still running, is 409 with `current_status`. ' +
-      'When the directory cannot delete the account, 503 and nothing is cancelled.',
+      'When the directory cannot delete the account, 503 and nothing is cancelled. A cancel that arrives while a job of the run is at work waits for that job to end (the run\'s lock, which the workers hold too) and then decides on the run as it is then.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,

@@ -22,7 +22,8 @@ export function registerRetryRoute<R>(
       '(each retry has the full number of tries), `detail`, `result` and times cleared, due now (or at their own due time if that is still ahead). ' +
       `The run's status is recomputed from its tasks (\`in_progress\`, or \`scheduled\` when nothing of it has run) and the queue takes it up again; event \`${kind}.retried\`. ` +
       'Only a run that is `completed_with_errors` or `failed`: while it is `scheduled` or `in_progress`, when it was `cancelled`, or when it `completed`, 409 with `current_status`; ' +
-      `a 409 also when another ${kind} of the same ${route.openKey} was opened meanwhile.`,
+      `a 409 also when another ${kind} of the same ${route.openKey} was opened meanwhile. ` +
+      "A retry that arrives while a job of the run is at work waits for that job to end (the run's lock) and then decides on the run as it is then.",
     tags: [route.tag],
     scope: 'admin:tenant',
     params: IdParams,

@@ -1,6 +1,7 @@
 import { conflict, notFound, pageWindow, type Logger, type PageRequest } from '@msp/http';
 import { runChangeRecorder } from './run-events';
 import { OPEN_STATUSES, type RunKind, type RunRecord, type RunStatus } from './run-kind';
+import type { RunLock } from './run-lock';
 import { dropRunJobs, enqueueRun, type RunQueue } from './run-queue';
 import { OpenRunExists, type RunsRepository } from './runs.repository';
 import { statusFromTasks } from './run-tasks';
@@ -13,6 +14,8 @@ export interface RunsServiceDeps<R extends RunRecord, B, I extends object> {
   queue: RunQueue;
   logger: Logger;
   now: () => Date;
+  /** The run's lock (run-lock.ts): cancel and retry hold it, as the worker does. */
+  lock: RunLock;
 }
 
 /** Statuses from which a retry re-queues what failed. */
@@ -24,7 +27,7 @@ const RETRYABLE: readonly RunStatus[] = ['completed_with_errors', 'failed'];
  * decided here and recorded in the repository's transaction.
  */
 export function createRunsService<R extends RunRecord, B, I extends object>(deps: RunsServiceDeps<R, B, I>) {
-  const { kind, runs, queue, logger, now } = deps;
+  const { kind, runs, queue, logger, now, lock } = deps;
   const record = runChangeRecorder(kind);
 
   async function get(ownerTenantId: string, id: string): Promise<R> {
@@ -96,49 +99,23 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
       return { run, plans, problems };
     },
 
-    /** When the kind allows it now: what the run made outside is undone, its tasks skipped, its jobs dropped. */
-    async cancel(ownerTenantId: string, id: string): Promise<R> {
-      const run = await get(ownerTenantId, id);
-      const refusal = kind.cancel.refusal(run);
-      if (refusal) throw notNow(run, refusal);
-      await kind.cancel.undo?.(run);
-      const lost = await runs.cancel(ownerTenantId, id, kind.cancel, record);
-      if (lost) {
-        const current = await get(ownerTenantId, id);
-        throw notNow(current, kind.cancel.refusal(current) ?? lost);
-      }
-      await dropRunJobs(queue, kind.name, id, run.tasks.map((task) => task.dueAt ?? run.createdAt));
-      return get(ownerTenantId, id);
+    /**
+     * When the kind allows it now: what the run made outside is undone, its tasks skipped, its jobs
+     * dropped. All of it under the run's lock, taken before the run is read: a worker step of the
+     * run (which holds the same lock) has ended before the cancel decides, or begins after the run
+     * is cancelled and does nothing; it never acts while a staged account is being deleted.
+     */
+    cancel(ownerTenantId: string, id: string): Promise<R> {
+      return lock(ownerTenantId, id, () => cancelLocked(ownerTenantId, id));
     },
 
     /**
      * The failed tasks (and those skipped because of them) back to pending, due now at the earliest;
      * those that succeeded are kept. 409 while the run is open, when it was cancelled, or when
-     * nothing failed.
+     * nothing failed. Under the run's lock, as cancel.
      */
-    async retry(ownerTenantId: string, id: string): Promise<R> {
-      const run = await get(ownerTenantId, id);
-      const refusal = (current: R) =>
-        OPEN_STATUSES.includes(current.status)
-          ? `The ${kind.name} is ${current.status}: only a finished run is retried.`
-          : !RETRYABLE.includes(current.status)
-            ? `The ${kind.name} is ${current.status}: it has no failed task to retry.`
-            : null;
-      const reason = refusal(run);
-      if (reason) throw notNow(run, reason);
-      let after: R | null;
-      try {
-        after = await runs.retry(id, { now: now(), openKey: kind.openKey(run), allowed: (locked) => refusal(locked) === null, statusOf: statusFromTasks }, record);
-      } catch (error) {
-        if (error instanceof OpenRunExists) throw kind.openConflict(run);
-        throw error;
-      }
-      if (!after) {
-        const current = await get(ownerTenantId, id);
-        throw notNow(current, refusal(current) ?? `The ${kind.name} changed meanwhile.`);
-      }
-      await enqueue(after);
-      return after;
+    retry(ownerTenantId: string, id: string): Promise<R> {
+      return lock(ownerTenantId, id, () => retryLocked(ownerTenantId, id));
     },
 
     /** Re-sends the jobs of every open run; the stable job ids make this a no-op for runs that have theirs. */
@@ -146,6 +123,45 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
       for (const run of await runs.openRuns()) await enqueueRun(queue, kind.name, run.id, run.dueTimes, now());
     },
   };
+
+  async function cancelLocked(ownerTenantId: string, id: string): Promise<R> {
+    const run = await get(ownerTenantId, id);
+    const refusal = kind.cancel.refusal(run);
+    if (refusal) throw notNow(run, refusal);
+    await kind.cancel.undo?.(run);
+    const lost = await runs.cancel(ownerTenantId, id, kind.cancel, record);
+    if (lost) {
+      const current = await get(ownerTenantId, id);
+      throw notNow(current, kind.cancel.refusal(current) ?? lost);
+    }
+    await dropRunJobs(queue, kind.name, id, run.tasks.map((task) => task.dueAt ?? run.createdAt));
+    return get(ownerTenantId, id);
+  }
+
+  async function retryLocked(ownerTenantId: string, id: string): Promise<R> {
+    const run = await get(ownerTenantId, id);
+    const refusal = (current: R) =>
+      OPEN_STATUSES.includes(current.status)
+        ? `The ${kind.name} is ${current.status}: only a finished run is retried.`
+        : !RETRYABLE.includes(current.status)
+          ? `The ${kind.name} is ${current.status}: it has no failed task to retry.`
+          : null;
+    const reason = refusal(run);
+    if (reason) throw notNow(run, reason);
+    let after: R | null;
+    try {
+      after = await runs.retry(id, { now: now(), openKey: kind.openKey(run), allowed: (locked) => refusal(locked) === null, statusOf: statusFromTasks }, record);
+    } catch (error) {
+      if (error instanceof OpenRunExists) throw kind.openConflict(run);
+      throw error;
+    }
+    if (!after) {
+      const current = await get(ownerTenantId, id);
+      throw notNow(current, refusal(current) ?? `The ${kind.name} changed meanwhile.`);
+    }
+    await enqueue(after);
+    return after;
+  }
 }
 
 export type RunsService<R extends RunRecord, B> = ReturnType<typeof createRunsService<R, B, object>>;

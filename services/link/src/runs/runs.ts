@@ -1,4 +1,4 @@
-import type { ApiRouter, Logger } from '@msp/http';
+import type { ApiRouter, Logger, ResourceLock } from '@msp/http';
 import type { Db } from '../db';
 import type { DeskClient } from '../desk/desk-client';
 import { moveKind } from '../moves/move.kind';
@@ -12,6 +12,7 @@ import type { MoveRecord } from '../moves/move.tasks';
 import type { Directories } from './directory';
 import { createRunTenantsRepository } from './managed-tenants.repository';
 import { createRunWorker } from './run-engine';
+import { runLockOf } from './run-lock';
 import type { RunKind, RunKindDeps, RunRecord } from './run-kind';
 import { MOVE_QUEUE, OFFBOARDING_QUEUE, ONBOARDING_QUEUE, queueOf, type RunQueue } from './run-queue';
 import { createRunTasksRepository } from './run-tasks.repository';
@@ -28,6 +29,11 @@ export interface RunsDeps {
   maxAttempts?: number;
   /** The clock that decides what is due (tests move it; default the real time). */
   now?: () => Date;
+  /**
+   * The API's resource lock (the same instance the app's router takes, @msp/db's
+   * advisoryResourceLock): workers, cancel and retry hold it for the run they change.
+   */
+  resourceLock: ResourceLock;
 }
 
 /** The job handler of each run queue: the job's data is `{ runId }`. */
@@ -49,10 +55,11 @@ export function createRuns(deps: RunsDeps) {
     const made: { runs?: RunsRepository<R> } = {};
     const kind = make({ directories, desk, tenants, save: (id, fields) => made.runs!.save(id, fields) });
     const runs = (made.runs = createRunsRepository<R>(db, kind.table));
+    const lock = runLockOf(deps.resourceLock, kind.name);
     return {
       kind,
-      service: createRunsService({ kind, runs, queue, logger, now }),
-      handle: createRunWorker({ kind: kind as RunKind<R, never, never>, runs, tasks, directories, logger, maxAttempts, now }),
+      service: createRunsService({ kind, runs, queue, logger, now, lock }),
+      handle: createRunWorker({ kind: kind as RunKind<R, never, never>, runs, tasks, directories, logger, maxAttempts, now, lock }),
     };
   }
 

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '@msp/http';
 import { linkEvents } from '../events/link-events';
 import type { ConnectorDirectories } from '../connectors/connector-directories';
-import type { ConnectorsRepository } from '../connectors/connectors.repository';
 import type { JobQueue } from '../jobs/job-queue';
 import { ScimError } from '../scim/scim-client';
 import { syncRunJson } from './sync.mapper';
@@ -56,12 +55,11 @@ export class QueueUnavailableError extends Error {
 export function createSyncRunner(deps: {
   queue: JobQueue;
   syncs: SyncsRepository;
-  connectors: ConnectorsRepository;
   directories: ConnectorDirectories;
   logger: Logger;
   options?: SyncRunnerOptions;
 }) {
-  const { queue, syncs, connectors, directories, logger } = deps;
+  const { queue, syncs, directories, logger } = deps;
   const retryDelayMs = deps.options?.retryDelayMs ?? 5000;
   const maxRetryDelayMs = deps.options?.maxRetryDelayMs ?? 600_000;
 
@@ -104,11 +102,9 @@ export function createSyncRunner(deps: {
   async function execute({ runId }: SyncJob, job: { signal: AbortSignal }) {
     const run = await syncs.beginAttempt(runId);
     if (!run) return; // finished or gone (its connector deleted): nothing to do
-    const connector = await connectors.findAnyById(run.connectorId);
-    if (!connector) return;
     let client;
     try {
-      client = directories.clientOf(connector, { signal: job.signal, pageSize: deps.options?.pageSize });
+      client = directories.clientOf(run.connector, { signal: job.signal, pageSize: deps.options?.pageSize });
     } catch {
       // GCM refuses a token sealed under another key: retrying cannot help, a technician can.
       const message = 'the connector\'s bearer token cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.bearer_token';

@@ -5,12 +5,13 @@ import { Client } from 'pg';
 import { freshModule, startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
 import { createLinkApp } from '../../src/app';
 import { createSecretBox } from '@msp/secrets';
+import { advisoryResourceLock } from '@msp/db';
 import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
 import { createDeskClient } from '../../src/desk/desk-client';
 import { createJobQueue, JOB_SCHEMA, type JobQueue } from '../../src/jobs/job-queue';
 import { createConnectorDirectories } from '../../src/connectors/connector-directories';
 import { createConnectorsRepository } from '../../src/connectors/connectors.repository';
-import { OFFBOARDING_QUEUE } from '../../src/runs/run-queue';
+import { OFFBOARDING_QUEUE, queueOf } from '../../src/runs/run-queue';
 import { defineRunQueues } from '../../src/runs/run-workers';
 import { createRuns, type Runs } from '../../src/runs/runs';
 import { startRealDesk, type DeskTenant, type RealDesk } from './desk';
@@ -41,6 +42,10 @@ export interface RunsHarness {
   queuedJobs(runId: string): Promise<{ id: string; startAfter: Date }[]>;
   /** Calls the offboarding job handler directly, as a job arriving now would. */
   runOffboardingJobNow(runId: string): Promise<void>;
+  /** Calls the job handler of a run of `kind` directly, as a job arriving now would. */
+  runJobNow(kind: 'onboarding' | 'offboarding' | 'move', runId: string): Promise<void>;
+  /** Whether some session of link's database waits for an advisory lock (a run's or a resource's). */
+  waitingForLock(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -80,8 +85,11 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
       async function boot() {
         const deskClient = createDeskClient({ apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret, timeoutMs: 2000 }, logger);
         jobs = createJobQueue({ databaseUrl, logger, pollingIntervalSeconds: 0.5, stopTimeoutMs: 5000, work: options.workers });
+        // The app's router and the workers share one lock, as in src/index.ts.
+        const resourceLock = advisoryResourceLock(db.pool);
         runs = createRuns({
           db,
+          resourceLock,
           logger,
           desk: deskClient,
           directories: createConnectorDirectories({ connectors: createConnectorsRepository(db), secrets, outbound }),
@@ -90,7 +98,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           now: options.now,
         });
         defineRunQueues(jobs, runs.handlers, { maxAttempts: options.maxAttempts ?? 5, retryDelaySeconds: 1 });
-        const built = createLinkApp({ db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound, webhookSecrets: testWebhookSecrets() });
+        const built = createLinkApp({ db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound, webhookSecrets: testWebhookSecrets(), resourceLock });
         app = built.app;
         await jobs.start();
         await runs.resume();
@@ -171,6 +179,12 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
       }
     },
     runOffboardingJobNow: (runId) => runs.handlers[OFFBOARDING_QUEUE]({ runId }),
+    runJobNow: (kind, runId) => runs.handlers[queueOf(kind)]({ runId }),
+    async waitingForLock() {
+      const rows = await link.db.$queryRaw<{ waiting: boolean }[]>`
+        SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS waiting`;
+      return rows[0]!.waiting;
+    },
     async close() {
       await link.close();
       await scim.close();
