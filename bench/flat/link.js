@@ -32,12 +32,7 @@ module.exports = {
     // created_at of row i of n: spread evenly over the same DAYS whatever n, newest first at i = 1.
     const at = (i) => `now() - (${i}::float8 / ${n}) * interval '${DAYS} days'`;
     const id = (kind, i) => `md5($1::text || '${kind}' || ${i})::uuid`;
-    const q = async (sql) => {
-      const t = Date.now();
-      const r = await client.query(sql, [tenantId]);
-      if (process.env.DEBUG_SEED) console.error(Date.now() - t, 'ms', sql.slice(0, 60));
-      return r;
-    };
+    const q = (sql) => client.query(sql, [tenantId]);
     const runStatus = (i) =>
       `(CASE WHEN ${i} % 20 = 0 THEN 'failed' WHEN ${i} % 20 = 1 THEN 'cancelled' WHEN ${i} % 20 = 2 THEN 'completed_with_errors' WHEN ${i} % 20 = 3 THEN 'in_progress'
              WHEN ${i} % 10 = 4 THEN 'scheduled' ELSE 'completed' END)`;
@@ -83,7 +78,7 @@ module.exports = {
       FROM generate_series(1, ${n}) AS i`);
     // The tasks' three foreign keys would be checked row by row, ~900,000 look-ups that only say
     // what the SELECTs above already guarantee: skipped for these statements (as pg_restore does).
-    await q(`SET session_replication_role = replica`);
+    await client.query('SET session_replication_role = replica');
     for (const [kind, column, names] of [
       ['onb', 'onboarding_id', ['create_account', 'assign_bundles', 'equipment_ticket']],
       ['off', 'offboarding_id', ['reassign_tickets', 'disable_account', 'delegate_mailbox']],
@@ -94,7 +89,7 @@ module.exports = {
                ${at('i')}, 1, CASE WHEN NOT ${open('i')} THEN ${at('i')} END, CASE WHEN NOT ${open('i')} THEN ${at('i')} + interval '1 minute' END
         FROM generate_series(1, ${n}) AS i CROSS JOIN generate_series(1, 3) AS p`);
     }
-    await q(`RESET session_replication_role`);
+    await client.query('RESET session_replication_role');
 
     const byCreated = (table, where = 'owner_tenant_id = $1::uuid') => nearTheEnd(client, `SELECT id FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC`, [tenantId]);
     const connectorWhere = `connector_id = md5($1::text || 'conn' || 1)::uuid`;
