@@ -19,7 +19,8 @@ const LISTS = {
     '/api/v1/tenants': {
       page: `SELECT id, name, domain, client_id, status, created_at, updated_at FROM managed_tenants
              WHERE owner_tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-      count: 'SELECT count(*) FROM managed_tenants WHERE owner_tenant_id = $1',
+      // The total as link reads it (issue 25): its counter in list_counts, not count(*).
+      count: `SELECT coalesce((SELECT count FROM list_counts WHERE tenant_id = $1::uuid AND list = 'managed_tenants' AND dimension = 'all' AND value = ''), 0) AS count`,
       item: (row) => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }),
     },
   },

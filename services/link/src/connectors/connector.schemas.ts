@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { DateTime, keysetQueryProperties, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 
 export const CONNECTOR_TYPES = ['scim'] as const;
 
@@ -109,6 +109,7 @@ export type UpdateConnectorBody = Static<typeof UpdateConnectorBody>;
 
 export const ListConnectorsQuery = strictObject({
   ...pageQueryProperties,
+  ...keysetQueryProperties,
   include_disabled: Type.Optional(Type.Boolean({ default: false, description: 'Also list disabled connectors (by default only enabled ones are listed).' })),
   tenant_id: Type.Optional(Uuid({ description: 'Only the connectors of this managed tenant.' })),
 });

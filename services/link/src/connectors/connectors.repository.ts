@@ -1,4 +1,7 @@
+import { listCountSql, sqlRows } from '@msp/db';
+import { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db';
+import { keysetAfter, keysetPage, limitOffset, type ListWindow } from '../lists';
 
 export type ConnectorType = 'scim';
 
@@ -51,16 +54,48 @@ const columns = {
   updatedAt: true,
 } as const;
 
+/** The list's columns in SQL, named as the record names them. */
+const CONNECTOR_SQL_COLUMNS = Prisma.sql`id, owner_tenant_id AS "ownerTenantId", managed_tenant_id AS "managedTenantId", type::text AS type, name, enabled,
+  base_url AS "baseUrl", bearer_token_encrypted AS "bearerTokenEncrypted", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+type ConnectorSqlRow = Omit<ConnectorRecord, 'createdAt' | 'updatedAt'> & { createdAt: string | Date; updatedAt: string | Date };
+
 /** Every query of the API is bounded by the owner (the caller's MSP tenant); the workers' are not. */
 export function createConnectorsRepository(db: Db) {
+  const rows = sqlRows(db, db.pool);
   return {
-    async list(ownerTenantId: string, filter: ConnectorFilter, window: { skip: number; take: number }) {
-      const where = { ownerTenantId, managedTenantId: filter.managedTenantId, ...(filter.enabledOnly ? { enabled: true } : {}) };
-      const [items, total] = await db.$transaction([
-        db.connector.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: columns, ...window }),
-        db.connector.count({ where }),
-      ]);
-      return { items, total };
+    /**
+     * A page, newest first, and its exact total in one round trip (plain SQL on the pool). The
+     * total of the default list (enabled only) and of include_disabled is a counter of list_counts;
+     * with tenant_id it is count(*) through (managed_tenant_id, enabled, ...): a managed tenant has
+     * a connector or two, so that count is bounded by them, not by the owner's size.
+     */
+    async list(ownerTenantId: string, filter: ConnectorFilter, window: ListWindow): Promise<{ items: ConnectorRecord[]; total: number }> {
+      const where = Prisma.join(
+        [
+          Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`,
+          ...(filter.managedTenantId === undefined ? [] : [Prisma.sql`managed_tenant_id = ${filter.managedTenantId}::uuid`]),
+          ...(filter.enabledOnly ? [Prisma.sql`enabled`] : []),
+        ],
+        ' AND ',
+      );
+      const after = keysetAfter(window, {
+        table: 'connectors',
+        columns: ['created_at', 'id'],
+        direction: 'desc',
+        idColumn: 'id',
+        idType: 'uuid',
+        scope: Prisma.sql`k.owner_tenant_id = ${ownerTenantId}::uuid`,
+      });
+      const { items, total } = await keysetPage<ConnectorSqlRow>(rows, window, {
+        page: Prisma.sql`SELECT ${CONNECTOR_SQL_COLUMNS} FROM connectors WHERE ${where}${after} ORDER BY created_at DESC, id DESC ${limitOffset(window)}`,
+        total:
+          filter.managedTenantId === undefined
+            ? listCountSql(ownerTenantId, 'connectors', filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : undefined)
+            : Prisma.sql`SELECT count(*) FROM connectors WHERE ${where}`,
+        exists: Prisma.sql`SELECT 1 FROM connectors WHERE id = ${window.after ?? null}::uuid AND owner_tenant_id = ${ownerTenantId}::uuid`,
+      });
+      return { items: items.map((row) => ({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) })), total };
     },
 
     findById(ownerTenantId: string, id: string): Promise<ConnectorRecord | null> {

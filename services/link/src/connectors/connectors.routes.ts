@@ -1,6 +1,7 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { Connector, ConnectorPage, CreateConnectorBody, ListConnectorsQuery, UpdateConnectorBody, type ConnectorJson } from './connector.schemas';
+import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import type { ConnectorRecord } from './connectors.repository';
 import type { ConnectorsService } from './connectors.service';
 
@@ -29,13 +30,15 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     path: '/connectors',
     operationId: 'listConnectors',
     summary: 'List connectors',
-    description: 'The enabled connectors of your managed tenants, newest first; `include_disabled=true` lists disabled ones too.',
+    description:
+      'The enabled connectors of your managed tenants, newest first (`created_at` descending, then `id`); `include_disabled=true` lists disabled ones too. ' +
+      `${EXACT_TOTAL} ${DEEP_PAGES}`,
     tags: TAGS,
     scope: SCOPE,
     query: ListConnectorsQuery,
     responses: { 200: { description: 'One page of connectors.', schema: ConnectorPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await connectors.list(tenantOf(req), { enabledOnly: !query.include_disabled, managedTenantId: query.tenant_id }, page);
       sendPage(req, res, items.map(connectorJson), total, page);
     },

@@ -1,4 +1,5 @@
-import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
+import { conflict, notFound, unprocessable, type PageRequest } from '@msp/http';
+import { listWindow } from '../lists';
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
 import type { TenantsRepository } from '../tenants/tenants.repository';
 import type { SecretBox } from '@msp/secrets';
@@ -52,7 +53,7 @@ export function createConnectorsService(deps: { connectors: ConnectorsRepository
     get,
 
     list(ownerTenantId: string, filter: ConnectorFilter, page: PageRequest) {
-      return connectors.list(ownerTenantId, filter, pageWindow(page));
+      return connectors.list(ownerTenantId, filter, listWindow(page));
     },
 
     async create(ownerTenantId: string, input: NewConnectorInput): Promise<ConnectorRecord> {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { DateOnly, DateTime, named, Nullable, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 import { RUN_STATUSES } from '../runs/run-kind';
@@ -143,6 +143,7 @@ export type CreateMoveBody = Static<typeof CreateMoveBody>;
 
 export const ListMovesQuery = strictObject({
   ...pageQueryProperties,
+  ...keysetQueryProperties,
   status: Type.Optional(stringEnum(MOVE_STATUSES, { description: 'Only moves in this status.' })),
 });
 export type ListMovesQuery = Static<typeof ListMovesQuery>;

@@ -1,7 +1,8 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { moveJson } from './move.mapper';
 import { CreateMoveBody, MovePreview, ListMovesQuery, Move, MovePage } from './move.schemas';
+import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { MoveRecord } from './move.tasks';
@@ -19,13 +20,13 @@ export function registerMoveRoutes(api: ApiRouter, deps: { moves: RunsService<Mo
     path: '/moves',
     operationId: 'listMoves',
     summary: 'List moves',
-    description: 'Your moves, newest first (`created_at` descending, then `id`), each with its tasks and their due times.',
+    description: 'Your moves, newest first (`created_at` descending, then `id`), each with its tasks and their due times.' + ` ${EXACT_TOTAL} ${DEEP_PAGES}`,
     tags: TAGS,
     scope: SCOPE,
     query: ListMovesQuery,
     responses: { 200: { description: 'One page of moves.', schema: MovePage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await moves.list(tenantOf(req), { status: query.status }, page);
       sendPage(req, res, items.map(moveJson), total, page);
     },

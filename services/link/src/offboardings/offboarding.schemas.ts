@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { DateOnly, DateTime, named, Nullable, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 
@@ -99,6 +99,7 @@ export type CreateOffboardingBody = Static<typeof CreateOffboardingBody>;
 
 export const ListOffboardingsQuery = strictObject({
   ...pageQueryProperties,
+  ...keysetQueryProperties,
   status: Type.Optional(stringEnum(OFFBOARDING_STATUSES, { description: 'Only offboardings in this status.' })),
 });
 export type ListOffboardingsQuery = Static<typeof ListOffboardingsQuery>;

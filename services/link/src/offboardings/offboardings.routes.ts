@@ -1,7 +1,8 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { offboardingJson } from './offboarding.mapper';
 import { CreateOffboardingBody, OffboardingPreview, ListOffboardingsQuery, Offboarding, OffboardingPage } from './offboarding.schemas';
+import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { OffboardingRecord } from './offboarding.tasks';
@@ -19,13 +20,13 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
     path: '/offboardings',
     operationId: 'listOffboardings',
     summary: 'List offboardings',
-    description: 'Your offboardings, newest first (`created_at` descending, then `id`), each with its tasks and their due times.',
+    description: 'Your offboardings, newest first (`created_at` descending, then `id`), each with its tasks and their due times.' + ` ${EXACT_TOTAL} ${DEEP_PAGES}`,
     tags: TAGS,
     scope: SCOPE,
     query: ListOffboardingsQuery,
     responses: { 200: { description: 'One page of offboardings.', schema: OffboardingPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await offboardings.list(tenantOf(req), { status: query.status }, page);
       sendPage(req, res, items.map(offboardingJson), total, page);
     },

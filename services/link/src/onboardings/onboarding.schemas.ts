@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { DateOnly, DateTime, named, Nullable, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 
@@ -142,6 +142,7 @@ export type CreateOnboardingBody = Static<typeof CreateOnboardingBody>;
 
 export const ListOnboardingsQuery = strictObject({
   ...pageQueryProperties,
+  ...keysetQueryProperties,
   status: Type.Optional(stringEnum(ONBOARDING_STATUSES, { description: 'Only onboardings in this status.' })),
 });
 export type ListOnboardingsQuery = Static<typeof ListOnboardingsQuery>;

@@ -1,7 +1,8 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { onboardingJson } from './onboarding.mapper';
 import { CreateOnboardingBody, ListOnboardingsQuery, OnboardingPreview, Onboarding, OnboardingPage } from './onboarding.schemas';
+import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { OnboardingRecord } from './onboarding.tasks';
@@ -17,13 +18,13 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: Ru
     path: '/onboardings',
     operationId: 'listOnboardings',
     summary: 'List onboardings',
-    description: 'Your onboardings, newest first (`created_at` descending, then `id`), each with its tasks.',
+    description: 'Your onboardings, newest first (`created_at` descending, then `id`), each with its tasks.' + ` ${EXACT_TOTAL} ${DEEP_PAGES}`,
     tags: TAGS,
     scope: SCOPE,
     query: ListOnboardingsQuery,
     responses: { 200: { description: 'One page of onboardings.', schema: OnboardingPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await onboardings.list(tenantOf(req), { status: query.status }, page);
       sendPage(req, res, items.map(onboardingJson), total, page);
     },

@@ -1,6 +1,8 @@
 import type { RecordChange } from '@msp/events';
+import { listCountSql, sqlRows } from '@msp/db';
 import { Prisma } from '../generated/prisma/client';
 import { lockRow, violatedUniqueConstraint, type Db } from '../db';
+import { keysetAfter, keysetPage, limitOffset, type ListWindow } from '../lists';
 import { OPEN_STATUSES, type RunEndStatus, type RunRecord, type RunStatus, type RunTable } from './run-kind';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from './run-tasks.repository';
 
@@ -41,6 +43,7 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
   const select = { ...baseColumns, ...spec.columns, tasks: { select: taskColumns, orderBy: TASK_ORDER } };
   const runs = (client: Db | Prisma.TransactionClient) => (client as unknown as Record<string, RunDelegate>)[spec.model]!;
   const tasksOf = (id: string) => ({ [spec.taskKey]: id });
+  const listRows = sqlRows(db, db.pool);
 
   /** Locks the run and reads it (the "before" of a change); null when there is none. */
   async function locked(tx: Prisma.TransactionClient, id: string): Promise<R | null> {
@@ -74,12 +77,30 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
       return (await runs(db).count({ where: { ownerTenantId, [spec.openColumn]: openKey } })) > 0;
     },
 
-    async list(ownerTenantId: string, filter: { status?: RunStatus }, window: { skip: number; take: number }) {
-      const where = { ownerTenantId, status: filter.status };
-      const [items, total] = await Promise.all([
-        runs(db).findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select, ...window }),
-        runs(db).count({ where }),
-      ]);
+    /**
+     * A page of the owner's runs, newest first, and its exact total: the page's ids and the total
+     * (a counter of list_counts, whole or by status) in one round trip of plain SQL, by offset or
+     * keyset, then those runs with their tasks.
+     */
+    async list(ownerTenantId: string, filter: { status?: RunStatus }, window: ListWindow): Promise<{ items: R[]; total: number }> {
+      const table = Prisma.raw(spec.table);
+      // Compared as the column's own enum (onboarding_status, …), so the (owner, status, created_at, id) index serves it.
+      const status = filter.status === undefined ? Prisma.empty : Prisma.sql` AND status = ${filter.status}::${Prisma.raw(`${spec.model}_status`)}`;
+      const after = keysetAfter(window, {
+        table: spec.table,
+        columns: ['created_at', 'id'],
+        direction: 'desc',
+        idColumn: 'id',
+        idType: 'uuid',
+        scope: Prisma.sql`k.owner_tenant_id = ${ownerTenantId}::uuid`,
+      });
+      const { items: page, total } = await keysetPage<{ id: string }>(listRows, window, {
+        page: Prisma.sql`SELECT id FROM ${table} WHERE owner_tenant_id = ${ownerTenantId}::uuid${status}${after} ORDER BY created_at DESC, id DESC ${limitOffset(window)}`,
+        total: listCountSql(ownerTenantId, spec.table, filter.status === undefined ? undefined : { dimension: 'status', value: filter.status }),
+        exists: Prisma.sql`SELECT 1 FROM ${table} WHERE id = ${window.after ?? null}::uuid AND owner_tenant_id = ${ownerTenantId}::uuid`,
+      });
+      if (!page.length) return { items: [], total };
+      const items = await runs(db).findMany({ where: { id: { in: page.map((row) => row.id) } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select });
       return { items: items as R[], total };
     },
 

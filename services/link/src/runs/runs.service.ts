@@ -1,4 +1,5 @@
-import { conflict, notFound, pageWindow, type Logger, type PageRequest } from '@msp/http';
+import { conflict, notFound, type Logger, type PageRequest } from '@msp/http';
+import { listWindow } from '../lists';
 import { runChangeRecorder } from './run-events';
 import { OPEN_STATUSES, type RunKind, type RunRecord, type RunStatus } from './run-kind';
 import type { RunLock } from './run-lock';
@@ -50,7 +51,7 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
     get,
 
     list(ownerTenantId: string, filter: { status?: RunStatus }, page: PageRequest) {
-      return runs.list(ownerTenantId, filter, pageWindow(page));
+      return runs.list(ownerTenantId, filter, listWindow(page));
     },
 
     async create(ownerTenantId: string, body: B): Promise<R> {

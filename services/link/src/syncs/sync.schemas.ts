@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { DateTime, keysetQueryProperties, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 
 export const SYNC_RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export const HEALTH_STATUSES = ['disabled', 'unknown', 'healthy', 'degraded', 'failing'] as const;
@@ -74,7 +74,17 @@ export const SyncRunParams = Type.Object({
   run_id: Uuid({ description: 'The sync run id.' }),
 });
 
-export const PageQuery = strictObject({ ...pageQueryProperties });
+/** The sync runs' page: by number, or by keyset after a run's id. */
+export const PageQuery = strictObject({ ...pageQueryProperties, ...keysetQueryProperties });
+
+/**
+ * The mirror's pages: by number, or by keyset after a user's or group's `id`, which is the
+ * directory's SCIM id (any string the directory chose, not always a UUID).
+ */
+export const MirrorPageQuery = strictObject({
+  ...pageQueryProperties,
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: keysetQueryProperties.after.description })),
+});
 
 export const ConnectorHealth = named(
   'ConnectorHealth',

@@ -1,7 +1,9 @@
 import type { RecordChange } from '@msp/events';
+import { listCountSql, sqlRows } from '@msp/db';
 import { Prisma } from '../generated/prisma/client';
 import { violatedUniqueConstraint, type Db } from '../db';
 import type { ConnectorRecord } from '../connectors/connectors.repository';
+import { keysetAfter, keysetPage, limitOffset, type ListWindow } from '../lists';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 export type SyncTrigger = 'manual' | 'schedule';
@@ -109,7 +111,11 @@ export class OpenRunExistsError extends Error {
   }
 }
 
+/** A date column of a plain read: an ISO string from the pool. */
+const dateOf = (value: string | Date | null): Date | null => (value === null ? null : new Date(value));
+
 export function createSyncsRepository(db: Db) {
+  const rows = sqlRows(db, db.pool);
   const findOpen = (connectorId: string) => db.syncRun.findFirst({ where: { openConnectorId: connectorId }, select: runColumns });
 
   return {
@@ -125,13 +131,28 @@ export function createSyncsRepository(db: Db) {
       }
     },
 
-    async list(connectorId: string, window: { skip: number; take: number }) {
-      const where = { connectorId };
-      const [items, total] = await db.$transaction([
-        db.syncRun.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: runColumns, ...window }),
-        db.syncRun.count({ where }),
-      ]);
-      return { items, total };
+    /**
+     * A page of the connector's runs, newest first, and its exact total (a counter of list_counts
+     * kept per connector) in one round trip: plain SQL on the pool, keyset or offset.
+     */
+    async list(connectorId: string, window: ListWindow): Promise<{ items: SyncRunRecord[]; total: number }> {
+      const after = keysetAfter(window, {
+        table: 'sync_runs',
+        columns: ['created_at', 'id'],
+        direction: 'desc',
+        idColumn: 'id',
+        idType: 'uuid',
+        scope: Prisma.sql`k.connector_id = ${connectorId}::uuid`,
+      });
+      const { items, total } = await keysetPage<SyncRunRecord>(rows, window, {
+        page: Prisma.sql`SELECT ${RUN_SQL_COLUMNS} FROM sync_runs r WHERE r.connector_id = ${connectorId}::uuid${after} ORDER BY r.created_at DESC, r.id DESC ${limitOffset(window)}`,
+        total: listCountSql(connectorId, 'sync_runs'),
+        exists: Prisma.sql`SELECT 1 FROM sync_runs WHERE id = ${window.after ?? null}::uuid AND connector_id = ${connectorId}::uuid`,
+      });
+      return {
+        items: items.map((run) => ({ ...run, createdAt: new Date(run.createdAt), startedAt: dateOf(run.startedAt), finishedAt: dateOf(run.finishedAt), deltaSince: dateOf(run.deltaSince) })),
+        total,
+      };
     },
 
     find(connectorId: string, runId: string): Promise<SyncRunRecord | null> {
@@ -239,27 +260,43 @@ export function createSyncsRepository(db: Db) {
 
     // --- the mirror ---------------------------------------------------------------------------
 
-    async listMirror(connectorId: string, window: { skip: number; take: number }): Promise<{ items: StoredMirrorUser[]; total: number }> {
-      const where = { connectorId };
-      const [items, total] = await db.$transaction([
-        db.directoryUser.findMany({
-          where,
-          orderBy: [{ userName: 'asc' }, { scimId: 'asc' }],
-          select: { scimId: true, externalId: true, userName: true, displayName: true, email: true, active: true, groups: true, deletedAt: true },
-          ...window,
-        }),
-        db.directoryUser.count({ where }),
-      ]);
-      return { items, total };
+    /** A page of the mirror's users (deleted ones too) by user name, and its exact total (list_counts, per connector). */
+    async listMirror(connectorId: string, window: ListWindow): Promise<{ items: StoredMirrorUser[]; total: number }> {
+      const after = keysetAfter(window, {
+        table: 'directory_users',
+        columns: ['user_name', 'scim_id'],
+        direction: 'asc',
+        idColumn: 'scim_id',
+        idType: 'text',
+        scope: Prisma.sql`k.connector_id = ${connectorId}::uuid`,
+      });
+      const { items, total } = await keysetPage<StoredMirrorUser>(rows, window, {
+        page: Prisma.sql`SELECT scim_id AS "scimId", external_id AS "externalId", user_name AS "userName", display_name AS "displayName", email, active, groups,
+            deleted_at AS "deletedAt"
+          FROM directory_users WHERE connector_id = ${connectorId}::uuid${after} ORDER BY user_name, scim_id ${limitOffset(window)}`,
+        total: listCountSql(connectorId, 'directory_users'),
+        exists: Prisma.sql`SELECT 1 FROM directory_users WHERE connector_id = ${connectorId}::uuid AND scim_id = ${window.after ?? null}`,
+      });
+      return { items: items.map((user) => ({ ...user, deletedAt: dateOf(user.deletedAt) })), total };
     },
 
-    async listGroups(connectorId: string, window: { skip: number; take: number }): Promise<{ items: MirrorGroupRow[]; total: number }> {
-      const where = { connectorId };
-      const [items, total] = await db.$transaction([
-        db.directoryGroup.findMany({ where, orderBy: [{ displayName: 'asc' }, { scimId: 'asc' }], select: { scimId: true, displayName: true, memberCount: true, syncedAt: true }, ...window }),
-        db.directoryGroup.count({ where }),
-      ]);
-      return { items, total };
+    /** A page of the mirror's groups by display name, and its exact total (list_counts, per connector). */
+    async listGroups(connectorId: string, window: ListWindow): Promise<{ items: MirrorGroupRow[]; total: number }> {
+      const after = keysetAfter(window, {
+        table: 'directory_groups',
+        columns: ['display_name', 'scim_id'],
+        direction: 'asc',
+        idColumn: 'scim_id',
+        idType: 'text',
+        scope: Prisma.sql`k.connector_id = ${connectorId}::uuid`,
+      });
+      const { items, total } = await keysetPage<MirrorGroupRow>(rows, window, {
+        page: Prisma.sql`SELECT scim_id AS "scimId", display_name AS "displayName", member_count AS "memberCount", synced_at AS "syncedAt"
+          FROM directory_groups WHERE connector_id = ${connectorId}::uuid${after} ORDER BY display_name, scim_id ${limitOffset(window)}`,
+        total: listCountSql(connectorId, 'directory_groups'),
+        exists: Prisma.sql`SELECT 1 FROM directory_groups WHERE connector_id = ${connectorId}::uuid AND scim_id = ${window.after ?? null}`,
+      });
+      return { items: items.map((group) => ({ ...group, syncedAt: new Date(group.syncedAt) })), total };
     },
 
     /** The mirror's users (deleted ones too), or only those of `scimIds`. */

@@ -1,8 +1,9 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { directoryGroupJson, directoryUserJson, syncRunJson } from './sync.mapper';
-import { ConnectorHealth, DirectoryGroupPage, DirectoryUserPage, PageQuery, SyncRun, SyncRunPage, SyncRunParams } from './sync.schemas';
+import { ConnectorHealth, DirectoryGroupPage, DirectoryUserPage, MirrorPageQuery, PageQuery, SyncRun, SyncRunPage, SyncRunParams } from './sync.schemas';
 import type { SyncsService } from './syncs.service';
+import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Connectors'];
@@ -43,14 +44,14 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     path: '/connectors/:id/syncs',
     operationId: 'listSyncs',
     summary: 'List sync runs',
-    description: 'The connector\'s sync runs, newest first.',
+    description: `The connector's sync runs, newest first (\`created_at\` descending, then \`id\`). ${EXACT_TOTAL} ${DEEP_PAGES}`,
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
     query: PageQuery,
     responses: { 200: { description: 'One page of sync runs.', schema: SyncRunPage, headers: LINK_HEADER } },
     handler: async (req, res, { params, query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await syncs.list(tenantOf(req), params.id, page);
       sendPage(req, res, items.map(syncRunJson), total, page);
     },
@@ -75,14 +76,16 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     path: '/connectors/:id/users',
     operationId: 'listDirectoryUsers',
     summary: 'List the directory\'s users as last synced',
-    description: 'The mirror the syncs left, by `user_name`; users a full sync no longer found are kept with `deleted: true`.',
+    description:
+      'The mirror the syncs left, by `user_name` (then `id`); users a full sync no longer found are kept with `deleted: true`. ' +
+      `${EXACT_TOTAL} ${DEEP_PAGES} \`after\` is a user's \`id\` (the directory's SCIM id).`,
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
-    query: PageQuery,
+    query: MirrorPageQuery,
     responses: { 200: { description: 'One page of directory users.', schema: DirectoryUserPage, headers: LINK_HEADER } },
     handler: async (req, res, { params, query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await syncs.users(tenantOf(req), params.id, page);
       sendPage(req, res, items.map(directoryUserJson), total, page);
     },
@@ -93,14 +96,16 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     path: '/connectors/:id/groups',
     operationId: 'listDirectoryGroups',
     summary: 'List the directory\'s groups as last synced',
-    description: 'The groups the syncs mirrored, with their member counts, by `display_name`.',
+    description:
+      'The groups the syncs mirrored, with their member counts, by `display_name` (then `id`). ' +
+      `${EXACT_TOTAL} ${DEEP_PAGES} \`after\` is a group's \`id\` (the directory's SCIM id).`,
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
-    query: PageQuery,
+    query: MirrorPageQuery,
     responses: { 200: { description: 'One page of directory groups.', schema: DirectoryGroupPage, headers: LINK_HEADER } },
     handler: async (req, res, { params, query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await syncs.groups(tenantOf(req), params.id, page);
       sendPage(req, res, items.map(directoryGroupJson), total, page);
     },

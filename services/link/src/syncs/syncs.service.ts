@@ -1,5 +1,6 @@
-import { AppError, conflict, notFound, pageWindow, type PageRequest } from '@msp/http';
+import { AppError, conflict, notFound, type PageRequest } from '@msp/http';
 import type { ConnectorsService } from '../connectors/connectors.service';
+import { listWindow } from '../lists';
 import type { TenantsRepository } from '../tenants/tenants.repository';
 import { QueueUnavailableError, type SyncRunner } from './sync.runner';
 import { OpenRunExistsError, type SyncRunRecord, type SyncsRepository } from './syncs.repository';
@@ -33,7 +34,7 @@ export function createSyncsService(deps: { connectors: ConnectorsService; tenant
 
     async list(ownerTenantId: string, connectorId: string, page: PageRequest) {
       await connectors.get(ownerTenantId, connectorId);
-      return syncs.list(connectorId, pageWindow(page));
+      return syncs.list(connectorId, listWindow(page));
     },
 
     async get(ownerTenantId: string, connectorId: string, runId: string): Promise<SyncRunRecord> {
@@ -45,12 +46,12 @@ export function createSyncsService(deps: { connectors: ConnectorsService; tenant
 
     async users(ownerTenantId: string, connectorId: string, page: PageRequest) {
       await connectors.get(ownerTenantId, connectorId);
-      return syncs.listMirror(connectorId, pageWindow(page));
+      return syncs.listMirror(connectorId, listWindow(page));
     },
 
     async groups(ownerTenantId: string, connectorId: string, page: PageRequest) {
       await connectors.get(ownerTenantId, connectorId);
-      return syncs.listGroups(connectorId, pageWindow(page));
+      return syncs.listGroups(connectorId, listWindow(page));
     },
 
     async health(ownerTenantId: string, connectorId: string) {

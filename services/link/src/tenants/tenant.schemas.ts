@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { DateTime, keysetQueryProperties, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 
 /** `suspended` keeps the record (and, later, its connectors) but stops link acting on the directory. */
 export const TENANT_STATUSES = ['active', 'suspended'] as const;
@@ -74,6 +74,7 @@ export type UpdateTenantBody = Static<typeof UpdateTenantBody>;
 
 export const ListTenantsQuery = strictObject({
   ...pageQueryProperties,
+  ...keysetQueryProperties,
   status: Type.Optional(stringEnum(TENANT_STATUSES, { description: 'Only tenants in this status.' })),
   client_id: Type.Optional(Uuid({ description: 'Only the tenants of this helpdesk client.' })),
 });

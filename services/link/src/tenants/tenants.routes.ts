@@ -1,5 +1,6 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
+import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import { tenantJson } from './tenant.mapper';
 import { CreateTenantBody, ListTenantsQuery, Tenant, TenantPage, UpdateTenantBody } from './tenant.schemas';
 import type { TenantsService } from './tenants.service';
@@ -15,13 +16,15 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     path: '/tenants',
     operationId: 'listTenants',
     summary: 'List managed tenants',
-    description: 'The customer directories your tenant administers, newest first (`created_at` descending, then `id`).',
+    description:
+      'The customer directories your tenant administers, newest first (`created_at` descending, then `id`). ' +
+      `${EXACT_TOTAL} ${DEEP_PAGES}`,
     tags: TAGS,
     scope: SCOPE,
     query: ListTenantsQuery,
     responses: { 200: { description: 'One page of managed tenants.', schema: TenantPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await tenants.list(tenantOf(req), { status: query.status, clientId: query.client_id }, page);
       sendPage(req, res, items.map(tenantJson), total, page);
     },

@@ -1,5 +1,6 @@
 import { changesBetween } from '@msp/events';
-import { conflict, notFound, pageWindow, type PageRequest } from '@msp/http';
+import { conflict, notFound, type PageRequest } from '@msp/http';
+import { listWindow } from '../lists';
 import { linkEvents } from '../events/link-events';
 import { tenantJson } from './tenant.mapper';
 import { DuplicateDomainError, type NewTenant, type TenantFilter, type TenantRecord, type TenantsRepository } from './tenants.repository';
@@ -7,7 +8,7 @@ import { DuplicateDomainError, type NewTenant, type TenantFilter, type TenantRec
 export function createTenantsService(tenants: TenantsRepository) {
   return {
     list(ownerTenantId: string, filter: TenantFilter, page: PageRequest) {
-      return tenants.list(ownerTenantId, filter, pageWindow(page));
+      return tenants.list(ownerTenantId, filter, listWindow(page));
     },
 
     async get(ownerTenantId: string, id: string): Promise<TenantRecord> {
