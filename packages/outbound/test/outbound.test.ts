@@ -169,6 +169,26 @@ describe('fetch', () => {
     expect(await (await createOutbound({ allowLoopback: true, maxResponseBytes: 2048 }).fetch(`${base}/big`)).text()).toHaveLength(2048);
   });
 
+  it('When a service only imports the package and makes its policy, then undici is not loaded; the first call loads it', async () => {
+    // A module registry of its own, where loading undici is seen (and undici is the real one).
+    let undiciLoaded = false;
+    let isolated: typeof import('../src') | undefined;
+    jest.isolateModules(() => {
+      jest.doMock('undici', () => {
+        undiciLoaded = true;
+        return jest.requireActual('undici');
+      });
+      isolated = require('../src') as typeof import('../src');
+    });
+    const outbound = isolated!.createOutbound({ allowLoopback: true });
+    await outbound.check(`${base}/`);
+    expect(undiciLoaded).toBe(false);
+    const response = await outbound.fetch(`${base}/`);
+    expect(await response.text()).toBe('ok');
+    expect(undiciLoaded).toBe(true);
+    jest.dontMock('undici');
+  });
+
   it('When nothing allows loopback (the default in every mode), then nothing is sent to it', async () => {
     await expect(createOutbound().fetch(`${base}/`)).rejects.toBeInstanceOf(OutboundBlockedError);
   });
