@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type * as OutboundModule from '../src';
 import { createOutbound, internalAddressReason, OutboundBlockedError, OutboundResponseTooLargeError, OutboundTimeoutError, parseAllowlist } from '../src';
 import { startDnsServer } from './dns-server';
 
@@ -172,13 +173,14 @@ describe('fetch', () => {
   it('When a service only imports the package and makes its policy, then undici is not loaded; the first call loads it', async () => {
     // A module registry of its own, where loading undici is seen (and undici is the real one).
     let undiciLoaded = false;
-    let isolated: typeof import('../src') | undefined;
+    let isolated: typeof OutboundModule | undefined;
     jest.isolateModules(() => {
       jest.doMock('undici', () => {
         undiciLoaded = true;
         return jest.requireActual('undici');
       });
-      isolated = require('../src') as typeof import('../src');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      isolated = require('../src') as typeof OutboundModule;
     });
     const outbound = isolated!.createOutbound({ allowLoopback: true });
     await outbound.check(`${base}/`);
