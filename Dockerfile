@@ -44,10 +44,18 @@ RUN node /usr/local/lib/msp-build/prune-app.js /out && sh /usr/local/lib/msp-bui
 
 FROM ${NODE_IMAGE} AS runtime
 ARG PORT=3001
+# MALLOC_MMAP_THRESHOLD_ (glibc): a fixed threshold, so glibc never raises it on its own. Unset, the
+# first scrypt (desk hashes client secrets with N=2^14, r=8: a 16 MiB buffer, malloc'd and freed on
+# libuv's threads, at start and on every token request) lifts it to 16 MiB and the trim threshold
+# to 32 MiB; from then on every freed block below 16 MiB stays resident in the arena of the thread
+# that freed it: desk held 256 MB RSS after start, 85 MB of it in worker threads' arenas; with the
+# threshold fixed 172 MB (bench/README.md, "Memory"). 131072 is glibc's own initial value.
+# `pnpm bench` and `pnpm start` give the services (and the baselines) the same variable.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=${PORT} \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 # Owned by root and read-only for the service user: the code cannot be changed by the process.
 COPY --from=build /out ./

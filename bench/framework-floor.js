@@ -54,7 +54,7 @@ async function main() {
   const servers = [];
   try {
     for (const kind of ['node', 'express', 'express-classes']) {
-      const child = fork(__filename, ['serve', kind], { execPath: serverNode().path, execArgv: serverNode().flags, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const child = fork(__filename, ['serve', kind], { execPath: serverNode().path, execArgv: serverNode().flags, env: { ...process.env, ...serverNode().env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       const port = await new Promise((resolve, reject) => {
         child.once('message', resolve);
         child.once('exit', (code) => reject(new Error(`${kind} exited with code ${code}`)));

@@ -38,7 +38,7 @@ const SERVICES = {
 
 /**
  * Creates, migrates and seeds the service's database, starts the service and its baseline. Answers
- * the cases to measure, the service's pid (for its RSS) and `stop()`, which also drops the database.
+ * the cases to measure, the pids of the service and its baseline (for their RSS) and `stop()`, which also drops the database.
  */
 async function prepareService(name, { serverUrl, redisUrl, issuer }) {
   const spec = SERVICES[name];
@@ -78,7 +78,7 @@ async function prepareService(name, { serverUrl, redisUrl, issuer }) {
       baselineUrl: `${baseline.url}/api/v1${route}`,
       headers,
     }));
-    return { cases, pid: service.child.pid, seeded, stop };
+    return { cases, pid: service.child.pid, baselinePid: baseline.child.pid, seeded, stop };
   } catch (error) {
     await stop();
     throw error;

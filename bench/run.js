@@ -3,8 +3,8 @@
 // bare node:http + pg baseline running the same SQL, with autocannon, in one run. desk: a tenant
 // with 100,000 tickets and one with 10,000; link: 1,000 managed tenants; hr: 2,000 employees with
 // a month of timesheets; each service in a database of its own. Prints one table with the ratios
-// and whether the targets hold (issue 12), and the services' RSS at the start and end of each
-// case; writes bench/results/<date>-bench.json and bench/results/latest.md. Environment (all optional):
+// and whether the targets hold (issue 12), and the RSS of each service and of its baseline at the
+// start and end of each case; writes bench/results/<date>-bench.json and bench/results/latest.md. Environment (all optional):
 //   BENCH_DATABASE_URL  a database URL of the PostgreSQL server to use (default the local one)
 //   BENCH_REDIS_URL     Redis for desk's rate limiter (default redis://127.0.0.1:6379; "" for none)
 //   BENCH_DURATION      seconds per side of a case (default 10), BENCH_CONNECTIONS (default 10)
@@ -76,11 +76,11 @@ function markdown(report) {
     `Data: desk ${report.settings.tickets_large.toLocaleString('en')} tickets (and a tenant of ${report.settings.tickets_small.toLocaleString('en')}); link ${report.seeded.link}; hr ${report.seeded.hr}.`,
     'On a 2-CPU VM numbers vary by about ±20 % from run to run: compare the ratios within one run.',
     '',
-    '| case | service | req/s | p50 / p99 ms | baseline req/s | baseline p50 / p99 ms | req/s service ÷ baseline | p99 service ÷ baseline | target | met | RSS start → end MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|',
+    '| case | service | req/s | p50 / p99 ms | baseline req/s | baseline p50 / p99 ms | req/s service ÷ baseline | p99 service ÷ baseline | target | met | RSS start → end MB | baseline RSS start → end MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
     ...report.comparisons.map(
       (c) =>
-        `| ${c.name} | ${c.service} | ${c.ours.requests_per_sec} | ${c.ours.p50_ms} / ${c.ours.p99_ms} | ${c.baseline.requests_per_sec} | ${c.baseline.p50_ms} / ${c.baseline.p99_ms} | ${c.rps_ratio} | ${c.p99_ratio} | ${c.target} | ${c.met ? 'yes' : 'no'} | ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} |`,
+        `| ${c.name} | ${c.service} | ${c.ours.requests_per_sec} | ${c.ours.p50_ms} / ${c.ours.p99_ms} | ${c.baseline.requests_per_sec} | ${c.baseline.p50_ms} / ${c.baseline.p99_ms} | ${c.rps_ratio} | ${c.p99_ratio} | ${c.target} | ${c.met ? 'yes' : 'no'} | ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} | ${c.baseline.rss_start_mb} → ${c.baseline.rss_end_mb} |`,
     ),
     '',
     report.missed.length ? `Targets met: no (${report.missed.join('; ')}).` : 'Targets met: yes.',
@@ -189,8 +189,8 @@ async function main() {
         method: 'POST',
         body: newTicket(large.clientIds[0]),
       },
-    ].map((c) => ({ ...c, service: 'desk', serviceUrl: `${desk.url}${c.path}`, baselineUrl: `${baseline.url}${c.path}`, headers: auth.large, pid: desk.child.pid }));
-    const listCases = Object.values(services).flatMap((s) => s.cases.map((c) => ({ ...c, pid: s.pid })));
+    ].map((c) => ({ ...c, service: 'desk', serviceUrl: `${desk.url}${c.path}`, baselineUrl: `${baseline.url}${c.path}`, headers: auth.large, pid: desk.child.pid, baselinePid: baseline.child.pid }));
+    const listCases = Object.values(services).flatMap((s) => s.cases.map((c) => ({ ...c, pid: s.pid, baselinePid: s.baselinePid })));
     for (const c of listCases) await sameAnswer(c);
 
     // A first pass over every read, unmeasured: otherwise the first case measured would pay for
@@ -206,7 +206,7 @@ async function main() {
     const compare = async (c) => {
       const [ours, bare] = await measurePair(
         { name: c.name, target: c.service, url: c.serviceUrl, method: c.method, headers: c.headers, body: c.body, paths: c.paths, pid: c.pid },
-        { name: c.name, target: 'baseline', url: c.baselineUrl, method: c.method, body: c.body, paths: c.paths },
+        { name: c.name, target: 'baseline', url: c.baselineUrl, method: c.method, body: c.body, paths: c.paths, pid: c.baselinePid },
       );
       comparisons.push(compared(c, ours, bare));
     };
@@ -262,7 +262,7 @@ async function main() {
 
     console.log('\nservice ÷ baseline');
     for (const c of comparisons) {
-      console.log(`  ${c.service.padEnd(5)} ${c.name.padEnd(40)} req/s ×${c.rps_ratio}  p50 ×${c.p50_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB  target ${c.target}: ${c.met ? 'met' : 'NOT met'}`);
+      console.log(`  ${c.service.padEnd(5)} ${c.name.padEnd(40)} req/s ×${c.rps_ratio}  p50 ×${c.p50_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB (baseline ${c.baseline.rss_start_mb} → ${c.baseline.rss_end_mb} MB)  target ${c.target}: ${c.met ? 'met' : 'NOT met'}`);
     }
     for (const s of size) console.log(`  desk  ${s.name.padEnd(40)} req/s at ${LARGE} ÷ at ${SMALL}: ×${s.rps_ratio}`);
     console.log('\none page of the list in PostgreSQL');

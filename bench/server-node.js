@@ -22,13 +22,29 @@ function imageFlags() {
 }
 
 /**
- * `{ path, version, source, flags }` of the Node to start servers with (resolved once per process);
- * `flags` are the images' (their CMD's), given to services and baselines alike.
+ * The allocator settings of the images' runtime `ENV` (MALLOC_*: glibc's, read when a process
+ * starts, so they must be in its environment): `{ MALLOC_MMAP_THRESHOLD_: '131072' }`.
+ */
+function imageEnv() {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const runtime = dockerfile.slice(dockerfile.search(/^FROM .* AS runtime$/m));
+  const env = {};
+  for (const [, statement] of runtime.matchAll(/^ENV (.*)$/gm)) {
+    for (const [, name, value] of statement.matchAll(/(MALLOC_[A-Z_]+)=(\S+)/g)) env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * `{ path, version, source, flags, env }` of the Node to start servers with (resolved once per
+ * process); `flags` are the images' (their CMD's) and `env` their allocator settings, given to
+ * services and baselines alike.
  */
 function serverNode() {
   if (resolved) return resolved;
   resolved = resolveBinary();
   resolved.flags = imageFlags();
+  resolved.env = imageEnv();
   return resolved;
 }
 

@@ -48,7 +48,7 @@ const freePort = () =>
 async function startService(name, env, { root = ROOT } = {}) {
   const port = await freePort();
   const child = spawn(serverNode().path, [...serverNode().flags, path.join(root, 'services', name, 'dist/index.js')], {
-    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...process.env, ...serverNode().env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -68,7 +68,7 @@ async function startService(name, env, { root = ROOT } = {}) {
  */
 function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE } = {}) {
   const execArgv = [...serverNode().flags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const child = fork(path.join(__dirname, script), { execPath: serverNode().path, env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, script), { execPath: serverNode().path, env: { ...process.env, ...serverNode().env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve({ child, ...message }));
     child.once('exit', (code) => reject(new Error(`${script} exited with code ${code} before it was ready`)));
@@ -134,7 +134,7 @@ function machine(postgres) {
     cpu_model: os.cpus()[0]?.model ?? 'unknown',
     memory_gb: round(os.totalmem() / 1024 ** 3, 1),
     // Services and baselines run on serverNode() (the production images' Node); the client on this one.
-    node: [serverNode().version, ...serverNode().flags].join(' '),
+    node: [...Object.entries(serverNode().env).map(([name, value]) => `${name}=${value}`), serverNode().version, ...serverNode().flags].join(' '),
     node_source: serverNode().source,
     client_node: process.version,
     postgres,

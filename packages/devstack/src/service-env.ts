@@ -74,6 +74,9 @@ export function buildServiceEnv(
     // A developer's webhooks and directories run on this machine: loopback may be called (and
     // nothing else internal). The caller's own setting wins.
     OUTBOUND_ALLOW_LOOPBACK: baseEnv['OUTBOUND_ALLOW_LOOPBACK'] || 'true',
+    // glibc's malloc as the images set it (Dockerfile): a fixed mmap threshold, so one scrypt's
+    // 16 MiB buffer does not leave every thread's arena holding its freed memory. The caller's wins.
+    MALLOC_MMAP_THRESHOLD_: baseEnv['MALLOC_MMAP_THRESHOLD_'] || '131072',
   };
   // An empty REDIS_URL must read as absent (in-memory rate limits), not as a bad URL.
   if (!env['REDIS_URL']) delete env['REDIS_URL'];

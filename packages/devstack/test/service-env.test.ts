@@ -18,6 +18,7 @@ describe('buildServiceEnv', () => {
       AUTH_AUDIENCE: 'msp-api',
       AUTH_JWKS_URL: 'http://127.0.0.1:3001/api/v1/.well-known/jwks.json',
       OUTBOUND_ALLOW_LOOPBACK: 'true',
+      MALLOC_MMAP_THRESHOLD_: '131072',
       DEV_CLIENT_FILE: path.join('/repo/.data', 'dev-client.json'),
     });
   });
@@ -52,6 +53,11 @@ describe('buildServiceEnv', () => {
   test('When the caller says nothing about loopback, then every service may call loopback (webhooks on localhost); when the caller sets it, then that wins', () => {
     for (const name of ['desk', 'link', 'hr'] as const) expect(buildServiceEnv(serviceByName(name), config, 'u', {})['OUTBOUND_ALLOW_LOOPBACK']).toBe('true');
     expect(buildServiceEnv(serviceByName('hr'), config, 'u', { OUTBOUND_ALLOW_LOOPBACK: 'false' })['OUTBOUND_ALLOW_LOOPBACK']).toBe('false');
+  });
+
+  test('When the launcher starts a service, then glibc keeps a fixed mmap threshold as in the images, unless the caller set one', () => {
+    for (const name of ['desk', 'link', 'hr'] as const) expect(buildServiceEnv(serviceByName(name), config, 'u', {})['MALLOC_MMAP_THRESHOLD_']).toBe('131072');
+    expect(buildServiceEnv(serviceByName('desk'), config, 'u', { MALLOC_MMAP_THRESHOLD_: '262144' })['MALLOC_MMAP_THRESHOLD_']).toBe('262144');
   });
 
   test('When the caller chose DEV_CLIENT_FILE, then desk writes there', () => {

@@ -92,7 +92,8 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-// Read once per process (about 2 MB), however many apps are created (tests create many).
+// Read once per process (about 2 MB), however many apps are created (tests create many), and only
+// when the first file is asked for: a service that nobody opens the docs of never holds them.
 let loaded: Map<string, { type: string; body: Buffer }> | undefined;
 function assets() {
   loaded ??= new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: fs.readFileSync(path.join(DIST, name)) }]));
@@ -107,7 +108,6 @@ export function createDocsRouter(options: { title: string; tokenUrl: string }): 
   const router = express.Router();
   const html = page(options.title);
   const csp = docsContentSecurityPolicy(options.tokenUrl);
-  const files = assets();
 
   router.get('/', (req, res) => {
     // The page's links are relative to /docs; under /docs/ they would miss, so that address redirects.
@@ -118,7 +118,7 @@ export function createDocsRouter(options: { title: string; tokenUrl: string }): 
     res.set('Cache-Control', 'no-cache').type('application/javascript; charset=utf-8').send(INIT);
   });
   router.get('/:file', (req, res, next) => {
-    const file = files.get(req.params.file);
+    const file = assets().get(req.params.file);
     if (!file) return next();
     res.set({ 'Content-Type': file.type, 'Cache-Control': 'public, max-age=3600' }).send(file.body);
   });

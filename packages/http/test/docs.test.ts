@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import express from 'express';
 import request from 'supertest';
+import type * as DocsModule from '../src/docs';
 import { kitApp } from './support';
 
 // The kit's token URL is http://localhost/token: the page may reach that origin and its own, nothing else.
@@ -65,5 +68,26 @@ describe('GET /api/v1/docs', () => {
       expect(response.status).toBe(404);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
+  });
+});
+
+describe('the docs files', () => {
+  test('When the docs router is created, then Swagger UI\'s files are not read; the first request for one reads them once', async () => {
+    // docs.ts in a module registry of its own, so its cache of the files starts empty.
+    const reads = jest.spyOn(fs, 'readFileSync');
+    const bundleReads = () => reads.mock.calls.filter(([file]) => String(file).endsWith('swagger-ui-bundle.js')).length;
+    let docs: typeof DocsModule | undefined;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      docs = require('../src/docs') as typeof DocsModule;
+    });
+    const app = express().use('/docs', docs!.createDocsRouter({ title: 'Test', tokenUrl: 'http://localhost/token' }));
+    expect(bundleReads()).toBe(0);
+    const bundle = await request(app).get('/docs/swagger-ui-bundle.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.text).toContain('SwaggerUIBundle');
+    await request(app).get('/docs/swagger-ui-bundle.js');
+    expect(bundleReads()).toBe(1);
+    reads.mockRestore();
   });
 });

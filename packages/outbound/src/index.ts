@@ -2,7 +2,13 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type * as Undici from 'undici';
+
+// undici (some 110 modules, 6 MB of heap) is loaded by the first outbound call, not at the start of
+// every service: most instances call no webhook receiver or directory for a long time, if ever.
+let undici: typeof Undici | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadUndici = (): typeof Undici => (undici ??= require('undici') as typeof Undici);
 
 /**
  * Calls a service makes to addresses its callers chose (webhooks, SCIM directories). Such a URL
@@ -243,7 +249,8 @@ export function createOutbound(options: OutboundOptions = {}): Outbound {
     );
   }
 
-  const agent = new Agent({ connect: { lookup: connectLookup } });
+  let agent: Undici.Agent | undefined;
+  const agentOf = () => (agent ??= new (loadUndici().Agent)({ connect: { lookup: connectLookup } }));
 
   async function check(target: string | URL): Promise<void> {
     let url: URL;
@@ -291,11 +298,11 @@ export function createOutbound(options: OutboundOptions = {}): Outbound {
       try {
         // Redirects are not followed, whatever the caller asks: a public URL could otherwise send
         // the call inside. The dispatcher is the agent that checks addresses at connection time.
-        response = (await undiciFetch(target, {
-          ...(init as Parameters<typeof undiciFetch>[1]),
+        response = (await loadUndici().fetch(target, {
+          ...(init as Parameters<typeof Undici.fetch>[1]),
           redirect: 'manual',
           signal,
-          dispatcher: agent,
+          dispatcher: agentOf(),
         })) as unknown as Response;
       } catch (error) {
         if (timeout.aborted) throw new OutboundTimeoutError(origin, timeoutMs);

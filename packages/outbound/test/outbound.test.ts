@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type * as OutboundModule from '../src';
 import { createOutbound, internalAddressReason, OutboundBlockedError, OutboundResponseTooLargeError, OutboundTimeoutError, parseAllowlist } from '../src';
 import { startDnsServer } from './dns-server';
 
@@ -167,6 +168,27 @@ describe('fetch', () => {
     const response = await outbound.fetch(`${base}/big-chunked`);
     await expect(response.text()).rejects.toBeInstanceOf(OutboundResponseTooLargeError);
     expect(await (await createOutbound({ allowLoopback: true, maxResponseBytes: 2048 }).fetch(`${base}/big`)).text()).toHaveLength(2048);
+  });
+
+  it('When a service only imports the package and makes its policy, then undici is not loaded; the first call loads it', async () => {
+    // A module registry of its own, where loading undici is seen (and undici is the real one).
+    let undiciLoaded = false;
+    let isolated: typeof OutboundModule | undefined;
+    jest.isolateModules(() => {
+      jest.doMock('undici', () => {
+        undiciLoaded = true;
+        return jest.requireActual('undici');
+      });
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      isolated = require('../src') as typeof OutboundModule;
+    });
+    const outbound = isolated!.createOutbound({ allowLoopback: true });
+    await outbound.check(`${base}/`);
+    expect(undiciLoaded).toBe(false);
+    const response = await outbound.fetch(`${base}/`);
+    expect(await response.text()).toBe('ok');
+    expect(undiciLoaded).toBe(true);
+    jest.dontMock('undici');
   });
 
   it('When nothing allows loopback (the default in every mode), then nothing is sent to it', async () => {
