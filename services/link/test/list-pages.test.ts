@@ -68,11 +68,11 @@ async function walk(path: string, auth: string, perPage: number): Promise<string
   if (ids.length < perPage) return ids;
   let url: string | undefined = `${API}${path}${sep}per_page=${perPage}&after=${encodeURIComponent(ids[ids.length - 1]!)}`;
   while (url) {
-    const page = await request(link.app).get(url).set('Authorization', auth);
+    const page: request.Response = await request(link.app).get(url).set('Authorization', auth);
     expect({ url, status: page.status }).toEqual({ url, status: 200 });
     expect(page.body.pagination).toEqual({ per_page: perPage, total: expectedTotal, total_pages: Math.ceil(expectedTotal / perPage) });
     ids.push(...page.body.data.map((item: { id: string }) => item.id));
-    const next = links(page.headers['link']).next;
+    const next: string | undefined = links(page.headers['link']).next;
     url = next ? next.replace(/^https?:\/\/[^/]+/, '') : undefined;
   }
   return ids;

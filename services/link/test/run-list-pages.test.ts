@@ -107,11 +107,11 @@ describe.each(Object.keys(KINDS) as Kind[])('GET /%s', (kind) => {
       const seen: string[] = first.body.data.map((run: { id: string }) => run.id);
       let url: string | undefined = `/api/v1${path}${path.includes('?') ? '&' : '?'}per_page=2&after=${seen[1]}`;
       while (url) {
-        const page = await request(h.link.app).get(url).set('Authorization', h.auth);
+        const page: request.Response = await request(h.link.app).get(url).set('Authorization', h.auth);
         expect(page.status).toBe(200);
         expect(page.body.pagination).toEqual({ per_page: 2, total: first.body.pagination.total, total_pages: Math.ceil(first.body.pagination.total / 2) });
         seen.push(...page.body.data.map((run: { id: string }) => run.id));
-        const next = links(page.headers['link']).next;
+        const next: string | undefined = links(page.headers['link']).next;
         url = next?.replace(/^https?:\/\/[^/]+/, '');
       }
       const expected = await h.link.db.$queryRawUnsafe<{ id: string }[]>(
