@@ -1,4 +1,4 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { contractJson } from './contract.mapper';
 import { Contract, ContractPage, ContractRuleProblem, CreateContractBody, ListContractsQuery } from './contract.schemas';
@@ -21,7 +21,7 @@ export function registerContractRoutes(api: ApiRouter, deps: { contracts: Contra
     query: ListContractsQuery,
     responses: { 200: { description: 'One page of contracts.', schema: ContractPage, headers: LINK_HEADER } },
     handler: async (req, res, { params, query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await contracts.list(tenantOf(req), params.id, page);
       sendPage(req, res, items.map(contractJson), total, page);
     },

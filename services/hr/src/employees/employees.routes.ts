@@ -1,4 +1,4 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { employeeJson } from './employee.mapper';
 import { CreateEmployeeBody, Employee, EmployeePage, ListEmployeesQuery, UpdateEmployeeBody } from './employee.schemas';
@@ -20,7 +20,7 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     query: ListEmployeesQuery,
     responses: { 200: { description: 'One page of employees.', schema: EmployeePage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const filter = { userId: query.user_id, personnelNumber: query.personnel_number };
       const { items, total } = await employees.list(tenantOf(req), filter, page);
       sendPage(req, res, items.map(employeeJson), total, page);

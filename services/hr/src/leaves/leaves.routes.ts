@@ -1,4 +1,4 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { Type } from '@sinclair/typebox';
 import { InsufficientBalanceProblem } from '../leave-accounts/leave-account.schemas';
@@ -24,7 +24,7 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
     query: ListLeavesQuery,
     responses: { 200: { description: 'One page of leaves.', schema: LeavePage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const filter = { userId: query.user_id, status: query.status, type: query.type, from: query.from, to: query.to };
       const { items, total } = await leaves.list(tenantOf(req), filter, page);
       sendPage(req, res, items.map(leaveJson), total, page);

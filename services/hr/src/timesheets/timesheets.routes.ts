@@ -1,4 +1,4 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { timesheetJson } from './timesheet.mapper';
 import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
@@ -32,7 +32,7 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     query: ListTimesheetsQuery,
     responses: { 200: { description: 'One page of timesheets.', schema: TimesheetPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await timesheets.list(tenantOf(req), { userId: query.user_id, from: query.from, to: query.to }, page);
       sendPage(req, res, items.map(timesheetJson), total, page);
     },
