@@ -1,5 +1,6 @@
 import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
+import { LIST_PAGES } from '../list-pages';
 import { employeeJson } from './employee.mapper';
 import { CreateEmployeeBody, Employee, EmployeePage, ListEmployeesQuery, UpdateEmployeeBody } from './employee.schemas';
 import type { EmployeesService } from './employees.service';
@@ -14,7 +15,9 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     path: '/employees',
     operationId: 'listEmployees',
     summary: 'List employees',
-    description: 'The employees of your tenant, newest first (`created_at` descending, then `id`).',
+    description:
+      'The employees of your tenant, newest first (`created_at` descending, then `id`).' +
+      LIST_PAGES,
     tags: TAGS,
     scope: 'read:hr',
     query: ListEmployeesQuery,
