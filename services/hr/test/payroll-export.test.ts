@@ -16,6 +16,13 @@ const FIXTURES = path.join(__dirname, 'fixtures');
 
 let hr: TestHr;
 
+/**
+ * The large months' seeding (hundreds of thousands of sheets and entries): the list_counts triggers
+ * count every inserted sheet in the same statement (about a third of a bulk insert's time, measured),
+ * so on a shared machine it may take longer than a test's default 30 s.
+ */
+const SEED_TIMEOUT_MS = 180_000;
+
 beforeAll(async () => {
   hr = await startHr();
 });
@@ -454,7 +461,7 @@ describe('GET /exports/payroll, streamed', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     admin = new Client({ connectionString: hr.databaseUrl });
     await admin.connect();
-  });
+  }, SEED_TIMEOUT_MS);
   afterAll(async () => {
     await admin?.end();
     await new Promise((resolve) => server?.close(resolve));
@@ -573,7 +580,7 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
     impatientUrl = await listen(impatient.app);
     admin = new Client({ connectionString: hr.databaseUrl });
     await admin.connect();
-  });
+  }, SEED_TIMEOUT_MS);
   afterAll(async () => {
     await admin?.end();
     for (const server of servers) {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GERMAN_STATES, WEEKDAYS } from '@msp/calendar';
-import { businessRuleProblem, DateOnly, DateTime, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { businessRuleProblem, DateOnly, DateTime, keysetQueryProperties, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 
 const EXAMPLE = {
   valid_from: '2026-03-15',
@@ -66,7 +66,7 @@ export const CreateContractBody = named(
 );
 export type CreateContractBody = Static<typeof CreateContractBody>;
 
-export const ListContractsQuery = strictObject({ ...pageQueryProperties });
+export const ListContractsQuery = strictObject({ ...pageQueryProperties, ...keysetQueryProperties });
 export type ListContractsQuery = Static<typeof ListContractsQuery>;
 
 export const ContractRuleProblem = businessRuleProblem(

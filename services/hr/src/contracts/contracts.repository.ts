@@ -1,8 +1,9 @@
 import type { RecordChange } from '@msp/events';
-import { pageWithTotal, sqlRows } from '@msp/db';
+import { sqlRows } from '@msp/db';
 import type { GermanState, Weekday } from '@msp/calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
 import { dayToDate } from '../calendar';
+import { keysetAfter, pagedList, type ListWindow } from '../list-pages';
 import { Prisma } from '../generated/prisma/client';
 import { contractOn, type ContractTerms } from './contract-rules';
 
@@ -77,13 +78,21 @@ export function createContractsRepository(db: Db) {
       return contractOn(await history(tenantId, { userId }), day);
     },
 
-    /** Latest `valid_from` first. */
-    async list(tenantId: string, employeeId: string, window: { skip: number; take: number }): Promise<{ items: ContractRecord[]; total: number }> {
+    /**
+     * Latest `valid_from` first, by number or after a contract of the employee (keyset). The list is
+     * one employee's history: its page and its exact total (count(*)) both read the unique index
+     * (tenant, employee, valid_from), bounded by that employee's contracts, not by the tenant's size;
+     * so contracts keep no list_counts counter.
+     */
+    async list(tenantId: string, employeeId: string, window: ListWindow): Promise<{ items: ContractRecord[]; total: number }> {
       const where = Prisma.sql`c.tenant_id = ${tenantId}::uuid AND c.employee_id = ${employeeId}::uuid`;
-      const { items, total } = await pageWithTotal<ContractSqlRow>(
+      const after = keysetAfter('contracts', 'valid_from', (column) => `c.${column}`, tenantId, window.after, Prisma.sql`k.employee_id = ${employeeId}::uuid`);
+      const { items, total } = await pagedList<ContractSqlRow>(
         rows,
-        Prisma.sql`SELECT ${CONTRACT_COLUMNS} FROM contracts c WHERE ${where} ORDER BY c.valid_from DESC, c.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+        window,
+        Prisma.sql`SELECT ${CONTRACT_COLUMNS} FROM contracts c WHERE ${where}${after} ORDER BY c.valid_from DESC, c.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
         Prisma.sql`SELECT count(*) FROM contracts c WHERE ${where}`,
+        Prisma.sql`SELECT 1 FROM contracts WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid AND employee_id = ${employeeId}::uuid`,
       );
       return { items: items.map(contractFromSql), total };
     },

@@ -1,5 +1,6 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
+import { LIST_PAGES } from '../list-pages';
 import { contractJson } from './contract.mapper';
 import { Contract, ContractPage, ContractRuleProblem, CreateContractBody, ListContractsQuery } from './contract.schemas';
 import type { ContractsService } from './contracts.service';
@@ -14,14 +15,16 @@ export function registerContractRoutes(api: ApiRouter, deps: { contracts: Contra
     path: '/employees/:id/contracts',
     operationId: 'listContracts',
     summary: 'List an employee\'s contracts',
-    description: 'The contract history of the employee, latest `valid_from` first. Each contract holds until the day before the next one\'s `valid_from`.',
+    description:
+      'The contract history of the employee, latest `valid_from` first. Each contract holds until the day before the next one\'s `valid_from`.' +
+      LIST_PAGES,
     tags: TAGS,
     scope: 'read:hr',
     params: IdParams,
     query: ListContractsQuery,
     responses: { 200: { description: 'One page of contracts.', schema: ContractPage, headers: LINK_HEADER } },
     handler: async (req, res, { params, query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await contracts.list(tenantOf(req), params.id, page);
       sendPage(req, res, items.map(contractJson), total, page);
     },

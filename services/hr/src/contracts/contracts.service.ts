@@ -1,5 +1,6 @@
 import { WEEKDAYS } from '@msp/calendar';
-import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
+import { listWindow } from '../list-pages';
+import { conflict, notFound, unprocessable, type PageRequest } from '@msp/http';
 import type { EmployeesRepository } from '../employees/employees.repository';
 import { hrEvents } from '../events/hr-events';
 import { minimumVacationDays } from './contract-rules';
@@ -31,7 +32,7 @@ export function createContractsService(deps: { contracts: ContractsRepository; e
   return {
     async list(tenantId: string, employeeId: string, page: PageRequest) {
       await assertEmployee(tenantId, employeeId);
-      return contracts.list(tenantId, employeeId, pageWindow(page));
+      return contracts.list(tenantId, employeeId, listWindow(page));
     },
 
     async add(tenantId: string, employeeId: string, input: NewContract): Promise<ContractRecord> {

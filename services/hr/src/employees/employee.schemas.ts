@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
+import { DateOnly, DateTime, named, keysetQueryProperties, Nullable, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
 import { Contract } from '../contracts/contract.schemas';
 
 // Digits only, 1–20. DATEV (LODAS, Lohn und Gehalt) keys an employee on a numeric Personalnummer of
@@ -108,7 +108,7 @@ export const UpdateEmployeeBody = named(
 export type UpdateEmployeeBody = Static<typeof UpdateEmployeeBody>;
 
 export const ListEmployeesQuery = strictObject({
-  ...pageQueryProperties,
+  ...pageQueryProperties, ...keysetQueryProperties,
   user_id: Type.Optional(Uuid({ description: 'Only the employee of this helpdesk user.' })),
   personnel_number: Type.Optional(personnelNumber({ description: 'Only the employee with this payroll number.' })),
 });

@@ -1,7 +1,8 @@
-import { pageWithTotal, sqlRows } from '@msp/db';
+import { listCountSql, sqlRows } from '@msp/db';
 import { isRecordNotFound, violatedUniqueConstraint, type Db } from '../db';
 import { Prisma } from '../generated/prisma/client';
 import { dateToDay, dayToDate } from '../calendar';
+import { keysetAfter, pagedList, type ListWindow } from '../list-pages';
 import { CONTRACT_COLUMNS, contractFromSql, type ContractRecord, type ContractSqlRow } from '../contracts/contracts.repository';
 
 export interface EmployeeRecord {
@@ -131,23 +132,29 @@ export function createEmployeesRepository(db: Db) {
   }
 
   return {
-    /** A page and the total in one round trip (pageWithTotal); newest first. */
-    async list(tenantId: string, filter: EmployeeFilter, window: { skip: number; take: number }): Promise<{ items: EmployeeRecord[]; total: number }> {
-      const where = Prisma.join(
-        [
-          Prisma.sql`tenant_id = ${tenantId}::uuid`,
-          ...(filter.userId === undefined ? [] : [Prisma.sql`user_id = ${filter.userId}::uuid`]),
-          ...(filter.personnelNumber === undefined ? [] : [Prisma.sql`personnel_number = ${filter.personnelNumber}`]),
-        ],
-        ' AND ',
-      );
-      const { items, total } = await pageWithTotal<EmployeeSqlRow>(
+    /**
+     * A page and the exact total in one round trip (pagedList); newest first, by number or after an
+     * employee (keyset: the list's index from that employee on, at any depth). The total of the whole
+     * list is its list_counts counter; `user_id` and `personnel_number` are each unique in the
+     * tenant, so a filtered total is count(*) through that unique index: at most one row, whatever
+     * the tenant's size.
+     */
+    async list(tenantId: string, filter: EmployeeFilter, window: ListWindow): Promise<{ items: EmployeeRecord[]; total: number }> {
+      const filters = [
+        ...(filter.userId === undefined ? [] : [Prisma.sql`user_id = ${filter.userId}::uuid`]),
+        ...(filter.personnelNumber === undefined ? [] : [Prisma.sql`personnel_number = ${filter.personnelNumber}`]),
+      ];
+      const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...filters], ' AND ');
+      const after = keysetAfter('employees', 'created_at', (column) => column, tenantId, window.after);
+      const { items, total } = await pagedList<EmployeeSqlRow>(
         rows,
+        window,
         withCurrentContract(
-          Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+          Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE ${where}${after} ORDER BY created_at DESC, id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
           todayUtc(),
         ),
-        Prisma.sql`SELECT count(*) FROM employees WHERE ${where}`,
+        filters.length === 0 ? listCountSql(tenantId, 'employees') : Prisma.sql`SELECT count(*) FROM employees WHERE ${where}`,
+        Prisma.sql`SELECT 1 FROM employees WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid`,
       );
       return { items: items.map(fromSql), total };
     },

@@ -1,5 +1,6 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
+import { LIST_PAGES } from '../list-pages';
 import { employeeJson } from './employee.mapper';
 import { CreateEmployeeBody, Employee, EmployeePage, ListEmployeesQuery, UpdateEmployeeBody } from './employee.schemas';
 import type { EmployeesService } from './employees.service';
@@ -14,13 +15,15 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     path: '/employees',
     operationId: 'listEmployees',
     summary: 'List employees',
-    description: 'The employees of your tenant, newest first (`created_at` descending, then `id`).',
+    description:
+      'The employees of your tenant, newest first (`created_at` descending, then `id`).' +
+      LIST_PAGES,
     tags: TAGS,
     scope: 'read:hr',
     query: ListEmployeesQuery,
     responses: { 200: { description: 'One page of employees.', schema: EmployeePage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const filter = { userId: query.user_id, personnelNumber: query.personnel_number };
       const { items, total } = await employees.list(tenantOf(req), filter, page);
       sendPage(req, res, items.map(employeeJson), total, page);

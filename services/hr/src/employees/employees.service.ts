@@ -1,4 +1,5 @@
-import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
+import { conflict, notFound, unprocessable, type PageRequest } from '@msp/http';
+import { listWindow } from '../list-pages';
 import {
   DuplicateEmployeeError,
   type EmployeeChanges,
@@ -32,7 +33,7 @@ function assertEmployment(start: string | null | undefined, end: string | null |
 export function createEmployeesService(employees: EmployeesRepository) {
   return {
     list(tenantId: string, filter: EmployeeFilter, page: PageRequest) {
-      return employees.list(tenantId, filter, pageWindow(page));
+      return employees.list(tenantId, filter, listWindow(page));
     },
 
     async get(tenantId: string, id: string): Promise<EmployeeRecord> {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { businessRuleProblem, DateOnly, DateTime, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { businessRuleProblem, DateOnly, DateTime, named, keysetQueryProperties, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 import { LEAVE_STATUSES } from './leave-status';
 
 export const LEAVE_TYPES = ['vacation', 'sick', 'unpaid', 'parental', 'special'] as const;
@@ -99,7 +99,7 @@ export const UpdateLeaveBody = named(
 export type UpdateLeaveBody = Static<typeof UpdateLeaveBody>;
 
 export const ListLeavesQuery = strictObject({
-  ...pageQueryProperties,
+  ...pageQueryProperties, ...keysetQueryProperties,
   user_id: Type.Optional(Uuid({ description: 'Only this user\'s leaves.' })),
   status: Type.Optional(leaveStatus({ description: 'Only leaves in this state.' })),
   type: Type.Optional(leaveType({ description: 'Only leaves of this type.' })),

@@ -1,7 +1,9 @@
+import { listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import type { RecordChange, Sql } from '@msp/events';
 import { Prisma } from '../generated/prisma/client';
 import { dayToDate } from '../calendar';
 import type { Db } from '../db';
+import { countDifference, dayShifted, keysetAfter, pagedList, type ListWindow } from '../list-pages';
 import { BLOCKING_STATUSES, type LeaveStatus } from './leave-status';
 import type { LeaveType } from './leave.schemas';
 
@@ -82,24 +84,95 @@ async function withReturnedDays(client: Sql, rows: Row[]): Promise<LeaveRecord[]
   return rows.map((row) => toRecord(row, returned.get(row.id) ?? 0));
 }
 
+/**
+ * The list's columns as plain SQL on the pool (sqlRows of @msp/db, as employees' and timesheets'
+ * lists are), each vacation's `returned_days` (withReturnedDays' count) in the same statement.
+ */
+const LEAVE_COLUMNS = Prisma.sql`l.id, l.user_id, l.type, l.status, to_char(l.start_date, 'YYYY-MM-DD') AS start_date,
+  to_char(l.end_date, 'YYYY-MM-DD') AS end_date, l.working_days, l.note, l.created_at, l.updated_at,
+  CASE WHEN l.type = 'vacation' THEN (SELECT count(*)::int FROM leave_days d WHERE d.leave_id = l.id AND ${SICK_COVERS_DAY}) ELSE 0 END AS returned_days`;
+
+interface LeaveSqlRow {
+  id: string;
+  user_id: string;
+  type: LeaveType;
+  status: LeaveStatus;
+  start_date: string;
+  end_date: string;
+  working_days: number;
+  note: string | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+  returned_days: number;
+}
+
+const fromSql = (row: LeaveSqlRow): LeaveRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  type: row.type,
+  status: row.status,
+  startDate: dayToDate(row.start_date),
+  endDate: dayToDate(row.end_date),
+  workingDays: row.working_days,
+  returnedDays: row.returned_days,
+  note: row.note,
+  createdAt: new Date(row.created_at),
+  updatedAt: new Date(row.updated_at),
+});
+
+/**
+ * The exact total of the list for at most one kind of filter, from list_counts: the whole list, a
+ * user, a status, a type, or `from`/`to` (the leaves touching the range are all of them but those
+ * ending before `from` and those starting after `to`; none is both, as no leave ends before it
+ * starts and `to` is not before `from`). Null for filters combined: count(*) then.
+ */
+function countedTotal(tenantId: string, filter: LeaveFilter): SqlQuery | null {
+  const given = [filter.userId, filter.status, filter.type].filter((value) => value !== undefined).length;
+  const ranged = filter.from !== undefined || filter.to !== undefined;
+  if (given + (ranged ? 1 : 0) > 1) return null;
+  // Ids as PostgreSQL writes them (lower case); the API takes either case.
+  if (filter.userId !== undefined) return listCountSql(tenantId, 'leaves', { dimension: 'user_id', value: filter.userId.toLowerCase() });
+  if (filter.status !== undefined) return listCountSql(tenantId, 'leaves', { dimension: 'status', value: filter.status });
+  if (filter.type !== undefined) return listCountSql(tenantId, 'leaves', { dimension: 'type', value: filter.type });
+  if (!ranged) return listCountSql(tenantId, 'leaves');
+  return countDifference(
+    listCountSql(tenantId, 'leaves'),
+    ...(filter.from === undefined ? [] : [listCountRangeSql(tenantId, 'leaves', 'end_date', { to: dayShifted(filter.from, -1) })]),
+    ...(filter.to === undefined ? [] : [listCountRangeSql(tenantId, 'leaves', 'start_date', { from: dayShifted(filter.to, 1) })]),
+  );
+}
+
 /** Every query is bounded by the caller's tenant: another tenant's leaves are simply not found. */
 export function createLeavesRepository(db: Db) {
+  const rows = sqlRows(db, db.pool);
   return {
-    async list(tenantId: string, filter: LeaveFilter, window: { skip: number; take: number }): Promise<{ items: LeaveRecord[]; total: number }> {
-      const where: Prisma.LeaveWhereInput = {
-        tenantId,
-        userId: filter.userId,
-        status: filter.status,
-        type: filter.type,
-        endDate: filter.from ? { gte: dayToDate(filter.from) } : undefined,
-        startDate: filter.to ? { lte: dayToDate(filter.to) } : undefined,
-      };
-      // Latest start first; the id keeps pages stable among leaves starting the same day.
-      const [rows, total] = await db.$transaction([
-        db.leave.findMany({ where, orderBy: [{ startDate: 'desc' }, { id: 'desc' }], select: columns, ...window }),
-        db.leave.count({ where }),
-      ]);
-      return { items: await withReturnedDays(db, rows), total };
+    /**
+     * A page and the exact total in one round trip (pagedList); latest start first, the id keeping
+     * pages stable among leaves starting the same day; by number or after a leave (keyset, at any
+     * depth). Each single filter has an index in the list's order (user, status, type; from/to
+     * range over the list's own index) and its total from list_counts (countedTotal).
+     */
+    async list(tenantId: string, filter: LeaveFilter, window: ListWindow): Promise<{ items: LeaveRecord[]; total: number }> {
+      const where = Prisma.join(
+        [
+          Prisma.sql`l.tenant_id = ${tenantId}::uuid`,
+          ...(filter.userId === undefined ? [] : [Prisma.sql`l.user_id = ${filter.userId}::uuid`]),
+          ...(filter.status === undefined ? [] : [Prisma.sql`l.status = ${filter.status}`]),
+          ...(filter.type === undefined ? [] : [Prisma.sql`l.type = ${filter.type}`]),
+          ...(filter.from === undefined ? [] : [Prisma.sql`l.end_date >= ${filter.from}::date`]),
+          ...(filter.to === undefined ? [] : [Prisma.sql`l.start_date <= ${filter.to}::date`]),
+        ],
+        ' AND ',
+      );
+      const after = keysetAfter('leaves', 'start_date', (column) => `l.${column}`, tenantId, window.after);
+      const { items, total } = await pagedList<LeaveSqlRow>(
+        rows,
+        window,
+        Prisma.sql`SELECT ${LEAVE_COLUMNS} FROM leaves l WHERE ${where}${after} ORDER BY l.start_date DESC, l.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+        countedTotal(tenantId, filter) ?? Prisma.sql`SELECT count(*) FROM leaves l WHERE ${where}`,
+        Prisma.sql`SELECT 1 FROM leaves WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid`,
+      );
+      return { items: items.map(fromSql), total };
     },
 
     async findById(tenantId: string, id: string): Promise<LeaveRecord | null> {

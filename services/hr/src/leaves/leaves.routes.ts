@@ -1,5 +1,6 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
+import { LIST_PAGES } from '../list-pages';
 import { Type } from '@sinclair/typebox';
 import { InsufficientBalanceProblem } from '../leave-accounts/leave-account.schemas';
 import { leaveJson } from './leave.mapper';
@@ -18,13 +19,14 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
     summary: 'List leaves',
     description:
       'The leaves of your tenant, latest `start_date` first (then by `id`). `from` and `to` select the leaves that touch that range of days ' +
-      '(ending on or after `from`, starting on or before `to`).',
+      '(ending on or after `from`, starting on or before `to`).' +
+      LIST_PAGES,
     tags: TAGS,
     scope: 'read:hr',
     query: ListLeavesQuery,
     responses: { 200: { description: 'One page of leaves.', schema: LeavePage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const filter = { userId: query.user_id, status: query.status, type: query.type, from: query.from, to: query.to };
       const { items, total } = await leaves.list(tenantOf(req), filter, page);
       sendPage(req, res, items.map(leaveJson), total, page);

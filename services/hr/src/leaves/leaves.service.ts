@@ -1,4 +1,5 @@
-import { API_BASE_PATH, conflict, notFound, pageWindow, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
+import { API_BASE_PATH, conflict, notFound, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
+import { listWindow } from '../list-pages';
 import { assertDayRange, dateToDay } from '../calendar';
 import { leaveWorkingDays } from '../contracts/contract-rules';
 import type { ContractsRepository } from '../contracts/contracts.repository';
@@ -47,7 +48,7 @@ export function createLeavesService(deps: {
   return {
     list(tenantId: string, filter: LeaveFilter, page: PageRequest) {
       assertDayRange(filter);
-      return leaves.list(tenantId, filter, pageWindow(page));
+      return leaves.list(tenantId, filter, listWindow(page));
     },
 
     async get(tenantId: string, id: string): Promise<LeaveRecord> {

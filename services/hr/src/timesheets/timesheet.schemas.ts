@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, EndTimeOfDay, named, pageQueryProperties, pageSchema, StartTimeOfDay, strictObject, stringEnum, Uuid } from '@msp/http';
+import { DateOnly, DateTime, EndTimeOfDay, keysetQueryProperties, named, pageQueryProperties, pageSchema, StartTimeOfDay, strictObject, stringEnum, Uuid } from '@msp/http';
 import { TIMESHEET_CATEGORIES, WARNING_CODES } from './timesheet-rules';
 
 // The most entries a day may have: every 15 minutes worked as its own entry is 96.
@@ -171,7 +171,7 @@ export const UpdateTimesheetBody = named(
 export type UpdateTimesheetBody = Static<typeof UpdateTimesheetBody>;
 
 export const ListTimesheetsQuery = strictObject({
-  ...pageQueryProperties,
+  ...pageQueryProperties, ...keysetQueryProperties,
   user_id: Type.Optional(Uuid({ description: 'Only this user\'s sheets.' })),
   from: Type.Optional(DateOnly({ description: 'Only days on or after this one, `YYYY-MM-DD`.', examples: ['2026-10-01'] })),
   to: Type.Optional(DateOnly({ description: 'Only days on or before this one, `YYYY-MM-DD` (not before `from`).', examples: ['2026-10-31'] })),

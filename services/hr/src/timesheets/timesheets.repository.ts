@@ -1,8 +1,9 @@
-import { pageWithTotal, sqlRows } from '@msp/db';
+import { listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import type { RecordChange } from '@msp/events';
 import { Prisma } from '../generated/prisma/client';
 import { dateToDay, dayToDate } from '../calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
+import { keysetAfter, pagedList, type ListWindow } from '../list-pages';
 import type { DayEntry, DaySummary, DayTotals, TimesheetCategory, TimesheetWarning } from './timesheet-rules';
 
 export interface TimesheetRecord {
@@ -198,8 +199,16 @@ async function ownerOf(tx: Prisma.TransactionClient, tenantId: string, id: strin
 export function createTimesheetsRepository(db: Db) {
   const rows = sqlRows(db, db.pool);
   return {
-    /** A page and the total in one round trip (pageWithTotal); the newest day first, the id keeping pages stable within a day. */
-    async list(tenantId: string, filter: TimesheetFilter, window: { skip: number; take: number }): Promise<{ items: TimesheetRecord[]; total: number }> {
+    /**
+     * A page and the exact total in one round trip (pagedList); the newest day first, the id keeping
+     * pages stable within a day; by number or after a sheet (keyset, at any depth). Every single
+     * filter is served in the list's order by an index (the list's; by user: one sheet per user and
+     * day, so the unique index (tenant, user, date) is in that order too) and counted by list_counts:
+     * the whole list, one user, or the day counters of `from`–`to` (a sum over the days of the
+     * range, however many sheets they hold). A user and a range together count through the user's
+     * index, bounded by the user's days in the range.
+     */
+    async list(tenantId: string, filter: TimesheetFilter, window: ListWindow): Promise<{ items: TimesheetRecord[]; total: number }> {
       const where = Prisma.join(
         [
           Prisma.sql`tenant_id = ${tenantId}::uuid`,
@@ -209,13 +218,26 @@ export function createTimesheetsRepository(db: Db) {
         ],
         ' AND ',
       );
-      const { items, total } = await pageWithTotal<SheetSqlRow>(
+      const ranged = filter.from !== undefined || filter.to !== undefined;
+      let total: SqlQuery;
+      if (filter.userId === undefined) {
+        total = ranged ? listCountRangeSql(tenantId, 'timesheets', 'date', { from: filter.from, to: filter.to }) : listCountSql(tenantId, 'timesheets');
+      } else if (!ranged) {
+        // The counters hold ids as PostgreSQL writes them (lower case); the API takes either case.
+        total = listCountSql(tenantId, 'timesheets', { dimension: 'user_id', value: filter.userId.toLowerCase() });
+      } else {
+        total = Prisma.sql`SELECT count(*) FROM timesheets WHERE ${where}`;
+      }
+      const after = keysetAfter('timesheets', 'date', (column) => `timesheets.${column}`, tenantId, window.after);
+      const { items, total: counted } = await pagedList<SheetSqlRow>(
         rows,
+        window,
         // ORDER BY names the table's column: a bare `date` would sort by the text of the output column.
-        Prisma.sql`SELECT ${SHEET_COLUMNS} FROM timesheets WHERE ${where} ORDER BY timesheets.date DESC, timesheets.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
-        Prisma.sql`SELECT count(*) FROM timesheets WHERE ${where}`,
+        Prisma.sql`SELECT ${SHEET_COLUMNS} FROM timesheets WHERE ${where}${after} ORDER BY timesheets.date DESC, timesheets.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
+        total,
+        Prisma.sql`SELECT 1 FROM timesheets WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid`,
       );
-      return { items: items.map(fromSql), total };
+      return { items: items.map(fromSql), total: counted };
     },
 
     async findById(tenantId: string, id: string): Promise<TimesheetRecord | null> {

@@ -1,5 +1,6 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
+import { LIST_PAGES } from '../list-pages';
 import { timesheetJson } from './timesheet.mapper';
 import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
 import type { TimesheetsService } from './timesheets.service';
@@ -26,13 +27,15 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     path: '/timesheets',
     operationId: 'listTimesheets',
     summary: 'List timesheets',
-    description: 'The timesheets of your tenant, newest day first (then by `id`). `from` and `to` bound the days, both included.',
+    description:
+      'The timesheets of your tenant, newest day first (then by `id`). `from` and `to` bound the days, both included.' +
+      LIST_PAGES,
     tags: TAGS,
     scope: 'read:hr',
     query: ListTimesheetsQuery,
     responses: { 200: { description: 'One page of timesheets.', schema: TimesheetPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const page = { page: query.page, per_page: query.per_page };
+      const page = pageRequestOf(query);
       const { items, total } = await timesheets.list(tenantOf(req), { userId: query.user_id, from: query.from, to: query.to }, page);
       sendPage(req, res, items.map(timesheetJson), total, page);
     },

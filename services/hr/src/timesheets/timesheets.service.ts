@@ -1,4 +1,5 @@
-import { API_BASE_PATH, conflict, notFound, pageWindow, unprocessable, type FieldError, type PageRequest } from '@msp/http';
+import { API_BASE_PATH, conflict, notFound, unprocessable, type FieldError, type PageRequest } from '@msp/http';
+import { listWindow } from '../list-pages';
 import { addDays, holidays, yearOf, type GermanState } from '@msp/calendar';
 import { assertDayRange, dateToDay } from '../calendar';
 import { contractOn } from '../contracts/contract-rules';
@@ -77,7 +78,7 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
   return {
     list(tenantId: string, filter: TimesheetFilter, page: PageRequest) {
       assertDayRange(filter);
-      return timesheets.list(tenantId, filter, pageWindow(page));
+      return timesheets.list(tenantId, filter, listWindow(page));
     },
 
     async get(tenantId: string, id: string): Promise<TimesheetRecord> {
