@@ -137,11 +137,20 @@ function errorsOf(spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'pa
  * advisoryResourceLock); without one, tasks are queued per process (per key), which holds only
  * for a single instance.
  */
-export type ResourceLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
+export type ResourceLock = <T>(key: string | readonly string[], task: () => Promise<T>) => Promise<T>;
+
+/**
+ * The lock key of one resource: the API router's for a write to `path` (the route's pattern) with
+ * these validated `params`, in `tenantId`. A write that changes resources of another route (desk's
+ * bulk change and merge of tickets) takes their keys from here, so it queues with their PATCHes.
+ */
+export function resourceLockKey(tenantId: string, path: string, params: Record<string, unknown>): string {
+  return `${tenantId} ${path} ${JSON.stringify(params)}`.toLowerCase();
+}
 
 function processLock(): ResourceLock {
   const queues = new Map<string, Promise<unknown>>();
-  return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+  const one = async <T>(key: string, task: () => Promise<T>): Promise<T> => {
     const previous = queues.get(key) ?? Promise.resolve();
     const current = previous.catch(() => undefined).then(task);
     queues.set(key, current);
@@ -150,6 +159,11 @@ function processLock(): ResourceLock {
     } finally {
       if (queues.get(key) === current) queues.delete(key);
     }
+  };
+  // Several keys: one after the other in sorted order (two holders of overlapping sets cannot deadlock).
+  return <T>(key: string | readonly string[], task: () => Promise<T>): Promise<T> => {
+    if (typeof key === 'string') return one(key, task);
+    return [...new Set(key)].sort().reduceRight<() => Promise<T>>((inner, k) => () => one(k, inner), task)();
   };
 }
 
@@ -224,7 +238,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         // reads the first's change and gets its 412, and no write slips in between a check and
         // the change it guards. The key is the route and its validated parameters (ids in one
         // case), so two spellings of one resource's path share it.
-        const key = `${req.principal?.tenantId ?? ''} ${spec.path} ${JSON.stringify(params ?? {})}`.toLowerCase();
+        const key = resourceLockKey(req.principal?.tenantId ?? '', spec.path, (params ?? {}) as Record<string, unknown>);
         await lock(key, async () => {
           await checkIfMatch(req, (r, shim) => reader.handler(r, shim, { params, query: undefined, body: undefined } as never));
           await run();

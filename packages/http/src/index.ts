@@ -7,7 +7,7 @@ export { createLogger, type Logger } from './logger';
 export { errorHandler, isDatabaseOutage, notFoundHandler, toProblem, sendProblem, PROBLEM_CONTENT_TYPE, type ProblemDocument } from './problem';
 export { named } from './schema-names';
 export { compileValidator, toFieldErrors } from './validation';
-export { createApiRouter, type ApiRouter, type ResourceLock, type RouteSpec, type RouteInput } from './api-router';
+export { createApiRouter, resourceLockKey, type ApiRouter, type ResourceLock, type RouteSpec, type RouteInput } from './api-router';
 export { buildOpenApiDocument, type OpenApiInfo, type OutgoingWebhookDoc, type ResponseSpec } from './openapi';
 export { docsContentSecurityPolicy } from './docs';
 export * from './pagination';
