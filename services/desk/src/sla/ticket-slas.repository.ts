@@ -47,8 +47,16 @@ export const TICKET_SLA_JOIN = 'LEFT JOIN ticket_slas s ON s.ticket_id = tickets
 /** A column of a query over `tickets` that cannot join (a RETURNING): the ticket's `sla`, or null. */
 export const TICKET_SLA_COLUMN = `(SELECT ${SLA_JSON_SQL} FROM ticket_slas s WHERE s.ticket_id = tickets.id) AS sla`;
 
-/** `sort=sla_due_at` over TICKET_SLA_JOIN: the next running target's due time first, tickets without one last. */
-export const SLA_NEXT_DUE_ORDER = Prisma.raw('s.next_due_at ASC NULLS LAST');
+/**
+ * `sort=sla_due_at` over TICKET_SLA_JOIN: the next running target's due time first, tickets without
+ * one last, newest first among equals. `clocked`: every ticket listed has a next due time (a
+ * `running` or `at_risk` filter), so the same order is the partial index's own, in its columns.
+ */
+export function slaNextDueOrder(clocked: boolean): Prisma.Sql {
+  return clocked
+    ? Prisma.raw('s.next_due_at, s.ticket_created_at DESC, s.ticket_id DESC')
+    : Prisma.raw('s.next_due_at ASC NULLS LAST, tickets.created_at DESC, tickets.id DESC');
+}
 
 /**
  * The clocks of which no target is breached by a stored fact: no breach recorded by the sweep, and
@@ -89,6 +97,8 @@ export function slaStatusSql(tenantId: string, status: SlaListStatus, atRiskMinu
 
 export interface TicketSlaRecord extends SlaClocks {
   ticketId: string;
+  /** The ticket's created_at (sort=sla_due_at's tie-break, in the index). */
+  ticketCreatedAt: Date;
   tenantId: string;
   policyId: string;
 }
@@ -96,6 +106,7 @@ export interface TicketSlaRecord extends SlaClocks {
 function toRecord(row: TicketSlaRow): TicketSlaRecord {
   return {
     ticketId: row.ticketId,
+    ticketCreatedAt: row.ticketCreatedAt,
     tenantId: row.tenantId,
     policyId: row.policyId,
     calendar: row.calendar as BusinessCalendar | null,
@@ -136,6 +147,7 @@ export function createTicketSlasRepository(db: DbTx) {
       await db.ticketSla.create({
         data: {
           ticketId: record.ticketId,
+          ticketCreatedAt: record.ticketCreatedAt,
           tenantId: record.tenantId,
           policyId: record.policyId,
           calendar: record.calendar ? (record.calendar as unknown as Prisma.InputJsonValue) : Prisma.DbNull,

@@ -4,7 +4,7 @@ import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
 import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
-import { SLA_JSON_SQL, SLA_NEXT_DUE_ORDER, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaStatusSql } from '../sla/ticket-slas.repository';
+import { SLA_JSON_SQL, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaNextDueOrder, slaStatusSql } from '../sla/ticket-slas.repository';
 import type { SlaListing, TicketSla } from '../sla/sla.schemas';
 import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
 import type { Ticket, TicketFilters, TicketSearch } from './ticket.schemas';
@@ -226,7 +226,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
             : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
       const order =
         filters.sort === 'sla_due_at'
-          ? Prisma.sql`${SLA_NEXT_DUE_ORDER}, created_at DESC, tickets.id DESC`
+          ? slaNextDueOrder(filters.sla_status === 'running' || filters.sla_status === 'at_risk')
           : filters.query !== undefined
             ? Prisma.sql`ts_rank_cd(search_vector, ${filters.query}::tsquery) DESC, created_at DESC, tickets.id DESC`
             : Prisma.sql`created_at DESC, tickets.id DESC`;

@@ -13,11 +13,19 @@ ALTER TABLE "ticket_slas" ADD COLUMN "next_due_at" TIMESTAMPTZ(3) GENERATED ALWA
     CASE WHEN "first_response_completed_at" IS NULL THEN "first_response_due_at" END,
     CASE WHEN "resolution_stopped_at" IS NULL THEN "resolution_due_at" END)) STORED;
 
--- `sla_status=at_risk` (and `running`): the clocks of which no target is breached by a stored fact
+-- The ticket's created_at, copied when its clocks start (a ticket's created_at never changes): the
+-- tie-break of `sort=sla_due_at` (newest first among equal due times) inside the index below, so
+-- a page of tickets with equal due times (every ticket opened over a weekend under one policy is due
+-- at the same business minute) is read off the index too, not sorted from all the ties.
+ALTER TABLE "ticket_slas" ADD COLUMN "ticket_created_at" TIMESTAMPTZ(3);
+UPDATE "ticket_slas" s SET "ticket_created_at" = t."created_at" FROM "tickets" t WHERE t."id" = s."ticket_id";
+ALTER TABLE "ticket_slas" ALTER COLUMN "ticket_created_at" SET NOT NULL;
+
+-- `sla_status=at_risk` and `running`: the clocks of which no target is breached by a stored fact
 -- (a breach the sweep recorded, a target done or stopped after its due time), by tenant and next
--- due time. What is left of "at risk" is a range of that time, [now, now + at_risk_minutes], read
--- in the order `sort=sla_due_at` wants.
-CREATE INDEX "ticket_slas_tenant_id_next_due_at_idx" ON "ticket_slas" ("tenant_id", "next_due_at")
+-- due time (then newest first). What is left of "at risk" is a range of that time,
+-- [now, now + at_risk_minutes], read in the order `sort=sla_due_at` wants.
+CREATE INDEX "ticket_slas_tenant_id_next_due_at_idx" ON "ticket_slas" ("tenant_id", "next_due_at", "ticket_created_at" DESC, "ticket_id" DESC)
     WHERE "first_response_breached_at" IS NULL AND "resolution_breached_at" IS NULL
       AND ("first_response_completed_at" IS NULL OR "first_response_completed_at" <= "first_response_due_at")
       AND ("resolution_stopped_at" IS NULL OR "resolution_stopped_at" <= "resolution_due_at")
