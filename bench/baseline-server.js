@@ -81,8 +81,8 @@ function bound(statement, actual) {
 
 /** desk's fromSql: the row as the API answers it (the page's `total` column left out). */
 function ticketOf(row) {
-  const { total, ...ticket } = row;
-  ticket.sla = ticket.sla ?? null;
+  const ticket = { ...row, sla: row.sla ?? null };
+  delete ticket.total;
   return ticket;
 }
 

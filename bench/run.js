@@ -22,6 +22,7 @@ const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { applyMigrations } = require('../packages/db/dist/index.js');
 const { seedTenant } = require('./seed');
+const { createTicketsRepository } = require('../services/desk/dist/tickets/tickets.repository.js');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -91,7 +92,7 @@ function markdown(report) {
     '|---|---:|---:|---:|---:|---:|',
     ...report.size.map((s) => `| ${s.name} | ${s.small.requests_per_sec} | ${s.small.p50_ms} / ${s.small.p99_ms} | ${s.large.requests_per_sec} | ${s.large.p50_ms} / ${s.large.p99_ms} | ${s.rps_ratio} |`),
     '',
-    'What PostgreSQL does for one page (EXPLAIN ANALYZE after the run):',
+    'What PostgreSQL does for one page (EXPLAIN ANALYZE after the run; issue 22\'s lists: desk\'s statement, page and total, and the indexes it reads):',
     '',
     '| case | tickets | plan | pages read | execution ms |',
     '|---|---:|---|---:|---:|',
@@ -246,6 +247,28 @@ async function main() {
         const [{ Plan: plan, 'Execution Time': ms }] = (await explain.query(sql, [desk.credentials[tenant].tenantId])).rows[0]['QUERY PLAN'];
         const scan = plan.Plans?.[0] ?? plan;
         plans.push({ name: label, tenant, tickets: tenant === 'large' ? LARGE : SMALL, scan: `${scan['Node Type']} on ${scan['Index Name'] ?? scan['Relation Name']}`, buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], execution_ms: ms });
+      }
+    }
+    // Issue 22's lists: desk's own statement for the page and its total (its tickets repository,
+    // on a connection that EXPLAINs what it is sent), with the indexes the plan reads.
+    const indexesOf = (node) => [...new Set([node['Index Name'], ...(node.Plans ?? []).flatMap(indexesOf)].filter(Boolean))];
+    for (const [label, filters] of [['GET /tickets?q=printer netw', { q: ['printer', 'netw'] }], ['GET /tickets?sla_status=at_risk&sort=sla_due_at', { sla_status: 'at_risk', sort: 'sla_due_at' }]]) {
+      for (const tenant of ['large', 'small']) {
+        let explained;
+        const explaining = {
+          query: async (q) => {
+            if (q.text.includes('page.*')) {
+              const [{ Plan: plan, 'Execution Time': ms }] = (await explain.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${q.text}`, q.values)).rows[0]['QUERY PLAN'];
+              explained = { scan: indexesOf(plan).join(', '), buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], execution_ms: ms };
+            }
+            return explain.query(q.text, q.values);
+          },
+        };
+        const tickets = createTicketsRepository({}, explaining);
+        const { q, ...rest } = filters;
+        const query = q ? { query: await tickets.searchQuery(q) } : {};
+        await tickets.list(desk.credentials[tenant].tenantId, { ...rest, ...query }, { page: 1, per_page: 25 });
+        plans.push({ name: label, tenant, tickets: tenant === 'large' ? LARGE : SMALL, ...explained });
       }
     }
     await explain.end();
