@@ -3,12 +3,18 @@
 // framework, no authentication, no rate limit and no validation. What desk costs beyond it is
 // the price of everything desk does per request.
 const http = require('node:http');
-const { Pool } = require('pg');
+const path = require('node:path');
+const { Pool, types } = require('pg');
 
 const { databaseUrl, tenantId } = JSON.parse(process.env.BENCH_BASELINE);
 // pg's default pool size, as desk's PrismaPg adapter uses.
 const pool = new Pool({ connectionString: databaseUrl, max: 10 });
 
+const DESK = path.resolve(__dirname, '../services/desk');
+const { createTicketsRepository } = require(`${DESK}/dist/tickets/tickets.repository.js`);
+const { isoTimestamp, statementName } = require(require.resolve('@msp/db', { paths: [DESK] }));
+
+// POST /tickets's columns (its own SQL below).
 const COLUMNS = `id, number, title, description, priority, category, status, client_id, assignee_id,
   created_at, updated_at, resolved_at, closed_at`;
 const toTicket = (row) => ({
@@ -25,81 +31,91 @@ function send(res, status, body, headers = {}) {
   res.end(json);
 }
 
-// desk's SQL for issue 22's lists (services/desk/src/tickets/tickets.repository.ts, src/sla/ticket-slas.repository.ts).
-const SEARCH_QUERY_SQL = `
-  WITH words AS (
-    SELECT w, i, i = max(i) OVER () AS last
-    FROM unnest($1::text[]) WITH ORDINALITY AS t(w, i)
-    WHERE numnode(plainto_tsquery('german', w)) > 0 AND numnode(plainto_tsquery('english', w)) > 0
-  )
-  SELECT string_agg('(' || (plainto_tsquery('german', w) || plainto_tsquery('english', w)
-    || CASE WHEN last THEN to_tsquery('simple', w || ':*') ELSE plainto_tsquery('simple', w) END)::text || ')', ' & ' ORDER BY i) AS query
-  FROM words`;
-const BREACHED = {
-  first_response: '(s.first_response_breached_at IS NOT NULL OR coalesce(s.first_response_completed_at, now()) > s.first_response_due_at)',
-  resolution: '(s.resolution_breached_at IS NOT NULL OR coalesce(s.resolution_stopped_at, now()) > s.resolution_due_at)',
-};
-const RUNNING = {
-  first_response: `(s.first_response_completed_at IS NULL AND NOT ${BREACHED.first_response})`,
-  resolution: `(s.resolution_stopped_at IS NULL AND NOT ${BREACHED.resolution})`,
-};
-const AT_RISK = `EXISTS (SELECT 1 FROM ticket_slas s WHERE s.ticket_id = tickets.id AND NOT (${BREACHED.first_response} OR ${BREACHED.resolution}) AND (
-      (${RUNNING.first_response} AND s.first_response_due_at <= now() + make_interval(mins => $2::int))
-      OR (${RUNNING.resolution} AND s.resolution_due_at <= now() + make_interval(mins => $2::int))))`;
-const SLA_NEXT_DUE = `(SELECT LEAST(
-    CASE WHEN s.first_response_completed_at IS NULL THEN s.first_response_due_at END,
-    CASE WHEN s.resolution_stopped_at IS NULL THEN s.resolution_due_at END)
-  FROM ticket_slas s WHERE s.ticket_id = tickets.id)`;
+/*
+ * The reads run exactly desk's SQL: the statements desk's own tickets repository builds
+ * (services/desk/dist/tickets/tickets.repository.js), recorded once per kind of request with
+ * stand-in values and no database, then sent here with the request's values, as desk sends them
+ * (prepared, named as @msp/db names them; timestamps as the API's text). What is left per request
+ * is node:http, pg and JSON: none of desk's framework, authentication, validation or mapping.
+ */
+const STAND_IN = { tenant: '00000000-0000-4000-8000-00000000beef', id: '00000000-0000-4000-8000-0000000000fe', status: 'STATUS', query: 'TSQUERY', perPage: 77, page: 3, minutes: 61 };
+const PLAIN_READ_TYPES = { getTypeParser: (oid, format) => (oid === 1184 && format !== 'binary' ? isoTimestamp : types.getTypeParser(oid, format)) };
 
-/** `GET /tickets?q=` and `?sla_status=at_risk&sort=sla_due_at`: a page and a real count over the same WHERE. */
-async function filteredList(url, res) {
-  const perPage = Number(url.searchParams.get('per_page') ?? 25);
-  const page = Number(url.searchParams.get('page') ?? 1);
-  let where;
-  let order;
-  let params;
-  const q = url.searchParams.get('q');
-  if (q !== null) {
-    const { rows } = await pool.query(SEARCH_QUERY_SQL, [q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []]);
-    if (!rows[0]?.query) return send(res, 400, { status: 400 });
-    params = [tenantId, rows[0].query];
-    where = 'tenant_id = $1::uuid AND search_vector @@ $2::tsquery';
-    order = 'ts_rank_cd(search_vector, $2::tsquery) DESC, created_at DESC, id DESC';
-  } else {
-    params = [tenantId, Number(url.searchParams.get('at_risk_minutes') ?? 60)];
-    where = `tenant_id = $1::uuid AND ${AT_RISK}`;
-    order = `${SLA_NEXT_DUE} ASC NULLS LAST, created_at DESC, id DESC`;
-  }
-  const [rows, total] = await Promise.all([
-    pool.query(`SELECT ${COLUMNS} FROM tickets WHERE ${where} ORDER BY ${order} LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`, params),
-    pool.query(`SELECT count(*) FROM tickets WHERE ${where}`, params),
-  ]);
-  const count = Number(total.rows[0].count);
-  send(res, 200, { data: rows.rows.map(toTicket), pagination: { page, per_page: perPage, total: count, total_pages: Math.ceil(count / perPage) } });
+/** The statements `run` makes desk's repository send, in order (pages answered empty, so each list's total-alone is recorded too). */
+async function record(run) {
+  const statements = [];
+  const recorder = {
+    async query(q) {
+      statements.push({ text: q.text, values: q.values });
+      return { rows: q.text.includes('string_agg') ? [{ query: STAND_IN.query }] : [] };
+    },
+  };
+  await run(createTicketsRepository({}, recorder));
+  return statements;
+}
+
+const recorded = new Map();
+/** desk's statements for this kind of request (which parameters it has), recorded on first use. */
+function statementsFor(kind, run) {
+  if (!recorded.has(kind)) recorded.set(kind, record(run));
+  return recorded.get(kind);
+}
+
+/** A recorded statement with the stand-ins replaced by this request's values. */
+function bound(statement, actual) {
+  const take = actual.perPage;
+  const skip = (actual.page - 1) * actual.perPage;
+  const values = statement.values.map((v) => {
+    if (v === STAND_IN.tenant) return tenantId;
+    if (v === STAND_IN.id) return actual.id;
+    if (v === STAND_IN.status) return actual.status;
+    if (v === STAND_IN.query) return actual.query;
+    if (v === STAND_IN.perPage) return take;
+    if (v === STAND_IN.perPage * (STAND_IN.page - 1)) return skip;
+    if (v === STAND_IN.minutes) return actual.minutes;
+    if (Array.isArray(v)) return actual.words;
+    return v;
+  });
+  return { name: statementName(statement.text), text: statement.text, values, types: PLAIN_READ_TYPES };
+}
+
+/** desk's fromSql: the row as the API answers it (the page's `total` column left out). */
+function ticketOf(row) {
+  const ticket = { ...row, sla: row.sla ?? null };
+  delete ticket.total;
+  return ticket;
 }
 
 async function list(url, res) {
-  if (url.searchParams.has('q') || url.searchParams.get('sla_status') === 'at_risk') return filteredList(url, res);
-  const status = url.searchParams.get('status');
   const perPage = Number(url.searchParams.get('per_page') ?? 25);
   const page = Number(url.searchParams.get('page') ?? 1);
-  const params = status ? [tenantId, status] : [tenantId];
-  const [rows, total] = await Promise.all([
-    pool.query(
-      `SELECT ${COLUMNS} FROM tickets WHERE tenant_id = $1 ${status ? 'AND status = $2::ticket_status' : ''}
-       ORDER BY created_at DESC, id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`,
-      params,
-    ),
-    pool.query('SELECT count FROM ticket_counts WHERE tenant_id = $1 AND dimension = $2 AND value = $3', [tenantId, status ? 'status' : 'all', status ?? '']),
-  ]);
-  const count = Number(total.rows[0]?.count ?? 0);
-  send(res, 200, { data: rows.rows.map(toTicket), pagination: { page, per_page: perPage, total: count, total_pages: Math.ceil(count / perPage) } });
+  const status = url.searchParams.get('status');
+  const q = url.searchParams.get('q');
+  const slaStatus = url.searchParams.get('sla_status');
+  const sort = url.searchParams.get('sort');
+  const actual = { perPage, page, status, minutes: Number(url.searchParams.get('at_risk_minutes') ?? 60), words: q?.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [] };
+  const filters = { ...(status ? { status: STAND_IN.status } : {}), ...(slaStatus ? { sla_status: slaStatus, at_risk_minutes: STAND_IN.minutes } : {}), ...(sort ? { sort } : {}) };
+  const statements = await statementsFor(`list ${status !== null} ${q !== null} ${slaStatus} ${sort}`, async (repo) => {
+    const query = q === null ? undefined : await repo.searchQuery(['stand-in']);
+    await repo.list(STAND_IN.tenant, { ...filters, ...(query ? { query } : {}) }, { page: STAND_IN.page, per_page: STAND_IN.perPage });
+  });
+  let next = 0;
+  if (q !== null) {
+    const { rows } = await pool.query(bound(statements[next++], actual));
+    if (!rows[0]?.query) return send(res, 400, { status: 400 });
+    actual.query = rows[0].query;
+  }
+  // @msp/db's pageWithTotal: the page with its total; the total alone only when the page is empty.
+  const { rows } = await pool.query(bound(statements[next++], actual));
+  const total = Number(rows.length ? rows[0].total : Object.values((await pool.query(bound(statements[next], actual))).rows[0] ?? {})[0] ?? 0);
+  send(res, 200, { data: rows.map(ticketOf), pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } });
 }
 
 async function get(id, res) {
-  const { rows } = await pool.query(`SELECT ${COLUMNS} FROM tickets WHERE id = $1 AND tenant_id = $2`, [id, tenantId]);
+  const [statement] = await statementsFor('get', (repo) => repo.findById(STAND_IN.tenant, STAND_IN.id));
+  const { rows } = await pool.query(bound(statement, { id }));
   if (!rows[0]) return send(res, 404, { status: 404 });
-  send(res, 200, toTicket(rows[0]));
+  send(res, 200, ticketOf(rows[0]));
 }
 
 async function create(req, res) {

@@ -43,8 +43,8 @@ async function seedTenant(databaseUrl, tenantId, tickets) {
     // SLA clocks on every other working ticket (for GET /tickets?sla_status=at_risk&sort=sla_due_at):
     // first responses due from an hour ago to three hours ahead, so about a quarter of them are at risk.
     await db.query(
-      `INSERT INTO ticket_slas (ticket_id, tenant_id, policy_id, targets, first_response_due_at, resolution_due_at)
-       SELECT id, tenant_id, gen_random_uuid(), '{}'::jsonb, now() + make_interval(mins => number % 240 - 60), now() + interval '2 days'
+      `INSERT INTO ticket_slas (ticket_id, ticket_created_at, tenant_id, policy_id, targets, first_response_due_at, resolution_due_at)
+       SELECT id, created_at, tenant_id, gen_random_uuid(), '{}'::jsonb, now() + make_interval(mins => number % 240 - 60), now() + interval '2 days'
          FROM tickets WHERE tenant_id = $1 AND status IN ('open', 'in_progress') AND number % 2 = 0`,
       [tenantId],
     );

@@ -1,7 +1,19 @@
 import { Pool } from 'pg';
 
-/** Runs `task` while holding the lock named `key`; of two holders of one key, the second waits for the first to finish. */
-type ResourceLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
+/**
+ * Runs `task` while holding the lock named `key` (or every lock named in `key`); of two holders of
+ * one key, the second waits for the first to finish.
+ */
+type ResourceLock = <T>(key: string | readonly string[], task: () => Promise<T>) => Promise<T>;
+
+/*
+ * Several keys are taken on one connection in the order of their lock ids (the keys' hashes, each
+ * taken once), whatever order they were given in: two holders of overlapping sets cannot deadlock,
+ * and a holder of one key (a PATCH) simply waits for a holder of many (a merge). Evaluated in the
+ * subquery's order, one pg_advisory_lock after the other.
+ */
+const LOCK_ALL = 'SELECT count(pg_advisory_lock(id)) FROM (SELECT DISTINCT hashtextextended(key, 0) AS id FROM unnest($1::text[]) AS key ORDER BY id) AS ids';
+const UNLOCK_ALL = 'SELECT count(pg_advisory_unlock(id)) FROM (SELECT DISTINCT hashtextextended(key, 0) AS id FROM unnest($1::text[]) AS key ORDER BY id) AS ids';
 
 /*
  * A lock every instance of a service shares: a PostgreSQL session advisory lock, keyed on a hash of
@@ -9,7 +21,9 @@ type ResourceLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
  * API router wraps each write to one resource (PATCH, PUT, DELETE) in it, around the If-Match
  * re-read and the write's own transaction, so a second writer on any replica re-reads only after
  * the first writer's change has committed: what locking the row and re-reading it before the
- * change would give, for every resource alike.
+ * change would give, for every resource alike. A write to several resources at once (desk's bulk
+ * change and merge of tickets) takes the same lock of each, under the same keys
+ * (@msp/http's resourceLockKey), so it and a PATCH of one of them are serialized too.
  *
  * The connections come from a small pool beside the service's own, never from it: a holder's task
  * needs a connection of the service's pool for its work, and holders waiting for the lock must not
@@ -19,10 +33,11 @@ type ResourceLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
 export function advisoryResourceLock(pool: Pool, options: { max?: number } = {}): ResourceLock & { close(): Promise<void> } {
   const locks = new Pool({ ...pool.options, max: options.max ?? 10, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
   locks.on('error', () => undefined);
-  const lock = async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+  const lock = async <T>(key: string | readonly string[], task: () => Promise<T>): Promise<T> => {
+    const keys = typeof key === 'string' ? [key] : [...key];
     const client = await locks.connect();
     try {
-      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+      await client.query(LOCK_ALL, [keys]);
     } catch (error) {
       client.release(error as Error);
       throw error;
@@ -31,7 +46,7 @@ export function advisoryResourceLock(pool: Pool, options: { max?: number } = {})
       return await task();
     } finally {
       // The lock is freed with the session when the unlock cannot be sent: discard the connection.
-      const failed = await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).then(
+      const failed = await client.query(UNLOCK_ALL, [keys]).then(
         () => undefined,
         (error: Error) => error,
       );

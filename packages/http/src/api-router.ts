@@ -137,13 +137,13 @@ function errorsOf(spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'pa
  * advisoryResourceLock); without one, tasks are queued per process (per key), which holds only
  * for a single instance.
  */
-export type ResourceLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
+export type ResourceLock = <T>(key: string | readonly string[], task: () => Promise<T>) => Promise<T>;
 
 /**
  * The key of the resource lock a write to `path` (the route's pattern, e.g. `/onboardings/:id`)
  * with these validated `params` takes for `tenantId`. Work outside a request that must not
- * interleave with such a write (a background job on the same resource) takes the same lock with
- * the same key.
+ * interleave with such a write takes the same lock with the same key: link's run workers on their
+ * run, desk's bulk change and merge on each ticket they write (so they queue with its PATCHes).
  */
 export function resourceLockKey(tenantId: string | undefined, path: string, params: unknown): string {
   return `${tenantId ?? ''} ${path} ${JSON.stringify(params ?? {})}`.toLowerCase();
@@ -151,7 +151,7 @@ export function resourceLockKey(tenantId: string | undefined, path: string, para
 
 function processLock(): ResourceLock {
   const queues = new Map<string, Promise<unknown>>();
-  return async <T>(key: string, task: () => Promise<T>): Promise<T> => {
+  const one = async <T>(key: string, task: () => Promise<T>): Promise<T> => {
     const previous = queues.get(key) ?? Promise.resolve();
     const current = previous.catch(() => undefined).then(task);
     queues.set(key, current);
@@ -160,6 +160,11 @@ function processLock(): ResourceLock {
     } finally {
       if (queues.get(key) === current) queues.delete(key);
     }
+  };
+  // Several keys: one after the other in sorted order (two holders of overlapping sets cannot deadlock).
+  return <T>(key: string | readonly string[], task: () => Promise<T>): Promise<T> => {
+    if (typeof key === 'string') return one(key, task);
+    return [...new Set(key)].sort().reduceRight<() => Promise<T>>((inner, k) => () => one(k, inner), task)();
   };
 }
 

@@ -142,6 +142,9 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
 
   const store = createStore(db);
   const sla = createSlaService(store);
+  // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
+  // The tickets service takes the same locks for the tickets a bulk change or a merge writes.
+  const resourceLock = advisoryResourceLock(db.pool);
   const slaBreaches = createSlaBreachJob(() => sla.sweepBreaches(), settings.slaSweepIntervalMs ?? 15_000, logger);
 
   const service = createServiceApp({
@@ -162,8 +165,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       database: () => db.$queryRaw`SELECT 1`,
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix },
-    // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
-    resourceLock: advisoryResourceLock(db.pool),
+    resourceLock,
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,
@@ -181,7 +183,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerTokenRoutes(api, { tokens, tokenLimiter });
       registerWellKnownRoutes(api, { signingKey, previousKeys, issuer: settings.issuer });
       registerWhoAmI(api);
-      registerTicketRoutes(api, createTicketsService(store, sla));
+      registerTicketRoutes(api, createTicketsService(store, sla, resourceLock));
       registerCommentRoutes(api, createCommentsService(store, sla));
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerUserRoutes(api, createUsersService(createStore(db)));

@@ -192,3 +192,75 @@ describe('POST /tickets/:id/merge', () => {
   });
 });
 
+
+describe('A PATCH racing a bulk change or a merge of the same ticket', () => {
+  /**
+   * Holds the ticket's row lock in a transaction of the test's own until `release()`, so that the
+   * requests sent meanwhile queue in a known order: the bulk change or merge first (it waits for
+   * the row), then the PATCH with the ticket's current ETag.
+   */
+  async function holdRow(id: string) {
+    const client = await desk.db.pool.connect();
+    await client.query('BEGIN');
+    await client.query('SELECT id FROM tickets WHERE id = $1 FOR UPDATE', [id]);
+    return async () => {
+      await client.query('ROLLBACK');
+      client.release();
+    };
+  }
+
+  /** Waits until `n` sessions of the database wait for a lock (a row's, or an advisory one). */
+  async function waitersReach(n: number) {
+    for (let i = 0; i < 200; i++) {
+      const [row] = await desk.db.$queryRaw<{ waiting: number }[]>`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      if (row!.waiting >= n) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`fewer than ${n} sessions came to wait for a lock`);
+  }
+
+  const patchIfMatch = (id: string, etag: string, body: object) => http.patch(`${BASE}/tickets/${id}`).set(bearer(token)).set('If-Match', etag).send(body);
+
+  test('When a PATCH with the current ETag arrives while a bulk change of the ticket waits, then it waits for the bulk change and answers 412, and the bulk change stays', async () => {
+    const ticket = await createTicket(http, token);
+    const etag = (await http.get(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).expect(200)).headers.etag as string;
+    const release = await holdRow(ticket.id);
+    const bulkDone = bulk({ ids: [ticket.id], changes: { priority: 'high' } }).then((response) => response);
+    await waitersReach(1);
+    const patchDone = patchIfMatch(ticket.id, etag, { priority: 'low' }).then((response) => response);
+    await waitersReach(2);
+    await release();
+
+    const [bulked, patched] = await Promise.all([bulkDone, patchDone]);
+    expect(bulked.status).toBe(200);
+    expect(bulked.body.results).toEqual([expect.objectContaining({ id: ticket.id, status: 200 })]);
+    expect(patched.status).toBe(412);
+    expect(patched.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(patched.body).toMatchObject({ status: 412 });
+    expect(await read(ticket.id)).toMatchObject({ priority: 'high' });
+    const [stored] = await desk.db.$queryRaw<{ priority: string }[]>`SELECT priority::text FROM tickets WHERE id = ${ticket.id}::uuid`;
+    expect(stored).toEqual({ priority: 'high' });
+    const [events] = await desk.db.$queryRaw<{ updates: number }[]>`SELECT count(*)::int AS updates FROM events WHERE type = 'ticket.updated' AND resource_id = ${ticket.id}`;
+    expect(events).toEqual({ updates: 1 });
+  });
+
+  test('When a PATCH of the target with its current ETag arrives while a merge into it waits, then it waits for the merge and answers 412, and the merge stays', async () => {
+    const target = await createTicket(http, token);
+    const source = await createTicket(http, token);
+    const etag = (await http.get(`${BASE}/tickets/${target.id}`).set(bearer(token)).expect(200)).headers.etag as string;
+    const release = await holdRow(target.id);
+    const mergeDone = merge(target.id, [source.id]).then((response) => response);
+    await waitersReach(1);
+    const patchDone = patchIfMatch(target.id, etag, { priority: 'low' }).then((response) => response);
+    await waitersReach(2);
+    await release();
+
+    const [merged, patched] = await Promise.all([mergeDone, patchDone]);
+    expect(merged.status).toBe(200);
+    expect(merged.body).toMatchObject({ id: target.id, merged_ids: [source.id] });
+    expect(patched.status).toBe(412);
+    expect(patched.body).toMatchObject({ status: 412 });
+    expect(await read(target.id)).toMatchObject({ priority: 'normal', merged_ids: [source.id] });
+    expect(await read(source.id)).toMatchObject({ status: 'closed', merged_into_id: target.id });
+  });
+});

@@ -28,7 +28,7 @@ export function createSlaService(store: Store) {
     /** Starts the clocks of a ticket just opened under `policy`; answers the ticket with its `sla`. */
     async onTicketCreated(tx: Repositories, tenantId: string, ticket: Ticket, policy: PolicySnapshot): Promise<Ticket> {
       const clocks = startClocks(policy.calendar, policy.targets, ticket.priority, new Date(ticket.created_at));
-      await tx.ticketSlas.create({ ...clocks, ticketId: ticket.id, tenantId, policyId: policy.policyId });
+      await tx.ticketSlas.create({ ...clocks, ticketId: ticket.id, ticketCreatedAt: new Date(ticket.created_at), tenantId, policyId: policy.policyId });
       return { ...ticket, sla: await tx.ticketSlas.json(ticket.id) };
     },
 

@@ -31,34 +31,74 @@ const clockJson = (target: SlaTargetName) => `jsonb_build_object(
     'completed_at', ${isoTimestampSql(`s.${target}_completed_at`)},
     'status', CASE WHEN ${breachedSql[target]} THEN 'breached' WHEN ${metSql[target]} THEN 'met'${target === 'resolution' ? ` WHEN ${PAUSED_SQL} THEN 'paused'` : ''} ELSE 'running' END)`;
 
-/** A column of a query over `tickets`: the ticket's `sla` as the API shows it, or null. */
-export const TICKET_SLA_COLUMN = `(SELECT jsonb_build_object('policy_id', s.policy_id, 'first_response', ${clockJson('first_response')}, 'resolution', ${clockJson('resolution')})
-  FROM ticket_slas s WHERE s.ticket_id = tickets.id) AS sla`;
+/**
+ * The ticket's `sla` as the API shows it, from its clocks' row `s` (null when it has none): an
+ * expression of a query over `tickets` joined to its clocks (TICKET_SLA_JOIN).
+ */
+export const SLA_JSON_SQL = `CASE WHEN s.ticket_id IS NOT NULL THEN jsonb_build_object('policy_id', s.policy_id, 'first_response', ${clockJson('first_response')}, 'resolution', ${clockJson('resolution')}) END`;
 
-/** The due time of the ticket's next running target (null: none runs), for `sort=sla_due_at`. */
-export const SLA_NEXT_DUE_SQL = Prisma.raw(`(SELECT LEAST(
-    CASE WHEN s.first_response_completed_at IS NULL THEN s.first_response_due_at END,
-    CASE WHEN s.resolution_stopped_at IS NULL THEN s.resolution_due_at END)
-  FROM ticket_slas s WHERE s.ticket_id = tickets.id)`);
+/**
+ * Joins a query over `tickets` to its clocks as `s`: one probe of ticket_slas' primary key per
+ * ticket read (a page's 25), as the correlated subselect of before cost, but a plan can also start
+ * from the clocks (an SLA filter or order) and read the tickets by id.
+ */
+export const TICKET_SLA_JOIN = 'LEFT JOIN ticket_slas s ON s.ticket_id = tickets.id';
 
-/** A condition on a query over `tickets`: its SLA clocks are in `status` (see SLA_LIST_STATUSES). */
-export function slaStatusSql(status: SlaListStatus, atRiskMinutes: number): Prisma.Sql {
+/** A column of a query over `tickets` that cannot join (a RETURNING): the ticket's `sla`, or null. */
+export const TICKET_SLA_COLUMN = `(SELECT ${SLA_JSON_SQL} FROM ticket_slas s WHERE s.ticket_id = tickets.id) AS sla`;
+
+/**
+ * `sort=sla_due_at` over TICKET_SLA_JOIN: the next running target's due time first, tickets without
+ * one last, newest first among equals. `clocked`: every ticket listed has a next due time (a
+ * `running` or `at_risk` filter), so the same order is the partial index's own, in its columns.
+ */
+export function slaNextDueOrder(clocked: boolean): Prisma.Sql {
+  return clocked
+    ? Prisma.raw('s.next_due_at, s.ticket_created_at DESC, s.ticket_id DESC')
+    : Prisma.raw('s.next_due_at ASC NULLS LAST, tickets.created_at DESC, tickets.id DESC');
+}
+
+/**
+ * The clocks of which no target is breached by a stored fact: no breach recorded by the sweep, and
+ * no target done (first response) or stopped (resolution) after its due time. Word for word the
+ * predicate of the partial index ticket_slas_tenant_id_next_due_at_idx (the migration
+ * list_indexes): PostgreSQL uses a partial index only for a query whose WHERE states it.
+ */
+const UNBREACHED_BY_RECORD = `s.first_response_breached_at IS NULL AND s.resolution_breached_at IS NULL
+  AND (s.first_response_completed_at IS NULL OR s.first_response_completed_at <= s.first_response_due_at)
+  AND (s.resolution_stopped_at IS NULL OR s.resolution_stopped_at <= s.resolution_due_at)
+  AND s.next_due_at IS NOT NULL`;
+
+/**
+ * A condition on a query over `tickets` joined to its clocks as `s` (TICKET_SLA_JOIN), or on
+ * ticket_slas `s` alone: its SLA clocks are in `status` (see SLA_LIST_STATUSES), as of now().
+ *
+ * `running` and `at_risk` are ranges of `next_due_at` (the least due time of the running targets)
+ * within UNBREACHED_BY_RECORD, so both read the partial index (tenant_id, next_due_at) in its
+ * order. The same as the definitions (breachedSql, runningSql): a running target is breached by
+ * time once now() passes its due time, so "none breached and one running" is "none breached by
+ * record, one running, and every running one's due time ≥ now()", that is next_due_at ≥ now();
+ * and "a running target due within m minutes" is next_due_at ≤ now() + m (LEAST skips the targets
+ * that are not running). The other three keep the definitions' expressions.
+ */
+export function slaStatusSql(tenantId: string, status: SlaListStatus, atRiskMinutes: number): Prisma.Sql {
   const breached = `(${breachedSql.first_response} OR ${breachedSql.resolution})`;
   const running = `(${runningSql.first_response} OR ${runningSql.resolution})`;
   const condition: Record<SlaListStatus, Prisma.Sql> = {
     breached: Prisma.raw(breached),
-    running: Prisma.raw(`NOT ${breached} AND ${running}`),
-    at_risk: Prisma.sql`NOT ${Prisma.raw(breached)} AND (
-      (${Prisma.raw(runningSql.first_response)} AND s.first_response_due_at <= now() + make_interval(mins => ${atRiskMinutes}::int))
-      OR (${Prisma.raw(runningSql.resolution)} AND s.resolution_due_at <= now() + make_interval(mins => ${atRiskMinutes}::int)))`,
+    running: Prisma.raw(`${UNBREACHED_BY_RECORD} AND s.next_due_at >= now()`),
+    at_risk: Prisma.sql`${Prisma.raw(UNBREACHED_BY_RECORD)} AND s.next_due_at >= now() AND s.next_due_at <= now() + make_interval(mins => ${atRiskMinutes}::int)`,
     paused: Prisma.raw(`NOT ${breached} AND NOT ${running} AND ${PAUSED_SQL}`),
     met: Prisma.raw(`${metSql.first_response} AND ${metSql.resolution}`),
   };
-  return Prisma.sql`EXISTS (SELECT 1 FROM ticket_slas s WHERE s.ticket_id = tickets.id AND ${condition[status]})`;
+  // s.tenant_id is the ticket's (the clocks are created with it): stated, the index's first column serves.
+  return Prisma.sql`s.tenant_id = ${tenantId}::uuid AND ${condition[status]}`;
 }
 
 export interface TicketSlaRecord extends SlaClocks {
   ticketId: string;
+  /** The ticket's created_at (sort=sla_due_at's tie-break, in the index). */
+  ticketCreatedAt: Date;
   tenantId: string;
   policyId: string;
 }
@@ -66,6 +106,7 @@ export interface TicketSlaRecord extends SlaClocks {
 function toRecord(row: TicketSlaRow): TicketSlaRecord {
   return {
     ticketId: row.ticketId,
+    ticketCreatedAt: row.ticketCreatedAt,
     tenantId: row.tenantId,
     policyId: row.policyId,
     calendar: row.calendar as BusinessCalendar | null,
@@ -106,6 +147,7 @@ export function createTicketSlasRepository(db: DbTx) {
       await db.ticketSla.create({
         data: {
           ticketId: record.ticketId,
+          ticketCreatedAt: record.ticketCreatedAt,
           tenantId: record.tenantId,
           policyId: record.policyId,
           calendar: record.calendar ? (record.calendar as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
@@ -128,7 +170,7 @@ export function createTicketSlasRepository(db: DbTx) {
 
     /** The ticket's `sla` as its reads show it. */
     async json(ticketId: string): Promise<TicketSla | null> {
-      const [row] = await db.$queryRawUnsafe<{ sla: TicketSla | null }[]>(`SELECT ${TICKET_SLA_COLUMN} FROM tickets WHERE tickets.id = $1::uuid`, ticketId);
+      const [row] = await db.$queryRawUnsafe<{ sla: TicketSla | null }[]>(`SELECT ${SLA_JSON_SQL} AS sla FROM ticket_slas s WHERE s.ticket_id = $1::uuid`, ticketId);
       return row?.sla ?? null;
     },
 

@@ -4,7 +4,7 @@ import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
 import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
-import { SLA_NEXT_DUE_SQL, TICKET_SLA_COLUMN, slaStatusSql } from '../sla/ticket-slas.repository';
+import { SLA_JSON_SQL, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaNextDueOrder, slaStatusSql } from '../sla/ticket-slas.repository';
 import type { SlaListing, TicketSla } from '../sla/sla.schemas';
 import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
 import type { Ticket, TicketFilters, TicketSearch } from './ticket.schemas';
@@ -41,15 +41,23 @@ function toTicket(row: TicketRow): TicketCore {
  * (bench/README.md, issue 12), and the list needed two queries. Other writes keep the model API.
  */
 
-/** The ticket's columns as the API names them; enums as text; each timestamp as `timestamp` writes it; its `sla` from ticket_slas. */
-const ticketColumns = (timestamp: (column: string) => string) =>
-  Prisma.raw(`id, number, title, description, priority::text AS priority, category::text AS category,
+/**
+ * The ticket's columns as the API names them; enums as text; each timestamp as `timestamp` writes
+ * it; its `sla` as `sla` gives it: from the clocks joined as `s` (TICKET_SLA_JOIN), or a subselect.
+ */
+const ticketColumns = (timestamp: (column: string) => string, sla: string) =>
+  Prisma.raw(`tickets.id, number, title, description, priority::text AS priority, category::text AS category,
   status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')},
-  merged_into_id, coalesce(merged_ids, '{}') AS merged_ids, ${TICKET_SLA_COLUMN}`);
+  merged_into_id, coalesce(merged_ids, '{}') AS merged_ids, ${sla}`);
 
-const TICKET_COLUMNS = ticketColumns((column) => column);
-/** The same with the timestamps as the API's text, made by PostgreSQL: `to_jsonb` of such a row is the ticket as the API answers it. */
-const TICKET_API_COLUMNS = ticketColumns((column) => `${isoTimestampSql(column)} AS ${column}`);
+/** Read as `FROM tickets ${TICKET_SLA_JOIN}`. */
+const TICKET_COLUMNS = ticketColumns((column) => column, `${SLA_JSON_SQL} AS sla`);
+const SLA_JOIN = Prisma.raw(TICKET_SLA_JOIN);
+/**
+ * A new ticket's RETURNING (no join there; it has no clocks yet, the subselect says so), with the
+ * timestamps as the API's text, made by PostgreSQL: `to_jsonb` of such a row is the ticket as the API answers it.
+ */
+const TICKET_API_COLUMNS = ticketColumns((column) => `${isoTimestampSql(column)} AS ${column}`, TICKET_SLA_COLUMN);
 
 interface TicketSqlRow {
   id: string;
@@ -119,7 +127,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
 
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
-    const [row] = await rows<TicketSqlRow>(Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
+    const [row] = await rows<TicketSqlRow>(Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ${id}::uuid AND tickets.tenant_id = ${tenantId}::uuid`);
     return row ? fromSql(row) : null;
   }
 
@@ -194,31 +202,38 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     /**
      * A page and the list's total, in one round trip unless the page is empty (pageWithTotal).
      * ticket_counts (kept by triggers) answers the total of the unfiltered list and of every single
-     * filter with one row; only combined filters count their matching rows. Newest first; the id
-     * breaks ties within a millisecond.
+     * filter with one row; an SLA status alone is counted off the clocks' table (each row of it is a
+     * ticket of the tenant it names: ticket_slas' foreign key and tenant_id), whose partial index
+     * answers `running` and `at_risk` without the tickets; other combinations count their matching
+     * tickets. Newest first; the id breaks ties within a millisecond.
      */
     async list(tenantId: string, filters: TicketFilters & SlaListing & TicketSearch, page: PageRequest): Promise<{ items: Ticket[]; total: number }> {
       const active = (Object.entries(filters) as [keyof TicketFilters, string | undefined][]).filter(
         (entry): entry is [keyof TicketFilters, string] => entry[0] in FILTER_SQL && entry[1] !== undefined,
       );
-      const sla = filters.sla_status ? [slaStatusSql(filters.sla_status, filters.at_risk_minutes ?? 60)] : [];
+      const sla = filters.sla_status ? slaStatusSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60) : undefined;
       const search = filters.query === undefined ? [] : [Prisma.sql`search_vector @@ ${filters.query}::tsquery`];
-      const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...sla, ...search], ' AND ');
+      const where = Prisma.join(
+        [Prisma.sql`tickets.tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...(sla ? [sla] : []), ...search],
+        ' AND ',
+      );
       const [dimension, value] = active[0] ?? ['all', ''];
       const total =
-        active.length > 1 || sla.length > 0 || search.length > 0
-          ? Prisma.sql`SELECT count(*) FROM tickets WHERE ${where}`
-          : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
+        sla && active.length === 0 && search.length === 0
+          ? Prisma.sql`SELECT count(*) FROM ticket_slas s WHERE ${sla}`
+          : active.length > 1 || sla || search.length > 0
+            ? Prisma.sql`SELECT count(*) FROM tickets ${sla ? SLA_JOIN : Prisma.empty} WHERE ${where}`
+            : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
       const order =
         filters.sort === 'sla_due_at'
-          ? Prisma.sql`${SLA_NEXT_DUE_SQL} ASC NULLS LAST, created_at DESC, id DESC`
+          ? slaNextDueOrder(filters.sla_status === 'running' || filters.sla_status === 'at_risk')
           : filters.query !== undefined
-            ? Prisma.sql`ts_rank_cd(search_vector, ${filters.query}::tsquery) DESC, created_at DESC, id DESC`
-            : Prisma.sql`created_at DESC, id DESC`;
+            ? Prisma.sql`ts_rank_cd(search_vector, ${filters.query}::tsquery) DESC, created_at DESC, tickets.id DESC`
+            : Prisma.sql`created_at DESC, tickets.id DESC`;
       const { skip, take } = pageWindow(page);
       const found = await pageWithTotal<TicketSqlRow>(
         rows,
-        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE ${where} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`,
+        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`,
         total,
       );
       return { items: found.items.map(fromSql), total: found.total };
@@ -256,7 +271,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     /** Reads the tickets of these ids that the tenant has and locks them, in id order (two such locks cannot deadlock). */
     async findManyForUpdate(tenantId: string, ids: string[]): Promise<Map<string, Ticket>> {
       const locked = await rows<TicketSqlRow>(
-        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ANY(${ids}::uuid[]) AND tenant_id = ${tenantId}::uuid ORDER BY id FOR UPDATE OF tickets`,
+        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ANY(${ids}::uuid[]) AND tickets.tenant_id = ${tenantId}::uuid ORDER BY tickets.id FOR UPDATE OF tickets`,
       );
       return new Map(locked.map((row) => [row.id, fromSql(row)]));
     },

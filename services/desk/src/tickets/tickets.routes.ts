@@ -99,7 +99,9 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
       'Applies `changes` to each of `ids` by the rules of `PATCH /tickets/{id}` (and its `ticket.updated` event), one ticket after the other, each in its own ' +
       'transaction: the answer is 200 with one result per id, in order, `{id, status: 200, ticket}` or `{id, status: 404|412|422, problem}`; ' +
       'a ticket that fails leaves the others changed. `if_match` gives, per id, the ETag the ticket must still have (else its result is 412). ' +
-      'A malformed request, an id given twice, or an `if_match` key not in `ids` is a 400 and changes nothing.',
+      'A malformed request, an id given twice, or an `if_match` key not in `ids` is a 400 and changes nothing. ' +
+      'Each ticket is changed under the same lock as its `PATCH`: a `PATCH` of it at the same time (on any instance) waits for its change, ' +
+      'and the other way round, so an `If-Match` of either is checked against what the other wrote.',
     tags: TAGS,
     scope: 'write:tickets',
     body: BulkChangesSchema,
@@ -125,7 +127,8 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
       'All or nothing: the comments (author and time kept, `merged_from_ticket_id` naming where each was written) and time entries (which take this ' +
       'ticket\'s `client_id`) of every source move here; each source becomes `closed` with `merged_into_id`, this ticket lists them in `merged_ids` ' +
       'and gets an internal comment recording the merge. Events: `ticket.updated` for each source, `comment.created`, then `ticket.merged`. ' +
-      'A source of another tenant (or none) is a 404; a closed target, the target among the sources, or a source merged before is a 422.',
+      'A source of another tenant (or none) is a 404; a closed target, the target among the sources, or a source merged before is a 422. ' +
+      'The merge holds the lock a `PATCH` of each of its tickets takes: a `PATCH` of one of them at the same time waits for the merge (its `If-Match` then fails, 412).',
     tags: TAGS,
     scope: 'write:tickets',
     params: IdParams,

@@ -1,4 +1,4 @@
-import { AppError, badRequest, conflict, etagOf, isAppError, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
+import { AppError, badRequest, conflict, etagOf, isAppError, notFound, resourceLockKey, transitionProblem as illegalMove, unprocessable, type PageRequest, type ResourceLock } from '@msp/http';
 import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { SlaListing } from '../sla/sla.schemas';
@@ -74,7 +74,16 @@ export type BulkOutcome = { id: string; ticket: Ticket } | { id: string; error: 
 /** The statuses a bulk change reports per id; anything else (a 500, a database outage) fails the whole request. */
 const BULK_ERROR_STATUSES = new Set([404, 412, 422]);
 
-export function createTicketsService(store: Store, sla: SlaService) {
+/**
+ * The lock key of a ticket: PATCH /tickets/{id}'s, which the API router takes around the PATCH's
+ * If-Match check and change. A bulk change takes it for each ticket it changes, a merge for every
+ * ticket it writes (target and sources at once), so a PATCH racing either on the same ticket waits
+ * for it, then checks its If-Match against what it wrote (and the other way round).
+ */
+const ticketLockKey = (tenantId: string, id: string) => resourceLockKey(tenantId, '/tickets/:id', { id });
+
+/** `lock`: the service's resource lock (the API router's; @msp/db's advisoryResourceLock in production). */
+export function createTicketsService(store: Store, sla: SlaService, lock: ResourceLock) {
   const service = {
     async list(tenantId: string, { q, ...filters }: TicketFilters & SlaListing & { q?: string }, page: PageRequest) {
       if (q === undefined) return store.tickets.list(tenantId, filters, page);
@@ -164,7 +173,8 @@ export function createTicketsService(store: Store, sla: SlaService) {
     /**
      * Changes each ticket as its PATCH would (same rules, same `ticket.updated`), one after the
      * other in the order given, each in its own transaction: one that fails (404, 412, 422) leaves
-     * the others changed. `if_match` holds the ETag a ticket must still have.
+     * the others changed. `if_match` holds the ETag a ticket must still have. Each change holds the
+     * ticket's resource lock (ticketLockKey), as its PATCH would.
      */
     async bulkUpdate(tenantId: string, { ids, changes, if_match: ifMatch = {} }: BulkChanges): Promise<BulkOutcome[]> {
       const strangers = Object.keys(ifMatch).filter((id) => !ids.includes(id));
@@ -174,7 +184,7 @@ export function createTicketsService(store: Store, sla: SlaService) {
       const outcomes: BulkOutcome[] = [];
       for (const id of ids) {
         try {
-          outcomes.push({ id, ticket: await service.update(tenantId, id, changes, ifMatch[id]) });
+          outcomes.push({ id, ticket: await lock(ticketLockKey(tenantId, id), () => service.update(tenantId, id, changes, ifMatch[id])) });
         } catch (error) {
           if (!isAppError(error) || !BULK_ERROR_STATUSES.has(error.status)) throw error;
           outcomes.push({ id, error });
@@ -190,10 +200,12 @@ export function createTicketsService(store: Store, sla: SlaService) {
      * as a closing stops them) and records `ticket.updated`; the target lists them in `merged_ids`,
      * gets an internal comment by `author` saying so (`comment.created`) and records
      * `ticket.merged`. All the tickets stay locked (in id order, so that two merges cannot
-     * deadlock) until the commit.
+     * deadlock) until the commit, and their resource locks (ticketLockKey) are held around the
+     * transaction, so a PATCH of one of them waits and then checks its If-Match against the merge.
      */
     merge(tenantId: string, targetId: string, sourceIds: string[], author: string): Promise<Ticket> {
-      return store.transaction(async (tx) => {
+      const keys = [targetId, ...sourceIds].map((id) => ticketLockKey(tenantId, id));
+      return lock(keys, () => store.transaction(async (tx) => {
         const locked = await tx.tickets.findManyForUpdate(tenantId, [targetId, ...sourceIds]);
         const target = locked.get(targetId);
         if (!target) throw ticketNotFound();
@@ -238,7 +250,7 @@ export function createTicketsService(store: Store, sla: SlaService) {
         const result = (await tx.tickets.findById(tenantId, targetId))!;
         await tx.events.record({ type: 'ticket.merged', tenantId, resourceType: 'ticket', resourceId: targetId, object: result, extra: { source_ids: sourceIds } });
         return result;
-      });
+      }));
     },
   };
   return service;
