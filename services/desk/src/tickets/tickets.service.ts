@@ -1,4 +1,4 @@
-import { AppError, badRequest, conflict, etagOf, isAppError, notFound, transitionProblem as illegalMove, unprocessable, type PageRequest } from '@msp/http';
+import { AppError, badRequest, conflict, etagOf, isAppError, notFound, transitionProblem as illegalMove, unknownAfterItem, unprocessable, validationFailed, type PageRequest } from '@msp/http';
 import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { SlaListing } from '../sla/sla.schemas';
@@ -75,9 +75,19 @@ export type BulkOutcome = { id: string; ticket: Ticket } | { id: string; error: 
 const BULK_ERROR_STATUSES = new Set([404, 412, 422]);
 
 export function createTicketsService(store: Store, sla: SlaService) {
+  /** An empty keyset page is past the end, or after a ticket the tenant does not have (a 400). */
+  async function afterKnown<T extends { items: unknown[] }>(tenantId: string, page: PageRequest, found: T): Promise<T> {
+    if (page.after !== undefined && found.items.length === 0 && !(await store.tickets.findById(tenantId, page.after))) throw unknownAfterItem();
+    return found;
+  }
+
   const service = {
     async list(tenantId: string, { q, ...filters }: TicketFilters & SlaListing & { q?: string }, page: PageRequest) {
-      if (q === undefined) return store.tickets.list(tenantId, filters, page);
+      if (page.after !== undefined && (q !== undefined || filters.sort !== undefined)) {
+        // A keyset is the list's default order (created_at, id); a rank or a due time is none.
+        throw validationFailed([{ field: 'after', message: 'pages the default order only: not with q or sort (use page)' }]);
+      }
+      if (q === undefined) return afterKnown(tenantId, page, await store.tickets.list(tenantId, filters, page));
       const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
       const query = words.length ? await store.tickets.searchQuery(words) : null;
       if (query === null) {

@@ -205,3 +205,6 @@ SELECT t.tenant_id, k.dimension, k.value, sum(t.minutes), coalesce(sum(t.minutes
 
 -- The billable filter's page, read off one index in the list's order (the other filters had theirs).
 CREATE INDEX "time_entries_tenant_billable_date_idx" ON "time_entries"("tenant_id", "billable", "date" DESC, "created_at" DESC, "id" DESC);
+
+-- GET /api-clients' page in its order (it had only (tenant_id)).
+CREATE INDEX "api_clients_tenant_id_created_at_id_idx" ON "api_clients"("tenant_id", "created_at" DESC, "id" DESC);
