@@ -51,6 +51,7 @@ export async function keysetPage<T extends object>(rows: SqlRows, list: KeysetLi
 }
 
 function withoutTotal<T extends { total?: unknown }>(row: T): Omit<T, 'total'> {
-  const { total: _total, ...rest } = row;
-  return rest;
+  const rest: Record<string, unknown> = { ...row };
+  delete rest.total;
+  return rest as Omit<T, 'total'>;
 }
