@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ALL_SCOPES } from '@msp/auth';
-import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, strictObject, stringEnum } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject, stringEnum } from '@msp/http';
 import { NAME_MAX, Text } from '../shared/http.schemas';
 
 /** Seven days: the longest a replaced secret keeps working after a rotation. */
@@ -80,5 +80,5 @@ export const SecretRotationSchema = named(
 );
 export type SecretRotation = Static<typeof SecretRotationSchema>;
 
-export const ApiClientListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const ApiClientListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 export const ApiClientPageSchema = pageSchema('ApiClientPage', ApiClientSchema);

@@ -1,6 +1,8 @@
-import { pageWindow, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { keysetPage } from '../shared/keyset-page';
 import type { Db } from '../db';
-import type { ApiClient as ApiClientRow } from '../generated/prisma/client';
+import { Prisma, type ApiClient as ApiClientRow } from '../generated/prisma/client';
 import type { ApiClient } from './api-client.schemas';
 
 function toApiClient(row: ApiClientRow, now = new Date()): ApiClient {
@@ -22,12 +24,28 @@ const live = (tenantId: string) => ({ tenantId, revokedAt: null });
 
 export function createApiClientsAdminRepository(db: Db) {
   return {
+    /**
+     * Newest first, off (tenant_id, created_at, id) (deleted clients, few, are skipped on the way);
+     * the total from list_counts (live = 'true'). An `after` may name a client deleted during a walk.
+     */
     async list(tenantId: string, page: PageRequest): Promise<{ items: ApiClient[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        db.apiClient.findMany({ where: live(tenantId), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
-        db.apiClient.count({ where: live(tenantId) }),
-      ]);
-      return { items: rows.map((row) => toApiClient(row)), total };
+      const found = await keysetPage<ApiClientRow>(
+        sqlRows(db),
+        {
+          table: 'api_clients',
+          columns: Prisma.raw(
+            `id, tenant_id AS "tenantId", client_id AS "clientId", name, scopes, previous_secret_hash AS "previousSecretHash", ` +
+              `previous_secret_expires_at AS "previousSecretExpiresAt", created_at AS "createdAt", updated_at AS "updatedAt"`,
+          ),
+          scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
+          filters: [Prisma.sql`revoked_at IS NULL`],
+          key: ['created_at', 'id'],
+          direction: 'DESC',
+          total: listCountSql(tenantId, 'api_clients', { dimension: 'live', value: 'true' }),
+        },
+        page,
+      );
+      return { items: found.items.map((row) => toApiClient(row)), total: found.total };
     },
 
     async findById(tenantId: string, id: string): Promise<ApiClient | null> {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, EndTimeOfDay, Nullable, StartTimeOfDay, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { DateOnly, DateTime, EndTimeOfDay, Nullable, StartTimeOfDay, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
 import { NAME_MAX, Text } from '../shared/http.schemas';
 
 const WEEK_EXAMPLE = {
@@ -122,7 +122,7 @@ export const CalendarChangesSchema = named(
 );
 export type CalendarChanges = Static<typeof CalendarChangesSchema>;
 
-export const CalendarListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const CalendarListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 export const CalendarPageSchema = pageSchema('CalendarPage', CalendarSchema);
 
 export const HolidaysQuery = Type.Object(

@@ -1,5 +1,7 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { pageWindow, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { keysetPage } from '../shared/keyset-page';
 import type { DbTx } from '../db';
 import { Prisma, type Calendar as CalendarRow } from '../generated/prisma/client';
 import type { Calendar } from './calendar.schemas';
@@ -39,12 +41,21 @@ export function createCalendarsRepository(db: DbTx) {
   return {
     findById,
 
+    /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: Calendar[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        db.calendar.findMany({ where: { tenantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
-        db.calendar.count({ where: { tenantId } }),
-      ]);
-      return { items: rows.map(toCalendar), total };
+      const found = await keysetPage<CalendarRow>(
+        sqlRows(db),
+        {
+          table: 'calendars',
+          columns: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, time_zone AS "timeZone", hours, holidays, closed_days AS "closedDays", created_at AS "createdAt", updated_at AS "updatedAt"`),
+          scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
+          key: ['created_at', 'id'],
+          direction: 'DESC',
+          total: listCountSql(tenantId, 'calendars'),
+        },
+        page,
+      );
+      return { items: found.items.map(toCalendar), total: found.total };
     },
 
     /** Reads the calendar and locks it until the transaction ends (a policy naming it, or its deletion, waits). */

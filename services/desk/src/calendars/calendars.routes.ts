@@ -1,7 +1,7 @@
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
-import { IdParams, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import type { RequestHandler } from 'express';
-import { created, page, sendCreated } from '../shared/http.schemas';
+import { created, page, sendCreated, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
 import {
   BusinessTimeQuery,
   BusinessTimeSchema,
@@ -39,14 +39,15 @@ export function registerCalendarRoutes(api: ApiRouter, calendars: CalendarsServi
     path: '/calendars',
     operationId: 'listCalendars',
     summary: 'List business-hours calendars',
-    description: 'Newest first (`created_at` descending, then `id`).',
+    description: 'Newest first (`created_at` descending, then `id`).' + EXACT_TOTAL_KEYSET,
     tags: TAGS,
     scope: ADMIN_SCOPE,
     query: CalendarListQuery,
     responses: { 200: page('A page of calendars.', CalendarPageSchema) },
     handler: async (req, res, { query }) => {
-      const { items, total } = await calendars.list(tenantOf(req), query);
-      sendPage(req, res, items, total, query);
+      const paging = pageRequestOf(query);
+      const { items, total } = await calendars.list(tenantOf(req), paging);
+      sendPage(req, res, items, total, paging);
     },
   });
 
@@ -121,7 +122,9 @@ export function registerCalendarRoutes(api: ApiRouter, calendars: CalendarsServi
     summary: 'The days a calendar is closed in a year',
     description:
       'The public holidays of the calendar\'s `holidays` (those of the whole state; e.g. 6 January and 1 November in `DE-BY`, 8 March in `DE-BE`), ' +
-      'and its `closed_days` of that year, by date.',
+      'and its `closed_days` of that year, by date. `pagination.total` is exact. Deep pages are bounded by nature: the list is one year of one calendar ' +
+      '(at most 366 closed days and the state\'s dozen holidays, computed from the calendar, whatever the tenant\'s size), so `page` is as fast on the last page ' +
+      'as on the first; it has no `after` (a day has no id).',
     tags: TAGS,
     scope: ADMIN_SCOPE,
     params: IdParams,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
 import { EMAIL_MAX, LONG_TEXT_MAX, NAME_MAX, Text } from '../shared/http.schemas';
 
 const Name = Text({ minLength: 1, maxLength: NAME_MAX, description: 'Unique within the tenant, compared case-insensitively ("ACME" = "Acme").' });
@@ -65,5 +65,5 @@ export const ClientChangesSchema = named(
 );
 export type ClientChanges = Static<typeof ClientChangesSchema>;
 
-export const ClientListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const ClientListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 export const ClientPageSchema = pageSchema('ClientPage', ClientSchema);

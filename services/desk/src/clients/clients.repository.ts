@@ -1,5 +1,6 @@
-import { sqlRows, type Queryable } from '@msp/db';
-import { pageWindow, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows, type Queryable } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { keysetPage } from '../shared/keyset-page';
 import type { DbTx } from '../db';
 import { Prisma, type Client as ClientRow } from '../generated/prisma/client';
 import type { Client, ClientChanges, NewClient } from './client.schemas';
@@ -27,12 +28,21 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
   }
 
   return {
+    /** Newest first, off (tenant_id, created_at, id); the total from list_counts. Through Prisma's connection, as the model reads were. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: Client[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        db.client.findMany({ where: { tenantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
-        db.client.count({ where: { tenantId } }),
-      ]);
-      return { items: rows.map(toClient), total };
+      const found = await keysetPage<ClientRow>(
+        sqlRows(db),
+        {
+          table: 'clients',
+          columns: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, email, phone, notes, sla_policy_id AS "slaPolicyId", created_at AS "createdAt", updated_at AS "updatedAt"`),
+          scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
+          key: ['created_at', 'id'],
+          direction: 'DESC',
+          total: listCountSql(tenantId, 'clients'),
+        },
+        page,
+      );
+      return { items: found.items.map(toClient), total: found.total };
     },
 
     findById,

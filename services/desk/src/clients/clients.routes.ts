@@ -1,6 +1,6 @@
-import { IdParams, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
 import { ClientChangesSchema, ClientListQuery, ClientPageSchema, ClientSchema, NewClientSchema } from './client.schemas';
 import type { ClientsService } from './clients.service';
 
@@ -12,14 +12,15 @@ export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
     path: '/clients',
     operationId: 'listClients',
     summary: 'List clients',
-    description: 'Newest first (`created_at` descending, then `id`).',
+    description: 'Newest first (`created_at` descending, then `id`).' + EXACT_TOTAL_KEYSET,
     tags: TAGS,
     scope: 'read:tickets',
     query: ClientListQuery,
     responses: { 200: page('A page of clients.', ClientPageSchema) },
     handler: async (req, res, { query }) => {
-      const { items, total } = await clients.list(tenantOf(req), query);
-      sendPage(req, res, items, total, query);
+      const paging = pageRequestOf(query);
+      const { items, total } = await clients.list(tenantOf(req), paging);
+      sendPage(req, res, items, total, paging);
     },
   });
 

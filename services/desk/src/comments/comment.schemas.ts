@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
 import { LONG_TEXT_MAX, Text } from '../shared/http.schemas';
 
 export const CommentSchema = named(
@@ -46,5 +46,5 @@ export const CommentParams = Type.Object({
   comment_id: Uuid({ description: 'The comment id (UUID).' }),
 });
 
-export const CommentListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const CommentListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 export const CommentPageSchema = pageSchema('CommentPage', CommentSchema);

@@ -1,6 +1,8 @@
-import { pageWindow, type PageRequest } from '@msp/http';
+import { sqlRows } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { keysetPage } from '../shared/keyset-page';
 import type { DbTx } from '../db';
-import type { Comment as CommentRow } from '../generated/prisma/client';
+import { Prisma, type Comment as CommentRow } from '../generated/prisma/client';
 import type { Comment } from './comment.schemas';
 
 function toComment(row: CommentRow): Comment {
@@ -18,13 +20,27 @@ function toComment(row: CommentRow): Comment {
 export function createCommentsRepository(db: DbTx) {
   return {
     /** Oldest first: a conversation reads from the top. */
+    /**
+     * Off (ticket_id, created_at, id). The total is count(*) of the ticket's comments through that
+     * index: bounded by the one ticket's comments, not by the tenant's (no counter needed).
+     */
     async listForTicket(tenantId: string, ticketId: string, page: PageRequest): Promise<{ items: Comment[]; total: number }> {
-      const where = { tenantId, ticketId };
-      const [rows, total] = await Promise.all([
-        db.comment.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], ...pageWindow(page) }),
-        db.comment.count({ where }),
-      ]);
-      return { items: rows.map(toComment), total };
+      const scope = Prisma.sql`ticket_id = ${ticketId}::uuid AND tenant_id = ${tenantId}::uuid`;
+      const found = await keysetPage<CommentRow>(
+        sqlRows(db),
+        {
+          table: 'ticket_comments',
+          columns: Prisma.raw(
+            `id, tenant_id AS "tenantId", ticket_id AS "ticketId", body, internal, author, created_at AS "createdAt", merged_from_ticket_id AS "mergedFromTicketId"`,
+          ),
+          scope,
+          key: ['created_at', 'id'],
+          direction: 'ASC',
+          total: Prisma.sql`SELECT count(*) FROM ticket_comments WHERE ${scope}`,
+        },
+        page,
+      );
+      return { items: found.items.map(toComment), total: found.total };
     },
 
     async findById(tenantId: string, ticketId: string, id: string): Promise<Comment | null> {

@@ -1,6 +1,6 @@
-import { IdParams, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
 import { TicketRuleProblem } from '../tickets/ticket.schemas';
 import { CommentListQuery, CommentParams, CommentPageSchema, CommentSchema, NewCommentSchema } from './comment.schemas';
 import type { CommentsService } from './comments.service';
@@ -13,15 +13,16 @@ export function registerCommentRoutes(api: ApiRouter, comments: CommentsService)
     path: '/tickets/:id/comments',
     operationId: 'listTicketComments',
     summary: 'List the comments of a ticket',
-    description: 'Oldest first (`created_at` ascending, then `id`).',
+    description: 'Oldest first (`created_at` ascending, then `id`).' + EXACT_TOTAL_KEYSET,
     tags: TAGS,
     scope: 'read:tickets',
     params: IdParams,
     query: CommentListQuery,
     responses: { 200: page('A page of comments.', CommentPageSchema) },
     handler: async (req, res, { params, query }) => {
-      const { items, total } = await comments.list(tenantOf(req), params.id, query);
-      sendPage(req, res, items, total, query);
+      const paging = pageRequestOf(query);
+      const { items, total } = await comments.list(tenantOf(req), params.id, paging);
+      sendPage(req, res, items, total, paging);
     },
   });
 

@@ -1,5 +1,7 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { pageWindow, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { keysetPage } from '../shared/keyset-page';
 import type { DbTx } from '../db';
 import { Prisma, type SlaPolicy as SlaPolicyRow } from '../generated/prisma/client';
 import type { SlaPolicy, SlaTargets } from './sla-policy.schemas';
@@ -58,12 +60,21 @@ export function createSlaPoliciesRepository(db: DbTx) {
   return {
     findById,
 
+    /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: SlaPolicy[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        db.slaPolicy.findMany({ where: { tenantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
-        db.slaPolicy.count({ where: { tenantId } }),
-      ]);
-      return { items: rows.map(toPolicy), total };
+      const found = await keysetPage<SlaPolicyRow>(
+        sqlRows(db),
+        {
+          table: 'sla_policies',
+          columns: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, calendar_id AS "calendarId", is_default AS "isDefault", targets, created_at AS "createdAt", updated_at AS "updatedAt"`),
+          scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
+          key: ['created_at', 'id'],
+          direction: 'DESC',
+          total: listCountSql(tenantId, 'sla_policies'),
+        },
+        page,
+      );
+      return { items: found.items.map(toPolicy), total: found.total };
     },
 
     /** Reads the policy and locks it until the transaction ends. */

@@ -1,6 +1,6 @@
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
-import { IdParams, sendPage, type ApiRouter } from '@msp/http';
-import { BusinessRuleProblem, created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
+import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { BusinessRuleProblem, created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
 import { NewSlaPolicySchema, SlaPolicyChangesSchema, SlaPolicyListQuery, SlaPolicyPageSchema, SlaPolicySchema } from './sla-policy.schemas';
 import type { SlaPoliciesService } from './sla-policies.service';
 
@@ -13,14 +13,15 @@ export function registerSlaPolicyRoutes(api: ApiRouter, policies: SlaPoliciesSer
     path: '/sla-policies',
     operationId: 'listSlaPolicies',
     summary: 'List SLA policies',
-    description: 'Newest first (`created_at` descending, then `id`).',
+    description: 'Newest first (`created_at` descending, then `id`).' + EXACT_TOTAL_KEYSET,
     tags: TAGS,
     scope: ADMIN_SCOPE,
     query: SlaPolicyListQuery,
     responses: { 200: page('A page of SLA policies.', SlaPolicyPageSchema) },
     handler: async (req, res, { query }) => {
-      const { items, total } = await policies.list(tenantOf(req), query);
-      sendPage(req, res, items, total, query);
+      const paging = pageRequestOf(query);
+      const { items, total } = await policies.list(tenantOf(req), paging);
+      sendPage(req, res, items, total, paging);
     },
   });
 

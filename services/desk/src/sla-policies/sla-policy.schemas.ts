@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
 import { NAME_MAX, Text } from '../shared/http.schemas';
 
 /** A year of minutes: a target past that is a typo. */
@@ -88,5 +88,5 @@ export const SlaPolicyChangesSchema = named(
 );
 export type SlaPolicyChanges = Static<typeof SlaPolicyChangesSchema>;
 
-export const SlaPolicyListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const SlaPolicyListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 export const SlaPolicyPageSchema = pageSchema('SlaPolicyPage', SlaPolicySchema);

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
 import { LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
 import { TicketSlaSchema, slaListQueryProperties } from '../sla/sla.schemas';
 import { TICKET_STATUSES } from './ticket-status';
@@ -119,6 +119,7 @@ export type TicketChanges = Static<typeof TicketChangesSchema>;
 export const TicketFiltersSchema = Type.Object(
   {
     ...pageQueryProperties,
+    ...keysetQueryProperties,
     status: Type.Optional(TicketStatus),
     priority: Type.Optional(TicketPriority),
     category: Type.Optional(TicketCategory),
@@ -141,7 +142,7 @@ export const TicketFiltersSchema = Type.Object(
   { additionalProperties: false },
 );
 /** The list's filters on the ticket's own columns; `q`, and `sla_status`, `at_risk_minutes` and `sort`, the SLA module's (SlaListing), are apart. */
-export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | 'q' | keyof typeof slaListQueryProperties>;
+export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | 'after' | 'q' | keyof typeof slaListQueryProperties>;
 /** A search: the tsquery (as text) made of the words of `q` (tickets.repository's searchQuery). */
 export interface TicketSearch {
   query?: string;

@@ -231,9 +231,15 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
             ? Prisma.sql`ts_rank_cd(search_vector, ${filters.query}::tsquery) DESC, created_at DESC, tickets.id DESC`
             : Prisma.sql`created_at DESC, tickets.id DESC`;
       const { skip, take } = pageWindow(page);
+      // Keyset paging (`after`, default order only: the service refuses it with q or sort): the
+      // tickets after that one, where the (tenant_id, [filter,] created_at, id) index continues.
+      const keyset =
+        page.after === undefined
+          ? Prisma.empty
+          : Prisma.sql` AND (tickets.created_at, tickets.id) < (SELECT a.created_at, a.id FROM tickets a WHERE a.id = ${page.after}::uuid AND a.tenant_id = ${tenantId}::uuid)`;
       const found = await pageWithTotal<TicketSqlRow>(
         rows,
-        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`,
+        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${keyset} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`,
         total,
       );
       return { items: found.items.map(fromSql), total: found.total };

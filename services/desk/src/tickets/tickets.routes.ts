@@ -1,6 +1,6 @@
-import { IdParams, sendPage, toProblem, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, toProblem, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
 import {
   BulkChangesSchema,
   BulkResultsSchema,
@@ -24,13 +24,15 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     summary: 'List tickets',
     description:
       'Newest first (`created_at` descending, then `id`). Filters combine with AND. With `q`, a full-text search over title, description and ' +
-      'comments, the most relevant first unless `sort` is given; a `q` of only stop words or punctuation is a 400 (`urn:msp:problem:empty-search`).',
+      'comments, the most relevant first unless `sort` is given; a `q` of only stop words or punctuation is a 400 (`urn:msp:problem:empty-search`).' +
+      EXACT_TOTAL_KEYSET +
+      ' `after` pages the default order only: with `q` or `sort` it is a 400 (deep pages of a search or of `sort=sla_due_at` go by `page`).',
     tags: TAGS,
     scope: 'read:tickets',
     query: TicketFiltersSchema,
     responses: { 200: page('A page of tickets.', TicketPageSchema) },
-    handler: async (req, res, { query: { page: pageNumber, per_page, ...filters } }) => {
-      const paging = { page: pageNumber, per_page };
+    handler: async (req, res, { query: { page: pageNumber, per_page, after, ...filters } }) => {
+      const paging = pageRequestOf({ page: pageNumber, per_page, after });
       const { items, total } = await tickets.list(tenantOf(req), filters, paging);
       sendPage(req, res, items, total, paging);
     },

@@ -1,4 +1,18 @@
-import { AppError, badRequest, conflict, etagOf, isAppError, notFound, resourceLockKey, transitionProblem as illegalMove, unprocessable, type PageRequest, type ResourceLock } from '@msp/http';
+import {
+  AppError,
+  badRequest,
+  conflict,
+  etagOf,
+  isAppError,
+  notFound,
+  resourceLockKey,
+  transitionProblem as illegalMove,
+  unknownAfterItem,
+  unprocessable,
+  validationFailed,
+  type PageRequest,
+  type ResourceLock,
+} from '@msp/http';
 import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { SlaListing } from '../sla/sla.schemas';
@@ -84,9 +98,19 @@ const ticketLockKey = (tenantId: string, id: string) => resourceLockKey(tenantId
 
 /** `lock`: the service's resource lock (the API router's; @msp/db's advisoryResourceLock in production). */
 export function createTicketsService(store: Store, sla: SlaService, lock: ResourceLock) {
+  /** An empty keyset page is past the end, or after a ticket the tenant does not have (a 400). */
+  async function afterKnown<T extends { items: unknown[] }>(tenantId: string, page: PageRequest, found: T): Promise<T> {
+    if (page.after !== undefined && found.items.length === 0 && !(await store.tickets.findById(tenantId, page.after))) throw unknownAfterItem();
+    return found;
+  }
+
   const service = {
     async list(tenantId: string, { q, ...filters }: TicketFilters & SlaListing & { q?: string }, page: PageRequest) {
-      if (q === undefined) return store.tickets.list(tenantId, filters, page);
+      if (page.after !== undefined && (q !== undefined || filters.sort !== undefined)) {
+        // A keyset is the list's default order (created_at, id); a rank or a due time is none.
+        throw validationFailed([{ field: 'after', message: 'pages the default order only: not with q or sort (use page)' }]);
+      }
+      if (q === undefined) return afterKnown(tenantId, page, await store.tickets.list(tenantId, filters, page));
       const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
       const query = words.length ? await store.tickets.searchQuery(words) : null;
       if (query === null) {

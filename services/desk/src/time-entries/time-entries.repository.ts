@@ -1,5 +1,6 @@
-import { isoOf, sqlRows, type Queryable } from '@msp/db';
-import { pageWindow, type PageRequest } from '@msp/http';
+import { isoOf, listCountRangeSql, listCountSql, sqlRows, type Queryable, type SqlQuery } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { keysetPage } from '../shared/keyset-page';
 import type { DbTx } from '../db';
 import { Prisma, type TimeEntry as TimeEntryRow } from '../generated/prisma/client';
 import type { TimeEntry, TimeEntryFilters, TimeTotals } from './time-entry.schemas';
@@ -35,23 +36,58 @@ const fromSql = (row: TimeEntrySqlRow): TimeEntry => ({ ...row, created_at: isoO
 
 /**
  * The list's order: the day worked, latest first, then the newest entry of a day; the id breaks
- * ties. Qualified: a bare `date` would name the selected `date::text` and sort text, off the index.
+ * ties. keysetPage qualifies the columns: a bare `date` would name the selected `date::text` and
+ * sort text, off the index.
  */
-const ORDER = Prisma.raw('time_entries.date DESC, time_entries.created_at DESC, time_entries.id DESC');
+const KEY = ['date', 'created_at', 'id'];
 
 /**
  * Each filter as SQL, all on time_entries alone: client_id is on the entry (the ticket's, kept in
- * step by a trigger), so no filter joins. The (tenant_id, [user_id | client_id,] date) indexes serve them.
+ * step by a trigger), so no filter joins. The (tenant_id, [user_id | client_id | billable,] date)
+ * indexes serve them, each in the list's order.
  */
-function whereOf(tenantId: string, filters: TimeEntryFilters & { ticketId?: string }): Prisma.Sql {
-  const conditions = [Prisma.sql`tenant_id = ${tenantId}::uuid`];
-  if (filters.ticketId !== undefined) conditions.push(Prisma.sql`ticket_id = ${filters.ticketId}::uuid`);
+function filtersOf(filters: TimeEntryFilters): Prisma.Sql[] {
+  const conditions: Prisma.Sql[] = [];
   if (filters.client_id !== undefined) conditions.push(Prisma.sql`client_id = ${filters.client_id}::uuid`);
   if (filters.user_id !== undefined) conditions.push(Prisma.sql`user_id = ${filters.user_id}::uuid`);
-  if (filters.from !== undefined) conditions.push(Prisma.sql`date >= ${filters.from}::date`);
-  if (filters.to !== undefined) conditions.push(Prisma.sql`date <= ${filters.to}::date`);
+  if (filters.from !== undefined) conditions.push(Prisma.sql`time_entries.date >= ${filters.from}::date`);
+  if (filters.to !== undefined) conditions.push(Prisma.sql`time_entries.date <= ${filters.to}::date`);
   if (filters.billable !== undefined) conditions.push(Prisma.sql`billable = ${filters.billable}`);
-  return Prisma.join(conditions, ' AND ');
+  return conditions;
+}
+
+/** Which counter answers the filters: none (several filters: count the entries), the whole list, one filter's value, or a range of days. */
+function counterOf(filters: TimeEntryFilters): { combined: true } | { combined: false; filter?: { dimension: string; value: string }; days?: { from?: string; to?: string } } {
+  const given = (['client_id', 'user_id', 'billable'] as const).filter((key) => filters[key] !== undefined);
+  const dated = filters.from !== undefined || filters.to !== undefined;
+  if (given.length + (dated ? 1 : 0) > 1) return { combined: true };
+  if (dated) return { combined: false, days: { from: filters.from, to: filters.to } };
+  const [dimension] = given;
+  return { combined: false, filter: dimension === undefined ? undefined : { dimension, value: String(filters[dimension]) } };
+}
+
+/**
+ * The number of the filtered entries. The whole list and each single filter read list_counts
+ * (kept by triggers): one row, or for `from`/`to` one per day between, whatever the tenant's size.
+ */
+function countOf(tenantId: string, filters: TimeEntryFilters): SqlQuery {
+  const counter = counterOf(filters);
+  if (counter.combined) return Prisma.sql`SELECT count(*) FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${Prisma.join(filtersOf(filters), ' AND ')}`;
+  if (counter.days) return listCountRangeSql(tenantId, 'time_entries', 'date', counter.days);
+  return listCountSql(tenantId, 'time_entries', counter.filter);
+}
+
+/** Their minutes and billable minutes, the same way from time_entry_minutes (same keys as list_counts). */
+function minutesOf(tenantId: string, filters: TimeEntryFilters): Prisma.Sql {
+  const counter = counterOf(filters);
+  if (counter.combined) {
+    return Prisma.sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(minutes) FILTER (WHERE billable), 0)::bigint AS billable_minutes
+      FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${Prisma.join(filtersOf(filters), ' AND ')}`;
+  }
+  const sums = Prisma.sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(billable_minutes), 0)::bigint AS billable_minutes FROM time_entry_minutes WHERE tenant_id = ${tenantId}::uuid`;
+  // Dates sort as text (YYYY-MM-DD); an open end is every day that way.
+  if (counter.days) return Prisma.sql`${sums} AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`;
+  return Prisma.sql`${sums} AND dimension = ${counter.filter?.dimension ?? 'all'} AND value = ${counter.filter?.value ?? ''}`;
 }
 
 export interface TimeEntryWrite {
@@ -65,10 +101,14 @@ export interface TimeEntryWrite {
 export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
 
-  async function page(where: Prisma.Sql, request: PageRequest): Promise<TimeEntry[]> {
-    const { skip, take } = pageWindow(request);
-    const found = await rows<TimeEntrySqlRow>(Prisma.sql`SELECT ${COLUMNS} FROM time_entries WHERE ${where} ORDER BY ${ORDER} LIMIT ${take} OFFSET ${skip}`);
-    return found.map(fromSql);
+  /** A page in the list's order (by number or keyset) and the total, in one round trip (keysetPage). */
+  async function page(scope: Prisma.Sql, filters: TimeEntryFilters, total: SqlQuery, request: PageRequest) {
+    const found = await keysetPage<TimeEntrySqlRow>(
+      rows,
+      { table: 'time_entries', columns: COLUMNS, scope, filters: filtersOf(filters), key: KEY, direction: 'DESC', total },
+      request,
+    );
+    return { items: found.items.map(fromSql), total: found.total };
   }
 
   return {
@@ -84,27 +124,27 @@ export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
     },
 
     /** A ticket's entries in the list's order, and their number. */
+    /**
+     * The total is count(*) of the ticket's entries through (ticket_id, date, …): bounded by the one
+     * ticket's entries, not by the tenant's (no counter needed).
+     */
     async listForTicket(tenantId: string, ticketId: string, request: PageRequest): Promise<{ items: TimeEntry[]; total: number }> {
-      const where = whereOf(tenantId, { ticketId });
-      const [items, [count]] = await Promise.all([page(where, request), rows<{ total: string }>(Prisma.sql`SELECT count(*) AS total FROM time_entries WHERE ${where}`)]);
-      return { items, total: Number(count?.total ?? 0) };
+      const scope = Prisma.sql`ticket_id = ${ticketId}::uuid AND tenant_id = ${tenantId}::uuid`;
+      return page(scope, {}, Prisma.sql`SELECT count(*) FROM time_entries WHERE ${scope}`, request);
     },
 
     /**
-     * A page of the filtered entries, and the number and minutes of all of them: one aggregate over
-     * the same index range the page is read from.
+     * A page of the filtered entries, and the number and minutes of all of them, from counters for
+     * the whole list and each single filter (countOf, minutesOf); the page and the minutes in parallel.
      */
     async list(tenantId: string, filters: TimeEntryFilters, request: PageRequest): Promise<{ items: TimeEntry[]; total: number; totals: TimeTotals }> {
-      const where = whereOf(tenantId, filters);
-      const [items, [sums]] = await Promise.all([
-        page(where, request),
-        rows<{ total: string; minutes: string; billable_minutes: string }>(Prisma.sql`
-          SELECT count(*) AS total, coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(minutes) FILTER (WHERE billable), 0)::bigint AS billable_minutes
-            FROM time_entries WHERE ${where}`),
+      const [found, [sums]] = await Promise.all([
+        page(Prisma.sql`tenant_id = ${tenantId}::uuid`, filters, countOf(tenantId, filters), request),
+        rows<{ minutes: string; billable_minutes: string }>(minutesOf(tenantId, filters)),
       ]);
       return {
-        items,
-        total: Number(sums?.total ?? 0),
+        items: found.items,
+        total: found.total,
         totals: { minutes: Number(sums?.minutes ?? 0), billable_minutes: Number(sums?.billable_minutes ?? 0) },
       };
     },

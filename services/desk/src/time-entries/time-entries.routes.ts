@@ -1,7 +1,7 @@
-import { IdParams, sendPage, sendStreamedFile, type ApiRouter, type Logger } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, sendStreamedFile, type ApiRouter, type Logger } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { coalesce } from '@msp/csv';
-import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
 import {
   NewTimeEntrySchema,
   TicketTimeEntryListQuery,
@@ -38,15 +38,16 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     path: '/tickets/:id/time-entries',
     operationId: 'listTicketTimeEntries',
     summary: 'List the time entries of a ticket',
-    description: ORDER,
+    description: ORDER + EXACT_TOTAL_KEYSET,
     tags: TAGS,
     scope: 'read:tickets',
     params: IdParams,
     query: TicketTimeEntryListQuery,
     responses: { 200: page('A page of the ticket\'s time entries.', TimeEntryPageSchema) },
     handler: async (req, res, { params, query }) => {
-      const { items, total } = await timeEntries.listForTicket(tenantOf(req), params.id, query);
-      sendPage(req, res, items, total, query);
+      const paging = pageRequestOf(query);
+      const { items, total } = await timeEntries.listForTicket(tenantOf(req), params.id, paging);
+      sendPage(req, res, items, total, paging);
     },
   });
 
@@ -78,13 +79,14 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     summary: 'List and total time entries',
     description:
       `Every time entry of the tenant, filtered (filters combine with AND; \`from\` and \`to\` include their days). ${ORDER} ` +
-      '`totals` sums the minutes of **every** entry matching the filters, on all pages (`minutes`), and of the billable ones among them (`billable_minutes`).',
+      '`totals` sums the minutes of **every** entry matching the filters, on all pages (`minutes`), and of the billable ones among them (`billable_minutes`).' +
+      EXACT_TOTAL_KEYSET + ' `totals` are kept the same way (counters for the whole list and each filter alone; several filters at once are summed over their entries).',
     tags: TAGS,
     scope: 'read:tickets',
     query: TimeEntryFiltersSchema,
     responses: { 200: page('A page of time entries, and the totals of the whole filter.', TimeEntryReportSchema) },
-    handler: async (req, res, { query: { page: pageNumber, per_page, ...filters } }) => {
-      const paging = { page: pageNumber, per_page };
+    handler: async (req, res, { query: { page: pageNumber, per_page, after, ...filters } }) => {
+      const paging = pageRequestOf({ page: pageNumber, per_page, after });
       const { items, total, totals } = await timeEntries.list(tenantOf(req), filters, paging);
       sendPage(req, res, items, total, paging, { totals });
     },

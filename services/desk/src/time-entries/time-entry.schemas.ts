@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, stringEnum, strictObject, PaginationSchema } from '@msp/http';
+import { DateOnly, DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject, PaginationSchema } from '@msp/http';
 import { LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
 
 /** A day's entry: at least a minute, at most the whole day. */
@@ -84,11 +84,12 @@ export const TimeEntryChangesSchema = named(
 );
 export type TimeEntryChanges = Static<typeof TimeEntryChangesSchema>;
 
-export const TicketTimeEntryListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const TicketTimeEntryListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 
 export const TimeEntryFiltersSchema = Type.Object(
   {
     ...pageQueryProperties,
+    ...keysetQueryProperties,
     from: Type.Optional(DateOnly({ description: 'Only entries dated on or after this day (`YYYY-MM-DD`).' })),
     to: Type.Optional(DateOnly({ description: 'Only entries dated on or before this day (`YYYY-MM-DD`); not before `from` (else 400).' })),
     client_id: Type.Optional(Uuid({ description: 'Only entries on tickets of this client.' })),
@@ -97,7 +98,7 @@ export const TimeEntryFiltersSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type TimeEntryFilters = Omit<Static<typeof TimeEntryFiltersSchema>, 'page' | 'per_page'>;
+export type TimeEntryFilters = Omit<Static<typeof TimeEntryFiltersSchema>, 'page' | 'per_page' | 'after'>;
 
 export const TimeTotalsSchema = named(
   'TimeTotals',

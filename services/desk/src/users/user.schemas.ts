@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
 import { EMAIL_MAX, NAME_MAX, Text } from '../shared/http.schemas';
 
 export const USER_ROLES = ['technician', 'lead', 'admin'] as const;
@@ -52,5 +52,5 @@ export const NewUserSchema = named(
 );
 export type NewUser = Static<typeof NewUserSchema>;
 
-export const UserListQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const UserListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 export const UserPageSchema = pageSchema('UserPage', UserSchema);

@@ -1,5 +1,6 @@
-import { sqlRows, type Queryable } from '@msp/db';
-import { pageWindow, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows, type Queryable } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { keysetPage } from '../shared/keyset-page';
 import type { DbTx } from '../db';
 import { Prisma, type User as UserRow } from '../generated/prisma/client';
 import type { NewUser, User } from './user.schemas';
@@ -22,13 +23,25 @@ export function createUsersRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
   return {
     /** Active users only: a deactivated user has left the list. */
+    /**
+     * Newest first, off (tenant_id, active, created_at, id); the total from list_counts (active =
+     * 'true'). An `after` may name any user of the tenant: one deactivated during a walk still marks its place.
+     */
     async listActive(tenantId: string, page: PageRequest): Promise<{ items: User[]; total: number }> {
-      const where = { tenantId, active: true };
-      const [rows, total] = await Promise.all([
-        db.user.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
-        db.user.count({ where }),
-      ]);
-      return { items: rows.map(toUser), total };
+      const found = await keysetPage<UserRow>(
+        sqlRows(db),
+        {
+          table: 'users',
+          columns: Prisma.raw(`id, tenant_id AS "tenantId", name, email::text AS email, role::text AS role, active, deactivated_at AS "deactivatedAt", created_at AS "createdAt", updated_at AS "updatedAt"`),
+          scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
+          filters: [Prisma.sql`active`],
+          key: ['created_at', 'id'],
+          direction: 'DESC',
+          total: listCountSql(tenantId, 'users', { dimension: 'active', value: 'true' }),
+        },
+        page,
+      );
+      return { items: found.items.map(toUser), total: found.total };
     },
 
     /** Active or not: history refers to deactivated users too. */

@@ -1,6 +1,6 @@
-import { IdParams, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
-import { created, page, sendCreated } from '../shared/http.schemas';
+import { created, page, sendCreated, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
 import { NewUserSchema, UserListQuery, UserPageSchema, UserSchema } from './user.schemas';
 import type { UsersService } from './users.service';
 
@@ -12,14 +12,15 @@ export function registerUserRoutes(api: ApiRouter, users: UsersService) {
     path: '/users',
     operationId: 'listUsers',
     summary: 'List active users',
-    description: 'Technicians of the tenant, newest first; deactivated users are not listed.',
+    description: 'Technicians of the tenant, newest first; deactivated users are not listed.' + EXACT_TOTAL_KEYSET,
     tags: TAGS,
     scope: 'read:users',
     query: UserListQuery,
     responses: { 200: page('A page of users.', UserPageSchema) },
     handler: async (req, res, { query }) => {
-      const { items, total } = await users.list(tenantOf(req), query);
-      sendPage(req, res, items, total, query);
+      const paging = pageRequestOf(query);
+      const { items, total } = await users.list(tenantOf(req), paging);
+      sendPage(req, res, items, total, paging);
     },
   });
 
