@@ -8,7 +8,7 @@
 //   resource_type  ticket 40 %, user 25 %, client 15 %, comment 12 %, time_entry 8 %
 //   actor          portal 50 %; link 30 % (on behalf of portal for half of those); system 20 %
 //
-// Rows go in by generate_series in batches of BATCH rows (one INSERT each). With `fast` (the
+// Rows go in by generate_series in batches (one INSERT each). With `fast` (the
 // bench's shortcut, bench/README.md says so): the counter triggers are disabled and the events
 // table's indexes dropped while the rows go in, then the indexes built again and the counters
 // rebuilt by one GROUP BY GROUPING SETS (the migration's backfill statement: exactly the counters
@@ -16,20 +16,20 @@
 
 const SPAN_DAYS = 430;
 const BATCH = 200_000;
+// Through the counter triggers: each statement's transition table becomes one array in the trigger.
+const TRIGGER_BATCH = 50_000;
 const RESOURCE_TYPES = { ticket: 0.4, user: 0.25, client: 0.15, comment: 0.12, time_entry: 0.08 };
 
 // n → resource_type by the fractions above (n % 100 buckets).
 const RESOURCE_TYPE_SQL = `CASE WHEN n % 100 < 40 THEN 'ticket' WHEN n % 100 < 65 THEN 'user' WHEN n % 100 < 80 THEN 'client' WHEN n % 100 < 92 THEN 'comment' ELSE 'time_entry' END`;
 
-const COUNTED = `ARRAY['resource_type', 'actor_client_id', 'actor_for', 'occurred_day', 'occurred_hour']`;
-
 /**
  * Adds events `from`..`to` (numbers of the tenant's series) to the tenant, spread evenly over the
  * SPAN_DAYS back from now (event `from` the newest, `to` SPAN_DAYS ago).
  */
-async function insertEvents(client, tenantId, from, to) {
-  for (let start = from; start <= to; start += BATCH) {
-    const end = Math.min(to, start + BATCH - 1);
+async function insertEvents(client, tenantId, from, to, batch) {
+  for (let start = from; start <= to; start += batch) {
+    const end = Math.min(to, start + batch - 1);
     await client.query(
       `INSERT INTO events (tenant_id, type, resource_type, resource_id, actor_client_id, actor_on_behalf_of, request_id, data, occurred_at, dispatched_at)
        SELECT $1::uuid, rt || '.updated', rt, 'r-' || (n / 10), actor.client_id, actor.on_behalf_of, NULL,
@@ -92,11 +92,11 @@ async function seedAuditEvents(client, tenantId, { total, already = 0, fast = tr
   // A top-up continues the series at `already + 1` and spreads the new rows over the whole span
   // too: the tenant has the same shape as one seeded at once.
   if (!fast) {
-    await insertEvents(client, tenantId, already + 1, total);
+    await insertEvents(client, tenantId, already + 1, total, TRIGGER_BATCH);
   } else {
     await client.query('ALTER TABLE events DISABLE TRIGGER events_counts_insert');
     try {
-      await withoutIndexes(client, () => insertEvents(client, tenantId, already + 1, total));
+      await withoutIndexes(client, () => insertEvents(client, tenantId, already + 1, total, BATCH));
     } finally {
       await client.query('ALTER TABLE events ENABLE TRIGGER events_counts_insert');
     }
@@ -123,28 +123,4 @@ function auditParams(total) {
   };
 }
 
-/** Webhooks and deliveries of a tenant: `count` deliveries spread over 5 webhooks (the first has half), statuses 80 % succeeded, 15 % failed, 5 % pending. */
-async function seedDeliveries(client, tenantId, count) {
-  const { rows } = await client.query(
-    `INSERT INTO webhooks (tenant_id, url, events, secret, created_at)
-     SELECT $1::uuid, 'https://hooks.example.com/' || n, ARRAY['*'], 'whsec_bench', now() - n * interval '1 day' FROM generate_series(1, 5) AS n
-     RETURNING id::text`,
-    [tenantId],
-  );
-  for (let start = 1; start <= count; start += BATCH) {
-    const end = Math.min(count, start + BATCH - 1);
-    await client.query(
-      `INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_type, body, status, attempt, created_at, next_attempt_at)
-       SELECT $1::uuid, ($2::uuid[])[CASE WHEN n % 2 = 0 THEN 1 ELSE 2 + (n / 2) % 4 END], 'ticket.updated', '{"type":"ticket.updated"}',
-              CASE WHEN n % 20 < 16 THEN 'succeeded' WHEN n % 20 < 19 THEN 'failed' ELSE 'pending' END, 1,
-              now() - make_interval(secs => n::float8 / $5::float8 * 30 * 86400),
-              CASE WHEN n % 20 = 19 THEN now() + interval '1 hour' END
-         FROM generate_series($3::bigint, $4::bigint) AS n`,
-      [tenantId, rows.map((r) => r.id), start, end, count],
-    );
-  }
-  await client.query('VACUUM ANALYZE webhook_deliveries');
-  return { webhookId: rows[0].id, status: 'failed' };
-}
-
-module.exports = { seedAuditEvents, seedDeliveries, auditParams, rebuildCounters, SPAN_DAYS };
+module.exports = { seedAuditEvents, auditParams, rebuildCounters, SPAN_DAYS };
