@@ -36,6 +36,8 @@ async function timed(desk, urlPath) {
   const response = await fetch(`${desk.url}/api/v1${urlPath}`, { headers: desk.auth });
   const body = await response.json();
   if (response.status !== 200) throw new Error(`${urlPath} answered ${response.status}: ${JSON.stringify(body)}`);
+  // A second's warm-up (caches, prepared statements), then the measurement.
+  await autocannon({ url: `${desk.url}/api/v1${urlPath}`, headers: desk.auth, connections: CONNECTIONS, duration: 1 });
   const result = await autocannon({ url: `${desk.url}/api/v1${urlPath}`, headers: desk.auth, connections: CONNECTIONS, duration: DURATION });
   return { req_per_sec: round(result.requests.average, 1), p50_ms: result.latency.p50, p99_ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors, total: body.pagination.total };
 }
