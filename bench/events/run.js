@@ -18,12 +18,16 @@
 //   BENCH_ROUNDS        alternating rounds of the POST comparison (default 3), BENCH_DURATION s each (default 5)
 //   BENCH_BASE_COMMIT   the commit without events (default 5b796f6), BENCH_BASE_DIR its worktree
 //                       (default /tmp/msp-bench-base-<commit>; made, installed and built if missing)
+//   BENCH_PARTS         which parts to run, comma-separated (default "fanout,outbox,audit")
+//   BENCH_AUDIT_SIZES   events of part 3, the audit log's flatness run (default "100000,10000000";
+//                       e.g. "10000,100000" to check it works), BENCH_AUDIT_DURATION s per case (default 5)
 const { execFileSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
+const { auditFlatness, auditMarkdown } = require('./audit-flatness');
 const { ROOT, round, median, clientToken, databaseUrlFor, withClient, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine } = require('../support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -35,6 +39,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const BASE_COMMIT = process.env.BENCH_BASE_COMMIT ?? '5b796f6';
 const BASE_DIR = process.env.BENCH_BASE_DIR ?? `/tmp/msp-bench-base-${BASE_COMMIT}`;
+const PARTS = (process.env.BENCH_PARTS ?? 'fanout,outbox,audit').split(',');
 const LOG_LEVEL = 'info';
 const DELIVERY_TIMEOUT_MS = 180_000;
 const RESULTS = path.join(ROOT, 'bench/results');
@@ -50,7 +55,7 @@ async function freshDatabase(label) {
 }
 
 /** desk as production starts it (it migrates its database at start), with a bootstrap client of every scope. */
-function startDesk(databaseUrl, { root = ROOT, concurrency } = {}) {
+function startDesk(databaseUrl, { root = ROOT, concurrency, env = {} } = {}) {
   return startService(
     'desk',
     {
@@ -64,6 +69,7 @@ function startDesk(databaseUrl, { root = ROOT, concurrency } = {}) {
       BOOTSTRAP_TENANT: 'bench',
       LOG_LEVEL,
       ...(concurrency ? { WEBHOOK_CONCURRENCY: String(concurrency) } : {}),
+      ...env,
     },
     { root },
   );
@@ -422,11 +428,26 @@ async function main() {
   };
   process.once('SIGINT', () => cleanUp().finally(() => process.exit(130)));
   try {
-    console.log(`1. fan-out: ${EVENTS} tickets × ${ENDPOINTS} webhooks, WEBHOOK_CONCURRENCY ${CONCURRENCIES.join(' and ')}`);
     const fanout = [];
-    for (const concurrency of CONCURRENCIES) fanout.push(await throughput(receiver, concurrency));
-    console.log(`2. POST /api/v1/tickets without events (${BASE_COMMIT}) and with them (current), ${ROUNDS} rounds of ${DURATION} s`);
-    const outbox = await outboxLatency();
+    if (PARTS.includes('fanout')) {
+      console.log(`1. fan-out: ${EVENTS} tickets × ${ENDPOINTS} webhooks, WEBHOOK_CONCURRENCY ${CONCURRENCIES.join(' and ')}`);
+      for (const concurrency of CONCURRENCIES) fanout.push(await throughput(receiver, concurrency));
+    }
+    let outbox = { rows: [] };
+    if (PARTS.includes('outbox')) {
+      console.log(`2. POST /api/v1/tickets without events (${BASE_COMMIT}) and with them (current), ${ROUNDS} rounds of ${DURATION} s`);
+      outbox = await outboxLatency();
+    }
+    let audit;
+    if (PARTS.includes('audit')) {
+      console.log('3. GET /api/v1/audit-events from the smallest to the largest size, and the retention sweep');
+      audit = await auditFlatness({
+        freshDatabase,
+        startDesk: (databaseUrl, env) => startDesk(databaseUrl, { env }),
+        signIn: async (desk) => Object.assign(await signIn(desk), { clientIdOfToken: CLIENT_ID }),
+        stopService,
+      });
+    }
 
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-events.json`;
@@ -434,20 +455,30 @@ async function main() {
       date,
       machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startMachine.load_average_at_start },
       settings: { events: EVENTS, endpoints: ENDPOINTS, webhook_concurrency: CONCURRENCIES, rounds: ROUNDS, duration_s: DURATION, log_level: LOG_LEVEL },
+      parts: PARTS,
       throughput: fanout,
       outbox,
+      audit,
       file,
     };
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(path.join(RESULTS, 'latest-events.md'), markdown(report));
+    writeFileSync(path.join(RESULTS, 'latest-events.md'), `${PARTS.includes('fanout') && PARTS.includes('outbox') ? markdown(report) : `# Event stream benchmark (parts ${PARTS.join(', ')} only)\n`}${audit ? `\n${auditMarkdown(audit)}` : ''}`);
 
     console.log('\n| WEBHOOK_CONCURRENCY | events/s | deliveries/s | latency p50 / p99 ms | RSS start → end MB | all succeeded |');
     for (const r of fanout) console.log(`| ${r.webhook_concurrency} | ${r.events_per_sec} | ${r.deliveries_per_sec} | ${r.latency_ms.p50} / ${r.latency_ms.p99} | ${r.rss_start_mb} → ${r.rss_end_mb} | ${r.all_succeeded_in_sql} |`);
     console.log('\n| POST /tickets, connections | without events req/s, p50 / p99 / mean ms | with events | difference p50 / p99 / mean ms |');
     for (const r of outbox.rows) console.log(`| ${r.connections} | ${r.base.req_per_sec}, ${r.base.p50_ms} / ${r.base.p99_ms} / ${r.base.mean_ms} | ${r.current.req_per_sec}, ${r.current.p50_ms} / ${r.current.p99_ms} / ${r.current.mean_ms} | ${r.diff.p50_ms} / ${r.diff.p99_ms} / ${r.diff.mean_ms} (${r.diff.req_per_sec_pct} % req/s) |`);
+    if (audit) {
+      console.log('\n| audit-events case | ratio req/s large / small |');
+      for (const [name, ratio] of Object.entries(audit.ratios)) console.log(`| ${name} | ${ratio} |`);
+      console.log(`retention sweep: ${JSON.stringify(audit.retention)}`);
+    }
     console.log(`\nwrote ${file} and bench/results/latest-events.md`);
-    const ok = fanout.every((r) => r.complete && r.all_succeeded_in_sql && r.every_path_once_per_event) && outbox.rows.every((r) => r.base.failed === 0 && r.current.failed === 0);
+    const ok =
+      fanout.every((r) => r.complete && r.all_succeeded_in_sql && r.every_path_once_per_event) &&
+      outbox.rows.every((r) => r.base.failed === 0 && r.current.failed === 0) &&
+      (!audit || (audit.retention.exact && Object.values(audit.ratios).every((ratio) => ratio >= 0.8)));
     if (!ok) process.exitCode = 1;
   } finally {
     await cleanUp();

@@ -6,6 +6,7 @@ import { registerAuditRoutes } from './audit/audit.routes';
 import type { EventCatalogue } from './catalogue';
 import { createDeliveriesRepository } from './delivery/deliveries.repository';
 import { createDispatcher, type DispatcherOptions } from './delivery/dispatcher';
+import { createEventsRetention, type EventsRetentionOptions } from './retention';
 import type { Sql } from './sql';
 import { createWebhooksRepository } from './webhooks/webhooks.repository';
 import { registerWebhookRoutes } from './webhooks/webhooks.routes';
@@ -20,6 +21,8 @@ export interface ServiceEventsOptions {
   /** Seals and opens the webhooks' signing secrets: webhookSecretsFromConfig(config). */
   secrets: SecretBox;
   dispatcher?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
+  /** EVENTS_RETENTION_DAYS and EVENTS_RETENTION_INTERVAL_MS; without it, no sweep runs (interval 0). */
+  retention?: Pick<EventsRetentionOptions, 'days' | 'intervalMs' | 'batchSize' | 'pauseMs'>;
 }
 
 export interface ServiceDispatcherOptions extends Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'> {
@@ -42,7 +45,8 @@ export const EVENT_TAGS = [
 
 /**
  * What a service needs to publish its events: the webhook and audit routes, the OpenAPI entries
- * of its event payloads, and the dispatcher to start with the service and stop with it.
+ * of its event payloads, and the dispatcher and the retention sweep to start with the service and
+ * stop with it.
  */
 export function createServiceEvents(options: ServiceEventsOptions) {
   const dispatcher = createServiceDispatcher({
@@ -60,8 +64,10 @@ export function createServiceEvents(options: ServiceEventsOptions) {
     wake: dispatcher.wake,
   });
   const audit = createAuditRepository(options.db);
+  const retention = createEventsRetention({ db: options.db, logger: options.logger, days: 400, intervalMs: 0, ...options.retention });
   return {
     dispatcher,
+    retention,
     tags: EVENT_TAGS,
     webhookDocs: options.catalogue.webhookDocs(),
     registerRoutes(api: ApiRouter) {

@@ -19,3 +19,6 @@ export { createDeliveriesRepository } from './delivery/deliveries.repository';
 export { DEFAULT_RETRY_DELAYS_MS, DEFAULT_DISABLE_AFTER_MS } from './retry-schedule';
 export { newSigningSecret, signatureHeaders } from './signing';
 export { openWebhookSecret, webhookSecretsFromConfig, WEBHOOK_KEY_VARIABLE } from './webhook-secrets';
+export { createEventsRetention, eventsRetentionConfigProperties, type EventsRetention, type EventsRetentionOptions, type SweepResult } from './retention';
+export { auditRangeCountSql, AUDIT_LIST } from './audit/audit.repository';
+export { WEBHOOKS_LIST, DELIVERIES_LIST } from './webhooks/webhooks.repository';

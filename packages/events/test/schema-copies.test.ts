@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { MIGRATION_SQL } from './support';
+import { LISTS_RETENTION_SQL, MIGRATION_SQL } from './support';
 
 // Each service owns its database, so each schema declares the package's tables and each migration
 // history creates them; these copies must stay the package's.
@@ -15,5 +15,8 @@ describe.each(['desk', 'link', 'hr'])('%s', (service) => {
   test('its migrations create the tables with the package\'s SQL', () => {
     const migration = path.join(ROOT, 'services', service, 'prisma/migrations/20261123210000_events_webhooks/migration.sql');
     expect(readFileSync(migration, 'utf8')).toBe(MIGRATION_SQL);
+    // list_counts and the lists' counters: one migration, the same in every service.
+    const lists = path.join(ROOT, 'services', service, 'prisma/migrations/20261125153000_events_lists_retention/migration.sql');
+    expect(readFileSync(lists, 'utf8')).toBe(LISTS_RETENTION_SQL);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { createDatabase, databaseUrlFor, dropDatabase, rawSqlOver, testServerUrl } from '@msp/db';
+import { createDatabase, databaseUrlFor, dropDatabase, listCountsSql, rawSqlOver, testServerUrl } from '@msp/db';
 import { PassThrough } from 'node:stream';
 import { createLogger, type Logger } from '@msp/http';
 import type { Sql } from '../src';
@@ -9,6 +9,8 @@ import type { Sql } from '../src';
 export { startWebhookReceiver as receiver } from '@msp/testkit';
 
 export const MIGRATION_SQL = readFileSync(path.join(__dirname, '../prisma/migration.sql'), 'utf8');
+/** The second migration of the package's tables: list_counts (packages/db's text, word for word), then the lists' counters and indexes. */
+export const LISTS_RETENTION_SQL = listCountsSql() + readFileSync(path.join(__dirname, '../prisma/lists-retention.sql'), 'utf8');
 
 /** A database holding just the package's tables, and a Sql over it (as a service's Prisma client would be). */
 export async function eventsDatabase() {
@@ -20,6 +22,7 @@ export async function eventsDatabase() {
   // of close() can terminate one still closing: its error must not end the test run (CI saw it).
   pool.on('error', () => undefined);
   await pool.query(MIGRATION_SQL);
+  await pool.query(LISTS_RETENTION_SQL);
   const sql: Sql = rawSqlOver(pool);
   return {
     url,

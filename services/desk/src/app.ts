@@ -62,6 +62,8 @@ export interface DeskSettings {
   corsOrigins?: string[];
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
+  /** EVENTS_RETENTION_DAYS and EVENTS_RETENTION_INTERVAL_MS: the events retention sweep (none without it). */
+  eventsRetention?: { days: number; intervalMs: number };
   /** How often the SLA breach sweep runs (SLA_SWEEP_INTERVAL_MS); default 15 s. */
   slaSweepIntervalMs?: number;
   /** IANA zone of the tenants' calendar days (DEFAULT_TIME_ZONE): a time entry's default date is today there. Europe/Berlin when not given. */
@@ -138,6 +140,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
     outbound: outbound ?? createOutbound(),
     secrets: webhookSecrets,
     dispatcher: settings.webhooks,
+    retention: settings.eventsRetention,
   });
 
   const store = createStore(db);
@@ -194,5 +197,5 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, slaBreaches, close: () => timeExports.close() };
+  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, close: () => timeExports.close() };
 }

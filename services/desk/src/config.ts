@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { eventsRetentionConfigProperties } from '@msp/events';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
 import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
 import { canonicalTimeZone } from '@msp/calendar';
@@ -10,6 +11,7 @@ import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-k
 
 export const DeskConfigSchema = Type.Object({
   ...commonConfigProperties,
+  ...eventsRetentionConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
   DATA_DIR: Type.String({ default: '.data' }),
   JWT_PRIVATE_KEY: Type.Optional(Type.String({ description: 'PEM (PKCS#8 or SEC1/PKCS#1) of an EC P-256 or RSA key.' })),

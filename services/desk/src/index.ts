@@ -18,7 +18,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 
-  const { app, readiness, dispatcher, slaBreaches, close } = createDeskApp({
+  const { app, readiness, dispatcher, eventsRetention, slaBreaches, close } = createDeskApp({
     db,
     outbound: outboundFromConfig(config),
     webhookSecrets: webhookSecretsFromConfig(config),
@@ -39,16 +39,18 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       apiCorsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       corsOrigins: config.corsOrigins,
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
+      eventsRetention: { days: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_RETENTION_INTERVAL_MS },
       slaSweepIntervalMs: config.SLA_SWEEP_INTERVAL_MS,
       timeZone: config.DEFAULT_TIME_ZONE,
     },
   });
   await dispatcher.start();
+  eventsRetention.start();
   slaBreaches.start();
   return {
     app,
     readiness,
-    cleanup: [() => dispatcher.stop(), () => slaBreaches.stop(), close, () => db.$disconnect(), async () => redis?.quit()],
+    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), () => slaBreaches.stop(), close, () => db.$disconnect(), async () => redis?.quit()],
     describe: { redis: Boolean(redis) },
   };
 });

@@ -62,6 +62,8 @@ export interface HrSettings {
   exports?: { poolSize?: number; acquireTimeoutMs?: number; idleTimeoutMs?: number; leasePrefix?: string };
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
+  /** EVENTS_RETENTION_DAYS and EVENTS_RETENTION_INTERVAL_MS: the events retention sweep (none without it). */
+  eventsRetention?: { days: number; intervalMs: number };
 }
 
 export interface HrDeps {
@@ -122,6 +124,7 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
     outbound: outbound ?? createOutbound(),
     secrets: webhookSecrets,
     dispatcher: settings.webhooks,
+    retention: settings.eventsRetention,
   });
 
   const service = createServiceApp({
@@ -176,5 +179,5 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
       registerWhoAmI(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, close: () => exportRepository.close() };
+  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, close: () => exportRepository.close() };
 }

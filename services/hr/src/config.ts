@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { eventsRetentionConfigProperties } from '@msp/events';
 import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
 import { allowlistProblems } from '@msp/outbound';
 import { EXPORT_DEFAULTS } from './exports/payroll-export.repository';
@@ -6,6 +7,7 @@ import { encryptionKeyProblems } from '@msp/secrets';
 
 export const HrConfigSchema = Type.Object({
   ...commonConfigProperties,
+  ...eventsRetentionConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3003 }),
   DATA_DIR: Type.String({ default: '.data' }),
   // The payroll export: its pool's connections (exports at once per instance); a response whose reader

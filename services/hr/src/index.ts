@@ -12,7 +12,7 @@ runService('hr', loadHrConfig, async (config, logger) => {
   const db = createDb(config.DATABASE_URL);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
-  const { app, readiness, close, dispatcher } = createHrApp({
+  const { app, readiness, close, dispatcher, eventsRetention } = createHrApp({
     db,
     databaseUrl: config.DATABASE_URL,
     redis,
@@ -28,6 +28,7 @@ runService('hr', loadHrConfig, async (config, logger) => {
       trustProxy: config.TRUST_PROXY,
       corsOrigins: parseOriginList(config.API_CORS_ORIGINS),
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
+      eventsRetention: { days: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_RETENTION_INTERVAL_MS },
       exports: {
         poolSize: config.EXPORT_POOL_SIZE,
         acquireTimeoutMs: config.EXPORT_POOL_ACQUIRE_TIMEOUT_MS,
@@ -36,5 +37,6 @@ runService('hr', loadHrConfig, async (config, logger) => {
     },
   });
   await dispatcher.start();
-  return { app, readiness, cleanup: [() => dispatcher.stop(), close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  eventsRetention.start();
+  return { app, readiness, cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

@@ -43,6 +43,8 @@ export interface LinkSettings {
   sync?: SyncRunnerOptions;
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
+  /** EVENTS_RETENTION_DAYS and EVENTS_RETENTION_INTERVAL_MS: the events retention sweep (none without it). */
+  eventsRetention?: { days: number; intervalMs: number };
 }
 
 /**
@@ -103,7 +105,7 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
   const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
   const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
-  const events = createServiceEvents({ db, logger, catalogue: linkEvents, outbound, secrets: webhookSecrets, dispatcher: settings.webhooks });
+  const events = createServiceEvents({ db, logger, catalogue: linkEvents, outbound, secrets: webhookSecrets, dispatcher: settings.webhooks, retention: settings.eventsRetention });
 
   const service = createServiceApp({
     service: 'link',
@@ -150,5 +152,5 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
   });
   // The schedule starts and stops with the job queue (src/index.ts, the test start-up); the
   // webhook dispatcher with the process.
-  return { ...service, schedule, syncRunner, dispatcher: events.dispatcher };
+  return { ...service, schedule, syncRunner, dispatcher: events.dispatcher, eventsRetention: events.retention };
 }

@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { eventsRetentionConfigProperties } from '@msp/events';
 import { commonConfigProperties, ConfigError, loadConfig } from '@msp/http';
 import { allowlistProblems } from '@msp/outbound';
 import { encryptionKeyProblems } from '@msp/secrets';
 
 export const LinkConfigSchema = Type.Object({
   ...commonConfigProperties,
+  ...eventsRetentionConfigProperties,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3002 }),
   DATA_DIR: Type.String({ default: '.data' }),
   // link's own credential at desk (a desk service client): onboarding and offboarding read desk

@@ -40,7 +40,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
   });
   defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, retryDelaySeconds: 30 });
 
-  const { app, readiness, schedule, dispatcher } = createLinkApp({
+  const { app, readiness, schedule, dispatcher, eventsRetention } = createLinkApp({
     db,
     redis,
     logger,
@@ -61,6 +61,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
       syncIntervalMs: config.SYNC_INTERVAL_MINUTES * 60_000,
       sync: { fullSyncIntervalMs: config.FULL_SYNC_INTERVAL_HOURS * 3600_000 },
       webhooks: { concurrency: config.WEBHOOK_CONCURRENCY },
+      eventsRetention: { days: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_RETENTION_INTERVAL_MS },
     },
   });
   // The queue starts once every resource has defined its queues and handlers.
@@ -69,5 +70,6 @@ runService('link', loadLinkConfig, async (config, logger) => {
   await runs.resume();
   schedule.start();
   await dispatcher.start();
-  return { app, readiness, cleanup: [async () => schedule.stop(), () => dispatcher.stop(), () => queue.stop(), () => resourceLock.close(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  eventsRetention.start();
+  return { app, readiness, cleanup: [async () => schedule.stop(), () => dispatcher.stop(), () => eventsRetention.stop(), () => queue.stop(), () => resourceLock.close(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
 });

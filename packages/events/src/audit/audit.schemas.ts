@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, named, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
+import { DateTime, Nullable, keysetQueryProperties, named, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
 import { ChangesSchema } from '../catalogue';
 
 export const AuditEventSchema = named(
@@ -41,6 +41,7 @@ export const AuditEventPageSchema = pageSchema('AuditEventPage', AuditEventSchem
 export const AuditQuery = Type.Object(
   {
     ...pageQueryProperties,
+    ...keysetQueryProperties,
     resource_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only changes of this kind of resource, e.g. `ticket`.' })),
     resource_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only changes of this resource.' })),
     actor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only changes made by this client id (as caller or on whose behalf).' })),
@@ -49,4 +50,4 @@ export const AuditQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type AuditFilter = Omit<Static<typeof AuditQuery>, 'page' | 'per_page'>;
+export type AuditFilter = Omit<Static<typeof AuditQuery>, 'page' | 'per_page' | 'after'>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, named, pageQueryProperties, pageSchema, stringEnum, strictObject, Uuid } from '@msp/http';
+import { DateTime, Nullable, keysetQueryProperties, named, pageQueryProperties, pageSchema, stringEnum, strictObject, Uuid } from '@msp/http';
 
 const URL_MAX = 2_000;
 const DESCRIPTION_MAX = 500;
@@ -78,7 +78,7 @@ export const WebhookChangesSchema = named(
 export type WebhookChanges = Static<typeof WebhookChangesSchema>;
 
 export const WebhookPageSchema = pageSchema('WebhookPage', WebhookSchema);
-export const WebhookListQuery = Type.Object(pageQueryProperties, { additionalProperties: false });
+export const WebhookListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -138,7 +138,7 @@ export type DeliveryJson = Static<typeof DeliverySchema>;
 
 export const DeliveryPageSchema = pageSchema('WebhookDeliveryPage', DeliverySchema);
 export const DeliveryListQuery = Type.Object(
-  { ...pageQueryProperties, status: Type.Optional(stringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })) },
+  { ...pageQueryProperties, ...keysetQueryProperties, status: Type.Optional(stringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })) },
   { additionalProperties: false },
 );
 export const DeliveryParams = Type.Object({ id: Uuid({ description: 'The webhook id.' }), delivery_id: Uuid({ description: 'The delivery id.' }) });

@@ -1,3 +1,5 @@
+import { listCountSql, pageWithTotal, sqlRows } from '@msp/db';
+import { unknownAfterItem, type PageRequest } from '@msp/http';
 import { eventBodySql } from '../delivery/deliveries.repository';
 import type { Sql } from '../sql';
 import type { DeliveryJson, DeliveryStatus, WebhookJson } from './webhook.schemas';
@@ -57,17 +59,31 @@ const toDelivery = (row: DeliveryRow): DeliveryJson => ({
   created_at: iso(row.created_at),
 });
 
+/** The lists' names in list_counts (the triggers of migration *_events_lists_retention). */
+export const WEBHOOKS_LIST = 'webhooks';
+export const DELIVERIES_LIST = 'webhook-deliveries';
+
 const WEBHOOK_COLUMNS = 'id::text, url, events, description, enabled, disabled_reason, created_at, updated_at';
 const DELIVERY_COLUMNS =
   'id::text, webhook_id::text, event_type, event_id::text, status, attempt, response_status, duration_ms, error, next_attempt_at, attempts, created_at';
 
-type Window = { skip: number; take: number };
 
 /** Every query is bounded by the caller's tenant: another tenant's webhooks are simply not found. */
 export function createWebhooksRepository(db: Sql) {
+  const rows = sqlRows(db);
   async function find(tenantId: string, id: string): Promise<WebhookJson | null> {
     const rows = await db.$queryRawUnsafe<WebhookRow[]>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid`, id, tenantId);
     return rows[0] ? toWebhook(rows[0]) : null;
+  }
+
+  async function findDelivery(tenantId: string, webhookId: string, id: string): Promise<DeliveryJson | null> {
+    const rows = await db.$queryRawUnsafe<DeliveryRow[]>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1::uuid AND webhook_id = $2::uuid AND tenant_id = $3::uuid`,
+      id,
+      webhookId,
+      tenantId,
+    );
+    return rows[0] ? toDelivery(rows[0]) : null;
   }
 
   return {
@@ -85,17 +101,19 @@ export function createWebhooksRepository(db: Sql) {
       return toWebhook(rows[0]!);
     },
 
-    async list(tenantId: string, window: Window): Promise<{ items: WebhookJson[]; total: number }> {
-      const [rows, [count]] = await Promise.all([
-        db.$queryRawUnsafe<WebhookRow[]>(
-          `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1::uuid ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
-          tenantId,
-          window.skip,
-          window.take,
-        ),
-        db.$queryRawUnsafe<{ total: number }[]>('SELECT count(*)::int AS total FROM webhooks WHERE tenant_id = $1::uuid', tenantId),
-      ]);
-      return { items: rows.map(toWebhook), total: count!.total };
+    /** Newest first; the total from list_counts ('webhooks'), `after` a keyset page. */
+    async list(tenantId: string, page: PageRequest): Promise<{ items: WebhookJson[]; total: number }> {
+      const keyset = page.after === undefined ? '' : 'AND (created_at, id) < (SELECT a.created_at, a.id FROM webhooks a WHERE a.id = $4::uuid AND a.tenant_id = $1::uuid)';
+      const found = await pageWithTotal<WebhookRow>(
+        rows,
+        {
+          text: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1::uuid ${keyset} ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
+          values: [tenantId, (page.page - 1) * page.per_page, page.per_page, ...(page.after === undefined ? [] : [page.after])],
+        },
+        listCountSql(tenantId, WEBHOOKS_LIST),
+      );
+      if (found.items.length === 0 && page.after !== undefined && !(await find(tenantId, page.after))) throw unknownAfterItem();
+      return { items: found.items.map(toWebhook), total: found.total };
     },
 
     /** Enabling clears the reason and the failure streak: the endpoint starts afresh. */
@@ -145,31 +163,34 @@ export function createWebhooksRepository(db: Sql) {
       return toDelivery(rows[0]!);
     },
 
-    async listDeliveries(tenantId: string, webhookId: string, status: DeliveryStatus | undefined, window: Window): Promise<{ items: DeliveryJson[]; total: number }> {
-      const where = 'tenant_id = $1::uuid AND webhook_id = $2::uuid AND ($3::text IS NULL OR status = $3)';
-      const [rows, [count]] = await Promise.all([
-        db.$queryRawUnsafe<DeliveryRow[]>(
-          `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`,
-          tenantId,
-          webhookId,
-          status ?? null,
-          window.skip,
-          window.take,
-        ),
-        db.$queryRawUnsafe<{ total: number }[]>(`SELECT count(*)::int AS total FROM webhook_deliveries WHERE ${where}`, tenantId, webhookId, status ?? null),
-      ]);
-      return { items: rows.map(toDelivery), total: count!.total };
+    /**
+     * Newest first, with or without a status: an index scan of (webhook_id[, status], created_at,
+     * id) that stops at the page's end, the total from list_counts (per webhook, and per webhook
+     * and status), `after` a keyset page.
+     */
+    async listDeliveries(tenantId: string, webhookId: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<{ items: DeliveryJson[]; total: number }> {
+      const values: unknown[] = [tenantId, webhookId, (page.page - 1) * page.per_page, page.per_page];
+      let where = 'webhook_id = $2::uuid AND tenant_id = $1::uuid';
+      if (status !== undefined) {
+        values.push(status);
+        where += ` AND status = $${values.length}`;
+      }
+      if (page.after !== undefined) {
+        values.push(page.after);
+        where += ` AND (created_at, id) < (SELECT a.created_at, a.id FROM webhook_deliveries a WHERE a.id = $${values.length}::uuid AND a.webhook_id = $2::uuid AND a.tenant_id = $1::uuid)`;
+      }
+      const found = await pageWithTotal<DeliveryRow>(
+        rows,
+        { text: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`, values },
+        status === undefined
+          ? listCountSql(tenantId, DELIVERIES_LIST, { dimension: 'webhook_id', value: webhookId })
+          : listCountSql(tenantId, DELIVERIES_LIST, { dimension: 'webhook_status', value: `${webhookId}/${status}` }),
+      );
+      if (found.items.length === 0 && page.after !== undefined && !(await findDelivery(tenantId, webhookId, page.after))) throw unknownAfterItem();
+      return { items: found.items.map(toDelivery), total: found.total };
     },
 
-    async findDelivery(tenantId: string, webhookId: string, id: string): Promise<DeliveryJson | null> {
-      const rows = await db.$queryRawUnsafe<DeliveryRow[]>(
-        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1::uuid AND webhook_id = $2::uuid AND tenant_id = $3::uuid`,
-        id,
-        webhookId,
-        tenantId,
-      );
-      return rows[0] ? toDelivery(rows[0]) : null;
-    },
+    findDelivery,
 
     /**
      * Queues again every relayed event of the webhook's types that happened since `since` (never

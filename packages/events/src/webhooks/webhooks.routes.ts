@@ -1,4 +1,4 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import type { Request } from 'express';
 import {
   CreatedWebhookSchema,
@@ -55,14 +55,17 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     path: '/webhooks',
     operationId: 'listWebhooks',
     summary: 'List webhooks',
-    description: 'Newest first. Secrets are never shown.',
+    description:
+      'Newest first. Secrets are never shown. `pagination.total` is exact (a counter kept with every change); deep pages: follow the `Link` ' +
+      'header\'s `next` (`after`, keyset).',
     tags: TAGS,
     scope: SCOPE,
     query: WebhookListQuery,
     responses: { 200: { description: 'A page of webhooks.', schema: WebhookPageSchema, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
-      const { items, total } = await webhooks.list(tenant(req), query);
-      sendPage(req, res, items, total, query);
+      const page = pageRequestOf(query);
+      const { items, total } = await webhooks.list(tenant(req), page);
+      sendPage(req, res, items, total, page);
     },
   });
 
@@ -159,13 +162,17 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     path: '/webhooks/:id/deliveries',
     operationId: 'listWebhookDeliveries',
     summary: 'List deliveries',
-    description: 'Newest first: each message with its attempts (response status, duration, error) and when it is tried next.',
+    description:
+      'Newest first: each message with its attempts (response status, duration, error) and when it is tried next. `pagination.total` is exact ' +
+      '(counters per webhook and status, kept with every change), as fast with a `status` as without; deep pages: follow the `Link` header\'s ' +
+      '`next` (`after`, keyset). Deliveries of events past the retention (`EVENTS_RETENTION_DAYS`) are removed with them once finished.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
     query: DeliveryListQuery,
     responses: { 200: { description: 'A page of deliveries.', schema: DeliveryPageSchema, headers: LINK_HEADER } },
-    handler: async (req, res, { params, query: { status, ...page } }) => {
+    handler: async (req, res, { params, query: { status, ...query } }) => {
+      const page = pageRequestOf(query);
       const { items, total } = await webhooks.listDeliveries(tenant(req), params.id, status, page);
       sendPage(req, res, items, total, page);
     },

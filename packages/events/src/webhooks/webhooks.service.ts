@@ -1,4 +1,4 @@
-import { conflict, notFound, pageWindow, unprocessable, type PageRequest } from '@msp/http';
+import { conflict, notFound, unprocessable, type PageRequest } from '@msp/http';
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { TEST_EVENT, type EventCatalogue } from '../catalogue';
@@ -50,7 +50,7 @@ export function createWebhooksService({ webhooks, catalogue, outbound, secrets, 
     get,
 
     list(tenantId: string, page: PageRequest) {
-      return webhooks.list(tenantId, pageWindow(page));
+      return webhooks.list(tenantId, page);
     },
 
     /** The secret is answered once, here; it is stored sealed, never shown again nor logged. */
@@ -86,7 +86,7 @@ export function createWebhooksService({ webhooks, catalogue, outbound, secrets, 
 
     async listDeliveries(tenantId: string, id: string, status: DeliveryStatus | undefined, page: PageRequest) {
       await get(tenantId, id);
-      return webhooks.listDeliveries(tenantId, id, status, pageWindow(page));
+      return webhooks.listDeliveries(tenantId, id, status, page);
     },
 
     async getDelivery(tenantId: string, id: string, deliveryId: string) {
