@@ -65,10 +65,11 @@ async function byPages(path: string, as = token): Promise<string[]> {
   return first.data.map((item) => item.id);
 }
 
-/** Every counter of the tenant in list_counts and time_entry_minutes against count(*) and sum() of its rows. */
+/** Every counter of desk's own lists in list_counts and time_entry_minutes against count(*) and sum() of its rows. */
 async function expectCountersExact(tenant: string) {
   const stored = await desk.db.$queryRawUnsafe<{ key: string }[]>(
     `SELECT list || ':' || dimension || '=' || value || ':' || count AS key FROM list_counts WHERE tenant_id = $1::uuid AND count <> 0
+       AND list NOT IN ('audit-events', 'webhooks', 'webhook-deliveries') -- the events package's lists: its own tests check them
      UNION ALL SELECT 'minutes:' || dimension || '=' || value || ':' || minutes || '/' || billable_minutes FROM time_entry_minutes
       WHERE tenant_id = $1::uuid AND (minutes <> 0 OR billable_minutes <> 0)`,
     tenant,
