@@ -1,5 +1,5 @@
 import { ScimError, type ScimClient, type ScimGroup, type ScimUser } from '../scim/scim-client';
-import type { MirrorGroup, MirrorUser, StoredMirrorUser, SyncOutcomeStats, SyncsRepository } from './syncs.repository';
+import type { MirrorGroup, MirrorUser, StoredMirrorUser, SyncBaseline, SyncOutcomeStats, SyncsRepository } from './syncs.repository';
 
 /**
  * How one sync attempt reads the directory into the mirror: a full sync reads every User and
@@ -28,7 +28,7 @@ type Plan = { mode: 'full'; reason: string } | { mode: 'delta'; since: Date };
 
 /** Full or delta, and why. */
 export function planSync(
-  baseline: { lastDirectoryStartedAt: Date | null; lastFullStartedAt: Date | null },
+  baseline: SyncBaseline,
   directory: { filterSupported: boolean; reason?: string },
   fullSyncIntervalMs: number,
   now: Date,
@@ -54,11 +54,11 @@ export async function synchronise(
   connectorId: string,
   client: ScimClient,
   syncs: SyncsRepository,
+  baseline: SyncBaseline,
   options: { fullSyncIntervalMs: number },
 ): Promise<SyncOutcomeStats> {
   const startedAt = new Date();
-  // The directory and the database at once: a delta's own time is mostly these round trips.
-  const [directory, baseline] = await Promise.all([directoryFeatures(client), syncs.syncBaseline(connectorId)]);
+  const directory = await directoryFeatures(client);
   const directoryStartedAt = directory.date ?? startedAt;
   const plan = planSync(baseline, directory, options.fullSyncIntervalMs, startedAt);
   if (plan.mode === 'delta') {
@@ -96,6 +96,15 @@ async function collect<T extends { id?: unknown }>(pages: AsyncIterable<T[]>, va
 
 const validUser = (user: ScimUser) => typeof user.userName === 'string';
 const validGroup = (group: ScimGroup) => typeof group.displayName === 'string';
+
+/**
+ * The Users and the Groups (with `filter`, only those it matches), read side by side: the two
+ * listings do not depend on each other, so a directory that answers requests in parallel (Entra,
+ * Okta, a SCIM gateway) serves a sync in the time of the longer one, not of both.
+ */
+function readUsersAndGroups(client: ScimClient, filter?: string): Promise<[Map<string, ScimUser>, Map<string, ScimGroup>]> {
+  return Promise.all([collect(client.listUsers(filter), validUser), collect(client.listGroups(filter), validGroup)]);
+}
 
 function mirrorGroup(group: ScimGroup): MirrorGroup {
   const members = (Array.isArray(group.members) ? group.members : []).map((member) => member?.value).filter((value): value is string => typeof value === 'string');
@@ -136,8 +145,8 @@ function withGroups(user: MirrorUser, names: Iterable<string> | undefined): Mirr
 
 /** Everything: users missing from the directory are marked deleted, groups missing are dropped. */
 async function full(connectorId: string, client: ScimClient, syncs: SyncsRepository): Promise<Counts> {
-  const users = await collect(client.listUsers(), validUser);
-  const groups = [...(await collect(client.listGroups(), validGroup)).values()].map(mirrorGroup);
+  const [users, groupsById] = await readUsersAndGroups(client);
+  const groups = [...groupsById.values()].map(mirrorGroup);
   const groupsOf = membership(groups);
 
   const before = new Map((await syncs.loadMirror(connectorId)).map((user) => [user.scimId, user]));
@@ -164,8 +173,8 @@ async function full(connectorId: string, client: ScimClient, syncs: SyncsReposit
  */
 async function delta(connectorId: string, client: ScimClient, syncs: SyncsRepository, since: Date): Promise<Counts> {
   const filter = modifiedSinceFilter(since);
-  const users = await collect(client.listUsers(filter), validUser);
-  const changedGroups = [...(await collect(client.listGroups(filter), validGroup)).values()].map(mirrorGroup);
+  const [users, groupsById] = await readUsersAndGroups(client, filter);
+  const changedGroups = [...groupsById.values()].map(mirrorGroup);
   if (!users.size && !changedGroups.length) return { usersSeen: 0, usersAdded: 0, usersUpdated: 0, usersRemoved: 0, groupsSeen: 0 };
 
   const storedChanged = await syncs.loadGroups(connectorId, { scimIds: changedGroups.map((group) => group.scimId) });

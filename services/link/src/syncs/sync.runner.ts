@@ -112,7 +112,7 @@ export function createSyncRunner(deps: {
       return;
     }
     try {
-      const stats = await synchronise(run.connectorId, client, syncs, { fullSyncIntervalMs: deps.options?.fullSyncIntervalMs ?? DEFAULT_FULL_SYNC_INTERVAL_MS });
+      const stats = await synchronise(run.connectorId, client, syncs, run.baseline, { fullSyncIntervalMs: deps.options?.fullSyncIntervalMs ?? DEFAULT_FULL_SYNC_INTERVAL_MS });
       await finishAttempt(runId, run.attempts, { status: 'succeeded', error: null, stats });
       logger.info('sync run succeeded', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, ...stats });
     } catch (error) {

@@ -38,6 +38,15 @@ export interface SyncRunRecord extends SyncStats {
   finishedAt: Date | null;
 }
 
+/**
+ * Where the next sync starts from: when the latest successful run began by the directory's clock,
+ * and when the latest successful full run began by link's.
+ */
+export interface SyncBaseline {
+  lastDirectoryStartedAt: Date | null;
+  lastFullStartedAt: Date | null;
+}
+
 export interface MirrorUser {
   scimId: string;
   externalId: string | null;
@@ -165,20 +174,28 @@ export function createSyncsRepository(db: Db) {
 
     /**
      * Starts an attempt of an open run: running, one more attempt. Null when the run is no longer
-     * open (or its connector is gone). With the run as it now is and the connector's address and
-     * sealed token, in the same statement: the attempt needs nothing else before its first call to
-     * the directory (a round trip less at the start of every sync, a delta's most of all).
+     * open (or its connector is gone). With the run as it now is, the connector's address and
+     * sealed token, and where this sync starts from (SyncBaseline), in the same statement: the
+     * attempt needs nothing else before its first call to the directory (a delta that finds
+     * nothing costs link one round trip before it asks). The subselects read the runs as they were
+     * before this update; the run is not yet `succeeded`, so it is never its own baseline.
      */
-    async beginAttempt(runId: string): Promise<(SyncRunRecord & { connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'> }) | null> {
-      const rows = await db.$queryRaw<(SyncRunRecord & { connectorBaseUrl: string; connectorBearerTokenEncrypted: string })[]>`
+    async beginAttempt(runId: string): Promise<(SyncRunRecord & { connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>; baseline: SyncBaseline }) | null> {
+      const rows = await db.$queryRaw<(SyncRunRecord & { connectorBaseUrl: string; connectorBearerTokenEncrypted: string } & SyncBaseline)[]>`
         UPDATE sync_runs r SET status = 'running', attempts = r.attempts + 1, started_at = COALESCE(r.started_at, now()), attempt_started_at = now()
         FROM connectors c
         WHERE r.id = ${runId}::uuid AND r.status IN ('queued', 'running') AND c.id = r.connector_id
-        RETURNING ${RUN_SQL_COLUMNS}, c.base_url AS "connectorBaseUrl", c.bearer_token_encrypted AS "connectorBearerTokenEncrypted"`;
+        RETURNING ${RUN_SQL_COLUMNS}, c.base_url AS "connectorBaseUrl", c.bearer_token_encrypted AS "connectorBearerTokenEncrypted",
+          (SELECT b.directory_started_at FROM sync_runs b
+            WHERE b.connector_id = r.connector_id AND b.status = 'succeeded' AND b.directory_started_at IS NOT NULL
+            ORDER BY b.finished_at DESC NULLS LAST LIMIT 1) AS "lastDirectoryStartedAt",
+          (SELECT b.attempt_started_at FROM sync_runs b
+            WHERE b.connector_id = r.connector_id AND b.status = 'succeeded' AND b.mode = 'full' AND b.attempt_started_at IS NOT NULL
+            ORDER BY b.finished_at DESC NULLS LAST LIMIT 1) AS "lastFullStartedAt"`;
       const row = rows[0];
       if (!row) return null;
-      const { connectorBaseUrl, connectorBearerTokenEncrypted, ...run } = row;
-      return { ...run, connector: { baseUrl: connectorBaseUrl, bearerTokenEncrypted: connectorBearerTokenEncrypted } };
+      const { connectorBaseUrl, connectorBearerTokenEncrypted, lastDirectoryStartedAt, lastFullStartedAt, ...run } = row;
+      return { ...run, connector: { baseUrl: connectorBaseUrl, bearerTokenEncrypted: connectorBearerTokenEncrypted }, baseline: { lastDirectoryStartedAt, lastFullStartedAt } };
     },
 
     /**
@@ -227,18 +244,6 @@ export function createSyncsRepository(db: Db) {
         take,
         select: { id: true, status: true, finishedAt: true },
       });
-    },
-
-    /**
-     * Where the next sync starts from: when the latest successful run began by the directory's
-     * clock, and when the latest successful full run began by link's.
-     */
-    async syncBaseline(connectorId: string): Promise<{ lastDirectoryStartedAt: Date | null; lastFullStartedAt: Date | null }> {
-      const [last, full] = await Promise.all([
-        db.syncRun.findFirst({ where: { connectorId, status: 'succeeded', directoryStartedAt: { not: null } }, orderBy: { finishedAt: 'desc' }, select: { directoryStartedAt: true } }),
-        db.syncRun.findFirst({ where: { connectorId, status: 'succeeded', mode: 'full', attemptStartedAt: { not: null } }, orderBy: { finishedAt: 'desc' }, select: { attemptStartedAt: true } }),
-      ]);
-      return { lastDirectoryStartedAt: last?.directoryStartedAt ?? null, lastFullStartedAt: full?.attemptStartedAt ?? null };
     },
 
     lastSuccessAt(connectorId: string) {
