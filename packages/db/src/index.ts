@@ -31,6 +31,6 @@ export type { MigrationFile } from './migrations-folder';
 export { createPool, isoOf, isoTimestamp, isoTimestampSql, pageWithTotal, sqlRows, statementName, type Queryable } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver } from './raw-sql-over';
-export { streamRows, type StreamRowsOptions } from './row-stream';
+export { createStreamPool, streamRows, StreamPoolBusyError, type StreamPool, type StreamPoolOptions, type StreamRowsOptions } from './row-stream';
 export { advisoryResourceLock } from './resource-lock';
 export { listCountsSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, type CountedFilter } from './list-counts';

@@ -24,7 +24,7 @@ export * from './schema-helpers';
 export { businessRuleProblem, BusinessRuleProblem, unprocessableResponse } from './problem-schemas';
 export { statusMachine, transitionProblem } from './status-machine';
 export { etagOf } from './conditional';
-export { sendStreamedFile, type StreamedFile } from './streamed-file';
+export { sendStreamedFile, type StreamedFile, type StreamedFileOptions } from './streamed-file';
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';
 export { memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './idempotency';

@@ -8,6 +8,37 @@ export interface StreamedFile {
   contentType: string;
   filename: string;
   stages: [Readable, ...Transform[]];
+  /** Called once the transfer has ended, however it ended (a lease given back). */
+  done?: () => unknown;
+}
+
+export interface StreamedFileOptions {
+  /**
+   * A reader that takes no byte for this long has its transfer cut short: a client that stops
+   * reading must not hold the file's cursor and connection for ever. Without it, the socket's own
+   * timeout (none by default) applies.
+   */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * Ends `res` once its reader has taken no byte for `idleMs` (`onStall` first). Node's socket timeout
+ * already ignores a write the reader is still draining; what is left to tell apart is a reader that
+ * keeps up while the next rows are on their way (nothing waits in the socket), which is no stall.
+ */
+function endWhenStalled(res: Response, idleMs: number, onStall: () => void): () => void {
+  const onTimeout = () => {
+    const socket = res.socket;
+    if (!socket || socket.destroyed) return;
+    if (socket.writableLength === 0 && res.writableLength === 0) {
+      socket.setTimeout(idleMs);
+      return;
+    }
+    onStall();
+    res.destroy();
+  };
+  res.setTimeout(idleMs, onTimeout);
+  return () => res.off('timeout', onTimeout);
 }
 
 /**
@@ -23,6 +54,7 @@ export async function sendStreamedFile(
   what: string,
   context: Record<string, unknown>,
   open: (signal: AbortSignal) => Promise<StreamedFile>,
+  options: StreamedFileOptions = {},
 ): Promise<void> {
   const gone = new AbortController();
   res.once('close', () => gone.abort());
@@ -34,14 +66,20 @@ export async function sendStreamedFile(
     logger.info(`${what} abandoned by the client before its first row`, context);
     return;
   }
-  res.status(200);
-  res.setHeader('Content-Type', file.contentType);
-  res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
+  let stalled = false;
+  const stopWatching = options.idleTimeoutMs === undefined ? () => undefined : endWhenStalled(res, options.idleTimeoutMs, () => (stalled = true));
   try {
+    res.status(200);
+    res.setHeader('Content-Type', file.contentType);
+    res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
     await pipeline([...file.stages, res]);
   } catch (error) {
     res.destroy();
-    if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') logger.info(`${what} abandoned by the client`, context);
+    if (stalled) logger.info(`${what} ended: its reader took no byte within the idle timeout`, { ...context, idle_timeout_ms: options.idleTimeoutMs });
+    else if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') logger.info(`${what} abandoned by the client`, context);
     else logger.error(`${what} failed while streaming`, { ...context, error });
+  } finally {
+    stopWatching();
+    await file.done?.();
   }
 }

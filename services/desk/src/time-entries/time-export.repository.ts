@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
-import { streamRows } from '@msp/db';
-import { Pool } from 'pg';
+import { createStreamPool } from '@msp/db';
 
 /** How the export's connections show up in pg_stat_activity (operators, and the disconnect test). */
 export const TIME_EXPORT_APPLICATION_NAME = 'desk-time-export';
@@ -39,22 +38,20 @@ SELECT s.client_id, c.name::text AS client_name, t.number AS ticket_number, t.ti
  ORDER BY c.name, c.id, t.number, u.name, u.id`;
 
 /**
- * Streams the export from a pg Pool of its own on desk's database (Prisma cannot hand out a
- * cursor), so long downloads never hold the connections the API's requests need.
+ * Streams the export from a pool of its own on desk's database (@msp/db's stream pool: Prisma
+ * cannot hand out a cursor), so long downloads never hold the connections the API's requests need.
  */
 export function createTimeExportRepository(databaseUrl: string) {
-  const pool = new Pool({ connectionString: databaseUrl, max: 4, application_name: TIME_EXPORT_APPLICATION_NAME });
-  // An idle client losing its connection must not crash the process; the next checkout reconnects.
-  pool.on('error', () => undefined);
+  const pool = createStreamPool({ databaseUrl, applicationName: TIME_EXPORT_APPLICATION_NAME, size: 4 });
 
   return {
     /** The month's rows (object mode, {@link TimeExportRow}), streamed as the database produces them. */
     rows(tenantId: string, period: string, signal?: AbortSignal): Promise<Readable> {
-      return streamRows(pool, TIME_EXPORT_SQL, [tenantId, period], { signal });
+      return pool.rows(TIME_EXPORT_SQL, [tenantId, period], { signal });
     },
 
     close(): Promise<void> {
-      return pool.end();
+      return pool.close();
     },
   };
 }

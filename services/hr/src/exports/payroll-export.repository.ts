@@ -1,16 +1,11 @@
-import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { Pool, type PoolClient } from 'pg';
-import QueryStream from 'pg-query-stream';
+import { createStreamPool, StreamPoolBusyError } from '@msp/db';
 import { AppError } from '@msp/http';
 import { WAGE_TYPE_KEYS, type WageTypes } from '../payroll/payroll-settings.schemas';
 import type { Period, PayrollRow } from './payroll-row';
 
 /** How the export's connections show up in pg_stat_activity (operators, and the disconnect test). */
 export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
-
-/** Rows fetched from the cursor per round trip: large enough to be cheap, small enough to stay flat. */
-const BATCH_SIZE = 500;
 
 /**
  * The export's pool and timeouts when configuration says nothing (EXPORT_POOL_SIZE: at most this many
@@ -60,45 +55,6 @@ export function payrollRowsParams(tenantId: string, period: Period, wageTypes: W
   return [tenantId, period.first, period.last, [...WAGE_TYPE_KEYS], WAGE_TYPE_KEYS.map((key) => wageTypes[key])];
 }
 
-/**
- * A cursor over the rows that gives its connection back when it ends, and when it is abandoned
- * (the client went away or stopped reading, a later stage failed) closes the connection rather than
- * waiting for a running sort to finish; a query still running on the server is cancelled first.
- */
-class PayrollRowStream extends QueryStream {
-  constructor(
-    sql: string,
-    params: unknown[],
-    private readonly client: PoolClient,
-    private readonly cancel: (pid: number) => Promise<unknown>,
-  ) {
-    super(sql, params, { batchSize: BATCH_SIZE });
-  }
-
-  override _destroy(error: Error, callback: (error?: Error | null) => void): void {
-    if (this.readableEnded && !error) {
-      super._destroy(error, (closeError?: Error | null) => {
-        this.client.release(closeError ?? undefined);
-        callback(closeError);
-      });
-      return;
-    }
-    // Suspended between two batches (a reader that stopped taking them), the server only waits for the
-    // next fetch: closing the connection ends it at once. Cancelling would need a connection of the
-    // pool, which a full pool of such readers has none of.
-    if ((this.cursor as { state?: string }).state === 'idle') {
-      this.client.release(true);
-      callback(error);
-      return;
-    }
-    const pid = (this.client as unknown as { processID: number }).processID;
-    void this.cancel(pid)
-      .catch(() => undefined) // the connection is closed below either way
-      .finally(() => this.client.release(true));
-    callback(error);
-  }
-}
-
 export interface PayrollExportRepositoryOptions {
   /** Connections of the export's pool. */
   poolSize: number;
@@ -106,31 +62,16 @@ export interface PayrollExportRepositoryOptions {
   acquireTimeoutMs: number;
 }
 
-/** pg-pool's error when no connection came within connectionTimeoutMillis (pool full, or the database slow to accept one). */
-function isAcquireTimeout(error: unknown): boolean {
-  const message = (error as { message?: unknown } | undefined)?.message;
-  return message === 'timeout exceeded when trying to connect' || message === 'Connection terminated due to connection timeout';
-}
-
-/** Streams the export from a pg Pool of its own: Prisma cannot hand out a cursor. */
+/** Streams the export from a pool of its own (@msp/db's stream pool): Prisma cannot hand out a cursor. */
 export function createPayrollExportRepository(databaseUrl: string, options: PayrollExportRepositoryOptions) {
-  const pool = new Pool({
-    connectionString: databaseUrl,
-    max: options.poolSize,
-    application_name: EXPORT_APPLICATION_NAME,
-    // Without it, a full pool (every connection held by a slow reader) makes the next export wait forever.
-    connectionTimeoutMillis: options.acquireTimeoutMs,
-  });
-  // An idle client losing its connection must not crash the process; the next checkout reconnects.
-  pool.on('error', () => undefined);
-  const cancel = (pid: number) => pool.query('SELECT pg_cancel_backend($1)', [pid]);
+  const pool = createStreamPool({ databaseUrl, applicationName: EXPORT_APPLICATION_NAME, size: options.poolSize, acquireTimeoutMs: options.acquireTimeoutMs });
 
-  /** A connection of the pool, or a 503 problem once the acquire timeout has passed without one. */
-  async function connect(): Promise<PoolClient> {
+  /** `work` on the pool, or a 503 problem once the acquire timeout has passed without a connection. */
+  async function onPool<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await pool.connect();
+      return await work();
     } catch (error) {
-      if (!isAcquireTimeout(error)) throw error;
+      if (!(error instanceof StreamPoolBusyError)) throw error;
       throw new AppError(
         503,
         `Every connection of the payroll export is busy (${options.poolSize} exports at once) and none came free within ${options.acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
@@ -139,49 +80,31 @@ export function createPayrollExportRepository(databaseUrl: string, options: Payr
     }
   }
 
-  async function open(sql: string, params: unknown[], signal?: AbortSignal): Promise<Readable> {
-    const client = await connect();
-    const rows = client.query(new PayrollRowStream(sql, params, client, cancel));
-    // Wait for the first batch (or the end, or the error): a failing query is still a clean 500
-    // problem, sent before any header of the file. A large month spends most of its time here
-    // (PostgreSQL aggregates before the first row): a caller gone meanwhile cancels it at once.
-    try {
-      await once(rows, 'readable', { signal });
-    } catch (error) {
-      rows.destroy();
-      throw error;
-    }
-    return rows;
-  }
-
   return {
-    /** The period's rows, streamed as the database produces them (object mode, {@link PayrollRow}). */
+    /**
+     * The period's rows, streamed as the database produces them (object mode, {@link PayrollRow}).
+     * A large month spends most of its time before the first row (PostgreSQL aggregates first): a
+     * caller gone meanwhile (`signal`) cancels it at once.
+     */
     rows(tenantId: string, period: Period, wageTypes: WageTypes, signal?: AbortSignal): Promise<Readable> {
-      return open(PAYROLL_ROWS_SQL, payrollRowsParams(tenantId, period, wageTypes), signal);
+      return onPool(() => pool.rows(PAYROLL_ROWS_SQL, payrollRowsParams(tenantId, period, wageTypes), { signal }));
     },
 
     /** Personnel numbers in the period's export longer than `maxLength` (DATEV's limit), in export order. */
     async personnelNumbersLongerThan(tenantId: string, period: Period, wageTypes: WageTypes, maxLength: number): Promise<string[]> {
       const params = payrollRowsParams(tenantId, period, wageTypes);
-      const client = await connect();
-      let failure: Error | undefined;
-      try {
-        const { rows } = await client.query<Pick<PayrollRow, 'personnel_number'>>(
+      const rows = await onPool(() =>
+        pool.query<Pick<PayrollRow, 'personnel_number'>>(
           `SELECT personnel_number FROM (${PAYROLL_ROWS_SQL}) AS r WHERE length(personnel_number) > $${params.length + 1}
             GROUP BY personnel_number ORDER BY personnel_number::numeric, personnel_number`,
           [...params, maxLength],
-        );
-        return rows.map((row) => row.personnel_number);
-      } catch (error) {
-        failure = error as Error;
-        throw error;
-      } finally {
-        client.release(failure); // as pool.query does: a client that failed is not reused
-      }
+        ),
+      );
+      return rows.map((row) => row.personnel_number);
     },
 
     close(): Promise<void> {
-      return pool.end();
+      return pool.close();
     },
   };
 }

@@ -1,8 +1,6 @@
-import { pipeline } from 'node:stream/promises';
-import type { Response } from 'express';
-import { PROBLEM_CONTENT_TYPE, type ApiRouter, type Logger } from '@msp/http';
+import { PROBLEM_CONTENT_TYPE, sendStreamedFile, type ApiRouter, type Logger } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { coalesce } from './coalesce';
+import { coalesce } from '@msp/csv';
 import { CSV_COLUMNS } from './payroll-csv';
 import { DATEV_FIELDS, DATEV_TABLE } from './payroll-datev';
 import { EXPORT_BUSY_RETRY_AFTER_SECONDS } from './payroll-export.repository';
@@ -46,27 +44,6 @@ const problemExample = (status: number, code: string, title: string, detail: str
   detail,
   request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
 });
-
-/**
- * Ends `res` once its reader has taken no byte for `idleMs` (`onStall` first): a client that stops
- * reading must not hold the export's cursor and connection for ever. Node's socket timeout already
- * ignores a write the reader is still draining; what is left to tell apart is a reader that keeps up
- * while the next rows are on their way (nothing waits in the socket), which is no stall.
- */
-function endWhenStalled(res: Response, idleMs: number, onStall: () => void): () => void {
-  const onTimeout = () => {
-    const socket = res.socket;
-    if (!socket || socket.destroyed) return;
-    if (socket.writableLength === 0 && res.writableLength === 0) {
-      socket.setTimeout(idleMs);
-      return;
-    }
-    onStall();
-    res.destroy();
-  };
-  res.setTimeout(idleMs, onTimeout);
-  return () => res.off('timeout', onTimeout);
-}
 
 export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: PayrollExportService; logger: Logger; idleTimeoutMs: number }) {
   const { exports, logger, idleTimeoutMs } = deps;
@@ -113,39 +90,18 @@ export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: Pay
       },
     },
     handler: async (req, res, { query }) => {
-      // The client may leave while PostgreSQL is still aggregating, before any byte is sent.
-      const gone = new AbortController();
-      res.once('close', () => gone.abort());
-      let file;
-      try {
-        file = await exports.open(tenantOf(req), query.period, query.format ?? 'csv', gone.signal);
-      } catch (error) {
-        if (!gone.signal.aborted) throw error;
-        logger.info('payroll export abandoned by the client before its first row', { period: query.period });
-        return;
-      }
-      res.status(200);
-      res.setHeader('Content-Type', file.contentType);
-      res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
-      let stalled = false;
-      const stopWatching = endWhenStalled(res, idleTimeoutMs, () => (stalled = true));
-      try {
-        await pipeline(file.rows, file.writer, coalesce(), res);
-      } catch (error) {
-        // The status line is out: all that is left is to cut the transfer short, so the client sees an
-        // incomplete file rather than a complete-looking one. A client that went away is no error of ours.
-        res.destroy();
-        if (stalled) {
-          logger.info('payroll export ended: its reader took no byte within the idle timeout', { period: query.period, idle_timeout_ms: idleTimeoutMs });
-        } else if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
-          logger.info('payroll export abandoned by the client', { period: query.period });
-        } else {
-          logger.error('payroll export failed while streaming', { period: query.period, error });
-        }
-      } finally {
-        stopWatching();
-        await file.done();
-      }
+      await sendStreamedFile(
+        res,
+        logger,
+        'payroll export',
+        { period: query.period },
+        async (signal) => {
+          const file = await exports.open(tenantOf(req), query.period, query.format ?? 'csv', signal);
+          return { contentType: file.contentType, filename: file.filename, stages: [file.rows, file.writer, coalesce()], done: file.done };
+        },
+        // A reader that stops taking bytes must not hold the export's cursor, connection and lease.
+        { idleTimeoutMs },
+      );
     },
   });
 }
