@@ -104,20 +104,16 @@ function withoutTotal<T extends { total?: unknown }>(row: T): Omit<T, 'total'> {
 
 /**
  * One list of a single table as SQL: its page in the list's order (by number, or after an item)
- * and its total, through keysetPage. `scope` and `filters` are unqualified (the scope also bounds
- * the `after` item, as SQL of `k` there); the list's columns are qualified by the table's name.
+ * and its total, through keysetPage. The statement reads the table under `alias` when given; the
+ * list's columns are qualified by the alias or the table's name, so a selected `date::text AS date`
+ * is not what the page is sorted by. `scope` is unqualified: it bounds the page's rows and the
+ * `after` item (`k`) alike.
  */
-export interface KeysetList<S extends SqlQuery> {
-  table: string;
+export interface KeysetList<S extends SqlQuery> extends KeysetOrder<S> {
   /** The select list. */
   select: S;
-  /** The rows the list is made of (tenant, parent), unqualified: an `after` must name one of them. */
-  scope: S;
   /** The request's filters, unqualified. */
   filters?: S[];
-  /** The order: these columns, all `direction`, the last one unique (the id, a uuid). */
-  columns: string[];
-  direction: 'asc' | 'desc';
   /** The total of scope and filters. */
   total: SqlQuery;
 }
@@ -129,8 +125,9 @@ export function keysetListPage<T extends object, S extends SqlQuery>(
   list: KeysetList<S>,
   unknownAfter: () => Error,
 ): Promise<{ items: T[]; total: number }> {
-  const order: KeysetOrder<S> = { table: list.table, alias: list.table, columns: list.columns, direction: list.direction, scope: list.scope };
+  const order: KeysetOrder<S> = { ...list, alias: list.alias ?? list.table };
   const where = tag.join([list.scope, ...(list.filters ?? [])], ' AND ');
-  const page = tag.sql`SELECT ${list.select} FROM ${tag.raw(list.table)} WHERE ${where}${keysetAfter(tag, window, order)} ${keysetOrderLimit(tag, window, order)}`;
+  const from = tag.raw(list.alias === undefined ? list.table : `${list.table} ${list.alias}`);
+  const page = tag.sql`SELECT ${list.select} FROM ${from} WHERE ${where}${keysetAfter(tag, window, order)} ${keysetOrderLimit(tag, window, order)}`;
   return keysetPage<T>(rows, window, { page, total: list.total, exists: afterExists(tag, window, order) }, unknownAfter);
 }
