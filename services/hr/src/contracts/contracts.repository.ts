@@ -1,9 +1,9 @@
 import type { RecordChange } from '@msp/events';
-import { sqlRows } from '@msp/db';
+import { keysetListPage, sqlRows } from '@msp/db';
+import { unknownAfterItem, type ListWindow } from '@msp/http';
 import type { GermanState, Weekday } from '@msp/calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
 import { dayToDate } from '../calendar';
-import { keysetAfter, pagedList, type ListWindow } from '../list-pages';
 import { Prisma } from '../generated/prisma/client';
 import { contractOn, type ContractTerms } from './contract-rules';
 
@@ -85,14 +85,13 @@ export function createContractsRepository(db: Db) {
      * so contracts keep no list_counts counter.
      */
     async list(tenantId: string, employeeId: string, window: ListWindow): Promise<{ items: ContractRecord[]; total: number }> {
-      const where = Prisma.sql`c.tenant_id = ${tenantId}::uuid AND c.employee_id = ${employeeId}::uuid`;
-      const after = keysetAfter('contracts', 'valid_from', (column) => `c.${column}`, tenantId, window.after, Prisma.sql`k.employee_id = ${employeeId}::uuid`);
-      const { items, total } = await pagedList<ContractSqlRow>(
+      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid AND employee_id = ${employeeId}::uuid`;
+      const { items, total } = await keysetListPage<ContractSqlRow, Prisma.Sql>(
+        Prisma,
         rows,
         window,
-        Prisma.sql`SELECT ${CONTRACT_COLUMNS} FROM contracts c WHERE ${where}${after} ORDER BY c.valid_from DESC, c.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
-        Prisma.sql`SELECT count(*) FROM contracts c WHERE ${where}`,
-        Prisma.sql`SELECT 1 FROM contracts WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid AND employee_id = ${employeeId}::uuid`,
+        { table: 'contracts', alias: 'c', select: CONTRACT_COLUMNS, scope, columns: ['valid_from', 'id'], direction: 'desc', total: Prisma.sql`SELECT count(*) FROM contracts c WHERE ${scope}` },
+        unknownAfterItem,
       );
       return { items: items.map(contractFromSql), total };
     },
