@@ -1,7 +1,6 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { listCountSql, sqlRows } from '@msp/db';
-import type { PageRequest } from '@msp/http';
-import { keysetPage } from '../shared/keyset-page';
+import { keysetListPage, listCountSql, sqlRows } from '@msp/db';
+import { listWindow, unknownAfterItem, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type SlaPolicy as SlaPolicyRow } from '../generated/prisma/client';
 import type { SlaPolicy, SlaTargets } from './sla-policy.schemas';
@@ -62,17 +61,19 @@ export function createSlaPoliciesRepository(db: DbTx) {
 
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: SlaPolicy[]; total: number }> {
-      const found = await keysetPage<SlaPolicyRow>(
+      const found = await keysetListPage<SlaPolicyRow, Prisma.Sql>(
+        Prisma,
         sqlRows(db),
+        listWindow(page),
         {
           table: 'sla_policies',
-          columns: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, calendar_id AS "calendarId", is_default AS "isDefault", targets, created_at AS "createdAt", updated_at AS "updatedAt"`),
+          select: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, calendar_id AS "calendarId", is_default AS "isDefault", targets, created_at AS "createdAt", updated_at AS "updatedAt"`),
           scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
-          key: ['created_at', 'id'],
-          direction: 'DESC',
+          columns: ['created_at', 'id'],
+          direction: 'desc',
           total: listCountSql(tenantId, 'sla_policies'),
         },
-        page,
+        unknownAfterItem,
       );
       return { items: found.items.map(toPolicy), total: found.total };
     },
