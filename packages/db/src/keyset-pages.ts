@@ -131,3 +131,18 @@ export function keysetListPage<T extends object, S extends SqlQuery>(
   const page = tag.sql`SELECT ${list.select} FROM ${from} WHERE ${where}${keysetAfter(tag, window, order)} ${keysetOrderLimit(tag, window, order)}`;
   return keysetPage<T>(rows, window, { page, total: list.total, exists: afterExists(tag, window, order) }, unknownAfter);
 }
+
+/**
+ * The helpers above bound to a service's tag and its error for an unknown `after`, which each
+ * service makes once: `keysetLists(Prisma, unknownAfterItem)`.
+ */
+export function keysetLists<S extends SqlQuery>(tag: SqlTag<S>, unknownAfter: () => Error) {
+  return {
+    keysetAfter: (window: { after?: string }, list: KeysetOrder<S>) => keysetAfter(tag, window, list),
+    keysetOrderLimit: (window: KeysetWindow, list: KeysetOrder<S>) => keysetOrderLimit(tag, window, list),
+    afterExists: (window: { after?: string }, list: KeysetOrder<S>) => afterExists(tag, window, list),
+    keysetPage: <T extends object>(rows: SqlRows, window: { after?: string }, queries: { page: SqlQuery; total: SqlQuery; exists: SqlQuery }) =>
+      keysetPage<T>(rows, window, queries, unknownAfter),
+    keysetListPage: <T extends object>(rows: SqlRows, window: KeysetWindow, list: KeysetList<S>) => keysetListPage<T, S>(tag, rows, window, list, unknownAfter),
+  };
+}

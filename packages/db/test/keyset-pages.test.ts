@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { afterExists, createPool, keysetAfter, keysetListPage, keysetOrderLimit, keysetPage, sqlRows, type KeysetOrder, type SqlQuery, type SqlRows, type SqlTag } from '../src';
+import { afterExists, createPool, keysetAfter, keysetListPage, keysetLists, keysetOrderLimit, keysetPage, sqlRows, type KeysetOrder, type SqlQuery, type SqlRows, type SqlTag } from '../src';
 import { emptyDatabase } from './fixture';
 
 /*
@@ -160,5 +160,24 @@ describe('keysetListPage', () => {
 
   test('When `after` is another tenant\'s item, then the caller\'s error is thrown', async () => {
     await expect(keysetListPage(tag, rows, { skip: 0, take: 2, after: itemId(99) }, list(), unknownAfter)).rejects.toBeInstanceOf(UnknownAfter);
+  });
+});
+
+describe('keysetLists', () => {
+  const lists = keysetLists(tag, unknownAfter);
+  const list = { table: 'items', select: tag.raw('id'), scope: tag.sql`tenant_id = ${TENANT}::uuid`, columns: ['n', 'id'], direction: 'asc' as const, total };
+
+  test('When a service binds its tag and its error, then its pages are the free functions\' and an unknown after throws its error', async () => {
+    const window = { skip: 0, take: 3, after: itemId(4) };
+    expect(await lists.keysetListPage(rows, window, list)).toEqual(await keysetListPage(tag, rows, window, list, unknownAfter));
+    expect(await lists.keysetListPage(rows, window, list)).toEqual({ items: [{ id: itemId(5) }, { id: itemId(6) }, { id: itemId(7) }], total: 10 });
+    await expect(lists.keysetListPage(rows, { ...window, after: itemId(99) }, list)).rejects.toBeInstanceOf(UnknownAfter);
+    const order = byN('asc');
+    const found = await lists.keysetPage<{ id: string }>(rows, window, {
+      page: tag.sql`SELECT i.id FROM items i WHERE i.tenant_id = ${TENANT}::uuid${lists.keysetAfter(window, order)} ${lists.keysetOrderLimit(window, order)}`,
+      total,
+      exists: lists.afterExists(window, order),
+    });
+    expect(found.items.map((item) => item.id)).toEqual([5, 6, 7].map(itemId));
   });
 });

@@ -1,10 +1,12 @@
-import type { SqlQuery } from '@msp/db';
+import { keysetLists, type SqlQuery } from '@msp/db';
+import { unknownAfterItem } from '@msp/http';
+import { Prisma } from './generated/prisma/client';
 
 /*
  * What hr's lists share (issue 25, LISTS.md): a page by number (`skip`) or by keyset (`after`, the
- * id of the last item of the page before; @msp/http's listWindow, @msp/db's keysetPage), and an
- * exact total that is a counter of list_counts (packages/db) wherever the size of the tenant would
- * otherwise show.
+ * id of the last item of the page before; @msp/http's listWindow, @msp/db's keyset helpers as
+ * `lists`), and an exact total that is a counter of list_counts (packages/db) wherever the size of
+ * the tenant would otherwise show.
  */
 
 /** What every list's OpenAPI description says of its total and its deep pages (after the list's own text). */
@@ -12,6 +14,9 @@ export const LIST_PAGES =
   ' `pagination.total` is exact (counted in the transaction of each write, not estimated), and answering it costs the same at any size of the list. ' +
   'Deep pages: pass `after` (the id of the last item of the page before; the `Link` header\'s `next` of a keyset page carries it) to read the ' +
   'next page through the list\'s index, as fast at the end of a large list as at its start; `page=N` reads and skips every item before its page.';
+
+/** @msp/db's keyset helpers with hr's Prisma, and @msp/http's 400 for an `after` that names no item of the list. */
+export const lists = keysetLists(Prisma, unknownAfterItem);
 
 /** `SELECT (a) - (b) - ...` of count queries: their values one after the other, placeholders renumbered. */
 export function countDifference(minuend: SqlQuery, ...subtrahends: SqlQuery[]): SqlQuery {

@@ -1,7 +1,8 @@
-import { keysetListPage, listCountSql, sqlRows } from '@msp/db';
-import { listWindow, unknownAfterItem, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { Db } from '../db';
 import { Prisma, type ApiClient as ApiClientRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { ApiClient } from './api-client.schemas';
 
 function toApiClient(row: ApiClientRow, now = new Date()): ApiClient {
@@ -28,8 +29,7 @@ export function createApiClientsAdminRepository(db: Db) {
      * the total from list_counts (live = 'true'). An `after` may name a client deleted during a walk.
      */
     async list(tenantId: string, page: PageRequest): Promise<{ items: ApiClient[]; total: number }> {
-      const found = await keysetListPage<ApiClientRow, Prisma.Sql>(
-        Prisma,
+      const found = await lists.keysetListPage<ApiClientRow>(
         sqlRows(db),
         listWindow(page),
         {
@@ -44,7 +44,6 @@ export function createApiClientsAdminRepository(db: Db) {
           direction: 'desc',
           total: listCountSql(tenantId, 'api_clients', { dimension: 'live', value: 'true' }),
         },
-        unknownAfterItem,
       );
       return { items: found.items.map((row) => toApiClient(row)), total: found.total };
     },

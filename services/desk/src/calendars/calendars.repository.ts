@@ -1,8 +1,9 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { keysetListPage, listCountSql, sqlRows } from '@msp/db';
-import { listWindow, unknownAfterItem, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Calendar as CalendarRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { Calendar } from './calendar.schemas';
 
 /** A calendar as stored, without the bookkeeping: what @msp/calendar computes with. */
@@ -42,8 +43,7 @@ export function createCalendarsRepository(db: DbTx) {
 
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: Calendar[]; total: number }> {
-      const found = await keysetListPage<CalendarRow, Prisma.Sql>(
-        Prisma,
+      const found = await lists.keysetListPage<CalendarRow>(
         sqlRows(db),
         listWindow(page),
         {
@@ -54,7 +54,6 @@ export function createCalendarsRepository(db: DbTx) {
           direction: 'desc',
           total: listCountSql(tenantId, 'calendars'),
         },
-        unknownAfterItem,
       );
       return { items: found.items.map(toCalendar), total: found.total };
     },

@@ -1,7 +1,8 @@
-import { keysetListPage, listCountSql, sqlRows, type Queryable } from '@msp/db';
-import { listWindow, unknownAfterItem, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows, type Queryable } from '@msp/db';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Client as ClientRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { Client, ClientChanges, NewClient } from './client.schemas';
 
 function toClient(row: ClientRow): Client {
@@ -29,8 +30,7 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
   return {
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. Through Prisma's connection, as the model reads were. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: Client[]; total: number }> {
-      const found = await keysetListPage<ClientRow, Prisma.Sql>(
-        Prisma,
+      const found = await lists.keysetListPage<ClientRow>(
         sqlRows(db),
         listWindow(page),
         {
@@ -41,7 +41,6 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
           direction: 'desc',
           total: listCountSql(tenantId, 'clients'),
         },
-        unknownAfterItem,
       );
       return { items: found.items.map(toClient), total: found.total };
     },

@@ -1,7 +1,8 @@
-import { keysetListPage, sqlRows } from '@msp/db';
-import { listWindow, unknownAfterItem, type PageRequest } from '@msp/http';
+import { sqlRows } from '@msp/db';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Comment as CommentRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { Comment } from './comment.schemas';
 
 function toComment(row: CommentRow): Comment {
@@ -25,8 +26,7 @@ export function createCommentsRepository(db: DbTx) {
      */
     async listForTicket(tenantId: string, ticketId: string, page: PageRequest): Promise<{ items: Comment[]; total: number }> {
       const scope = Prisma.sql`ticket_id = ${ticketId}::uuid AND tenant_id = ${tenantId}::uuid`;
-      const found = await keysetListPage<CommentRow, Prisma.Sql>(
-        Prisma,
+      const found = await lists.keysetListPage<CommentRow>(
         sqlRows(db),
         listWindow(page),
         {
@@ -39,7 +39,6 @@ export function createCommentsRepository(db: DbTx) {
           direction: 'asc',
           total: Prisma.sql`SELECT count(*) FROM ticket_comments WHERE ${scope}`,
         },
-        unknownAfterItem,
       );
       return { items: found.items.map(toComment), total: found.total };
     },

@@ -1,8 +1,9 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { keysetListPage, listCountSql, sqlRows } from '@msp/db';
-import { listWindow, unknownAfterItem, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type SlaPolicy as SlaPolicyRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { SlaPolicy, SlaTargets } from './sla-policy.schemas';
 
 export interface SlaPolicyWrite {
@@ -61,8 +62,7 @@ export function createSlaPoliciesRepository(db: DbTx) {
 
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: SlaPolicy[]; total: number }> {
-      const found = await keysetListPage<SlaPolicyRow, Prisma.Sql>(
-        Prisma,
+      const found = await lists.keysetListPage<SlaPolicyRow>(
         sqlRows(db),
         listWindow(page),
         {
@@ -73,7 +73,6 @@ export function createSlaPoliciesRepository(db: DbTx) {
           direction: 'desc',
           total: listCountSql(tenantId, 'sla_policies'),
         },
-        unknownAfterItem,
       );
       return { items: found.items.map(toPolicy), total: found.total };
     },

@@ -1,7 +1,8 @@
-import { isoOf, keysetListPage, listCountRangeSql, listCountSql, sqlRows, type Queryable, type SqlQuery } from '@msp/db';
-import { listWindow, unknownAfterItem, type PageRequest } from '@msp/http';
+import { isoOf, listCountRangeSql, listCountSql, sqlRows, type Queryable, type SqlQuery } from '@msp/db';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type TimeEntry as TimeEntryRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { TimeEntry, TimeEntryFilters, TimeTotals } from './time-entry.schemas';
 
 /** A `date` column as Prisma hands it (midnight UTC) back to `YYYY-MM-DD`, and the other way. */
@@ -102,13 +103,7 @@ export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
 
   /** A page in the list's order (by number or keyset) and the total, in one round trip (keysetListPage). */
   async function page(scope: Prisma.Sql, filters: TimeEntryFilters, total: SqlQuery, request: PageRequest) {
-    const found = await keysetListPage<TimeEntrySqlRow, Prisma.Sql>(
-      Prisma,
-      rows,
-      listWindow(request),
-      { table: 'time_entries', select: COLUMNS, scope, filters: filtersOf(filters), columns: KEY, direction: 'desc', total },
-      unknownAfterItem,
-    );
+    const found = await lists.keysetListPage<TimeEntrySqlRow>(rows, listWindow(request), { table: 'time_entries', select: COLUMNS, scope, filters: filtersOf(filters), columns: KEY, direction: 'desc', total });
     return { items: found.items.map(fromSql), total: found.total };
   }
 

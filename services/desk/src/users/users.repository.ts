@@ -1,7 +1,8 @@
-import { keysetListPage, listCountSql, sqlRows, type Queryable } from '@msp/db';
-import { listWindow, unknownAfterItem, type PageRequest } from '@msp/http';
+import { listCountSql, sqlRows, type Queryable } from '@msp/db';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type User as UserRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { NewUser, User } from './user.schemas';
 
 function toUser(row: UserRow): User {
@@ -27,8 +28,7 @@ export function createUsersRepository(db: DbTx, connection?: Queryable) {
      * 'true'). An `after` may name any user of the tenant: one deactivated during a walk still marks its place.
      */
     async listActive(tenantId: string, page: PageRequest): Promise<{ items: User[]; total: number }> {
-      const found = await keysetListPage<UserRow, Prisma.Sql>(
-        Prisma,
+      const found = await lists.keysetListPage<UserRow>(
         sqlRows(db),
         listWindow(page),
         {
@@ -40,7 +40,6 @@ export function createUsersRepository(db: DbTx, connection?: Queryable) {
           direction: 'desc',
           total: listCountSql(tenantId, 'users', { dimension: 'active', value: 'true' }),
         },
-        unknownAfterItem,
       );
       return { items: found.items.map(toUser), total: found.total };
     },

@@ -1,10 +1,11 @@
 import type { RecordChange } from '@msp/events';
-import { keysetListPage, sqlRows } from '@msp/db';
-import { unknownAfterItem, type ListWindow } from '@msp/http';
+import { sqlRows } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import type { GermanState, Weekday } from '@msp/calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
 import { dayToDate } from '../calendar';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../list-pages';
 import { contractOn, type ContractTerms } from './contract-rules';
 
 export interface ContractRecord extends ContractTerms {
@@ -86,13 +87,7 @@ export function createContractsRepository(db: Db) {
      */
     async list(tenantId: string, employeeId: string, window: ListWindow): Promise<{ items: ContractRecord[]; total: number }> {
       const scope = Prisma.sql`tenant_id = ${tenantId}::uuid AND employee_id = ${employeeId}::uuid`;
-      const { items, total } = await keysetListPage<ContractSqlRow, Prisma.Sql>(
-        Prisma,
-        rows,
-        window,
-        { table: 'contracts', alias: 'c', select: CONTRACT_COLUMNS, scope, columns: ['valid_from', 'id'], direction: 'desc', total: Prisma.sql`SELECT count(*) FROM contracts c WHERE ${scope}` },
-        unknownAfterItem,
-      );
+      const { items, total } = await lists.keysetListPage<ContractSqlRow>(rows, window, { table: 'contracts', alias: 'c', select: CONTRACT_COLUMNS, scope, columns: ['valid_from', 'id'], direction: 'desc', total: Prisma.sql`SELECT count(*) FROM contracts c WHERE ${scope}` });
       return { items: items.map(contractFromSql), total };
     },
 

@@ -1,7 +1,8 @@
-import { afterExists, keysetAfter, keysetOrderLimit, keysetPage, listCountSql, sqlRows, type KeysetOrder } from '@msp/db';
-import { unknownAfterItem, type ListWindow } from '@msp/http';
+import { listCountSql, sqlRows, type KeysetOrder } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import { isRecordNotFound, violatedUniqueConstraint, type Db } from '../db';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../list-pages';
 import { dateToDay, dayToDate } from '../calendar';
 import { CONTRACT_COLUMNS, contractFromSql, type ContractRecord, type ContractSqlRow } from '../contracts/contracts.repository';
 
@@ -146,18 +147,17 @@ export function createEmployeesRepository(db: Db) {
       ];
       const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...filters], ' AND ');
       const order: KeysetOrder<Prisma.Sql> = { table: 'employees', columns: ['created_at', 'id'], direction: 'desc', scope: Prisma.sql`k.tenant_id = ${tenantId}::uuid` };
-      const { items, total } = await keysetPage<EmployeeSqlRow>(
+      const { items, total } = await lists.keysetPage<EmployeeSqlRow>(
         rows,
         window,
         {
           page: withCurrentContract(
-            Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE ${where}${keysetAfter(Prisma, window, order)} ${keysetOrderLimit(Prisma, window, order)}`,
+            Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE ${where}${lists.keysetAfter(window, order)} ${lists.keysetOrderLimit(window, order)}`,
             todayUtc(),
           ),
           total: filters.length === 0 ? listCountSql(tenantId, 'employees') : Prisma.sql`SELECT count(*) FROM employees WHERE ${where}`,
-          exists: afterExists(Prisma, window, order),
+          exists: lists.afterExists(window, order),
         },
-        unknownAfterItem,
       );
       return { items: items.map(fromSql), total };
     },

@@ -1,7 +1,8 @@
-import { keysetListPage, listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
+import { listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import type { RecordChange, Sql } from '@msp/events';
-import { unknownAfterItem, type ListWindow } from '@msp/http';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../list-pages';
 import { dayToDate } from '../calendar';
 import type { Db } from '../db';
 import { countDifference, dayShifted } from '../list-pages';
@@ -163,8 +164,7 @@ export function createLeavesRepository(db: Db) {
         ...(filter.from === undefined ? [] : [Prisma.sql`l.end_date >= ${filter.from}::date`]),
         ...(filter.to === undefined ? [] : [Prisma.sql`l.start_date <= ${filter.to}::date`]),
       ];
-      const { items, total } = await keysetListPage<LeaveSqlRow, Prisma.Sql>(
-        Prisma,
+      const { items, total } = await lists.keysetListPage<LeaveSqlRow>(
         rows,
         window,
         {
@@ -177,7 +177,6 @@ export function createLeavesRepository(db: Db) {
           direction: 'desc',
           total: countedTotal(tenantId, filter) ?? Prisma.sql`SELECT count(*) FROM leaves l WHERE ${Prisma.join([scope, ...filters], ' AND ')}`,
         },
-        unknownAfterItem,
       );
       return { items: items.map(fromSql), total };
     },

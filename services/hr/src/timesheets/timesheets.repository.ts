@@ -1,7 +1,8 @@
-import { keysetListPage, listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
+import { listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import type { RecordChange } from '@msp/events';
-import { unknownAfterItem, type ListWindow } from '@msp/http';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../list-pages';
 import { dateToDay, dayToDate } from '../calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
 import type { DayEntry, DaySummary, DayTotals, TimesheetCategory, TimesheetWarning } from './timesheet-rules';
@@ -226,13 +227,7 @@ export function createTimesheetsRepository(db: Db) {
         total = Prisma.sql`SELECT count(*) FROM timesheets WHERE ${Prisma.join([scope, ...filters], ' AND ')}`;
       }
       // The order names the table's columns (timesheets.date): a bare `date` would sort by the text of the output column.
-      const { items, total: counted } = await keysetListPage<SheetSqlRow, Prisma.Sql>(
-        Prisma,
-        rows,
-        window,
-        { table: 'timesheets', select: SHEET_COLUMNS, scope, filters, columns: ['date', 'id'], direction: 'desc', total },
-        unknownAfterItem,
-      );
+      const { items, total: counted } = await lists.keysetListPage<SheetSqlRow>(rows, window, { table: 'timesheets', select: SHEET_COLUMNS, scope, filters, columns: ['date', 'id'], direction: 'desc', total });
       return { items: items.map(fromSql), total: counted };
     },
 

@@ -1,6 +1,7 @@
-import { keysetListPage, listCountSql, sqlRows } from '@msp/db';
-import { unknownAfterItem, type ListWindow } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../lists';
 import type { Db } from '../db';
 
 export type ConnectorType = 'scim';
@@ -76,8 +77,7 @@ export function createConnectorsRepository(db: Db) {
         ...(filter.managedTenantId === undefined ? [] : [Prisma.sql`managed_tenant_id = ${filter.managedTenantId}::uuid`]),
         ...(filter.enabledOnly ? [Prisma.sql`enabled`] : []),
       ];
-      const { items, total } = await keysetListPage<ConnectorSqlRow, Prisma.Sql>(
-        Prisma,
+      const { items, total } = await lists.keysetListPage<ConnectorSqlRow>(
         rows,
         window,
         {
@@ -92,7 +92,6 @@ export function createConnectorsRepository(db: Db) {
               ? listCountSql(ownerTenantId, 'connectors', filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : undefined)
               : Prisma.sql`SELECT count(*) FROM connectors WHERE ${Prisma.join([scope, ...filters], ' AND ')}`,
         },
-        unknownAfterItem,
       );
       return { items: items.map((row) => ({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) })), total };
     },

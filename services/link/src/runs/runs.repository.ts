@@ -1,7 +1,8 @@
 import type { RecordChange } from '@msp/events';
-import { keysetListPage, listCountSql, sqlRows } from '@msp/db';
-import { unknownAfterItem, type ListWindow } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../lists';
 import { lockRow, violatedUniqueConstraint, type Db } from '../db';
 import { OPEN_STATUSES, type RunEndStatus, type RunRecord, type RunStatus, type RunTable } from './run-kind';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from './run-tasks.repository';
@@ -85,8 +86,7 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
     async list(ownerTenantId: string, filter: { status?: RunStatus }, window: ListWindow): Promise<{ items: R[]; total: number }> {
       // Compared as the column's own enum (onboarding_status, …), so the (owner, status, created_at, id) index serves it.
       const status = filter.status === undefined ? [] : [Prisma.sql`status = ${filter.status}::${Prisma.raw(`${spec.model}_status`)}`];
-      const { items: page, total } = await keysetListPage<{ id: string }, Prisma.Sql>(
-        Prisma,
+      const { items: page, total } = await lists.keysetListPage<{ id: string }>(
         listRows,
         window,
         {
@@ -98,7 +98,6 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
           direction: 'desc',
           total: listCountSql(ownerTenantId, spec.table, filter.status === undefined ? undefined : { dimension: 'status', value: filter.status }),
         },
-        unknownAfterItem,
       );
       if (!page.length) return { items: [], total };
       const items = await runs(db).findMany({ where: { id: { in: page.map((row) => row.id) } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select });

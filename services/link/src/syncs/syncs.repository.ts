@@ -1,7 +1,8 @@
 import type { RecordChange } from '@msp/events';
-import { keysetListPage, listCountSql, sqlRows } from '@msp/db';
-import { unknownAfterItem, type ListWindow } from '@msp/http';
+import { listCountSql, sqlRows } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../lists';
 import { violatedUniqueConstraint, type Db } from '../db';
 import type { ConnectorRecord } from '../connectors/connectors.repository';
 
@@ -149,8 +150,7 @@ export function createSyncsRepository(db: Db) {
      * kept per connector) in one round trip: plain SQL on the pool, keyset or offset.
      */
     async list(connectorId: string, window: ListWindow): Promise<{ items: SyncRunRecord[]; total: number }> {
-      const { items, total } = await keysetListPage<SyncRunRecord, Prisma.Sql>(
-        Prisma,
+      const { items, total } = await lists.keysetListPage<SyncRunRecord>(
         rows,
         window,
         {
@@ -162,7 +162,6 @@ export function createSyncsRepository(db: Db) {
           direction: 'desc',
           total: listCountSql(connectorId, 'sync_runs'),
         },
-        unknownAfterItem,
       );
       return {
         items: items.map((run) => ({ ...run, createdAt: new Date(run.createdAt), startedAt: dateOf(run.startedAt), finishedAt: dateOf(run.finishedAt), deltaSince: dateOf(run.deltaSince) })),
@@ -277,8 +276,7 @@ export function createSyncsRepository(db: Db) {
 
     /** A page of the mirror's users (deleted ones too) by user name, and its exact total (list_counts, per connector). */
     async listMirror(connectorId: string, window: ListWindow): Promise<{ items: StoredMirrorUser[]; total: number }> {
-      const { items, total } = await keysetListPage<StoredMirrorUser, Prisma.Sql>(
-        Prisma,
+      const { items, total } = await lists.keysetListPage<StoredMirrorUser>(
         rows,
         window,
         {
@@ -286,20 +284,13 @@ export function createSyncsRepository(db: Db) {
           select: Prisma.raw(`scim_id AS "scimId", external_id AS "externalId", user_name AS "userName", display_name AS "displayName", email, active, groups,
             deleted_at AS "deletedAt"`),
         },
-        unknownAfterItem,
       );
       return { items: items.map((user) => ({ ...user, deletedAt: dateOf(user.deletedAt) })), total };
     },
 
     /** A page of the mirror's groups by display name, and its exact total (list_counts, per connector). */
     async listGroups(connectorId: string, window: ListWindow): Promise<{ items: MirrorGroupRow[]; total: number }> {
-      const { items, total } = await keysetListPage<MirrorGroupRow, Prisma.Sql>(
-        Prisma,
-        rows,
-        window,
-        { ...mirrorList('directory_groups', connectorId, 'display_name'), select: Prisma.raw(`scim_id AS "scimId", display_name AS "displayName", member_count AS "memberCount", synced_at AS "syncedAt"`) },
-        unknownAfterItem,
-      );
+      const { items, total } = await lists.keysetListPage<MirrorGroupRow>(rows, window, { ...mirrorList('directory_groups', connectorId, 'display_name'), select: Prisma.raw(`scim_id AS "scimId", display_name AS "displayName", member_count AS "memberCount", synced_at AS "syncedAt"`) });
       return { items: items.map((group) => ({ ...group, syncedAt: new Date(group.syncedAt) })), total };
     },
 

@@ -1,7 +1,8 @@
-import { keysetListPage, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
+import { listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import type { RecordChange } from '@msp/events';
-import { unknownAfterItem, type ListWindow } from '@msp/http';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../lists';
 import { lockRow, violatedUniqueConstraint, type Db } from '../db';
 import type { TenantStatus } from './tenant.schemas';
 
@@ -87,13 +88,7 @@ export function createTenantsRepository(db: Db) {
               'managed_tenants',
               filter.status !== undefined ? { dimension: 'status', value: filter.status } : filter.clientId !== undefined ? { dimension: 'client_id', value: filter.clientId } : undefined,
             );
-      const { items, total: counted } = await keysetListPage<TenantSqlRow, Prisma.Sql>(
-        Prisma,
-        rows,
-        window,
-        { table: 'managed_tenants', select: TENANT_COLUMNS, scope, filters, columns: ['created_at', 'id'], direction: 'desc', total },
-        unknownAfterItem,
-      );
+      const { items, total: counted } = await lists.keysetListPage<TenantSqlRow>(rows, window, { table: 'managed_tenants', select: TENANT_COLUMNS, scope, filters, columns: ['created_at', 'id'], direction: 'desc', total });
       return { items: items.map(fromSql), total: counted };
     },
 
