@@ -21,7 +21,7 @@ export const pageQueryProperties = {
 
 /**
  * `after`, for a list that also pages by keyset: spread it into the list's query schema beside
- * pageQueryProperties when its repository takes `PageRequest.after` (keysetCondition of @msp/db).
+ * pageQueryProperties when its repository takes `PageRequest.after` (keysetAfter and keysetPage of @msp/db).
  * A page after an item is found through the list's index at any depth, where `page=N` reads and
  * skips every row before it.
  */
@@ -91,6 +91,18 @@ export function unknownAfterItem() {
 /** Offset arguments for a repository. */
 export function pageWindow({ page, per_page }: PageRequest) {
   return { skip: (page - 1) * per_page, take: per_page };
+}
+
+/** A page of a list as its repository reads it: `skip`/`take` (page by number) or `after` (keyset; `skip` is then 0). */
+export interface ListWindow {
+  skip: number;
+  take: number;
+  after?: string;
+}
+
+/** The repository's window of an API page request (@msp/db's keysetPage and keysetAfter read it). */
+export function listWindow(page: PageRequest): ListWindow {
+  return page.after === undefined ? pageWindow(page) : { skip: 0, take: page.per_page, after: page.after };
 }
 
 function pageUrl(req: Request, page: number | { after: string }): string {

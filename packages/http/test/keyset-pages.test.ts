@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import request from 'supertest';
-import { createLogger, createServiceApp, keysetQueryProperties, pageQueryProperties, pageRequestOf, sendPage, unknownAfterItem } from '../src';
+import { createLogger, createServiceApp, keysetQueryProperties, listWindow, pageQueryProperties, pageRequestOf, sendPage, unknownAfterItem } from '../src';
 import { fakeAuthenticate, fakeRequireScope } from './support';
 
 // 60 items, newest first; a list that pages by number and by keyset (`after`).
@@ -28,13 +28,15 @@ function keysetApp() {
         responses: { 200: { description: 'A page.' } },
         handler: (req, res, { query }) => {
           const page = pageRequestOf(query);
-          let start = (page.page - 1) * page.per_page;
-          if (page.after !== undefined) {
-            const at = ITEMS.findIndex((item) => item.id === page.after);
+          // What a repository reads (listWindow): skip/take by number, or the items after `after`.
+          const window = listWindow(page);
+          let start = window.skip;
+          if (window.after !== undefined) {
+            const at = ITEMS.findIndex((item) => item.id === window.after);
             if (at < 0) throw unknownAfterItem();
             start = at + 1;
           }
-          sendPage(req, res, ITEMS.slice(start, start + page.per_page), ITEMS.length, page);
+          sendPage(req, res, ITEMS.slice(start, start + window.take), ITEMS.length, page);
         },
       });
     },

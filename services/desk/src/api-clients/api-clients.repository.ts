@@ -1,8 +1,8 @@
 import { listCountSql, sqlRows } from '@msp/db';
-import type { PageRequest } from '@msp/http';
-import { keysetPage } from '../shared/keyset-page';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { Db } from '../db';
 import { Prisma, type ApiClient as ApiClientRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { ApiClient } from './api-client.schemas';
 
 function toApiClient(row: ApiClientRow, now = new Date()): ApiClient {
@@ -29,21 +29,21 @@ export function createApiClientsAdminRepository(db: Db) {
      * the total from list_counts (live = 'true'). An `after` may name a client deleted during a walk.
      */
     async list(tenantId: string, page: PageRequest): Promise<{ items: ApiClient[]; total: number }> {
-      const found = await keysetPage<ApiClientRow>(
+      const found = await lists.keysetListPage<ApiClientRow>(
         sqlRows(db),
+        listWindow(page),
         {
           table: 'api_clients',
-          columns: Prisma.raw(
+          select: Prisma.raw(
             `id, tenant_id AS "tenantId", client_id AS "clientId", name, scopes, previous_secret_hash AS "previousSecretHash", ` +
               `previous_secret_expires_at AS "previousSecretExpiresAt", created_at AS "createdAt", updated_at AS "updatedAt"`,
           ),
           scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
           filters: [Prisma.sql`revoked_at IS NULL`],
-          key: ['created_at', 'id'],
-          direction: 'DESC',
+          columns: ['created_at', 'id'],
+          direction: 'desc',
           total: listCountSql(tenantId, 'api_clients', { dimension: 'live', value: 'true' }),
         },
-        page,
       );
       return { items: found.items.map((row) => toApiClient(row)), total: found.total };
     },

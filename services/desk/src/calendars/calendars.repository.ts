@@ -1,9 +1,9 @@
 import type { BusinessCalendar } from '@msp/calendar';
 import { listCountSql, sqlRows } from '@msp/db';
-import type { PageRequest } from '@msp/http';
-import { keysetPage } from '../shared/keyset-page';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Calendar as CalendarRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { Calendar } from './calendar.schemas';
 
 /** A calendar as stored, without the bookkeeping: what @msp/calendar computes with. */
@@ -43,17 +43,17 @@ export function createCalendarsRepository(db: DbTx) {
 
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: Calendar[]; total: number }> {
-      const found = await keysetPage<CalendarRow>(
+      const found = await lists.keysetListPage<CalendarRow>(
         sqlRows(db),
+        listWindow(page),
         {
           table: 'calendars',
-          columns: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, time_zone AS "timeZone", hours, holidays, closed_days AS "closedDays", created_at AS "createdAt", updated_at AS "updatedAt"`),
+          select: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, time_zone AS "timeZone", hours, holidays, closed_days AS "closedDays", created_at AS "createdAt", updated_at AS "updatedAt"`),
           scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
-          key: ['created_at', 'id'],
-          direction: 'DESC',
+          columns: ['created_at', 'id'],
+          direction: 'desc',
           total: listCountSql(tenantId, 'calendars'),
         },
-        page,
       );
       return { items: found.items.map(toCalendar), total: found.total };
     },

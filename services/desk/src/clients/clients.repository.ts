@@ -1,8 +1,8 @@
 import { listCountSql, sqlRows, type Queryable } from '@msp/db';
-import type { PageRequest } from '@msp/http';
-import { keysetPage } from '../shared/keyset-page';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Client as ClientRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { Client, ClientChanges, NewClient } from './client.schemas';
 
 function toClient(row: ClientRow): Client {
@@ -30,17 +30,17 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
   return {
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. Through Prisma's connection, as the model reads were. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: Client[]; total: number }> {
-      const found = await keysetPage<ClientRow>(
+      const found = await lists.keysetListPage<ClientRow>(
         sqlRows(db),
+        listWindow(page),
         {
           table: 'clients',
-          columns: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, email, phone, notes, sla_policy_id AS "slaPolicyId", created_at AS "createdAt", updated_at AS "updatedAt"`),
+          select: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, email, phone, notes, sla_policy_id AS "slaPolicyId", created_at AS "createdAt", updated_at AS "updatedAt"`),
           scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
-          key: ['created_at', 'id'],
-          direction: 'DESC',
+          columns: ['created_at', 'id'],
+          direction: 'desc',
           total: listCountSql(tenantId, 'clients'),
         },
-        page,
       );
       return { items: found.items.map(toClient), total: found.total };
     },

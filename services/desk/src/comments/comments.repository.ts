@@ -1,8 +1,8 @@
 import { sqlRows } from '@msp/db';
-import type { PageRequest } from '@msp/http';
-import { keysetPage } from '../shared/keyset-page';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Comment as CommentRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { Comment } from './comment.schemas';
 
 function toComment(row: CommentRow): Comment {
@@ -26,19 +26,19 @@ export function createCommentsRepository(db: DbTx) {
      */
     async listForTicket(tenantId: string, ticketId: string, page: PageRequest): Promise<{ items: Comment[]; total: number }> {
       const scope = Prisma.sql`ticket_id = ${ticketId}::uuid AND tenant_id = ${tenantId}::uuid`;
-      const found = await keysetPage<CommentRow>(
+      const found = await lists.keysetListPage<CommentRow>(
         sqlRows(db),
+        listWindow(page),
         {
           table: 'ticket_comments',
-          columns: Prisma.raw(
+          select: Prisma.raw(
             `id, tenant_id AS "tenantId", ticket_id AS "ticketId", body, internal, author, created_at AS "createdAt", merged_from_ticket_id AS "mergedFromTicketId"`,
           ),
           scope,
-          key: ['created_at', 'id'],
-          direction: 'ASC',
+          columns: ['created_at', 'id'],
+          direction: 'asc',
           total: Prisma.sql`SELECT count(*) FROM ticket_comments WHERE ${scope}`,
         },
-        page,
       );
       return { items: found.items.map(toComment), total: found.total };
     },

@@ -1,9 +1,9 @@
 import type { BusinessCalendar } from '@msp/calendar';
 import { listCountSql, sqlRows } from '@msp/db';
-import type { PageRequest } from '@msp/http';
-import { keysetPage } from '../shared/keyset-page';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type SlaPolicy as SlaPolicyRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { SlaPolicy, SlaTargets } from './sla-policy.schemas';
 
 export interface SlaPolicyWrite {
@@ -62,17 +62,17 @@ export function createSlaPoliciesRepository(db: DbTx) {
 
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: SlaPolicy[]; total: number }> {
-      const found = await keysetPage<SlaPolicyRow>(
+      const found = await lists.keysetListPage<SlaPolicyRow>(
         sqlRows(db),
+        listWindow(page),
         {
           table: 'sla_policies',
-          columns: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, calendar_id AS "calendarId", is_default AS "isDefault", targets, created_at AS "createdAt", updated_at AS "updatedAt"`),
+          select: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, calendar_id AS "calendarId", is_default AS "isDefault", targets, created_at AS "createdAt", updated_at AS "updatedAt"`),
           scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
-          key: ['created_at', 'id'],
-          direction: 'DESC',
+          columns: ['created_at', 'id'],
+          direction: 'desc',
           total: listCountSql(tenantId, 'sla_policies'),
         },
-        page,
       );
       return { items: found.items.map(toPolicy), total: found.total };
     },

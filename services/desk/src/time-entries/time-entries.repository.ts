@@ -1,8 +1,8 @@
 import { isoOf, listCountRangeSql, listCountSql, sqlRows, type Queryable, type SqlQuery } from '@msp/db';
-import type { PageRequest } from '@msp/http';
-import { keysetPage } from '../shared/keyset-page';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type TimeEntry as TimeEntryRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { TimeEntry, TimeEntryFilters, TimeTotals } from './time-entry.schemas';
 
 /** A `date` column as Prisma hands it (midnight UTC) back to `YYYY-MM-DD`, and the other way. */
@@ -36,7 +36,7 @@ const fromSql = (row: TimeEntrySqlRow): TimeEntry => ({ ...row, created_at: isoO
 
 /**
  * The list's order: the day worked, latest first, then the newest entry of a day; the id breaks
- * ties. keysetPage qualifies the columns: a bare `date` would name the selected `date::text` and
+ * ties. keysetListPage qualifies the columns: a bare `date` would name the selected `date::text` and
  * sort text, off the index.
  */
 const KEY = ['date', 'created_at', 'id'];
@@ -101,13 +101,9 @@ export interface TimeEntryWrite {
 export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
 
-  /** A page in the list's order (by number or keyset) and the total, in one round trip (keysetPage). */
+  /** A page in the list's order (by number or keyset) and the total, in one round trip (keysetListPage). */
   async function page(scope: Prisma.Sql, filters: TimeEntryFilters, total: SqlQuery, request: PageRequest) {
-    const found = await keysetPage<TimeEntrySqlRow>(
-      rows,
-      { table: 'time_entries', columns: COLUMNS, scope, filters: filtersOf(filters), key: KEY, direction: 'DESC', total },
-      request,
-    );
+    const found = await lists.keysetListPage<TimeEntrySqlRow>(rows, listWindow(request), { table: 'time_entries', select: COLUMNS, scope, filters: filtersOf(filters), columns: KEY, direction: 'desc', total });
     return { items: found.items.map(fromSql), total: found.total };
   }
 

@@ -1,8 +1,8 @@
 import { listCountSql, sqlRows, type Queryable } from '@msp/db';
-import type { PageRequest } from '@msp/http';
-import { keysetPage } from '../shared/keyset-page';
+import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type User as UserRow } from '../generated/prisma/client';
+import { lists } from '../shared/lists';
 import type { NewUser, User } from './user.schemas';
 
 function toUser(row: UserRow): User {
@@ -28,18 +28,18 @@ export function createUsersRepository(db: DbTx, connection?: Queryable) {
      * 'true'). An `after` may name any user of the tenant: one deactivated during a walk still marks its place.
      */
     async listActive(tenantId: string, page: PageRequest): Promise<{ items: User[]; total: number }> {
-      const found = await keysetPage<UserRow>(
+      const found = await lists.keysetListPage<UserRow>(
         sqlRows(db),
+        listWindow(page),
         {
           table: 'users',
-          columns: Prisma.raw(`id, tenant_id AS "tenantId", name, email::text AS email, role::text AS role, active, deactivated_at AS "deactivatedAt", created_at AS "createdAt", updated_at AS "updatedAt"`),
+          select: Prisma.raw(`id, tenant_id AS "tenantId", name, email::text AS email, role::text AS role, active, deactivated_at AS "deactivatedAt", created_at AS "createdAt", updated_at AS "updatedAt"`),
           scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
           filters: [Prisma.sql`active`],
-          key: ['created_at', 'id'],
-          direction: 'DESC',
+          columns: ['created_at', 'id'],
+          direction: 'desc',
           total: listCountSql(tenantId, 'users', { dimension: 'active', value: 'true' }),
         },
-        page,
       );
       return { items: found.items.map(toUser), total: found.total };
     },

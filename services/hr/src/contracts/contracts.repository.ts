@@ -1,10 +1,11 @@
 import type { RecordChange } from '@msp/events';
 import { sqlRows } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import type { GermanState, Weekday } from '@msp/calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
 import { dayToDate } from '../calendar';
-import { keysetAfter, pagedList, type ListWindow } from '../list-pages';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../list-pages';
 import { contractOn, type ContractTerms } from './contract-rules';
 
 export interface ContractRecord extends ContractTerms {
@@ -85,15 +86,8 @@ export function createContractsRepository(db: Db) {
      * so contracts keep no list_counts counter.
      */
     async list(tenantId: string, employeeId: string, window: ListWindow): Promise<{ items: ContractRecord[]; total: number }> {
-      const where = Prisma.sql`c.tenant_id = ${tenantId}::uuid AND c.employee_id = ${employeeId}::uuid`;
-      const after = keysetAfter('contracts', 'valid_from', (column) => `c.${column}`, tenantId, window.after, Prisma.sql`k.employee_id = ${employeeId}::uuid`);
-      const { items, total } = await pagedList<ContractSqlRow>(
-        rows,
-        window,
-        Prisma.sql`SELECT ${CONTRACT_COLUMNS} FROM contracts c WHERE ${where}${after} ORDER BY c.valid_from DESC, c.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
-        Prisma.sql`SELECT count(*) FROM contracts c WHERE ${where}`,
-        Prisma.sql`SELECT 1 FROM contracts WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid AND employee_id = ${employeeId}::uuid`,
-      );
+      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid AND employee_id = ${employeeId}::uuid`;
+      const { items, total } = await lists.keysetListPage<ContractSqlRow>(rows, window, { table: 'contracts', alias: 'c', select: CONTRACT_COLUMNS, scope, columns: ['valid_from', 'id'], direction: 'desc', total: Prisma.sql`SELECT count(*) FROM contracts c WHERE ${scope}` });
       return { items: items.map(contractFromSql), total };
     },
 

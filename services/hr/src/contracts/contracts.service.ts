@@ -1,6 +1,5 @@
 import { WEEKDAYS } from '@msp/calendar';
-import { listWindow } from '../list-pages';
-import { conflict, notFound, unprocessable, type PageRequest } from '@msp/http';
+import { conflict, listWindow, notFound, unprocessable, type PageRequest } from '@msp/http';
 import type { EmployeesRepository } from '../employees/employees.repository';
 import { hrEvents } from '../events/hr-events';
 import { minimumVacationDays } from './contract-rules';

@@ -1,8 +1,9 @@
-import { listCountSql, sqlRows } from '@msp/db';
+import { listCountSql, sqlRows, type KeysetOrder } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import { isRecordNotFound, violatedUniqueConstraint, type Db } from '../db';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../list-pages';
 import { dateToDay, dayToDate } from '../calendar';
-import { keysetAfter, pagedList, type ListWindow } from '../list-pages';
 import { CONTRACT_COLUMNS, contractFromSql, type ContractRecord, type ContractSqlRow } from '../contracts/contracts.repository';
 
 export interface EmployeeRecord {
@@ -133,7 +134,7 @@ export function createEmployeesRepository(db: Db) {
 
   return {
     /**
-     * A page and the exact total in one round trip (pagedList); newest first, by number or after an
+     * A page and the exact total in one round trip (keysetPage); newest first, by number or after an
      * employee (keyset: the list's index from that employee on, at any depth). The total of the whole
      * list is its list_counts counter; `user_id` and `personnel_number` are each unique in the
      * tenant, so a filtered total is count(*) through that unique index: at most one row, whatever
@@ -145,16 +146,18 @@ export function createEmployeesRepository(db: Db) {
         ...(filter.personnelNumber === undefined ? [] : [Prisma.sql`personnel_number = ${filter.personnelNumber}`]),
       ];
       const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...filters], ' AND ');
-      const after = keysetAfter('employees', 'created_at', (column) => column, tenantId, window.after);
-      const { items, total } = await pagedList<EmployeeSqlRow>(
+      const order: KeysetOrder<Prisma.Sql> = { table: 'employees', columns: ['created_at', 'id'], direction: 'desc', scope: Prisma.sql`k.tenant_id = ${tenantId}::uuid` };
+      const { items, total } = await lists.keysetPage<EmployeeSqlRow>(
         rows,
         window,
-        withCurrentContract(
-          Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE ${where}${after} ORDER BY created_at DESC, id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
-          todayUtc(),
-        ),
-        filters.length === 0 ? listCountSql(tenantId, 'employees') : Prisma.sql`SELECT count(*) FROM employees WHERE ${where}`,
-        Prisma.sql`SELECT 1 FROM employees WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid`,
+        {
+          page: withCurrentContract(
+            Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE ${where}${lists.keysetAfter(window, order)} ${lists.keysetOrderLimit(window, order)}`,
+            todayUtc(),
+          ),
+          total: filters.length === 0 ? listCountSql(tenantId, 'employees') : Prisma.sql`SELECT count(*) FROM employees WHERE ${where}`,
+          exists: lists.afterExists(window, order),
+        },
       );
       return { items: items.map(fromSql), total };
     },

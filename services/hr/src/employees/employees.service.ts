@@ -1,5 +1,4 @@
-import { conflict, notFound, unprocessable, type PageRequest } from '@msp/http';
-import { listWindow } from '../list-pages';
+import { conflict, listWindow, notFound, unprocessable, type PageRequest } from '@msp/http';
 import {
   DuplicateEmployeeError,
   type EmployeeChanges,

@@ -1,9 +1,11 @@
 import { listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import type { RecordChange, Sql } from '@msp/events';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../list-pages';
 import { dayToDate } from '../calendar';
 import type { Db } from '../db';
-import { countDifference, dayShifted, keysetAfter, pagedList, type ListWindow } from '../list-pages';
+import { countDifference, dayShifted } from '../list-pages';
 import { BLOCKING_STATUSES, type LeaveStatus } from './leave-status';
 import type { LeaveType } from './leave.schemas';
 
@@ -147,30 +149,34 @@ export function createLeavesRepository(db: Db) {
   const rows = sqlRows(db, db.pool);
   return {
     /**
-     * A page and the exact total in one round trip (pagedList); latest start first, the id keeping
+     * A page and the exact total in one round trip (keysetListPage); latest start first, the id keeping
      * pages stable among leaves starting the same day; by number or after a leave (keyset, at any
      * depth). Each single filter has an index in the list's order (user, status, type; from/to
      * range over the list's own index) and its total from list_counts (countedTotal).
      */
     async list(tenantId: string, filter: LeaveFilter, window: ListWindow): Promise<{ items: LeaveRecord[]; total: number }> {
-      const where = Prisma.join(
-        [
-          Prisma.sql`l.tenant_id = ${tenantId}::uuid`,
-          ...(filter.userId === undefined ? [] : [Prisma.sql`l.user_id = ${filter.userId}::uuid`]),
-          ...(filter.status === undefined ? [] : [Prisma.sql`l.status = ${filter.status}`]),
-          ...(filter.type === undefined ? [] : [Prisma.sql`l.type = ${filter.type}`]),
-          ...(filter.from === undefined ? [] : [Prisma.sql`l.end_date >= ${filter.from}::date`]),
-          ...(filter.to === undefined ? [] : [Prisma.sql`l.start_date <= ${filter.to}::date`]),
-        ],
-        ' AND ',
-      );
-      const after = keysetAfter('leaves', 'start_date', (column) => `l.${column}`, tenantId, window.after);
-      const { items, total } = await pagedList<LeaveSqlRow>(
+      // The scope unqualified: it bounds the after item (k) too.
+      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid`;
+      const filters = [
+        ...(filter.userId === undefined ? [] : [Prisma.sql`l.user_id = ${filter.userId}::uuid`]),
+        ...(filter.status === undefined ? [] : [Prisma.sql`l.status = ${filter.status}`]),
+        ...(filter.type === undefined ? [] : [Prisma.sql`l.type = ${filter.type}`]),
+        ...(filter.from === undefined ? [] : [Prisma.sql`l.end_date >= ${filter.from}::date`]),
+        ...(filter.to === undefined ? [] : [Prisma.sql`l.start_date <= ${filter.to}::date`]),
+      ];
+      const { items, total } = await lists.keysetListPage<LeaveSqlRow>(
         rows,
         window,
-        Prisma.sql`SELECT ${LEAVE_COLUMNS} FROM leaves l WHERE ${where}${after} ORDER BY l.start_date DESC, l.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
-        countedTotal(tenantId, filter) ?? Prisma.sql`SELECT count(*) FROM leaves l WHERE ${where}`,
-        Prisma.sql`SELECT 1 FROM leaves WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid`,
+        {
+          table: 'leaves',
+          alias: 'l',
+          select: LEAVE_COLUMNS,
+          scope,
+          filters,
+          columns: ['start_date', 'id'],
+          direction: 'desc',
+          total: countedTotal(tenantId, filter) ?? Prisma.sql`SELECT count(*) FROM leaves l WHERE ${Prisma.join([scope, ...filters], ' AND ')}`,
+        },
       );
       return { items: items.map(fromSql), total };
     },

@@ -1,5 +1,4 @@
-import { API_BASE_PATH, conflict, notFound, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
-import { listWindow } from '../list-pages';
+import { API_BASE_PATH, conflict, listWindow, notFound, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
 import { assertDayRange, dateToDay } from '../calendar';
 import { leaveWorkingDays } from '../contracts/contract-rules';
 import type { ContractsRepository } from '../contracts/contracts.repository';

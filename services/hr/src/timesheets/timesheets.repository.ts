@@ -1,9 +1,10 @@
 import { listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import type { RecordChange } from '@msp/events';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../list-pages';
 import { dateToDay, dayToDate } from '../calendar';
 import { violatedUniqueConstraint, type Db } from '../db';
-import { keysetAfter, pagedList, type ListWindow } from '../list-pages';
 import type { DayEntry, DaySummary, DayTotals, TimesheetCategory, TimesheetWarning } from './timesheet-rules';
 
 export interface TimesheetRecord {
@@ -200,7 +201,7 @@ export function createTimesheetsRepository(db: Db) {
   const rows = sqlRows(db, db.pool);
   return {
     /**
-     * A page and the exact total in one round trip (pagedList); the newest day first, the id keeping
+     * A page and the exact total in one round trip (keysetListPage); the newest day first, the id keeping
      * pages stable within a day; by number or after a sheet (keyset, at any depth). Every single
      * filter is served in the list's order by an index (the list's; by user: one sheet per user and
      * day, so the unique index (tenant, user, date) is in that order too) and counted by list_counts:
@@ -209,15 +210,12 @@ export function createTimesheetsRepository(db: Db) {
      * index, bounded by the user's days in the range.
      */
     async list(tenantId: string, filter: TimesheetFilter, window: ListWindow): Promise<{ items: TimesheetRecord[]; total: number }> {
-      const where = Prisma.join(
-        [
-          Prisma.sql`tenant_id = ${tenantId}::uuid`,
-          ...(filter.userId === undefined ? [] : [Prisma.sql`user_id = ${filter.userId}::uuid`]),
-          ...(filter.from === undefined ? [] : [Prisma.sql`date >= ${filter.from}::date`]),
-          ...(filter.to === undefined ? [] : [Prisma.sql`date <= ${filter.to}::date`]),
-        ],
-        ' AND ',
-      );
+      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid`;
+      const filters = [
+        ...(filter.userId === undefined ? [] : [Prisma.sql`user_id = ${filter.userId}::uuid`]),
+        ...(filter.from === undefined ? [] : [Prisma.sql`date >= ${filter.from}::date`]),
+        ...(filter.to === undefined ? [] : [Prisma.sql`date <= ${filter.to}::date`]),
+      ];
       const ranged = filter.from !== undefined || filter.to !== undefined;
       let total: SqlQuery;
       if (filter.userId === undefined) {
@@ -226,17 +224,10 @@ export function createTimesheetsRepository(db: Db) {
         // The counters hold ids as PostgreSQL writes them (lower case); the API takes either case.
         total = listCountSql(tenantId, 'timesheets', { dimension: 'user_id', value: filter.userId.toLowerCase() });
       } else {
-        total = Prisma.sql`SELECT count(*) FROM timesheets WHERE ${where}`;
+        total = Prisma.sql`SELECT count(*) FROM timesheets WHERE ${Prisma.join([scope, ...filters], ' AND ')}`;
       }
-      const after = keysetAfter('timesheets', 'date', (column) => `timesheets.${column}`, tenantId, window.after);
-      const { items, total: counted } = await pagedList<SheetSqlRow>(
-        rows,
-        window,
-        // ORDER BY names the table's column: a bare `date` would sort by the text of the output column.
-        Prisma.sql`SELECT ${SHEET_COLUMNS} FROM timesheets WHERE ${where}${after} ORDER BY timesheets.date DESC, timesheets.id DESC LIMIT ${window.take} OFFSET ${window.skip}`,
-        total,
-        Prisma.sql`SELECT 1 FROM timesheets WHERE id = ${window.after ?? null}::uuid AND tenant_id = ${tenantId}::uuid`,
-      );
+      // The order names the table's columns (timesheets.date): a bare `date` would sort by the text of the output column.
+      const { items, total: counted } = await lists.keysetListPage<SheetSqlRow>(rows, window, { table: 'timesheets', select: SHEET_COLUMNS, scope, filters, columns: ['date', 'id'], direction: 'desc', total });
       return { items: items.map(fromSql), total: counted };
     },
 

@@ -1,5 +1,4 @@
-import { API_BASE_PATH, conflict, notFound, unprocessable, type FieldError, type PageRequest } from '@msp/http';
-import { listWindow } from '../list-pages';
+import { API_BASE_PATH, conflict, listWindow, notFound, unprocessable, type FieldError, type PageRequest } from '@msp/http';
 import { addDays, holidays, yearOf, type GermanState } from '@msp/calendar';
 import { assertDayRange, dateToDay } from '../calendar';
 import { contractOn } from '../contracts/contract-rules';

@@ -1,7 +1,8 @@
 import { listCountSql, sqlRows } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../lists';
 import type { Db } from '../db';
-import { keysetAfter, keysetPage, limitOffset, type ListWindow } from '../lists';
 
 export type ConnectorType = 'scim';
 
@@ -71,30 +72,27 @@ export function createConnectorsRepository(db: Db) {
      * a connector or two, so that count is bounded by them, not by the owner's size.
      */
     async list(ownerTenantId: string, filter: ConnectorFilter, window: ListWindow): Promise<{ items: ConnectorRecord[]; total: number }> {
-      const where = Prisma.join(
-        [
-          Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`,
-          ...(filter.managedTenantId === undefined ? [] : [Prisma.sql`managed_tenant_id = ${filter.managedTenantId}::uuid`]),
-          ...(filter.enabledOnly ? [Prisma.sql`enabled`] : []),
-        ],
-        ' AND ',
+      const scope = Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`;
+      const filters = [
+        ...(filter.managedTenantId === undefined ? [] : [Prisma.sql`managed_tenant_id = ${filter.managedTenantId}::uuid`]),
+        ...(filter.enabledOnly ? [Prisma.sql`enabled`] : []),
+      ];
+      const { items, total } = await lists.keysetListPage<ConnectorSqlRow>(
+        rows,
+        window,
+        {
+          table: 'connectors',
+          select: CONNECTOR_SQL_COLUMNS,
+          scope,
+          filters,
+          columns: ['created_at', 'id'],
+          direction: 'desc',
+          total:
+            filter.managedTenantId === undefined
+              ? listCountSql(ownerTenantId, 'connectors', filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : undefined)
+              : Prisma.sql`SELECT count(*) FROM connectors WHERE ${Prisma.join([scope, ...filters], ' AND ')}`,
+        },
       );
-      const after = keysetAfter(window, {
-        table: 'connectors',
-        columns: ['created_at', 'id'],
-        direction: 'desc',
-        idColumn: 'id',
-        idType: 'uuid',
-        scope: Prisma.sql`k.owner_tenant_id = ${ownerTenantId}::uuid`,
-      });
-      const { items, total } = await keysetPage<ConnectorSqlRow>(rows, window, {
-        page: Prisma.sql`SELECT ${CONNECTOR_SQL_COLUMNS} FROM connectors WHERE ${where}${after} ORDER BY created_at DESC, id DESC ${limitOffset(window)}`,
-        total:
-          filter.managedTenantId === undefined
-            ? listCountSql(ownerTenantId, 'connectors', filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : undefined)
-            : Prisma.sql`SELECT count(*) FROM connectors WHERE ${where}`,
-        exists: Prisma.sql`SELECT 1 FROM connectors WHERE id = ${window.after ?? null}::uuid AND owner_tenant_id = ${ownerTenantId}::uuid`,
-      });
       return { items: items.map((row) => ({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) })), total };
     },
 

@@ -1,5 +1,4 @@
-import { conflict, notFound, unprocessable, type PageRequest } from '@msp/http';
-import { listWindow } from '../lists';
+import { conflict, listWindow, notFound, type PageRequest, unprocessable } from '@msp/http';
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
 import type { TenantsRepository } from '../tenants/tenants.repository';
 import type { SecretBox } from '@msp/secrets';

@@ -1,8 +1,9 @@
 import type { RecordChange } from '@msp/events';
 import { listCountSql, sqlRows } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../lists';
 import { lockRow, violatedUniqueConstraint, type Db } from '../db';
-import { keysetAfter, keysetPage, limitOffset, type ListWindow } from '../lists';
 import { OPEN_STATUSES, type RunEndStatus, type RunRecord, type RunStatus, type RunTable } from './run-kind';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from './run-tasks.repository';
 
@@ -83,22 +84,21 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
      * keyset, then those runs with their tasks.
      */
     async list(ownerTenantId: string, filter: { status?: RunStatus }, window: ListWindow): Promise<{ items: R[]; total: number }> {
-      const table = Prisma.raw(spec.table);
       // Compared as the column's own enum (onboarding_status, …), so the (owner, status, created_at, id) index serves it.
-      const status = filter.status === undefined ? Prisma.empty : Prisma.sql` AND status = ${filter.status}::${Prisma.raw(`${spec.model}_status`)}`;
-      const after = keysetAfter(window, {
-        table: spec.table,
-        columns: ['created_at', 'id'],
-        direction: 'desc',
-        idColumn: 'id',
-        idType: 'uuid',
-        scope: Prisma.sql`k.owner_tenant_id = ${ownerTenantId}::uuid`,
-      });
-      const { items: page, total } = await keysetPage<{ id: string }>(listRows, window, {
-        page: Prisma.sql`SELECT id FROM ${table} WHERE owner_tenant_id = ${ownerTenantId}::uuid${status}${after} ORDER BY created_at DESC, id DESC ${limitOffset(window)}`,
-        total: listCountSql(ownerTenantId, spec.table, filter.status === undefined ? undefined : { dimension: 'status', value: filter.status }),
-        exists: Prisma.sql`SELECT 1 FROM ${table} WHERE id = ${window.after ?? null}::uuid AND owner_tenant_id = ${ownerTenantId}::uuid`,
-      });
+      const status = filter.status === undefined ? [] : [Prisma.sql`status = ${filter.status}::${Prisma.raw(`${spec.model}_status`)}`];
+      const { items: page, total } = await lists.keysetListPage<{ id: string }>(
+        listRows,
+        window,
+        {
+          table: spec.table,
+          select: Prisma.raw('id'),
+          scope: Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`,
+          filters: status,
+          columns: ['created_at', 'id'],
+          direction: 'desc',
+          total: listCountSql(ownerTenantId, spec.table, filter.status === undefined ? undefined : { dimension: 'status', value: filter.status }),
+        },
+      );
       if (!page.length) return { items: [], total };
       const items = await runs(db).findMany({ where: { id: { in: page.map((row) => row.id) } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select });
       return { items: items as R[], total };

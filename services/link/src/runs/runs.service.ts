@@ -1,5 +1,4 @@
-import { conflict, notFound, type Logger, type PageRequest } from '@msp/http';
-import { listWindow } from '../lists';
+import { conflict, listWindow, type Logger, notFound, type PageRequest } from '@msp/http';
 import { runChangeRecorder } from './run-events';
 import { OPEN_STATUSES, type RunKind, type RunRecord, type RunStatus } from './run-kind';
 import type { RunLock } from './run-lock';

@@ -1,9 +1,10 @@
 import type { RecordChange } from '@msp/events';
 import { listCountSql, sqlRows } from '@msp/db';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../lists';
 import { violatedUniqueConstraint, type Db } from '../db';
 import type { ConnectorRecord } from '../connectors/connectors.repository';
-import { keysetAfter, keysetPage, limitOffset, type ListWindow } from '../lists';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 export type SyncTrigger = 'manual' | 'schedule';
@@ -105,6 +106,19 @@ const RUN_SQL_COLUMNS = Prisma.sql`r.id, r.connector_id AS "connectorId", r.stat
 
 const OPEN_RUN_KEY = 'sync_runs_open_connector_id_key';
 
+/** A list of the connector's mirror (users or groups): by `name`, then the SCIM id (text) that `after` names; its total a counter of list_counts. */
+function mirrorList(table: 'directory_users' | 'directory_groups', connectorId: string, name: string) {
+  return {
+    table,
+    scope: Prisma.sql`connector_id = ${connectorId}::uuid`,
+    columns: [name, 'scim_id'],
+    direction: 'asc' as const,
+    idColumn: 'scim_id',
+    idType: 'text' as const,
+    total: listCountSql(connectorId, table),
+  };
+}
+
 /** What ended a run: the run before and after, and the MSP tenant that owns its connector. */
 export interface SyncRunEnd {
   ownerTenantId: string;
@@ -145,19 +159,19 @@ export function createSyncsRepository(db: Db) {
      * kept per connector) in one round trip: plain SQL on the pool, keyset or offset.
      */
     async list(connectorId: string, window: ListWindow): Promise<{ items: SyncRunRecord[]; total: number }> {
-      const after = keysetAfter(window, {
-        table: 'sync_runs',
-        columns: ['created_at', 'id'],
-        direction: 'desc',
-        idColumn: 'id',
-        idType: 'uuid',
-        scope: Prisma.sql`k.connector_id = ${connectorId}::uuid`,
-      });
-      const { items, total } = await keysetPage<SyncRunRecord>(rows, window, {
-        page: Prisma.sql`SELECT ${RUN_SQL_COLUMNS} FROM sync_runs r WHERE r.connector_id = ${connectorId}::uuid${after} ORDER BY r.created_at DESC, r.id DESC ${limitOffset(window)}`,
-        total: listCountSql(connectorId, 'sync_runs'),
-        exists: Prisma.sql`SELECT 1 FROM sync_runs WHERE id = ${window.after ?? null}::uuid AND connector_id = ${connectorId}::uuid`,
-      });
+      const { items, total } = await lists.keysetListPage<SyncRunRecord>(
+        rows,
+        window,
+        {
+          table: 'sync_runs',
+          alias: 'r',
+          select: RUN_SQL_COLUMNS,
+          scope: Prisma.sql`connector_id = ${connectorId}::uuid`,
+          columns: ['created_at', 'id'],
+          direction: 'desc',
+          total: listCountSql(connectorId, 'sync_runs'),
+        },
+      );
       return {
         items: items.map((run) => ({ ...run, createdAt: new Date(run.createdAt), startedAt: dateOf(run.startedAt), finishedAt: dateOf(run.finishedAt), deltaSince: dateOf(run.deltaSince) })),
         total,
@@ -267,40 +281,21 @@ export function createSyncsRepository(db: Db) {
 
     /** A page of the mirror's users (deleted ones too) by user name, and its exact total (list_counts, per connector). */
     async listMirror(connectorId: string, window: ListWindow): Promise<{ items: StoredMirrorUser[]; total: number }> {
-      const after = keysetAfter(window, {
-        table: 'directory_users',
-        columns: ['user_name', 'scim_id'],
-        direction: 'asc',
-        idColumn: 'scim_id',
-        idType: 'text',
-        scope: Prisma.sql`k.connector_id = ${connectorId}::uuid`,
-      });
-      const { items, total } = await keysetPage<StoredMirrorUser>(rows, window, {
-        page: Prisma.sql`SELECT scim_id AS "scimId", external_id AS "externalId", user_name AS "userName", display_name AS "displayName", email, active, groups,
-            deleted_at AS "deletedAt"
-          FROM directory_users WHERE connector_id = ${connectorId}::uuid${after} ORDER BY user_name, scim_id ${limitOffset(window)}`,
-        total: listCountSql(connectorId, 'directory_users'),
-        exists: Prisma.sql`SELECT 1 FROM directory_users WHERE connector_id = ${connectorId}::uuid AND scim_id = ${window.after ?? null}`,
-      });
+      const { items, total } = await lists.keysetListPage<StoredMirrorUser>(
+        rows,
+        window,
+        {
+          ...mirrorList('directory_users', connectorId, 'user_name'),
+          select: Prisma.raw(`scim_id AS "scimId", external_id AS "externalId", user_name AS "userName", display_name AS "displayName", email, active, groups,
+            deleted_at AS "deletedAt"`),
+        },
+      );
       return { items: items.map((user) => ({ ...user, deletedAt: dateOf(user.deletedAt) })), total };
     },
 
     /** A page of the mirror's groups by display name, and its exact total (list_counts, per connector). */
     async listGroups(connectorId: string, window: ListWindow): Promise<{ items: MirrorGroupRow[]; total: number }> {
-      const after = keysetAfter(window, {
-        table: 'directory_groups',
-        columns: ['display_name', 'scim_id'],
-        direction: 'asc',
-        idColumn: 'scim_id',
-        idType: 'text',
-        scope: Prisma.sql`k.connector_id = ${connectorId}::uuid`,
-      });
-      const { items, total } = await keysetPage<MirrorGroupRow>(rows, window, {
-        page: Prisma.sql`SELECT scim_id AS "scimId", display_name AS "displayName", member_count AS "memberCount", synced_at AS "syncedAt"
-          FROM directory_groups WHERE connector_id = ${connectorId}::uuid${after} ORDER BY display_name, scim_id ${limitOffset(window)}`,
-        total: listCountSql(connectorId, 'directory_groups'),
-        exists: Prisma.sql`SELECT 1 FROM directory_groups WHERE connector_id = ${connectorId}::uuid AND scim_id = ${window.after ?? null}`,
-      });
+      const { items, total } = await lists.keysetListPage<MirrorGroupRow>(rows, window, { ...mirrorList('directory_groups', connectorId, 'display_name'), select: Prisma.raw(`scim_id AS "scimId", display_name AS "displayName", member_count AS "memberCount", synced_at AS "syncedAt"`) });
       return { items: items.map((group) => ({ ...group, syncedAt: new Date(group.syncedAt) })), total };
     },
 

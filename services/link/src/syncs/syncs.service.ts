@@ -1,6 +1,5 @@
-import { AppError, conflict, notFound, type PageRequest } from '@msp/http';
+import { AppError, conflict, listWindow, notFound, type PageRequest } from '@msp/http';
 import type { ConnectorsService } from '../connectors/connectors.service';
-import { listWindow } from '../lists';
 import type { TenantsRepository } from '../tenants/tenants.repository';
 import { QueueUnavailableError, type SyncRunner } from './sync.runner';
 import { OpenRunExistsError, type SyncRunRecord, type SyncsRepository } from './syncs.repository';

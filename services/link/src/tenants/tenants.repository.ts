@@ -1,8 +1,9 @@
 import { listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import type { RecordChange } from '@msp/events';
+import type { ListWindow } from '@msp/http';
 import { Prisma } from '../generated/prisma/client';
+import { lists } from '../lists';
 import { lockRow, violatedUniqueConstraint, type Db } from '../db';
-import { keysetAfter, keysetPage, limitOffset, type ListWindow } from '../lists';
 import type { TenantStatus } from './tenant.schemas';
 
 export interface TenantRecord {
@@ -69,40 +70,25 @@ export function createTenantsRepository(db: Db) {
   const rows = sqlRows(db, db.pool);
   return {
     /**
-     * A page and its exact total in one round trip (keysetPage); newest first. The total of the
+     * A page and its exact total in one round trip (keysetListPage); newest first. The total of the
      * whole list or of one filter is a counter of list_counts; both filters at once count the rows
      * (through the client's index, bounded by the client's tenants).
      */
     async list(ownerTenantId: string, filter: TenantFilter, window: ListWindow): Promise<{ items: TenantRecord[]; total: number }> {
-      const where = Prisma.join(
-        [
-          Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`,
-          ...(filter.status === undefined ? [] : [Prisma.sql`status = ${filter.status}::managed_tenant_status`]),
-          ...(filter.clientId === undefined ? [] : [Prisma.sql`client_id = ${filter.clientId}::uuid`]),
-        ],
-        ' AND ',
-      );
+      const scope = Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`;
+      const filters = [
+        ...(filter.status === undefined ? [] : [Prisma.sql`status = ${filter.status}::managed_tenant_status`]),
+        ...(filter.clientId === undefined ? [] : [Prisma.sql`client_id = ${filter.clientId}::uuid`]),
+      ];
       const total: SqlQuery =
         filter.status !== undefined && filter.clientId !== undefined
-          ? Prisma.sql`SELECT count(*) FROM managed_tenants WHERE ${where}`
+          ? Prisma.sql`SELECT count(*) FROM managed_tenants WHERE ${Prisma.join([scope, ...filters], ' AND ')}`
           : listCountSql(
               ownerTenantId,
               'managed_tenants',
               filter.status !== undefined ? { dimension: 'status', value: filter.status } : filter.clientId !== undefined ? { dimension: 'client_id', value: filter.clientId } : undefined,
             );
-      const after = keysetAfter(window, {
-        table: 'managed_tenants',
-        columns: ['created_at', 'id'],
-        direction: 'desc',
-        idColumn: 'id',
-        idType: 'uuid',
-        scope: Prisma.sql`k.owner_tenant_id = ${ownerTenantId}::uuid`,
-      });
-      const { items, total: counted } = await keysetPage<TenantSqlRow>(rows, window, {
-        page: Prisma.sql`SELECT ${TENANT_COLUMNS} FROM managed_tenants WHERE ${where}${after} ORDER BY created_at DESC, id DESC ${limitOffset(window)}`,
-        total,
-        exists: Prisma.sql`SELECT 1 FROM managed_tenants WHERE id = ${window.after ?? null}::uuid AND owner_tenant_id = ${ownerTenantId}::uuid`,
-      });
+      const { items, total: counted } = await lists.keysetListPage<TenantSqlRow>(rows, window, { table: 'managed_tenants', select: TENANT_COLUMNS, scope, filters, columns: ['created_at', 'id'], direction: 'desc', total });
       return { items: items.map(fromSql), total: counted };
     },
 

@@ -1,6 +1,5 @@
 import { changesBetween } from '@msp/events';
-import { conflict, notFound, type PageRequest } from '@msp/http';
-import { listWindow } from '../lists';
+import { conflict, listWindow, notFound, type PageRequest } from '@msp/http';
 import { linkEvents } from '../events/link-events';
 import { tenantJson } from './tenant.mapper';
 import { DuplicateDomainError, type NewTenant, type TenantFilter, type TenantRecord, type TenantsRepository } from './tenants.repository';
