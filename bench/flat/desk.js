@@ -122,8 +122,8 @@ async function seedRows(client, tenantId, { large }, indexed) {
     [tenantId, big],
   );
   await client.query(
-    `INSERT INTO ticket_slas (ticket_id, tenant_id, policy_id, targets, first_response_due_at, resolution_due_at)
-     SELECT id, tenant_id, gen_random_uuid(), '{}'::jsonb, now() + make_interval(mins => number % 240 - 60), now() + interval '2 days'
+    `INSERT INTO ticket_slas (ticket_id, ticket_created_at, tenant_id, policy_id, targets, first_response_due_at, resolution_due_at)
+     SELECT id, created_at, tenant_id, gen_random_uuid(), '{}'::jsonb, now() + make_interval(mins => number % 240 - 60), now() + interval '2 days'
        FROM tickets WHERE tenant_id = $1 AND status IN ('open', 'in_progress') AND number % 2 = 0`,
     t,
   );
