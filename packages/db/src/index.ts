@@ -33,4 +33,4 @@ export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver } from './raw-sql-over';
 export { streamRows, type StreamRowsOptions } from './row-stream';
 export { advisoryResourceLock } from './resource-lock';
-export { listCountsSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, type CountedFilter } from './list-counts';
+export { listCountsSql, listCountsGroupedSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, LIST_COUNTS_GROUPED_SQL_PATH, type CountedFilter } from './list-counts';
