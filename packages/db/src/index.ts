@@ -33,6 +33,6 @@ export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver } from './raw-sql-over';
 export { createStreamPool, streamRows, StreamPoolBusyError, type StreamPool, type StreamPoolOptions, type StreamRowsOptions } from './row-stream';
 export { advisoryResourceLock } from './resource-lock';
-export { listCountsSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, type CountedFilter } from './list-counts';
+export { listCountsSql, listCountsGroupedSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, LIST_COUNTS_GROUPED_SQL_PATH, type CountedFilter } from './list-counts';
 export { afterExists, keysetAfter, keysetListPage, keysetLists, keysetOrderLimit, keysetPage } from './keyset-pages';
 export type { KeysetList, KeysetOrder, KeysetWindow, SqlTag } from './keyset-pages';

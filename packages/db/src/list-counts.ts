@@ -4,7 +4,8 @@ import type { SqlQuery } from './sql-reads';
 
 /*
  * The exact totals of the services' lists, read from `list_counts` (packages/db/sql/list-counts.sql:
- * the table and the triggers that keep it in the writing transaction). A list counts its rows by
+ * the table and the triggers that keep it in the writing transaction; list-counts-grouped.sql: the
+ * triggers' functions as they are now). A list counts its rows by
  * `count(*)` only for what no counter answers (several filters at once); the whole list, one
  * filter's value and one date dimension's range are index probes of `list_counts`, whatever the
  * tenant's size.
@@ -14,6 +15,16 @@ import type { SqlQuery } from './sql-reads';
 export const LIST_COUNTS_SQL_PATH = path.join(__dirname, '..', 'sql', 'list-counts.sql');
 export function listCountsSql(): string {
   return readFileSync(LIST_COUNTS_SQL_PATH, 'utf8');
+}
+
+/**
+ * The trigger functions of `list_counts` as they are now (one grouped aggregate per statement),
+ * replacing those of list-counts.sql: every service's migrations hold this text word for word too,
+ * in a later migration (`<timestamp>_list_counts_grouped`).
+ */
+export const LIST_COUNTS_GROUPED_SQL_PATH = path.join(__dirname, '..', 'sql', 'list-counts-grouped.sql');
+export function listCountsGroupedSql(): string {
+  return readFileSync(LIST_COUNTS_GROUPED_SQL_PATH, 'utf8');
 }
 
 /** One filter a counter answers: a dimension (a column the triggers count by) and its value as text. */

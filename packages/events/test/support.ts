@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { createDatabase, databaseUrlFor, dropDatabase, listCountsSql, rawSqlOver, testServerUrl } from '@msp/db';
+import { createDatabase, databaseUrlFor, dropDatabase, listCountsGroupedSql, listCountsSql, rawSqlOver, testServerUrl } from '@msp/db';
 import { PassThrough } from 'node:stream';
 import { createLogger, type Logger } from '@msp/http';
 import type { Sql } from '../src';
@@ -23,6 +23,8 @@ export async function eventsDatabase() {
   pool.on('error', () => undefined);
   await pool.query(MIGRATION_SQL);
   await pool.query(LISTS_RETENTION_SQL);
+  // list_counts' trigger functions as every service's later *_list_counts_grouped migration leaves them.
+  await pool.query(listCountsGroupedSql());
   const sql: Sql = rawSqlOver(pool);
   return {
     url,

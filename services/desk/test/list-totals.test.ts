@@ -161,6 +161,40 @@ describe('GET /time-entries totals', () => {
   });
 });
 
+describe('time entries written in statements of many rows', () => {
+  test('When entries are inserted, changed and deleted by SQL statements of thousands of rows, then every counter and minute total is exact, and an update of other columns writes no counter row', async () => {
+    const tenant = await newTenant(desk);
+    const [alice, bob] = [await createUser(http, tenant.token), await createUser(http, tenant.token)];
+    const [first, second] = [await createTicket(http, tenant.token), await createTicket(http, tenant.token)];
+    const sql = (text: string) => desk.db.$executeRawUnsafe(text, tenant.tenantId);
+    await sql(
+      `INSERT INTO time_entries (tenant_id, ticket_id, client_id, user_id, minutes, date, billable)
+       SELECT $1::uuid, CASE WHEN n % 2 = 0 THEN '${first.id}'::uuid ELSE '${second.id}'::uuid END,
+              CASE WHEN n % 2 = 0 THEN '${first.client_id}'::uuid ELSE '${second.client_id}'::uuid END,
+              CASE WHEN n % 3 = 0 THEN '${alice.id}'::uuid ELSE '${bob.id}'::uuid END, 5 + n % 60, date '2026-10-01' + n % 40, n % 4 <> 0
+         FROM generate_series(1, 3000) AS n`,
+    );
+    await expectCountersExact(tenant.tenantId);
+    await sql(`UPDATE time_entries SET minutes = minutes + 7 WHERE tenant_id = $1::uuid AND date < '2026-10-10'`);
+    await sql(`UPDATE time_entries SET billable = NOT billable, date = date + 3 WHERE tenant_id = $1::uuid AND date BETWEEN '2026-10-10' AND '2026-10-20'`);
+    await expectCountersExact(tenant.tenantId);
+
+    const versions = () =>
+      desk.db.$queryRawUnsafe<{ key: string }[]>(
+        `SELECT 'c:' || list || dimension || value || xmin::text || ctid::text AS key FROM list_counts WHERE tenant_id = $1::uuid
+         UNION ALL SELECT 'm:' || dimension || value || xmin::text || ctid::text FROM time_entry_minutes WHERE tenant_id = $1::uuid ORDER BY 1`,
+        tenant.tenantId,
+      );
+    const before = await versions();
+    await sql(`UPDATE time_entries SET updated_at = now() + interval '1 minute' WHERE tenant_id = $1::uuid`);
+    await sql(`UPDATE time_entries SET minutes = minutes, billable = billable WHERE tenant_id = $1::uuid`);
+    expect(await versions()).toEqual(before);
+
+    await sql(`DELETE FROM time_entries WHERE tenant_id = $1::uuid AND (minutes % 5 = 0 OR date > '2026-11-05')`);
+    await expectCountersExact(tenant.tenantId);
+  });
+});
+
 describe('GET list totals of clients, users, API clients, calendars and SLA policies', () => {
   test('When items are created, deleted and deactivated through the API, then each list\'s total is exact', async () => {
     const tenant = await newTenant(desk);
