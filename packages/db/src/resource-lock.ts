@@ -36,10 +36,20 @@ export function advisoryResourceLock(pool: Pool, options: { max?: number } = {})
   const lock = async <T>(key: string | readonly string[], task: () => Promise<T>): Promise<T> => {
     const keys = typeof key === 'string' ? [key] : [...key];
     const client = await locks.connect();
+    // A checked-out client has no listener of the pool's: its connection ending while it holds the
+    // lock (PostgreSQL restarted, the session terminated) would be an unhandled 'error' that ends
+    // the process. Kept here instead, the connection is discarded below (the lock went with it).
+    let lost: Error | undefined;
+    const onError = (error: Error) => (lost ??= error);
+    client.on('error', onError);
+    const release = (error?: Error) => {
+      client.off('error', onError);
+      client.release(error ?? lost);
+    };
     try {
       await client.query(LOCK_ALL, [keys]);
     } catch (error) {
-      client.release(error as Error);
+      release(error as Error);
       throw error;
     }
     try {
@@ -50,7 +60,7 @@ export function advisoryResourceLock(pool: Pool, options: { max?: number } = {})
         () => undefined,
         (error: Error) => error,
       );
-      client.release(failed);
+      release(failed);
     }
   };
   return Object.assign(lock, { close: () => locks.end() });

@@ -23,7 +23,20 @@ class CursorStream extends QueryStream {
     super(text, values, { batchSize });
   }
 
+  /**
+   * The checked-out connection's own errors (it ended mid-stream: PostgreSQL restarted, the session
+   * terminated) arrive on the cursor as well; this keeps them from being an unhandled 'error' of the
+   * client, which would end the process. Removed when the connection goes back.
+   */
+  private readonly onClientError = () => undefined;
+
+  watchClient(): this {
+    this.client.on('error', this.onClientError);
+    return this;
+  }
+
   override _destroy(error: Error, callback: (error?: Error | null) => void): void {
+    this.client.off('error', this.onClientError);
     if (this.readableEnded && !error) {
       super._destroy(error, (closeError?: Error | null) => {
         this.client.release(closeError ?? undefined);
@@ -62,7 +75,7 @@ export interface StreamRowsOptions {
 export async function streamRows(pool: Pool, text: string, values: unknown[], options: StreamRowsOptions = {}): Promise<Readable> {
   const client = await pool.connect();
   const cancel = (pid: number) => pool.query('SELECT pg_cancel_backend($1)', [pid]);
-  const rows = client.query(new CursorStream(text, values, options.batchSize ?? DEFAULT_BATCH_SIZE, client, cancel));
+  const rows = client.query(new CursorStream(text, values, options.batchSize ?? DEFAULT_BATCH_SIZE, client, cancel).watchClient());
   try {
     await once(rows, 'readable', { signal: options.signal });
   } catch (error) {
