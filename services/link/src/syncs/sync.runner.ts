@@ -116,6 +116,10 @@ export function createSyncRunner(deps: {
       await finishAttempt(runId, run.attempts, { status: 'succeeded', error: null, stats });
       logger.info('sync run succeeded', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, ...stats });
     } catch (error) {
+      // pg-boss aborted the job (it expired, or its worker is stopping): the directory did nothing
+      // wrong, and pg-boss fails the job into the dead-letter queue, whose handler retries the run
+      // saying why. Recording the aborted request here as well would race it for the run's error.
+      if (job.signal.aborted) return;
       if (!(error instanceof ScimError)) throw error; // a fault of link itself: pg-boss fails the job → dead letter
       logger.warn('sync attempt failed', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, kind: error.kind, error: error.message });
       await retryOrFail(runId, run.attempts, error.message, error.retryable, error.retryAfterMs);
