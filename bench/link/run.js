@@ -232,6 +232,19 @@ async function moveOnce(link, authorization, body, db) {
   };
 }
 
+/**
+ * Waits until the directory has been idle as long as it was before link's run began. An idle
+ * process answers its first request late (its thread parked, caches cold: on the 2-CPU VM a
+ * ServiceProviderConfig took ~13 ms after 200 ms of idleness and ~70 ms after 2.5 s, against ~1 ms
+ * back to back), and link's run starts only once pg-boss picks its job up (up to 2 s), while the
+ * bare client would start 250 ms after link ended: without this, link's first request met a colder
+ * directory than the bare client's.
+ */
+async function idleLikeLink(run) {
+  const wait = run.idle_before_ms - (Date.now() - run.finished_at);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
 async function syncOnce(link, authorization, connectorId, db) {
   const started = Date.now();
   const run = await api(link, authorization, 'POST', `/connectors/${connectorId}/sync`);
@@ -243,7 +256,15 @@ async function syncOnce(link, authorization, connectorId, db) {
   const wallMs = Date.now() - started;
   const now = await api(link, authorization, 'GET', `/connectors/${connectorId}/syncs/${run.id}`);
   if (now.status === 'failed') throw new Error(`sync failed: ${now.error}`);
-  return { wall_ms: wallMs, run_ms: Date.parse(now.finished_at) - Date.parse(now.started_at), stats: now.stats };
+  return {
+    wall_ms: wallMs,
+    run_ms: Date.parse(now.finished_at) - Date.parse(now.started_at),
+    stats: now.stats,
+    // How long the directory sat idle before link's first request (the bench's last call, then the
+    // POST and pg-boss's pick-up), and when link's last request ended: see idleLikeLink.
+    idle_before_ms: Date.parse(now.started_at) - started,
+    finished_at: Date.parse(now.finished_at),
+  };
 }
 
 function cpuModel() {
@@ -306,6 +327,7 @@ async function main() {
     const fulls = [];
     const bareFulls = [];
     for (let i = 0; i < RUNS; i++) {
+      await idleLikeLink(fulls.at(-1) ?? first);
       const bare = await bareFull(directory);
       if (bare.users !== USERS || bare.groups !== GROUPS) throw new Error(`the bare client read ${bare.users} users and ${bare.groups} groups`);
       console.log(`bare client, every page: ${round(bare.ms)} ms`);
@@ -318,6 +340,7 @@ async function main() {
     // One pair unmeasured: link's first delta compiles its queries and code paths, as the full
     // syncs before did theirs.
     const warm = await measure('delta sync (warm-up, not counted)', 'delta');
+    await idleLikeLink(warm);
     await bareDelta(directory, warm.stats.delta_since);
     const deltas = [];
     const bareDeltas = [];
@@ -325,6 +348,7 @@ async function main() {
       const run = await measure(`delta sync ${i + 1}`, 'delta');
       if (run.stats.users_seen !== 0) throw new Error(`the delta saw ${run.stats.users_seen} users of an unchanged directory`);
       deltas.push(run);
+      await idleLikeLink(run);
       const bare = await bareDelta(directory, run.stats.delta_since);
       console.log(`bare client, the delta question since ${run.stats.delta_since}: ${round(bare.ms)} ms (${bare.users} users, ${bare.groups} groups)`);
       bareDeltas.push(bare.ms);
