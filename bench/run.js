@@ -12,6 +12,8 @@
 //   BENCH_LARGE / BENCH_SMALL  tickets of desk's two tenants (default 100000 / 10000)
 //   BENCH_LINK_TENANTS, BENCH_HR_EMPLOYEES  link's and hr's data (default 1000 / 2000)
 //   BENCH_STRICT=1      a missed target fails the run (exit code 1)
+//   BENCH_ONLY          a regular expression: only the cases whose "<service> <name>" matches
+//                       (e.g. 'desk GET /tickets/:id'); a partial run prints, writes no results
 const { clientToken, databaseUrlFor, describeMachine, forkServer, machine, newTicket, withClient } = require('./support');
 const { prepareService } = require('./lists');
 const { startTestIssuer } = require('../packages/testkit/dist/index.js');
@@ -32,6 +34,9 @@ const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 const SMALL = Number(process.env.BENCH_SMALL ?? 10_000);
 // High enough never to answer 429 during a run; the limiter (and its Redis round trip) still runs.
 const RATE_LIMIT = 1_000_000_000;
+// A partial run (one lever, one case) is for looking, not for the record: it writes no results.
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+const chosen = (c) => !ONLY || ONLY.test(`${c.service} ${c.name}`);
 const MIGRATIONS = path.resolve(__dirname, '../services/desk/prisma/migrations');
 const RESULTS = path.join(__dirname, 'results');
 
@@ -175,7 +180,7 @@ async function main() {
     // link and hr verify tokens of a test issuer (an ES256 key and its JWKS), as they verify desk's.
     issuer = await startTestIssuer();
     const services = {};
-    for (const service of ['link', 'hr']) {
+    for (const service of ['link', 'hr'].filter((name) => !ONLY || ONLY.test(`${name} `))) {
       services[service] = await prepareService(service, { serverUrl: SERVER_URL, redisUrl: REDIS_URL || undefined, issuer });
       stops.push(services[service].stop);
     }
@@ -199,8 +204,12 @@ async function main() {
         method: 'POST',
         body: newTicket(large.clientIds[0]),
       },
-    ].map((c) => ({ ...c, service: 'desk', serviceUrl: `${desk.url}${c.path}`, baselineUrl: `${baseline.url}${c.path}`, headers: auth.large, pid: desk.child.pid, baselinePid: baseline.child.pid }));
-    const listCases = Object.values(services).flatMap((s) => s.cases.map((c) => ({ ...c, pid: s.pid, baselinePid: s.baselinePid })));
+    ]
+      .map((c) => ({ ...c, service: 'desk', serviceUrl: `${desk.url}${c.path}`, baselineUrl: `${baseline.url}${c.path}`, headers: auth.large, pid: desk.child.pid, baselinePid: baseline.child.pid }))
+      .filter(chosen);
+    const listCases = Object.values(services)
+      .flatMap((s) => s.cases.map((c) => ({ ...c, pid: s.pid, baselinePid: s.baselinePid })))
+      .filter(chosen);
     // Every read, desk's too: its baseline runs desk's own statements (baseline-server.js).
     for (const c of [...cases, ...listCases].filter((x) => !x.body)) await sameAnswer(c);
 
@@ -223,6 +232,12 @@ async function main() {
     };
     // Reads first; the writes last, so the lists and their plans are measured on the seeded data.
     for (const c of [...cases, ...listCases].filter((x) => !x.body)) await compare(c);
+    if (ONLY) {
+      for (const c of cases.filter((x) => x.body)) await compare(c);
+      for (const c of comparisons) console.log(`  ${c.service.padEnd(5)} ${c.name.padEnd(40)} ${c.ours.requests_per_sec} vs ${c.baseline.requests_per_sec} req/s ×${c.rps_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB`);
+      console.log('BENCH_ONLY: a partial run, no results written');
+      return;
+    }
 
     console.log(`\nthe list by tenant size (desk): ${SMALL} vs ${LARGE} tickets`);
     // Both sizes measured in alternating rounds, in the same state of the process, so the ratio
