@@ -204,6 +204,42 @@ describe('the deliveries\' totals', () => {
   });
 });
 
+describe('an `after` that names no item of the list', () => {
+  const unknownAfter = { status: 400, code: 'validation-error', errors: [{ field: 'after', message: expect.stringContaining('names no item') }] };
+
+  test('When the webhooks or a webhook\'s deliveries are paged after an unknown id, another tenant\'s webhook or another webhook\'s delivery, then it is the 400 of `after`; after a known last item, an empty page', async () => {
+    const repo = createWebhooksRepository(db.sql);
+    const [a, b] = [await repo.create(TENANT, { url: 'https://a.example', events: ['*'], description: null, secret: 's' }), await repo.create(TENANT, { url: 'https://b.example', events: ['*'], description: null, secret: 's' })];
+    const others = await repo.create(OTHER, { url: 'https://o.example', events: ['*'], description: null, secret: 's' });
+    const { rows } = await db.pool.query<{ id: string; webhook_id: string }>(
+      `INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_type, body) VALUES ($1, $2, 'x', '{}'), ($1, $3, 'x', '{}') RETURNING id::text, webhook_id::text`,
+      [TENANT, a.id, b.id],
+    );
+    const ofB = rows.find((row) => row.webhook_id === b.id)!.id;
+    const ofA = rows.find((row) => row.webhook_id === a.id)!.id;
+    const page = { page: 1, per_page: 5 };
+
+    for (const after of [randomUUID(), others.id]) await expect(repo.list(TENANT, { ...page, after })).rejects.toMatchObject(unknownAfter);
+    for (const after of [randomUUID(), ofB]) {
+      await expect(repo.listDeliveries(TENANT, a.id, undefined, { ...page, after })).rejects.toMatchObject(unknownAfter);
+      await expect(repo.listDeliveries(TENANT, a.id, 'pending', { ...page, after })).rejects.toMatchObject(unknownAfter);
+    }
+    const last = (await repo.list(TENANT, page)).items.at(-1)!.id;
+    expect(await repo.list(TENANT, { ...page, after: last })).toEqual({ items: [], total: 2 });
+    expect(await repo.listDeliveries(TENANT, a.id, undefined, { ...page, after: ofA })).toEqual({ items: [], total: 1 });
+  });
+
+  test('When the audit log is paged after an unknown id or another tenant\'s event, then it is the 400 of `after`; after its last event, an empty page', async () => {
+    const [mine] = await events(TENANT, 1, new Date());
+    const [theirs] = await events(OTHER, 1, new Date());
+    const audit = createAuditRepository(db.sql);
+    for (const filter of [{}, { actor: 'portal' }]) {
+      for (const after of [randomUUID(), theirs!]) await expect(audit.list(TENANT, filter, { page: 1, per_page: 5, after })).rejects.toMatchObject(unknownAfter);
+      expect(await audit.list(TENANT, filter, { page: 1, per_page: 5, after: mine! })).toEqual({ items: [], total: 1 });
+    }
+  });
+});
+
 describe('the migration\'s backfill', () => {
   test('When the counters are rebuilt by its statement, then they are the ones the triggers kept, row for row', async () => {
     await events(TENANT, 120, ago(3), { actor: 'link', onBehalfOf: 'portal' });

@@ -35,7 +35,7 @@ import { registerTicketRoutes } from './tickets/tickets.routes';
 import { createTicketsService } from './tickets/tickets.service';
 import { registerUserRoutes } from './users/users.routes';
 import { createUsersService } from './users/users.service';
-import { createTimeExportRepository } from './time-entries/time-export.repository';
+import { createTimeExportRepository, TIME_EXPORT_IDLE_TIMEOUT_MS } from './time-entries/time-export.repository';
 import { registerTimeEntryRoutes } from './time-entries/time-entries.routes';
 import { createTimeEntriesService } from './time-entries/time-entries.service';
 
@@ -68,6 +68,8 @@ export interface DeskSettings {
   slaSweepIntervalMs?: number;
   /** IANA zone of the tenants' calendar days (DEFAULT_TIME_ZONE): a time entry's default date is today there. Europe/Berlin when not given. */
   timeZone?: string;
+  /** The time export's idle timeout (EXPORT_IDLE_TIMEOUT_MS); 30 s when not given. */
+  exports?: { idleTimeoutMs?: number };
 }
 
 export interface DeskDeps {
@@ -190,7 +192,11 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerCommentRoutes(api, createCommentsService(store, sla));
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerUserRoutes(api, createUsersService(createStore(db)));
-      registerTimeEntryRoutes(api, { timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }), logger });
+      registerTimeEntryRoutes(api, {
+        timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),
+        logger,
+        idleTimeoutMs: settings.exports?.idleTimeoutMs ?? TIME_EXPORT_IDLE_TIMEOUT_MS,
+      });
       registerApiClientRoutes(api, createApiClientsService(createApiClientsAdminRepository(db)));
       registerCalendarRoutes(api, createCalendarsService(store));
       registerSlaPolicyRoutes(api, createSlaPoliciesService(store));

@@ -42,6 +42,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       eventsRetention: { days: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_RETENTION_INTERVAL_MS },
       slaSweepIntervalMs: config.SLA_SWEEP_INTERVAL_MS,
       timeZone: config.DEFAULT_TIME_ZONE,
+      exports: { idleTimeoutMs: config.EXPORT_IDLE_TIMEOUT_MS },
     },
   });
   await dispatcher.start();

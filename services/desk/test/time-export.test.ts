@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import request from 'supertest';
 import { TIME_EXPORT_APPLICATION_NAME } from '../src/time-entries/time-export.repository';
@@ -119,6 +120,23 @@ describe('GET /exports/time', () => {
   });
 });
 
+/** The export's backends that are not idle in its pool: the ones still holding a query or cursor. */
+async function exportBackendsBusy(admin: Client): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state <> 'idle'`,
+    [TIME_EXPORT_APPLICATION_NAME],
+  );
+  return rows.map((row) => row.pid);
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting until ${what}`);
+}
+
 describe('GET /exports/time, streamed', () => {
   const TICKETS = 6_000;
   let caller: Tenant;
@@ -140,22 +158,7 @@ describe('GET /exports/time, streamed', () => {
   }, 60_000);
   afterAll(() => admin?.end());
 
-  /** The export's backends that are not idle in its pool: the ones still holding a query or cursor. */
-  async function busyExportBackends(): Promise<number[]> {
-    const { rows } = await admin.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state <> 'idle'`,
-      [TIME_EXPORT_APPLICATION_NAME],
-    );
-    return rows.map((row) => row.pid);
-  }
-
-  async function waitUntil(check: () => Promise<boolean>, what: string) {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      if (await check()) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`gave up waiting until ${what}`);
-  }
+  const busyExportBackends = () => exportBackendsBusy(admin);
 
   test('When the whole large month is read, then every ticket is in it once per technician, in ticket-number order', async () => {
     const response = await request(desk.url).get(`${EXPORT}?period=2026-10`).set(bearer(caller.token));
@@ -218,6 +221,98 @@ describe('GET /exports/time, streamed', () => {
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
+    }
+  });
+});
+
+describe('GET /exports/time, readers that stop reading', () => {
+  // Wide rows (~11 MB of CSV) that cannot hide in the socket buffers of a reader that stops.
+  const TICKETS = 8_000;
+  const IDLE_TIMEOUT_MS = 500;
+  /** The export's pool (createTimeExportRepository): four connections. */
+  const POOL_SIZE = 4;
+  let wide: Tenant;
+  let admin: Client;
+  /** A replica of desk on the same database that ends a response whose reader takes no byte for IDLE_TIMEOUT_MS. */
+  let server: http.Server;
+  let impatientUrl: string;
+
+  beforeAll(async () => {
+    wide = await newTenant(desk);
+    const client = await createClient(http_, wide.token, { name: 'Wide Client' });
+    const users = [(await createUser(http_, wide.token, { name: 'Ann' })).id, (await createUser(http_, wide.token, { name: 'Bob' })).id];
+    await desk.db.$executeRaw`INSERT INTO tickets (tenant_id, number, title, client_id)
+      SELECT ${wide.tenantId}::uuid, n, 'Ticket ' || n || ' ' || repeat('x', 600), ${client.id}::uuid FROM generate_series(1, ${TICKETS}::int) AS n`;
+    await desk.db.$executeRaw`INSERT INTO time_entries (tenant_id, ticket_id, client_id, user_id, minutes, date)
+      SELECT t.tenant_id, t.id, t.client_id, u.id, 75, '2026-10-15'
+        FROM tickets t CROSS JOIN unnest(${users}::uuid[]) AS u(id) WHERE t.tenant_id = ${wide.tenantId}::uuid`;
+    server = http.createServer(await desk.replica({ exports: { idleTimeoutMs: IDLE_TIMEOUT_MS } }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    impatientUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    admin = new Client({ connectionString: desk.databaseUrl });
+    await admin.connect();
+  }, 60_000);
+  afterAll(async () => {
+    await admin?.end();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const busyExportBackends = () => exportBackendsBusy(admin);
+
+  /** An export whose client takes its first bytes and then stops reading. */
+  async function stalledReader() {
+    const req = http.get(`${impatientUrl}${EXPORT}?period=2026-10`, { headers: bearer(wide.token) });
+    req.on('error', () => undefined); // ended by the server or by the test
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
+    if (response.statusCode === 200) {
+      await new Promise((resolve) => response.once('data', resolve));
+      response.pause();
+    }
+    return { status: response.statusCode, response, req };
+  }
+
+  /** The whole month, exported by the impatient replica. */
+  async function wholeExport() {
+    const response = await request(impatientUrl).get(`${EXPORT}?period=2026-10`).set(bearer(wide.token));
+    expect(response.status).toBe(200);
+    const lines = response.text.split('\r\n');
+    expect(lines[0]).toBe(HEADER);
+    expect(lines.length - 2).toBe(TICKETS * 2);
+    expect(lines.at(-1)).toBe('');
+  }
+
+  test('When a reader takes no byte for EXPORT_IDLE_TIMEOUT_MS, then its response is ended and its cursor and connection are given back', async () => {
+    const reader = await stalledReader();
+    expect(reader.status).toBe(200);
+    const received: Buffer[] = [];
+    try {
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the stalled export lets go of its cursor');
+
+      // The file stops short: what the reader takes now ends without the end of a complete response.
+      const ended = new Promise<boolean>((resolve) => {
+        reader.response.on('data', (chunk: Buffer) => received.push(chunk));
+        reader.response.on('close', () => resolve(reader.response.complete));
+      });
+      reader.response.resume();
+      expect(await ended).toBe(false);
+      expect(Buffer.concat(received).length).toBeGreaterThan(0);
+    } finally {
+      reader.req.destroy();
+    }
+    await wholeExport();
+  });
+
+  test('When stalled readers hold every connection of the export pool, then the idle timeout frees them and the next export completes', async () => {
+    const readers = await Promise.all(Array.from({ length: POOL_SIZE }, () => stalledReader()));
+    try {
+      expect(readers.map((reader) => reader.status)).toEqual(Array(POOL_SIZE).fill(200));
+
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the stalled exports let go of their cursors');
+
+      await wholeExport();
+    } finally {
+      for (const reader of readers) reader.req.destroy();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { listCountSql, pageWithTotal, sqlRows, type SqlQuery } from '@msp/db';
+import { keysetPage, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
 import { unknownAfterItem, type PageRequest } from '@msp/http';
 import type { Sql } from '../sql';
 import type { AuditEventJson, AuditFilter } from './audit.schemas';
@@ -149,11 +149,16 @@ export function createAuditRepository(db: Sql) {
           `(SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} AND ${column} = ${actor} ${ORDER} LIMIT ${offset}::bigint + ${limit}::bigint)`;
         text = `SELECT * FROM (${branch('actor_client_id')} UNION ALL ${branch('actor_for')}) AS e ${ORDER} OFFSET ${offset} LIMIT ${limit}`;
       }
-      const found = await pageWithTotal<EventRow>(rows, { text, values }, totalSql(tenantId, filter, where));
-      if (found.items.length === 0 && page.after !== undefined) {
-        const [known] = await rows<{ id: string }>({ text: 'SELECT id::text FROM events WHERE id = $1::uuid AND tenant_id = $2::uuid', values: [page.after, tenantId] });
-        if (!known) throw unknownAfterItem();
-      }
+      const found = await keysetPage<EventRow>(
+        rows,
+        page,
+        {
+          page: { text, values },
+          total: totalSql(tenantId, filter, where),
+          exists: { text: 'SELECT 1 FROM events WHERE id = $1::uuid AND tenant_id = $2::uuid', values: [page.after, tenantId] },
+        },
+        unknownAfterItem,
+      );
       return { items: found.items.map(toAuditEvent), total: found.total };
     },
   };

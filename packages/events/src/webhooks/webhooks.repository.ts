@@ -1,4 +1,4 @@
-import { listCountSql, pageWithTotal, sqlRows } from '@msp/db';
+import { keysetPage, listCountSql, sqlRows } from '@msp/db';
 import { unknownAfterItem, type PageRequest } from '@msp/http';
 import { eventBodySql } from '../delivery/deliveries.repository';
 import type { Sql } from '../sql';
@@ -104,15 +104,19 @@ export function createWebhooksRepository(db: Sql) {
     /** Newest first; the total from list_counts ('webhooks'), `after` a keyset page. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: WebhookJson[]; total: number }> {
       const keyset = page.after === undefined ? '' : 'AND (created_at, id) < (SELECT a.created_at, a.id FROM webhooks a WHERE a.id = $4::uuid AND a.tenant_id = $1::uuid)';
-      const found = await pageWithTotal<WebhookRow>(
+      const found = await keysetPage<WebhookRow>(
         rows,
+        page,
         {
-          text: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1::uuid ${keyset} ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
-          values: [tenantId, (page.page - 1) * page.per_page, page.per_page, ...(page.after === undefined ? [] : [page.after])],
+          page: {
+            text: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1::uuid ${keyset} ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
+            values: [tenantId, (page.page - 1) * page.per_page, page.per_page, ...(page.after === undefined ? [] : [page.after])],
+          },
+          total: listCountSql(tenantId, WEBHOOKS_LIST),
+          exists: { text: 'SELECT 1 FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid', values: [page.after, tenantId] },
         },
-        listCountSql(tenantId, WEBHOOKS_LIST),
+        unknownAfterItem,
       );
-      if (found.items.length === 0 && page.after !== undefined && !(await find(tenantId, page.after))) throw unknownAfterItem();
       return { items: found.items.map(toWebhook), total: found.total };
     },
 
@@ -179,14 +183,22 @@ export function createWebhooksRepository(db: Sql) {
         values.push(page.after);
         where += ` AND (created_at, id) < (SELECT a.created_at, a.id FROM webhook_deliveries a WHERE a.id = $${values.length}::uuid AND a.webhook_id = $2::uuid AND a.tenant_id = $1::uuid)`;
       }
-      const found = await pageWithTotal<DeliveryRow>(
+      const found = await keysetPage<DeliveryRow>(
         rows,
-        { text: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`, values },
-        status === undefined
-          ? listCountSql(tenantId, DELIVERIES_LIST, { dimension: 'webhook_id', value: webhookId })
-          : listCountSql(tenantId, DELIVERIES_LIST, { dimension: 'webhook_status', value: `${webhookId}/${status}` }),
+        page,
+        {
+          page: { text: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`, values },
+          total:
+            status === undefined
+              ? listCountSql(tenantId, DELIVERIES_LIST, { dimension: 'webhook_id', value: webhookId })
+              : listCountSql(tenantId, DELIVERIES_LIST, { dimension: 'webhook_status', value: `${webhookId}/${status}` }),
+          exists: {
+            text: 'SELECT 1 FROM webhook_deliveries WHERE id = $1::uuid AND webhook_id = $2::uuid AND tenant_id = $3::uuid',
+            values: [page.after, webhookId, tenantId],
+          },
+        },
+        unknownAfterItem,
       );
-      if (found.items.length === 0 && page.after !== undefined && !(await findDelivery(tenantId, webhookId, page.after))) throw unknownAfterItem();
       return { items: found.items.map(toDelivery), total: found.total };
     },
 

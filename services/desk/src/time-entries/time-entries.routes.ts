@@ -28,10 +28,11 @@ const EXPORT_DESCRIPTION = [
   '`client_id` and `client_name` (the ticket\'s client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`).',
   'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection), exactly as in hr\'s payroll CSV.',
   'The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.',
+  'A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer cut short: the file it holds is incomplete (no final chunk), and it must export again.',
 ].join('\n');
 
-export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: TimeEntriesService; logger: Logger }) {
-  const { timeEntries, logger } = deps;
+export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: TimeEntriesService; logger: Logger; idleTimeoutMs: number }) {
+  const { timeEntries, logger, idleTimeoutMs } = deps;
 
   api.route({
     method: 'get',
@@ -160,10 +161,17 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
       },
     },
     handler: async (req, res, { query }) => {
-      await sendStreamedFile(res, logger, 'time export', { period: query.period }, async (signal) => {
-        const file = await timeEntries.openExport(tenantOf(req), query.period, signal);
-        return { contentType: file.contentType, filename: file.filename, stages: [file.rows, file.writer, coalesce()] };
-      });
+      await sendStreamedFile(
+        res,
+        logger,
+        'time export',
+        { period: query.period },
+        async (signal) => {
+          const file = await timeEntries.openExport(tenantOf(req), query.period, signal);
+          return { contentType: file.contentType, filename: file.filename, stages: [file.rows, file.writer, coalesce()] };
+        },
+        { idleTimeoutMs },
+      );
     },
   });
 }

@@ -37,9 +37,9 @@ export interface TestDesk {
   /**
    * A second desk instance on the same database, key and Redis prefix (another replica), with its
    * own Prisma client and its own copy of every module: nothing in memory is shared, as between
-   * two processes.
+   * two processes. `settings` change some of its settings (a shorter export idle timeout).
    */
-  replica(): Promise<http.RequestListener>;
+  replica(settings?: Partial<DeskSettings>): Promise<http.RequestListener>;
   /** An access token obtained through the real token endpoint. */
   token(client: TestClient, scope?: string): Promise<string>;
   close(): Promise<void>;
@@ -92,7 +92,7 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       const { tenantId } = await ensureApiClient(clients, { tenant, clientId, secret, name: 'test', scopes: options.scopes });
       return { clientId, secret, tenantId, tenant };
     },
-    async replica() {
+    async replica(changed = {}) {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
       const isolated = freshModule<typeof DeskApp>(path.resolve(__dirname, '../../src/app'));
@@ -100,7 +100,16 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       // replica has a client of its own, from the shared module.
       const replicaDb = createDb(database.url);
       replicaDbs.push(replicaDb);
-      const replica = isolated.createDeskApp({ db: replicaDb, redis: replicaRedis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
+      const replica = isolated.createDeskApp({
+        db: replicaDb,
+        redis: replicaRedis,
+        logger,
+        signingKey,
+        settings: { ...settings, ...changed },
+        verifySecret,
+        outbound: testOutbound(),
+        webhookSecrets: testWebhookSecrets(),
+      });
       closeReplicas.push(replica.close);
       return replica.app;
     },
