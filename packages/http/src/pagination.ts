@@ -35,6 +35,15 @@ export const keysetQueryProperties = {
   })),
 };
 
+/**
+ * What every list's OpenAPI description says of its total and its deep pages (issue 25), once for
+ * the three services: append it to the list's own text (it starts with a space).
+ */
+export const LIST_PAGES_DOC =
+  ' `pagination.total` is exact (never an estimate), and a first page with its total costs the same however long the list. ' +
+  'Deep pages: follow the `Link` header\'s `next`, which pages by keyset (`after`: the id of the last item of the page before), ' +
+  'as fast at any depth; `page=N` still works but reads and skips every item before its page.';
+
 export const PaginationSchema = named(
   'Pagination',
   Type.Object(

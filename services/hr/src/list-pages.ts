@@ -9,12 +9,6 @@ import { Prisma } from './generated/prisma/client';
  * the tenant would otherwise show.
  */
 
-/** What every list's OpenAPI description says of its total and its deep pages (after the list's own text). */
-export const LIST_PAGES =
-  ' `pagination.total` is exact (counted in the transaction of each write, not estimated), and answering it costs the same at any size of the list. ' +
-  'Deep pages: pass `after` (the id of the last item of the page before; the `Link` header\'s `next` of a keyset page carries it) to read the ' +
-  'next page through the list\'s index, as fast at the end of a large list as at its start; `page=N` reads and skips every item before its page.';
-
 /** @msp/db's keyset helpers with hr's Prisma, and @msp/http's 400 for an `after` that names no item of the list. */
 export const lists = keysetLists(Prisma, unknownAfterItem);
 

@@ -12,9 +12,6 @@ import { Prisma } from './generated/prisma/client';
  */
 
 /** What a list's OpenAPI description says of its total and its deep pages. */
-export const EXACT_TOTAL = '`pagination.total` is exact (kept in the transaction of every write), and read as fast for a large list as for a small one.';
-export const DEEP_PAGES =
-  'Deep pages: follow the `Link` header\'s `next` with `after` (keyset paging), as fast at any depth as the first page; `page=N` reads and skips every item before its page.';
 
 
 /** @msp/db's keyset helpers with link's Prisma, and @msp/http's 400 for an `after` that names no item of the list. */

@@ -1,6 +1,6 @@
-import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
-import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import { ApiClientListQuery, ApiClientPageSchema, ApiClientSchema, ApiClientWithSecretSchema, NewApiClientSchema, SecretRotationSchema } from './api-client.schemas';
 import type { ApiClientsService } from './api-clients.service';
 
@@ -12,7 +12,7 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     path: '/api-clients',
     operationId: 'listApiClients',
     summary: 'List API clients',
-    description: 'The tenant\'s API clients, newest first. Deleted clients and the platform\'s service clients are never listed; secrets never appear.' + EXACT_TOTAL_KEYSET,
+    description: 'The tenant\'s API clients, newest first. Deleted clients and the platform\'s service clients are never listed; secrets never appear.' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: ADMIN_SCOPE,
     query: ApiClientListQuery,

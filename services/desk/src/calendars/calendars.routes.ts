@@ -1,7 +1,7 @@
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
-import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import type { RequestHandler } from 'express';
-import { created, page, sendCreated, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
+import { created, page, sendCreated } from '../shared/http.schemas';
 import {
   BusinessTimeQuery,
   BusinessTimeSchema,
@@ -39,7 +39,7 @@ export function registerCalendarRoutes(api: ApiRouter, calendars: CalendarsServi
     path: '/calendars',
     operationId: 'listCalendars',
     summary: 'List business-hours calendars',
-    description: 'Newest first (`created_at` descending, then `id`).' + EXACT_TOTAL_KEYSET,
+    description: 'Newest first (`created_at` descending, then `id`).' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: ADMIN_SCOPE,
     query: CalendarListQuery,

@@ -1,6 +1,6 @@
-import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import { ClientChangesSchema, ClientListQuery, ClientPageSchema, ClientSchema, NewClientSchema } from './client.schemas';
 import type { ClientsService } from './clients.service';
 
@@ -12,7 +12,7 @@ export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
     path: '/clients',
     operationId: 'listClients',
     summary: 'List clients',
-    description: 'Newest first (`created_at` descending, then `id`).' + EXACT_TOTAL_KEYSET,
+    description: 'Newest first (`created_at` descending, then `id`).' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:tickets',
     query: ClientListQuery,

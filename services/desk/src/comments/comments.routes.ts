@@ -1,6 +1,6 @@
-import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import { TicketRuleProblem } from '../tickets/ticket.schemas';
 import { CommentListQuery, CommentParams, CommentPageSchema, CommentSchema, NewCommentSchema } from './comment.schemas';
 import type { CommentsService } from './comments.service';
@@ -13,7 +13,7 @@ export function registerCommentRoutes(api: ApiRouter, comments: CommentsService)
     path: '/tickets/:id/comments',
     operationId: 'listTicketComments',
     summary: 'List the comments of a ticket',
-    description: 'Oldest first (`created_at` ascending, then `id`).' + EXACT_TOTAL_KEYSET,
+    description: 'Oldest first (`created_at` ascending, then `id`).' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:tickets',
     params: IdParams,

@@ -29,11 +29,3 @@ export const EMAIL_MAX = 254; // RFC 5321's path limit
  */
 export const Text = (options: StringOptions = {}) => Type.String({ pattern: '^[^\\u0000]*$', ...options });
 
-/**
- * What every list's description says of its total and its deep pages (issue 25): the total is a
- * counter or a count bounded by the list's parent, the page one index range, at any size.
- */
-export const EXACT_TOTAL_KEYSET =
-  ' `pagination.total` is exact: counted in the transaction of every write, read as one counter (or, for one ticket\'s items, counted off that ticket\'s index), ' +
-  'so a first page and its total cost the same however long the list. Deep pages: follow the `Link` header\'s `next`, which pages by keyset (`after`, ' +
-  'as fast at any depth); `page=N` still works but reads and skips every item before its page.';

@@ -1,6 +1,6 @@
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
-import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
-import { BusinessRuleProblem, created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
+import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
+import { BusinessRuleProblem, created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import { NewSlaPolicySchema, SlaPolicyChangesSchema, SlaPolicyListQuery, SlaPolicyPageSchema, SlaPolicySchema } from './sla-policy.schemas';
 import type { SlaPoliciesService } from './sla-policies.service';
 
@@ -13,7 +13,7 @@ export function registerSlaPolicyRoutes(api: ApiRouter, policies: SlaPoliciesSer
     path: '/sla-policies',
     operationId: 'listSlaPolicies',
     summary: 'List SLA policies',
-    description: 'Newest first (`created_at` descending, then `id`).' + EXACT_TOTAL_KEYSET,
+    description: 'Newest first (`created_at` descending, then `id`).' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: ADMIN_SCOPE,
     query: SlaPolicyListQuery,

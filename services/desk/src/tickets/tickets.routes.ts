@@ -1,6 +1,6 @@
-import { IdParams, pageRequestOf, sendPage, toProblem, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, toProblem, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import {
   BulkChangesSchema,
   BulkResultsSchema,
@@ -25,7 +25,7 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     description:
       'Newest first (`created_at` descending, then `id`). Filters combine with AND. With `q`, a full-text search over title, description and ' +
       'comments, the most relevant first unless `sort` is given; a `q` of only stop words or punctuation is a 400 (`urn:msp:problem:empty-search`).' +
-      EXACT_TOTAL_KEYSET +
+      LIST_PAGES_DOC +
       ' `after` pages the default order only: with `q` or `sort` it is a 400 (deep pages of a search or of `sort=sla_due_at` go by `page`).',
     tags: TAGS,
     scope: 'read:tickets',

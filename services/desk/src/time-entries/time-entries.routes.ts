@@ -1,7 +1,7 @@
-import { IdParams, pageRequestOf, sendPage, sendStreamedFile, type ApiRouter, type Logger } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, sendStreamedFile, LIST_PAGES_DOC, type ApiRouter, type Logger } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { coalesce } from '@msp/csv';
-import { created, page, sendCreated, unprocessableResponse, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import {
   NewTimeEntrySchema,
   TicketTimeEntryListQuery,
@@ -39,7 +39,7 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     path: '/tickets/:id/time-entries',
     operationId: 'listTicketTimeEntries',
     summary: 'List the time entries of a ticket',
-    description: ORDER + EXACT_TOTAL_KEYSET,
+    description: ORDER + LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:tickets',
     params: IdParams,
@@ -81,7 +81,7 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     description:
       `Every time entry of the tenant, filtered (filters combine with AND; \`from\` and \`to\` include their days). ${ORDER} ` +
       '`totals` sums the minutes of **every** entry matching the filters, on all pages (`minutes`), and of the billable ones among them (`billable_minutes`).' +
-      EXACT_TOTAL_KEYSET + ' `totals` are kept the same way (counters for the whole list and each filter alone; several filters at once are summed over their entries).',
+      LIST_PAGES_DOC + ' `totals` are exact too: counters kept in the writing transaction for the whole list and each filter alone; several filters at once are summed over their entries.',
     tags: TAGS,
     scope: 'read:tickets',
     query: TimeEntryFiltersSchema,

@@ -1,6 +1,6 @@
-import { IdParams, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
-import { created, page, sendCreated, EXACT_TOTAL_KEYSET } from '../shared/http.schemas';
+import { created, page, sendCreated } from '../shared/http.schemas';
 import { NewUserSchema, UserListQuery, UserPageSchema, UserSchema } from './user.schemas';
 import type { UsersService } from './users.service';
 
@@ -12,7 +12,7 @@ export function registerUserRoutes(api: ApiRouter, users: UsersService) {
     path: '/users',
     operationId: 'listUsers',
     summary: 'List active users',
-    description: 'Technicians of the tenant, newest first; deactivated users are not listed.' + EXACT_TOTAL_KEYSET,
+    description: 'Technicians of the tenant, newest first; deactivated users are not listed.' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:users',
     query: UserListQuery,

@@ -1,6 +1,5 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, LIST_PAGES_DOC, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { LIST_PAGES } from '../list-pages';
 import { contractJson } from './contract.mapper';
 import { Contract, ContractPage, ContractRuleProblem, CreateContractBody, ListContractsQuery } from './contract.schemas';
 import type { ContractsService } from './contracts.service';
@@ -17,7 +16,7 @@ export function registerContractRoutes(api: ApiRouter, deps: { contracts: Contra
     summary: 'List an employee\'s contracts',
     description:
       'The contract history of the employee, latest `valid_from` first. Each contract holds until the day before the next one\'s `valid_from`.' +
-      LIST_PAGES,
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:hr',
     params: IdParams,

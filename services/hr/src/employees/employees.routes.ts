@@ -1,6 +1,5 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, LIST_PAGES_DOC, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { LIST_PAGES } from '../list-pages';
 import { employeeJson } from './employee.mapper';
 import { CreateEmployeeBody, Employee, EmployeePage, ListEmployeesQuery, UpdateEmployeeBody } from './employee.schemas';
 import type { EmployeesService } from './employees.service';
@@ -17,7 +16,7 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     summary: 'List employees',
     description:
       'The employees of your tenant, newest first (`created_at` descending, then `id`).' +
-      LIST_PAGES,
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:hr',
     query: ListEmployeesQuery,

@@ -1,6 +1,5 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, LIST_PAGES_DOC, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { LIST_PAGES } from '../list-pages';
 import { Type } from '@sinclair/typebox';
 import { InsufficientBalanceProblem } from '../leave-accounts/leave-account.schemas';
 import { leaveJson } from './leave.mapper';
@@ -20,7 +19,7 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
     description:
       'The leaves of your tenant, latest `start_date` first (then by `id`). `from` and `to` select the leaves that touch that range of days ' +
       '(ending on or after `from`, starting on or before `to`).' +
-      LIST_PAGES,
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:hr',
     query: ListLeavesQuery,

@@ -1,6 +1,5 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, LIST_PAGES_DOC, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { LIST_PAGES } from '../list-pages';
 import { timesheetJson } from './timesheet.mapper';
 import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
 import type { TimesheetsService } from './timesheets.service';
@@ -29,7 +28,7 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     summary: 'List timesheets',
     description:
       'The timesheets of your tenant, newest day first (then by `id`). `from` and `to` bound the days, both included.' +
-      LIST_PAGES,
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:hr',
     query: ListTimesheetsQuery,

@@ -1,7 +1,6 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { Connector, ConnectorPage, CreateConnectorBody, ListConnectorsQuery, UpdateConnectorBody, type ConnectorJson } from './connector.schemas';
-import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import type { ConnectorRecord } from './connectors.repository';
 import type { ConnectorsService } from './connectors.service';
 
@@ -31,8 +30,8 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     operationId: 'listConnectors',
     summary: 'List connectors',
     description:
-      'The enabled connectors of your managed tenants, newest first (`created_at` descending, then `id`); `include_disabled=true` lists disabled ones too. ' +
-      `${EXACT_TOTAL} ${DEEP_PAGES}`,
+      'The enabled connectors of your managed tenants, newest first (`created_at` descending, then `id`); `include_disabled=true` lists disabled ones too.' +
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: SCOPE,
     query: ListConnectorsQuery,

@@ -1,8 +1,7 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { offboardingJson } from './offboarding.mapper';
 import { CreateOffboardingBody, OffboardingPreview, ListOffboardingsQuery, Offboarding, OffboardingPage } from './offboarding.schemas';
-import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { OffboardingRecord } from './offboarding.tasks';
@@ -20,7 +19,7 @@ export function registerOffboardingRoutes(api: ApiRouter, deps: { offboardings: 
     path: '/offboardings',
     operationId: 'listOffboardings',
     summary: 'List offboardings',
-    description: 'Your offboardings, newest first (`created_at` descending, then `id`), each with its tasks and their due times.' + ` ${EXACT_TOTAL} ${DEEP_PAGES}`,
+    description: 'Your offboardings, newest first (`created_at` descending, then `id`), each with its tasks and their due times.' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: SCOPE,
     query: ListOffboardingsQuery,

@@ -1,8 +1,7 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { onboardingJson } from './onboarding.mapper';
 import { CreateOnboardingBody, ListOnboardingsQuery, OnboardingPreview, Onboarding, OnboardingPage } from './onboarding.schemas';
-import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { OnboardingRecord } from './onboarding.tasks';
@@ -18,7 +17,7 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: Ru
     path: '/onboardings',
     operationId: 'listOnboardings',
     summary: 'List onboardings',
-    description: 'Your onboardings, newest first (`created_at` descending, then `id`), each with its tasks.' + ` ${EXACT_TOTAL} ${DEEP_PAGES}`,
+    description: 'Your onboardings, newest first (`created_at` descending, then `id`), each with its tasks.' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: SCOPE,
     query: ListOnboardingsQuery,

@@ -1,9 +1,8 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { directoryGroupJson, directoryUserJson, syncRunJson } from './sync.mapper';
 import { ConnectorHealth, DirectoryGroupPage, DirectoryUserPage, MirrorPageQuery, PageQuery, SyncRun, SyncRunPage, SyncRunParams } from './sync.schemas';
 import type { SyncsService } from './syncs.service';
-import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Connectors'];
@@ -44,7 +43,7 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     path: '/connectors/:id/syncs',
     operationId: 'listSyncs',
     summary: 'List sync runs',
-    description: `The connector's sync runs, newest first (\`created_at\` descending, then \`id\`). ${EXACT_TOTAL} ${DEEP_PAGES}`,
+    description: `The connector's sync runs, newest first (\`created_at\` descending, then \`id\`).${LIST_PAGES_DOC}`,
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
@@ -77,8 +76,8 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     operationId: 'listDirectoryUsers',
     summary: 'List the directory\'s users as last synced',
     description:
-      'The mirror the syncs left, by `user_name` (then `id`); users a full sync no longer found are kept with `deleted: true`. ' +
-      `${EXACT_TOTAL} ${DEEP_PAGES} \`after\` is a user's \`id\` (the directory's SCIM id).`,
+      'The mirror the syncs left, by `user_name` (then `id`); users a full sync no longer found are kept with `deleted: true`.' +
+      `${LIST_PAGES_DOC} \`after\` is a user's \`id\` (the directory's SCIM id).`,
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
@@ -97,8 +96,8 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     operationId: 'listDirectoryGroups',
     summary: 'List the directory\'s groups as last synced',
     description:
-      'The groups the syncs mirrored, with their member counts, by `display_name` (then `id`). ' +
-      `${EXACT_TOTAL} ${DEEP_PAGES} \`after\` is a group's \`id\` (the directory's SCIM id).`,
+      'The groups the syncs mirrored, with their member counts, by `display_name` (then `id`).' +
+      `${LIST_PAGES_DOC} \`after\` is a group's \`id\` (the directory's SCIM id).`,
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,

@@ -1,6 +1,5 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { DEEP_PAGES, EXACT_TOTAL } from '../lists';
 import { tenantJson } from './tenant.mapper';
 import { CreateTenantBody, ListTenantsQuery, Tenant, TenantPage, UpdateTenantBody } from './tenant.schemas';
 import type { TenantsService } from './tenants.service';
@@ -17,8 +16,8 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     operationId: 'listTenants',
     summary: 'List managed tenants',
     description:
-      'The customer directories your tenant administers, newest first (`created_at` descending, then `id`). ' +
-      `${EXACT_TOTAL} ${DEEP_PAGES}`,
+      'The customer directories your tenant administers, newest first (`created_at` descending, then `id`).' +
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: SCOPE,
     query: ListTenantsQuery,
