@@ -64,10 +64,10 @@ async function startService(name, env, { root = ROOT } = {}) {
 /**
  * Starts a bench server script (desk-server.js, baseline-server.js) in a process of its own and
  * resolves with its first IPC message. BENCH_PROFILE=<dir> (or `profileDir`) makes it write a V8
- * CPU profile there when it exits cleanly (disconnect it).
+ * CPU profile there when it exits cleanly (disconnect it). `flags`: Node's flags, the images' unless given.
  */
-function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE } = {}) {
-  const execArgv = [...serverNode().flags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE, flags = serverNode().flags } = {}) {
+  const execArgv = [...flags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const child = fork(path.join(__dirname, script), { execPath: serverNode().path, env: { ...process.env, ...serverNode().env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve({ child, ...message }));

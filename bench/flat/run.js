@@ -9,6 +9,7 @@
 //   BENCH_FLAT_ONLY       services to run, comma-separated (default desk,link,hr)
 //   BENCH_FLAT_DURATION   seconds per side of a case (default 6, in BENCH_ROUNDS rounds)
 //   BENCH_FLAT_SCALE      multiplies every seeded size (default 1; 0.1 for a quick check)
+//   (with fewer services, another scale or desk's row settings a run is partial: it prints, writes no results)
 const { randomBytes, randomUUID } = require('node:crypto');
 const { existsSync, mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -167,12 +168,16 @@ async function main() {
     missed: rows.filter((r) => !r.met).map((r) => `${r.service} ${r.name} ×${r.rps_ratio}`),
     file,
   };
-  mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(path.join(RESULTS, 'latest-flat.md'), markdown(report));
+  // A partial run (some services, smaller seeds) is a check, not the record: it prints only.
+  const partial = SCALE !== 1 || ONLY.length < 3 || process.env.BENCH_FLAT_DESK_ROWS || process.env.BENCH_FLAT_DESK_BIG_ROWS;
+  if (!partial) {
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(RESULTS, 'latest-flat.md'), markdown(report));
+  }
   console.log('\nlarge ÷ small');
   for (const r of rows) console.log(`  ${r.service.padEnd(5)} ${r.name.padEnd(70)} ×${r.rps_ratio} (${r.totals.small} vs ${r.totals.large})  ${r.met ? 'met' : 'NOT met'}`);
-  console.log(`\n${report.missed.length ? `NOT met: ${report.missed.length} of ${rows.length}` : 'every case met'}; wrote ${file} and bench/results/latest-flat.md`);
+  console.log(`\n${report.missed.length ? `NOT met: ${report.missed.length} of ${rows.length}` : 'every case met'}; ${partial ? 'a partial run: no results written' : `wrote ${file} and bench/results/latest-flat.md`}`);
   if (rows.some((r) => r.small.non_2xx || r.large.non_2xx || r.small.errors || r.large.errors) || (process.env.BENCH_STRICT === '1' && report.missed.length)) process.exitCode = 1;
 }
 
