@@ -9,7 +9,8 @@
 //   BENCH_FLAT_ONLY       services to run, comma-separated (default desk,link,hr)
 //   BENCH_FLAT_DURATION   seconds per side of a case (default 6, in BENCH_ROUNDS rounds)
 //   BENCH_FLAT_SCALE      multiplies every seeded size (default 1; 0.1 for a quick check)
-//   (with fewer services, another scale or desk's row settings a run is partial: it prints, writes no results)
+//   BENCH_FLAT_CASES      a regular expression: only the cases whose name ("GET /tickets?per_page=25&q=…") matches
+//   (with fewer services or cases, another scale or desk's row settings a run is partial: it prints, writes no results)
 const { randomBytes, randomUUID } = require('node:crypto');
 const { existsSync, mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -23,6 +24,7 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ONLY = (process.env.BENCH_FLAT_ONLY ?? 'desk,link,hr').split(',').map((s) => s.trim()).filter(Boolean);
 const DURATION = Number(process.env.BENCH_FLAT_DURATION ?? 6);
 const SCALE = Number(process.env.BENCH_FLAT_SCALE ?? 1);
+const CASES = process.env.BENCH_FLAT_CASES ? new RegExp(process.env.BENCH_FLAT_CASES) : null;
 const TARGET = 0.8;
 const RATE_LIMIT = 1_000_000_000;
 const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -113,6 +115,7 @@ async function runService(service, issuer) {
       if (small.length !== large.length) throw new Error(`${mod.file}: cases() answers ${small.length} requests for the small tenant, ${large.length} for the large`);
       for (let i = 0; i < small.length; i++) {
         const name = nameOf(large[i]);
+        if (CASES && !CASES.test(name)) continue;
         const side = (size, route) => ({ name: `${name} (${size})`, target: service, url: `${running.url}/api/v1${route}`, headers: running.tenants[size].headers, pid: running.pid });
         const totals = { small: await probe(side('small', small[i]).url, running.tenants.small.headers), large: await probe(side('large', large[i]).url, running.tenants.large.headers) };
         const [bigRow, smallRow] = await measurePair(side('large', large[i]), side('small', small[i]), { duration: DURATION, warmup: 1 });
@@ -169,7 +172,7 @@ async function main() {
     file,
   };
   // A partial run (some services, smaller seeds) is a check, not the record: it prints only.
-  const partial = SCALE !== 1 || ONLY.length < 3 || process.env.BENCH_FLAT_DESK_ROWS || process.env.BENCH_FLAT_DESK_BIG_ROWS;
+  const partial = SCALE !== 1 || ONLY.length < 3 || CASES || process.env.BENCH_FLAT_DESK_ROWS || process.env.BENCH_FLAT_DESK_BIG_ROWS;
   if (!partial) {
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
