@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import request from 'supertest';
+import { readUntilClosed, stalledReader } from '@msp/testkit';
 import { TIME_EXPORT_APPLICATION_NAME } from '../src/time-entries/time-export.repository';
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
@@ -261,16 +262,8 @@ describe('GET /exports/time, readers that stop reading', () => {
   const busyExportBackends = () => exportBackendsBusy(admin);
 
   /** An export whose client takes its first bytes and then stops reading. */
-  async function stalledReader() {
-    const req = http.get(`${impatientUrl}${EXPORT}?period=2026-10`, { headers: bearer(wide.token) });
-    req.on('error', () => undefined); // ended by the server or by the test
-    const response = await new Promise<http.IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
-    if (response.statusCode === 200) {
-      await new Promise((resolve) => response.once('data', resolve));
-      response.pause();
-    }
-    return { status: response.statusCode, response, req };
-  }
+  /** A reader of the month's export from the impatient replica that took one chunk and stopped reading. */
+  const stalledExport = () => stalledReader(`${impatientUrl}${EXPORT}?period=2026-10`, bearer(wide.token));
 
   /** The whole month, exported by the impatient replica. */
   async function wholeExport() {
@@ -283,20 +276,15 @@ describe('GET /exports/time, readers that stop reading', () => {
   }
 
   test('When a reader takes no byte for EXPORT_IDLE_TIMEOUT_MS, then its response is ended and its cursor and connection are given back', async () => {
-    const reader = await stalledReader();
+    const reader = await stalledExport();
     expect(reader.status).toBe(200);
-    const received: Buffer[] = [];
     try {
       await waitUntil(async () => (await busyExportBackends()).length === 0, 'the stalled export lets go of its cursor');
 
       // The file stops short: what the reader takes now ends without the end of a complete response.
-      const ended = new Promise<boolean>((resolve) => {
-        reader.response.on('data', (chunk: Buffer) => received.push(chunk));
-        reader.response.on('close', () => resolve(reader.response.complete));
-      });
-      reader.response.resume();
-      expect(await ended).toBe(false);
-      expect(Buffer.concat(received).length).toBeGreaterThan(0);
+      const rest = await readUntilClosed(reader);
+      expect(rest.complete).toBe(false);
+      expect(rest.bytes).toBeGreaterThan(0);
     } finally {
       reader.req.destroy();
     }
@@ -304,7 +292,7 @@ describe('GET /exports/time, readers that stop reading', () => {
   });
 
   test('When stalled readers hold every connection of the export pool, then the idle timeout frees them and the next export completes', async () => {
-    const readers = await Promise.all(Array.from({ length: POOL_SIZE }, () => stalledReader()));
+    const readers = await Promise.all(Array.from({ length: POOL_SIZE }, () => stalledExport()));
     try {
       expect(readers.map((reader) => reader.status)).toEqual(Array(POOL_SIZE).fill(200));
 

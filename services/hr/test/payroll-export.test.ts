@@ -7,7 +7,7 @@ import { parseString } from 'fast-csv';
 import iconv from 'iconv-lite';
 import { Client } from 'pg';
 import request from 'supertest';
-import { uniquePrefix } from '@msp/testkit';
+import { readUntilClosed, stalledReader, uniquePrefix } from '@msp/testkit';
 import { EXPORT_APPLICATION_NAME } from '../src/exports/payroll-export.repository';
 import { startHr, type TestHr } from './support/hr';
 
@@ -596,15 +596,8 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   const busyExportBackends = () => exportBackendsBusy(admin);
 
   /** An export whose client takes its first bytes and then stops reading. */
-  async function stalledReader(url: string, auth: string) {
-    const req = http.get(new URL(`${EXPORT}?period=2026-10`, url), { headers: { Authorization: auth } });
-    req.on('error', () => undefined); // ended by the server or by the test
-    const response = await new Promise<http.IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
-    if (response.statusCode !== 200) return { status: response.statusCode, headers: response.headers, response, req };
-    await new Promise((resolve) => response.once('data', resolve));
-    response.pause();
-    return { status: 200, headers: response.headers, response, req };
-  }
+  /** A reader of October's export that took one chunk and stopped reading. */
+  const stalledExport = (url: string, auth: string) => stalledReader(new URL(`${EXPORT}?period=2026-10`, url), { Authorization: auth });
 
   /** Ends the test's own readers and waits until the export has given everything back. */
   async function letGo(...readers: { req: http.ClientRequest }[]) {
@@ -613,7 +606,7 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   }
 
   test('When a tenant starts a second export while its first still streams, then it answers 429 with Retry-After, on any replica', async () => {
-    const first = await stalledReader(replicaUrls[0], authOn(replicas[0], wide));
+    const first = await stalledExport(replicaUrls[0], authOn(replicas[0], wide));
     expect(first.status).toBe(200);
     try {
       for (const [index, instance] of replicas.entries()) {
@@ -656,20 +649,15 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   });
 
   test('When a reader takes no byte for EXPORT_IDLE_TIMEOUT_MS, then its response is ended and its connection and lease are given back', async () => {
-    const reader = await stalledReader(impatientUrl, authOn(impatient, wide));
+    const reader = await stalledExport(impatientUrl, authOn(impatient, wide));
     expect(reader.status).toBe(200);
-    const received: Buffer[] = [];
     try {
       await waitUntil(async () => (await busyExportBackends()).length === 0, 'the stalled export lets go of its cursor');
 
       // The file stops short: what the reader takes now ends without the end of a complete response.
-      const ended = new Promise<boolean>((resolve) => {
-        reader.response.on('data', (chunk: Buffer) => received.push(chunk));
-        reader.response.on('close', () => resolve(reader.response.complete));
-      });
-      reader.response.resume();
-      expect(await ended).toBe(false);
-      expect(Buffer.concat(received).length).toBeGreaterThan(0);
+      const rest = await readUntilClosed(reader);
+      expect(rest.complete).toBe(false);
+      expect(rest.bytes).toBeGreaterThan(0);
     } finally {
       reader.req.destroy();
     }
@@ -678,7 +666,7 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   });
 
   test('When stalled readers hold every connection of the pool, then the idle timeout frees them without waiting for a connection', async () => {
-    const readers = await Promise.all([wide, wideToo].map((caller) => stalledReader(impatientUrl, authOn(impatient, caller))));
+    const readers = await Promise.all([wide, wideToo].map((caller) => stalledExport(impatientUrl, authOn(impatient, caller))));
     try {
       expect(readers.map((reader) => reader.status)).toEqual([200, 200]);
 
@@ -701,7 +689,7 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   });
 
   test("When readers of tenant A stop reading, more of them than the pool has connections, then tenant B's export still completes", async () => {
-    const readers = await Promise.all(Array.from({ length: 11 }, () => stalledReader(replicaUrls[0], authOn(replicas[0], wide))));
+    const readers = await Promise.all(Array.from({ length: 11 }, () => stalledExport(replicaUrls[0], authOn(replicas[0], wide))));
     try {
       expect(readers.filter((reader) => reader.status === 200)).toHaveLength(1);
       const other = newCaller();
