@@ -13,7 +13,7 @@ export { discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocu
 export { freePort } from './free-port';
 export { describeConditionalRequests, type ConditionalRequestsSetup } from './conditional-requests.suite';
 export { startWebhookReceiver, type Received } from './webhook-receiver';
-export { readUntilClosed, stalledReader, type StalledReader } from './stalled-reader';
+export { busyBackends, expectCutShortWhenIdle, readUntilClosed, stalledReader, waitUntil, type StalledReader } from './stalled-reader';
 export { describeWebhooks, EVENT_OPERATIONS, type DispatcherFactory, type WebhooksSetup, type WebhookTrigger } from './webhooks.suite';
 export { seedWebhook } from './seed-webhook';
 export { testOutbound } from './test-outbound';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import request from 'supertest';
-import { readUntilClosed, stalledReader } from '@msp/testkit';
+import { busyBackends, expectCutShortWhenIdle, stalledReader, waitUntil } from '@msp/testkit';
 import { TIME_EXPORT_APPLICATION_NAME } from '../src/time-entries/time-export.repository';
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
@@ -122,21 +122,7 @@ describe('GET /exports/time', () => {
 });
 
 /** The export's backends that are not idle in its pool: the ones still holding a query or cursor. */
-async function exportBackendsBusy(admin: Client): Promise<number[]> {
-  const { rows } = await admin.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state <> 'idle'`,
-    [TIME_EXPORT_APPLICATION_NAME],
-  );
-  return rows.map((row) => row.pid);
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting until ${what}`);
-}
+const exportBackendsBusy = (admin: Client) => busyBackends(admin, TIME_EXPORT_APPLICATION_NAME);
 
 describe('GET /exports/time, streamed', () => {
   const TICKETS = 6_000;
@@ -278,16 +264,8 @@ describe('GET /exports/time, readers that stop reading', () => {
   test('When a reader takes no byte for EXPORT_IDLE_TIMEOUT_MS, then its response is ended and its cursor and connection are given back', async () => {
     const reader = await stalledExport();
     expect(reader.status).toBe(200);
-    try {
-      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the stalled export lets go of its cursor');
-
-      // The file stops short: what the reader takes now ends without the end of a complete response.
-      const rest = await readUntilClosed(reader);
-      expect(rest.complete).toBe(false);
-      expect(rest.bytes).toBeGreaterThan(0);
-    } finally {
-      reader.req.destroy();
-    }
+    // The file stops short: what the reader takes once the cursor is let go ends without the end of a complete response.
+    await expectCutShortWhenIdle(reader, busyExportBackends);
     await wholeExport();
   });
 

@@ -7,7 +7,7 @@ import { parseString } from 'fast-csv';
 import iconv from 'iconv-lite';
 import { Client } from 'pg';
 import request from 'supertest';
-import { readUntilClosed, stalledReader, uniquePrefix } from '@msp/testkit';
+import { busyBackends, expectCutShortWhenIdle, stalledReader, waitUntil, uniquePrefix } from '@msp/testkit';
 import { EXPORT_APPLICATION_NAME } from '../src/exports/payroll-export.repository';
 import { startHr, type TestHr } from './support/hr';
 
@@ -431,21 +431,7 @@ describe('GET /exports/payroll, bad requests', () => {
 });
 
 /** The export's backends that are not idle in its pool: the ones still holding a query or cursor. */
-async function exportBackendsBusy(admin: Client): Promise<number[]> {
-  const { rows } = await admin.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state <> 'idle'`,
-    [EXPORT_APPLICATION_NAME],
-  );
-  return rows.map((row) => row.pid);
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting until ${what}`);
-}
+const exportBackendsBusy = (admin: Client) => busyBackends(admin, EXPORT_APPLICATION_NAME);
 
 describe('GET /exports/payroll, streamed', () => {
   const EMPLOYEES = 6_000;
@@ -651,16 +637,8 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   test('When a reader takes no byte for EXPORT_IDLE_TIMEOUT_MS, then its response is ended and its connection and lease are given back', async () => {
     const reader = await stalledExport(impatientUrl, authOn(impatient, wide));
     expect(reader.status).toBe(200);
-    try {
-      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the stalled export lets go of its cursor');
-
-      // The file stops short: what the reader takes now ends without the end of a complete response.
-      const rest = await readUntilClosed(reader);
-      expect(rest.complete).toBe(false);
-      expect(rest.bytes).toBeGreaterThan(0);
-    } finally {
-      reader.req.destroy();
-    }
+    // The file stops short: what the reader takes once the cursor is let go ends without the end of a complete response.
+    await expectCutShortWhenIdle(reader, busyExportBackends);
     const again = await request(impatientUrl).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(impatient, wide));
     expect(again.status).toBe(200);
   });
