@@ -96,8 +96,9 @@ async function list(url, res) {
   const actual = { perPage, page, status, minutes: Number(url.searchParams.get('at_risk_minutes') ?? 60), words: q?.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [] };
   const filters = { ...(status ? { status: STAND_IN.status } : {}), ...(slaStatus ? { sla_status: slaStatus, at_risk_minutes: STAND_IN.minutes } : {}), ...(sort ? { sort } : {}) };
   const statements = await statementsFor(`list ${status !== null} ${q !== null} ${slaStatus} ${sort}`, async (repo) => {
-    const query = q === null ? undefined : await repo.searchQuery(['stand-in']);
-    await repo.list(STAND_IN.tenant, { ...filters, ...(query ? { query } : {}) }, { page: STAND_IN.page, per_page: STAND_IN.perPage });
+    // Recorded without `narrow` (the stand-in words match nothing): the search through every match, which the benchmark's words take in desk too.
+    const search = q === null ? undefined : await repo.searchQuery(STAND_IN.tenant, ['stand-in']);
+    await repo.list(STAND_IN.tenant, { ...filters, ...(search ? { query: search.query } : {}) }, { page: STAND_IN.page, per_page: STAND_IN.perPage });
   });
   let next = 0;
   if (q !== null) {

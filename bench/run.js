@@ -281,7 +281,7 @@ async function main() {
         };
         const tickets = createTicketsRepository({}, explaining);
         const { q, ...rest } = filters;
-        const query = q ? { query: await tickets.searchQuery(q) } : {};
+        const query = q ? await tickets.searchQuery(desk.credentials[tenant].tenantId, q) : {};
         await tickets.list(desk.credentials[tenant].tenantId, { ...rest, ...query }, { page: 1, per_page: 25 });
         plans.push({ name: label, tenant, tickets: tenant === 'large' ? LARGE : SMALL, ...explained });
       }

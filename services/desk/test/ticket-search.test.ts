@@ -92,6 +92,36 @@ describe('GET /tickets?q=', () => {
     await search('q=').expect(400);
   });
 
+  test('When the words before the last match more than 500 tickets or few, then the search finds exactly the tickets with every word, with the exact total', async () => {
+    // Two ways to the same answer (tickets.repository searchQuery's `narrow`): rare leading words
+    // are found through the index and the whole query checked on their rows; common ones (over 500
+    // of the tenant's tickets) are intersected with the last word's prefix in the index.
+    const { open, search, ids } = await searchTenant();
+    const common = [];
+    for (let batch = 0; batch < 21; batch++) {
+      common.push(...(await Promise.all(Array.from({ length: 25 }, (_, i) => open(`Firewall alert ${batch * 25 + i}`)))));
+    }
+    const inTitle = await open('Firewall Netzteil defekt', 'Zebra 7 im Keller.');
+    const inDescription = await open('Keller', 'Das Netzteil der Firewall (Zebra 7) brummt.');
+    const zebraOnly = await open('Zebra 7', 'Kein Netz.');
+
+    // "firewall" is in 527 tickets: the common way.
+    const commonWay = await search('q=firewall%20netzt').expect(200);
+    expect(commonWay.body.pagination.total).toBe(2);
+    expect((commonWay.body.data as { id: string }[]).map((t) => t.id)).toEqual([inTitle.id, inDescription.id]);
+    // "zebra" is in 3: the narrow way, the same rules and the same relevance (here the description
+    // with both words side by side ranks above the title and description with one each).
+    const narrowWay = await search('q=zebra%20netzt').expect(200);
+    expect(narrowWay.body.pagination.total).toBe(2);
+    expect((narrowWay.body.data as { id: string }[]).map((t) => t.id)).toEqual([inDescription.id, inTitle.id]);
+    expect(new Set(await ids('q=zebra%207%20netz'))).toEqual(new Set([inTitle.id, inDescription.id, zebraOnly.id]));
+    expect(await ids('q=zebra%20firewall%20alert')).toEqual([]);
+    // Paging the common way: the exact total, and a page from the middle.
+    const page = await search('q=firewall%20alert&per_page=100&page=3').expect(200);
+    expect(page.body.pagination.total).toBe(common.length);
+    expect(page.body.data).toHaveLength(100);
+  });
+
   test('When another tenant has a matching ticket, then the search does not see it', async () => {
     const mine = await searchTenant();
     const theirs = await searchTenant();

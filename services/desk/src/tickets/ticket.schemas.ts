@@ -143,9 +143,10 @@ export const TicketFiltersSchema = Type.Object(
 );
 /** The list's filters on the ticket's own columns; `q`, and `sla_status`, `at_risk_minutes` and `sort`, the SLA module's (SlaListing), are apart. */
 export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | 'after' | 'q' | keyof typeof slaListQueryProperties>;
-/** A search: the tsquery (as text) made of the words of `q` (tickets.repository's searchQuery). */
+/** A search: the tsquery (as text) made of the words of `q`, and its rarer words' where they are rare (tickets.repository's searchQuery). */
 export interface TicketSearch {
   query?: string;
+  narrow?: string | null;
 }
 
 export const TicketPageSchema = pageSchema('TicketPage', TicketSchema);

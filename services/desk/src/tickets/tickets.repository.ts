@@ -53,6 +53,8 @@ const ticketColumns = (timestamp: (column: string) => string, sla: string) =>
 /** Read as `FROM tickets ${TICKET_SLA_JOIN}`. */
 const TICKET_COLUMNS = ticketColumns((column) => column, `${SLA_JSON_SQL} AS sla`);
 const SLA_JOIN = Prisma.raw(TICKET_SLA_JOIN);
+/** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
+const NARROW_MATCHES = 500;
 /**
  * One ticket by id ($1) of a tenant ($2), the API's cheapest read: its text is built once, not per
  * request (a Prisma.sql template joins its parts on every read of `.text`, and the prepared
@@ -191,18 +193,35 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
      * that is a stop word in German or English is left out (it would match everything in one
      * language and nothing in the other); null when no word is left. The words hold only letters,
      * marks and digits (the service splits `q` so), which is all that goes into to_tsquery's syntax.
+     *
+     * `narrow`: the words before the last, without the prefix, when they match at most
+     * NARROW_MATCHES of the tenant's tickets (counted off the index, stopping there). GIN answers a
+     * prefix by collecting every row of every lexeme that starts with it, in every tenant, before it
+     * intersects; when the other words are that rare, list() finds their rows through the index and
+     * checks the whole query on those alone (a ticket's number and a word: 172 → ~1 ms at 1M tickets).
      */
-    async searchQuery(words: string[]): Promise<string | null> {
-      const [row] = await rows<{ query: string | null }>(Prisma.sql`
+    async searchQuery(tenantId: string, words: string[]): Promise<{ query: string; narrow: string | null } | null> {
+      const [row] = await rows<{ query: string | null; narrow: string | null }>(Prisma.sql`
         WITH words AS (
           SELECT w, i, i = max(i) OVER () AS last
           FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, i)
           WHERE numnode(plainto_tsquery('german', w)) > 0 AND numnode(plainto_tsquery('english', w)) > 0
+        ),
+        clauses AS (
+          SELECT i, last, '(' || (plainto_tsquery('german', w) || plainto_tsquery('english', w)
+            || CASE WHEN last THEN to_tsquery('simple', w || ':*') ELSE plainto_tsquery('simple', w) END)::text || ')' AS clause
+          FROM words
+        ),
+        search AS (
+          SELECT string_agg(clause, ' & ' ORDER BY i) AS query, string_agg(clause, ' & ' ORDER BY i) FILTER (WHERE NOT last) AS before_last
+          FROM clauses
         )
-        SELECT string_agg('(' || (plainto_tsquery('german', w) || plainto_tsquery('english', w)
-          || CASE WHEN last THEN to_tsquery('simple', w || ':*') ELSE plainto_tsquery('simple', w) END)::text || ')', ' & ' ORDER BY i) AS query
-        FROM words`);
-      return row?.query ?? null;
+        SELECT query,
+          CASE WHEN before_last IS NOT NULL AND (SELECT count(*) FROM (SELECT 1 FROM tickets
+              WHERE tenant_id = ${tenantId}::uuid AND search_vector @@ before_last::tsquery LIMIT ${NARROW_MATCHES + 1}) probe) <= ${NARROW_MATCHES}
+            THEN before_last END AS narrow
+        FROM search`);
+      return row?.query ? { query: row.query, narrow: row.narrow } : null;
     },
 
     /**
@@ -218,7 +237,14 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
         (entry): entry is [keyof TicketFilters, string] => entry[0] in FILTER_SQL && entry[1] !== undefined,
       );
       const sla = filters.sla_status ? slaStatusSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60) : undefined;
-      const search = filters.query === undefined ? [] : [Prisma.sql`search_vector @@ ${filters.query}::tsquery`];
+      // With `narrow` (searchQuery), the index finds the rarer words' rows and ts_match_vq (the @@
+      // operator as a function, which no index serves) checks the whole query on those alone.
+      const search =
+        filters.query === undefined
+          ? []
+          : filters.narrow
+            ? [Prisma.sql`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`]
+            : [Prisma.sql`search_vector @@ ${filters.query}::tsquery`];
       const where = Prisma.join(
         [Prisma.sql`tickets.tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...(sla ? [sla] : []), ...search],
         ' AND ',

@@ -112,14 +112,14 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
       }
       if (q === undefined) return afterKnown(tenantId, page, await store.tickets.list(tenantId, filters, page));
       const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
-      const query = words.length ? await store.tickets.searchQuery(words) : null;
-      if (query === null) {
+      const search = words.length ? await store.tickets.searchQuery(tenantId, words) : null;
+      if (search === null) {
         throw badRequest('q has no word to search for: only stop words (like "der", "the") or punctuation.', {
           code: 'empty-search',
           errors: [{ field: 'q', message: 'must contain a word that is not a stop word' }],
         });
       }
-      return store.tickets.list(tenantId, { ...filters, query }, page);
+      return store.tickets.list(tenantId, { ...filters, ...search }, page);
     },
 
     async get(tenantId: string, id: string): Promise<Ticket> {
