@@ -2,6 +2,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { ORIGIN_LIST_PATTERN } from './hardening';
+import { STREAMED_FILE_IDLE_TIMEOUT_MS } from './streamed-file';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -36,6 +37,14 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
 }
 
 /** Settings every service reads, spread into each service's own schema. */
+/**
+ * EXPORT_IDLE_TIMEOUT_MS of a service that streams files (sendStreamedFile's `idleTimeoutMs`): a
+ * response whose reader takes no byte for this long is ended, its cursor and connection freed.
+ */
+export const exportIdleTimeoutConfigProperties = {
+  EXPORT_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: STREAMED_FILE_IDLE_TIMEOUT_MS }),
+};
+
 export const commonConfigProperties = {
   NODE_ENV: Type.String({ default: 'development' }),
   HOST: Type.String({ default: '0.0.0.0' }),

@@ -12,6 +12,16 @@ export interface StreamedFile {
   done?: () => unknown;
 }
 
+/**
+ * A streamed file's idle timeout unless configured (EXPORT_IDLE_TIMEOUT_MS), in every service that
+ * sends one (desk's time export, hr's payroll export).
+ */
+export const STREAMED_FILE_IDLE_TIMEOUT_MS = 30_000;
+
+/** What an export's OpenAPI description says of the idle timeout (EXPORT_IDLE_TIMEOUT_MS). */
+export const STREAMED_FILE_IDLE_DOC =
+  'A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer cut short: the file it holds is incomplete (no final chunk), and it must export again.';
+
 export interface StreamedFileOptions {
   /**
    * A reader that takes no byte for this long has its transfer cut short: a client that stops

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { advisoryResourceLock } from '@msp/db';
 import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
-import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, type Logger } from '@msp/http';
+import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, STREAMED_FILE_IDLE_TIMEOUT_MS, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
@@ -35,7 +35,7 @@ import { registerTicketRoutes } from './tickets/tickets.routes';
 import { createTicketsService } from './tickets/tickets.service';
 import { registerUserRoutes } from './users/users.routes';
 import { createUsersService } from './users/users.service';
-import { createTimeExportRepository, TIME_EXPORT_IDLE_TIMEOUT_MS } from './time-entries/time-export.repository';
+import { createTimeExportRepository } from './time-entries/time-export.repository';
 import { registerTimeEntryRoutes } from './time-entries/time-entries.routes';
 import { createTimeEntriesService } from './time-entries/time-entries.service';
 
@@ -195,7 +195,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerTimeEntryRoutes(api, {
         timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),
         logger,
-        idleTimeoutMs: settings.exports?.idleTimeoutMs ?? TIME_EXPORT_IDLE_TIMEOUT_MS,
+        idleTimeoutMs: settings.exports?.idleTimeoutMs ?? STREAMED_FILE_IDLE_TIMEOUT_MS,
       });
       registerApiClientRoutes(api, createApiClientsService(createApiClientsAdminRepository(db)));
       registerCalendarRoutes(api, createCalendarsService(store));

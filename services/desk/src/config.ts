@@ -1,14 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsRetentionConfigProperties } from '@msp/events';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
-import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
+import { ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties, loadConfig } from '@msp/http';
 import { canonicalTimeZone } from '@msp/calendar';
 import { allowlistProblems } from '@msp/outbound';
 import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { encryptionKeyProblems } from '@msp/secrets';
 import { parseCorsOrigins } from './auth/token-cors';
 import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
-import { TIME_EXPORT_IDLE_TIMEOUT_MS } from './time-entries/time-export.repository';
 
 export const DeskConfigSchema = Type.Object({
   ...commonConfigProperties,
@@ -33,8 +32,8 @@ export const DeskConfigSchema = Type.Object({
   TOKEN_CLIENT_FAILURE_WINDOW_SEC: Type.Integer({ minimum: 1, maximum: 86_400, default: DEFAULT_CLIENT_FAILURE_WINDOW_SEC }),
   SLA_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000, description: 'How often the SLA breach sweep looks for targets past their due time.' }),
   REFRESH_TOKEN_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
-  // The time export: a response whose reader takes no byte for this long is ended (its cursor and connection freed).
-  EXPORT_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: TIME_EXPORT_IDLE_TIMEOUT_MS }),
+  // The time export: a reader that stops reading would otherwise hold one of its pool's four connections until its socket closes.
+  ...exportIdleTimeoutConfigProperties,
   BOOTSTRAP_CLIENT_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~-]{3,128}$' })),
   BOOTSTRAP_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   BOOTSTRAP_TENANT: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsRetentionConfigProperties } from '@msp/events';
-import { ConfigError, commonConfigProperties, loadConfig } from '@msp/http';
+import { ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties, loadConfig } from '@msp/http';
 import { allowlistProblems } from '@msp/outbound';
 import { EXPORT_DEFAULTS } from './exports/payroll-export.repository';
 import { encryptionKeyProblems } from '@msp/secrets';
@@ -14,7 +14,7 @@ export const HrConfigSchema = Type.Object({
   // takes no byte for this long is ended (its cursor and connection freed); an export that waits this
   // long for a connection of its pool answers 503.
   EXPORT_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 100, default: EXPORT_DEFAULTS.poolSize }),
-  EXPORT_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: EXPORT_DEFAULTS.idleTimeoutMs }),
+  ...exportIdleTimeoutConfigProperties,
   EXPORT_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: EXPORT_DEFAULTS.acquireTimeoutMs }),
 });
 

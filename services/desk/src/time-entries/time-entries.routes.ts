@@ -1,4 +1,4 @@
-import { IdParams, pageRequestOf, sendPage, sendStreamedFile, LIST_PAGES_DOC, type ApiRouter, type Logger } from '@msp/http';
+import { IdParams, pageRequestOf, sendPage, sendStreamedFile, LIST_PAGES_DOC, STREAMED_FILE_IDLE_DOC, type ApiRouter, type Logger } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { coalesce } from '@msp/csv';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
@@ -28,7 +28,7 @@ const EXPORT_DESCRIPTION = [
   '`client_id` and `client_name` (the ticket\'s client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`).',
   'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection), exactly as in hr\'s payroll CSV.',
   'The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.',
-  'A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer cut short: the file it holds is incomplete (no final chunk), and it must export again.',
+  STREAMED_FILE_IDLE_DOC,
 ].join('\n');
 
 export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: TimeEntriesService; logger: Logger; idleTimeoutMs: number }) {

@@ -1,13 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createStreamPool } from '@msp/db';
 
-/**
- * A reader of the export that takes no byte for this long has its transfer cut short, and its cursor
- * and connection freed (EXPORT_IDLE_TIMEOUT_MS): a client that stops reading would otherwise hold one
- * of the pool's four connections until its socket closes. The same default as hr's payroll export.
- */
-export const TIME_EXPORT_IDLE_TIMEOUT_MS = 30_000;
-
 /** How the export's connections show up in pg_stat_activity (operators, and the disconnect test). */
 export const TIME_EXPORT_APPLICATION_NAME = 'desk-time-export';
 

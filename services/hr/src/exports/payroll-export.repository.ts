@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createStreamPool, StreamPoolBusyError } from '@msp/db';
-import { AppError } from '@msp/http';
+import { AppError, STREAMED_FILE_IDLE_TIMEOUT_MS } from '@msp/http';
 import { WAGE_TYPE_KEYS, type WageTypes } from '../payroll/payroll-settings.schemas';
 import type { Period, PayrollRow } from './payroll-row';
 
@@ -11,7 +11,7 @@ export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
  * The export's pool and timeouts when configuration says nothing (EXPORT_POOL_SIZE: at most this many
  * exports stream at once per instance; EXPORT_POOL_ACQUIRE_TIMEOUT_MS; EXPORT_IDLE_TIMEOUT_MS).
  */
-export const EXPORT_DEFAULTS = { poolSize: 10, acquireTimeoutMs: 5_000, idleTimeoutMs: 30_000 } as const;
+export const EXPORT_DEFAULTS = { poolSize: 10, acquireTimeoutMs: 5_000, idleTimeoutMs: STREAMED_FILE_IDLE_TIMEOUT_MS } as const;
 
 /** What a caller that found the pool full is told to wait before trying again. */
 export const EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;

@@ -1,4 +1,4 @@
-import { PROBLEM_CONTENT_TYPE, sendStreamedFile, type ApiRouter, type Logger } from '@msp/http';
+import { PROBLEM_CONTENT_TYPE, sendStreamedFile, STREAMED_FILE_IDLE_DOC, type ApiRouter, type Logger } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { coalesce } from '@msp/csv';
 import { CSV_COLUMNS } from './payroll-csv';
@@ -30,7 +30,8 @@ const DESCRIPTION = [
   "A comment line `* <personnel number> <name>` before each employee's lines is for the reader; LODAS skips it.",
   'A 422 names everything DATEV could not take before any byte is sent: missing consultant (Beraternummer) or client number (Mandantennummer), and every personnel number longer than 5 digits (in `errors` and `personnel_numbers`).',
   '',
-  '**Limits**: one export runs at a time per tenant (across all instances; a second one answers 429 until the first has ended), and the exports of all tenants share a pool of connections (`EXPORT_POOL_SIZE`, 10 by default; none free within `EXPORT_POOL_ACQUIRE_TIMEOUT_MS`: 503). Both carry `Retry-After`. A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer cut short: the file it holds is incomplete (no final chunk), and it must export again.',
+  '**Limits**: one export runs at a time per tenant (across all instances; a second one answers 429 until the first has ended), and the exports of all tenants share a pool of connections (`EXPORT_POOL_SIZE`, 10 by default; none free within `EXPORT_POOL_ACQUIRE_TIMEOUT_MS`: 503). Both carry `Retry-After`. ' +
+    STREAMED_FILE_IDLE_DOC,
 ].join('\n');
 
 const RETRY_AFTER = (seconds: number) => ({
