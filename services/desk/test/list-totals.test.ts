@@ -286,10 +286,12 @@ describe('after (keyset paging)', () => {
   test('When after names no item of the list, is combined with page > 1, or with q or sort, then it answers 400 and nothing else', async () => {
     const other = await newTenant(desk);
     const othersClient = await createClient(http, other.token);
+    // Another tenant's ticket: an item of its list, so only the tenant scope of the `after` lookup refuses it.
+    const othersTicket = await createTicket(http, other.token);
     const ticket = await createTicket(http, token);
     const lists = ['/tickets', '/time-entries', `/tickets/${ticket.id}/time-entries`, `/tickets/${ticket.id}/comments`, '/clients', '/users', '/api-clients', '/calendars', '/sla-policies'];
     for (const list of lists) {
-      for (const after of [UNKNOWN, othersClient.id]) {
+      for (const after of [UNKNOWN, othersClient.id, othersTicket.id]) {
         const response = await http.get(`${BASE}${list}?after=${after}`).set(bearer(token)).expect(400);
         expect({ list, errors: response.body.errors }).toEqual({ list, errors: [{ field: 'after', message: expect.stringContaining('names no item') }] });
       }

@@ -1,4 +1,5 @@
-import { isoOf, isoTimestampSql, pageWithTotal, sqlRows, type Queryable } from '@msp/db';
+import { isoOf, isoTimestampSql, sqlRows, type KeysetOrder, type Queryable } from '@msp/db';
+import { lists } from '../shared/lists';
 import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
 import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
@@ -55,6 +56,8 @@ const TICKET_COLUMNS = ticketColumns((column) => column, `${SLA_JSON_SQL} AS sla
 const SLA_JOIN = Prisma.raw(TICKET_SLA_JOIN);
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
 const NARROW_MATCHES = 500;
+/** The list's default order, which `after` pages (lists.keysetAfter): newest first, the id breaking ties. */
+const KEYSET_ORDER: Omit<KeysetOrder<Prisma.Sql>, 'scope'> = { table: 'tickets', alias: 'tickets', columns: ['created_at', 'id'], direction: 'desc' };
 /**
  * One ticket by id ($1) of a tenant ($2), the API's cheapest read: its text is built once, not per
  * request (a Prisma.sql template joins its parts on every read of `.text`, and the prepared
@@ -225,7 +228,8 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     },
 
     /**
-     * A page and the list's total, in one round trip unless the page is empty (pageWithTotal).
+     * A page and the list's total, in one round trip unless the page is empty (lists.keysetPage:
+     * an empty page after an `after` the tenant does not have is a 400).
      * ticket_counts (kept by triggers) answers the total of the unfiltered list and of every single
      * filter with one row; an SLA status alone is counted off the clocks' table (each row of it is a
      * ticket of the tenant it names: ticket_slas' foreign key and tenant_id), whose partial index
@@ -262,18 +266,16 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
           : filters.query !== undefined
             ? Prisma.sql`ts_rank_cd(search_vector, ${filters.query}::tsquery) DESC, created_at DESC, tickets.id DESC`
             : Prisma.sql`created_at DESC, tickets.id DESC`;
-      const { skip, take } = pageWindow(page);
+      const window = pageWindow(page);
       // Keyset paging (`after`, default order only: the service refuses it with q or sort): the
-      // tickets after that one, where the (tenant_id, [filter,] created_at, id) index continues.
-      const keyset =
-        page.after === undefined
-          ? Prisma.empty
-          : Prisma.sql` AND (tickets.created_at, tickets.id) < (SELECT a.created_at, a.id FROM tickets a WHERE a.id = ${page.after}::uuid AND a.tenant_id = ${tenantId}::uuid)`;
-      const found = await pageWithTotal<TicketSqlRow>(
-        rows,
-        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${keyset} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`,
+      // tickets after that one, where the (tenant_id, [filter,] created_at, id) index continues; an
+      // `after` the tenant does not have is a 400 (keysetPage).
+      const keysetOrder = { ...KEYSET_ORDER, scope: Prisma.sql`k.tenant_id = ${tenantId}::uuid` };
+      const found = await lists.keysetPage<TicketSqlRow>(rows, page, {
+        page: Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${lists.keysetAfter(page, keysetOrder)} ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`,
         total,
-      );
+        exists: lists.afterExists(page, keysetOrder),
+      });
       return { items: found.items.map(fromSql), total: found.total };
     },
 

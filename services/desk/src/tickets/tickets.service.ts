@@ -7,7 +7,6 @@ import {
   notFound,
   resourceLockKey,
   transitionProblem as illegalMove,
-  unknownAfterItem,
   unprocessable,
   validationFailed,
   type PageRequest,
@@ -98,19 +97,13 @@ const ticketLockKey = (tenantId: string, id: string) => resourceLockKey(tenantId
 
 /** `lock`: the service's resource lock (the API router's; @msp/db's advisoryResourceLock in production). */
 export function createTicketsService(store: Store, sla: SlaService, lock: ResourceLock) {
-  /** An empty keyset page is past the end, or after a ticket the tenant does not have (a 400). */
-  async function afterKnown<T extends { items: unknown[] }>(tenantId: string, page: PageRequest, found: T): Promise<T> {
-    if (page.after !== undefined && found.items.length === 0 && !(await store.tickets.findById(tenantId, page.after))) throw unknownAfterItem();
-    return found;
-  }
-
   const service = {
     async list(tenantId: string, { q, ...filters }: TicketFilters & SlaListing & { q?: string }, page: PageRequest) {
       if (page.after !== undefined && (q !== undefined || filters.sort !== undefined)) {
         // A keyset is the list's default order (created_at, id); a rank or a due time is none.
         throw validationFailed([{ field: 'after', message: 'pages the default order only: not with q or sort (use page)' }]);
       }
-      if (q === undefined) return afterKnown(tenantId, page, await store.tickets.list(tenantId, filters, page));
+      if (q === undefined) return store.tickets.list(tenantId, filters, page);
       const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
       const search = words.length ? await store.tickets.searchQuery(tenantId, words) : null;
       if (search === null) {
