@@ -69,9 +69,11 @@ EXPOSE ${PORT}
 HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node as PID 1 receives SIGTERM directly; the service drains and exits on it.
-# --max-semi-space-size=16 (MB): the young generation Node 20 had. Node 24 sizes it from the memory
-# it sees, and on a large host a service under load then settled at ~300 MB instead of ~180
-# (link, bench/README.md), past the pods' 192Mi request; with 16 it keeps most of Node 24's speed.
+# --max-semi-space-size=8 (MB): a young generation of 16 MB. Node 24 sizes it from the memory it
+# sees (on a large host a service under load then settled at ~300 MB); 16 MB semispaces kept most
+# of Node 24's speed, and 8 keep it too at 15-17 MB less RSS from the start: twice the scavenges,
+# each shorter (0.9 s more of them in 200 s of load, req/s and p99 within the noise:
+# bench/heap-limit.js with BENCH_HEAP_FLAGS, bench/README.md "Memory").
 # --max-old-space-size=256 (MB): the old generation Node itself gives a service in its pod (a
 # 384Mi memory limit, k8s/base: Node sizes the heap from the cgroup's limit), now also where no
 # limit is set (compose, a large host). Unbounded, Node sizes it from the host's memory (~4 GB on
@@ -81,4 +83,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
 # link a long list run at 322 instead of 200, at the same req/s and p99 (bench/heap-limit.js).
 # `pnpm bench` starts services with the flags given here.
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=256", "dist/index.js"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/index.js"]

@@ -5,7 +5,9 @@
 // a 23.5 GB host; in the pods' 384Mi it gives 256 MB itself). The same cases in alternating rounds
 // (measure.js), RSS before and after each, and at the end where each one's memory is. Prints a
 // table; writes nothing. Environment (optional): BENCH_DATABASE_URL, BENCH_REDIS_URL,
-// BENCH_DURATION (default 10 s per side), BENCH_LARGE (tickets, default 100000).
+// BENCH_DURATION (default 10 s per side), BENCH_LARGE (tickets, default 100000), BENCH_HEAP_FLAGS
+// (the other desk's Node flags instead of the images' without the bound, as
+// '--max-semi-space-size=4 --max-old-space-size=256': to weigh another young generation the same way).
 const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { applyMigrations } = require('../packages/db/dist/index.js');
@@ -18,21 +20,35 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 const BOUND = serverNode().flags.find((flag) => flag.startsWith('--max-old-space-size='));
-const UNBOUNDED = serverNode().flags.filter((flag) => flag !== BOUND);
+const OTHER_FLAGS = process.env.BENCH_HEAP_FLAGS ? process.env.BENCH_HEAP_FLAGS.split(/\s+/).filter(Boolean) : serverNode().flags.filter((flag) => flag !== BOUND);
+const OTHER = process.env.BENCH_HEAP_FLAGS ? OTHER_FLAGS.join(' ') : 'unbounded';
 const { readFileSync } = require('node:fs');
 
 /** Where a process's resident memory is: V8's heap pages (256 KiB mappings, pooled ones too) and the rest, with V8's own view from /metrics. */
 async function detail(pid, url) {
-  let v8Pages = 0;
-  let inPage = false;
+  // Each mapping's resident MB, sorted: V8's heap pages (anonymous, exactly 256 KiB), the node
+  // binary, other files, glibc's main arena ([heap]), the rest of anonymous memory (other threads'
+  // arenas, V8's code range, WebAssembly, large objects).
+  const parts = { 'V8 256 KiB pages': 0, 'node binary': 0, 'other files': 0, 'main arena': 0, 'other anonymous': 0 };
+  let part = null;
   for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(\S*)/.exec(line);
-    if (range) inPage = parseInt(range[2], 16) - parseInt(range[1], 16) === 256 * 1024 && !range[3];
-    else if (inPage && line.startsWith('Rss:')) v8Pages += Number(line.split(/\s+/)[1]) / 1024;
+    const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (range) {
+      const [, from, to, file] = range;
+      if (file === '[heap]') part = 'main arena';
+      else if (file.endsWith('/bin/node')) part = 'node binary';
+      else if (file.startsWith('/')) part = 'other files';
+      else if (!file && parseInt(to, 16) - parseInt(from, 16) === 256 * 1024) part = 'V8 256 KiB pages';
+      else part = 'other anonymous';
+    } else if (part && line.startsWith('Rss:')) parts[part] += Number(line.split(/\s+/)[1]) / 1024;
   }
+  const v8Pages = parts['V8 256 KiB pages'];
   const metrics = await (await fetch(`${url}/metrics`)).text();
   const metric = (name) => Math.round(Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]) / 1048576);
-  return `RSS ${memory(pid).rss_mb} MB: V8 256 KiB pages resident ${Math.round(v8Pages)} MB; V8 heapTotal ${metric('nodejs_heap_size_total_bytes')}, heapUsed ${metric('nodejs_heap_size_used_bytes')}, external ${metric('nodejs_external_memory_bytes')} MB`;
+  const gc = (kind) => Number(new RegExp(`^nodejs_gc_duration_seconds_sum\\{[^}]*kind="${kind}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
+  const gcCount = (kind) => Number(new RegExp(`^nodejs_gc_duration_seconds_count\\{[^}]*kind="${kind}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
+  const gcs = ['minor', 'major', 'incremental'].map((k) => `${k} ${gcCount(k)} in ${gc(k).toFixed(2)} s`).join(', ');
+  return `RSS ${memory(pid).rss_mb} MB (${Object.entries(parts).map(([k, mb]) => `${k} ${Math.round(mb)}`).join(', ')}): V8 256 KiB pages resident ${Math.round(v8Pages)} MB; V8 heapTotal ${metric('nodejs_heap_size_total_bytes')}, heapUsed ${metric('nodejs_heap_size_used_bytes')}, external ${metric('nodejs_external_memory_bytes')} MB; GC since start: ${gcs}`;
 }
 
 const admin = (sql) => withClient(SERVER_URL, (client) => client.query(sql));
@@ -46,7 +62,7 @@ async function main() {
     await applyMigrations(databaseUrl, path.resolve(__dirname, '../services/desk/prisma/migrations'));
     const config = (tenant) => ({ BENCH_DESK: JSON.stringify({ databaseUrl, redisUrl: REDIS_URL || undefined, rateLimitPerMinute: 1_000_000_000, logLevel: 'info', tenants: [tenant] }) });
     if (!BOUND) throw new Error('the Dockerfile\'s CMD sets no --max-old-space-size: nothing to compare');
-    const open = await forkServer('desk-server.js', config('large'), { flags: UNBOUNDED });
+    const open = await forkServer('desk-server.js', config('large'), { flags: OTHER_FLAGS });
     const bounded = await forkServer('desk-server.js', config('large'));
     children.push(open.child, bounded.child);
     const seeded = await seedTenant(databaseUrl, open.credentials.large.tenantId, LARGE);
@@ -55,10 +71,10 @@ async function main() {
     await vacuum.query('VACUUM ANALYZE');
     await vacuum.end();
     const sides = [
-      { label: 'unbounded', server: open, headers: await clientToken(open.url, open.credentials.large.clientId, open.credentials.large.secret) },
-      { label: BOUND, server: bounded, headers: await clientToken(bounded.url, bounded.credentials.large.clientId, bounded.credentials.large.secret) },
+      { label: OTHER, server: open, headers: await clientToken(open.url, open.credentials.large.clientId, open.credentials.large.secret) },
+      { label: "the images' flags", server: bounded, headers: await clientToken(bounded.url, bounded.credentials.large.clientId, bounded.credentials.large.secret) },
     ];
-    console.log(`RSS after start: unbounded ${memory(open.child.pid).rss_mb} MB, the images' flags (${BOUND}) ${memory(bounded.child.pid).rss_mb} MB`);
+    console.log(`RSS after start: ${OTHER} ${memory(open.child.pid).rss_mb} MB, the images' flags (${serverNode().flags.join(' ')}) ${memory(bounded.child.pid).rss_mb} MB`);
     const cases = [
       { name: 'GET /tickets?per_page=25', path: '/api/v1/tickets?per_page=25' },
       { name: 'GET /tickets?status=open', path: '/api/v1/tickets?per_page=25&status=open' },
@@ -69,11 +85,11 @@ async function main() {
     ];
     const rows = [];
     for (const c of cases) {
-      const side = (s) => ({ name: c.name, target: s.label.slice(0, 8), url: `${s.server.url}${c.path ?? ''}`, method: c.method, body: c.body, headers: s.headers, paths: c.paths, pid: s.server.child.pid });
+      const side = (s) => ({ name: c.name, target: s === sides[0] ? 'other' : 'images', url: `${s.server.url}${c.path ?? ''}`, method: c.method, body: c.body, headers: s.headers, paths: c.paths, pid: s.server.child.pid });
       const [a, b] = await measurePair(side(sides[0]), side(sides[1]));
       rows.push({ name: c.name, a, b });
     }
-    console.log(`\n| case | req/s unbounded | req/s ${BOUND} | ratio | p99 ms unbounded / bounded | RSS end MB unbounded / bounded |`);
+    console.log(`\n| case | req/s ${OTHER} | req/s the images' flags | ratio | p99 ms ${OTHER} / the images' | RSS end MB ${OTHER} / the images' |`);
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const { name: n, a, b } of rows) {
       console.log(`| ${n} | ${a.requests_per_sec} | ${b.requests_per_sec} | ×${Math.round((b.requests_per_sec / a.requests_per_sec) * 100) / 100} | ${a.p99_ms} / ${b.p99_ms} | ${a.rss_end_mb} / ${b.rss_end_mb} |`);
