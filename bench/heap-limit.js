@@ -12,7 +12,7 @@ const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { applyMigrations } = require('../packages/db/dist/index.js');
 const { seedTenant } = require('./seed');
-const { clientToken, databaseUrlFor, forkServer, memory, newTicket, serverNode, withClient } = require('./support');
+const { clientToken, databaseUrlFor, describeMemoryParts, forkServer, memory, memoryParts, newTicket, serverNode, withClient } = require('./support');
 const { measurePair } = require('./measure');
 const path = require('node:path');
 
@@ -22,33 +22,17 @@ const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 const BOUND = serverNode().flags.find((flag) => flag.startsWith('--max-old-space-size='));
 const OTHER_FLAGS = process.env.BENCH_HEAP_FLAGS ? process.env.BENCH_HEAP_FLAGS.split(/\s+/).filter(Boolean) : serverNode().flags.filter((flag) => flag !== BOUND);
 const OTHER = process.env.BENCH_HEAP_FLAGS ? OTHER_FLAGS.join(' ') : 'unbounded';
-const { readFileSync } = require('node:fs');
 
 /** Where a process's resident memory is: V8's heap pages (256 KiB mappings, pooled ones too) and the rest, with V8's own view from /metrics. */
 async function detail(pid, url) {
-  // Each mapping's resident MB, sorted: V8's heap pages (anonymous, exactly 256 KiB), the node
-  // binary, other files, glibc's main arena ([heap]), the rest of anonymous memory (other threads'
-  // arenas, V8's code range, WebAssembly, large objects).
-  const parts = { 'V8 256 KiB pages': 0, 'node binary': 0, 'other files': 0, 'main arena': 0, 'other anonymous': 0 };
-  let part = null;
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (range) {
-      const [, from, to, file] = range;
-      if (file === '[heap]') part = 'main arena';
-      else if (file.endsWith('/bin/node')) part = 'node binary';
-      else if (file.startsWith('/')) part = 'other files';
-      else if (!file && parseInt(to, 16) - parseInt(from, 16) === 256 * 1024) part = 'V8 256 KiB pages';
-      else part = 'other anonymous';
-    } else if (part && line.startsWith('Rss:')) parts[part] += Number(line.split(/\s+/)[1]) / 1024;
-  }
+  const parts = memoryParts(pid);
   const v8Pages = parts['V8 256 KiB pages'];
   const metrics = await (await fetch(`${url}/metrics`)).text();
   const metric = (name) => Math.round(Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]) / 1048576);
   const gc = (kind) => Number(new RegExp(`^nodejs_gc_duration_seconds_sum\\{[^}]*kind="${kind}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
   const gcCount = (kind) => Number(new RegExp(`^nodejs_gc_duration_seconds_count\\{[^}]*kind="${kind}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
   const gcs = ['minor', 'major', 'incremental'].map((k) => `${k} ${gcCount(k)} in ${gc(k).toFixed(2)} s`).join(', ');
-  return `RSS ${memory(pid).rss_mb} MB (${Object.entries(parts).map(([k, mb]) => `${k} ${Math.round(mb)}`).join(', ')}): V8 256 KiB pages resident ${Math.round(v8Pages)} MB; V8 heapTotal ${metric('nodejs_heap_size_total_bytes')}, heapUsed ${metric('nodejs_heap_size_used_bytes')}, external ${metric('nodejs_external_memory_bytes')} MB; GC since start: ${gcs}`;
+  return `RSS ${memory(pid).rss_mb} MB (${describeMemoryParts(parts)}): V8 256 KiB pages resident ${Math.round(v8Pages)} MB; V8 heapTotal ${metric('nodejs_heap_size_total_bytes')}, heapUsed ${metric('nodejs_heap_size_used_bytes')}, external ${metric('nodejs_external_memory_bytes')} MB; GC since start: ${gcs}`;
 }
 
 const admin = (sql) => withClient(SERVER_URL, (client) => client.query(sql));

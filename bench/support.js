@@ -111,6 +111,32 @@ function memory(pid) {
   return { rss_mb: kb('VmRSS') / 1024, hwm_mb: kb('VmHWM') / 1024 };
 }
 
+/**
+ * Where a process's resident memory is, MB per part, from its smaps: V8's heap pages (anonymous,
+ * exactly 256 KiB; pooled ones too), the node binary, other files, glibc's main arena ([heap]),
+ * and the rest of anonymous memory (other threads' arenas, V8's code range, WebAssembly, large
+ * objects and Buffers above the mmap threshold).
+ */
+function memoryParts(pid) {
+  const parts = { 'V8 256 KiB pages': 0, 'node binary': 0, 'other files': 0, 'main arena': 0, 'other anonymous': 0 };
+  let part = null;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (range) {
+      const [, from, to, file] = range;
+      if (file === '[heap]') part = 'main arena';
+      else if (file.endsWith('/bin/node')) part = 'node binary';
+      else if (file.startsWith('/')) part = 'other files';
+      else if (!file && parseInt(to, 16) - parseInt(from, 16) === 256 * 1024) part = 'V8 256 KiB pages';
+      else part = 'other anonymous';
+    } else if (part && line.startsWith('Rss:')) parts[part] += Number(line.split(/\s+/)[1]) / 1024;
+  }
+  return parts;
+}
+
+/** memoryParts as one line: `V8 256 KiB pages 56, node binary 57, ...` (MB). */
+const describeMemoryParts = (parts) => Object.entries(parts).map(([part, mb]) => `${part} ${Math.round(mb)}`).join(', ');
+
 /** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
 function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -158,4 +184,4 @@ async function stopService(service) {
 /** The ticket `pnpm bench` creates with POST /tickets (and `pnpm bench:profile` with BENCH_METHOD=POST). */
 const newTicket = (clientId) => ({ title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id: clientId });
 
-module.exports = { ROOT, serverNode, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine };
+module.exports = { ROOT, serverNode, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, memoryParts, describeMemoryParts, cpuSeconds, resetPeak, machine, describeMachine };
