@@ -35,7 +35,7 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const { Client } = require('pg');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, round, median, databaseUrlFor, withClient, startService, stopService, verifyingServiceEnv, memory, resetPeak, clientToken } = require('../support');
+const { ROOT, round, median, databaseUrlFor, withClient, serverNode, startService, stopService, verifyingServiceEnv, memory, resetPeak, clientToken } = require('../support');
 const LINK = path.join(ROOT, 'services/link');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
@@ -401,7 +401,7 @@ async function main() {
     };
     const report = {
       date: new Date().toISOString(),
-      machine: { cpu: cpuModel(), cpus: os.cpus().length, load_average_1m: round(os.loadavg()[0], 2), memory_gb: round(os.totalmem() / 1024 ** 3, 1), node: process.version, postgres, platform: `${os.platform()} ${os.release()}` },
+      machine: { cpu: cpuModel(), cpus: os.cpus().length, load_average_1m: round(os.loadavg()[0], 2), memory_gb: round(os.totalmem() / 1024 ** 3, 1), node: process.version, service_node: `${serverNode().version} ${serverNode().flags.join(' ')}`, postgres, platform: `${os.platform()} ${os.release()}` },
       directory: { users: USERS, groups: GROUPS, server: 'SCIMMY 1.x behind scimmy-routers (bench/link/directory.js, a process of its own)', page_size_asked: PAGE },
       idle_rss_mb: round(idle.rss_mb, 1),
       first,
@@ -431,7 +431,7 @@ async function main() {
       '',
       `Run ${report.date} with \`pnpm bench:link\` (bench/link/run.js).`,
       '',
-      `Machine: ${m.cpu}, ${m.cpus} CPUs, ${m.memory_gb} GB RAM, ${m.platform}, Node ${m.node}, PostgreSQL ${m.postgres}; load average ${m.load_average_1m} when it finished (the machine was shared: times are noisy, so each link sync alternates with its bare client in the same run).`,
+      `Machine: ${m.cpu}, ${m.cpus} CPUs, ${m.memory_gb} GB RAM, ${m.platform}, link, desk and the directory on Node ${m.service_node} (the production images' Node and flags), the bench on Node ${m.node}, PostgreSQL ${m.postgres}; load average ${m.load_average_1m} when it finished (the machine was shared: times are noisy, so each link sync alternates with its bare client in the same run).`,
       '',
       `Directory: ${USERS.toLocaleString('en')} users and ${GROUPS} groups (every user in one group, all last modified a day ago) served by ${report.directory.server}; link asks for ${PAGE} per page.`,
       'link runs as in production (`node services/link/dist/index.js`, NODE_ENV=production, its pg-boss queue, the directory allowed by OUTBOUND_ALLOWLIST).',
