@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { applyMigrations, MigrationError, runPrismaCli } from '../src';
+import { applyMigrations, MigrationError, readMigrationsFolder, runPrismaCli } from '../src';
 import { copyOfNotesService, emptyDatabase, NOTES_MIGRATIONS, NOTES_SERVICE, query } from './fixture';
 
 const NOTES_MIGRATION_NAMES = ['20261122031138_init', '20261122031307_pinned_notes'];
@@ -174,5 +174,31 @@ describe('applyMigrations', () => {
     await expect(applyMigrations('postgresql://nobody@127.0.0.1:1/none', path.join(NOTES_SERVICE, 'nope'))).rejects.toThrow(
       'Migrations folder not found',
     );
+  });
+});
+
+describe('readMigrationsFolder', () => {
+  test("When the services' folders are read, then their order is Prisma's (localeCompare) and no locale-aware compare runs", async () => {
+    const original = String.prototype.localeCompare;
+    let localeCompares = 0;
+    String.prototype.localeCompare = function (this: string, ...args: Parameters<typeof original>) {
+      localeCompares += 1;
+      return original.apply(this, args);
+    };
+    const orders: Record<string, string[]> = {};
+    try {
+      for (const service of ['desk', 'link', 'hr']) {
+        orders[service] = (await readMigrationsFolder(path.resolve(__dirname, `../../../services/${service}/prisma/migrations`))).map((m) => m.name);
+      }
+      orders.notes = (await readMigrationsFolder(NOTES_MIGRATIONS)).map((m) => m.name);
+    } finally {
+      String.prototype.localeCompare = original;
+    }
+    expect(localeCompares).toBe(0);
+    for (const [service, names] of Object.entries(orders)) {
+      expect({ service, names }).toEqual({ service, names: [...names].sort((a, b) => a.localeCompare(b)) });
+      expect({ service, timestamps: new Set(names.map((name) => name.slice(0, 14))).size }).toEqual({ service, timestamps: names.length });
+    }
+    expect(orders.notes).toEqual(NOTES_MIGRATION_NAMES);
   });
 });

@@ -11,7 +11,7 @@ import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
 import { errorHandler, methodNotAllowed, notFoundHandler } from './problem';
-import { MAX_PAGE } from './pagination';
+import { MAX_PAGE_TEXT } from './pagination';
 import { createRateLimiter } from './rate-limit';
 import { recordActor, requestContext } from './request-context';
 
@@ -21,7 +21,7 @@ export const API_BASE_PATH = '/api/v1';
 function conventions(rateLimit: number) {
   return (
     'Tokens come from the helpdesk token endpoint; data is limited to the token\'s tenant, and another tenant\'s records answer 404. ' +
-    `Lists are paged (\`page\` 1–${MAX_PAGE.toLocaleString('en')}, \`per_page\` 1–100, default 25) ` +
+    `Lists are paged (\`page\` 1–${MAX_PAGE_TEXT}, \`per_page\` 1–100, default 25) ` +
     'and answer `{data, pagination}` with an RFC 8288 `Link` header, newest first. ' +
     'Errors are RFC 9457 problem documents (`application/problem+json`) carrying `request_id`, the value of the `X-Request-Id` header. ' +
     `Rate limit: ${rateLimit} requests per minute per API client (per address without a token); ` +

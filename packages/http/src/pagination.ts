@@ -12,10 +12,16 @@ export const MAX_PER_PAGE = 100;
  * past what PostgreSQL takes (a 500); at this one the OFFSET stays under 2^31 at any `per_page`.
  */
 export const MAX_PAGE = 1_000_000;
+/**
+ * MAX_PAGE as the docs write it, `1,000,000`. Not `toLocaleString('en')`: at module load that
+ * brought ICU's number formatting into every service, ~7 MB RSS of the node binary's pages and
+ * ICU's own allocations, for one string (bench/README.md, "Memory").
+ */
+export const MAX_PAGE_TEXT = String(MAX_PAGE).replace(/\B(?=(\d{3})+$)/g, ',');
 
 /** `page` and `per_page`, to spread into a list endpoint's query schema. Out of range is a 400, never capped. */
 export const pageQueryProperties = {
-  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `Page number, 1–${MAX_PAGE.toLocaleString('en')}.` }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `Page number, 1–${MAX_PAGE_TEXT}.` }),
   per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `Items per page, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).` }),
 };
 
