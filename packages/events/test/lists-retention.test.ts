@@ -156,6 +156,27 @@ describe('the audit log\'s totals', () => {
     expect(await total({ resource_type: 'ticket', from: new Date(base - 60_000).toISOString() })).toBe(60);
   });
 
+  test('When from or to cuts an hour anywhere, then the total is exact whether the hour is counted by its part inside or by its counter less the part outside', async () => {
+    // Events all through five hours (a few every 17 minutes), so every part of an hour holds some.
+    const start = Date.parse('2026-11-20T08:00:00.000Z');
+    for (let minute = 2; minute < 5 * 60; minute += 17) await events(TENANT, 3, new Date(start + minute * 60_000));
+    const audit = createAuditRepository(db.sql);
+    const total = async (filter: Parameters<typeof audit.list>[1]) => (await audit.list(TENANT, filter, { page: 1, per_page: 1 })).total;
+    // Minutes past the hour on both sides of the half: 3 and 14 (the part before is the smaller),
+    // 29 and 31 (about even), 46 and 58 (the part after is the smaller); and whole hours.
+    const instants = [0, 3, 14, 29, 31, 46, 58, 60, 75, 89, 91, 118, 120, 163, 181, 240, 271, 299].map((minute) => start + minute * 60_000 + 500);
+    for (const from of [undefined, ...instants]) {
+      for (const to of [undefined, ...instants]) {
+        if (from !== undefined && to !== undefined && to <= from) continue;
+        const f = from === undefined ? undefined : new Date(from).toISOString();
+        const t = to === undefined ? undefined : new Date(to).toISOString();
+        if (f === undefined && t === undefined) continue;
+        const expected = await countOf('tenant_id = $1 AND ($2::timestamptz IS NULL OR occurred_at >= $2) AND ($3::timestamptz IS NULL OR occurred_at < $3)', [TENANT, f ?? null, t ?? null]);
+        expect({ f, t, total: await total({ from: f, to: t }) }).toEqual({ f, t, total: expected });
+      }
+    }
+  });
+
   test('When pages follow `after`, then they continue the order without gaps or repeats, with and without a filter; an unknown `after` is a 400', async () => {
     await events(TENANT, 30, new Date(), { actor: 'portal' });
     await events(TENANT, 30, new Date(Date.now() - 500), { actor: 'link', onBehalfOf: 'portal' });
