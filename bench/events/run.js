@@ -450,7 +450,11 @@ async function main() {
     }
 
     const date = new Date().toISOString();
-    const file = `bench/results/${date.slice(0, 10)}-events.json`;
+    // A run of some parts only writes files of its own (results/latest-events-audit.md for the
+    // audit part alone), so it does not overwrite the last full run's.
+    const all = ['fanout', 'outbox', 'audit'].every((part) => PARTS.includes(part));
+    const suffix = all ? '' : `-${PARTS.join('-')}`;
+    const file = `bench/results/${date.slice(0, 10)}-events${suffix}.json`;
     const report = {
       date,
       machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startMachine.load_average_at_start },
@@ -463,7 +467,7 @@ async function main() {
     };
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(path.join(RESULTS, 'latest-events.md'), `${PARTS.includes('fanout') && PARTS.includes('outbox') ? markdown(report) : `# Event stream benchmark (parts ${PARTS.join(', ')} only)\n`}${audit ? `\n${auditMarkdown(audit)}` : ''}`);
+    writeFileSync(path.join(RESULTS, `latest-events${suffix}.md`), `${PARTS.includes('fanout') && PARTS.includes('outbox') ? markdown(report) : `# Event stream benchmark (parts ${PARTS.join(', ')} only)\n`}${audit ? `\n${auditMarkdown(audit)}` : ''}`);
 
     console.log('\n| WEBHOOK_CONCURRENCY | events/s | deliveries/s | latency p50 / p99 ms | RSS start → end MB | all succeeded |');
     for (const r of fanout) console.log(`| ${r.webhook_concurrency} | ${r.events_per_sec} | ${r.deliveries_per_sec} | ${r.latency_ms.p50} / ${r.latency_ms.p99} | ${r.rss_start_mb} → ${r.rss_end_mb} | ${r.all_succeeded_in_sql} |`);
@@ -474,7 +478,7 @@ async function main() {
       for (const [name, ratio] of Object.entries(audit.ratios)) console.log(`| ${name} | ${ratio} |`);
       console.log(`retention sweep: ${JSON.stringify(audit.retention)}`);
     }
-    console.log(`\nwrote ${file} and bench/results/latest-events.md`);
+    console.log(`\nwrote ${file} and bench/results/latest-events${suffix}.md`);
     const ok =
       fanout.every((r) => r.complete && r.all_succeeded_in_sql && r.every_path_once_per_event) &&
       outbox.rows.every((r) => r.base.failed === 0 && r.current.failed === 0) &&
