@@ -24,6 +24,7 @@ function conventions(rateLimit: number) {
     `Lists are paged (\`page\` 1–${MAX_PAGE_TEXT}, \`per_page\` 1–100, default 25) ` +
     'and answer `{data, pagination}` with an RFC 8288 `Link` header, newest first. ' +
     'Errors are RFC 9457 problem documents (`application/problem+json`) carrying `request_id`, the value of the `X-Request-Id` header. ' +
+    'Instants are RFC 3339 with an offset, in the years 0001–9999 once the offset is applied; dates `YYYY-MM-DD` from 0001-01-01. ' +
     `Rate limit: ${rateLimit} requests per minute per API client (per address without a token); ` +
     'every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit` and `RateLimit-Policy`, and a 429 `Retry-After`.'
   );

@@ -1,8 +1,14 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from './errors';
+
+/** ajv-formats' RFC 3339 date-time, the check the bounded one below starts from. */
+const rfc3339DateTime = fullFormats['date-time'] as { validate: (value: string) => boolean; compare: (a: string, b: string) => number | undefined };
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** A UUID as the API takes it: 8-4-4-4-12 hex digits, either case (stored and answered in lower case). */
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -38,6 +44,18 @@ function createAjv(coerce: boolean): Ajv {
       if (enabled && context?.parentData !== undefined) (context.parentData as Record<string | number, unknown>)[context.parentDataProperty] = data.toLowerCase();
       return true;
     },
+  });
+  // An instant in years 0001–9999 once its offset is applied: PostgreSQL has no year 0, and outside
+  // those years Date#toISOString, which writes instants into SQL, leaves four digits (a 500 there).
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (value: string) => {
+      if (!rfc3339DateTime.validate(value)) return false;
+      const instant = Date.parse(value);
+      // A leap second (…:60), which Date cannot parse, is checked by its written year alone.
+      return Number.isNaN(instant) ? value.slice(0, 4) !== '0000' : instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
+    },
+    compare: rfc3339DateTime.compare,
   });
   ajv.addFormat('date', {
     type: 'string',

@@ -40,6 +40,8 @@ const dayKey = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 // to_jsonb(timestamp)->>'' of the occurred_hour column: "2026-11-25T13:00:00".
 const hourKey = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 const iso = (ms: number) => new Date(ms).toISOString();
+/** The start of the last hour an instant may be in (the API takes years 0001–9999). */
+const LAST_HOUR = Date.parse('9999-12-31T23:00:00.000Z');
 
 /**
  * The exact number of the tenant's events in [from, to) (either open), at any size in a bounded
@@ -67,7 +69,8 @@ export function auditRangeCountSql(tenantId: string, from: string | undefined, t
   /** The events in [low, high), part of the hour starting at `hour`: scanned, or the hour's counter less the rest of it scanned. */
   const partOfHour = (hour: number, low: number, high: number) => {
     if (low >= high) return;
-    if (high - low <= HOUR_MS / 2) return scan(low, high);
+    // Year 9999's last hour has no hour after it to write (ISO years have four digits): scanned.
+    if (high - low <= HOUR_MS / 2 || hour >= LAST_HOUR) return scan(low, high);
     counters('occurred_hour', hourKey(hour), hourKey(hour + HOUR_MS));
     scan(hour, low, '-');
     scan(high, hour + HOUR_MS, '-');
