@@ -12,7 +12,7 @@ const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { applyMigrations } = require('../packages/db/dist/index.js');
 const { seedTenant } = require('./seed');
-const { clientToken, databaseUrlFor, describeMemoryParts, forkServer, memory, memoryParts, newTicket, serverNode, withClient } = require('./support');
+const { clientToken, databaseUrlFor, describeMemoryParts, forkServer, memory, memoryParts, newTicket, serverNode, serviceMetrics, withClient } = require('./support');
 const { measurePair } = require('./measure');
 const path = require('node:path');
 
@@ -27,11 +27,11 @@ const OTHER = process.env.BENCH_HEAP_FLAGS ? OTHER_FLAGS.join(' ') : 'unbounded'
 async function detail(pid, url) {
   const parts = memoryParts(pid);
   const v8Pages = parts['V8 256 KiB pages'];
-  const metrics = await (await fetch(`${url}/metrics`)).text();
-  const metric = (name) => Math.round(Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]) / 1048576);
-  const gc = (kind) => Number(new RegExp(`^nodejs_gc_duration_seconds_sum\\{[^}]*kind="${kind}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
-  const gcCount = (kind) => Number(new RegExp(`^nodejs_gc_duration_seconds_count\\{[^}]*kind="${kind}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
-  const gcs = ['minor', 'major', 'incremental'].map((k) => `${k} ${gcCount(k)} in ${gc(k).toFixed(2)} s`).join(', ');
+  const value = await serviceMetrics(url);
+  const metric = (name) => Math.round(value(name) / 1048576);
+  const gcs = ['minor', 'major', 'incremental']
+    .map((kind) => `${kind} ${value('nodejs_gc_duration_seconds_count', { kind }) || 0} in ${(value('nodejs_gc_duration_seconds_sum', { kind }) || 0).toFixed(2)} s`)
+    .join(', ');
   return `RSS ${memory(pid).rss_mb} MB (${describeMemoryParts(parts)}): V8 256 KiB pages resident ${Math.round(v8Pages)} MB; V8 heapTotal ${metric('nodejs_heap_size_total_bytes')}, heapUsed ${metric('nodejs_heap_size_used_bytes')}, external ${metric('nodejs_external_memory_bytes')} MB; GC since start: ${gcs}`;
 }
 

@@ -134,6 +134,22 @@ function memoryParts(pid) {
   return parts;
 }
 
+/**
+ * A service's Prometheus metrics (`GET /metrics`), read once: `value(name, labels)` is the first
+ * sample of `name` whose labels include `labels` (NaN when there is none).
+ */
+async function serviceMetrics(serviceUrl) {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  return (name, labels = {}) => {
+    const wanted = Object.entries(labels).map(([label, v]) => `${label}="${v}"`);
+    for (const line of text.split('\n')) {
+      const sample = /^(\w+)\{([^}]*)\} (\S+)$/.exec(line);
+      if (sample && sample[1] === name && wanted.every((pair) => sample[2].split(',').includes(pair))) return Number(sample[3]);
+    }
+    return NaN;
+  };
+}
+
 /** memoryParts as one line: `V8 256 KiB pages 56, node binary 57, ...` (MB). */
 const describeMemoryParts = (parts) => Object.entries(parts).map(([part, mb]) => `${part} ${Math.round(mb)}`).join(', ');
 
@@ -184,4 +200,4 @@ async function stopService(service) {
 /** The ticket `pnpm bench` creates with POST /tickets (and `pnpm bench:profile` with BENCH_METHOD=POST). */
 const newTicket = (clientId) => ({ title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id: clientId });
 
-module.exports = { ROOT, serverNode, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, memoryParts, describeMemoryParts, cpuSeconds, resetPeak, machine, describeMachine };
+module.exports = { ROOT, serverNode, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, memoryParts, describeMemoryParts, serviceMetrics, cpuSeconds, resetPeak, machine, describeMachine };

@@ -17,7 +17,7 @@ const { randomBytes, randomUUID } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { ROOT, round, median, databaseUrlFor, withClient, startService, verifyingServiceEnv, memory, memoryParts, describeMemoryParts, resetPeak, machine, describeMachine } = require('../support');
+const { ROOT, round, median, databaseUrlFor, withClient, startService, verifyingServiceEnv, memory, memoryParts, describeMemoryParts, serviceMetrics, resetPeak, machine, describeMachine } = require('../support');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 const { PAYROLL_ROWS_SQL, payrollRowsParams } = require(`${ROOT}/services/hr/dist/exports/payroll-export.repository.js`);
@@ -45,8 +45,8 @@ const MIGRATIONS = path.join(ROOT, 'services/hr/prisma/migrations');
 const RESULTS = path.join(ROOT, 'bench/results');
 /** V8's young and old generation (MB committed, and the old one's used) as a service's /metrics gives them. */
 async function heapSpaces(serviceUrl) {
-  const metrics = await (await fetch(`${serviceUrl}/metrics`)).text();
-  const mb = (name, space) => round(Number(new RegExp(`^${name}\\{[^}]*space="${space}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]) / 1048576, 1);
+  const value = await serviceMetrics(serviceUrl);
+  const mb = (name, space) => round(value(name, { space }) / 1048576, 1);
   return { new_space_mb: mb('nodejs_heap_space_size_total_bytes', 'new'), old_space_mb: mb('nodejs_heap_space_size_total_bytes', 'old'), old_space_used_mb: mb('nodejs_heap_space_size_used_bytes', 'old') };
 }
 
