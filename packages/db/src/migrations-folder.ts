@@ -17,15 +17,12 @@ function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Folder names by their UTF-16 code units (`sort()`'s order). */
-const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 /**
  * Reads the migrations in the order Prisma applies them. The CLI sorts folder names with
- * localeCompare; every folder name starts with its own 14-digit timestamp, so code-unit order is
- * the same order (a test checks each service's folder), without ICU's collator: the first
- * localeCompare of a process brings ICU's code and collation data into memory for good, ~7 MB RSS
- * of every service, at start (bench/README.md, "Memory").
+ * localeCompare; every folder name starts with its own 14-digit timestamp, so `sort()`'s own order
+ * (by UTF-16 code units) is the same order (a test checks each service's folder), without ICU's
+ * collator: the first localeCompare of a process brings ICU's code and collation data into memory
+ * for good, ~7 MB RSS of every service, at start (bench/README.md, "Memory").
  */
 export async function readMigrationsFolder(migrationsDir: string): Promise<MigrationFile[]> {
   if (!existsSync(migrationsDir)) {
@@ -35,7 +32,7 @@ export async function readMigrationsFolder(migrationsDir: string): Promise<Migra
   const names = entries
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
-    .sort(byCodeUnits);
+    .sort();
 
   return Promise.all(
     names.map(async (name) => {

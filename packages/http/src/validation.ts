@@ -46,7 +46,8 @@ function createAjv(coerce: boolean): Ajv {
     },
   });
   // An instant in years 0001–9999 once its offset is applied: PostgreSQL has no year 0, and outside
-  // those years Date#toISOString, which writes instants into SQL, leaves four digits (a 500 there).
+  // those years Date#toISOString, which writes instants into SQL, writes the year with other than
+  // four digits (either a 500 there).
   ajv.addFormat('date-time', {
     type: 'string',
     validate: (value: string) => {

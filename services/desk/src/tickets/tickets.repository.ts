@@ -1,9 +1,9 @@
 import { isoOf, isoTimestampSql, sqlRows, type KeysetOrder, type Queryable } from '@msp/db';
-import { lists } from '../shared/lists';
 import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
 import type { PageRequest } from '@msp/http';
 import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
+import { lists } from '../shared/lists';
 import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
 import { SLA_JSON_SQL, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaNextDueOrder, slaStatusSql } from '../sla/ticket-slas.repository';
 import type { SlaListing, TicketSla } from '../sla/sla.schemas';
