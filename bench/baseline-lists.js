@@ -7,8 +7,10 @@ const http = require('node:http');
 const { Pool } = require('pg');
 
 const { service, databaseUrl, tenantId } = JSON.parse(process.env.BENCH_BASELINE);
-// pg's default pool size, as the services' PrismaPg adapter uses.
-const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+// pg's default pool size, as the services' PrismaPg adapter uses; their session settings (no JIT,
+// no parallel workers: @msp/db createPool), so both sides run the same SQL the same way.
+const { SESSION_OPTIONS } = require(require.resolve('@msp/db', { paths: [require('node:path').resolve(__dirname, '../services/hr')] }));
+const pool = new Pool({ connectionString: databaseUrl, max: 10, options: SESSION_OPTIONS });
 
 const iso = (date) => date.toISOString();
 const time = (minute) => `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;

@@ -51,14 +51,26 @@ export function isoOf(value: string | Date | null): string | null {
   return value === null || typeof value === 'string' ? value : value.toISOString();
 }
 
-/** The connection pool a service's Prisma client (through `new PrismaPg(pool)`) and its plain reads share. */
+/**
+ * The connection pool a service's Prisma client (through `new PrismaPg(pool)`) and its plain reads share.
+ *
+ * Its sessions run without JIT and without parallel workers: the services' statements are short,
+ * and both are costs paid on every execution once the planner's estimate passes a threshold, not
+ * once per statement. A search at a million tickets (desk's GET /tickets?q=) ran 28 ms and spent
+ * ~25 ms more compiling expressions (jit_above_cost is reached by the estimate of a branch it does
+ * not run), and 35 ms more starting two workers for a bitmap scan that found nothing
+ * (bench/README.md, "Search"). Exports read through a pool of their own (createStreamPool).
+ */
 export function createPool(databaseUrl: string): Pool {
-  const pool = new Pool({ connectionString: databaseUrl });
+  const pool = new Pool({ connectionString: databaseUrl, options: SESSION_OPTIONS });
   // An idle client losing its connection (PostgreSQL restarting) must not crash the process; the
   // pool replaces it on the next query.
   pool.on('error', () => undefined);
   return pool;
 }
+
+/** The settings of createPool's sessions (PostgreSQL's `options` startup parameter). */
+export const SESSION_OPTIONS = '-c jit=off -c max_parallel_workers_per_gather=0';
 
 /** Anything that runs raw SQL: a Prisma client or an interactive transaction. */
 export interface RawQueryRunner {

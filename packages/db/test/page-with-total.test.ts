@@ -27,3 +27,12 @@ describe('pageWithTotal', () => {
     expect(await pageWithTotal(rows, page, total)).toEqual({ items: [], total: 0 });
   });
 });
+
+describe('createPool', () => {
+  test('When a statement runs on its pool, then its session has JIT and parallel workers off (each cost paid per execution, not per statement)', async () => {
+    const { rows: [settings] } = await pool.query<{ jit: string; workers: string }>(
+      `SELECT current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers`,
+    );
+    expect(settings).toEqual({ jit: 'off', workers: '0' });
+  });
+});
