@@ -7,12 +7,13 @@ const path = require('node:path');
 const { Pool, types } = require('pg');
 
 const { databaseUrl, tenantId } = JSON.parse(process.env.BENCH_BASELINE);
-// pg's default pool size, as desk's PrismaPg adapter uses.
-const pool = new Pool({ connectionString: databaseUrl, max: 10 });
-
 const DESK = path.resolve(__dirname, '../services/desk');
 const { createTicketsRepository } = require(`${DESK}/dist/tickets/tickets.repository.js`);
-const { isoTimestamp, statementName } = require(require.resolve('@msp/db', { paths: [DESK] }));
+const { SEARCH_WINDOW } = require(`${DESK}/dist/tickets/ticket.schemas.js`);
+const { isoTimestamp, statementName, SESSION_OPTIONS } = require(require.resolve('@msp/db', { paths: [DESK] }));
+// pg's default pool size, as desk's PrismaPg adapter uses; desk's session settings (no JIT, no
+// parallel workers: @msp/db createPool), so both sides run the same SQL the same way.
+const pool = new Pool({ connectionString: databaseUrl, max: 10, options: SESSION_OPTIONS });
 
 // POST /tickets's columns (its own SQL below).
 const COLUMNS = `id, number, title, description, priority, category, status, client_id, assignee_id,
@@ -79,10 +80,11 @@ function bound(statement, actual) {
   return { name: statementName(statement.text), text: statement.text, values, types: PLAIN_READ_TYPES };
 }
 
-/** desk's fromSql: the row as the API answers it (the page's `total` column left out). */
+/** desk's fromSql: the row as the API answers it (the page's `total` and a search's `position` columns left out). */
 function ticketOf(row) {
   const ticket = { ...row, sla: row.sla ?? null };
   delete ticket.total;
+  delete ticket.position;
   return ticket;
 }
 
@@ -106,8 +108,15 @@ async function list(url, res) {
     if (!rows[0]?.query) return send(res, 400, { status: 400 });
     actual.query = rows[0].query;
   }
-  // @msp/db's pageWithTotal: the page with its total; the total alone only when the page is empty.
   const { rows } = await pool.query(bound(statements[next++], actual));
+  if (q !== null) {
+    // desk's searchPage: one statement, one row at least (its total), the page's rows by position.
+    const matched = Number(rows[0]?.total ?? 0);
+    const total = Math.min(matched, SEARCH_WINDOW);
+    const pagination = { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage), total_exact: matched <= SEARCH_WINDOW };
+    return send(res, 200, { data: rows.filter((row) => row.position !== null).map(ticketOf), pagination });
+  }
+  // @msp/db's pageWithTotal: the page with its total; the total alone only when the page is empty.
   const total = Number(rows.length ? rows[0].total : Object.values((await pool.query(bound(statements[next], actual))).rows[0] ?? {})[0] ?? 0);
   send(res, 200, { data: rows.map(ticketOf), pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } });
 }

@@ -198,6 +198,16 @@ async function count(client, tenantId) {
       WHERE tk.tenant_id = $1 AND k.value IS NOT NULL GROUP BY 1, 2, 3`,
     t,
   );
+  await client.query(`DELETE FROM ticket_sla_due_counts WHERE tenant_id = $1`, t);
+  await client.query(
+    `INSERT INTO ticket_sla_due_counts (tenant_id, bucket, count)
+     SELECT $1::uuid, ticket_sla_due_bucket(s.next_due_at), count(*) FROM ticket_slas s
+      WHERE s.tenant_id = $1 AND s.first_response_breached_at IS NULL AND s.resolution_breached_at IS NULL
+        AND (s.first_response_completed_at IS NULL OR s.first_response_completed_at <= s.first_response_due_at)
+        AND (s.resolution_stopped_at IS NULL OR s.resolution_stopped_at <= s.resolution_due_at) AND s.next_due_at IS NOT NULL
+      GROUP BY 2`,
+    t,
+  );
   await client.query(`DELETE FROM list_counts WHERE tenant_id = $1`, t);
   await client.query(
     `INSERT INTO list_counts (tenant_id, list, dimension, value, count)

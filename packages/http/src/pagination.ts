@@ -58,6 +58,13 @@ export const PaginationSchema = named(
       per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: 'Items per page.' }),
       total: Type.Integer({ minimum: 0, description: 'Items matching the filters, on all pages.' }),
       total_pages: Type.Integer({ minimum: 0, description: 'Pages at this `per_page`; 0 when nothing matches.' }),
+      total_exact: Type.Optional(
+        Type.Boolean({
+          description:
+            'Only on a list whose search looks at a bounded window of matches (desk\'s `GET /tickets?q=`): false when more items match than the window holds, ' +
+            '`total` then being the window\'s size; true when `total` counts every match.',
+        }),
+      ),
     },
     { additionalProperties: false, examples: [{ page: 1, per_page: DEFAULT_PER_PAGE, total: 1, total_pages: 1 }] },
   ),
@@ -144,8 +151,19 @@ function sendKeysetPage<T>(req: Request, res: Response, items: T[], total: numbe
   res.json({ data: items, pagination: { per_page, total, total_pages: totalPages }, ...extra });
 }
 
-/** Sends `{data, pagination}` with its Link header; `extra` members (a list's totals) go beside them. */
-export function sendPage<T>(req: Request, res: Response, items: T[], total: number, { page, per_page, after }: PageRequest, extra: Record<string, unknown> = {}) {
+/**
+ * Sends `{data, pagination}` with its Link header; `extra` members (a list's totals) go beside them.
+ * `totalExact` (a search over a bounded window of matches) goes into `pagination` as `total_exact`.
+ */
+export function sendPage<T>(
+  req: Request,
+  res: Response,
+  items: T[],
+  total: number,
+  { page, per_page, after }: PageRequest,
+  extra: Record<string, unknown> = {},
+  totalExact?: boolean,
+) {
   if (after !== undefined) return sendKeysetPage(req, res, items, total, per_page, extra);
   const totalPages = Math.ceil(total / per_page);
   const links = [`<${pageUrl(req, 1)}>; rel="first"`];
@@ -153,5 +171,5 @@ export function sendPage<T>(req: Request, res: Response, items: T[], total: numb
   if (page < totalPages) links.push(`<${pageUrl(req, page + 1)}>; rel="next"`);
   links.push(`<${pageUrl(req, Math.max(totalPages, 1))}>; rel="last"`);
   res.setHeader('Link', links.join(', '));
-  res.json({ data: items, pagination: { page, per_page, total, total_pages: totalPages }, ...extra });
+  res.json({ data: items, pagination: { page, per_page, total, total_pages: totalPages, ...(totalExact === undefined ? {} : { total_exact: totalExact }) }, ...extra });
 }

@@ -286,6 +286,29 @@ describe('the SLA of a ticket', () => {
   });
 });
 
+/** The clocks the `at_risk` index holds (a target running, none breached by record), as SQL over ticket_slas `s`. */
+const COUNTED = `s.first_response_breached_at IS NULL AND s.resolution_breached_at IS NULL
+  AND (s.first_response_completed_at IS NULL OR s.first_response_completed_at <= s.first_response_due_at)
+  AND (s.resolution_stopped_at IS NULL OR s.resolution_stopped_at <= s.resolution_due_at) AND s.next_due_at IS NOT NULL`;
+
+/** The tenant's due-time buckets as the triggers kept them, and as a count of its clocks makes them afresh. */
+async function dueCounts(tenantId: string) {
+  const kept = await desk.db.$queryRawUnsafe<{ bucket: Date; count: bigint }[]>(
+    `SELECT bucket, count FROM ticket_sla_due_counts WHERE tenant_id = $1::uuid ORDER BY bucket`,
+    tenantId,
+  );
+  const recounted = await desk.db.$queryRawUnsafe<{ bucket: Date; count: bigint }[]>(
+    `SELECT ticket_sla_due_bucket(s.next_due_at) AS bucket, count(*) AS count FROM ticket_slas s WHERE s.tenant_id = $1::uuid AND ${COUNTED} GROUP BY 1 ORDER BY 1`,
+    tenantId,
+  );
+  return { kept: kept.map((r) => [r.bucket.toISOString(), Number(r.count)]), recounted: recounted.map((r) => [r.bucket.toISOString(), Number(r.count)]) };
+}
+
+async function expectDueCountsExact(tenantId: string) {
+  const { kept, recounted } = await dueCounts(tenantId);
+  expect(kept).toEqual(recounted);
+}
+
 describe('GET /tickets by SLA', () => {
   test('When tickets are filtered by sla_status and sorted by sla_due_at, then each filter finds its tickets and the next due comes first', async () => {
     const caller = await newTenant(desk);
@@ -317,6 +340,99 @@ describe('GET /tickets by SLA', () => {
     expect(sorted.slice(3).sort()).toEqual([waiting.id, done.id, none.id].sort());
     const page = await http.get(`${BASE}/tickets`).query({ sla_status: 'running', per_page: 1 }).set(bearer(caller.token)).expect(200);
     expect(page.body.pagination).toMatchObject({ total: 2, total_pages: 2 });
+  });
+
+  test('When clocks start, are met, pause, resume, change priority and stop through the API, then the due-time buckets stay a recount of the clocks and the running and at_risk totals are exact', async () => {
+    const { caller } = await tenantWithDefault();
+    const answered = await openTicket(caller, { priority: 'urgent' });
+    const waiting = await openTicket(caller, { priority: 'urgent' });
+    const resumed = await openTicket(caller, { priority: 'high' });
+    const raised = await openTicket(caller, { priority: 'normal' });
+    const resolved = await openTicket(caller, { priority: 'low' });
+    const totals = async () => {
+      const total = async (query: Record<string, unknown>) =>
+        (await http.get(`${BASE}/tickets`).query({ per_page: 1, ...query }).set(bearer(caller.token)).expect(200)).body.pagination.total as number;
+      return {
+        running: await total({ sla_status: 'running' }),
+        at_risk: await total({ sla_status: 'at_risk' }),
+        at_risk_300: await total({ sla_status: 'at_risk', at_risk_minutes: 300 }),
+      };
+    };
+    const counted = async () => {
+      const row = (await desk.db.$queryRawUnsafe<{ running: bigint; at_risk: bigint; at_risk_300: bigint }[]>(
+        `SELECT count(*) FILTER (WHERE s.next_due_at >= now()) AS running,
+                count(*) FILTER (WHERE s.next_due_at >= now() AND s.next_due_at <= now() + interval '60 minutes') AS at_risk,
+                count(*) FILTER (WHERE s.next_due_at >= now() AND s.next_due_at <= now() + interval '300 minutes') AS at_risk_300
+           FROM ticket_slas s WHERE s.tenant_id = $1::uuid AND ${COUNTED}`,
+        caller.tenantId,
+      ))[0]!;
+      return { running: Number(row.running), at_risk: Number(row.at_risk), at_risk_300: Number(row.at_risk_300) };
+    };
+    const check = async () => {
+      await expectDueCountsExact(caller.tenantId);
+      expect(await totals()).toEqual(await counted());
+    };
+
+    await check();
+    expect(await totals()).toEqual({ running: 5, at_risk: 4, at_risk_300: 5 });
+    await comment(caller, answered.id, false); // first response met: due next at its resolution
+    await check();
+    await patch(caller, waiting.id, { status: 'pending' }); // the first response still runs
+    await comment(caller, resumed.id, false);
+    await patch(caller, resumed.id, { status: 'pending' }); // nothing runs
+    await check();
+    await patch(caller, resumed.id, { status: 'in_progress' }); // resumes, due later
+    await patch(caller, raised.id, { priority: 'urgent' });
+    await check();
+    await comment(caller, resolved.id, false);
+    await patch(caller, resolved.id, { status: 'resolved' });
+    await check();
+    expect((await totals()).running).toBe(4);
+  });
+
+  test('When clocks fall due anywhere in or at the edge of a 10-second bucket, then ticket_sla_due_count equals count(*) for every range, also after statements of many rows and a delete', async () => {
+    const { caller } = await tenantWithDefault();
+    const tickets = await Promise.all(Array.from({ length: 12 }, () => openTicket(caller)));
+    // One origin on a bucket's start, an hour ahead; due times around its edges (ms).
+    const { origin } = (await desk.db.$queryRawUnsafe<{ origin: Date }[]>(`SELECT ticket_sla_due_bucket(now() + interval '1 hour') AS origin`))[0]!;
+    const offsets = [-10_000, -1, 0, 1, 4_999, 5_000, 9_999, 10_000, 10_001, 25_000, 39_999, 40_000];
+    // One UPDATE of twelve rows (the statement trigger nets them by bucket).
+    await desk.db.$executeRawUnsafe(
+      `UPDATE ticket_slas s SET first_response_due_at = $2::timestamptz + make_interval(secs => o.ms / 1000.0)
+         FROM unnest($1::uuid[], $3::int[]) AS o(id, ms) WHERE s.ticket_id = o.id`,
+      tickets.map((t) => t.id),
+      origin,
+      offsets,
+    );
+    const edges = [-15_000, -10_000, -5_000, -1, 0, 1, 4_999, 5_000, 9_999, 10_000, 10_001, 20_000, 39_999, 40_000, 55_000];
+    const compare = async () => {
+      await expectDueCountsExact(caller.tenantId);
+      const [found] = await desk.db.$queryRawUnsafe<{ mismatches: string[] | null }[]>(
+        `WITH e AS (SELECT $2::timestamptz + make_interval(secs => ms / 1000.0) AS at FROM unnest($3::int[]) AS ms),
+              r AS (SELECT lo.at AS lo, hi.at AS hi FROM e lo CROSS JOIN (SELECT at FROM e UNION ALL SELECT NULL) hi)
+         SELECT array_agg(r.lo || ' .. ' || coalesce(r.hi::text, '∞') || ': ' || f.n || ' ≠ ' || c.n) AS mismatches
+           FROM r CROSS JOIN LATERAL (SELECT ticket_sla_due_count($1::uuid, r.lo, r.hi) AS n) f
+           CROSS JOIN LATERAL (SELECT count(*) AS n FROM ticket_slas s WHERE s.tenant_id = $1::uuid AND ${COUNTED}
+                                 AND s.next_due_at >= r.lo AND (r.hi IS NULL OR s.next_due_at <= r.hi)) c
+          WHERE f.n <> c.n`,
+        caller.tenantId,
+        origin,
+        edges,
+      );
+      expect(found?.mismatches).toBeNull();
+    };
+    await compare();
+    // Met (out of the index), then a statement that moves half of them by 7 s, then a delete.
+    await desk.db.$executeRawUnsafe(`UPDATE ticket_slas SET first_response_completed_at = now(), resolution_due_at = $2::timestamptz + interval '3 seconds' WHERE ticket_id = $1::uuid`, tickets[0]!.id, origin);
+    await desk.db.$executeRawUnsafe(
+      `UPDATE ticket_slas SET first_response_due_at = first_response_due_at + interval '7 seconds' WHERE ticket_id = ANY($1::uuid[])`,
+      tickets.slice(6).map((t) => t.id),
+    );
+    await compare();
+    await desk.db.$executeRawUnsafe(`DELETE FROM ticket_slas WHERE ticket_id = ANY($1::uuid[])`, tickets.slice(9).map((t) => t.id));
+    await compare();
+    await desk.db.$executeRawUnsafe(`DELETE FROM ticket_slas WHERE tenant_id = $1::uuid`, caller.tenantId);
+    expect(await dueCounts(caller.tenantId)).toEqual({ kept: [], recounted: [] });
   });
 
   test('When sla_status, at_risk_minutes or sort have values they do not know, then it answers 400', async () => {
@@ -388,6 +504,7 @@ describe('breaches', () => {
       [ticket.id, 'system'],
       [ticket.id, 'system'],
     ]);
+    await expectDueCountsExact(caller.tenantId);
   });
 
   test('When two instances sweep the same database at once, then each breach is recorded exactly once', async () => {

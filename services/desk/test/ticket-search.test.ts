@@ -60,7 +60,9 @@ describe('GET /tickets?q=', () => {
     await http.patch(`${BASE}/tickets/${second.id}`).set(bearer(token)).send({ status: 'in_progress' }).expect(200);
 
     const all = await search('q=printer').expect(200);
-    expect(all.body.pagination.total).toBe(3);
+    expect(all.body.pagination).toEqual({ page: 1, per_page: 25, total: 3, total_pages: 1, total_exact: true });
+    // A list without q has no window, so no total_exact.
+    expect((await search('per_page=1').expect(200)).body.pagination).not.toHaveProperty('total_exact');
     expect(new Set(await ids('q=printer'))).toEqual(new Set([first.id, second.id, elsewhere.id]));
     expect(await ids('q=printer&status=in_progress')).toEqual([second.id]);
     expect(await ids(`q=printer&client_id=${other.id}`)).toEqual([elsewhere.id]);
@@ -120,6 +122,66 @@ describe('GET /tickets?q=', () => {
     const page = await search('q=firewall%20alert&per_page=100&page=3').expect(200);
     expect(page.body.pagination.total).toBe(common.length);
     expect(page.body.data).toHaveLength(100);
+  });
+
+  test('When more tickets match than the search window, then the 1,000 newest are ranked and counted, total_exact is false, and a page past them is a 400', async () => {
+    const { tenantId, token } = await newTenant(desk);
+    const client = await createClient(http, token);
+    // 1,004 matches through the tables' own triggers (search vector, counters): 'Drucker <n>', one
+    // a second apart, and the oldest, a day older still, with the word three times in its title.
+    await desk.db.$executeRawUnsafe(
+      `INSERT INTO tickets (tenant_id, number, title, client_id, created_at, updated_at)
+       SELECT $1::uuid, g, CASE WHEN g = 1 THEN 'Drucker Drucker Drucker' ELSE 'Drucker ' || g END, $2::uuid,
+              now() - make_interval(secs => 2000 - g) - CASE WHEN g = 1 THEN interval '1 day' ELSE interval '0' END, now()
+         FROM generate_series(1, 1004) g`,
+      tenantId,
+      client.id,
+    );
+    await desk.db.$executeRawUnsafe(`INSERT INTO ticket_sequences (tenant_id, last_number) VALUES ($1::uuid, 1004)`, tenantId);
+    const newest = (
+      await desk.db.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text FROM tickets WHERE tenant_id = $1::uuid ORDER BY created_at DESC, id DESC LIMIT 1000`, tenantId)
+    ).map((row) => row.id);
+    const oldest = (await desk.db.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text FROM tickets WHERE tenant_id = $1::uuid AND number = 1`, tenantId))[0]!.id;
+    const search = (query: string) => http.get(`${BASE}/tickets?${query}`).set(bearer(token));
+
+    const first = await search('q=Drucker&per_page=100').expect(200);
+    expect(first.body.pagination).toEqual({ page: 1, per_page: 100, total: 1000, total_pages: 10, total_exact: false });
+    expect(first.headers.link).toContain('q=Drucker&per_page=100&page=10>; rel="last"');
+    const seen: string[] = [];
+    for (let page = 1; page <= 10; page++) {
+      const response = await search(`q=Drucker&per_page=100&page=${page}`).expect(200);
+      expect(response.body.pagination).toMatchObject({ total: 1000, total_exact: false });
+      seen.push(...(response.body.data as { id: string }[]).map((ticket) => ticket.id));
+    }
+    // The window is the 1,000 newest, each on one page, equally relevant so newest first; the
+    // oldest, the most relevant of all, is outside it.
+    expect(seen).toEqual(newest);
+    expect(seen).not.toContain(oldest);
+
+    // A filter that leaves fewer matches than the window: exact again, and the most relevant first.
+    await desk.db.$executeRawUnsafe(`UPDATE tickets SET priority = 'urgent' WHERE tenant_id = $1::uuid AND number IN (1, 500, 1004)`, tenantId);
+    const narrowed = await search('q=Drucker&priority=urgent').expect(200);
+    expect(narrowed.body.pagination).toEqual({ page: 1, per_page: 25, total: 3, total_pages: 1, total_exact: true });
+    expect((narrowed.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual([oldest, expect.any(String), expect.any(String)]);
+
+    // sort=sla_due_at sorts the same window (none of these tickets has clocks: newest first), whether
+    // the window was found by walking the newest tickets (a common word) or through the GIN index
+    // (few matches among the newest: the urgent three).
+    const sorted = await search('q=Drucker&sort=sla_due_at&per_page=100&page=10').expect(200);
+    expect(sorted.body.pagination).toMatchObject({ total: 1000, total_exact: false });
+    expect((sorted.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual(newest.slice(900));
+    const urgent = await search('q=Drucker&priority=urgent&sort=sla_due_at').expect(200);
+    expect((urgent.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual(
+      [...(narrowed.body.data as { id: string }[])].map((ticket) => ticket.id).filter((id) => id !== oldest).concat(oldest),
+    );
+
+    // Pages end with the window: the last one is there, the one after it is a 400 naming `page`.
+    expect((await search('q=Drucker&page=40').expect(200)).body.data).toHaveLength(25);
+    for (const query of ['q=Drucker&page=41', 'q=Drucker&per_page=100&page=11', 'q=nothingmatches&page=41']) {
+      const refused = await search(query).expect(400);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(refused.body.errors).toEqual([{ field: 'page', message: expect.stringContaining('1,000 newest matches') }]);
+    }
   });
 
   test('When another tenant has a matching ticket, then the search does not see it', async () => {

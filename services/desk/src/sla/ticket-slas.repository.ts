@@ -95,6 +95,20 @@ export function slaStatusSql(tenantId: string, status: SlaListStatus, atRiskMinu
   return Prisma.sql`s.tenant_id = ${tenantId}::uuid AND ${condition[status]}`;
 }
 
+/**
+ * The total of `sla_status` alone (no other filter, no `q`): how many of the tenant's tickets have
+ * clocks in that state. `running` and `at_risk` are ranges of next_due_at, counted by the
+ * migration's ticket_sla_due_count: the 10-second buckets of due times wholly inside the range
+ * from ticket_sla_due_counts (kept by triggers in the writing transaction), the two partial
+ * buckets at its ends off the partial index, so the count does not grow with the backlog of clocks
+ * due in the window. The other states count their clocks.
+ */
+export function slaStatusTotalSql(tenantId: string, status: SlaListStatus, atRiskMinutes: number): Prisma.Sql {
+  if (status === 'running') return Prisma.sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), NULL)`;
+  if (status === 'at_risk') return Prisma.sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), now() + make_interval(mins => ${atRiskMinutes}::int))`;
+  return Prisma.sql`SELECT count(*) FROM ticket_slas s WHERE ${slaStatusSql(tenantId, status, atRiskMinutes)}`;
+}
+
 export interface TicketSlaRecord extends SlaClocks {
   ticketId: string;
   /** The ticket's created_at (sort=sla_due_at's tie-break, in the index). */

@@ -116,6 +116,14 @@ export const TicketChangesSchema = named(
 );
 export type TicketChanges = Static<typeof TicketChangesSchema>;
 
+/**
+ * How many of the newest matching tickets a search (`q`) ranks and counts: past it, `total` is this
+ * and `pagination.total_exact` false (tickets.repository's searchPage says why).
+ */
+export const SEARCH_WINDOW = 1_000;
+/** SEARCH_WINDOW as the docs write it. */
+export const SEARCH_WINDOW_TEXT = '1,000';
+
 export const TicketFiltersSchema = Type.Object(
   {
     ...pageQueryProperties,
@@ -133,6 +141,9 @@ export const TicketFiltersSchema = Type.Object(
           'Full-text search in the title, the description and the comments (internal ones too), German and English: every word must occur ' +
           '(in any inflection, umlauts as typed), the last one also as a prefix (`netw` finds `network`). Combines with the other filters; ' +
           'ordered by relevance (title over description over comments, then newest first) unless `sort` is given. ' +
+          `A search looks at the ${SEARCH_WINDOW_TEXT} newest tickets that match it and the other filters: it ranks (or sorts) those, ` +
+          `\`pagination.total\` counts them, and \`pagination.total_exact\` is false when more tickets match (add words or filters to reach older ones); ` +
+          `a page past them (page × per_page over ${SEARCH_WINDOW_TEXT}) is a 400. ` +
           'A `q` of only stop words or punctuation is a 400.',
         examples: ['Drucker Störung'],
       }),
@@ -144,6 +155,7 @@ export const TicketFiltersSchema = Type.Object(
 /** The list's filters on the ticket's own columns; `q`, and `sla_status`, `at_risk_minutes` and `sort`, the SLA module's (SlaListing), are apart. */
 export type TicketFilters = Omit<Static<typeof TicketFiltersSchema>, 'page' | 'per_page' | 'after' | 'q' | keyof typeof slaListQueryProperties>;
 /** A search: the tsquery (as text) made of the words of `q`, and its rarer words' where they are rare (tickets.repository's searchQuery). */
+
 export interface TicketSearch {
   query?: string;
   narrow?: string | null;

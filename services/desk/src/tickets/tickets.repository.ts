@@ -5,10 +5,10 @@ import { pageWindow } from '@msp/http';
 import type { DbTx } from '../db';
 import { lists } from '../shared/lists';
 import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
-import { SLA_JSON_SQL, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaNextDueOrder, slaStatusSql } from '../sla/ticket-slas.repository';
+import { SLA_JSON_SQL, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaNextDueOrder, slaStatusSql, slaStatusTotalSql } from '../sla/ticket-slas.repository';
 import type { SlaListing, TicketSla } from '../sla/sla.schemas';
 import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
-import type { Ticket, TicketFilters, TicketSearch } from './ticket.schemas';
+import { SEARCH_WINDOW, type Ticket, type TicketFilters, type TicketSearch } from './ticket.schemas';
 import { WORKING_STATUSES, type StatusTimestamps, type TicketStatus } from './ticket-status';
 
 /** A ticket without its `sla` (a Prisma model row has none: the SLA clocks live in ticket_slas). */
@@ -54,6 +54,11 @@ const ticketColumns = (timestamp: (column: string) => string, sla: string) =>
 /** Read as `FROM tickets ${TICKET_SLA_JOIN}`. */
 const TICKET_COLUMNS = ticketColumns((column) => column, `${SLA_JSON_SQL} AS sla`);
 const SLA_JOIN = Prisma.raw(TICKET_SLA_JOIN);
+/** searchPage: how many of the tenant's newest tickets it looks at first, and how many of those must match for it to walk on. */
+const SEARCH_PEEK = 100;
+const SEARCH_PEEK_MATCHES = 3;
+/** searchPage: the most of the tenant's newest tickets a walk reads before it leaves the search to the GIN index. */
+const SEARCH_WALK = 50_000;
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
 const NARROW_MATCHES = 500;
 /** The list's default order, which `after` pages (lists.keysetAfter): newest first, the id breaking ties. */
@@ -187,6 +192,74 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     return fromSql(row);
   }
 
+  /**
+   * A page of a search (`q`) and its total, in one statement: the SEARCH_WINDOW newest tickets that
+   * match (`where`: the words and the other filters), ranked or sorted among themselves, and how many
+   * match up to one more than the window (so `totalExact` knows whether more do).
+   *
+   * Why a window: ranking every match by relevance, and counting them all, cost as much as the
+   * matches (212,763 tickets of a million for `Drucker`: ~1 s a request, a pool connection held all
+   * along). The window's tickets are found one of two ways, and both find the same ones:
+   * - `walked`: when at least SEARCH_PEEK_MATCHES of the tenant's SEARCH_PEEK newest tickets match
+   *   (a common word), the (tenant_id, created_at, id) index is walked from the newest, checking
+   *   each ticket, until the window is full, for at most SEARCH_WALK tickets: the cost of a common
+   *   word does not grow with the tenant.
+   * - otherwise (a rare word, or the walk did not fill the window), the GIN index finds every match,
+   *   and the newest are taken: as costly as the matches, which are few for a rare word. Its ORDER
+   *   BY hides the created_at index from the planner, which would otherwise walk it for a word it
+   *   cannot estimate (a prefix of an unknown word walked a million tickets).
+   * The PEEK and WALK subqueries end in LIMIT, so the planner keeps them as they are: an index scan
+   * in the list's order that stops there.
+   */
+  async function searchPage(
+    tenantId: string,
+    where: Prisma.Sql,
+    query: string,
+    { sla, sortByDue }: { sla: boolean; sortByDue: boolean },
+    page: PageRequest,
+  ): Promise<{ items: Ticket[]; total: number; totalExact: boolean }> {
+    const window = pageWindow(page);
+    const join = sla || sortByDue ? SLA_JOIN : Prisma.empty;
+    // What the window's tickets are ordered by: computed as each is found (a walk) or read back by
+    // id (the GIN index), so a ticket's search_vector is read where it is, once; carried through
+    // the materialized window instead, it was copied out of TOAST for every row (4× the time).
+    const key = sortByDue ? Prisma.raw('s.next_due_at') : Prisma.sql`ts_rank_cd(tickets.search_vector, ${query}::tsquery)`;
+    const newest = (limit: number) =>
+      Prisma.sql`(SELECT * FROM tickets t0 WHERE t0.tenant_id = ${tenantId}::uuid ORDER BY t0.created_at DESC, t0.id DESC LIMIT ${limit}) AS tickets`;
+    const order = Prisma.raw(sortByDue ? 'key ASC NULLS LAST, created_at DESC, id DESC' : 'key DESC, created_at DESC, id DESC');
+    const found = await rows<TicketSqlRow & { total: string | bigint; position: string | bigint | null }>(Prisma.sql`
+      WITH peek AS MATERIALIZED (
+        SELECT count(*) AS matched FROM ${newest(SEARCH_PEEK)} ${join} WHERE ${where}
+      ),
+      walked AS MATERIALIZED (
+        SELECT tickets.id, tickets.created_at, ${key} AS key FROM ${newest(SEARCH_WALK)} ${join}
+        WHERE ${where} AND (SELECT matched FROM peek) >= ${SEARCH_PEEK_MATCHES}
+        ORDER BY tickets.created_at DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW + 1}
+      ),
+      matches AS MATERIALIZED (
+        SELECT * FROM walked WHERE (SELECT count(*) FROM walked) > ${SEARCH_WINDOW}
+        UNION ALL
+        SELECT found.id, found.created_at, ${key} FROM (
+          SELECT tickets.id, tickets.created_at FROM tickets ${join}
+          WHERE ${where} AND (SELECT count(*) FROM walked) <= ${SEARCH_WINDOW}
+          ORDER BY tickets.created_at + interval '0 seconds' DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW + 1}
+        ) found JOIN tickets ON tickets.id = found.id ${sortByDue ? SLA_JOIN : Prisma.empty}
+      ),
+      picked AS (
+        SELECT id, row_number() OVER (ORDER BY ${order}) AS position
+        FROM (SELECT * FROM matches ORDER BY created_at DESC, id DESC LIMIT ${SEARCH_WINDOW}) w
+        ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}
+      )
+      SELECT (SELECT count(*) FROM matches) AS total, page.*
+      FROM (SELECT 1) one LEFT JOIN LATERAL (
+        SELECT ${TICKET_COLUMNS}, picked.position FROM picked JOIN tickets ON tickets.id = picked.id ${SLA_JOIN}
+      ) page ON true
+      ORDER BY page.position`);
+    const matched = Number(found[0]?.total ?? 0);
+    const items = found.filter((row) => row.position !== null).map((row) => fromSql(row));
+    return { items, total: Math.min(matched, SEARCH_WINDOW), totalExact: matched <= SEARCH_WINDOW };
+  }
+
   return {
     findById,
 
@@ -232,11 +305,15 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
      * an empty page after an `after` the tenant does not have is a 400).
      * ticket_counts (kept by triggers) answers the total of the unfiltered list and of every single
      * filter with one row; an SLA status alone is counted off the clocks' table (each row of it is a
-     * ticket of the tenant it names: ticket_slas' foreign key and tenant_id), whose partial index
-     * answers `running` and `at_risk` without the tickets; other combinations count their matching
-     * tickets. Newest first; the id breaks ties within a millisecond.
+     * ticket of the tenant it names: ticket_slas' foreign key and tenant_id), `running` and
+     * `at_risk` from its due-time buckets (slaStatusTotalSql); other combinations count their
+     * matching tickets. Newest first; the id breaks ties within a millisecond.
      */
-    async list(tenantId: string, filters: TicketFilters & SlaListing & TicketSearch, page: PageRequest): Promise<{ items: Ticket[]; total: number }> {
+    async list(
+      tenantId: string,
+      filters: TicketFilters & SlaListing & TicketSearch,
+      page: PageRequest,
+    ): Promise<{ items: Ticket[]; total: number; totalExact?: boolean }> {
       const active = (Object.entries(filters) as [keyof TicketFilters, string | undefined][]).filter(
         (entry): entry is [keyof TicketFilters, string] => entry[0] in FILTER_SQL && entry[1] !== undefined,
       );
@@ -253,19 +330,18 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
         [Prisma.sql`tickets.tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...(sla ? [sla] : []), ...search],
         ' AND ',
       );
+      if (filters.query !== undefined) return searchPage(tenantId, where, filters.query, { sla: sla !== undefined, sortByDue: filters.sort === 'sla_due_at' }, page);
       const [dimension, value] = active[0] ?? ['all', ''];
       const total =
-        sla && active.length === 0 && search.length === 0
-          ? Prisma.sql`SELECT count(*) FROM ticket_slas s WHERE ${sla}`
-          : active.length > 1 || sla || search.length > 0
+        filters.sla_status && active.length === 0
+          ? slaStatusTotalSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60)
+          : active.length > 1 || sla
             ? Prisma.sql`SELECT count(*) FROM tickets ${sla ? SLA_JOIN : Prisma.empty} WHERE ${where}`
             : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
       const order =
         filters.sort === 'sla_due_at'
           ? slaNextDueOrder(filters.sla_status === 'running' || filters.sla_status === 'at_risk')
-          : filters.query !== undefined
-            ? Prisma.sql`ts_rank_cd(search_vector, ${filters.query}::tsquery) DESC, created_at DESC, tickets.id DESC`
-            : Prisma.sql`created_at DESC, tickets.id DESC`;
+          : Prisma.sql`created_at DESC, tickets.id DESC`;
       const window = pageWindow(page);
       // Keyset paging (`after`, default order only: the service refuses it with q or sort): the
       // tickets after that one, where the (tenant_id, [filter,] created_at, id) index continues; an

@@ -11,6 +11,7 @@ import {
   TicketPageSchema,
   TicketRuleProblem,
   TicketSchema,
+  SEARCH_WINDOW_TEXT,
 } from './ticket.schemas';
 import type { TicketsService } from './tickets.service';
 
@@ -24,7 +25,8 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     summary: 'List tickets',
     description:
       'Newest first (`created_at` descending, then `id`). Filters combine with AND. With `q`, a full-text search over title, description and ' +
-      'comments, the most relevant first unless `sort` is given; a `q` of only stop words or punctuation is a 400 (`urn:msp:problem:empty-search`).' +
+      'comments, the most relevant first unless `sort` is given, among its ' + SEARCH_WINDOW_TEXT + ' newest matches (`pagination.total_exact` false when more match); ' +
+      'a `q` of only stop words or punctuation is a 400 (`urn:msp:problem:empty-search`).' +
       LIST_PAGES_DOC +
       ' `after` pages the default order only: with `q` or `sort` it is a 400 (deep pages of a search or of `sort=sla_due_at` go by `page`).',
     tags: TAGS,
@@ -33,8 +35,8 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     responses: { 200: page('A page of tickets.', TicketPageSchema) },
     handler: async (req, res, { query: { page: pageNumber, per_page, after, ...filters } }) => {
       const paging = pageRequestOf({ page: pageNumber, per_page, after });
-      const { items, total } = await tickets.list(tenantOf(req), filters, paging);
-      sendPage(req, res, items, total, paging);
+      const { items, total, totalExact } = await tickets.list(tenantOf(req), filters, paging);
+      sendPage(req, res, items, total, paging, {}, totalExact);
     },
   });
 

@@ -16,7 +16,7 @@ import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { SlaListing } from '../sla/sla.schemas';
 import type { Repositories, Store } from '../store';
-import type { BulkChanges, NewTicket, Ticket, TicketChanges, TicketFilters } from './ticket.schemas';
+import { SEARCH_WINDOW, SEARCH_WINDOW_TEXT, type BulkChanges, type NewTicket, type Ticket, type TicketChanges, type TicketFilters } from './ticket.schemas';
 import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
 import type { TicketWrite } from './tickets.repository';
 
@@ -104,6 +104,12 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
         throw validationFailed([{ field: 'after', message: 'pages the default order only: not with q or sort (use page)' }]);
       }
       if (q === undefined) return store.tickets.list(tenantId, filters, page);
+      if ((page.page - 1) * page.per_page >= SEARCH_WINDOW) {
+        // Past the window there is nothing to page to (tickets.repository's searchPage).
+        throw validationFailed([
+          { field: 'page', message: `a search pages through its ${SEARCH_WINDOW_TEXT} newest matches: page × per_page must stay within them (narrow q or add filters)` },
+        ]);
+      }
       const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
       const search = words.length ? await store.tickets.searchQuery(tenantId, words) : null;
       if (search === null) {
