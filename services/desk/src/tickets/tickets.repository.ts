@@ -54,9 +54,8 @@ const ticketColumns = (timestamp: (column: string) => string, sla: string) =>
 /** Read as `FROM tickets ${TICKET_SLA_JOIN}`. */
 const TICKET_COLUMNS = ticketColumns((column) => column, `${SLA_JSON_SQL} AS sla`);
 const SLA_JOIN = Prisma.raw(TICKET_SLA_JOIN);
-/** searchPage: how many of the tenant's newest tickets it looks at first, and how many of those must match for it to walk on. */
+/** searchPage: how many of the tenant's newest tickets it looks at first (the search's density among them decides the way). */
 const SEARCH_PEEK = 100;
-const SEARCH_PEEK_MATCHES = 3;
 /** searchPage: the most of the tenant's newest tickets a walk reads before it leaves the search to the GIN index. */
 const SEARCH_WALK = 50_000;
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
@@ -200,14 +199,15 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
    * Why a window: ranking every match by relevance, and counting them all, cost as much as the
    * matches (212,763 tickets of a million for `Drucker`: ~1 s a request, a pool connection held all
    * along). The window's tickets are found one of two ways, and both find the same ones:
-   * - `walked`: when at least SEARCH_PEEK_MATCHES of the tenant's SEARCH_PEEK newest tickets match
-   *   (a common word), the (tenant_id, created_at, id) index is walked from the newest, checking
-   *   each ticket, until the window is full, for at most SEARCH_WALK tickets: the cost of a common
-   *   word does not grow with the tenant.
+   * - `walked`: the (tenant_id, created_at, id) index is read from the newest, each ticket checked,
+   *   until the window is full (at most SEARCH_WALK tickets). With d the share of the tenant's
+   *   SEARCH_PEEK newest tickets that match, a walk reads about window/d tickets, the GIN index
+   *   about d × N matches (N the tenant's tickets, ticket_counts): the walk is taken when it is the
+   *   shorter, d² × N ≥ window. So a common word costs the same at any size.
    * - otherwise (a rare word, or the walk did not fill the window), the GIN index finds every match,
-   *   and the newest are taken: as costly as the matches, which are few for a rare word. Its ORDER
-   *   BY hides the created_at index from the planner, which would otherwise walk it for a word it
-   *   cannot estimate (a prefix of an unknown word walked a million tickets).
+   *   and the newest are taken: as costly as the matches, which are few. Its ORDER BY hides the
+   *   created_at index from the planner, which would otherwise walk it for a word it cannot
+   *   estimate (a prefix of a word nobody wrote walked a million tickets).
    * The PEEK and WALK subqueries end in LIMIT, so the planner keeps them as they are: an index scan
    * in the list's order that stops there.
    */
@@ -233,7 +233,8 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
       ),
       walked AS MATERIALIZED (
         SELECT tickets.id, tickets.created_at, ${key} AS key FROM ${newest(SEARCH_WALK)} ${join}
-        WHERE ${where} AND (SELECT matched FROM peek) >= ${SEARCH_PEEK_MATCHES}
+        WHERE ${where} AND (SELECT matched FROM peek) ^ 2 * (SELECT coalesce(max(count), 0) FROM ticket_counts
+          WHERE tenant_id = ${tenantId}::uuid AND dimension = 'all' AND value = '') >= ${(SEARCH_WINDOW + 1) * SEARCH_PEEK * SEARCH_PEEK}
         ORDER BY tickets.created_at DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW + 1}
       ),
       matches AS MATERIALIZED (
