@@ -175,9 +175,13 @@ describe('GET /tickets?q=', () => {
       [...(narrowed.body.data as { id: string }[])].map((ticket) => ticket.id).filter((id) => id !== oldest).concat(oldest),
     );
 
-    // Pages end with the window: the last one is there, the one after it is a 400 naming `page`.
+    // Pages end with the window: the last one is there, the one after it is a 400 naming `page`
+    // while more tickets match; with fewer matches than the window, a page past them is empty.
     expect((await search('q=Drucker&page=40').expect(200)).body.data).toHaveLength(25);
-    for (const query of ['q=Drucker&page=41', 'q=Drucker&per_page=100&page=11', 'q=nothingmatches&page=41']) {
+    for (const query of ['q=nothingmatches&page=41', 'q=Drucker&priority=urgent&page=41']) {
+      expect((await search(query).expect(200)).body).toMatchObject({ data: [], pagination: { total_exact: true } });
+    }
+    for (const query of ['q=Drucker&page=41', 'q=Drucker&per_page=100&page=11']) {
       const refused = await search(query).expect(400);
       expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(refused.body.errors).toEqual([{ field: 'page', message: expect.stringContaining('1,000 newest matches') }]);

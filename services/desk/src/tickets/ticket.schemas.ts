@@ -143,7 +143,7 @@ export const TicketFiltersSchema = Type.Object(
           'ordered by relevance (title over description over comments, then newest first) unless `sort` is given. ' +
           `A search looks at the ${SEARCH_WINDOW_TEXT} newest tickets that match it and the other filters: it ranks (or sorts) those, ` +
           `\`pagination.total\` counts them, and \`pagination.total_exact\` is false when more tickets match (add words or filters to reach older ones); ` +
-          `a page past them (page × per_page over ${SEARCH_WINDOW_TEXT}) is a 400. ` +
+          `then a page past them (page × per_page over ${SEARCH_WINDOW_TEXT}) is a 400. ` +
           'A `q` of only stop words or punctuation is a 400.',
         examples: ['Drucker Störung'],
       }),

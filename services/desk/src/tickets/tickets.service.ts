@@ -104,12 +104,6 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
         throw validationFailed([{ field: 'after', message: 'pages the default order only: not with q or sort (use page)' }]);
       }
       if (q === undefined) return store.tickets.list(tenantId, filters, page);
-      if ((page.page - 1) * page.per_page >= SEARCH_WINDOW) {
-        // Past the window there is nothing to page to (tickets.repository's searchPage).
-        throw validationFailed([
-          { field: 'page', message: `a search pages through its ${SEARCH_WINDOW_TEXT} newest matches: page × per_page must stay within them (narrow q or add filters)` },
-        ]);
-      }
       const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
       const search = words.length ? await store.tickets.searchQuery(tenantId, words) : null;
       if (search === null) {
@@ -118,7 +112,16 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
           errors: [{ field: 'q', message: 'must contain a word that is not a stop word' }],
         });
       }
-      return store.tickets.list(tenantId, { ...filters, ...search }, page);
+      const found = await store.tickets.list(tenantId, { ...filters, ...search }, page);
+      if (found.totalExact === false && (page.page - 1) * page.per_page >= SEARCH_WINDOW) {
+        // More tickets match than the search serves (tickets.repository's searchPage): a page past
+        // its window would answer an empty page as if the matches had ended. (With fewer matches
+        // than the window, a page past them is empty, as on every list.)
+        throw validationFailed([
+          { field: 'page', message: `a search pages through its ${SEARCH_WINDOW_TEXT} newest matches: page × per_page must stay within them (narrow q or add filters)` },
+        ]);
+      }
+      return found;
     },
 
     async get(tenantId: string, id: string): Promise<Ticket> {
