@@ -9,7 +9,7 @@ const { Pool } = require('pg');
 const { service, databaseUrl, tenantId } = JSON.parse(process.env.BENCH_BASELINE);
 // pg's default pool size, as the services' PrismaPg adapter uses; their session settings (no JIT,
 // no parallel workers: @msp/db createPool), so both sides run the same SQL the same way.
-const { SESSION_OPTIONS } = require(require.resolve('@msp/db', { paths: [require('node:path').resolve(__dirname, '../services/hr')] }));
+const { SESSION_OPTIONS } = require('../packages/db/dist/index.js');
 const pool = new Pool({ connectionString: databaseUrl, max: 10, options: SESSION_OPTIONS });
 
 const iso = (date) => date.toISOString();

@@ -10,7 +10,7 @@ const { databaseUrl, tenantId } = JSON.parse(process.env.BENCH_BASELINE);
 const DESK = path.resolve(__dirname, '../services/desk');
 const { createTicketsRepository } = require(`${DESK}/dist/tickets/tickets.repository.js`);
 const { SEARCH_WINDOW } = require(`${DESK}/dist/tickets/ticket.schemas.js`);
-const { isoTimestamp, statementName, SESSION_OPTIONS } = require(require.resolve('@msp/db', { paths: [DESK] }));
+const { isoTimestamp, statementName, SESSION_OPTIONS } = require('../packages/db/dist/index.js');
 // pg's default pool size, as desk's PrismaPg adapter uses; desk's session settings (no JIT, no
 // parallel workers: @msp/db createPool), so both sides run the same SQL the same way.
 const pool = new Pool({ connectionString: databaseUrl, max: 10, options: SESSION_OPTIONS });

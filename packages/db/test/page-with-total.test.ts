@@ -1,4 +1,5 @@
-import { createPool, pageWithTotal, sqlRows, testServerUrl } from '../src';
+import { Pool } from 'pg';
+import { createPool, pageWithTotal, SESSION_OPTIONS, sqlRows, testServerUrl } from '../src';
 
 // pageWithTotal puts a page and a count into one statement (renumbering the count's placeholders
 // after the page's) and asks for the count alone only when the page is empty.
@@ -34,5 +35,17 @@ describe('createPool', () => {
       `SELECT current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers`,
     );
     expect(settings).toEqual({ jit: 'off', workers: '0' });
+  });
+
+  test('When a pool of its own is made with the exported SESSION_OPTIONS (as the benchmarks\' baselines make theirs), then its sessions have the same settings', async () => {
+    const own = new Pool({ connectionString: testServerUrl(), max: 1, options: SESSION_OPTIONS });
+    try {
+      const { rows: [settings] } = await own.query<{ jit: string; workers: string }>(
+        `SELECT current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers`,
+      );
+      expect(settings).toEqual({ jit: 'off', workers: '0' });
+    } finally {
+      await own.end();
+    }
   });
 });

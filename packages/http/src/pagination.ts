@@ -13,11 +13,17 @@ export const MAX_PER_PAGE = 100;
  */
 export const MAX_PAGE = 1_000_000;
 /**
- * MAX_PAGE as the docs write it, `1,000,000`. Not `toLocaleString('en')`: at module load that
- * brought ICU's number formatting into every service, ~7 MB RSS of the node binary's pages and
- * ICU's own allocations, for one string (bench/README.md, "Memory").
+ * A whole number as the docs write it, digits grouped by commas (`1,000,000`). Not
+ * `toLocaleString('en')`: at module load that brought ICU's number formatting into every service,
+ * ~7 MB RSS of the node binary's pages and ICU's own allocations, for one string (bench/README.md,
+ * "Memory").
  */
-export const MAX_PAGE_TEXT = String(MAX_PAGE).replace(/\B(?=(\d{3})+$)/g, ',');
+export function groupDigits(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
+/** MAX_PAGE as the docs write it. */
+export const MAX_PAGE_TEXT = groupDigits(MAX_PAGE);
 
 /** `page` and `per_page`, to spread into a list endpoint's query schema. Out of range is a 400, never capped. */
 export const pageQueryProperties = {

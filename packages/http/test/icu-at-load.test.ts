@@ -1,4 +1,5 @@
 import type * as HttpModule from '../src';
+import { groupDigits } from '../src';
 
 /*
  * ICU (Intl, and what Number, Date and String do with a locale) lives in the node binary: the
@@ -43,5 +44,20 @@ describe('what loading @msp/http asks of ICU', () => {
     } finally {
       for (const undo of restore) undo();
     }
+  });
+});
+
+describe('groupDigits', () => {
+  test.each([
+    [0, '0'],
+    [999, '999'],
+    [1_000, '1,000'],
+    [12_345, '12,345'],
+    [100_000, '100,000'],
+    [1_000_000, '1,000,000'],
+    [1_234_567_890, '1,234,567,890'],
+  ])('When %d is written for the docs, then it reads %s, as (n).toLocaleString("en") writes it', (value, text) => {
+    expect(groupDigits(value)).toBe(text);
+    expect(groupDigits(value)).toBe(value.toLocaleString('en'));
   });
 });

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
+import { DateTime, Nullable, groupDigits, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
 import { LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
 import { TicketSlaSchema, slaListQueryProperties } from '../sla/sla.schemas';
 import { TICKET_STATUSES } from './ticket-status';
@@ -122,7 +122,7 @@ export type TicketChanges = Static<typeof TicketChangesSchema>;
  */
 export const SEARCH_WINDOW = 1_000;
 /** SEARCH_WINDOW as the docs write it. */
-export const SEARCH_WINDOW_TEXT = '1,000';
+export const SEARCH_WINDOW_TEXT = groupDigits(SEARCH_WINDOW);
 
 export const TicketFiltersSchema = Type.Object(
   {
