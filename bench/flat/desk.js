@@ -202,9 +202,7 @@ async function count(client, tenantId) {
   await client.query(
     `INSERT INTO ticket_sla_due_counts (tenant_id, bucket, count)
      SELECT $1::uuid, ticket_sla_due_bucket(s.next_due_at), count(*) FROM ticket_slas s
-      WHERE s.tenant_id = $1 AND s.first_response_breached_at IS NULL AND s.resolution_breached_at IS NULL
-        AND (s.first_response_completed_at IS NULL OR s.first_response_completed_at <= s.first_response_due_at)
-        AND (s.resolution_stopped_at IS NULL OR s.resolution_stopped_at <= s.resolution_due_at) AND s.next_due_at IS NOT NULL
+      WHERE s.tenant_id = $1 AND ticket_sla_due_counted(s)
       GROUP BY 2`,
     t,
   );

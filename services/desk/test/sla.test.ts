@@ -286,10 +286,26 @@ describe('the SLA of a ticket', () => {
   });
 });
 
-/** The clocks the `at_risk` index holds (a target running, none breached by record), as SQL over ticket_slas `s`. */
-const COUNTED = `s.first_response_breached_at IS NULL AND s.resolution_breached_at IS NULL
-  AND (s.first_response_completed_at IS NULL OR s.first_response_completed_at <= s.first_response_due_at)
-  AND (s.resolution_stopped_at IS NULL OR s.resolution_stopped_at <= s.resolution_due_at) AND s.next_due_at IS NOT NULL`;
+/**
+ * The clocks the `at_risk` index holds (a target running, none breached by record), as SQL over
+ * ticket_slas `s`: the migration's function, which expectDueCountsExact holds to the partial
+ * index's own predicate, read from the catalog, on every clock of the tenant.
+ */
+const COUNTED = 'ticket_sla_due_counted(s)';
+
+/** How many of the tenant's clocks ticket_sla_due_counted judges otherwise than the partial index's predicate as PostgreSQL stores it. */
+async function countedUnlikeTheIndex(tenantId: string) {
+  const [index] = await desk.db.$queryRawUnsafe<{ predicate: string }[]>(
+    `SELECT pg_get_expr(i.indpred, i.indrelid) AS predicate FROM pg_index i WHERE i.indexrelid = 'ticket_slas_tenant_id_next_due_at_idx'::regclass`,
+  );
+  expect(index!.predicate).toContain('first_response_breached_at IS NULL');
+  const [row] = await desk.db.$queryRawUnsafe<{ clocks: bigint; unlike: bigint }[]>(
+    `SELECT count(*) AS clocks, count(*) FILTER (WHERE (${index!.predicate}) IS DISTINCT FROM ticket_sla_due_counted(ticket_slas)) AS unlike
+       FROM ticket_slas WHERE tenant_id = $1::uuid`,
+    tenantId,
+  );
+  return { clocks: Number(row!.clocks), unlike: Number(row!.unlike) };
+}
 
 /** The tenant's due-time buckets as the triggers kept them, and as a count of its clocks makes them afresh. */
 async function dueCounts(tenantId: string) {
@@ -307,6 +323,7 @@ async function dueCounts(tenantId: string) {
 async function expectDueCountsExact(tenantId: string) {
   const { kept, recounted } = await dueCounts(tenantId);
   expect(kept).toEqual(recounted);
+  expect((await countedUnlikeTheIndex(tenantId)).unlike).toBe(0);
 }
 
 describe('GET /tickets by SLA', () => {
@@ -433,6 +450,33 @@ describe('GET /tickets by SLA', () => {
     await compare();
     await desk.db.$executeRawUnsafe(`DELETE FROM ticket_slas WHERE tenant_id = $1::uuid`, caller.tenantId);
     expect(await dueCounts(caller.tenantId)).toEqual({ kept: [], recounted: [] });
+  });
+
+  test('When clocks are breached, met late or stopped late in each way the partial index names, then ticket_sla_due_counted judges each as the index does and the buckets stay a recount', async () => {
+    const { caller } = await tenantWithDefault();
+    const tickets = await Promise.all(Array.from({ length: 7 }, () => openTicket(caller)));
+    const ids = tickets.map((t) => t.id);
+    // One clock per way out of the index (or in, for the last two), each set on its own.
+    const states = [
+      `first_response_breached_at = now()`,
+      `resolution_breached_at = now()`,
+      `first_response_completed_at = first_response_due_at + interval '1 second'`,
+      `resolution_stopped_at = resolution_due_at + interval '1 second'`,
+      `first_response_completed_at = first_response_due_at, resolution_stopped_at = resolution_due_at`,
+      `first_response_completed_at = first_response_due_at`,
+      `resolution_stopped_at = resolution_due_at - interval '1 second'`,
+    ];
+    for (const [i, state] of states.entries()) {
+      await desk.db.$executeRawUnsafe(`UPDATE ticket_slas SET ${state} WHERE ticket_id = $1::uuid`, ids[i]);
+    }
+    const [judged] = await desk.db.$queryRawUnsafe<{ counted: string[] }[]>(
+      `SELECT array_agg(t.ord::text ORDER BY t.ord) AS counted FROM unnest($1::uuid[]) WITH ORDINALITY AS t(id, ord)
+         JOIN ticket_slas s ON s.ticket_id = t.id WHERE ticket_sla_due_counted(s)`,
+      ids,
+    );
+    expect(judged!.counted).toEqual(['6', '7']); // met on time (first response), stopped early with the first response running
+    expect(await countedUnlikeTheIndex(caller.tenantId)).toEqual({ clocks: 7, unlike: 0 });
+    await expectDueCountsExact(caller.tenantId);
   });
 
   test('When sla_status, at_risk_minutes or sort have values they do not know, then it answers 400', async () => {

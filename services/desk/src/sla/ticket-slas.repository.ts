@@ -62,7 +62,10 @@ export function slaNextDueOrder(clocked: boolean): Prisma.Sql {
  * The clocks of which no target is breached by a stored fact: no breach recorded by the sweep, and
  * no target done (first response) or stopped (resolution) after its due time. Word for word the
  * predicate of the partial index ticket_slas_tenant_id_next_due_at_idx (the migration
- * list_indexes): PostgreSQL uses a partial index only for a query whose WHERE states it.
+ * list_indexes): PostgreSQL uses a partial index only for a query whose WHERE states it. The
+ * same predicate is the SQL function ticket_sla_due_counted (migration sla_due_counted), which the
+ * due-time counters' trigger and ticket_sla_due_count call; the list keeps the text, so that its
+ * plans do not hang on the planner inlining a function.
  */
 const UNBREACHED_BY_RECORD = `s.first_response_breached_at IS NULL AND s.resolution_breached_at IS NULL
   AND (s.first_response_completed_at IS NULL OR s.first_response_completed_at <= s.first_response_due_at)
