@@ -43,18 +43,32 @@ COPY scripts/docker/prune-app.js scripts/docker/check-app.sh /usr/local/lib/msp-
 RUN node /usr/local/lib/msp-build/prune-app.js /out && sh /usr/local/lib/msp-build/check-app.sh /out
 
 FROM ${NODE_IMAGE} AS runtime
+# jemalloc (Debian's libjemalloc2), preloaded for node: under load glibc's malloc kept what the
+# threads other than the main one freed (V8's compiler and GC helpers, libuv's pool) in their
+# arenas for good, ~17 MB more in desk after `pnpm bench`'s cases than after start, never given
+# back. jemalloc returns freed pages after dirty_decay_ms, from its own background threads, so
+# also when allocation stops; narenas:2 for the pods' 1-2 CPUs (bench/README.md, "Memory").
+# Before ARG PORT, so the three services' images share the layer.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libjemalloc2 \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
+ && ln -s "$(ls /usr/lib/*-linux-gnu/libjemalloc.so.2)" /usr/local/lib/libjemalloc.so.2
 ARG PORT=3001
-# MALLOC_MMAP_THRESHOLD_ (glibc): a fixed threshold, so glibc never raises it on its own. Unset, the
-# first scrypt (desk hashes client secrets with N=2^14, r=8: a 16 MiB buffer, malloc'd and freed on
-# libuv's threads, at start and on every token request) lifts it to 16 MiB and the trim threshold
-# to 32 MiB; from then on every freed block below 16 MiB stays resident in the arena of the thread
-# that freed it: desk held 256 MB RSS after start, 85 MB of it in worker threads' arenas; with the
-# threshold fixed 172 MB (bench/README.md, "Memory"). 131072 is glibc's own initial value.
-# `pnpm bench` and `pnpm start` give the services (and the baselines) the same variable.
+# MALLOC_MMAP_THRESHOLD_ (glibc): for a process that runs without the preload (`pnpm start`). A
+# fixed threshold, so glibc never raises it on its own. Unset, the first scrypt (desk hashes client
+# secrets with N=2^14, r=8: a 16 MiB buffer, malloc'd and freed on libuv's threads, at start and on
+# every token request) lifts it to 16 MiB and the trim threshold to 32 MiB; from then on every freed
+# block below 16 MiB stays resident in the arena of the thread that freed it: desk held 256 MB RSS
+# after start, 85 MB of it in worker threads' arenas; with the threshold fixed 172 MB
+# (bench/README.md, "Memory"). 131072 is glibc's own initial value.
+# `pnpm bench` gives the services and the baselines the same allocator (the machine's jemalloc),
+# `pnpm start` the same MALLOC_MMAP_THRESHOLD_.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=${PORT} \
     DATA_DIR=/data \
+    LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
+    MALLOC_CONF=background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0,narenas:2 \
     MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 # Owned by root and read-only for the service user: the code cannot be changed by the process.

@@ -7,7 +7,9 @@
 // table; writes nothing. Environment (optional): BENCH_DATABASE_URL, BENCH_REDIS_URL,
 // BENCH_DURATION (default 10 s per side), BENCH_LARGE (tickets, default 100000), BENCH_HEAP_FLAGS
 // (the other desk's Node flags instead of the images' without the bound, as
-// '--max-semi-space-size=4 --max-old-space-size=256': to weigh another young generation the same way).
+// '--max-semi-space-size=4 --max-old-space-size=256': to weigh another young generation the same way),
+// BENCH_HEAP_ENV (JSON: environment for the other desk over the images', as '{"LD_PRELOAD":""}' for
+// glibc's malloc instead of the images' jemalloc; the flags then default to the images' own).
 const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { applyMigrations } = require('../packages/db/dist/index.js');
@@ -20,8 +22,12 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 const BOUND = serverNode().flags.find((flag) => flag.startsWith('--max-old-space-size='));
-const OTHER_FLAGS = process.env.BENCH_HEAP_FLAGS ? process.env.BENCH_HEAP_FLAGS.split(/\s+/).filter(Boolean) : serverNode().flags.filter((flag) => flag !== BOUND);
-const OTHER = process.env.BENCH_HEAP_FLAGS ? OTHER_FLAGS.join(' ') : 'unbounded';
+const OTHER_ENV = JSON.parse(process.env.BENCH_HEAP_ENV ?? '{}');
+const ENV_ONLY = Boolean(process.env.BENCH_HEAP_ENV) && !process.env.BENCH_HEAP_FLAGS;
+const OTHER_FLAGS = process.env.BENCH_HEAP_FLAGS
+  ? process.env.BENCH_HEAP_FLAGS.split(/\s+/).filter(Boolean)
+  : ENV_ONLY ? serverNode().flags : serverNode().flags.filter((flag) => flag !== BOUND);
+const OTHER = [process.env.BENCH_HEAP_FLAGS ? OTHER_FLAGS.join(' ') : ENV_ONLY ? '' : 'unbounded', process.env.BENCH_HEAP_ENV ?? ''].filter(Boolean).join(' ');
 
 /** Where a process's resident memory is: V8's heap pages (256 KiB mappings, pooled ones too) and the rest, with V8's own view from /metrics. */
 async function detail(pid, url) {
@@ -46,7 +52,7 @@ async function main() {
     await applyMigrations(databaseUrl, path.resolve(__dirname, '../services/desk/prisma/migrations'));
     const config = (tenant) => ({ BENCH_DESK: JSON.stringify({ databaseUrl, redisUrl: REDIS_URL || undefined, rateLimitPerMinute: 1_000_000_000, logLevel: 'info', tenants: [tenant] }) });
     if (!BOUND) throw new Error('the Dockerfile\'s CMD sets no --max-old-space-size: nothing to compare');
-    const open = await forkServer('desk-server.js', config('large'), { flags: OTHER_FLAGS });
+    const open = await forkServer('desk-server.js', { ...config('large'), ...OTHER_ENV }, { flags: OTHER_FLAGS });
     const bounded = await forkServer('desk-server.js', config('large'));
     children.push(open.child, bounded.child);
     const seeded = await seedTenant(databaseUrl, open.credentials.large.tenantId, LARGE);

@@ -22,17 +22,34 @@ function imageFlags() {
 }
 
 /**
- * The allocator settings of the images' runtime `ENV` (MALLOC_*: glibc's, read when a process
- * starts, so they must be in its environment): `{ MALLOC_MMAP_THRESHOLD_: '131072' }`.
+ * The allocator settings of the images' runtime `ENV`, read when a process starts, so they must be
+ * in its environment: jemalloc preloaded (LD_PRELOAD, MALLOC_CONF) and glibc's MALLOC_* for when it
+ * is not. The images' LD_PRELOAD names their own copy of jemalloc; here it is this machine's
+ * (Debian's libjemalloc2, which Debian's redis-server depends on). Without one, the servers run on
+ * glibc's malloc and the results' header says so (no LD_PRELOAD in it).
  */
 function imageEnv() {
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
   const runtime = dockerfile.slice(dockerfile.search(/^FROM .* AS runtime$/m));
   const env = {};
   for (const [, statement] of runtime.matchAll(/^ENV (.*)$/gm)) {
-    for (const [, name, value] of statement.matchAll(/(MALLOC_[A-Z_]+)=(\S+)/g)) env[name] = value;
+    for (const [, name, value] of statement.matchAll(/((?:MALLOC_[A-Z_]+)|LD_PRELOAD)=(\S+)/g)) env[name] = value;
+  }
+  if (env.LD_PRELOAD) {
+    const local = hostLibrary(path.basename(env.LD_PRELOAD));
+    if (local) env.LD_PRELOAD = local;
+    else {
+      console.log(`${path.basename(env.LD_PRELOAD)} is not installed here (apt-get install libjemalloc2): the servers run on glibc's malloc, not the images' allocator`);
+      delete env.LD_PRELOAD;
+    }
   }
   return env;
+}
+
+/** This machine's copy of a shared library, from the multiarch and plain library folders. */
+function hostLibrary(file) {
+  const folders = ['/usr/local/lib', `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`, '/usr/lib'];
+  return folders.map((folder) => path.join(folder, file)).find((candidate) => existsSync(candidate));
 }
 
 /**

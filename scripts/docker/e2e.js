@@ -124,6 +124,10 @@ async function smoke() {
     const [id] = containers(service);
     const state = JSON.parse(docker('inspect', '-f', '{{json .HostConfig.ReadonlyRootfs}} {{json .Config.User}}', id).replace(' ', ',').replace(/^/, '[').replace(/$/, ']'));
     check(state[0] === true && state[1] === '1000:1000', `${service}: runs with a read-only root filesystem as uid 1000`, state);
+    // The image's allocator (Dockerfile: jemalloc preloaded): a missing library would only make ld.so
+    // warn and node fall back to glibc's malloc, silently holding more memory under load.
+    const mapped = docker('exec', id, 'sh', '-c', 'grep -c libjemalloc /proc/1/maps || true');
+    check(Number(mapped) > 0, `${service}: node (PID 1) runs on jemalloc`, mapped);
   }
   const jwks = await request('desk', 'GET', '/api/v1/.well-known/jwks.json');
   check(jwks.status === 200 && jwks.json?.keys?.length >= 1, 'desk: the JWKS is served through the ingress', jwks.status);
