@@ -1,5 +1,6 @@
 /**
- * German public holidays, per state, from `date-holidays` (code ISC, data CC BY-SA 3.0): the state
+ * German public holidays, per state, from `date-holidays` (code ISC, data CC BY-SA 3.0; its rules
+ * for Germany in data/german-holidays.json, read by its parser, date-holidays-parser): the state
  * rules (Frauentag in Berlin since 2019 and Mecklenburg-Vorpommern since 2023, Weltkindertag in
  * Thüringen since 2019, Reformationstag in the northern states since 2018 and everywhere in 2017,
  * Buß- und Bettag in Sachsen, Berlin's one-off days such as 8 May 2025, …) are the library's; this
@@ -13,20 +14,33 @@
  * day lists it in its `closed_days` (`closedDays` for working days). Leaving out is the choice that
  * can be corrected that way; a day included for the whole state could not be taken out again.
  */
-import type HolidaysLibrary from 'date-holidays';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { isDateString, yearOf } from './dates';
 
-// date-holidays loads the rules of every country (some 10 MB of heap, a tenth of a second): only
-// when a holiday is first asked for, not at the start of every service that imports this package.
-let library: typeof HolidaysLibrary | undefined;
-const perRegion = new Map<string, HolidaysLibrary>();
+// Germany's rules only (scripts/german-holidays.cjs writes them from date-holidays' data): the
+// library's own entry loads the rules of every country, ~8 MB of heap and ~14 MB of RSS in desk
+// for 6 KB of them. The file sits beside src/ and dist/ alike. Read, and the parser loaded, when a
+// holiday is first asked for, not at the start of every service that imports this package.
+const GERMAN_DATA = path.join(__dirname, '..', 'data', 'german-holidays.json');
 
-function libraryFor(region: HolidayRegion): HolidaysLibrary {
+/** What this module uses of date-holidays-parser (its own types are not reachable through its exports map). */
+interface HolidayRules {
+  getHolidays(year: number, language: string): { date: string; name: string; type: string }[];
+}
+type HolidayRulesParser = new (data: object, country: string, state: string | object, options?: object) => HolidayRules;
+
+let Parser: HolidayRulesParser | undefined;
+let germanData: object | undefined;
+const perRegion = new Map<string, HolidayRules>();
+
+function libraryFor(region: HolidayRegion): HolidayRules {
   let holidaysOf = perRegion.get(region);
   if (!holidaysOf) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    library ??= require('date-holidays') as typeof HolidaysLibrary;
-    holidaysOf = region === 'DE' ? new library('DE', { types: ['public'] }) : new library('DE', region.slice(3), { types: ['public'] });
+    Parser ??= (require('date-holidays-parser') as { default: HolidayRulesParser }).default;
+    germanData ??= JSON.parse(readFileSync(GERMAN_DATA, 'utf8')) as object;
+    holidaysOf = region === 'DE' ? new Parser(germanData, 'DE', { types: ['public'] }) : new Parser(germanData, 'DE', region.slice(3), { types: ['public'] });
     perRegion.set(region, holidaysOf);
   }
   return holidaysOf;

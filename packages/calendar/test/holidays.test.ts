@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import type FullHolidays from 'date-holidays';
+import type * as CalendarModule from '../src';
 import { CalendarInputError, GERMAN_STATES, holidays, isCalendarInputError, isHoliday, type HolidayRegion } from '../src';
 
 const NORTHERN = ['DE-HB', 'DE-HH', 'DE-NI', 'DE-SH'] as const;
@@ -104,4 +107,45 @@ describe('bad input', () => {
   test.each([2026.5, Number.NaN, 99])('When the year is %p, then an invalid-date CalendarInputError is thrown', (year) => {
     expect(() => holidays('DE-BY', year)).toThrow(expect.objectContaining({ code: 'invalid-date' }));
   });
+});
+
+describe('Germany\'s rules from date-holidays\' data (data/german-holidays.json)', () => {
+  test('When the data file is compared with what scripts/german-holidays.cjs writes from the installed date-holidays, then it is the same (run `pnpm --filter @msp/calendar holidays:data` after an upgrade)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const script = require('../scripts/german-holidays.cjs') as { FILE: string; text: () => string };
+    expect(readFileSync(script.FILE, 'utf8')).toBe(script.text());
+  });
+
+  test('When holidays are asked for, then date-holidays\' own entry (the rules of every country) is never loaded', () => {
+    jest.doMock('date-holidays', () => {
+      throw new Error('date-holidays was loaded');
+    });
+    try {
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const fresh = require('../src') as typeof CalendarModule;
+        expect(fresh.holidays('DE-BY', 2027).map((holiday) => holiday.date)).toContain('2027-01-06');
+        expect(fresh.isHoliday('DE-SN', '2027-11-17')).toBe(true);
+      });
+    } finally {
+      jest.dontMock('date-holidays');
+    }
+  });
+
+  test('When every region is asked for every year from 1990 to 2060, then the answers are those of date-holidays with every country\'s rules loaded', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Full = require('date-holidays') as typeof FullHolidays;
+    for (const region of ['DE', ...GERMAN_STATES] as HolidayRegion[]) {
+      const full = region === 'DE' ? new Full('DE', { types: ['public'] }) : new Full('DE', region.slice(3), { types: ['public'] });
+      for (let year = 1990; year <= 2060; year++) {
+        const expected = full
+          .getHolidays(year, 'de')
+          .filter((holiday) => holiday.type === 'public')
+          .map((holiday) => ({ date: holiday.date.slice(0, 10), name: holiday.name }))
+          .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+        expect([region, year, holidays(region, year)]).toEqual([region, year, expected]);
+      }
+    }
+  });
+
 });
