@@ -1,11 +1,10 @@
 /**
- * German public holidays, per state, from `date-holidays` (code ISC, data CC BY-SA 3.0; its rules
- * for Germany in data/german-holidays.json, read by its parser, date-holidays-parser): the state
+ * German public holidays, per state, as `date-holidays` has them (code ISC, data CC BY-SA 3.0;
+ * written out as rules in german-holidays.ts and held to the library by the tests): the state
  * rules (Frauentag in Berlin since 2019 and Mecklenburg-Vorpommern since 2023, Weltkindertag in
  * Thüringen since 2019, Reformationstag in the northern states since 2018 and everywhere in 2017,
- * Buß- und Bettag in Sachsen, Berlin's one-off days such as 8 May 2025, …) are the library's; this
- * module maps ISO 3166-2 codes onto it and keeps the days of type 'public' only (not 'bank' days
- * such as 24 December, nor school or church days).
+ * Buß- und Bettag in Sachsen, Berlin's one-off days such as 8 May 2025, …) are the library's; only
+ * its days of type 'public' are kept (not 'bank' days such as 24 December, nor school or church days).
  *
  * A state's answer holds the holidays of the whole state. Mariä Himmelfahrt (15 August) is a
  * holiday only in Bavaria's predominantly Catholic communes (Munich and Augsburg among them, not
@@ -14,37 +13,8 @@
  * day lists it in its `closed_days` (`closedDays` for working days). Leaving out is the choice that
  * can be corrected that way; a day included for the whole state could not be taken out again.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { isDateString, yearOf } from './dates';
-
-// Germany's rules only (scripts/german-holidays.cjs writes them from date-holidays' data): the
-// library's own entry loads the rules of every country, ~8 MB of heap and ~14 MB of RSS in desk
-// for 6 KB of them. The file sits beside src/ and dist/ alike. Read, and the parser loaded, when a
-// holiday is first asked for, not at the start of every service that imports this package.
-const GERMAN_DATA = path.join(__dirname, '..', 'data', 'german-holidays.json');
-
-/** What this module uses of date-holidays-parser (its own types are not reachable through its exports map). */
-interface HolidayRules {
-  getHolidays(year: number, language: string): { date: string; name: string; type: string }[];
-}
-type HolidayRulesParser = new (data: object, country: string, state: string | object, options?: object) => HolidayRules;
-
-let Parser: HolidayRulesParser | undefined;
-let germanData: object | undefined;
-const perRegion = new Map<string, HolidayRules>();
-
-function libraryFor(region: HolidayRegion): HolidayRules {
-  let holidaysOf = perRegion.get(region);
-  if (!holidaysOf) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    Parser ??= (require('date-holidays-parser') as { default: HolidayRulesParser }).default;
-    germanData ??= JSON.parse(readFileSync(GERMAN_DATA, 'utf8')) as object;
-    holidaysOf = region === 'DE' ? new Parser(germanData, 'DE', { types: ['public'] }) : new Parser(germanData, 'DE', region.slice(3), { types: ['public'] });
-    perRegion.set(region, holidaysOf);
-  }
-  return holidaysOf;
-}
+import { germanHolidays } from './german-holidays';
 
 export const GERMAN_STATES = [
   'DE-BW', 'DE-BY', 'DE-BE', 'DE-BB', 'DE-HB', 'DE-HH', 'DE-HE', 'DE-MV',
@@ -98,11 +68,7 @@ function yearOfRegion(region: HolidayRegion, year: number) {
   const key = `${region}:${year}`;
   let entry = cache.get(key);
   if (!entry) {
-    const list = libraryFor(region)
-      .getHolidays(year, 'de')
-      .filter((holiday) => holiday.type === 'public')
-      .map((holiday) => ({ date: holiday.date.slice(0, 10), name: holiday.name }))
-      .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    const list = germanHolidays(region === 'DE' ? undefined : region.slice(3), year);
     entry = { list, dates: new Set(list.map((holiday) => holiday.date)) };
     cache.set(key, entry);
   }
