@@ -22,12 +22,12 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 const BOUND = serverNode().flags.find((flag) => flag.startsWith('--max-old-space-size='));
+const FLAGS_GIVEN = process.env.BENCH_HEAP_FLAGS ? process.env.BENCH_HEAP_FLAGS.split(/\s+/).filter(Boolean) : undefined;
 const OTHER_ENV = JSON.parse(process.env.BENCH_HEAP_ENV ?? '{}');
-const ENV_ONLY = Boolean(process.env.BENCH_HEAP_ENV) && !process.env.BENCH_HEAP_FLAGS;
-const OTHER_FLAGS = process.env.BENCH_HEAP_FLAGS
-  ? process.env.BENCH_HEAP_FLAGS.split(/\s+/).filter(Boolean)
-  : ENV_ONLY ? serverNode().flags : serverNode().flags.filter((flag) => flag !== BOUND);
-const OTHER = [process.env.BENCH_HEAP_FLAGS ? OTHER_FLAGS.join(' ') : ENV_ONLY ? '' : 'unbounded', process.env.BENCH_HEAP_ENV ?? ''].filter(Boolean).join(' ');
+// The other desk runs on the flags given; else, when only its environment differs, on the images'
+// own; else on the images' without the bound.
+const OTHER_FLAGS = FLAGS_GIVEN ?? (process.env.BENCH_HEAP_ENV ? serverNode().flags : serverNode().flags.filter((flag) => flag !== BOUND));
+const OTHER = [FLAGS_GIVEN?.join(' '), process.env.BENCH_HEAP_ENV].filter(Boolean).join(' ') || 'unbounded';
 
 /** Where a process's resident memory is: V8's heap pages (256 KiB mappings, pooled ones too) and the rest, with V8's own view from /metrics. */
 async function detail(pid, url) {
