@@ -1,4 +1,5 @@
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { poolSurvivingConnectionErrors } from './pool-errors';
 
 /**
  * Runs `task` while holding the lock named `key` (or every lock named in `key`); of two holders of
@@ -31,14 +32,12 @@ const UNLOCK_ALL = 'SELECT count(pg_advisory_unlock(id)) FROM (SELECT DISTINCT h
  * which ends its session and so frees the lock; a process that dies frees its locks the same way.
  */
 export function advisoryResourceLock(pool: Pool, options: { max?: number } = {}): ResourceLock & { close(): Promise<void> } {
-  const locks = new Pool({ ...pool.options, max: options.max ?? 10, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
-  locks.on('error', () => undefined);
+  const locks = poolSurvivingConnectionErrors({ ...pool.options, max: options.max ?? 10, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
   const lock = async <T>(key: string | readonly string[], task: () => Promise<T>): Promise<T> => {
     const keys = typeof key === 'string' ? [key] : [...key];
     const client = await locks.connect();
-    // A checked-out client has no listener of the pool's: its connection ending while it holds the
-    // lock (PostgreSQL restarted, the session terminated) would be an unhandled 'error' that ends
-    // the process. Kept here instead, the connection is discarded below (the lock went with it).
+    // Its connection ending while it holds the lock (PostgreSQL restarted, the session terminated)
+    // is kept here, so that the connection is discarded below (the lock went with it).
     let lost: Error | undefined;
     const onError = (error: Error) => (lost ??= error);
     client.on('error', onError);

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { Pool, type PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import QueryStream from 'pg-query-stream';
+import { poolSurvivingConnectionErrors } from './pool-errors';
 
 /** Rows fetched from the cursor per round trip: large enough to be cheap, small enough to stay flat. */
 const DEFAULT_BATCH_SIZE = 500;
@@ -23,20 +24,7 @@ class CursorStream extends QueryStream {
     super(text, values, { batchSize });
   }
 
-  /**
-   * The checked-out connection's own errors (it ended mid-stream: PostgreSQL restarted, the session
-   * terminated) arrive on the cursor as well; this keeps them from being an unhandled 'error' of the
-   * client, which would end the process. Removed when the connection goes back.
-   */
-  private readonly onClientError = () => undefined;
-
-  watchClient(): this {
-    this.client.on('error', this.onClientError);
-    return this;
-  }
-
   override _destroy(error: Error, callback: (error?: Error | null) => void): void {
-    this.client.off('error', this.onClientError);
     if (this.readableEnded && !error) {
       super._destroy(error, (closeError?: Error | null) => {
         this.client.release(closeError ?? undefined);
@@ -75,7 +63,7 @@ export interface StreamRowsOptions {
 export async function streamRows(pool: Pool, text: string, values: unknown[], options: StreamRowsOptions = {}): Promise<Readable> {
   const client = await pool.connect();
   const cancel = (pid: number) => pool.query('SELECT pg_cancel_backend($1)', [pid]);
-  const rows = client.query(new CursorStream(text, values, options.batchSize ?? DEFAULT_BATCH_SIZE, client, cancel).watchClient());
+  const rows = client.query(new CursorStream(text, values, options.batchSize ?? DEFAULT_BATCH_SIZE, client, cancel));
   try {
     await once(rows, 'readable', { signal: options.signal });
   } catch (error) {
@@ -119,14 +107,14 @@ export interface StreamPoolOptions {
  * acquire timeout instead of making the next caller wait for ever.
  */
 export function createStreamPool(options: StreamPoolOptions) {
-  const pool = new Pool({
+  // Its connections ending mid-stream (PostgreSQL restarted, the session terminated) reach the
+  // cursor as an error; the pool keeps them from being an unhandled 'error' of the client.
+  const pool = poolSurvivingConnectionErrors({
     connectionString: options.databaseUrl,
     max: options.size,
     application_name: options.applicationName,
     ...(options.acquireTimeoutMs === undefined ? {} : { connectionTimeoutMillis: options.acquireTimeoutMs }),
   });
-  // An idle client losing its connection must not crash the process; the next checkout reconnects.
-  pool.on('error', () => undefined);
 
   async function busyAware<T>(work: () => Promise<T>): Promise<T> {
     try {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Pool, types, type PoolClient } from 'pg';
+import { type Pool, types, type PoolClient } from 'pg';
+import { poolSurvivingConnectionErrors } from './pool-errors';
 
 /*
  * Plain SQL for a service's hottest reads. Prisma's result mapping (the driver adapter normalising
@@ -62,11 +63,7 @@ export function isoOf(value: string | Date | null): string | null {
  * (bench/README.md, "Search"). Exports read through a pool of their own (createStreamPool).
  */
 export function createPool(databaseUrl: string): Pool {
-  const pool = new Pool({ connectionString: databaseUrl, options: SESSION_OPTIONS });
-  // An idle client losing its connection (PostgreSQL restarting) must not crash the process; the
-  // pool replaces it on the next query.
-  pool.on('error', () => undefined);
-  return pool;
+  return poolSurvivingConnectionErrors({ connectionString: databaseUrl, options: SESSION_OPTIONS });
 }
 
 /** The settings of createPool's sessions (PostgreSQL's `options` startup parameter). */
