@@ -215,6 +215,26 @@ describe('GET /calendars/:id/holidays', () => {
     expect(response.body.pagination).toMatchObject({ page: 1, total: bavarian.length });
   });
 
+  test('When holidays and closed days are listed, then they are ordered without a locale-aware comparison (its first use brings ICU\'s collator into memory for good)', async () => {
+    const munich = await createCalendar({ closed_days: ['2026-12-25', '2026-03-02'] });
+    const original = String.prototype.localeCompare;
+    let calls = 0;
+    String.prototype.localeCompare = function (this: string, ...args: Parameters<typeof original>) {
+      calls += 1;
+      return original.apply(this, args);
+    };
+    try {
+      const response = await http.get(`${BASE}/calendars/${munich.id}/holidays`).query({ year: 2026 }).set(bearer(token)).expect(200);
+      const days = response.body.data as { date: string; kind: string }[];
+      expect(days.map((day) => `${day.date} ${day.kind}`)).toEqual(days.map((day) => `${day.date} ${day.kind}`).sort());
+      // A closed day on a public holiday: both, the kinds in code-unit order.
+      expect(days.filter((day) => day.date === '2026-12-25').map((day) => day.kind)).toEqual(['closed_day', 'public_holiday']);
+    } finally {
+      String.prototype.localeCompare = original;
+    }
+    expect(calls).toBe(0);
+  });
+
   test('When the year is no year in range, then it answers 400', async () => {
     const munich = await createCalendar();
     await http.get(`${BASE}/calendars/${munich.id}/holidays`).query({ year: 'soon' }).set(bearer(token)).expect(400);
