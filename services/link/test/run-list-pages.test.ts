@@ -5,8 +5,11 @@ import { startRunsHarness, type RunsHarness } from './support/runs-harness';
 /*
  * Issue 25 point 1 for the run engine's lists (GET /onboardings, /offboardings, /moves: one
  * implementation, runs.repository.ts): exact totals by status after the API's writes (a create, a
- * cancel), none changed by a refused write, and `after` walking a list exactly once. The queue takes
- * jobs but runs none, so no status changes behind the test's back.
+ * cancel), none changed by a refused write, and `after` walking a list exactly once; and each item
+ * exactly what GET /:id answers, tasks that ran included (the lists read in plain SQL, GET /:id
+ * through Prisma; link's tests run at UTC+14, jest.config.js, where a @db.Date read as a local
+ * midnight would be the day before). The queue takes jobs but runs none, so no status changes
+ * behind the test's back.
  */
 
 let h: RunsHarness;
@@ -35,15 +38,20 @@ const futureDay = () => new Date(Date.UTC(2031, 0, 1) + dayOffset++ * 86_400_000
 const KINDS = {
   onboardings: () => created('/onboardings', {
     first_name: 'Ada', last_name: 'Lovelace', email: `ada.${hex()}@${h.managed.domain}`, department: 'Engineering', manager_id: managerId,
-    start_date: futureDay(), bundles: [], physical: { laptop: 'ThinkPad T14', badge: false, phone_extension: false },
+    start_date: futureDay(), bundles: ['office', 'engineering'], physical: { laptop: 'ThinkPad T14', badge: true, phone_extension: false },
   }),
   offboardings: async () => {
     const leaver = await h.deskTenant.createUser({ name: 'Lea Ver', email: `lea.${hex()}@${h.managed.domain}` });
     return created('/offboardings', { user_id: leaver.id, last_day: futureDay(), mailbox_retention_days: 30, successor_id: managerId });
   },
-  moves: () => created('/moves', { user_id: managerId, effective_date: futureDay(), job_title: 'Head of Engineering', bundles: { add: [], remove: [] } }),
+  moves: () =>
+    created('/moves', {
+      user_id: managerId, effective_date: futureDay(), job_title: 'Head of Engineering', department: 'Platform',
+      bundles: { add: ['engineering'], remove: [] }, physical: { laptop: 'MacBook Pro 14', notes: 'Third floor.' },
+    }),
 } as const;
 type Kind = keyof typeof KINDS;
+const TASK_KEYS: Record<Kind, string> = { onboardings: 'onboarding_id', offboardings: 'offboarding_id', moves: 'move_id' };
 
 async function total(path: string): Promise<number> {
   const response = await get(`${path}${path.includes('?') ? '&' : '?'}per_page=1`);
@@ -135,5 +143,43 @@ describe.each(Object.keys(KINDS) as Kind[])('GET /%s', (kind) => {
       expect({ query, status: response.status }).toEqual({ query, status: 400 });
       expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual(['after']);
     }
+  });
+
+  test('When runs are listed, one of them with tasks that ran, then each item is exactly what GET /:id answers for it, newest first', async () => {
+    const taskKey = TASK_KEYS[kind];
+    const ids = [(await KINDS[kind]()).id, (await KINDS[kind]()).id, (await KINDS[kind]()).id];
+    // The middle run as if its first step had run and its second had failed after two tries.
+    const [middle] = [ids[1]!];
+    await h.link.db.$executeRawUnsafe(
+      `UPDATE run_tasks SET status = 'succeeded', attempts = 1, detail = 'Done.', result = '{"ticket_id": "3f0c8c9e-4b7e-4a57-9d55-0c6f1c3b7a10", "ticket_number": 4711, "nested": {"a": [1, null]}}',
+         started_at = '2032-01-01T08:00:00.123Z', finished_at = '2032-01-01T08:00:01.456Z'
+       WHERE ${taskKey} = $1::uuid AND position = 0`,
+      middle,
+    );
+    await h.link.db.$executeRawUnsafe(
+      `UPDATE run_tasks SET status = 'failed', attempts = 2, detail = 'The directory refused: 409.', started_at = '2032-01-01T08:00:02Z', finished_at = '2032-01-01T08:00:03Z'
+       WHERE ${taskKey} = $1::uuid AND position = 1`,
+      middle,
+    );
+    await h.link.db.$executeRawUnsafe(`UPDATE ${kind} SET status = 'in_progress', started_at = '2032-01-01T08:00:00Z', directory_user_id = 'dir-${hex()}' WHERE id = $1::uuid`, middle);
+
+    const listed = await get(`/${kind}?per_page=3`);
+    // (GET /:id reads through Prisma, the lists in plain SQL: src/runs/run-page-reads.ts.)
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((item: { id: string }) => item.id)).toEqual([...ids].reverse());
+    for (const item of listed.body.data as { id: string; tasks: unknown[] }[]) {
+      const one = await get(`/${kind}/${item.id}`);
+      expect(one.status).toBe(200);
+      expect(item).toEqual(one.body);
+      expect(item.tasks.length).toBeGreaterThan(1);
+    }
+    const ran = (listed.body.data as { id: string; tasks: { status: string; result: unknown; started_at: string | null }[] }[]).find((item) => item.id === middle)!;
+    expect(ran.tasks[0]).toMatchObject({ status: 'succeeded', result: { ticket_number: 4711, nested: { a: [1, null] } }, started_at: '2032-01-01T08:00:00.123Z' });
+    expect(ran.tasks[1]).toMatchObject({ status: 'failed', attempts: 2 });
+
+    // A keyset page reads the same way.
+    const after = await get(`/${kind}?per_page=1&after=${ids[2]}`);
+    expect(after.status).toBe(200);
+    expect(after.body.data).toEqual([listed.body.data[1]]);
   });
 });

@@ -6,6 +6,7 @@ import { lists } from '../lists';
 import { lockRow, violatedUniqueConstraint, type Db } from '../db';
 import { OPEN_STATUSES, type RunEndStatus, type RunRecord, type RunStatus, type RunTable } from './run-kind';
 import { TASK_ORDER, taskColumns, type RunTaskRecord } from './run-tasks.repository';
+import { runPageReader } from './run-page-reads';
 
 /** A run's status changed: how (`type`, the event's suffix), and the run before and after. */
 export interface RunChange<R extends RunRecord> {
@@ -45,6 +46,7 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
   const runs = (client: Db | Prisma.TransactionClient) => (client as unknown as Record<string, RunDelegate>)[spec.model]!;
   const tasksOf = (id: string) => ({ [spec.taskKey]: id });
   const listRows = sqlRows(db, db.pool);
+  const runsOf = runPageReader<R>(db.pool, spec, Object.keys({ ...baseColumns, ...spec.columns }), Object.keys(taskColumns));
 
   /** Locks the run and reads it (the "before" of a change); null when there is none. */
   async function locked(tx: Prisma.TransactionClient, id: string): Promise<R | null> {
@@ -81,7 +83,7 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
     /**
      * A page of the owner's runs, newest first, and its exact total: the page's ids and the total
      * (a counter of list_counts, whole or by status) in one round trip of plain SQL, by offset or
-     * keyset, then those runs with their tasks.
+     * keyset, then those runs with their tasks (two statements of plain SQL: run-page-reads.ts).
      */
     async list(ownerTenantId: string, filter: { status?: RunStatus }, window: ListWindow): Promise<{ items: R[]; total: number }> {
       // Compared as the column's own enum (onboarding_status, …), so the (owner, status, created_at, id) index serves it.
@@ -100,8 +102,7 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
         },
       );
       if (!page.length) return { items: [], total };
-      const items = await runs(db).findMany({ where: { id: { in: page.map((row) => row.id) } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select });
-      return { items: items as R[], total };
+      return { items: await runsOf(page.map((row) => row.id)), total };
     },
 
     async findById(ownerTenantId: string, id: string): Promise<R | null> {
