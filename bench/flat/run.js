@@ -14,7 +14,7 @@
 const { randomBytes, randomUUID } = require('node:crypto');
 const { existsSync, mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const { clientToken, databaseUrlFor, describeMachine, forkServer, machine, memory, startService, stopService, verifyingServiceEnv, withClient, ROOT } = require('../support');
+const { clientToken, databaseUrlFor, describeMachine, describeMemoryParts, forkServer, machine, memory, memoryParts, startService, stopService, verifyingServiceEnv, withClient, ROOT } = require('../support');
 const { measurePair, ROUNDS, CONNECTIONS } = require('../measure');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
@@ -122,6 +122,8 @@ async function runService(service, issuer) {
         const row = { service, name, totals, small: smallRow, large: bigRow, rps_ratio: ratio(bigRow.requests_per_sec, smallRow.requests_per_sec), rss_end_mb: Math.round(memory(running.pid).rss_mb) };
         row.met = row.rps_ratio >= TARGET && bigRow.non_2xx === 0 && smallRow.non_2xx === 0;
         rows.push(row);
+        // Where the memory is after each case (issue 25's 150 MB): a part that grows names its cause.
+        console.log(`${service} ${name}: ×${row.rps_ratio}, RSS ${row.rss_end_mb} MB (${describeMemoryParts(memoryParts(running.pid))} MB)`);
       }
     }
     return rows;
