@@ -28,7 +28,7 @@ export type { PrismaCliResult } from './prisma-cli';
 export { prismaDirOf, migrationsDirOf } from './prisma-paths';
 export { readMigrationsFolder } from './migrations-folder';
 export type { MigrationFile } from './migrations-folder';
-export { createPool, isoOf, SESSION_OPTIONS, isoTimestamp, isoTimestampSql, pageWithTotal, sqlRows, statementName, type Queryable } from './sql-reads';
+export { createPool, isoOf, SESSION_OPTIONS, isoTimestamp, isoTimestampSql, pageWithTotal, poolRows, sqlRows, statementName, typeParsers, type Queryable } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver } from './raw-sql-over';
 export { createStreamPool, streamRows, StreamPoolBusyError, type StreamPool, type StreamPoolOptions, type StreamRowsOptions } from './row-stream';

@@ -99,11 +99,21 @@ export function statementName(text: string): string | undefined {
   return name;
 }
 
-/** pg's parsers, but a timestamptz becomes the API's ISO string (isoTimestamp). Per query: the pool keeps pg's defaults. */
-const PLAIN_READ_TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === TIMESTAMPTZ && format !== 'binary' ? isoTimestamp : types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
-};
+/** pg's parsers, but those of `overrides` (by type OID, text format) instead. Per query: the pool keeps pg's defaults. */
+export function typeParsers(overrides: Record<number, (text: string) => unknown>) {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      (format !== 'binary' && overrides[oid]) || types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
+  };
+}
+
+/** A timestamptz becomes the API's ISO string (isoTimestamp). */
+const PLAIN_READ_TYPES = typeParsers({ [TIMESTAMPTZ]: isoTimestamp });
+
+/** Statements on `pool` (or one of its connections), each a named prepared statement, its rows read with `parsers`. */
+export function poolRows(pool: Queryable, parsers: ReturnType<typeof typeParsers> = PLAIN_READ_TYPES): SqlRows {
+  return async <T>(query: SqlQuery) => (await pool.query({ name: statementName(query.text), text: query.text, values: query.values, types: parsers })).rows as T[];
+}
 
 /**
  * Runs a statement on `pool` when given (the pool, or one of its connections), else
@@ -113,10 +123,7 @@ const PLAIN_READ_TYPES = {
  * the pool and a Date from Prisma (read it through isoOf()).
  */
 export function sqlRows(db: RawQueryRunner, pool?: Queryable): SqlRows {
-  if (pool) {
-    return async <T>(query: SqlQuery) =>
-      (await pool.query({ name: statementName(query.text), text: query.text, values: query.values, types: PLAIN_READ_TYPES })).rows as T[];
-  }
+  if (pool) return poolRows(pool);
   return async <T>(query: SqlQuery) => (await db.$queryRawUnsafe<T[]>(query.text, ...query.values)) as T[];
 }
 

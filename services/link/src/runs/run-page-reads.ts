@@ -1,5 +1,5 @@
-import { types, type Pool } from 'pg';
-import { statementName } from '@msp/db';
+import type { Pool } from 'pg';
+import { poolRows, typeParsers } from '@msp/db';
 import type { RunRecord, RunTable } from './run-kind';
 import type { RunTaskRecord } from './run-tasks.repository';
 
@@ -14,30 +14,26 @@ import type { RunTaskRecord } from './run-tasks.repository';
 
 const DATE_OID = 1082;
 
-// Dates are UTC midnights, as Prisma answers a @db.Date (pg's own parser would use the process's
+// A date is a UTC midnight, as Prisma answers a @db.Date (pg's own parser would use the process's
 // time zone); everything else as pg parses it: timestamptz a Date, json an object, text[] an array.
-const utcMidnight = (text: string) => new Date(`${text}T00:00:00.000Z`);
-const RECORD_TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === DATE_OID && format !== 'binary' ? utcMidnight : types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
-};
+const RECORD_PARSERS = typeParsers({ [DATE_OID]: (text: string) => new Date(`${text}T00:00:00.000Z`) });
 
 /** A Prisma field's column: the schema maps every camelCase field to its snake_case column. */
 const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 const selectList = (fields: string[]) => fields.map((field) => (columnOf(field) === field ? field : `${columnOf(field)} AS "${field}"`)).join(', ');
 
 export function runPageReader<R extends RunRecord>(pool: Pool, spec: RunTable, runFields: string[], taskFields: string[]) {
+  const rows = poolRows(pool, RECORD_PARSERS);
   const runKey = columnOf(spec.taskKey);
   const runsText = `SELECT ${selectList(runFields)} FROM ${spec.table} WHERE id = ANY($1::uuid[])`;
   const tasksText = `SELECT ${runKey} AS "runId", ${selectList(taskFields)} FROM run_tasks WHERE ${runKey} = ANY($1::uuid[]) ORDER BY ${runKey}, position`;
-  const read = async <T>(text: string, ids: string[]) => {
-    const result = await pool.query({ name: statementName(text), text, values: [ids], types: RECORD_TYPES });
-    return result.rows as T[];
-  };
 
   /** The runs of `ids` in that order, each with its tasks in execution order; ids of no run are left out. */
   return async function runsOf(ids: string[]): Promise<R[]> {
-    const [runs, tasks] = await Promise.all([read<R>(runsText, ids), read<RunTaskRecord & { runId: string }>(tasksText, ids)]);
+    const [runs, tasks] = await Promise.all([
+      rows<R>({ text: runsText, values: [ids] }),
+      rows<RunTaskRecord & { runId: string }>({ text: tasksText, values: [ids] }),
+    ]);
     const tasksOfRun = new Map<string, RunTaskRecord[]>();
     for (const { runId, ...task } of tasks) {
       const list = tasksOfRun.get(runId);
