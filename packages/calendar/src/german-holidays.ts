@@ -10,6 +10,8 @@
  * region and year whose rules changed (a new state holiday, a one-off day): write the change here.
  */
 
+import { compareDates } from './dates';
+
 /** A holiday's month and day ('MM-DD') in a year. */
 type DayIn = (year: number) => string;
 
@@ -118,5 +120,5 @@ export function germanHolidays(state: string | undefined, year: number): { date:
     const date = `${String(year).padStart(4, '0')}-${rule.day(year)}`;
     days.set(`${date} ${rule.name}`, { date, name: rule.name });
   }
-  return [...days.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  return [...days.values()].sort((a, b) => compareDates(a.date, b.date));
 }

@@ -2,6 +2,7 @@ import {
   WEEKDAYS,
   addBusinessMinutes,
   businessMinutesBetween,
+  compareDates,
   holidays as publicHolidays,
   localDateOf,
   validateCalendar,
@@ -15,6 +16,9 @@ import { unlessDuplicate, unlessReferenced } from '../db';
 import type { Store } from '../store';
 import type { Calendar, CalendarChanges, CalendarHoliday, NewCalendar } from './calendar.schemas';
 import type { CalendarDefinition } from './calendars.repository';
+
+/** A closed day that falls on a public holiday comes before it. */
+const KIND_ORDER: Record<CalendarHoliday['kind'], number> = { closed_day: 0, public_holiday: 1 };
 
 export const calendarNotFound = () => notFound('No calendar with this id exists in your tenant.');
 const nameTaken = (name: string) => () =>
@@ -94,9 +98,8 @@ export function createCalendarsService(store: Store) {
       for (const date of calendar.closed_days) {
         if (date.startsWith(`${wanted}-`)) days.push({ date, name: 'Closed day', kind: 'closed_day' });
       }
-      // By code units, not localeCompare: ISO dates and two fixed kinds need no collation, and the
-      // first localeCompare of a process brings ICU's collator into memory for good (~2 MB RSS).
-      return days.sort((a, b) => byCodeUnits(a.date, b.date) || byCodeUnits(a.kind, b.kind));
+      // Not localeCompare: its first use in a process brings ICU's collator into memory for good (~2 MB RSS).
+      return days.sort((a, b) => compareDates(a.date, b.date) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
     },
 
     /** `minutes` after `from` (`due_at`), or the business minutes between `from` and `to`: exactly one of the two (checked after the calendar is found: another tenant's is a 404 whatever the query). */
@@ -114,7 +117,3 @@ export function createCalendarsService(store: Store) {
 }
 
 export type CalendarsService = ReturnType<typeof createCalendarsService>;
-
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
