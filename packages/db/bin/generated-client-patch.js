@@ -25,23 +25,21 @@ function patchClientText(text, file = 'internal/class.ts') {
   const read =
     `// ${MARK} (packages/db/bin/generated-client-patch.js): import() would keep its source and string for good\n` +
     `    const source = require('node:fs').readFileSync(require.resolve("${found[1]}"), 'utf8')\n` +
-    `    const wasm = source.slice(source.indexOf('"') + 1, source.indexOf('"', source.indexOf('"') + 1))`;
+    `    const start = source.indexOf('"') + 1\n` +
+    `    const wasm = source.slice(start, source.indexOf('"', start))`;
   return text.replace(found[0], read);
 }
 
 /** Patches the clients a schema generates (`output` of each `prisma-client` generator, relative to the schema). */
 function patchGeneratedClients(schemaPath) {
   const schema = fs.readFileSync(schemaPath, 'utf8');
-  const patched = [];
   for (const block of schema.matchAll(/generator\s+\w+\s*\{([^}]*)\}/g)) {
     if (!/provider\s*=\s*"prisma-client"/.test(block[1])) continue;
     const output = /output\s*=\s*"([^"]+)"/.exec(block[1]);
     if (!output) continue;
     const file = path.join(path.dirname(schemaPath), output[1], 'internal', 'class.ts');
     fs.writeFileSync(file, patchClientText(fs.readFileSync(file, 'utf8'), file));
-    patched.push(file);
   }
-  return patched;
 }
 
 module.exports = { patchClientText, patchGeneratedClients };
