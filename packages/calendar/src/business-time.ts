@@ -6,7 +6,7 @@
  */
 import { WEEKDAYS, fromEpochDay, isDateString, type Weekday } from './dates';
 import { GERMAN_STATES, assertRegion, isHolidayUnchecked, type GermanState, type HolidayRegion } from './holidays';
-import { canonicalTimeZone, offsetAt, offsetAtUtcMidnight } from './zone';
+import { isTimeZone, offsetAt, offsetAtUtcMidnight } from './zone';
 
 export interface BusinessInterval {
   /** 'HH:MM', local time of the calendar's zone. */
@@ -206,7 +206,7 @@ export function validateCalendar(value: unknown, prefix = ''): FieldError[] {
   }
 
   if (typeof value.time_zone !== 'string') fail('time_zone', 'is required: an IANA time zone such as Europe/Berlin');
-  else if (!canonicalTimeZone(value.time_zone)) fail('time_zone', 'is not a known IANA time zone (such as Europe/Berlin)');
+  else if (!isTimeZone(value.time_zone)) fail('time_zone', 'is not a known IANA time zone (such as Europe/Berlin)');
 
   if (!isObject(value.hours)) fail('hours', `is required: an object with ${WEEKDAYS.join(', ')}`);
   else {

@@ -27,7 +27,12 @@ function utcMidnight(year: number, month: number, day: number): number {
   return date.getTime();
 }
 
-function daysInMonth(year: number, month: number): number {
+/** Days since 1970-01-01 of year, month (1–12) and day, unchecked (day 0 is the month's eve, as Date.UTC has it). */
+export function epochDayOf(year: number, month: number, day: number): number {
+  return utcMidnight(year, month, day) / DAY_MS;
+}
+
+export function daysInMonth(year: number, month: number): number {
   return new Date(utcMidnight(year, month + 1, 0)).getUTCDate();
 }
 
@@ -38,7 +43,7 @@ function assertDate(date: string): void {
 /** Days since 1970-01-01 of a 'YYYY-MM-DD'. */
 export function toEpochDay(date: string): number {
   assertDate(date);
-  return utcMidnight(Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10))) / DAY_MS;
+  return epochDayOf(Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10)));
 }
 
 /** The 'YYYY-MM-DD' of a count of days since 1970-01-01. */

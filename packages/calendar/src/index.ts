@@ -25,7 +25,7 @@ export {
   type Holiday,
   type HolidayRegion,
 } from './holidays';
-export { canonicalTimeZone, instantOf, localDateOf, offsetAt } from './zone';
+export { instantOf, isTimeZone, localDateOf, offsetAt } from './zone';
 export {
   addBusinessMinutes,
   businessMinutesBetween,

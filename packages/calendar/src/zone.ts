@@ -1,63 +1,74 @@
 /**
- * Wall-clock arithmetic in an IANA time zone with nothing but Node's Intl: the offset of a zone at
- * an instant, the local date of an instant, and the instant of a local date and time.
+ * Wall-clock arithmetic in an IANA time zone: the offset of a zone at an instant, the local date of
+ * an instant, and the instant of a local date and time. The rules come from the system's tz
+ * database (tzif.ts: the files PostgreSQL and glibc read); on a machine without one, and for a
+ * zone stored before that the database does not hold (ICU still knows `US/Pacific-New`), from
+ * Node's Intl.
  */
 import { fromEpochDay, toEpochDay } from './dates';
+import { hasTzDatabase, systemZone, type OffsetRule } from './tzif';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
-// Building a DateTimeFormat costs far more than using one: one per zone for the process.
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Zones served by Intl, one DateTimeFormat each (building one costs far more than using it); dropped whole past a bound, since any casing of a name is one. */
+const intlZones = new Map<string, OffsetRule>();
+const MAX_INTL_ZONES = 1_000;
 
-function formatterOf(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      era: 'short',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
+/** A zone's offsets in seconds from Intl's formatting: the wall clock it shows, read as if it were UTC, less the instant. */
+function intlZone(timeZone: string): OffsetRule {
+  let rule = intlZones.get(timeZone);
+  if (rule) return rule;
+  const formatter = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+    era: 'short',
+  });
+  rule = (epochSeconds) => {
+    const parts: Record<string, string> = {};
+    for (const part of formatter.formatToParts(epochSeconds * 1000)) parts[part.type] = part.value;
+    const year = parts.era === 'BC' || parts.era === 'B' ? 1 - Number(parts.year) : Number(parts.year);
+    const date = new Date(0);
+    date.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
+    date.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second));
+    return date.getTime() / 1000 - epochSeconds;
+  };
+  if (intlZones.size >= MAX_INTL_ZONES) intlZones.clear();
+  intlZones.set(timeZone, rule);
+  return rule;
 }
 
-/** The canonical name of an IANA time zone, or null when Intl does not know it (or it is an offset like '+01:00'). */
-export function canonicalTimeZone(timeZone: string): string | null {
-  if (typeof timeZone !== 'string' || !/^[A-Za-z]/.test(timeZone)) return null;
+const rulesOf = (timeZone: string): OffsetRule => systemZone(timeZone) ?? intlZone(timeZone);
+
+/**
+ * Whether a name is an IANA time zone (not an offset like '+01:00'): one of the system's tz
+ * database, in any case (`europe/berlin`), or, on a machine without one, one Intl knows.
+ */
+export function isTimeZone(timeZone: string): boolean {
+  if (typeof timeZone !== 'string' || !/^[A-Za-z]/.test(timeZone)) return false;
+  if (hasTzDatabase()) return systemZone(timeZone) !== null;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
   } catch {
-    return null;
+    return false;
   }
-}
-
-/** The wall clock of an instant in a zone, as milliseconds on the UTC scale (local time read as if it were UTC). */
-function wallClock(timeZone: string, epochMs: number): number {
-  const parts: Record<string, string> = {};
-  for (const part of formatterOf(timeZone).formatToParts(epochMs)) parts[part.type] = part.value;
-  const year = parts.era === 'BC' || parts.era === 'B' ? 1 - Number(parts.year) : Number(parts.year);
-  const date = new Date(0);
-  date.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day));
-  date.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second));
-  return date.getTime();
 }
 
 /** The zone's offset from UTC at an instant, in milliseconds (Berlin in summer: +7_200_000). */
 export function offsetAt(timeZone: string, epochMs: number): number {
-  const whole = Math.floor(epochMs / 1000) * 1000;
-  return wallClock(timeZone, whole) - whole;
+  return rulesOf(timeZone)(Math.floor(epochMs / 1000)) * 1000;
 }
 
 // The offsets at UTC midnights, which business-time asks for again and again (every due date of an
 // SLA list walks the same days): a few bytes a day and zone, dropped whole if it ever grows large.
+// A system zone answers about as fast itself; an Intl zone formats a date for each answer.
 const midnightOffsets = new Map<string, Map<number, number>>();
 const MAX_CACHED_MIDNIGHTS = 200_000;
 let cachedMidnights = 0;

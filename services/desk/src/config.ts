@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { eventsRetentionConfigProperties } from '@msp/events';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
 import { ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties, loadConfig } from '@msp/http';
-import { canonicalTimeZone } from '@msp/calendar';
+import { isTimeZone } from '@msp/calendar';
 import { allowlistProblems } from '@msp/outbound';
 import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { encryptionKeyProblems } from '@msp/secrets';
@@ -119,7 +119,7 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
   if (config.NODE_ENV === 'production' && !config.JWT_PRIVATE_KEY && !config.JWT_PRIVATE_KEY_FILE) {
     problems.push('JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production');
   }
-  if (!canonicalTimeZone(config.DEFAULT_TIME_ZONE)) problems.push(`DEFAULT_TIME_ZONE "${config.DEFAULT_TIME_ZONE}" is not an IANA time zone (e.g. Europe/Berlin)`);
+  if (!isTimeZone(config.DEFAULT_TIME_ZONE)) problems.push(`DEFAULT_TIME_ZONE "${config.DEFAULT_TIME_ZONE}" is not an IANA time zone (e.g. Europe/Berlin)`);
   problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
   problems.push(...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV));
   if (problems.length) throw new ConfigError(problems);
