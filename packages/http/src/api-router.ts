@@ -54,6 +54,12 @@ export interface ApiRouter {
 }
 
 export interface ApiRouterOptions {
+  /**
+   * The router the routes go on (their groups are mounted there); a new one by default. The app
+   * gives its API base router, so a request passes one router less (issue 25: each level is a
+   * `handle`, a `next` closure and a prefix trimmed and restored per request).
+   */
+  router?: express.Router;
   /** Rejects callers that lack the scope (401 without a valid token, 403 without the scope). */
   requireScope: (scope: string) => RequestHandler;
   /** Largest accepted body (larger: 413); default 1mb. */
@@ -196,7 +202,7 @@ function segmentRouters(router: express.Router) {
 }
 
 export function createApiRouter(options: ApiRouterOptions): ApiRouter {
-  const router = express.Router();
+  const router = options.router ?? express.Router();
   const routerFor = segmentRouters(router);
   const operations: OperationDoc[] = [];
   const readBody = bodyReader(options.bodyLimit ?? '1mb');
