@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import request from 'supertest';
 import { createLogger, createServiceApp } from '../src';
 import { fakeAuthenticate, fakeRequireScope } from './support';
@@ -16,12 +16,10 @@ const BODIES: Record<string, unknown> = {
 
 /** The same answers from a service app (its res.json) and from a bare Express 5 app with strong ETags (Express's own). */
 function appsAnswering(typed: boolean) {
-  const handler =
-    (key: string): RequestHandler =>
-    (_req, res) => {
-      if (typed) res.type('application/problem+json');
-      res.json(BODIES[key]);
-    };
+  const handler = (key: string) => (_req: Request, res: Response) => {
+    if (typed) res.type('application/problem+json');
+    res.json(BODIES[key]);
+  };
   const bare = express();
   bare.set('etag', 'strong');
   for (const key of Object.keys(BODIES)) bare.get(`/api/v1/answers/${key}`, handler(key));

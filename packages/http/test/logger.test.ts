@@ -76,6 +76,40 @@ describe('log lines', () => {
   });
 });
 
+describe('the request line, written without winston\'s streams', () => {
+  test('When a request line is written directly, then it is the line log() writes, with the same fields in the same order', async () => {
+    const { logger, lines } = collected();
+    const fields = { method: 'GET', path: '/api/v1/things/1', status: 200, duration_ms: 1.5, client_id: 'c1', tenant_id: undefined, client_secret: 'hide me' };
+    runAs({ client_id: 'c1', on_behalf_of: null }, () => {
+      logger.log('info', 'request', fields);
+      logger.direct('info', 'request', fields);
+      logger.log('error', 'request', { ...fields, status: 503 });
+      logger.direct('error', 'request', { ...fields, status: 503 });
+    });
+    await flushed();
+    expect(lines).toHaveLength(4);
+    // The time may have moved on by a millisecond between the two.
+    const [viaLog, direct, errorViaLog, errorDirect] = lines.map((line) => line.replace(/"timestamp":"[^"]+"/, '"timestamp":"T"'));
+    expect(direct).toBe(viaLog);
+    expect(errorDirect).toBe(errorViaLog);
+    expect(Object.keys(JSON.parse(direct!))).toEqual(['service', 'method', 'path', 'status', 'duration_ms', 'client_id', 'client_secret', 'level', 'message', 'request_id', 'timestamp']);
+    expect(JSON.parse(direct!).client_secret).toBe('[redacted]');
+  });
+
+  test('When the level is off or the logger silent, then nothing is written', async () => {
+    const stream = new PassThrough();
+    const lines: string[] = [];
+    stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    const logger = createLogger({ service: 'kit', level: 'warn', stream });
+    logger.direct('info', 'request', { status: 200 });
+    logger.direct('error', 'request', { status: 500 });
+    logger.silent = true;
+    logger.direct('error', 'request', { status: 502 });
+    await flushed();
+    expect(lines.map((line) => JSON.parse(line).status)).toEqual([500]);
+  });
+});
+
 describe('writing the lines', () => {
   /** A stream that records each write it is given. */
   function recordingStream() {
