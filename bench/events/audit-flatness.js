@@ -1,21 +1,25 @@
 'use strict';
 // Part 3 of `pnpm bench:events`: GET /audit-events flat from 100k to 10M events (issue 25 point 3),
 // and the retention sweep's throughput and longest lock. One desk (retention sweep off:
-// EVENTS_RETENTION_INTERVAL_MS=0, so the bench runs it itself) on a fresh database; its bootstrap
-// tenant seeded with SQL (seed-audit.js) to each size in turn (a top-up: same shape), then each
-// case timed with autocannon: the first page (per_page=25) and its exact total, without a filter
-// and with each filter alone, and one deep keyset page. Ratio: req/s at the largest size over
-// req/s at the smallest (target ≥ 0.8). Then the sweep (days 400) over the largest size: 30/430
-// of the rows are past it.
+// EVENTS_RETENTION_INTERVAL_MS=0, so the bench runs it itself) on a fresh database with two
+// tenants of the same shape, seeded with SQL (seed-audit.js): the smallest size and the largest.
+// Each case (the first page, per_page=25, and its exact total, without a filter and with each
+// filter alone, and one deep keyset page) is timed on both tenants in alternating rounds, as the
+// flat lists are (bench/measure.js): measured one size after the other, minutes apart, the two
+// halves met different machines (a 2-CPU VM whose host takes CPU from it at times), and the same
+// code read ×0.66 in one run and ×1.57 in the next. Ratio: req/s of the large tenant over the
+// small one's (target ≥ 0.8). Then the sweep (days 400) over both: 30/430 of the rows are past it.
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const autocannon = require('autocannon');
 const { Pool } = require('pg');
-const { ROOT, round, withClient } = require('../support');
+const { ROOT, clientToken, round, withClient } = require('../support');
 const { seedAuditEvents, SPAN_DAYS } = require('./seed-audit');
 
 const SIZES = (process.env.BENCH_AUDIT_SIZES ?? '100000,10000000').split(',').map(Number);
-const DURATION = Number(process.env.BENCH_AUDIT_DURATION ?? 5);
+const DURATION = Number(process.env.BENCH_AUDIT_DURATION ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_AUDIT_CONNECTIONS ?? 2);
+const ROUNDS = Number(process.env.BENCH_AUDIT_ROUNDS ?? 3);
 
 function cases(params, afterId) {
   const q = (value) => encodeURIComponent(value);
@@ -31,15 +35,41 @@ function cases(params, afterId) {
   ];
 }
 
-async function timed(desk, urlPath) {
-  // Correctness first: 200 with the exact total.
-  const response = await fetch(`${desk.url}/api/v1${urlPath}`, { headers: desk.auth });
-  const body = await response.json();
-  if (response.status !== 200) throw new Error(`${urlPath} answered ${response.status}: ${JSON.stringify(body)}`);
-  // A second's warm-up (caches, prepared statements), then the measurement.
-  await autocannon({ url: `${desk.url}/api/v1${urlPath}`, headers: desk.auth, connections: CONNECTIONS, duration: 1 });
-  const result = await autocannon({ url: `${desk.url}/api/v1${urlPath}`, headers: desk.auth, connections: CONNECTIONS, duration: DURATION });
-  return { req_per_sec: round(result.requests.average, 1), p50_ms: result.latency.p50, p99_ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors, total: body.pagination.total };
+/**
+ * The case on each tenant: 200 with the exact total first, a second's warm-up of each, then ROUNDS
+ * rounds alternating the tenants, DURATION / ROUNDS seconds each (req/s over all rounds, p50 and
+ * p99 the median round's).
+ */
+async function timedPair(desk, tenants, pathOf) {
+  const url = (tenant) => `${desk.url}/api/v1${pathOf(tenant)}`;
+  const totals = [];
+  for (const tenant of tenants) {
+    const response = await fetch(url(tenant), { headers: tenant.auth });
+    const body = await response.json();
+    if (response.status !== 200) throw new Error(`${pathOf(tenant)} answered ${response.status}: ${JSON.stringify(body)}`);
+    totals.push(body.pagination.total);
+    await autocannon({ url: url(tenant), headers: tenant.auth, connections: CONNECTIONS, duration: 1 });
+  }
+  const rounds = tenants.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [i, tenant] of tenants.entries()) rounds[i].push(await autocannon({ url: url(tenant), headers: tenant.auth, connections: CONNECTIONS, duration: DURATION / ROUNDS }));
+  }
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return rounds.map((results, i) => ({
+    req_per_sec: round(results.reduce((sum, x) => sum + x.requests.total, 0) / results.reduce((sum, x) => sum + x.duration, 0), 1),
+    p50_ms: median(results.map((x) => x.latency.p50)),
+    p99_ms: median(results.map((x) => x.latency.p99)),
+    non2xx: results.reduce((sum, x) => sum + x.non2xx, 0),
+    errors: results.reduce((sum, x) => sum + x.errors, 0),
+    total: totals[i],
+  }));
+}
+
+/** A second tenant with an administrator client, made by desk's own operator command; answers its id and a token. */
+async function secondTenant(deskUrl, databaseUrl, slug) {
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'services/desk/dist/cli/tenant-create.js'), slug], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const created = JSON.parse(out.trim().split('\n').pop());
+  return { tenantId: created.tenant_id, auth: await clientToken(deskUrl, created.client_id, created.client_secret) };
 }
 
 /** Runs the sweep of @msp/events (its build) over its own pool, as a service would; answers its figures. */
@@ -68,36 +98,46 @@ async function sweep(databaseUrl) {
 async function auditFlatness({ freshDatabase, startDesk, signIn, stopService }) {
   const databaseUrl = await freshDatabase('audit');
   const desk = await signIn(await startDesk(databaseUrl, { EVENTS_RETENTION_INTERVAL_MS: '0' }));
-  const tenantId = await withClient(databaseUrl, async (client) => (await client.query('SELECT tenant_id::text FROM api_clients WHERE client_id = $1', [desk.clientIdOfToken])).rows[0].tenant_id);
+  const large = {
+    tenantId: await withClient(databaseUrl, async (client) => (await client.query('SELECT tenant_id::text FROM api_clients WHERE client_id = $1', [desk.clientIdOfToken])).rows[0].tenant_id),
+    auth: desk.auth,
+  };
+  const small = await secondTenant(desk.url, databaseUrl, 'bench-audit-small');
+  const tenants = [small, large];
+  const [smallSize, largeSize] = [SIZES[0], SIZES[SIZES.length - 1]];
   const sizes = [];
   try {
-    let already = 0;
-    for (const size of SIZES) {
-      const seeded = await withClient(databaseUrl, (client) => seedAuditEvents(client, tenantId, { total: size, already }));
-      already = size;
+    for (const [tenant, size] of [[small, smallSize], [large, largeSize]]) {
+      const seeded = await withClient(databaseUrl, (client) => seedAuditEvents(client, tenant.tenantId, { total: size }));
       console.log(`   ${size.toLocaleString('en')} events seeded in ${round(seeded.seconds, 1)} s`);
-      const afterId = await withClient(databaseUrl, async (client) =>
-        (await client.query(`SELECT id::text FROM events WHERE tenant_id = $1 ORDER BY occurred_at DESC, seq DESC OFFSET $2 LIMIT 1`, [tenantId, Math.floor(size * 0.9)])).rows[0].id);
-      const results = {};
-      for (const [name, urlPath] of cases(seeded, afterId)) {
-        results[name] = await timed(desk, urlPath);
-        console.log(`   ${size.toLocaleString('en')} ${name}: ${results[name].req_per_sec} req/s, p50 ${results[name].p50_ms} ms, total ${results[name].total}`);
+      tenant.seeded = seeded;
+      tenant.afterId = await withClient(databaseUrl, async (client) =>
+        (await client.query(`SELECT id::text FROM events WHERE tenant_id = $1 ORDER BY occurred_at DESC, seq DESC OFFSET $2 LIMIT 1`, [tenant.tenantId, Math.floor(size * 0.9)])).rows[0].id);
+      sizes.push({ events: size, seed_seconds: round(seeded.seconds, 1), cases: {} });
+    }
+    const names = cases(small.seeded, small.afterId).map(([name]) => name);
+    for (const [index, name] of names.entries()) {
+      const results = await timedPair(desk, tenants, (tenant) => cases(tenant.seeded, tenant.afterId)[index][1]);
+      for (const [i, result] of results.entries()) {
+        sizes[i].cases[name] = result;
+        console.log(`   ${sizes[i].events.toLocaleString('en')} ${name}: ${result.req_per_sec} req/s, p50 ${result.p50_ms} ms, total ${result.total}`);
       }
-      sizes.push({ events: size, seed_seconds: round(seeded.seconds, 1), cases: results });
     }
   } finally {
     await stopService(desk);
   }
-  const [small, large] = [sizes[0], sizes[sizes.length - 1]];
-  const ratios = Object.fromEntries(Object.keys(small.cases).map((name) => [name, round(large.cases[name].req_per_sec / small.cases[name].req_per_sec, 2)]));
-  console.log(`   retention sweep over ${large.events.toLocaleString('en')} events (${SPAN_DAYS - 400} of ${SPAN_DAYS} days past 400)`);
+  const ratios = Object.fromEntries(Object.keys(sizes[0].cases).map((name) => [name, round(sizes[1].cases[name].req_per_sec / sizes[0].cases[name].req_per_sec, 2)]));
+  console.log(`   retention sweep over ${(smallSize + largeSize).toLocaleString('en')} events (${SPAN_DAYS - 400} of ${SPAN_DAYS} days past 400)`);
   const retention = await sweep(databaseUrl);
   const exact = await withClient(databaseUrl, async (client) => {
-    const counted = Number((await client.query('SELECT count(*) AS c FROM events WHERE tenant_id = $1', [tenantId])).rows[0].c);
-    const counter = Number((await client.query(`SELECT count FROM list_counts WHERE tenant_id = $1 AND list = 'audit-events' AND dimension = 'all'`, [tenantId])).rows[0].count);
-    return { counted, counter, exact: counted === counter };
+    const counts = { counted: 0, counter: 0 };
+    for (const { tenantId } of tenants) {
+      counts.counted += Number((await client.query('SELECT count(*) AS c FROM events WHERE tenant_id = $1', [tenantId])).rows[0].c);
+      counts.counter += Number((await client.query(`SELECT count FROM list_counts WHERE tenant_id = $1 AND list = 'audit-events' AND dimension = 'all'`, [tenantId])).rows[0].count);
+    }
+    return { ...counts, exact: counts.counted === counts.counter };
   });
-  return { sizes, ratios, retention: { ...retention, ...exact }, settings: { sizes: SIZES, duration_s: DURATION, connections: CONNECTIONS } };
+  return { sizes, ratios, retention: { ...retention, ...exact }, settings: { sizes: [smallSize, largeSize], duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS } };
 }
 
 function auditMarkdown(audit) {
@@ -106,13 +146,13 @@ function auditMarkdown(audit) {
   return [
     `## 3. \`GET /api/v1/audit-events\` from ${small.events.toLocaleString('en')} to ${large.events.toLocaleString('en')} events, and the retention sweep`,
     '',
-    `One tenant seeded with SQL (bench/events/seed-audit.js: same fractions per filter value at every size, spread over ${SPAN_DAYS} days; counter triggers off during the bulk insert and the counters rebuilt by one GROUP BY, the migration's backfill statement). autocannon, ${audit.settings.connections} connections, ${audit.settings.duration_s} s per case, first page of 25 with its exact total. Seeding: ${audit.sizes.map((s) => `${s.events.toLocaleString('en')} in ${s.seed_seconds} s`).join(', ')}.`,
+    `Two tenants of one database seeded with SQL (bench/events/seed-audit.js: same fractions per filter value at every size, spread over ${SPAN_DAYS} days; counter triggers off during the bulk insert and the counters rebuilt by one GROUP BY, the migration's backfill statement; then VACUUM ANALYZE and a CHECKPOINT). autocannon, ${audit.settings.connections} connections, ${audit.settings.duration_s} s per case and tenant in ${audit.settings.rounds} rounds alternating the tenants, first page of 25 with its exact total. Seeding: ${audit.sizes.map((s) => `${s.events.toLocaleString('en')} in ${s.seed_seconds} s`).join(', ')}.`,
     '',
     `| case | req/s at ${small.events.toLocaleString('en')} | p50 ms | req/s at ${large.events.toLocaleString('en')} | p50 ms | ratio (target ≥ 0.8) |`,
     '|---|---:|---:|---:|---:|---:|',
     ...names.map((name) => `| ${name} | ${small.cases[name].req_per_sec} | ${small.cases[name].p50_ms} | ${large.cases[name].req_per_sec} | ${large.cases[name].p50_ms} | ${audit.ratios[name]} |`),
     '',
-    `Retention sweep (EVENTS_RETENTION_DAYS=400) over ${large.events.toLocaleString('en')} events: ${audit.retention.events_removed.toLocaleString('en')} removed in ${audit.retention.seconds} s (${audit.retention.events_per_sec.toLocaleString('en')} events/s), ${audit.retention.batches} batches; the longest batch (one statement and transaction: the longest any of its locks was held) ${audit.retention.longest_batch_ms} ms. Counter afterwards ${audit.retention.counter.toLocaleString('en')}, count(*) ${audit.retention.counted.toLocaleString('en')}: ${audit.retention.exact ? 'exact' : '**not exact**'}.`,
+    `Retention sweep (EVENTS_RETENTION_DAYS=400) over both tenants' ${(small.events + large.events).toLocaleString('en')} events: ${audit.retention.events_removed.toLocaleString('en')} removed in ${audit.retention.seconds} s (${audit.retention.events_per_sec.toLocaleString('en')} events/s), ${audit.retention.batches} batches; the longest batch (one statement and transaction: the longest any of its locks was held) ${audit.retention.longest_batch_ms} ms. Counter afterwards ${audit.retention.counter.toLocaleString('en')}, count(*) ${audit.retention.counted.toLocaleString('en')}: ${audit.retention.exact ? 'exact' : '**not exact**'}.`,
     '',
   ].join('\n');
 }
