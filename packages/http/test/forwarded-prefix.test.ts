@@ -1,22 +1,14 @@
-import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import request from 'supertest';
-import { createLogger, createServiceApp, pageQueryProperties, sendPage } from '../src';
-import { fakeAuthenticate, fakeRequireScope } from './support';
+import { pageQueryProperties, sendPage } from '../src';
+import { bareServiceApp } from './support';
 
 // The compose ingress routes http://localhost:8080/<service>/api/v1/... to the service's /api/v1/...
 // and names the prefix it took off in X-Forwarded-Prefix. supertest connects from 127.0.0.1.
 function pagedApp(trustProxy?: string) {
-  return createServiceApp({
-    service: 'paged',
-    logger: createLogger({ service: 'paged', level: 'error', stream: new PassThrough() }),
-    openapi: { title: 'Paged', version: '1', description: 'test', tokenUrl: 'http://localhost/token', scopes: {} },
-    readinessChecks: {},
-    rateLimit: { limit: 600 },
-    authenticate: fakeAuthenticate,
-    requireScope: fakeRequireScope,
-    trustProxy,
-    routes: (api) => {
+  return bareServiceApp(
+    'paged',
+    (api) => {
       api.route({
         method: 'get',
         path: '/items',
@@ -29,7 +21,8 @@ function pagedApp(trustProxy?: string) {
         handler: (req, res, { query }) => sendPage(req, res, [], 60, query),
       });
     },
-  }).app;
+    { trustProxy },
+  ).app;
 }
 
 const links = (header: string | undefined) => Object.fromEntries([...(header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]));

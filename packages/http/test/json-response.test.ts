@@ -1,8 +1,6 @@
-import { PassThrough } from 'node:stream';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import request from 'supertest';
-import { createLogger, createServiceApp } from '../src';
-import { fakeAuthenticate, fakeRequireScope } from './support';
+import { bareServiceApp } from './support';
 
 /** What each body looks like through res.json: ASCII, multi-byte UTF-8 (its length is bytes), nested, empty, and no JSON at all. */
 const BODIES: Record<string, unknown> = {
@@ -23,19 +21,10 @@ function appsAnswering(typed: boolean) {
   const bare = express();
   bare.set('etag', 'strong');
   for (const key of Object.keys(BODIES)) bare.get(`/api/v1/answers/${key}`, handler(key));
-  const { app } = createServiceApp({
-    service: 'json',
-    logger: createLogger({ service: 'json', level: 'error', stream: new PassThrough() }),
-    openapi: { title: 'JSON', version: '1', description: 'test', tokenUrl: 'http://localhost/token', scopes: {} },
-    readinessChecks: {},
-    rateLimit: { limit: 1_000 },
-    authenticate: fakeAuthenticate,
-    requireScope: fakeRequireScope,
-    routes: (api) => {
-      for (const key of Object.keys(BODIES)) {
-        api.route({ method: 'get', path: `/answers/${key}`, operationId: `answer-${key}`, summary: key, tags: ['Answers'], scope: null, responses: { 200: { description: key } }, handler: handler(key) });
-      }
-    },
+  const { app } = bareServiceApp('json', (api) => {
+    for (const key of Object.keys(BODIES)) {
+      api.route({ method: 'get', path: `/answers/${key}`, operationId: `answer-${key}`, summary: key, tags: ['Answers'], scope: null, responses: { 200: { description: key } }, handler: handler(key) });
+    }
   });
   return { bare, app };
 }
@@ -78,16 +67,11 @@ describe('the middleware every API request passes before its route', () => {
     const failing: RequestHandler = async (req) => {
       if (req.get('authorization')) throw new Error('the token store is gone');
     };
-    const { app } = createServiceApp({
-      service: 'chain',
-      logger: createLogger({ service: 'chain', level: 'error', stream: new PassThrough() }),
-      openapi: { title: 'Chain', version: '1', description: 'test', tokenUrl: 'http://localhost/token', scopes: {} },
-      readinessChecks: {},
-      rateLimit: { limit: 1_000 },
-      authenticate: (req, res, next) => (req.get('authorization') ? failing(req, res, next) : next()),
-      requireScope: fakeRequireScope,
-      routes: (api) => api.route({ method: 'get', path: '/open', operationId: 'open', summary: 'open', tags: ['Open'], scope: null, responses: { 200: { description: 'ok' } }, handler: (_req, res) => res.json({ ok: true }) }),
-    });
+    const { app } = bareServiceApp(
+      'chain',
+      (api) => api.route({ method: 'get', path: '/open', operationId: 'open', summary: 'open', tags: ['Open'], scope: null, responses: { 200: { description: 'ok' } }, handler: (_req, res) => res.json({ ok: true }) }),
+      { rateLimit: { limit: 1_000 }, authenticate: (req, res, next) => (req.get('authorization') ? failing(req, res, next) : next()) },
+    );
     const failed = await request(app).get('/api/v1/open').set('Authorization', 'Bearer x');
     expect(failed.status).toBe(500);
     expect(failed.headers['content-type']).toMatch(/^application\/problem\+json/);

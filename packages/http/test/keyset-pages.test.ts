@@ -1,45 +1,35 @@
-import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import request from 'supertest';
-import { createLogger, createServiceApp, keysetQueryProperties, listWindow, pageQueryProperties, pageRequestOf, sendPage, unknownAfterItem } from '../src';
-import { fakeAuthenticate, fakeRequireScope } from './support';
+import { keysetQueryProperties, listWindow, pageQueryProperties, pageRequestOf, sendPage, unknownAfterItem } from '../src';
+import { bareServiceApp } from './support';
 
 // 60 items, newest first; a list that pages by number and by keyset (`after`).
 const ITEMS = Array.from({ length: 60 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(60 - i).padStart(12, '0')}` }));
 
 function keysetApp() {
-  return createServiceApp({
-    service: 'keyset',
-    logger: createLogger({ service: 'keyset', level: 'error', stream: new PassThrough() }),
-    openapi: { title: 'Keyset', version: '1', description: 'test', tokenUrl: 'http://localhost/token', scopes: {} },
-    readinessChecks: {},
-    rateLimit: { limit: 600 },
-    authenticate: fakeAuthenticate,
-    requireScope: fakeRequireScope,
-    routes: (api) => {
-      api.route({
-        method: 'get',
-        path: '/items',
-        operationId: 'listItems',
-        summary: 'List',
-        tags: ['Items'],
-        scope: null,
-        query: Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }),
-        responses: { 200: { description: 'A page.' } },
-        handler: (req, res, { query }) => {
-          const page = pageRequestOf(query);
-          // What a repository reads (listWindow): skip/take by number, or the items after `after`.
-          const window = listWindow(page);
-          let start = window.skip;
-          if (window.after !== undefined) {
-            const at = ITEMS.findIndex((item) => item.id === window.after);
-            if (at < 0) throw unknownAfterItem();
-            start = at + 1;
-          }
-          sendPage(req, res, ITEMS.slice(start, start + window.take), ITEMS.length, page);
-        },
-      });
-    },
+  return bareServiceApp('keyset', (api) => {
+    api.route({
+      method: 'get',
+      path: '/items',
+      operationId: 'listItems',
+      summary: 'List',
+      tags: ['Items'],
+      scope: null,
+      query: Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }),
+      responses: { 200: { description: 'A page.' } },
+      handler: (req, res, { query }) => {
+        const page = pageRequestOf(query);
+        // What a repository reads (listWindow): skip/take by number, or the items after `after`.
+        const window = listWindow(page);
+        let start = window.skip;
+        if (window.after !== undefined) {
+          const at = ITEMS.findIndex((item) => item.id === window.after);
+          if (at < 0) throw unknownAfterItem();
+          start = at + 1;
+        }
+        sendPage(req, res, ITEMS.slice(start, start + window.take), ITEMS.length, page);
+      },
+    });
   }).app;
 }
 

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError, createLogger, createServiceApp, strictObject, type IdempotencyStore, type Principal } from '../src';
+import { AppError, createLogger, createServiceApp, strictObject, type IdempotencyStore, type Principal, type ServiceAppOptions } from '../src';
 
 /**
  * The kit on its own, with a stand-in for @msp/auth (which depends on this
@@ -22,6 +22,24 @@ export const fakeRequireScope = (scope: string): RequestHandler => (req, _res, n
   if (!req.principal.scopes.includes(scope)) throw new AppError(403, 'Missing scope.', { code: 'insufficient-scope' });
   next();
 };
+
+/**
+ * A service app with nothing but `routes`: logs discarded (errors only), the stand-in caller
+ * (fakeAuthenticate), a limit of 600 a minute in memory. `options` overrides any of it.
+ */
+export function bareServiceApp(service: string, routes: ServiceAppOptions['routes'], options: Partial<ServiceAppOptions> = {}) {
+  return createServiceApp({
+    service,
+    logger: createLogger({ service, level: 'error', stream: new PassThrough() }),
+    openapi: { title: service, version: '1', description: 'test', tokenUrl: 'http://localhost/token', scopes: {} },
+    readinessChecks: {},
+    rateLimit: { limit: 600 },
+    authenticate: fakeAuthenticate,
+    requireScope: fakeRequireScope,
+    routes,
+    ...options,
+  });
+}
 
 export function kitApp(
   options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[]; createDelayMs?: number; idempotencyStore?: IdempotencyStore } = {},
