@@ -6,7 +6,7 @@
  */
 import { WEEKDAYS, fromEpochDay, isDateString, type Weekday } from './dates';
 import { GERMAN_STATES, assertRegion, isHolidayUnchecked, type GermanState, type HolidayRegion } from './holidays';
-import { isTimeZone, offsetAt, offsetAtUtcMidnight } from './zone';
+import { isTimeZone, offsetAt } from './zone';
 
 export interface BusinessInterval {
   /** 'HH:MM', local time of the calendar's zone. */
@@ -93,11 +93,11 @@ function compile(calendar: BusinessCalendar): Compiled {
 function* openIntervals(compiled: Compiled, fromMs: number): Generator<[number, number]> {
   const { timeZone } = compiled;
   const firstDay = Math.floor(fromMs / DAY_MS);
-  let offset = offsetAtUtcMidnight(timeZone, firstDay);
+  let offset = offsetAt(timeZone, firstDay * DAY_MS);
   for (let utcDay = firstDay; utcDay < firstDay + MAX_DAYS; utcDay++) {
     const windowStart = utcDay * DAY_MS;
     const windowEnd = windowStart + DAY_MS;
-    const offsetAtEnd = offsetAtUtcMidnight(timeZone, utcDay + 1);
+    const offsetAtEnd = offsetAt(timeZone, (utcDay + 1) * DAY_MS);
     const pieces: Array<[number, number, number]> = [];
     if (offsetAtEnd === offset) pieces.push([windowStart, windowEnd, offset]);
     else {

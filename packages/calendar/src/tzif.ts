@@ -242,7 +242,7 @@ function zoneNames(): Map<string, string> | null {
   return names;
 }
 
-/** The zones read so far: the database holds ~600, so this stays small. */
+/** The zones read so far, by their file's name: the database holds ~600, so this stays small whatever casings callers use. */
 const loaded = new Map<string, OffsetRule>();
 
 /** Whether this machine has a tz database (then it alone decides which zones exist). */
@@ -256,11 +256,13 @@ export function systemZone(name: string): OffsetRule | null {
   if (rule) return rule;
   const file = typeof name === 'string' ? zoneNames()?.get(name.toLowerCase()) : undefined;
   if (!file) return null;
+  rule = loaded.get(file);
+  if (rule) return rule;
   try {
     rule = parseTzif(readFileSync(path.join(tzDirectory(), file)));
   } catch {
     return null; // a folder (`Europe`), or a file that is not a zone's
   }
-  loaded.set(name, rule);
+  loaded.set(file, rule);
   return rule;
 }

@@ -15,6 +15,31 @@ const MINUTE_MS = 60_000;
 const intlZones = new Map<string, OffsetRule>();
 const MAX_INTL_ZONES = 1_000;
 
+// An Intl zone's answers at UTC midnights, which business-time asks for again and again (every due
+// date of an SLA list walks the same days), each a formatted date: kept, a few bytes a day and
+// zone, dropped whole if they ever grow large. A system zone answers as fast itself.
+const midnightOffsets = new Map<string, Map<number, number>>();
+const MAX_CACHED_MIDNIGHTS = 200_000;
+let cachedMidnights = 0;
+
+function atMidnight(timeZone: string, epochSeconds: number, format: OffsetRule): number {
+  let zone = midnightOffsets.get(timeZone);
+  if (!zone) midnightOffsets.set(timeZone, (zone = new Map()));
+  let offset = zone.get(epochSeconds);
+  if (offset === undefined) {
+    if (cachedMidnights >= MAX_CACHED_MIDNIGHTS) {
+      midnightOffsets.clear();
+      midnightOffsets.set(timeZone, zone);
+      zone.clear();
+      cachedMidnights = 0;
+    }
+    offset = format(epochSeconds);
+    zone.set(epochSeconds, offset);
+    cachedMidnights++;
+  }
+  return offset;
+}
+
 /** A zone's offsets in seconds from Intl's formatting: the wall clock it shows, read as if it were UTC, less the instant. */
 function intlZone(timeZone: string): OffsetRule {
   let rule = intlZones.get(timeZone);
@@ -30,7 +55,7 @@ function intlZone(timeZone: string): OffsetRule {
     second: 'numeric',
     era: 'short',
   });
-  rule = (epochSeconds) => {
+  const format: OffsetRule = (epochSeconds) => {
     const parts: Record<string, string> = {};
     for (const part of formatter.formatToParts(epochSeconds * 1000)) parts[part.type] = part.value;
     const year = parts.era === 'BC' || parts.era === 'B' ? 1 - Number(parts.year) : Number(parts.year);
@@ -39,6 +64,7 @@ function intlZone(timeZone: string): OffsetRule {
     date.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second));
     return date.getTime() / 1000 - epochSeconds;
   };
+  rule = (epochSeconds) => (epochSeconds % 86_400 === 0 ? atMidnight(timeZone, epochSeconds, format) : format(epochSeconds));
   if (intlZones.size >= MAX_INTL_ZONES) intlZones.clear();
   intlZones.set(timeZone, rule);
   return rule;
@@ -64,32 +90,6 @@ export function isTimeZone(timeZone: string): boolean {
 /** The zone's offset from UTC at an instant, in milliseconds (Berlin in summer: +7_200_000). */
 export function offsetAt(timeZone: string, epochMs: number): number {
   return rulesOf(timeZone)(Math.floor(epochMs / 1000)) * 1000;
-}
-
-// The offsets at UTC midnights, which business-time asks for again and again (every due date of an
-// SLA list walks the same days): a few bytes a day and zone, dropped whole if it ever grows large.
-// A system zone answers about as fast itself; an Intl zone formats a date for each answer.
-const midnightOffsets = new Map<string, Map<number, number>>();
-const MAX_CACHED_MIDNIGHTS = 200_000;
-let cachedMidnights = 0;
-
-/** offsetAt for the UTC midnight starting a day (`epochDay` days after 1970-01-01), cached. */
-export function offsetAtUtcMidnight(timeZone: string, epochDay: number): number {
-  let zone = midnightOffsets.get(timeZone);
-  if (!zone) midnightOffsets.set(timeZone, (zone = new Map()));
-  let offset = zone.get(epochDay);
-  if (offset === undefined) {
-    if (cachedMidnights >= MAX_CACHED_MIDNIGHTS) {
-      midnightOffsets.clear();
-      midnightOffsets.set(timeZone, zone);
-      zone.clear();
-      cachedMidnights = 0;
-    }
-    offset = offsetAt(timeZone, epochDay * DAY_MS);
-    zone.set(epochDay, offset);
-    cachedMidnights++;
-  }
-  return offset;
 }
 
 /** The local 'YYYY-MM-DD' of an instant in a zone. */
