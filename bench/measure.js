@@ -9,12 +9,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 
 /** autocannon's options for one side of a case. */
-function loadOf({ url, method = 'GET', headers = {}, body, paths }) {
+function loadOf({ url, method = 'GET', headers = {}, body, paths, connections = CONNECTIONS }) {
   let next = 0;
   return {
     url,
     method,
-    connections: CONNECTIONS,
+    connections,
     headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body && JSON.stringify(body),
     // Rotate through many ids, so one cached row does not stand for all.

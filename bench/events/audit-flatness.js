@@ -11,15 +11,14 @@
 // small one's (target ≥ 0.8). Then the sweep (days 400) over both: 30/430 of the rows are past it.
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const autocannon = require('autocannon');
 const { Pool } = require('pg');
 const { ROOT, clientToken, round, withClient } = require('../support');
 const { seedAuditEvents, SPAN_DAYS } = require('./seed-audit');
+const { measurePair, ROUNDS } = require('../measure');
 
 const SIZES = (process.env.BENCH_AUDIT_SIZES ?? '100000,10000000').split(',').map(Number);
 const DURATION = Number(process.env.BENCH_AUDIT_DURATION ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_AUDIT_CONNECTIONS ?? 2);
-const ROUNDS = Number(process.env.BENCH_AUDIT_ROUNDS ?? 3);
 
 function cases(params, afterId) {
   const q = (value) => encodeURIComponent(value);
@@ -36,11 +35,11 @@ function cases(params, afterId) {
 }
 
 /**
- * The case on each tenant: 200 with the exact total first, a second's warm-up of each, then ROUNDS
- * rounds alternating the tenants, DURATION / ROUNDS seconds each (req/s over all rounds, p50 and
- * p99 the median round's).
+ * The case on each tenant: 200 with the exact total first, then measure.js's alternating rounds
+ * (a second's warm-up of each, BENCH_ROUNDS rounds of DURATION / rounds seconds; req/s over all
+ * rounds, p50 and p99 the median round's), at CONNECTIONS connections.
  */
-async function timedPair(desk, tenants, pathOf) {
+async function timedPair(desk, tenants, name, pathOf) {
   const url = (tenant) => `${desk.url}/api/v1${pathOf(tenant)}`;
   const totals = [];
   for (const tenant of tenants) {
@@ -48,21 +47,10 @@ async function timedPair(desk, tenants, pathOf) {
     const body = await response.json();
     if (response.status !== 200) throw new Error(`${pathOf(tenant)} answered ${response.status}: ${JSON.stringify(body)}`);
     totals.push(body.pagination.total);
-    await autocannon({ url: url(tenant), headers: tenant.auth, connections: CONNECTIONS, duration: 1 });
   }
-  const rounds = tenants.map(() => []);
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const [i, tenant] of tenants.entries()) rounds[i].push(await autocannon({ url: url(tenant), headers: tenant.auth, connections: CONNECTIONS, duration: DURATION / ROUNDS }));
-  }
-  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  return rounds.map((results, i) => ({
-    req_per_sec: round(results.reduce((sum, x) => sum + x.requests.total, 0) / results.reduce((sum, x) => sum + x.duration, 0), 1),
-    p50_ms: median(results.map((x) => x.latency.p50)),
-    p99_ms: median(results.map((x) => x.latency.p99)),
-    non2xx: results.reduce((sum, x) => sum + x.non2xx, 0),
-    errors: results.reduce((sum, x) => sum + x.errors, 0),
-    total: totals[i],
-  }));
+  const sides = tenants.map((tenant) => ({ name, target: tenant.label, url: url(tenant), headers: tenant.auth, connections: CONNECTIONS }));
+  const rows = await measurePair(sides[0], sides[1], { duration: DURATION, warmup: 1 });
+  return rows.map((row, i) => ({ req_per_sec: row.requests_per_sec, p50_ms: row.p50_ms, p99_ms: row.p99_ms, non2xx: row.non_2xx, errors: row.errors, total: totals[i] }));
 }
 
 /** A second tenant with an administrator client, made by desk's own operator command; answers its id and a token. */
@@ -99,10 +87,11 @@ async function auditFlatness({ freshDatabase, startDesk, signIn, stopService }) 
   const databaseUrl = await freshDatabase('audit');
   const desk = await signIn(await startDesk(databaseUrl, { EVENTS_RETENTION_INTERVAL_MS: '0' }));
   const large = {
+    label: 'large',
     tenantId: await withClient(databaseUrl, async (client) => (await client.query('SELECT tenant_id::text FROM api_clients WHERE client_id = $1', [desk.clientIdOfToken])).rows[0].tenant_id),
     auth: desk.auth,
   };
-  const small = await secondTenant(desk.url, databaseUrl, 'bench-audit-small');
+  const small = { label: 'small', ...(await secondTenant(desk.url, databaseUrl, 'bench-audit-small')) };
   const tenants = [small, large];
   const [smallSize, largeSize] = [SIZES[0], SIZES[SIZES.length - 1]];
   const sizes = [];
@@ -117,7 +106,7 @@ async function auditFlatness({ freshDatabase, startDesk, signIn, stopService }) 
     }
     const names = cases(small.seeded, small.afterId).map(([name]) => name);
     for (const [index, name] of names.entries()) {
-      const results = await timedPair(desk, tenants, (tenant) => cases(tenant.seeded, tenant.afterId)[index][1]);
+      const results = await timedPair(desk, tenants, name, (tenant) => cases(tenant.seeded, tenant.afterId)[index][1]);
       for (const [i, result] of results.entries()) {
         sizes[i].cases[name] = result;
         console.log(`   ${sizes[i].events.toLocaleString('en')} ${name}: ${result.req_per_sec} req/s, p50 ${result.p50_ms} ms, total ${result.total}`);

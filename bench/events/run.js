@@ -15,12 +15,13 @@
 //   BENCH_REDIS_URL     Redis for desk's rate limiter (default redis://127.0.0.1:6379; "" for none)
 //   BENCH_EVENTS        tickets per throughput run (default 20), BENCH_ENDPOINTS (default 1000)
 //   BENCH_CONCURRENCY   WEBHOOK_CONCURRENCY values to run, comma-separated (default "32,128")
-//   BENCH_ROUNDS        alternating rounds of the POST comparison (default 3), BENCH_DURATION s each (default 5)
+//   BENCH_ROUNDS        alternating rounds of the POST comparison and of each audit case (default 3), BENCH_DURATION s each (default 5)
 //   BENCH_BASE_COMMIT   the commit without events (default 5b796f6), BENCH_BASE_DIR its worktree
 //                       (default /tmp/msp-bench-base-<commit>; made, installed and built if missing)
 //   BENCH_PARTS         which parts to run, comma-separated (default "fanout,outbox,audit")
 //   BENCH_AUDIT_SIZES   events of part 3, the audit log's flatness run (default "100000,10000000";
-//                       e.g. "10000,100000" to check it works), BENCH_AUDIT_DURATION s per case (default 5)
+//                       e.g. "10000,100000" to check it works), BENCH_AUDIT_DURATION s per case and tenant (default 6),
+//                       BENCH_AUDIT_CONNECTIONS (default 2)
 const { execFileSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
