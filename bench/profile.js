@@ -9,6 +9,8 @@
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL (as for `pnpm bench`), BENCH_DURATION (default 20 s),
 //   BENCH_CONNECTIONS (default 10), BENCH_TICKETS (default 10000), BENCH_PATH (default the list; `:id` stands for a seeded ticket's id)
 //   BENCH_METHOD=POST with BENCH_PATH=/api/v1/tickets: creates tickets (pnpm bench's body)
+//   BENCH_SIDE=baseline profiles pnpm bench's baseline server (bench/baseline-server.js) under the
+//   same load instead, so where the two spend differently can be read side by side
 const { randomBytes } = require('node:crypto');
 const { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -25,6 +27,7 @@ const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
 const PATH = process.env.BENCH_PATH ?? '/api/v1/tickets?per_page=25';
 // POST: PATH is given pnpm bench's new ticket (BENCH_PATH=/api/v1/tickets BENCH_METHOD=POST).
 const METHOD = process.env.BENCH_METHOD ?? 'GET';
+const SIDE = process.env.BENCH_SIDE === 'baseline' ? 'baseline' : 'desk';
 const RESULTS = path.join(__dirname, 'results');
 const PROFILE_DIR = path.join(RESULTS, 'profile');
 const MIGRATIONS = path.resolve(__dirname, '../services/desk/prisma/migrations');
@@ -83,13 +86,15 @@ async function main() {
   rmSync(PROFILE_DIR, { recursive: true, force: true });
   mkdirSync(PROFILE_DIR, { recursive: true });
   let desk;
+  let profiled;
   try {
     await applyMigrations(databaseUrl, MIGRATIONS);
     desk = await forkServer(
       'desk-server.js',
       { BENCH_DESK: JSON.stringify({ databaseUrl, redisUrl: REDIS_URL || undefined, rateLimitPerMinute: 1_000_000_000, logLevel: 'info', tenants: ['large'] }) },
-      { profileDir: PROFILE_DIR },
+      SIDE === 'desk' ? { profileDir: PROFILE_DIR } : {},
     );
+    profiled = SIDE === 'desk' ? desk : await forkServer('baseline-server.js', { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }) }, { profileDir: PROFILE_DIR });
     await seedTenant(databaseUrl, desk.credentials.large.tenantId, TICKETS);
     await withClient(databaseUrl, (client) => client.query('VACUUM ANALYZE'));
     const headers = await clientToken(desk.url, desk.credentials.large.clientId, desk.credentials.large.secret);
@@ -97,7 +102,7 @@ async function main() {
     const seeded = await withClient(databaseUrl, (client) => client.query('SELECT id, client_id FROM tickets LIMIT 1'));
     const { id, client_id } = seeded.rows[0];
     const options = {
-      url: `${desk.url}${PATH.replace(':id', id)}`,
+      url: `${profiled.url}${PATH.replace(':id', id)}`,
       connections: CONNECTIONS,
       method: METHOD,
       ...(METHOD === 'POST' ? { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(newTicket(client_id)) } : { headers }),
@@ -106,20 +111,20 @@ async function main() {
     const result = await autocannon({ ...options, duration: DURATION });
     if (result.non2xx || result.errors) throw new Error(`not every request answered 2xx: ${result.non2xx} non-2xx, ${result.errors} errors`);
     await new Promise((resolve) => {
-      desk.child.once('exit', resolve);
-      desk.child.disconnect(); // desk-server.js closes and exits: V8 writes the profile
+      profiled.child.once('exit', resolve);
+      profiled.child.disconnect(); // the server closes and exits: V8 writes the profile
     });
     const file = readdirSync(PROFILE_DIR).find((f) => f.endsWith('.cpuprofile'));
-    if (!file) throw new Error('desk wrote no profile');
+    if (!file) throw new Error(`${SIDE} wrote no profile`);
     const summary = summarise(JSON.parse(readFileSync(path.join(PROFILE_DIR, file), 'utf8')));
     const version = await withClient(SERVER_URL, async (client) => (await client.query('SHOW server_version')).rows[0].server_version);
     const m = machine(`PostgreSQL ${version}`);
     const lines = [
-      '# Where desk\'s CPU goes under the list load (`pnpm bench:profile`)',
+      `# Where ${SIDE === 'desk' ? 'desk' : 'the baseline server'}'s CPU goes under load (\`pnpm bench:profile\`)`,
       '',
       `Run ${new Date().toISOString()} on ${describeMachine(m)}.`,
-      `\`${METHOD === 'GET' ? '' : `${METHOD} `}${PATH.replace('/api/v1', '')}\`, autocannon ${CONNECTIONS} connections for ${DURATION} s after 3 s of warm-up: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${TICKETS.toLocaleString('en')} tickets; desk as \`pnpm bench\` runs it (auth, Redis rate limit, validation, logging at info, Prisma).`,
-      `Self time from V8's sampling profiler (\`--cpu-prof\`), summed by where the code lives, in % of desk's busy time (${summary.busy_ms.toLocaleString('en')} ms; idle left out). The profile: \`bench/results/profile/${file}\` (not committed; open it in Chrome DevTools or speedscope).`,
+      `\`${METHOD === 'GET' ? '' : `${METHOD} `}${PATH.replace('/api/v1', '')}\`, autocannon ${CONNECTIONS} connections for ${DURATION} s after 3 s of warm-up: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${TICKETS.toLocaleString('en')} tickets; ${SIDE === 'desk' ? 'desk as \`pnpm bench\` runs it (auth, Redis rate limit, validation, logging at info, Prisma)' : 'the baseline as \`pnpm bench\` runs it (node:http and pg running desk\'s statements)'}.`,
+      `Self time from V8's sampling profiler (\`--cpu-prof\`), summed by where the code lives, in % of ${SIDE === 'desk' ? 'desk' : 'the baseline'}'s busy time (${summary.busy_ms.toLocaleString('en')} ms; idle left out). The profile: \`bench/results/profile/${file}\` (not committed; open it in Chrome DevTools or speedscope).`,
       '',
       '| where | % of CPU | ms |',
       '|---|---:|---:|',
@@ -135,7 +140,7 @@ async function main() {
     writeFileSync(path.join(RESULTS, 'latest-profile.md'), lines.join('\n'));
     console.log(lines.join('\n'));
   } finally {
-    if (desk && desk.child.exitCode === null) desk.child.kill('SIGKILL');
+    for (const server of new Set([desk, profiled])) if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
     await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${name}: ${error.message}`));
   }
 }
