@@ -11,7 +11,7 @@ export function uniquePrefix(label = 'test'): string {
 }
 
 /**
- * The Redis client production uses (createRedis: no offline queue, auto-pipelining), connected:
+ * The Redis client production uses (createRedis: no offline queue, one write per turn), connected:
  * without an offline queue a command sent before the connection is up fails, and the rate
  * limiter would fail open for a test's first requests.
  */
