@@ -3,6 +3,12 @@ import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 /** Where a verifier finds the public key named by a token's `kid`. */
 export interface KeySource {
   getKey(kid: string): Promise<KeyObject | undefined>;
+  /**
+   * The key as getKey would answer it, when it can be answered now without fetching anything;
+   * `undefined` when getKey would fetch (or the source cannot tell): then ask getKey. Lets the
+   * verifier answer a token it has already verified without waiting a turn (issue 25).
+   */
+  keyNow?(kid: string): KeyObject | undefined;
 }
 
 export interface Jwk extends JsonWebKey {
@@ -59,11 +65,16 @@ export function remoteJwks(options: RemoteJwksOptions): KeySource {
       }
     })());
 
+  /** Whether getKey(kid) fetches the JWKS first: a fetch under way, or one due (stale keys or an unknown kid, past the cooldown). */
+  const fetchesFirst = (kid: string) => {
+    const due = Date.now() - attemptedAt > cooldownMs;
+    return Boolean(inFlight) || (due && (Date.now() - fetchedAt > cacheMs || !keys.has(kid)));
+  };
+
   return {
+    keyNow: (kid) => (fetchesFirst(kid) ? undefined : keys.get(kid)),
     async getKey(kid) {
-      const stale = Date.now() - fetchedAt > cacheMs;
-      const due = Date.now() - attemptedAt > cooldownMs;
-      if (inFlight || (due && (stale || !keys.has(kid)))) {
+      if (fetchesFirst(kid)) {
         try {
           await refresh();
         } catch {
@@ -78,5 +89,5 @@ export function remoteJwks(options: RemoteJwksOptions): KeySource {
 /** Keys known in-process (desk verifying its own tokens). */
 export function staticKeys(entries: Iterable<[string, KeyObject]>): KeySource {
   const keys = new Map(entries);
-  return { getKey: async (kid) => keys.get(kid) };
+  return { getKey: async (kid) => keys.get(kid), keyNow: (kid) => keys.get(kid) };
 }

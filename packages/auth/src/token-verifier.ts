@@ -29,7 +29,16 @@ export interface TokenVerifierOptions {
   cacheSize?: number;
 }
 
-export type TokenVerifier = (token: string) => Promise<Principal>;
+export interface TokenVerifier {
+  (token: string): Promise<Principal>;
+  /**
+   * The principal of a token verified before, answered at once, when the verifier can tell now
+   * that it still holds (unexpired, its key still the source's); `undefined` otherwise (then call
+   * the verifier). A request of a known token then goes on without waiting a turn of the event
+   * loop for a promise (1.7 % of the single read's CPU: issue 25).
+   */
+  known?(token: string): Principal | undefined;
+}
 
 /** A token that passed verification, and the key that verified it. */
 interface Verified {
@@ -97,7 +106,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     return { principal, kid, key, expiresAtMs: exp * 1000 };
   }
 
-  return async (token) => {
+  const verify: TokenVerifier = async (token) => {
     const known = verified.get(token);
     if (known) {
       if (Date.now() < known.expiresAtMs && (await options.keys.getKey(known.kid)) === known.key) return known.principal;
@@ -110,4 +119,14 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
     return fresh.principal;
   };
+  // The same conditions as the cached path above, where the key source can answer now.
+  const keyNow = options.keys.keyNow?.bind(options.keys);
+  if (keyNow) {
+    verify.known = (token) => {
+      const known = verified.get(token);
+      if (known && Date.now() < known.expiresAtMs && keyNow(known.kid) === known.key) return known.principal;
+      return undefined;
+    };
+  }
+  return verify;
 }

@@ -142,6 +142,24 @@ describe('JWKS caching and rotation', () => {
     expect(issuer.jwksFetches()).toBe(start + 1);
   });
 
+  test('When the JWKS is fresh, then a token verified before is known at once; when its keys are stale, known defers to the verifier, which refetches', async () => {
+    const keys = remoteJwks({ url: issuer.jwksUrl, refetchCooldownMs: 0, cacheMs: 200 });
+    const verify = createTokenVerifier({ keys, issuer: issuer.issuer, audience: issuer.audience });
+    const token = issuer.token();
+    expect(verify.known!(token)).toBeUndefined();
+    const principal = await verify(token);
+    expect(verify.known!(token)).toBe(principal);
+    const start = issuer.jwksFetches();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(verify.known!(token)).toBeUndefined();
+    expect(issuer.jwksFetches()).toBe(start);
+    // The refetched JWKS holds new key objects: the token is verified again against them.
+    const again = await verify(token);
+    expect(again).toEqual(principal);
+    expect(issuer.jwksFetches()).toBe(start + 1);
+    expect(verify.known!(token)).toBe(again);
+  });
+
   test('When tokens name unknown kids in a burst, then the JWKS is refetched at most once per cooldown', async () => {
     const verify = createTokenVerifier({ keys: remoteJwks({ url: issuer.jwksUrl, refetchCooldownMs: 60_000 }), issuer: issuer.issuer, audience: issuer.audience });
     await verify(issuer.token());

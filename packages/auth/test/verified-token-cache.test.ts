@@ -11,7 +11,7 @@ const now = () => Math.floor(Date.now() / 1000);
 /** A key source whose keys the test withdraws and replaces, as desk's JWKS does on rotation. */
 function mutableKeys() {
   const keys = new Map<string, KeyObject>();
-  const source: KeySource = { getKey: async (kid) => keys.get(kid) };
+  const source: KeySource = { getKey: async (kid) => keys.get(kid), keyNow: (kid) => keys.get(kid) };
   const add = (kid: string) => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     keys.set(kid, publicKey);
@@ -26,6 +26,37 @@ function sign(privateKey: KeyObject, kid: string, claims: Record<string, unknown
 }
 
 describe('the cache of verified access tokens', () => {
+  test('When a token was verified, then known answers its principal at once; never a token not verified, nor one whose key was withdrawn or replaced, nor one past its exp', async () => {
+    const keys = mutableKeys();
+    const verify = createTokenVerifier({ keys: keys.source, issuer: ISSUER, audience: AUDIENCE, clockToleranceSec: 0 });
+    const privateKey = keys.add('k1');
+    const token = sign(privateKey, 'k1');
+    expect(verify.known!(token)).toBeUndefined();
+    const principal = await verify(token);
+    expect(verify.known!(token)).toBe(principal);
+
+    const expiring = sign(privateKey, 'k1', { exp: now() + 1 });
+    await verify(expiring);
+    expect(verify.known!(expiring)).toMatchObject({ clientId: 'client-1' });
+    await new Promise((resolve) => setTimeout(resolve, (now() + 1) * 1000 - Date.now() + 5));
+    expect(verify.known!(expiring)).toBeUndefined();
+
+    keys.add('k1'); // the kid now names another key
+    expect(verify.known!(token)).toBeUndefined();
+    keys.remove('k1');
+    expect(verify.known!(token)).toBeUndefined();
+    await expect(verify(token)).rejects.toThrow(new InvalidTokenError('The access token is signed with an unknown key.'));
+  });
+
+  test('When the key source cannot answer at once (no keyNow), then known is not offered and every token goes through the verifier', async () => {
+    const keys = mutableKeys();
+    const verify = createTokenVerifier({ keys: { getKey: keys.source.getKey }, issuer: ISSUER, audience: AUDIENCE });
+    const token = sign(keys.add('k1'), 'k1');
+    const principal = await verify(token);
+    expect(verify.known).toBeUndefined();
+    expect(await verify(token)).toBe(principal);
+  });
+
   test('When the same token is presented again, then it is answered from the cache (the same principal)', async () => {
     const keys = mutableKeys();
     const verify = createTokenVerifier({ keys: keys.source, issuer: ISSUER, audience: AUDIENCE });
