@@ -2,12 +2,13 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import request from 'supertest';
 import { bareServiceApp } from './support';
 
-/** What each body looks like through res.json: ASCII, multi-byte UTF-8 (its length is bytes), nested, empty, and no JSON at all. */
+/** What each body looks like through res.json: ASCII, multi-byte UTF-8 (its length is bytes), nested, empty, a long page, and no JSON at all. */
 const BODIES: Record<string, unknown> = {
   ascii: { id: '1', name: 'first', tags: ['a', 'b'], n: 42, ok: true, none: null },
   utf8: { name: 'Müller – Straße 😀', note: '\u2028 line separator' },
   empty: {},
   list: [1, 'two', { three: 3 }],
+  page: { data: Array.from({ length: 200 }, (_, i) => ({ i, name: `Müller – Straße 😀 ${i}` })) },
   text: 'just a string',
   nothing: undefined,
 };
