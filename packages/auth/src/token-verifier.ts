@@ -7,6 +7,9 @@ import { parseScope } from './scopes';
 /** Asymmetric algorithms only: never `none`, never HMAC (a public key must not become a shared secret). */
 export const ALLOWED_ALGORITHMS = ['ES256', 'RS256'] as const;
 
+/** RFC 6750's b64token, the characters a bearer token may have: only such a token is ever verified (and remembered). */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Verified tokens remembered per process; at about 1 KB each, 10,000 is ~10 MB at most. */
@@ -63,9 +66,20 @@ interface Verified {
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   const tolerance = options.clockToleranceSec ?? 30;
   const cacheSize = options.cacheSize ?? DEFAULT_VERIFIED_TOKEN_CACHE_SIZE;
-  const verified = new Map<string, Verified>();
+  // Keyed by the token's signature (its last part): a Map hashes its key on every lookup, and the
+  // whole token, ~700 characters, cost a microsecond a request. An entry answers only the very
+  // token it holds (`token` compared in full), so two tokens with one signature cannot share it.
+  const verified = new Map<string, Verified & { token: string }>();
+  const keyOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
+  const cached = (token: string) => {
+    const entry = verified.get(keyOf(token));
+    return entry?.token === token ? entry : undefined;
+  };
 
   async function verifyFully(token: string): Promise<Verified> {
+    // Node's base64 decoding skips characters outside its alphabet, so a token with others could
+    // still verify: refused here, whoever asks, so the cache only ever holds well-formed tokens.
+    if (!BEARER_TOKEN.test(token)) throw new InvalidTokenError('The access token is malformed.');
     const decoded = jwt.decode(token, { complete: true });
     if (!decoded || typeof decoded.payload === 'string') throw new InvalidTokenError('The access token is malformed.');
     const { alg, kid } = decoded.header;
@@ -107,15 +121,15 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   }
 
   const verify: TokenVerifier = async (token) => {
-    const known = verified.get(token);
+    const known = cached(token);
     if (known) {
       if (Date.now() < known.expiresAtMs && (await options.keys.getKey(known.kid)) === known.key) return known.principal;
-      verified.delete(token);
+      if (verified.get(keyOf(token)) === known) verified.delete(keyOf(token));
     }
     const fresh = await verifyFully(token);
     if (cacheSize > 0 && Date.now() < fresh.expiresAtMs) {
       if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!);
-      verified.set(token, fresh);
+      verified.set(keyOf(token), { ...fresh, token });
     }
     return fresh.principal;
   };
@@ -123,7 +137,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const keyNow = options.keys.keyNow?.bind(options.keys);
   if (keyNow) {
     verify.known = (token) => {
-      const known = verified.get(token);
+      const known = cached(token);
       if (known && Date.now() < known.expiresAtMs && keyNow(known.kid) === known.key) return known.principal;
       return undefined;
     };

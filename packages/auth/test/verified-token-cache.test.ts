@@ -48,6 +48,28 @@ describe('the cache of verified access tokens', () => {
     await expect(verify(token)).rejects.toThrow(new InvalidTokenError('The access token is signed with an unknown key.'));
   });
 
+  test('When another token carries the signature of a cached one, then it is not answered from the cache: it is verified, and refused', async () => {
+    const keys = mutableKeys();
+    const verify = createTokenVerifier({ keys: keys.source, issuer: ISSUER, audience: AUDIENCE });
+    const token = sign(keys.add('k1'), 'k1');
+    await verify(token);
+    const [header, , signature] = token.split('.');
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...jwt.decode(token) as object, scope: 'admin:tenant' })).toString('base64url')}.${signature}`;
+    expect(verify.known!(forged)).toBeUndefined();
+    await expect(verify(forged)).rejects.toThrow(/^The access token is not valid: invalid signature\.$/);
+    expect(verify.known!(token)).toMatchObject({ scopes: ['read:tickets'] });
+  });
+
+  test('When a token holds a character a bearer token may not have, then it is refused as malformed, though base64 decoding would skip it', async () => {
+    const keys = mutableKeys();
+    const verify = createTokenVerifier({ keys: keys.source, issuer: ISSUER, audience: AUDIENCE });
+    const token = sign(keys.add('k1'), 'k1');
+    const spoiled = `${token.slice(0, -4)}!${token.slice(-4)}`;
+    expect(Buffer.from(spoiled.split('.')[2]!, 'base64url')).toEqual(Buffer.from(token.split('.')[2]!, 'base64url'));
+    await expect(verify(spoiled)).rejects.toThrow(new InvalidTokenError('The access token is malformed.'));
+    expect(verify.known!(spoiled)).toBeUndefined();
+  });
+
   test('When the key source cannot answer at once (no keyNow), then known is not offered and every token goes through the verifier', async () => {
     const keys = mutableKeys();
     const verify = createTokenVerifier({ keys: { getKey: keys.source.getKey }, issuer: ISSUER, audience: AUDIENCE });
