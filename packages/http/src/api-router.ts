@@ -2,6 +2,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError, notFound, validationFailed, type FieldError } from './errors';
 import { checkIfMatch } from './conditional';
+import { inOrder } from './in-order';
 import type { Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
 import { compileValidator, fieldsWithNul, MAX_BODY_DEPTH, nestedDeeperThan, toFieldErrors, type Location } from './validation';
@@ -262,7 +263,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
     if (spec.body) chain.push(readBody(consumes, spec.onInvalidBody));
     chain.push(...(spec.before ?? []), handle);
     const { target, path } = routerFor(spec.path);
-    target[spec.method](path, ...chain);
+    target[spec.method](path, chain.length === 1 ? chain[0]! : inOrder(...chain));
     operations.push({
       method: spec.method,
       path: spec.path,
