@@ -123,7 +123,7 @@ async function main() {
       `# Where ${SIDE === 'desk' ? 'desk' : 'the baseline server'}'s CPU goes under load (\`pnpm bench:profile\`)`,
       '',
       `Run ${new Date().toISOString()} on ${describeMachine(m)}.`,
-      `\`${METHOD === 'GET' ? '' : `${METHOD} `}${PATH.replace('/api/v1', '')}\`, autocannon ${CONNECTIONS} connections for ${DURATION} s after 3 s of warm-up: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${TICKETS.toLocaleString('en')} tickets; ${SIDE === 'desk' ? 'desk as \`pnpm bench\` runs it (auth, Redis rate limit, validation, logging at info, Prisma)' : 'the baseline as \`pnpm bench\` runs it (node:http and pg running desk\'s statements)'}.`,
+      `\`${METHOD === 'GET' ? '' : `${METHOD} `}${PATH.replace('/api/v1', '')}\`, autocannon ${CONNECTIONS} connections for ${DURATION} s after 3 s of warm-up: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${TICKETS.toLocaleString('en')} tickets; ${SIDE === 'desk' ? 'desk as `pnpm bench` runs it (auth, Redis rate limit, validation, logging at info, Prisma)' : 'the baseline as `pnpm bench` runs it (node:http and pg running desk\'s statements)'}.`,
       `Self time from V8's sampling profiler (\`--cpu-prof\`), summed by where the code lives, in % of ${SIDE === 'desk' ? 'desk' : 'the baseline'}'s busy time (${summary.busy_ms.toLocaleString('en')} ms; idle left out). The profile: \`bench/results/profile/${file}\` (not committed; open it in Chrome DevTools or speedscope).`,
       '',
       '| where | % of CPU | ms |',
