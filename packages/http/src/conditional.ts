@@ -11,9 +11,17 @@ import { AppError } from './errors';
  * resource.
  */
 
-/** The strong ETag Express sends for this JSON body (same serialisation, same hash). */
+/**
+ * The strong ETag of a JSON text: the one res.json sends (json-response.ts) and Express's `strong`
+ * setting would (the etag package hashes a string's UTF-8 bytes, as it does a Buffer's).
+ */
+export function etagOfText(text: string): string {
+  return etag(text, { weak: false });
+}
+
+/** The strong ETag sent for this JSON body (same serialisation, same hash). */
 export function etagOf(body: unknown): string {
-  return etag(Buffer.from(JSON.stringify(body), 'utf8'), { weak: false });
+  return etagOfText(JSON.stringify(body));
 }
 
 function ifMatchHolds(header: string, current: string): boolean {

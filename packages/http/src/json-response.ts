@@ -1,5 +1,5 @@
-import etag from 'etag';
 import express, { type Response } from 'express';
+import { etagOfText } from './conditional';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const expressJson = express.response.json;
@@ -30,7 +30,7 @@ export function leanJson(response: Response): void {
     if (text === undefined) return expressJson.call(this, value);
     this.setHeader('Content-Type', JSON_TYPE);
     this.setHeader('Content-Length', String(Buffer.byteLength(text, 'utf8')));
-    if (!this.hasHeader('ETag')) this.setHeader('ETag', etag(text, { weak: false }));
+    if (!this.hasHeader('ETag')) this.setHeader('ETag', etagOfText(text));
     // req.fresh: a GET or HEAD whose If-None-Match (or If-Modified-Since) the response satisfies.
     if (this.req.fresh) {
       this.statusCode = 304;
