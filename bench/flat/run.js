@@ -10,9 +10,12 @@
 //   BENCH_FLAT_DURATION   seconds per side of a case (default 6, in BENCH_ROUNDS rounds)
 //   BENCH_FLAT_SCALE      multiplies every seeded size (default 1; 0.1 for a quick check)
 //   BENCH_FLAT_CASES      a regular expression: only the cases whose name ("GET /tickets?per_page=25&q=…") matches
+//   BENCH_FLAT_SNAPSHOT   a folder: after each service's cases, a heap snapshot of it there (V8 collects all
+//                         garbage first), and its memory's parts before and after: what under load is live
+//                         and what is room the collector keeps (issue 25's 150 MB, bench/README "Memory")
 //   (with fewer services or cases, another scale or desk's row settings a run is partial: it prints, writes no results)
 const { randomBytes, randomUUID } = require('node:crypto');
-const { existsSync, mkdirSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { clientToken, databaseUrlFor, describeMachine, describeMemoryParts, forkServer, machine, memory, memoryParts, startService, stopService, verifyingServiceEnv, withClient, ROOT } = require('../support');
 const { measurePair, ROUNDS, CONNECTIONS } = require('../measure');
@@ -25,6 +28,9 @@ const ONLY = (process.env.BENCH_FLAT_ONLY ?? 'desk,link,hr').split(',').map((s) 
 const DURATION = Number(process.env.BENCH_FLAT_DURATION ?? 6);
 const SCALE = Number(process.env.BENCH_FLAT_SCALE ?? 1);
 const CASES = process.env.BENCH_FLAT_CASES ? new RegExp(process.env.BENCH_FLAT_CASES) : null;
+const SNAPSHOT = process.env.BENCH_FLAT_SNAPSHOT ? path.resolve(process.env.BENCH_FLAT_SNAPSHOT) : null;
+// The services inherit it: Node writes a heap snapshot into the folder on SIGUSR2.
+if (SNAPSHOT) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOT}`.trim();
 const TARGET = 0.8;
 const RATE_LIMIT = 1_000_000_000;
 const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -83,6 +89,25 @@ async function probe(url, headers) {
   return body.pagination?.total ?? null;
 }
 
+/** A heap snapshot of `pid` into SNAPSHOT, with its memory's parts before and after (the snapshot's full collection). */
+async function snapshotOf(service, pid) {
+  mkdirSync(SNAPSHOT, { recursive: true });
+  const files = () => readdirSync(SNAPSHOT).filter((file) => file.endsWith('.heapsnapshot') && file.includes(`.${pid}.`));
+  const before = files().length;
+  console.log(`${service} before its heap snapshot: RSS ${Math.round(memory(pid).rss_mb)} MB (${describeMemoryParts(memoryParts(pid))} MB)`);
+  process.kill(pid, 'SIGUSR2');
+  // The file appears when Node starts writing it: done once its size stops changing.
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  for (let waited = 0; files().length === before; waited += 500) {
+    if (waited > 120_000) throw new Error(`${service} wrote no heap snapshot into ${SNAPSHOT} in 2 minutes`);
+    await sleep(500);
+  }
+  const file = path.join(SNAPSHOT, files().at(-1));
+  for (let size = -1; size !== statSync(file).size; await sleep(1000)) size = statSync(file).size;
+  await sleep(2000);
+  console.log(`${service} after its heap snapshot (${file}): RSS ${Math.round(memory(pid).rss_mb)} MB (${describeMemoryParts(memoryParts(pid))} MB)`);
+}
+
 async function runService(service, issuer) {
   const mods = modulesOf(service);
   if (!mods.length) {
@@ -126,6 +151,7 @@ async function runService(service, issuer) {
         console.log(`${service} ${name}: ×${row.rps_ratio}, RSS ${row.rss_end_mb} MB (${describeMemoryParts(memoryParts(running.pid))} MB)`);
       }
     }
+    if (SNAPSHOT) await snapshotOf(service, running.pid);
     return rows;
   } finally {
     await running?.stop().catch((error) => console.error(error.message));
@@ -174,7 +200,7 @@ async function main() {
     file,
   };
   // A partial run (some services, smaller seeds) is a check, not the record: it prints only.
-  const partial = SCALE !== 1 || ONLY.length < 3 || CASES || process.env.BENCH_FLAT_DESK_ROWS || process.env.BENCH_FLAT_DESK_BIG_ROWS;
+  const partial = SCALE !== 1 || SNAPSHOT || ONLY.length < 3 || CASES || process.env.BENCH_FLAT_DESK_ROWS || process.env.BENCH_FLAT_DESK_BIG_ROWS;
   if (!partial) {
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
