@@ -1,9 +1,13 @@
 import type { NextFunction, Request, RequestHandler } from 'express';
 import { AppError } from '@msp/http';
+import { B64TOKEN } from './b64token';
 import { AUTHENTICATED, hasScope } from './scopes';
 import { InvalidTokenError, type TokenVerifier } from './token-verifier';
 
 const quote = (value: string) => value.replace(/["\\]/g, '');
+
+/** `Authorization: Bearer <token>` (RFC 6750 §2.1), the scheme in any case: the token's characters are the verifier's. */
+const BEARER_HEADER = new RegExp(`^Bearer[ ]+(${B64TOKEN})$`, 'i');
 
 /**
  * Establishes the caller from `Authorization: Bearer`, without rejecting: the
@@ -34,7 +38,7 @@ export function authenticate(verify: TokenVerifier): RequestHandler {
         return next();
       }
     }
-    const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
+    const match = BEARER_HEADER.exec(header.trim());
     if (!match) {
       req.authFailure = { error: 'invalid_token', description: 'The Authorization header must be "Bearer <access token>".' };
       return next();

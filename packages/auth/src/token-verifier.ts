@@ -2,13 +2,14 @@ import type { KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Principal } from '@msp/http';
 import type { KeySource } from './key-source';
+import { B64TOKEN } from './b64token';
 import { parseScope } from './scopes';
 
 /** Asymmetric algorithms only: never `none`, never HMAC (a public key must not become a shared secret). */
 export const ALLOWED_ALGORITHMS = ['ES256', 'RS256'] as const;
 
-/** RFC 6750's b64token, the characters a bearer token may have: only such a token is ever verified (and remembered). */
-const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** A token of RFC 6750's b64token characters: only such a token is ever verified (and remembered). */
+const BEARER_TOKEN = new RegExp(`^${B64TOKEN}$`);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

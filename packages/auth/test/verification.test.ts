@@ -64,6 +64,19 @@ describe('token verification', () => {
   test('When the Authorization header is not Bearer, then 401', async () =>
     expectInvalidToken(await request(app).get('/api/v1/tickets').set('Authorization', 'Basic abc')));
   test('When the token is garbage, then 401', async () => expectInvalidToken(await call('not.a.jwt')));
+  test('When the scheme is written in another case and followed by several spaces, then the token is still accepted (RFC 7235: the scheme is case-insensitive)', async () => {
+    const tenant = randomUUID();
+    const token = issuer.token({ scope: 'read:tickets', tenant_id: tenant });
+    const response = await request(app).get('/api/v1/tickets').set('Authorization', `bearer   ${token}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ tenant });
+  });
+  test('When the header carries a character outside b64token after a valid token, then 401 naming the header\'s form', async () => {
+    const token = issuer.token({ scope: 'read:tickets' });
+    const response = await request(app).get('/api/v1/tickets').set('Authorization', `bearer ${token}!`);
+    expectInvalidToken(response);
+    expect(response.body.detail).toMatch(/Bearer <access token>/);
+  });
   test('When the token has expired beyond the clock skew, then 401', async () =>
     expectInvalidToken(await call(issuer.token({ scope: 'read:tickets', iat: now() - 7200, exp: now() - 120 }))));
   test('When the token expired within the clock skew, then it is still accepted', async () =>
