@@ -57,12 +57,12 @@ interface Verified {
  * Verifies desk's access tokens (signature, algorithm, issuer, audience, expiry, claims).
  *
  * Verifying an ES256 signature was ~9 % of a service's CPU under load (bench/README.md), paid again
- * for every request of the same token. So a token that passed is remembered, keyed by the token
- * itself, and a repeat skips the signature, but only while (a) it has not reached its `exp` (after
- * that it is verified again, so the clock tolerance applies exactly as before), and (b) the key
- * source still holds the very key that verified it (a key withdrawn or replaced through the JWKS
- * revokes its cached tokens as it revokes the others). A token that failed is never remembered.
- * The cache is bounded: the oldest entry goes when it is full.
+ * for every request of the same token. So a token that passed is remembered (keyed by its
+ * signature, answering only the very token it holds), and a repeat skips the signature, but only
+ * while (a) it has not reached its `exp` (after that it is verified again, so the clock tolerance
+ * applies exactly as before), and (b) the key source still holds the very key that verified it (a
+ * key withdrawn or replaced through the JWKS revokes its cached tokens as it revokes the others). A
+ * token that failed is never remembered. The cache is bounded: the oldest entry goes when it is full.
  */
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   const tolerance = options.clockToleranceSec ?? 30;
