@@ -263,7 +263,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
     if (spec.body) chain.push(readBody(consumes, spec.onInvalidBody));
     chain.push(...(spec.before ?? []), handle);
     const { target, path } = routerFor(spec.path);
-    target[spec.method](path, chain.length === 1 ? chain[0]! : inOrder(...chain));
+    target[spec.method](path, inOrder(...chain));
     operations.push({
       method: spec.method,
       path: spec.path,

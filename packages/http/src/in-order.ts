@@ -9,6 +9,8 @@ import type { RequestHandler } from 'express';
  * handler otherwise.
  */
 export function inOrder(...handlers: RequestHandler[]): RequestHandler {
+  // One handler is already one layer, and Express runs it by the same rules.
+  if (handlers.length === 1) return handlers[0]!;
   return (req, res, next) => {
     const from = (index: number) => (error?: unknown) => {
       if (error) return next(error);
