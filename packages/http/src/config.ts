@@ -2,6 +2,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { ORIGIN_LIST_PATTERN } from './hardening';
+import { DEFAULT_MEMORY_TARGET_MB } from './memory-reducer';
 import { STREAMED_FILE_IDLE_TIMEOUT_MS } from './streamed-file';
 
 export class ConfigError extends Error {
@@ -54,6 +55,9 @@ export const commonConfigProperties = {
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   BODY_LIMIT: Type.String({ default: '1mb', pattern: '^\\d+(b|kb|mb)$' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
+  // RSS (MB) above which the service gives V8's pooled heap pages back with a memory-reducing
+  // collection (memory-reducer.ts); 0: never. Acts only where node runs with --expose-gc (the images).
+  MEMORY_TARGET_MB: Type.Integer({ minimum: 0, maximum: 1048576, default: DEFAULT_MEMORY_TARGET_MB }),
   TRUST_PROXY: Type.String({ default: 'loopback, linklocal, uniquelocal' }),
   AUTH_ISSUER: Type.String({ default: 'http://localhost:3001/api/v1' }),
   AUTH_AUDIENCE: Type.String({ default: 'msp-api' }),
