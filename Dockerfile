@@ -103,7 +103,7 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
 # only in a memory-reducing collection, which its own reducer starts only when allocation slows
 # down, never under steady load; when RSS passes the target the service runs one (at most every
 # 15 s, less often while one gives nothing back): desk ended `pnpm bench`'s flat cases at up to
-# 138 MB instead of 164 (bench/README.md, "The page pool given back").
+# 142 MB instead of 164 (bench/README.md, "The page pool given back").
 # `pnpm bench` starts services with the flags given here.
 STOPSIGNAL SIGTERM
 CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "--expose-gc", "dist/index.js"]
