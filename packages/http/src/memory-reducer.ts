@@ -11,8 +11,8 @@ import type { Logger } from './logger';
  * So when RSS passes the target, this runs that collection, at most once per gap (15 s), and
  * doubles the gap (up to 10 min) while one does not bring RSS back under the target: memory that
  * is live or outside V8 is not the pool's, and collecting again would only cost pauses. Each
- * collection is a stop-the-world pause (~90-120 ms for desk's ~35 MB heap on a loaded 2-CPU
- * machine), measured against how often it runs: bench/README.md, "The page pool given back".
+ * collection is a stop-the-world pause (87-197 ms, median 122, for desk's ~35 MB heap on a loaded
+ * 2-CPU machine), measured against how often it runs: bench/README.md, "The page pool given back".
  */
 
 /**
@@ -21,7 +21,10 @@ import type { Logger } from './logger';
  */
 export const DEFAULT_MEMORY_TARGET_MB = 135;
 
-/** V8's collector as `node --expose-gc` gives it (Node 22+: `gc({ type, flavor })`). */
+/**
+ * V8's collector as `node --expose-gc` gives it: `gc({ type, flavor })` on Node 24, the images' (Node
+ * 20's ran no full collection for these options when tried).
+ */
 export type CollectGarbage = (options: { type: 'major'; flavor: 'last-resort' }) => void;
 
 export interface MemoryReducerOptions {

@@ -1,17 +1,9 @@
-import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { commonConfigProperties, createLogger, createHttpMetrics, DEFAULT_MEMORY_TARGET_MB, loadConfig, memoryReductions, startMemoryReducer, type CollectGarbage } from '../src';
+import { commonConfigProperties, createHttpMetrics, DEFAULT_MEMORY_TARGET_MB, loadConfig, memoryReductions, startMemoryReducer, type CollectGarbage } from '../src';
+import { capturedLogger } from './support';
 
 const MB = 1_048_576;
-
-function captureLogger() {
-  const stream = new PassThrough();
-  const lines: Record<string, unknown>[] = [];
-  stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  return { logger: createLogger({ service: 'test', level: 'info', stream }), lines };
-}
+const captureLogger = () => capturedLogger('test', 'info');
 
 /**
  * A process whose RSS the test sets, and a collector that gives back what the test says. What V8's

@@ -41,17 +41,22 @@ export function bareServiceApp(service: string, routes: ServiceAppOptions['route
   });
 }
 
+/** A logger whose lines are collected, parsed, as written (one JSON document per line). */
+export function capturedLogger(service: string, level: 'debug' | 'info') {
+  const stream = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  stream.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  return { logger: createLogger({ service, level, stream }), lines };
+}
+
 export function kitApp(
   options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[]; createDelayMs?: number; idempotencyStore?: IdempotencyStore } = {},
 ) {
   let created = 0;
   const things = new Map<string, { id: string; name: string; version: number }>([['1', { id: '1', name: 'first', version: 1 }]]);
-  const logs = new PassThrough();
-  const lines: Record<string, unknown>[] = [];
-  logs.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-  });
-  const logger = createLogger({ service: 'kit', level: 'debug', stream: logs });
+  const { logger, lines } = capturedLogger('kit', 'debug');
   const service = createServiceApp({
     service: 'kit',
     logger,
