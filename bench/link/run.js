@@ -48,6 +48,13 @@ const GROUPS = Number(process.env.BENCH_GROUPS ?? 500);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DELTA_RUNS = Number(process.env.BENCH_DELTA_RUNS ?? 9);
 const MOVES = Number(process.env.BENCH_MOVES ?? 15);
+// Each case reports medians: one measured run at least (a median of none is no figure).
+for (const [name, value] of Object.entries({ BENCH_USERS: USERS, BENCH_GROUPS: GROUPS, BENCH_RUNS: RUNS, BENCH_DELTA_RUNS: DELTA_RUNS, BENCH_MOVES: MOVES })) {
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`${name} must be a whole number of 1 or more (got ${JSON.stringify(process.env[name])})`);
+    process.exit(2);
+  }
+}
 const MOVE_WARMUP = 2;
 const PAGE = 100;
 const TARGET = { full: 1.3, delta: 1.1 };
@@ -283,6 +290,7 @@ async function main() {
   let issuer;
   let link;
   let desk;
+  let poller;
   try {
     await applyMigrations(databaseUrl, path.join(LINK, 'prisma/migrations'));
     const postgres = await withClient(databaseUrl, async (client) => (await client.query('SHOW server_version')).rows[0].server_version);
@@ -303,7 +311,10 @@ async function main() {
     const idle = memory(pid);
     console.log(`link (pid ${pid}) at ${link.url}, RSS ${round(idle.rss_mb, 1)} MB before the first sync`);
 
-    const poller = new Client({ connectionString: databaseUrl });
+    poller = new Client({ connectionString: databaseUrl });
+    // The database is dropped WITH (FORCE) at the end: a connection still open then must not end the
+    // process with an unhandled 'error' that hides why the run stopped.
+    poller.on('error', () => undefined);
     await poller.connect();
     const measure = async (label, mode) => {
       // The kernel's peak (VmHWM, reset before the sync); samples only where it cannot be reset,
@@ -459,9 +470,9 @@ async function main() {
     ].join('\n');
     writeFileSync(path.join(RESULTS, 'latest-link.md'), md);
     console.log(md);
-    await poller.end();
     if (process.env.BENCH_STRICT === '1' && !(report.full.met && report.delta.met)) process.exitCode = 1;
   } finally {
+    await poller?.end().catch(() => undefined);
     await stopService(link);
     await stopService(desk);
     await directory?.close();
