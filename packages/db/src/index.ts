@@ -31,6 +31,7 @@ export type { MigrationFile } from './migrations-folder';
 export { createPool, isoOf, SESSION_OPTIONS, isoTimestamp, isoTimestampSql, pageWithTotal, poolRows, sqlRows, statementName, typeParsers, type Queryable } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver } from './raw-sql-over';
+export { withPoolTransaction } from './pool-transaction';
 export { createStreamPool, streamRows, StreamPoolBusyError, type StreamPool, type StreamPoolOptions, type StreamRowsOptions } from './row-stream';
 export { advisoryResourceLock } from './resource-lock';
 export { listCountsSql, listCountsGroupedSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, LIST_COUNTS_GROUPED_SQL_PATH, type CountedFilter } from './list-counts';
