@@ -134,13 +134,15 @@ export class OpenRunExistsError extends Error {
   }
 }
 
+/** pg's own parsers: timestamps as Dates, as through Prisma (for the run's start and end, prepared on the pool). */
+const PG_DATES = typeParsers({});
+
 /** A date column of a plain read: an ISO string from the pool. */
 const dateOf = (value: string | Date | null): Date | null => (value === null ? null : new Date(value));
 
 export function createSyncsRepository(db: Db) {
   const rows = sqlRows(db, db.pool);
-  // Prepared statements on the pool whose timestamps come as Dates (pg's own parsers), as through Prisma.
-  const withDates = poolRows(db.pool, typeParsers({}));
+  const withDates = poolRows(db.pool, PG_DATES);
   const findOpen = (connectorId: string) => db.syncRun.findFirst({ where: { openConnectorId: connectorId }, select: runColumns });
 
   return {
@@ -231,27 +233,26 @@ export function createSyncsRepository(db: Db) {
       // A transaction on the pool (withPoolTransaction), its statements prepared: the run's end is
       // taken after the lock, and Prisma's interactive transaction put 2-6 ms before it.
       return withPoolTransaction(db.pool, async (client) => {
-        const tx = rawSqlOver(client);
+        const onClient = poolRows(client, PG_DATES);
         // Locked and read in one statement (lockRow's lock, with the row and its owner): the end of
         // every run pays one round trip less.
-        const select = Prisma.sql`
+        const [before] = await onClient<SyncRunRecord & { ownerTenantId: string }>(Prisma.sql`
           SELECT ${RUN_SQL_COLUMNS}, c.owner_tenant_id::text AS "ownerTenantId"
           FROM sync_runs r JOIN connectors c ON c.id = r.connector_id
-          WHERE r.id = ${runId}::uuid FOR UPDATE OF r`;
-        const [before] = await tx.$queryRawUnsafe<(SyncRunRecord & { ownerTenantId: string })[]>(select.text, ...select.values);
+          WHERE r.id = ${runId}::uuid FOR UPDATE OF r`);
         if (!before || before.attempts !== attempt || (before.status !== 'queued' && before.status !== 'running')) return false;
         const end = Prisma.sql`status = ${outcome.status}::sync_run_status, error = ${outcome.error}, finished_at = ${new Date()}, open_connector_id = NULL`;
         const { stats } = outcome;
-        const update = Prisma.sql`
+        const [after] = await onClient<SyncRunRecord>(Prisma.sql`
           UPDATE sync_runs r SET ${end}${stats ? Prisma.sql`,
             users_seen = ${stats.usersSeen}, users_added = ${stats.usersAdded}, users_updated = ${stats.usersUpdated},
             users_removed = ${stats.usersRemoved}, groups_seen = ${stats.groupsSeen}, mode = ${stats.mode}::sync_mode,
             mode_reason = ${stats.modeReason}, delta_since = ${stats.deltaSince}, directory_started_at = ${stats.directoryStartedAt}` : Prisma.empty}
           WHERE r.id = ${runId}::uuid
-          RETURNING ${RUN_SQL_COLUMNS}`;
-        const [after] = await tx.$queryRawUnsafe<SyncRunRecord[]>(update.text, ...update.values);
+          RETURNING ${RUN_SQL_COLUMNS}`);
         const { ownerTenantId, ...was } = before;
-        await record(tx, { ownerTenantId, before: was, after: after! });
+        // The connector's event through @msp/events, in this transaction.
+        await record(rawSqlOver(client), { ownerTenantId, before: was, after: after! });
         return true;
       });
     },
