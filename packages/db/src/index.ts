@@ -30,7 +30,7 @@ export { readMigrationsFolder } from './migrations-folder';
 export type { MigrationFile } from './migrations-folder';
 export { createPool, isoOf, SESSION_OPTIONS, isoTimestamp, isoTimestampSql, pageWithTotal, poolRows, sqlRows, statementName, typeParsers, type Queryable } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
-export { rawSqlOver } from './raw-sql-over';
+export { rawSqlOver, transactionalSqlOver } from './raw-sql-over';
 export { withPoolTransaction } from './pool-transaction';
 export { createStreamPool, streamRows, StreamPoolBusyError, type StreamPool, type StreamPoolOptions, type StreamRowsOptions } from './row-stream';
 export { advisoryResourceLock } from './resource-lock';

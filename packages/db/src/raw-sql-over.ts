@@ -1,3 +1,5 @@
+import type { Pool } from 'pg';
+import { withPoolTransaction } from './pool-transaction';
 import { statementName, type Queryable } from './sql-reads';
 
 /**
@@ -13,6 +15,19 @@ export function rawSqlOver(connection: Queryable) {
     },
     async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
       return (await connection.query({ name: statementName(query), text: query, values })).rowCount ?? 0;
+    },
+  };
+}
+
+/**
+ * rawSqlOver a pool, with Prisma's interactive `$transaction(work)` as well: `work` gets the same
+ * surface over one connection inside BEGIN … COMMIT (withPoolTransaction).
+ */
+export function transactionalSqlOver(pool: Pool) {
+  return {
+    ...rawSqlOver(pool),
+    $transaction<T>(work: (tx: ReturnType<typeof rawSqlOver>) => Promise<T>): Promise<T> {
+      return withPoolTransaction(pool, (client) => work(rawSqlOver(client)));
     },
   };
 }

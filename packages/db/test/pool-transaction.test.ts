@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { createPool, rawSqlOver, testServerUrl, withPoolTransaction } from '../src';
+import { createPool, rawSqlOver, testServerUrl, transactionalSqlOver, withPoolTransaction } from '../src';
 
 // withPoolTransaction: BEGIN, the work, COMMIT; ROLLBACK when the work throws; a broken connection discarded.
 const pool = createPool(testServerUrl());
@@ -72,5 +72,34 @@ describe('withPoolTransaction', () => {
     expect(await stored()).toEqual([]);
     await withPoolTransaction(pool, (client) => client.query(`INSERT INTO ${table} VALUES (8)`));
     expect(await stored()).toEqual([8]);
+  });
+});
+
+describe('transactionalSqlOver', () => {
+  const sql = transactionalSqlOver(pool);
+
+  test('When $transaction\'s work succeeds, then it ran on one connection inside a transaction (SET LOCAL holds for it alone) and its writes commit', async () => {
+    const seen = await sql.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL enable_sort = off');
+      await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, 9);
+      expect(await stored()).toEqual([]);
+      return tx.$queryRawUnsafe<{ enable_sort: string }[]>('SHOW enable_sort');
+    });
+
+    expect(seen).toEqual([{ enable_sort: 'off' }]);
+    expect(await stored()).toEqual([9]);
+    // The setting ended with the transaction: the pool's connections have the default again.
+    expect(await sql.$queryRawUnsafe('SHOW enable_sort')).toEqual([{ enable_sort: 'on' }]);
+  });
+
+  test('When $transaction\'s work throws, then nothing of it is stored and the error is thrown on', async () => {
+    await expect(
+      sql.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, 10);
+        await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, 10);
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+
+    expect(await stored()).toEqual([]);
   });
 });

@@ -7,14 +7,14 @@ import type { EventCatalogue } from './catalogue';
 import { createDeliveriesRepository } from './delivery/deliveries.repository';
 import { createDispatcher, type DispatcherOptions } from './delivery/dispatcher';
 import { createEventsRetention, type EventsRetentionOptions } from './retention';
-import type { Sql } from './sql';
+import type { TransactionalSql } from './sql';
 import { createWebhooksRepository } from './webhooks/webhooks.repository';
 import { registerWebhookRoutes } from './webhooks/webhooks.routes';
 import { createWebhooksService } from './webhooks/webhooks.service';
 
 export interface ServiceEventsOptions {
   /** The service's Prisma client. */
-  db: Sql;
+  db: TransactionalSql;
   logger: Logger;
   catalogue: EventCatalogue;
   outbound: Outbound;
@@ -26,7 +26,7 @@ export interface ServiceEventsOptions {
 }
 
 export interface ServiceDispatcherOptions extends Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'> {
-  db: Sql;
+  db: TransactionalSql;
   logger: Logger;
   outbound: Outbound;
   secrets: SecretBox;

@@ -1,4 +1,4 @@
-export type { Sql, RecordChange } from './sql';
+export type { Sql, TransactionalSql, RecordChange } from './sql';
 export {
   recordEvent,
   changesBetween,

@@ -9,6 +9,15 @@ export interface Sql {
 }
 
 /**
+ * A Sql that can also run work in one transaction: a service's Prisma client (its interactive
+ * `$transaction`), or @msp/db's transactionalSqlOver(pool). The dispatcher's claim needs it for a
+ * planner setting that must hold for that statement alone (SET LOCAL).
+ */
+export interface TransactionalSql extends Sql {
+  $transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+/**
  * What a service hands a repository's write that runs its own transaction: called in that
  * transaction right after the change, with what changed, it records the event the change makes
  * (`catalogue.record(tx, …)`), or none. The service decides the event; the change and its event

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { createDatabase, databaseUrlFor, dropDatabase, listCountsGroupedSql, listCountsSql, rawSqlOver, testServerUrl } from '@msp/db';
+import { createDatabase, databaseUrlFor, dropDatabase, listCountsGroupedSql, listCountsSql, testServerUrl, transactionalSqlOver } from '@msp/db';
 import { PassThrough } from 'node:stream';
 import { createLogger, type Logger } from '@msp/http';
-import type { Sql } from '../src';
+import type { TransactionalSql } from '../src';
 
 export { startWebhookReceiver as receiver } from '@msp/testkit';
 
@@ -25,7 +25,7 @@ export async function eventsDatabase() {
   await pool.query(LISTS_RETENTION_SQL);
   // list_counts' trigger functions as every service's later *_list_counts_grouped migration leaves them.
   await pool.query(listCountsGroupedSql());
-  const sql: Sql = rawSqlOver(pool);
+  const sql: TransactionalSql = transactionalSqlOver(pool);
   return {
     url,
     pool,
