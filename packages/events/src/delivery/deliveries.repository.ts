@@ -29,6 +29,26 @@ export const eventBodySql = (alias: string) =>
 // deliveries in the order of the events, whatever the number of instances.
 const RELAY_LOCK = 0x6d73_7065; // "mspe"
 
+/**
+ * The claim (`$1` how many, `$2` the lease in ms): the oldest due deliveries, locked and leased.
+ * The endpoint's check and the earlier pending delivery's are scalar subqueries, run per row as
+ * the index is walked (see `claim`).
+ */
+export const CLAIM_DUE = `WITH due AS (
+  SELECT d.id FROM webhook_deliveries d
+  WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
+    AND (SELECT w.enabled FROM webhooks w WHERE w.id = d.webhook_id)
+    AND (SELECT 1 FROM webhook_deliveries p
+         WHERE p.webhook_id = d.webhook_id AND p.resource_type = d.resource_type AND p.resource_id = d.resource_id
+           AND p.status = 'pending' AND p.event_seq < d.event_seq
+         LIMIT 1) IS NULL
+  ORDER BY d.status, d.next_attempt_at, d.event_seq
+  LIMIT $1 FOR UPDATE OF d SKIP LOCKED
+)
+UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond', attempt = d.attempt + 1
+FROM due, webhooks w WHERE d.id = due.id AND w.id = d.webhook_id
+RETURNING d.id::text, d.webhook_id::text, d.attempt, d.body, w.url, w.secret, d.event_type, (w.failing_since IS NOT NULL) AS endpoint_failing`;
+
 /** The dispatcher's queries: the relay from the outbox, and the delivery job queue. */
 export function createDeliveriesRepository(db: TransactionalSql) {
   return {
@@ -79,24 +99,7 @@ export function createDeliveriesRepository(db: TransactionalSql) {
     async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
       return db.$transaction(async (tx) => {
         await tx.$executeRawUnsafe('SET LOCAL enable_sort = off');
-        return tx.$queryRawUnsafe<ClaimedDelivery[]>(
-          `WITH due AS (
-             SELECT d.id FROM webhook_deliveries d
-             WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until <= now())
-               AND (SELECT w.enabled FROM webhooks w WHERE w.id = d.webhook_id)
-               AND (SELECT 1 FROM webhook_deliveries p
-                    WHERE p.webhook_id = d.webhook_id AND p.resource_type = d.resource_type AND p.resource_id = d.resource_id
-                      AND p.status = 'pending' AND p.event_seq < d.event_seq
-                    LIMIT 1) IS NULL
-             ORDER BY d.status, d.next_attempt_at, d.event_seq
-             LIMIT $1 FOR UPDATE OF d SKIP LOCKED
-           )
-           UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond', attempt = d.attempt + 1
-           FROM due, webhooks w WHERE d.id = due.id AND w.id = d.webhook_id
-           RETURNING d.id::text, d.webhook_id::text, d.attempt, d.body, w.url, w.secret, d.event_type, (w.failing_since IS NOT NULL) AS endpoint_failing`,
-          limit,
-          leaseMs,
-        );
+        return tx.$queryRawUnsafe<ClaimedDelivery[]>(CLAIM_DUE, limit, leaseMs);
       });
     },
 
