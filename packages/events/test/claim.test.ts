@@ -45,7 +45,7 @@ describe('claiming due deliveries', () => {
 
     expect(claimed.map((delivery) => delivery.id)).toEqual([oldest, second, third]);
     expect(claimed.every((delivery) => delivery.attempt === 1 && delivery.url === 'http://127.0.0.1:9/hook')).toBe(true);
-    const { rows } = await db.pool.query('SELECT id::text FROM webhook_deliveries WHERE locked_until > now() ORDER BY id');
+    const { rows } = await db.pool.query('SELECT id::text FROM webhook_deliveries WHERE locked_until > now()');
     expect(rows.map((row) => row.id).sort()).toEqual([oldest, second, third].sort());
     // Leased: a second claim finds nothing more that is due.
     expect(await createDeliveriesRepository(db.sql).claim(10, 60_000)).toEqual([]);
@@ -85,7 +85,7 @@ describe('claiming due deliveries', () => {
       const claimed = await createDeliveriesRepository(observed).claim(8, 60_000);
 
       expect(plans).toHaveLength(1);
-      expect(plans[0]).not.toContain('"Node Type":"Sort"');
+      expect(plans[0]).not.toMatch(/"Node Type":"[^"]*Sort"/); // neither a Sort nor an Incremental Sort
       expect(plans[0]).toContain('"Index Name":"webhook_deliveries_status_next_attempt_at_event_seq_idx"');
       expect(claimed).toHaveLength(8);
       // The first event of eight resources: nothing later of a resource before its first.
