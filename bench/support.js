@@ -65,10 +65,11 @@ async function startService(name, env, { root = ROOT } = {}) {
  * Starts a bench server script (desk-server.js, baseline-server.js) in a process of its own and
  * resolves with its first IPC message. BENCH_PROFILE=<dir> (or `profileDir`) makes it write a V8
  * CPU profile there when it exits cleanly (disconnect it). `flags`: Node's flags, the images' unless given.
+ * `root`: the checkout whose script (and so whose build) to start, this one unless given.
  */
-function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE, flags = serverNode().flags } = {}) {
+function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE, flags = serverNode().flags, root = ROOT } = {}) {
   const execArgv = [...flags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const child = fork(path.join(__dirname, script), { execPath: serverNode().path, env: { ...process.env, ...serverNode().env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(root, 'bench', script), { execPath: serverNode().path, env: { ...process.env, ...serverNode().env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve({ child, ...message }));
     child.once('exit', (code) => reject(new Error(`${script} exited with code ${code} before it was ready`)));
