@@ -2,7 +2,7 @@
 // How the benchmarks time one comparison: two sides (a service and its baseline, or one service on
 // two tenants) under autocannon, in alternating rounds.
 const autocannon = require('autocannon');
-const { median, memory } = require('./support');
+const { cpuSeconds, machineCpu, median, memory } = require('./support');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -22,10 +22,22 @@ function loadOf({ url, method = 'GET', headers = {}, body, paths, connections = 
   };
 }
 
-/** The rounds of one side as one row: req/s over all rounds, p50 and p99 the median round's. */
+/** µs of CPU per request: `cpu` seconds over `requests`. */
+const microsPerRequest = (seconds, requests) => Math.round((seconds / requests) * 1e7) / 10;
+
+/**
+ * The rounds of one side as one row: req/s over all rounds, p50 and p99 the median round's; with
+ * `cpu`, the CPU per request of the side's server and of the whole machine, over all rounds and per round.
+ */
 function rowOf({ name, target, pid }, rounds, rss) {
   const seconds = rounds.reduce((sum, r) => sum + r.duration, 0);
   const requests = rounds.reduce((sum, r) => sum + r.requests.total, 0);
+  const cpu = rounds[0].cpu
+    ? {
+        server_cpu_us: microsPerRequest(rounds.reduce((sum, r) => sum + r.cpu.server, 0), requests),
+        machine_cpu_us: microsPerRequest(rounds.reduce((sum, r) => sum + r.cpu.machine, 0), requests),
+      }
+    : {};
   const row = {
     name,
     target,
@@ -33,7 +45,13 @@ function rowOf({ name, target, pid }, rounds, rss) {
     p50_ms: median(rounds.map((r) => r.latency.p50)),
     p99_ms: median(rounds.map((r) => r.latency.p99)),
     requests,
-    rounds: rounds.map((r) => ({ requests_per_sec: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99 })),
+    ...cpu,
+    rounds: rounds.map((r) => ({
+      requests_per_sec: Math.round(r.requests.average),
+      p50_ms: r.latency.p50,
+      p99_ms: r.latency.p99,
+      ...(r.cpu ? { server_cpu_us: microsPerRequest(r.cpu.server, r.requests.total), machine_cpu_us: microsPerRequest(r.cpu.machine, r.requests.total) } : {}),
+    })),
     non_2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     errors: rounds.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
     ...(pid ? { rss_start_mb: Math.round(rss.start), rss_end_mb: Math.round(rss.end) } : {}),
@@ -42,19 +60,30 @@ function rowOf({ name, target, pid }, rounds, rss) {
   return row;
 }
 
+/** One round of one side; with `cpu`, the CPU seconds its server (`pid`) and the whole machine used meanwhile. */
+async function roundOf(s, seconds, cpu) {
+  if (!cpu) return autocannon({ ...s.load, duration: seconds });
+  const server = cpuSeconds(s.side.pid);
+  const machine = machineCpu().busy;
+  const result = await autocannon({ ...s.load, duration: seconds });
+  return { ...result, cpu: { server: cpuSeconds(s.side.pid) - server, machine: machineCpu().busy - machine } };
+}
+
 /**
  * Measures two sides of a comparison (a service and its baseline, or two tenants) in alternating
  * rounds: after a 2 s warm-up of each, ROUNDS rounds of DURATION / ROUNDS seconds, A then B. The
  * machine's speed drifts by more than the differences measured (a shared 2-CPU VM), and
  * alternating puts both sides under the same drift, where measuring one whole side after the
  * other did not. The RSS of a side with a pid is read before its first round and after its last.
+ * `rounds` other than ROUNDS; `abba`: every other round B then A, so neither side always follows
+ * the other; `cpu`: each side's CPU per request, its server's (`pid`) and the machine's.
  */
-async function measurePair(a, b, { duration = DURATION, warmup = 2 } = {}) {
+async function measurePair(a, b, { duration = DURATION, warmup = 2, rounds = ROUNDS, abba = false, cpu = false } = {}) {
   const sides = [a, b].map((side) => ({ side, load: loadOf(side), rounds: [], rss: {} }));
   for (const { load } of sides) await autocannon({ ...load, duration: warmup }); // warm-up: JIT, pools, PostgreSQL's cache
   for (const s of sides) if (s.side.pid) s.rss.start = memory(s.side.pid).rss_mb;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const s of sides) s.rounds.push(await autocannon({ ...s.load, duration: duration / ROUNDS }));
+  for (let round = 0; round < rounds; round++) {
+    for (const s of abba && round % 2 === 1 ? [...sides].reverse() : sides) s.rounds.push(await roundOf(s, duration / rounds, cpu));
   }
   for (const s of sides) if (s.side.pid) s.rss.end = memory(s.side.pid).rss_mb;
   return sides.map((s) => rowOf(s.side, s.rounds, s.rss));

@@ -10,7 +10,7 @@
 // desk (bench/desk-server.js: auth, the Redis rate limit, validation, the request line at info,
 // metrics), on the images' Node and flags. Environment (optional):
 //   BENCH_PATH        the request (default /api/v1/tickets/:id; `:id` rotates over 1,000 tickets)
-//   BENCH_ROUNDS      rounds (default 8); each runs both sides, in turns A B, B A, …
+//   BENCH_ROUNDS      rounds (default 8); each runs both sides, in turns A B, B A, … (measurePair's `abba`)
 //   BENCH_DURATION    seconds per side and round (default 4), after 4 s of warm-up of each
 //   BENCH_TICKETS     tickets of the tenant (default 10,000)
 //   BENCH_B_LOG_LEVEL side B's log level (default info): `warn` leaves out the request line
@@ -19,12 +19,11 @@
 //                     desk's statements; bench/baseline-server.js): what desk costs beyond them
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL as for pnpm bench
 const { randomBytes } = require('node:crypto');
-const { readFileSync } = require('node:fs');
 const path = require('node:path');
-const autocannon = require('autocannon');
 const { applyMigrations } = require('../packages/db/dist/index.js');
+const { CONNECTIONS, measurePair } = require('./measure');
 const { seedTenant } = require('./seed');
-const { ROOT, clientToken, cpuSeconds, databaseUrlFor, forkServer, withClient } = require('./support');
+const { ROOT, clientToken, databaseUrlFor, forkServer, withClient } = require('./support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -35,37 +34,17 @@ const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
 const OTHER = path.resolve(process.argv[2] ?? ROOT);
 const BASELINE = process.env.BENCH_B_BASELINE === '1';
 
-/** CPU seconds the whole machine has been busy (every CPU, idle and I/O wait left out), from /proc/stat. */
-function machineBusySeconds() {
-  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const [, , , idle, iowait] = ticks;
-  return (ticks.reduce((sum, t) => sum + t, 0) - idle - iowait) / 100;
-}
-
-/** One side's load: its own token, the path with `:id` rotating over the seeded tickets. */
-async function loadFor(server, ids, issuer = server) {
-  const headers = await clientToken(issuer.url, server.credentials.bench.clientId, server.credentials.bench.secret);
-  const paths = PATH.includes(':id') ? ids.map((id) => PATH.replace(':id', id)) : [PATH];
-  let next = 0;
-  return { url: server.url, connections: 10, headers, requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] };
-}
-
-/** One side for one round: its requests, and the CPU seconds its server and the whole machine used. */
-async function measure(side) {
-  const server0 = cpuSeconds(side.server.child.pid);
-  const machine0 = machineBusySeconds();
-  const result = await autocannon({ ...side.load, duration: DURATION });
-  if (result.non2xx || result.errors) throw new Error(`side ${side.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  const requests = result.requests.total;
+/** One side for measurePair: its server, its own token, the path with `:id` rotating over the seeded tickets. */
+async function sideOf(target, server, ids, issuer = server) {
   return {
-    requests,
-    seconds: result.duration,
-    server: cpuSeconds(side.server.child.pid) - server0,
-    machine: machineBusySeconds() - machine0,
+    name: `GET ${PATH}`,
+    target,
+    url: server.url,
+    headers: await clientToken(issuer.url, server.credentials.bench.clientId, server.credentials.bench.secret),
+    paths: PATH.includes(':id') ? ids.map((id) => PATH.replace(':id', id)) : [PATH],
+    pid: server.child.pid,
   };
 }
-
-const perRequest = (seconds, requests) => ((seconds / requests) * 1e6).toFixed(1);
 
 async function main() {
   const name = `bench_sides_${randomBytes(6).toString('hex')}`;
@@ -93,43 +72,23 @@ async function main() {
     await seedTenant(databaseUrl, a.credentials.bench.tenantId, TICKETS);
     await withClient(databaseUrl, (client) => client.query('VACUUM ANALYZE'));
     const ids = (await withClient(databaseUrl, (client) => client.query('SELECT id FROM tickets ORDER BY id LIMIT 1000'))).rows.map((row) => row.id);
-    const sides = [
-      { name: 'A', server: a, load: await loadFor(a, ids) },
-      // The baseline checks no token; it is sent all the same (A's desk issues it), as pnpm bench sends it.
-      { name: 'B', server: b, load: await loadFor(b, ids, BASELINE ? a : b) },
-    ];
+    // The baseline checks no token; it is sent all the same (A's desk issues it), as pnpm bench sends it.
+    const sides = [await sideOf('A', a, ids), await sideOf('B', b, ids, BASELINE ? a : b)];
     console.log(`A: ${ROOT}\nB: ${OTHER}${BASELINE ? ', the baseline server' : ''}${process.env.BENCH_B_LOG_LEVEL ? `, log level ${process.env.BENCH_B_LOG_LEVEL}` : ''}${process.env.BENCH_B_REDIS_URL === '' ? ', rate limit in memory' : ''}`);
-    console.log(`GET ${PATH}, 10 connections, ${ROUNDS} rounds of ${DURATION} s per side\n`);
-    for (const side of sides) await autocannon({ ...side.load, duration: 4 }); // warm-up: the JIT
-    const totals = { A: [], B: [] };
-    let bCheaper = 0;
+    console.log(`GET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per side\n`);
+    const [rowA, rowB] = await measurePair(sides[0], sides[1], { duration: DURATION * ROUNDS, warmup: 4, rounds: ROUNDS, abba: true, cpu: true });
+    for (const row of [rowA, rowB]) if (row.non_2xx || row.errors) throw new Error(`side ${row.target}: ${row.non_2xx} non-2xx answers, ${row.errors} errors`);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? sides : [...sides].reverse();
-      const row = {};
-      for (const side of order) {
-        row[side.name] = await measure(side);
-        totals[side.name].push(row[side.name]);
-      }
-      if (row.B.server / row.B.requests < row.A.server / row.A.requests) bCheaper++;
       console.log(
         `round ${round + 1}: ` +
-          ['A', 'B'].map((s) => `${s} ${Math.round(row[s].requests / row[s].seconds)} req/s, server ${perRequest(row[s].server, row[s].requests)} µs, machine ${perRequest(row[s].machine, row[s].requests)} µs`).join(' | '),
+          [rowA, rowB].map((row) => `${row.target} ${row.rounds[round].requests_per_sec} req/s, server ${row.rounds[round].server_cpu_us} µs, machine ${row.rounds[round].machine_cpu_us} µs`).join(' | '),
       );
     }
-    const sum = (rows, key) => rows.reduce((total, row) => total + row[key], 0);
-    const summary = Object.fromEntries(
-      ['A', 'B'].map((s) => {
-        const rows = totals[s];
-        const requests = sum(rows, 'requests');
-        return [s, { rps: requests / sum(rows, 'seconds'), server: (sum(rows, 'server') / requests) * 1e6, machine: (sum(rows, 'machine') / requests) * 1e6 }];
-      }),
-    );
+    const bCheaper = rowB.rounds.filter((round, i) => round.server_cpu_us < rowA.rounds[i].server_cpu_us).length;
     console.log('');
-    for (const s of ['A', 'B']) console.log(`${s}: ${Math.round(summary[s].rps)} req/s, server ${summary[s].server.toFixed(1)} µs per request, machine ${summary[s].machine.toFixed(1)} µs per request`);
-    console.log(
-      `B ÷ A: req/s ×${(summary.B.rps / summary.A.rps).toFixed(3)}, the server's CPU ×${(summary.B.server / summary.A.server).toFixed(3)}, the machine's ×${(summary.B.machine / summary.A.machine).toFixed(3)}; ` +
-        `B's server cheaper in ${bCheaper} of ${ROUNDS} rounds`,
-    );
+    for (const row of [rowA, rowB]) console.log(`${row.target}: ${row.requests_per_sec} req/s, server ${row.server_cpu_us} µs per request, machine ${row.machine_cpu_us} µs per request`);
+    const ratio = (key) => (rowB[key] / rowA[key]).toFixed(3);
+    console.log(`B ÷ A: req/s ×${ratio('requests_per_sec')}, the server's CPU ×${ratio('server_cpu_us')}, the machine's ×${ratio('machine_cpu_us')}; B's server cheaper in ${bCheaper} of ${ROUNDS} rounds`);
   } finally {
     for (const server of servers) server.child.kill('SIGKILL');
     await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${name}: ${error.message}`));

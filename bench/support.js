@@ -160,6 +160,13 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
+/** Busy and total CPU seconds of the whole machine so far (every CPU), from /proc/stat. */
+function machineCpu() {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy: busy / 100, total: (busy + idle + iowait) / 100 };
+}
+
 /** Resets the kernel's peak-RSS counter of a process (Linux: "5" to clear_refs), so VmHWM is what follows. */
 function resetPeak(pid) {
   try {
@@ -201,4 +208,4 @@ async function stopService(service) {
 /** The ticket `pnpm bench` creates with POST /tickets (and `pnpm bench:profile` with BENCH_METHOD=POST). */
 const newTicket = (clientId) => ({ title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id: clientId });
 
-module.exports = { ROOT, serverNode, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, memoryParts, describeMemoryParts, serviceMetrics, cpuSeconds, resetPeak, machine, describeMachine };
+module.exports = { ROOT, serverNode, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, memoryParts, describeMemoryParts, serviceMetrics, cpuSeconds, machineCpu, resetPeak, machine, describeMachine };

@@ -24,12 +24,12 @@
 //                       BENCH_AUDIT_CONNECTIONS (default 2)
 const { execFileSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
-const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { auditFlatness, auditMarkdown } = require('./audit-flatness');
-const { ROOT, round, median, clientToken, databaseUrlFor, withClient, startService, stopService, memory, cpuSeconds, resetPeak, machine, describeMachine } = require('../support');
+const { ROOT, round, median, clientToken, databaseUrlFor, withClient, startService, stopService, memory, cpuSeconds, machineCpu, resetPeak, machine, describeMachine } = require('../support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -157,13 +157,6 @@ async function postgresCpu(databaseUrl) {
 
 /** CPU seconds the backends of `after` used since `before` (a backend new since then counts whole). */
 const postgresCpuSince = (before, after) => [...after].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(pid) ?? 0), 0);
-
-/** Busy and total CPU seconds of the whole machine so far, from /proc/stat. */
-function machineCpu() {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
-  const busy = user + nice + system + irq + softirq + steal;
-  return { busy: busy / 100, total: (busy + idle + iowait) / 100 };
-}
 
 /** Where the CPU went between two `cpuSnapshot`s: desk, PostgreSQL, this process (receiver, load), the machine. */
 async function cpuSnapshot(pid, databaseUrl) {
