@@ -9,6 +9,22 @@ const { defineConfig, globalIgnores } = require('eslint/config');
 const globals = require('globals');
 const tseslint = require('typescript-eslint');
 
+/** Selectors for a binding that would shadow CommonJS's module scope in compiled output. */
+function shadowingModuleScope() {
+  const names = '/^(exports|module|require|__filename|__dirname)$/';
+  const message = 'This name shadows CommonJS module scope in the compiled output; choose another.';
+  return [
+    `VariableDeclarator[id.name=${names}]`,
+    `:function > Identifier.params[name=${names}]`,
+    `AssignmentPattern > Identifier.left[name=${names}]`,
+    `ObjectPattern > Property > Identifier.value[name=${names}]`,
+    `ArrayPattern > Identifier[name=${names}]`,
+    `CatchClause > Identifier.param[name=${names}]`,
+    `:matches(ImportSpecifier, ImportDefaultSpecifier, ImportNamespaceSpecifier) > Identifier.local[name=${names}]`,
+    `:matches(FunctionDeclaration, ClassDeclaration) > Identifier.id[name=${names}]`,
+  ].map((selector) => ({ selector, message }));
+}
+
 module.exports = defineConfig([
   // Generated code and build or run output.
   globalIgnores([
@@ -31,6 +47,15 @@ module.exports = defineConfig([
       // Type-only imports are erased by tsc and SWC alike; saying so keeps imports honest about
       // what loads at run time. Inline `type` for mixed imports, as the code already does.
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+
+  // tsc's CommonJS output refers to a module's own exports as `exports.name`: a local binding called
+  // `exports` (or `module`, `require`) turns those references into the local's properties.
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...shadowingModuleScope()],
     },
   },
 

@@ -39,30 +39,30 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   const stack: string[] = [];
   const onStack = new Set<string>();
   const cycles: string[][] = [];
-  const visit = (module: string) => {
-    index.set(module, index.size);
-    low.set(module, index.get(module)!);
-    stack.push(module);
-    onStack.add(module);
-    for (const next of graph.get(module) ?? []) {
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
       if (!index.has(next)) {
         visit(next);
-        low.set(module, Math.min(low.get(module)!, low.get(next)!));
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
       } else if (onStack.has(next)) {
-        low.set(module, Math.min(low.get(module)!, index.get(next)!));
+        low.set(file, Math.min(low.get(file)!, index.get(next)!));
       }
     }
-    if (low.get(module) !== index.get(module)) return;
+    if (low.get(file) !== index.get(file)) return;
     const group: string[] = [];
     let member: string;
     do {
       member = stack.pop()!;
       onStack.delete(member);
       group.push(member);
-    } while (member !== module);
-    if (group.length > 1 || graph.get(module)?.includes(module)) cycles.push(group.sort());
+    } while (member !== file);
+    if (group.length > 1 || graph.get(file)?.includes(file)) cycles.push(group.sort());
   };
-  for (const module of graph.keys()) if (!index.has(module)) visit(module);
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
   return cycles;
 }
 

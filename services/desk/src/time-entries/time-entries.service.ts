@@ -56,7 +56,7 @@ export interface TimeEntriesOptions {
   now?: () => number;
 }
 
-export function createTimeEntriesService(store: Store, exports: TimeExportRepository, options: TimeEntriesOptions) {
+export function createTimeEntriesService(store: Store, timeExport: TimeExportRepository, options: TimeEntriesOptions) {
   const now = options.now ?? Date.now;
 
   return {
@@ -135,7 +135,7 @@ export function createTimeEntriesService(store: Store, exports: TimeExportReposi
       return {
         contentType: 'text/csv; charset=utf-8',
         filename: `time-${period}.csv`,
-        rows: await exports.rows(tenantId, period, signal),
+        rows: await timeExport.rows(tenantId, period, signal),
         writer: createCsvStream<TimeExportRow>({ columns: TIME_EXPORT_COLUMNS, cells: (row) => TIME_EXPORT_COLUMNS.map((column) => row[column]) }),
       };
     },

@@ -47,7 +47,7 @@ const problemExample = (status: number, code: string, title: string, detail: str
 });
 
 export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: PayrollExportService; logger: Logger; idleTimeoutMs: number }) {
-  const { exports, logger, idleTimeoutMs } = deps;
+  const { exports: payrollExports, logger, idleTimeoutMs } = deps;
 
   api.route({
     method: 'get',
@@ -97,7 +97,7 @@ export function registerPayrollExportRoutes(api: ApiRouter, deps: { exports: Pay
         'payroll export',
         { period: query.period },
         async (signal) => {
-          const file = await exports.open(tenantOf(req), query.period, query.format ?? 'csv', signal);
+          const file = await payrollExports.open(tenantOf(req), query.period, query.format ?? 'csv', signal);
           return { contentType: file.contentType, filename: file.filename, stages: [file.rows, file.writer, coalesce()], done: file.done };
         },
         // A reader that stops taking bytes must not hold the export's cursor, connection and lease.

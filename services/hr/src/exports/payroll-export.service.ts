@@ -22,7 +22,7 @@ export interface PayrollFile {
 export const EXPORT_RUNNING_RETRY_AFTER_SECONDS = 5;
 
 export function createPayrollExportService(deps: { settings: PayrollSettingsRepository; exports: PayrollExportRepository; leases: Leases }) {
-  const { settings, exports, leases } = deps;
+  const { settings, exports: exportRows, leases } = deps;
 
   /**
    * Everything DATEV cannot import is found before the first byte: the numbers of the [Allgemein]
@@ -33,7 +33,7 @@ export function createPayrollExportService(deps: { settings: PayrollSettingsRepo
     const errors: FieldError[] = [];
     if (!found.consultantNumber) errors.push({ field: 'datev.consultant_number', message: 'is not set: PUT /payroll/settings with the Beraternummer' });
     if (!found.clientNumber) errors.push({ field: 'datev.client_number', message: 'is not set: PUT /payroll/settings with the Mandantennummer' });
-    const tooLong = await exports.personnelNumbersLongerThan(tenantId, periodOf(label), found.wageTypes, DATEV_MAX_PERSONNEL_NUMBER_LENGTH);
+    const tooLong = await exportRows.personnelNumbersLongerThan(tenantId, periodOf(label), found.wageTypes, DATEV_MAX_PERSONNEL_NUMBER_LENGTH);
     for (const number of tooLong) {
       errors.push({ field: 'personnel_number', message: `${number} has more than ${DATEV_MAX_PERSONNEL_NUMBER_LENGTH} digits, which DATEV LODAS cannot take: change it with PATCH /employees/{id}` });
     }
@@ -56,14 +56,14 @@ export function createPayrollExportService(deps: { settings: PayrollSettingsRepo
       return {
         contentType: 'text/plain; charset=windows-1252',
         filename: `payroll-${label}.txt`,
-        rows: await exports.rows(tenantId, period, found.wageTypes, signal),
+        rows: await exportRows.rows(tenantId, period, found.wageTypes, signal),
         writer: createPayrollDatevStream({ consultantNumber: found.consultantNumber!, clientNumber: found.clientNumber!, period, bsNumbers: found.bsNumbers }),
       };
     }
     return {
       contentType: 'text/csv; charset=utf-8',
       filename: `payroll-${label}.csv`,
-      rows: await exports.rows(tenantId, period, found.wageTypes, signal),
+      rows: await exportRows.rows(tenantId, period, found.wageTypes, signal),
       writer: createPayrollCsvStream(label),
     };
   }
