@@ -1,14 +1,21 @@
-// Shared Jest settings: TypeScript through SWC, workspace packages from source
-// (so a test never runs against a stale dist/), ESM-only test libraries
-// (jose, oauth4webapi) transformed to CommonJS.
+// Shared Jest settings. TypeScript is compiled by TypeScript itself (ts-jest, one file at a time
+// as `isolatedModules` allows, with the package's own tsconfig.json), so the tests run the same
+// CommonJS that `tsc` writes to dist/ for `pnpm start` and the images: a different compiler here
+// once hid a bug that only tsc's output had. One option differs: `module` is `commonjs` instead of
+// `node16`, which turns a dynamic `import()` into `require()`, because Jest's module registry
+// loads ES modules only behind an experimental flag; every other construct is emitted alike.
+// Workspace packages resolve to their sources, so a test never runs against a stale dist/. The
+// ESM-only libraries (jose, oauth4webapi, a package's own list) go through the same compiler.
 const path = require('path');
+
+const ESM_ONLY = ['jose', 'oauth4webapi'];
 
 module.exports = {
   testEnvironment: 'node',
   transform: {
-    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(jose|oauth4webapi)[@/])'],
+  transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${ESM_ONLY.join('|')})[@/])`],
   moduleNameMapper: {
     '^@msp/([a-z-]+)$': path.join(__dirname, 'packages/$1/src/index.ts'),
   },

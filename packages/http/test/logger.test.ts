@@ -150,9 +150,9 @@ describe('writing the lines', () => {
   test('When the process exits in the turn its lines were logged in, then they are written before it ends', () => {
     // A process of its own: log three lines, then process.exit() at once, as a fatal start-up error does.
     const script = `
-      const { transformFileSync } = require('@swc/core');
-      require.extensions['.ts'] = (module, file) =>
-        module._compile(transformFileSync(file, { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }).code, file);
+      const ts = require('typescript');
+      require.extensions['.ts'] = (mod, file) =>
+        mod._compile(ts.transpileModule(require('fs').readFileSync(file, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, file);
       const { BatchedLines, MESSAGE } = require(${JSON.stringify(path.join(__dirname, '../src/log-lines.ts'))});
       const lines = new BatchedLines(process.stdout);
       for (const n of [1, 2, 3]) lines.log({ [MESSAGE]: 'line ' + n }, () => undefined);
@@ -166,9 +166,9 @@ describe('writing the lines', () => {
 
   test('When a line past 64 KiB was written at once and more follow in the same turn, then those are written too if the process exits', () => {
     const script = `
-      const { transformFileSync } = require('@swc/core');
-      require.extensions['.ts'] = (module, file) =>
-        module._compile(transformFileSync(file, { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }).code, file);
+      const ts = require('typescript');
+      require.extensions['.ts'] = (mod, file) =>
+        mod._compile(ts.transpileModule(require('fs').readFileSync(file, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, file);
       const { BatchedLines, MESSAGE } = require(${JSON.stringify(path.join(__dirname, '../src/log-lines.ts'))});
       const lines = new BatchedLines(process.stdout);
       lines.log({ [MESSAGE]: 'before' }, () => undefined);
