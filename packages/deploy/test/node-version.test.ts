@@ -1,7 +1,7 @@
 // The production images' Node version is written once, in scripts/docker/node-version: the scripts
 // read it (build-base-images.sh, lib.sh for compose), and the places that must spell it out as a
 // literal (docker-compose.yml's defaults for a bare `docker compose`, the Dockerfile's public base,
-// the README) are checked here against it, so a bump cannot leave one of them behind.
+// the operations page of the docs) are checked here against it, so a bump cannot leave one of them behind.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -25,8 +25,8 @@ test("the Dockerfile's public base, and the one docker-compose.yml suggests, are
   expect([...read('docker-compose.yml').matchAll(/NODE_IMAGE=node:(\d+)-bookworm-slim/g)].map((m) => m[1])).toEqual([major]);
 });
 
-test('the README names the base image of that version', () => {
-  const readme = read('README.md');
-  expect([...readme.matchAll(/msp-base\/node:([\w.-]+)/g)].map((m) => m[1])).toEqual([version]);
-  expect([...readme.matchAll(/NODE_IMAGE=node:(\d+)-bookworm-slim/g)].map((m) => m[1])).toEqual([version.split('.')[0]]);
+test('docs/operations.md names the base image of that version', () => {
+  const page = read('docs/operations.md');
+  expect([...page.matchAll(/msp-base\/node:([\w.-]+)/g)].map((m) => m[1])).toEqual([version]);
+  expect([...page.matchAll(/NODE_IMAGE=node:(\d+)-bookworm-slim/g)].map((m) => m[1])).toEqual([version.split('.')[0]]);
 });

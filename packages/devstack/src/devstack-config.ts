@@ -32,15 +32,29 @@ export const DEFAULT_STOP_TIMEOUT_MS = 15_000;
 // embedded database uses a well-known password.
 export const DEFAULT_HOST = '127.0.0.1';
 
-/** Every variable the launcher itself reads, with its default, for --help and the README. */
+/**
+ * Every variable the launcher itself reads, with its default: `--help` prints them, and
+ * docs/configuration.md is generated from them (scripts/config-docs.js).
+ */
 export const LAUNCHER_VARIABLES: ReadonlyArray<readonly [name: string, meaning: string]> = [
-  ['DATABASE_URL', 'PostgreSQL server to use instead of the embedded one; databases desk, link, hr are created on it'],
-  ['DESK_DATABASE_URL, LINK_DATABASE_URL, HR_DATABASE_URL', 'full database URL of one service (wins over DATABASE_URL)'],
-  ['REDIS_URL', 'passed to the services (unset: rate limits in memory)'],
+  [
+    'DATABASE_URL',
+    'PostgreSQL server to use instead of the embedded one (PostgreSQL 18 under <data>/postgres); ' +
+      'databases desk, link, hr are created on it',
+  ],
+  [
+    'DESK_DATABASE_URL, LINK_DATABASE_URL, HR_DATABASE_URL',
+    'full database URL of one service (wins over DATABASE_URL; created if missing)',
+  ],
+  ['REDIS_URL', 'passed to the services (unset: rate limits and Idempotency-Keys in memory)'],
   ['EMBEDDED_PG_PORT', `port of the embedded PostgreSQL on 127.0.0.1 (default ${DEFAULT_EMBEDDED_PG_PORT})`],
   ['DEVSTACK_DATA_DIR', 'local state: postgres/, desk/, link/, hr/, dev-client.json (default <repo>/.data)'],
   ['DESK_PORT, LINK_PORT, HR_PORT', 'service ports (default 3001, 3002, 3003)'],
-  ['HOST', `address the services bind to (default ${DEFAULT_HOST})`],
+  ['HOST', `address the services bind to (default ${DEFAULT_HOST}: the development client holds every scope)`],
+  [
+    'OUTBOUND_ALLOW_LOOPBACK',
+    'passed to the services (default true: webhooks and directories on this machine may be called)',
+  ],
   ['DEVSTACK_READY_TIMEOUT_MS', `how long to wait for every /readyz (default ${DEFAULT_READY_TIMEOUT_MS})`],
   ['DEVSTACK_STOP_TIMEOUT_MS', `grace period after SIGTERM before SIGKILL (default ${DEFAULT_STOP_TIMEOUT_MS})`],
   ['DEVSTACK_LOG_FORMAT', 'pretty (default) or json (service lines untouched)'],

@@ -3,20 +3,23 @@ import type { Logger } from '@msp/http';
 import type { Sql } from './sql';
 import { RECOVER_MAX_DAYS } from './webhooks/webhook.schemas';
 
-/** The retention's settings, in every service's config schema (README.md lists them). */
+/** The retention's settings, in every service's config schema (docs/configuration.md lists them). */
 export const eventsRetentionConfigProperties = {
   EVENTS_RETENTION_DAYS: Type.Integer({
     // A webhook recovery re-sends up to RECOVER_MAX_DAYS back: those events must still be there.
     minimum: RECOVER_MAX_DAYS + 1,
     maximum: 36_500,
     default: 400,
-    description: 'Events (the audit log) older than this many days are removed in the background, except those with a webhook delivery still pending; so are finished deliveries that old.',
+    description:
+      'Events (the audit log) older than this many days are removed in the background, in short batches, except ' +
+      'those not yet relayed or with a webhook delivery still pending; so are finished deliveries that old. At ' +
+      'least one day more than a webhook recovery reaches back.',
   }),
   EVENTS_RETENTION_INTERVAL_MS: Type.Integer({
     minimum: 0,
     maximum: 7 * 86_400_000,
     default: 3_600_000,
-    description: 'How often the retention sweep runs (and once right after the start); 0 disables it.',
+    description: 'How often the retention sweep runs (and once right after the start); `0` disables it.',
   }),
 };
 

@@ -37,46 +37,152 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
   return input as Static<T>;
 }
 
-/** Settings every service reads, spread into each service's own schema. */
 /**
  * EXPORT_IDLE_TIMEOUT_MS of a service that streams files (sendStreamedFile's `idleTimeoutMs`): a
  * response whose reader takes no byte for this long is ended, its cursor and connection freed.
  */
 export const exportIdleTimeoutConfigProperties = {
-  EXPORT_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: STREAMED_FILE_IDLE_TIMEOUT_MS }),
+  EXPORT_IDLE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: STREAMED_FILE_IDLE_TIMEOUT_MS,
+    description:
+      'A streamed export whose reader takes no byte for this long (ms) is cut short, leaving an incomplete file, ' +
+      'and its database cursor and connection are freed.',
+  }),
 };
 
+/**
+ * Settings every service reads, spread into each service's own schema. Each `description` is what
+ * docs/configuration.md says of the variable (scripts/config-docs.js writes the page from them).
+ */
 export const commonConfigProperties = {
-  NODE_ENV: Type.String({ default: 'development' }),
-  HOST: Type.String({ default: '0.0.0.0' }),
-  DATABASE_URL: Type.String({ pattern: '^postgres(ql)?://' }),
-  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
-  LOG_LEVEL: Type.Union([Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug')], { default: 'info' }),
-  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
-  BODY_LIMIT: Type.String({ default: '1mb', pattern: '^\\d+(b|kb|mb)$' }),
-  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
-  // RSS (MB) above which the service gives V8's pooled heap pages back with a memory-reducing
-  // collection (memory-reducer.ts); 0: never. Acts only where node runs with --expose-gc (the images).
-  MEMORY_TARGET_MB: Type.Integer({ minimum: 0, maximum: 1048576, default: DEFAULT_MEMORY_TARGET_MB }),
-  TRUST_PROXY: Type.String({ default: 'loopback, linklocal, uniquelocal' }),
-  AUTH_ISSUER: Type.String({ default: 'http://localhost:3001/api/v1' }),
-  AUTH_AUDIENCE: Type.String({ default: 'msp-api' }),
-  AUTH_JWKS_URL: Type.String({ default: 'http://localhost:3001/api/v1/.well-known/jwks.json', pattern: '^https?://' }),
-  // Browser pages of these origins may call the API (CORS); unset: none.
-  API_CORS_ORIGINS: Type.Optional(Type.String({ pattern: ORIGIN_LIST_PATTERN })),
-  // Against slow clients: the request's headers, and the whole request, must arrive within these.
-  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10000 }),
-  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 30000 }),
-  // Calls to addresses callers chose (webhooks; link's directories) end after this long, and reach
-  // internal addresses only when this allow-list (hosts, IPs, CIDRs) names them, in every mode;
-  // loopback as a whole only when OUTBOUND_ALLOW_LOOPBACK says so (`pnpm start` does).
-  OUTBOUND_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10000 }),
-  OUTBOUND_ALLOWLIST: Type.Optional(Type.String()),
-  OUTBOUND_ALLOW_LOOPBACK: Type.Boolean({ default: false }),
-  // Webhook signing secrets at rest (AES-256-GCM): 32 random bytes, base64. Required in
-  // production; elsewhere each service keeps one of its own under DATA_DIR. Checked by each
-  // service (encryptionKeyProblems), so a malformed key is never echoed.
-  WEBHOOK_ENCRYPTION_KEY: Type.Optional(Type.String()),
-  // Webhook deliveries in flight at once per instance.
-  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 32 }),
+  NODE_ENV: Type.String({
+    default: 'development',
+    description:
+      '`production` requires the keys a replica cannot make up alone (desk\'s signing key, the encryption keys) ' +
+      'and turns off desk\'s development client and its default token-endpoint CORS origins; any other value is ' +
+      'development.',
+  }),
+  HOST: Type.String({ default: '0.0.0.0', description: 'Address the HTTP server listens on.' }),
+  DATABASE_URL: Type.String({
+    pattern: '^postgres(ql)?://',
+    description: 'The service\'s own PostgreSQL database; its migrations are applied to it at start.',
+  }),
+  REDIS_URL: Type.Optional(
+    Type.String({
+      pattern: '^rediss?://',
+      description:
+        'Redis shared by every instance: rate-limit counters, Idempotency-Key records, desk\'s token-guessing ' +
+        'counters and hr\'s export leases. Unset: kept in the process, right for one instance only.',
+    }),
+  ),
+  LOG_LEVEL: Type.Union([Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug')], {
+    default: 'info',
+    description: 'The lowest level logged. Logs are JSON lines on stdout; `info` includes one line per request.',
+  }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 600,
+    description: 'Requests per minute per API client (per client address without a valid token) on the API.',
+  }),
+  BODY_LIMIT: Type.String({
+    default: '1mb',
+    pattern: '^\\d+(b|kb|mb)$',
+    description: 'The largest request body accepted; a larger one is answered 413.',
+  }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 0,
+    default: 10000,
+    description:
+      'After SIGTERM, how long in-flight requests may take before the service closes its database and Redis ' +
+      'connections and exits.',
+  }),
+  // The memory reducer (memory-reducer.ts) needs V8's collector exposed, which only the images' CMD does.
+  MEMORY_TARGET_MB: Type.Integer({
+    minimum: 0,
+    maximum: 1048576,
+    default: DEFAULT_MEMORY_TARGET_MB,
+    description:
+      'RSS (MB) past which the service gives V8\'s pooled heap pages back with a memory-reducing collection; ' +
+      '`0`: never. Acts only where node runs with `--expose-gc`, as the images do.',
+  }),
+  TRUST_PROXY: Type.String({
+    default: 'loopback, linklocal, uniquelocal',
+    description:
+      'Express `trust proxy`: the hops whose `X-Forwarded-*` headers are believed. The client address that rate ' +
+      'limits and desk\'s token guard count by comes from them, so name only proxies that overwrite ' +
+      '`X-Forwarded-For`.',
+  }),
+  AUTH_ISSUER: Type.String({
+    default: 'http://localhost:3001/api/v1',
+    description:
+      'The `iss` of tokens: desk signs with it and publishes it in its OAuth metadata; link and hr require it.',
+  }),
+  AUTH_AUDIENCE: Type.String({
+    default: 'msp-api',
+    description: 'The `aud` of tokens: desk signs with it; every service requires it.',
+  }),
+  AUTH_JWKS_URL: Type.String({
+    default: 'http://localhost:3001/api/v1/.well-known/jwks.json',
+    pattern: '^https?://',
+    description:
+      'desk\'s JWKS, where link and hr fetch the token-signing keys (cached, fetched again once for an unknown ' +
+      '`kid`). desk itself uses its own keys.',
+  }),
+  API_CORS_ORIGINS: Type.Optional(
+    Type.String({
+      pattern: ORIGIN_LIST_PATTERN,
+      description:
+        'Comma-separated origins (`https://portal.example.com`) whose browser pages may call the whole API ' +
+        '(CORS, no credentials mode). Unset: no CORS headers.',
+    }),
+  ),
+  HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 10000,
+    description:
+      'A request\'s headers must arrive within this (ms), else 408 and the connection is closed: against slow ' +
+      'clients.',
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 30000,
+    description:
+      'The whole request, headers and body, must arrive within this (ms), else 408; the response may take ' +
+      'longer.',
+  }),
+  OUTBOUND_TIMEOUT_MS: Type.Integer({
+    minimum: 1,
+    default: 10000,
+    description:
+      'Every call to an address a caller chose (webhook endpoints, link\'s directories) ends after this long ' +
+      '(ms). Its answer is read up to 10 MB, and redirects are never followed.',
+  }),
+  OUTBOUND_ALLOWLIST: Type.Optional(
+    Type.String({
+      description:
+        'Comma-separated host names, IP addresses or CIDR ranges that such calls may reach although internal. In ' +
+        'every mode they reach public unicast addresses only, checked again where the socket connects.',
+    }),
+  ),
+  OUTBOUND_ALLOW_LOOPBACK: Type.Boolean({
+    default: false,
+    description:
+      '`true` lets such calls reach loopback (`127.0.0.0/8`, `::1`) and nothing else internal: receivers and ' +
+      'directories on a developer\'s machine. `pnpm start` sets it.',
+  }),
+  // Checked by each service (encryptionKeyProblems) rather than by a pattern, so a malformed key is never echoed.
+  WEBHOOK_ENCRYPTION_KEY: Type.Optional(
+    Type.String({
+      description:
+        '32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of webhook signing secrets at ' +
+        'rest. Required in production; elsewhere generated once into `$DATA_DIR/webhook-encryption.key`.',
+    }),
+  ),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 32,
+    description: 'Webhook deliveries in flight at once per instance.',
+  }),
 } satisfies TProperties;

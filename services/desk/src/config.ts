@@ -12,33 +12,97 @@ import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-k
 export const DeskConfigSchema = Type.Object({
   ...commonConfigProperties,
   ...eventsRetentionConfigProperties,
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
-  DATA_DIR: Type.String({ default: '.data' }),
-  JWT_PRIVATE_KEY: Type.Optional(Type.String({ description: 'PEM (PKCS#8 or SEC1/PKCS#1) of an EC P-256 or RSA key.' })),
-  JWT_PRIVATE_KEY_FILE: Type.Optional(Type.String()),
-  JWT_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001, description: 'Port the HTTP server listens on.' }),
+  DATA_DIR: Type.String({
+    default: '.data',
+    description:
+      'Folder of local state: the keys a service generates outside production (desk\'s signing key, the ' +
+      'encryption keys).',
+  }),
+  JWT_PRIVATE_KEY: Type.Optional(
+    Type.String({
+      description:
+        'PEM (PKCS#8, SEC1 or PKCS#1) of the token-signing key: EC P-256 signs ES256, RSA of at least 2048 bits ' +
+        'RS256; literal `\\n` allowed. Every replica needs the same key: required in production (or ' +
+        'JWT_PRIVATE_KEY_FILE); elsewhere desk generates one into `$DATA_DIR/jwt-signing-key.pem`.',
+    }),
+  ),
+  JWT_PRIVATE_KEY_FILE: Type.Optional(Type.String({ description: 'Path of that PEM, instead of JWT_PRIVATE_KEY.' })),
+  JWT_KEY_ID: Type.Optional(
+    Type.String({ minLength: 1, description: 'The `kid` of the signing key. Unset: its RFC 7638 thumbprint.' }),
+  ),
   JWT_PREVIOUS_PUBLIC_KEYS: Type.Optional(
     Type.String({
       description:
-        'Key rotation: PEM public keys (or old private keys) desk signed with before, one block after the other. Served in the JWKS beside the current key, so tokens they signed keep verifying until they expire.',
+        'Key rotation: PEM public keys (or old private keys) desk signed with before, one block after the other. ' +
+        'Served in the JWKS beside the current key, so tokens they signed keep verifying until they expire.',
     }),
   ),
-  TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
+  TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 30,
+    description: 'Token and revoke requests per minute per client address and client id.',
+  }),
   TOKEN_CLIENT_FAILURE_LIMIT: Type.Integer({
     minimum: 1,
     default: DEFAULT_CLIENT_FAILURE_LIMIT,
-    description: 'Failed authentications of one client id, from all addresses together, per TOKEN_CLIENT_FAILURE_WINDOW_SEC; past it, 429 except from addresses the client authenticated from.',
+    description:
+      'Failed authentications of one client id, from all addresses together, per ' +
+      'TOKEN_CLIENT_FAILURE_WINDOW_SEC; past it, 429 except from addresses the client authenticated from.',
   }),
-  TOKEN_CLIENT_FAILURE_WINDOW_SEC: Type.Integer({ minimum: 1, maximum: 86_400, default: DEFAULT_CLIENT_FAILURE_WINDOW_SEC }),
-  SLA_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 15_000, description: 'How often the SLA breach sweep looks for targets past their due time.' }),
-  REFRESH_TOKEN_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
+  TOKEN_CLIENT_FAILURE_WINDOW_SEC: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: DEFAULT_CLIENT_FAILURE_WINDOW_SEC,
+    description: 'The window of TOKEN_CLIENT_FAILURE_LIMIT, in seconds from the first attempt.',
+  }),
+  SLA_SWEEP_INTERVAL_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 15_000,
+    description:
+      'How often each instance looks for SLA targets past their due time; every instance may, as each breach is ' +
+      'claimed, and `ticket.sla_breached` recorded, once.',
+  }),
+  REFRESH_TOKEN_TTL_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 365,
+    default: 30,
+    description: 'Lifetime of refresh tokens.',
+  }),
   // The time export: a reader that stops reading would otherwise hold one of its pool's four connections until its socket closes.
   ...exportIdleTimeoutConfigProperties,
-  BOOTSTRAP_CLIENT_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~-]{3,128}$' })),
-  BOOTSTRAP_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 16 })),
-  BOOTSTRAP_TENANT: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
-  DEV_CLIENT_FILE: Type.Optional(Type.String()),
-  CORS_ORIGINS: Type.Optional(Type.String({ description: 'Comma-separated origins whose pages may call the token endpoint from a browser.' })),
+  BOOTSTRAP_CLIENT_ID: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9._~-]{3,128}$',
+      description:
+        'With BOOTSTRAP_CLIENT_SECRET: an API client with every scope in BOOTSTRAP_TENANT that desk makes sure ' +
+        'exists at each start. In production no client is made otherwise.',
+    }),
+  ),
+  BOOTSTRAP_CLIENT_SECRET: Type.Optional(
+    Type.String({ minLength: 16, description: 'The bootstrap client\'s secret (stored hashed).' }),
+  ),
+  BOOTSTRAP_TENANT: Type.String({
+    default: 'default',
+    pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+    description: 'Tenant slug of the bootstrap client, and of the development client.',
+  }),
+  DEV_CLIENT_FILE: Type.Optional(
+    Type.String({
+      description:
+        'Where to write the development client\'s credentials. Outside production and without a bootstrap ' +
+        'client, desk creates that client once and prints them; `pnpm start` sets this.',
+    }),
+  ),
+  CORS_ORIGINS: Type.Optional(
+    Type.String({
+      description:
+        'Comma-separated origins whose pages may call the token endpoint from a browser (the reference pages\' ' +
+        '"try it"). Unset: in development `http://localhost` and `http://127.0.0.1` on ports 3001–3003; in ' +
+        'production none.',
+    }),
+  ),
   DEFAULT_TIME_ZONE: Type.String({
     default: 'Europe/Berlin',
     description: 'IANA time zone of the tenants\' calendar days (a time entry\'s default date is today there).',
@@ -46,7 +110,9 @@ export const DeskConfigSchema = Type.Object({
   SERVICE_CLIENTS: Type.Optional(
     Type.String({
       description:
-        'JSON array of service clients, e.g. [{"client_id":"link","client_secret":"…","scopes":"read:users write:tickets"}]: clients of no tenant that ask for a token for a named tenant.',
+        'JSON array of service clients, e.g. `[{"client_id":"link","client_secret":"…","scopes":"read:users ' +
+        'write:tickets"}]`: clients of no tenant that name one with `tenant_id` in the token request and get ' +
+        'only these scopes (secrets of at least 16 characters, stored hashed).',
     }),
   ),
 });

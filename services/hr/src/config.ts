@@ -8,14 +8,27 @@ import { encryptionKeyProblems } from '@msp/secrets';
 export const HrConfigSchema = Type.Object({
   ...commonConfigProperties,
   ...eventsRetentionConfigProperties,
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3003 }),
-  DATA_DIR: Type.String({ default: '.data' }),
-  // The payroll export: its pool's connections (exports at once per instance); a response whose reader
-  // takes no byte for this long is ended (its cursor and connection freed); an export that waits this
-  // long for a connection of its pool answers 503.
-  EXPORT_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 100, default: EXPORT_DEFAULTS.poolSize }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3003, description: 'Port the HTTP server listens on.' }),
+  DATA_DIR: Type.String({
+    default: '.data',
+    description:
+      'Folder of local state: the keys a service generates outside production (desk\'s signing key, the ' +
+      'encryption keys).',
+  }),
+  // The payroll export streams from a pool of its own, so exports cannot take the API's connections.
+  EXPORT_POOL_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: EXPORT_DEFAULTS.poolSize,
+    description: 'Connections of the payroll export\'s own pool: the exports that stream at once per instance.',
+  }),
   ...exportIdleTimeoutConfigProperties,
-  EXPORT_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: EXPORT_DEFAULTS.acquireTimeoutMs }),
+  EXPORT_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: EXPORT_DEFAULTS.acquireTimeoutMs,
+    description:
+      'A payroll export that gets no connection of that pool within this (ms) answers 503 with `Retry-After`.',
+  }),
 });
 
 export type HrConfig = Static<typeof HrConfigSchema>;

@@ -7,22 +7,49 @@ import { encryptionKeyProblems } from '@msp/secrets';
 export const LinkConfigSchema = Type.Object({
   ...commonConfigProperties,
   ...eventsRetentionConfigProperties,
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3002 }),
-  DATA_DIR: Type.String({ default: '.data' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3002, description: 'Port the HTTP server listens on.' }),
+  DATA_DIR: Type.String({
+    default: '.data',
+    description:
+      'Folder of local state: the keys a service generates outside production (desk\'s signing key, the ' +
+      'encryption keys).',
+  }),
   // link's own credential at desk (a desk service client): onboarding and offboarding read desk
   // users and write tickets with it, never with the caller's token (runs outlive the request).
-  DESK_API_URL: Type.String({ default: 'http://localhost:3001/api/v1', pattern: '^https?://' }),
-  DESK_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
-  DESK_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
-  // Connector secrets at rest (AES-256-GCM): 32 random bytes, base64. Required in production;
-  // elsewhere link keeps one of its own under DATA_DIR/link/connector-encryption.key.
+  DESK_API_URL: Type.String({
+    default: 'http://localhost:3001/api/v1',
+    pattern: '^https?://',
+    description: 'desk\'s API as link reaches it: the users and tickets of onboarding, offboarding and move runs.',
+  }),
+  DESK_CLIENT_ID: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'link\'s own service client at desk (an entry of desk\'s SERVICE_CLIENTS), used by runs instead of the ' +
+        'caller\'s token. Without it the desk tasks of runs fail saying so.',
+    }),
+  ),
+  DESK_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'That service client\'s secret.' })),
   // Checked below rather than by a pattern, so a malformed key is never echoed in the message.
-  CONNECTOR_ENCRYPTION_KEY: Type.Optional(Type.String()),
-  // Every enabled connector is synchronised this often (minutes; fractions allowed).
-  SYNC_INTERVAL_MINUTES: Type.Number({ exclusiveMinimum: 0, default: 60 }),
-  // Between full syncs, a directory that filters gets deltas; a full sync (which notices
-  // deletions) at least this often (hours; fractions allowed).
-  FULL_SYNC_INTERVAL_HOURS: Type.Number({ exclusiveMinimum: 0, default: 24 }),
+  CONNECTOR_ENCRYPTION_KEY: Type.Optional(
+    Type.String({
+      description:
+        '32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of connectors\' bearer tokens ' +
+        'at rest. Required in production; elsewhere generated once into `$DATA_DIR/connector-encryption.key`.',
+    }),
+  ),
+  SYNC_INTERVAL_MINUTES: Type.Number({
+    exclusiveMinimum: 0,
+    default: 60,
+    description: 'Every enabled connector is synced this often (`trigger: schedule`); fractions allowed.',
+  }),
+  FULL_SYNC_INTERVAL_HOURS: Type.Number({
+    exclusiveMinimum: 0,
+    default: 24,
+    description:
+      'A connector whose directory filters gets delta syncs, and a full sync (the only kind that notices ' +
+      'deletions) at least this often; fractions allowed.',
+  }),
 });
 
 export type LinkConfig = Static<typeof LinkConfigSchema>;
