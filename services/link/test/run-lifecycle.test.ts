@@ -357,14 +357,14 @@ describe('POST /offboardings/:id/retry', () => {
     expect(created.status).toBe(201);
     const failed = await until(`/offboardings/${created.body.id}`, ended);
     expect(failed.status).toBe('completed_with_errors');
-    expect(failed.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'failed', 'succeeded', 'failed']);
+    expect(failed.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'failed', 'succeeded', 'failed']);
     const tickets = (await h.deskTenant.call('GET', '/tickets?per_page=100')).body.pagination.total;
 
     h.scim.addUser({ userName: user.email.toLowerCase() });
     const response = await call('post', `/offboardings/${created.body.id}/retry`);
     expect(response.status).toBe(202);
     expect(response.body.status).toBe('in_progress');
-    expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'pending', 'succeeded', 'pending']);
+    expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'pending', 'succeeded', 'pending']);
 
     const run = await until(`/offboardings/${created.body.id}`, ended);
     expect(run.status).toBe('completed');
@@ -372,6 +372,71 @@ describe('POST /offboardings/:id/retry', () => {
     // The mailbox ticket was not opened twice.
     expect((await h.deskTenant.call('GET', '/tickets?per_page=100')).body.pagination.total).toBe(tickets);
     expect(await eventTypes(created.body.id)).toEqual(['offboarding.completed_with_errors', 'offboarding.retried', 'offboarding.completed']);
+  });
+
+  /** Runs the offboarding's due job by a clock five days ahead, when its tasks are due. */
+  async function runDue(id: string) {
+    clockOffsetMs = 5 * DAY_MS;
+    try {
+      await h.runJobNow('offboarding', id);
+    } finally {
+      clockOffsetMs = 0;
+    }
+    return (await call('get', `/offboardings/${id}`)).body;
+  }
+
+  test('When a ticket could not be reassigned, then deactivate_user deactivates nobody and fails naming it; once it is reassigned, a retry deactivates the leaver and the run completes', async () => {
+    const user = await leaver({ account: true });
+    const successor = await h.deskTenant.createUser();
+    const company = await h.deskTenant.createClient();
+    const theirs = await h.deskTenant.createTicket({ client_id: company.id, assignee_id: user.id });
+    const created = await call('post', '/offboardings', { user_id: user.id, last_day: day(2), mailbox_retention_days: 0, successor_id: successor.id });
+    expect(created.status).toBe(201);
+    // The successor leaves before the day: desk refuses to assign them anything.
+    expect((await h.deskTenant.call('DELETE', `/users/${successor.id}`)).status).toBe(204);
+
+    const run = await runDue(created.body.id);
+    expect(run.status).toBe('completed_with_errors');
+    expect(run.tasks.map((t: { name: string; status: string }) => [t.name, t.status])).toEqual([
+      ['reassign_tickets', 'failed'],
+      ['deactivate_user', 'failed'],
+      ['disable_account', 'succeeded'],
+      ['delegate_mailbox', 'succeeded'],
+      ['delete_account', 'succeeded'],
+    ]);
+    expect(run.tasks[1].result).toEqual({ user_id: user.id, deactivated: false, still_assigned: [theirs.number] });
+    expect(run.tasks[1].detail).toContain(`#${theirs.number}`);
+    expect((await h.deskTenant.call('GET', `/users/${user.id}`)).body.active).toBe(true);
+    expect((await h.deskTenant.call('GET', `/tickets/${theirs.id}`)).body.assignee_id).toBe(user.id);
+
+    // A technician hands the ticket on; the retry re-runs the two failed tasks.
+    const colleague = await h.deskTenant.createUser();
+    expect((await h.deskTenant.call('PATCH', `/tickets/${theirs.id}`, { assignee_id: colleague.id })).status).toBe(200);
+    // By the same clock, the retried tasks are due at once.
+    clockOffsetMs = 5 * DAY_MS;
+    let done;
+    try {
+      expect((await call('post', `/offboardings/${created.body.id}/retry`)).status).toBe(202);
+      done = await until(`/offboardings/${created.body.id}`, ended);
+    } finally {
+      clockOffsetMs = 0;
+    }
+    expect(done.status).toBe('completed');
+    expect(done.tasks[1]).toMatchObject({ name: 'deactivate_user', status: 'succeeded', result: { user_id: user.id, deactivated: true } });
+    expect((await h.deskTenant.call('GET', `/users/${user.id}`)).body.active).toBe(false);
+    expect((await h.deskTenant.call('GET', `/tickets/${theirs.id}`)).body.assignee_id).toBe(colleague.id);
+  });
+
+  test('When desk already has the leaver inactive by the time the tasks are due, then deactivate_user succeeds saying so', async () => {
+    const user = await leaver({ account: true });
+    const successor = await h.deskTenant.createUser();
+    const created = await call('post', '/offboardings', { user_id: user.id, last_day: day(2), mailbox_retention_days: 0, successor_id: successor.id });
+    expect(created.status).toBe(201);
+    expect((await h.deskTenant.call('DELETE', `/users/${user.id}`)).status).toBe(204);
+
+    const run = await runDue(created.body.id);
+    expect(run.status).toBe('completed');
+    expect(run.tasks[1]).toMatchObject({ name: 'deactivate_user', status: 'succeeded', detail: `${user.email.toLowerCase()} was already inactive in desk.`, result: { user_id: user.id, deactivated: false } });
   });
 
   test('When the offboarding is scheduled or cancelled, then retry is 409 with current_status', async () => {
