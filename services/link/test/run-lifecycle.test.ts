@@ -220,6 +220,99 @@ describe('POST /onboardings/:id/cancel', () => {
   });
 });
 
+describe('POST /onboardings/:id/cancel: the equipment ticket', () => {
+  const deskTicket = async (id: string) => (await h.deskTenant.call('GET', `/tickets/${id}`)).body as { status: string; assignee_id: string | null };
+  const comments = async (id: string) => (await h.deskTenant.call('GET', `/tickets/${id}/comments?per_page=100`)).body.data as { body: string; internal: boolean }[];
+
+  async function stagedOnboarding() {
+    const body = onboarding();
+    const created = await call('post', '/onboardings', body);
+    expect(created.status).toBe(201);
+    const run = await until(`/onboardings/${created.body.id}`, staged);
+    expect(run.equipment_ticket).toEqual({ id: expect.any(String), number: expect.any(Number) });
+    return { body, run, ticket: run.equipment_ticket as { id: string; number: number } };
+  }
+
+  test('When a staged onboarding is cancelled, then its equipment ticket gets an internal comment saying why and is resolved, and the skipped task says so', async () => {
+    const { body, run, ticket } = await stagedOnboarding();
+    expect((await deskTicket(ticket.id)).status).toBe('open');
+
+    const response = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe('cancelled');
+    expect(response.body.equipment_ticket).toEqual(ticket);
+    expect(response.body.tasks[3]).toMatchObject({ name: 'activate_account', status: 'skipped' });
+    expect(response.body.tasks[3].detail).toContain(`the equipment ticket #${ticket.number} is resolved in desk`);
+
+    expect((await deskTicket(ticket.id)).status).toBe('resolved');
+    const notes = await comments(ticket.id);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ internal: true });
+    expect(notes[0]!.body).toContain('was cancelled before the start date');
+    expect(notes[0]!.body).toContain(body.email);
+    expect(notes[0]!.body).toContain(run.id);
+    expect(account(body.email)).toBeUndefined();
+  });
+
+  test('When a technician closed the equipment ticket before the cancel, or closes it between link\'s read and its change, then link leaves it closed and the cancel succeeds', async () => {
+    // Closed before: left as it is, no comment.
+    const before = await stagedOnboarding();
+    expect((await h.deskTenant.call('PATCH', `/tickets/${before.ticket.id}`, { status: 'closed' })).status).toBe(200);
+    const first = await call('post', `/onboardings/${before.run.id}/cancel`);
+    expect(first.status).toBe(200);
+    expect((await deskTicket(before.ticket.id)).status).toBe('closed');
+    expect(await comments(before.ticket.id)).toEqual([]);
+
+    // Closed in between: the technician's change lands just before link's PATCH is handled, so the
+    // ETag link read is stale (412); link reads the ticket again and finds it closed.
+    const { run, ticket } = await stagedOnboarding();
+    h.desk.beforeNext('PATCH', new RegExp(`/tickets/${ticket.id}$`), () => h.deskTenant.call('PATCH', `/tickets/${ticket.id}`, { status: 'closed' }));
+    const response = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe('cancelled');
+    // A PATCH without If-Match would have met a closed ticket (final: 422) and failed the cancel.
+    expect((await deskTicket(ticket.id)).status).toBe('closed');
+    expect(await comments(ticket.id)).toHaveLength(1);
+  });
+
+  test('When desk cannot be reached, then the cancel is 503 desk-unavailable and nothing is cancelled; once desk is back, a cancel resolves the ticket', async () => {
+    const { body, run, ticket } = await stagedOnboarding();
+    await h.desk.suspend();
+    let response: request.Response;
+    try {
+      response = await call('post', `/onboardings/${run.id}/cancel`);
+    } finally {
+      await h.desk.resume();
+    }
+    expect(response.status).toBe(503);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.body.type).toBe('urn:msp:problem:desk-unavailable');
+    expect(response.headers['retry-after']).toBe('30');
+    expect((await call('get', `/onboardings/${run.id}`)).body).toEqual(run);
+    expect(account(body.email)).toMatchObject({ active: false });
+    expect((await deskTicket(ticket.id)).status).toBe('open');
+
+    const again = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(again.status).toBe(200);
+    expect((await deskTicket(ticket.id)).status).toBe('resolved');
+    expect(await comments(ticket.id)).toHaveLength(1);
+  });
+
+  test('When desk added the comment but its answer came too late, then the cancel is 503, and tried again it adds no second comment', async () => {
+    const { run, ticket } = await stagedOnboarding();
+    // link waits 2 s for desk; desk commits the comment, then answers after 3 s.
+    h.desk.answerLate('POST', new RegExp(`/tickets/${ticket.id}/comments$`), 3000);
+    const response = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(response.status).toBe(503);
+    expect((await call('get', `/onboardings/${run.id}`)).body.status).toBe('in_progress');
+
+    const again = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(again.status).toBe(200);
+    expect((await deskTicket(ticket.id)).status).toBe('resolved');
+    expect(await comments(ticket.id)).toHaveLength(1);
+  });
+});
+
 describe('a cancel racing the activation worker', () => {
   test('When the activation comes due while a cancel is deleting the staged account, then the activation waits for the cancel and finds the run cancelled: the account is gone and was never activated', async () => {
     const body = onboarding();
