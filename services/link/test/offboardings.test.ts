@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { runDateWindow } from './support/run-date-window';
 import { startRunsHarness, type RunsHarness } from './support/runs-harness';
 
 const OFFBOARDINGS = '/api/v1/offboardings';
@@ -229,6 +230,29 @@ describe('POST /offboardings', () => {
     const user = await leaver();
     const successor = await h.deskTenant.createUser();
     expect((await post({ user_id: user.id, last_day: day(30), mailbox_retention_days: 3650, successor_id: successor.id })).status).toBe(201);
+  });
+
+  test('When last_day lies more than ten years back or five years ahead (year 9999, 0999), then 422 naming both limits, the dry run too, and nothing is stored; the edges are accepted, the furthest deletion dated', async () => {
+    const { earliest, latest, outside } = runDateWindow();
+    const user = await leaver();
+    const successor = await h.deskTenant.createUser();
+    const body = { user_id: user.id, mailbox_retention_days: 3650, successor_id: successor.id };
+    for (const lastDay of outside) {
+      for (const path of [OFFBOARDINGS, `${OFFBOARDINGS}?dry_run=true`]) {
+        const response = await request(h.link.app).post(path).set('Authorization', h.auth).send({ ...body, last_day: lastDay });
+        expectProblem(response, 422);
+        expect(response.body.errors).toEqual([{ field: 'last_day', message: `must be between ${earliest} and ${latest}` }]);
+        expect(response.body).toMatchObject({ earliest, latest });
+        expect(response.body.detail).toContain(`${earliest} to ${latest}`);
+      }
+    }
+    expect(await h.link.db.offboarding.count({ where: { userId: user.id } })).toBe(0);
+
+    const furthest = await post({ ...body, last_day: latest });
+    expect(furthest.status).toBe(201);
+    expect(furthest.body.tasks[4].due_at).toBe(new Date(Date.parse(endOf(latest)) + 3650 * DAY_MS).toISOString());
+    expect((await cancel(furthest.body.id)).status).toBe(200);
+    expect((await post({ ...body, last_day: earliest, mailbox_retention_days: 30 })).status).toBe(201);
   });
 
   test('When the user already has a scheduled offboarding, then 409; racing requests create exactly one', async () => {

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { RUN_DATE_BOUNDS_TEXT } from '../runs/run-dates';
 import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 
@@ -88,7 +89,7 @@ export const CreateOffboardingBody = named(
   strictObject(
     {
       user_id: Uuid({ description: 'The leaving user: an active desk user of your tenant (else 422).', examples: [EXAMPLE_USER] }),
-      last_day: DateOnly({ description: 'Last working day (YYYY-MM-DD). The first tasks are due when it has ended (UTC); a past day means now.', examples: ['2026-12-31'] }),
+      last_day: DateOnly({ description: 'Last working day (YYYY-MM-DD). The first tasks are due when it has ended (UTC); a past day means now. ' + RUN_DATE_BOUNDS_TEXT, examples: ['2026-12-31'] }),
       mailbox_retention_days: Type.Integer({ minimum: 0, maximum: 3650, description: 'Days the mailbox is kept after last_day before the account is deleted (0–3650).', examples: [30] }),
       successor_id: Uuid({ description: 'An active desk user of your tenant other than user_id (else 422).', examples: [EXAMPLE_SUCCESSOR] }),
     },

@@ -1,6 +1,7 @@
 import { AppError, conflict, unprocessable } from '@msp/http';
 import { isDeskError } from '../desk/desk-client';
 import { activeDeskUser } from '../runs/desk-users';
+import { runDate } from '../runs/run-dates';
 import type { RunTenant } from '../runs/managed-tenants.repository';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { onboardingJson } from './onboarding.mapper';
@@ -59,7 +60,8 @@ export function onboardingKind(deps: RunKindDeps<OnboardingRecord>): RunKind<Onb
     steps: onboardingSteps(deps),
     json: onboardingJson,
 
-    async prepare(ownerTenantId, body) {
+    async prepare(ownerTenantId, body, now) {
+      const startDate = runDate('start_date', body.start_date, now);
       const email = body.email.toLowerCase();
       const tenant = await directoryTenantFor(deps, ownerTenantId, email, body.tenant_id);
       if (!(await activeDeskUser(deps.desk, ownerTenantId, body.manager_id))) {
@@ -74,7 +76,7 @@ export function onboardingKind(deps: RunKindDeps<OnboardingRecord>): RunKind<Onb
         email,
         department: body.department,
         managerId: body.manager_id,
-        startDate: new Date(`${body.start_date}T00:00:00Z`),
+        startDate,
         bundles: body.bundles,
         laptop: body.physical.laptop,
         badge: body.physical.badge,
