@@ -8,6 +8,11 @@ import { findRepoRoot } from '../src/repo-root';
 
 const FAKE_SERVICE = path.join(__dirname, 'fixtures', 'fake-service.js');
 
+/** Polls until `done` holds (the launcher works in the background). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 describe('the launcher, with stand-in services', () => {
   // One data folder for the file: the first test creates the cluster, the
   // others reuse it, as a second `pnpm start` would.
@@ -51,6 +56,7 @@ describe('the launcher, with stand-in services', () => {
     devstack.stop('test done');
     expect(await exitCode).toBe(0);
     const tail = lines.join('\n');
+    expect(tail).toContain('everything stopped cleanly');
     // Services stop before PostgreSQL does.
     expect(tail.indexOf('hr exited with code 0')).toBeLessThan(tail.indexOf('stopping PostgreSQL'));
     expect(tail).toContain('PostgreSQL exited with code 0');
@@ -67,12 +73,33 @@ describe('the launcher, with stand-in services', () => {
     expect(output).toContain('PostgreSQL exited with code 0');
   });
 
-  test('When a service ignores SIGTERM, then it is killed after the grace period and the stop still succeeds', async () => {
+  test('When a service ignores SIGTERM, then it is killed after the grace period, the launcher says which and after how long, never "stopped cleanly", and exits 1', async () => {
     const { devstack, exitCode, lines } = await launch({ FAKE_IGNORE_SIGTERM: 'hr' });
     await devstack.ready;
     devstack.stop('test done');
-    expect(await exitCode).toBe(0);
-    expect(lines.join('\n')).toContain('hr was killed by SIGKILL');
+    expect(await exitCode).toBe(1);
+    const output = lines.join('\n');
+    // The grace period is DEVSTACK_STOP_TIMEOUT_MS=1000: the kill follows SIGTERM by about a second.
+    expect(output).toMatch(/hr was killed with SIGKILL \d+\.\d s after SIGTERM \(it ignored the request to stop\)/);
+    expect(output).toMatch(/stopped, but not cleanly: hr was killed with SIGKILL \d+\.\d s after SIGTERM/);
+    expect(output).not.toContain('everything stopped cleanly');
+    // The others stopped by themselves, and PostgreSQL after them.
+    expect(output).toContain('desk exited with code 0');
+    expect(output).toContain('link exited with code 0');
+    expect(output).toContain('PostgreSQL exited with code 0');
+  });
+
+  test('When a second Ctrl-C skips the grace period, then the kills are reported as kills and the exit code is 1', async () => {
+    const { devstack, exitCode, lines } = await launch({ FAKE_IGNORE_SIGTERM: 'link' });
+    await devstack.ready;
+    devstack.stop('SIGINT received');
+    await until(() => lines.some((line) => line.includes('stopping desk, link, hr')));
+    devstack.stop('SIGINT received', { force: true });
+    expect(await exitCode).toBe(1);
+    const output = lines.join('\n');
+    expect(output).toMatch(/link was killed with SIGKILL \d+\.\d s after SIGTERM \(a second Ctrl-C asked for it\)/);
+    expect(output).toContain('stopped, but not cleanly: ');
+    expect(output).not.toContain('everything stopped cleanly');
   });
 
   test('When a service exits before it is ready, then the start fails with its name', async () => {
