@@ -38,7 +38,7 @@ export const LAUNCHER_VARIABLES: ReadonlyArray<readonly [name: string, meaning: 
   ['DESK_DATABASE_URL, LINK_DATABASE_URL, HR_DATABASE_URL', 'full database URL of one service (wins over DATABASE_URL)'],
   ['REDIS_URL', 'passed to the services (unset: rate limits in memory)'],
   ['EMBEDDED_PG_PORT', `port of the embedded PostgreSQL on 127.0.0.1 (default ${DEFAULT_EMBEDDED_PG_PORT})`],
-  ['DEVSTACK_DATA_DIR', 'local state: postgres/, desk/, link/, hr/, dev-client.json (default <repo>/.data)'],
+  ['DEVSTACK_DATA_DIR', 'local state: postgres/, desk/, link/, hr/, dev-client.json, service-client.json, embedded-postgres.json (default <repo>/.data)'],
   ['DESK_PORT, LINK_PORT, HR_PORT', 'service ports (default 3001, 3002, 3003)'],
   ['HOST', `address the services bind to (default ${DEFAULT_HOST})`],
   ['DEVSTACK_READY_TIMEOUT_MS', `how long to wait for every /readyz (default ${DEFAULT_READY_TIMEOUT_MS})`],

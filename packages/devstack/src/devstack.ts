@@ -5,6 +5,7 @@ import { needsEmbeddedPostgres, redactPassword, resolveDatabaseUrls } from './da
 import type { DevstackConfig } from './devstack-config';
 import { DevstackError, isDevstackError } from './devstack-error';
 import { embeddedServerUrl, startEmbeddedPostgres, type RunningEmbeddedPostgres } from './embedded-postgres';
+import { recordEmbeddedPostgres } from './embedded-postgres-state';
 import { ensureDatabases } from './ensure-databases';
 import { formatLauncherLine, formatPostgresLine, formatServiceLine, type LineStyle } from './log-format';
 import { describeExit, startManagedProcess, type ExitInfo, type ManagedProcess } from './managed-process';
@@ -83,6 +84,8 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
         signal: abort.signal,
       });
       say(`PostgreSQL ${postgres.majorVersion} ${postgres.createdCluster ? 'created and started' : 'started with the existing data'} on port ${config.embeddedPostgresPort}`);
+      // For `pnpm tenant:create` and the like: they find this server without EMBEDDED_PG_PORT.
+      recordEmbeddedPostgres(config.dataRoot, config.embeddedPostgresPort);
     }
     const databaseUrls = resolveDatabaseUrls(config, postgres ? embeddedServerUrl(config.embeddedPostgresPort) : undefined);
     const created = await ensureDatabases(SERVICES.map((service) => databaseUrls[service.name]));

@@ -5,6 +5,7 @@ import { createDevstack } from '../src/devstack';
 import { readDevstackConfig } from '../src/devstack-config';
 import { findFreePort } from '../src/port-check';
 import { findRepoRoot } from '../src/repo-root';
+import { tenantCreate } from '../src/tenant-create';
 
 const FAKE_SERVICE = path.join(__dirname, 'fixtures', 'fake-service.js');
 
@@ -101,6 +102,37 @@ describe('the launcher, with stand-in services', () => {
     expect(output).toContain('stopped, but not cleanly: ');
     expect(output).not.toContain('everything stopped cleanly');
   });
+
+  test('When pnpm start runs its PostgreSQL on a port of its own, then tenant:create finds it without EMBEDDED_PG_PORT; once it is stopped, it says which port it tried and which variables to set', async () => {
+    const { devstack, exitCode, env } = await launch();
+    await devstack.ready;
+    const toolEnv = { PATH: process.env['PATH'], DEVSTACK_DATA_DIR: dataRoot };
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (text: string) => out.push(text), err: (text: string) => err.push(text) };
+    const slug = `acme-${Date.now().toString(36)}`;
+    try {
+      expect(await tenantCreate([slug], toolEnv, findRepoRoot(), io)).toBe(0);
+    } finally {
+      devstack.stop('test done');
+    }
+    expect(await exitCode).toBe(0);
+    // stdout holds exactly desk's JSON; the port came from the launcher's note.
+    expect(JSON.parse(out.join(''))).toEqual({ tenant_id: expect.any(String), client_id: expect.any(String), client_secret: expect.any(String) });
+    expect(err.join('')).toContain(`using the embedded PostgreSQL of \`pnpm start\` on port ${env['EMBEDDED_PG_PORT']} (from ${path.join(dataRoot, 'embedded-postgres.json')})`);
+
+    err.length = 0;
+    expect(await tenantCreate(['other'], toolEnv, findRepoRoot(), io)).toBe(1);
+    const stopped = err.join('');
+    expect(stopped).toContain(`nothing listens on 127.0.0.1:${env['EMBEDDED_PG_PORT']}, the port the last \`pnpm start\` noted in ${path.join(dataRoot, 'embedded-postgres.json')}`);
+    expect(stopped).toContain('DEVSTACK_DATA_DIR');
+    expect(stopped).toContain('EMBEDDED_PG_PORT');
+
+    // EMBEDDED_PG_PORT, when given, wins over the note, and is named.
+    err.length = 0;
+    expect(await tenantCreate(['other'], { ...toolEnv, EMBEDDED_PG_PORT: String(await findFreePort()) }, findRepoRoot(), io)).toBe(1);
+    expect(err.join('')).toMatch(/nothing listens on 127\.0\.0\.1:\d+, the port EMBEDDED_PG_PORT names/);
+  }, 60_000);
 
   test('When a service exits before it is ready, then the start fails with its name', async () => {
     const { devstack, exitCode, lines } = await launch({ DEVSTACK_SERVICE_CMD: `${process.execPath} -e process.exit(7) {service}` });
