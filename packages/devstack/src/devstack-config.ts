@@ -46,6 +46,7 @@ export const LAUNCHER_VARIABLES: ReadonlyArray<readonly [name: string, meaning: 
   ['DEVSTACK_LOG_FORMAT', 'pretty (default) or json (service lines untouched)'],
   ['NO_COLOR / FORCE_COLOR', 'turn colours off / on'],
   ['DEVSTACK_SERVICE_CMD', 'command run instead of node services/{service}/dist/index.js (for tests)'],
+  ['DEVSTACK_BUILD_CMD', 'command pnpm start runs instead of its turbo build (for tests)'],
 ];
 
 type Env = Readonly<Record<string, string | undefined>>;
