@@ -48,7 +48,7 @@ export const LAUNCHER_VARIABLES: ReadonlyArray<readonly [name: string, meaning: 
   ],
   ['REDIS_URL', 'passed to the services (unset: rate limits and Idempotency-Keys in memory)'],
   ['EMBEDDED_PG_PORT', `port of the embedded PostgreSQL on 127.0.0.1 (default ${DEFAULT_EMBEDDED_PG_PORT})`],
-  ['DEVSTACK_DATA_DIR', 'local state: postgres/, desk/, link/, hr/, dev-client.json (default <repo>/.data)'],
+  ['DEVSTACK_DATA_DIR', 'local state: postgres/, desk/, link/, hr/, dev-client.json, service-client.json, embedded-postgres.json (default <repo>/.data)'],
   ['DESK_PORT, LINK_PORT, HR_PORT', 'service ports (default 3001, 3002, 3003)'],
   ['HOST', `address the services bind to (default ${DEFAULT_HOST}: the development client holds every scope)`],
   [
@@ -60,6 +60,7 @@ export const LAUNCHER_VARIABLES: ReadonlyArray<readonly [name: string, meaning: 
   ['DEVSTACK_LOG_FORMAT', 'pretty (default) or json (service lines untouched)'],
   ['NO_COLOR / FORCE_COLOR', 'turn colours off / on'],
   ['DEVSTACK_SERVICE_CMD', 'command run instead of node services/{service}/dist/index.js (for tests)'],
+  ['DEVSTACK_BUILD_CMD', 'command pnpm start runs instead of its turbo build (for tests)'],
 ];
 
 type Env = Readonly<Record<string, string | undefined>>;

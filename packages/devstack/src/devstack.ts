@@ -5,6 +5,7 @@ import { needsEmbeddedPostgres, redactPassword, resolveDatabaseUrls } from './da
 import type { DevstackConfig } from './devstack-config';
 import { DevstackError, isDevstackError } from './devstack-error';
 import { embeddedServerUrl, startEmbeddedPostgres, type RunningEmbeddedPostgres } from './embedded-postgres';
+import { recordEmbeddedPostgres } from './embedded-postgres-state';
 import { ensureDatabases } from './ensure-databases';
 import { formatLauncherLine, formatPostgresLine, formatServiceLine, type LineStyle } from './log-format';
 import { describeExit, startManagedProcess, type ExitInfo, type ManagedProcess } from './managed-process';
@@ -46,6 +47,9 @@ interface ServiceProcess {
 
 type Outcome = { readonly kind: 'stop-requested' } | { readonly kind: 'exited'; readonly name: string; readonly info: ExitInfo };
 
+/** A duration for people: `15.0 s`. */
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
 /** Longest source label: 'devstack' and 'postgres'. */
 const LABEL_WIDTH = 8;
 
@@ -80,6 +84,8 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
         signal: abort.signal,
       });
       say(`PostgreSQL ${postgres.majorVersion} ${postgres.createdCluster ? 'created and started' : 'started with the existing data'} on port ${config.embeddedPostgresPort}`);
+      // For `pnpm tenant:create` and the like: they find this server without EMBEDDED_PG_PORT.
+      recordEmbeddedPostgres(config.dataRoot, config.embeddedPostgresPort);
     }
     const databaseUrls = resolveDatabaseUrls(config, postgres ? embeddedServerUrl(config.embeddedPostgresPort) : undefined);
     const created = await ensureDatabases(SERVICES.map((service) => databaseUrls[service.name]));
@@ -160,23 +166,42 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
     return Promise.race(watched.map((child) => child.exited.then((info): Outcome => ({ kind: 'exited', name: child.name, info }))));
   }
 
-  async function teardown(): Promise<void> {
+  /**
+   * Stops the services, then PostgreSQL. Resolves with what did not stop by itself: a process the
+   * launcher had to force (it ignored its stop signal for the grace period, or a second Ctrl-C asked
+   * for it), or one that exited with an error while stopping. Empty: every process stopped cleanly.
+   */
+  async function teardown(): Promise<string[]> {
+    const unclean: string[] = [];
+    const report = (who: string, info: ExitInfo, stopSignal: NodeJS.Signals) => {
+      if (info.forced) {
+        const after = info.forced.afterMs === null ? '' : ` ${seconds(info.forced.afterMs)} after ${stopSignal}`;
+        const why = force ? 'a second Ctrl-C asked for it' : 'it ignored the request to stop';
+        const line = `${who} was killed with ${info.forced.signal}${after} (${why})${info.error ? `; it ${describeExit(info)}` : ''}`;
+        say(line);
+        unclean.push(line);
+        return;
+      }
+      say(`${who} ${describeExit(info)}`);
+      // Ended by its stop signal's default action is stopping as asked; any other end is not clean.
+      const stoppedAsAsked = info.signal === stopSignal || (info.signal === null && info.code === 0);
+      if (info.error || !stoppedAsAsked) unclean.push(`${who} ${describeExit(info)} while stopping`);
+    };
     const running = services.filter((entry) => !entry.process.hasExited());
     if (running.length > 0) {
       say(`stopping ${running.map((entry) => entry.service.name).join(', ')}`);
       await Promise.all(
         running.map(async ({ service, process: child }) => {
           if (force) child.kill();
-          const info = await child.stop(config.stopTimeoutMs);
-          say(`${service.name} ${describeExit(info)}`);
+          report(service.name, await child.stop(config.stopTimeoutMs), 'SIGTERM');
         }),
       );
     }
     if (postgres && !postgres.process.hasExited()) {
       say('stopping PostgreSQL');
-      const info = await postgres.stop();
-      say(`PostgreSQL ${describeExit(info)}`);
+      report('PostgreSQL', await postgres.stop(), 'SIGINT');
     }
+    return unclean;
   }
 
   function describeDatabases(databaseUrls: Record<ServiceName, string>): string[] {
@@ -225,9 +250,15 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
           exitCode = 1;
         }
       }
-      await teardown();
-      // Said plainly, because `pnpm start` prints "Command failed" after any Ctrl-C, whatever the exit code.
-      say(exitCode === 0 ? 'everything stopped cleanly' : 'stopped after a failure');
+      const unclean = await teardown();
+      // Said plainly, because `pnpm start` prints "Command failed" after any Ctrl-C, whatever the
+      // exit code. "Cleanly" only when every process exited by itself: a kill is reported as one.
+      if (unclean.length > 0) {
+        say(`stopped, but not cleanly: ${unclean.join('; ')}`);
+        exitCode = 1;
+      } else {
+        say(exitCode === 0 ? 'everything stopped cleanly' : 'stopped after a failure');
+      }
       return exitCode;
     },
     stop(reason, options = {}) {

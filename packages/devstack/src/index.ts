@@ -10,3 +10,5 @@ export { buildServiceEnv, authSettingsFor } from './service-env';
 export { findFreePort } from './port-check';
 export { findRepoRoot } from './repo-root';
 export { SERVICES, type ServiceName } from './services';
+export { tenantCreate, type ToolIo } from './tenant-create';
+export { recordedEmbeddedPostgresPort, embeddedPostgresStateFileOf } from './embedded-postgres-state';

@@ -6,6 +6,12 @@ export interface ExitInfo {
   readonly signal: NodeJS.Signals | null;
   /** Set when the process could not be started at all (missing executable, bad uid). */
   readonly error?: Error;
+  /**
+   * Set when the launcher sent the force signal (it did not exit within its grace period, or a
+   * second Ctrl-C asked for it): how long after the stop signal that was (null: no stop signal
+   * came first). The process did not stop by itself.
+   */
+  readonly forced?: { readonly signal: NodeJS.Signals; readonly afterMs: number | null };
 }
 
 export interface ManagedProcessOptions {
@@ -70,8 +76,12 @@ export function startManagedProcess(options: ManagedProcessOptions): ManagedProc
     readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', options.onLine);
   }
 
+  let stopSentAt: number | undefined;
+  let forcedAt: number | undefined;
   const send = (signal: NodeJS.Signals): void => {
     if (exitInfo || child.pid === undefined) return;
+    if (signal === options.forceSignal) forcedAt ??= Date.now();
+    else stopSentAt ??= Date.now();
     try {
       process.kill(options.signalGroup ? -child.pid : child.pid, signal);
     } catch (error) {
@@ -79,6 +89,10 @@ export function startManagedProcess(options: ManagedProcessOptions): ManagedProc
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
   };
+
+  /** The exit as it was, and whether the launcher had to force it. */
+  const withForce = (info: ExitInfo): ExitInfo =>
+    forcedAt === undefined ? info : { ...info, forced: { signal: options.forceSignal, afterMs: stopSentAt === undefined || stopSentAt > forcedAt ? null : forcedAt - stopSentAt } };
 
   return {
     name: options.name,
@@ -88,13 +102,13 @@ export function startManagedProcess(options: ManagedProcessOptions): ManagedProc
     requestStop: () => send(options.stopSignal),
     kill: () => send(options.forceSignal),
     async stop(graceMs) {
-      if (exitInfo) return exitInfo;
+      if (exitInfo) return withForce(exitInfo);
       send(options.stopSignal);
       const polite = await Promise.race([exited, delay(graceMs)]);
-      if (polite) return polite;
+      if (polite) return withForce(polite);
       send(options.forceSignal);
       const forced = await Promise.race([exited, delay(FORCE_WAIT_MS)]);
-      return forced ?? { code: null, signal: null, error: new Error(`${options.name} (pid ${child.pid}) did not exit after ${options.forceSignal}`) };
+      return withForce(forced ?? { code: null, signal: null, error: new Error(`${options.name} (pid ${child.pid}) did not exit after ${options.forceSignal}`) });
     },
   };
 }
@@ -104,6 +118,7 @@ function delay(ms: number): Promise<undefined> {
 }
 
 export function describeExit(info: ExitInfo): string {
+  if (info.forced && info.error) return `was sent ${info.forced.signal} and still did not exit: ${info.error.message}`;
   if (info.error) return `could not run: ${info.error.message}`;
   if (info.signal) return `was killed by ${info.signal}`;
   return `exited with code ${info.code}`;

@@ -11,8 +11,18 @@ export interface ServiceClientCredential {
 }
 
 export const LINK_SERVICE_CLIENT_ID = 'link';
-/** What link does at desk: read users (manager, offboarded user, successor), find a leaver's tickets, write tickets. */
-export const LINK_SERVICE_CLIENT_SCOPES = 'read:users read:tickets write:tickets';
+/**
+ * What link does at desk: read users (manager, offboarded user, successor), find a leaver's tickets,
+ * write tickets and comments, and deactivate a leaver's user (DELETE /users/:id takes admin:tenant).
+ */
+export const LINK_SERVICE_CLIENT_SCOPES = 'read:users read:tickets write:tickets admin:tenant';
+
+/** The saved scopes with every one link needs added: a file from before link needed more keeps working. */
+function withNeededScopes(saved: string): string {
+  const scopes = saved.split(/\s+/).filter(Boolean);
+  for (const scope of LINK_SERVICE_CLIENT_SCOPES.split(' ')) if (!scopes.includes(scope)) scopes.push(scope);
+  return scopes.join(' ');
+}
 
 export function serviceClientFileOf(dataRoot: string): string {
   return path.join(dataRoot, 'service-client.json');
@@ -32,14 +42,20 @@ export function ensureServiceClientFile(dataRoot: string): ServiceClientCredenti
       throw new DevstackError(`${file} is not valid JSON: delete it and start again (a new secret is generated)`);
     }
     if (typeof saved.client_id === 'string' && typeof saved.client_secret === 'string' && saved.client_secret.length >= 16) {
-      return { client_id: saved.client_id, client_secret: saved.client_secret, scopes: typeof saved.scopes === 'string' ? saved.scopes : LINK_SERVICE_CLIENT_SCOPES };
+      const credential = { client_id: saved.client_id, client_secret: saved.client_secret, scopes: withNeededScopes(typeof saved.scopes === 'string' ? saved.scopes : '') };
+      if (credential.scopes !== saved.scopes) writeCredential(file, credential);
+      return credential;
     }
     throw new DevstackError(`${file} lacks client_id or client_secret: delete it and start again (a new secret is generated)`);
   }
   const credential = { client_id: LINK_SERVICE_CLIENT_ID, client_secret: randomBytes(32).toString('base64url'), scopes: LINK_SERVICE_CLIENT_SCOPES };
   fs.mkdirSync(dataRoot, { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(credential, null, 2)}\n`, { mode: 0o600 });
+  writeCredential(file, credential);
   return credential;
+}
+
+function writeCredential(file: string, credential: ServiceClientCredential): void {
+  fs.writeFileSync(file, `${JSON.stringify(credential, null, 2)}\n`, { mode: 0o600 });
 }
 
 type Env = Record<string, string | undefined>;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { DevstackConfig } from './devstack-config';
-import type { ServiceDefinition } from './services';
+import { SERVICES, type ServiceDefinition } from './services';
 import { serviceClientEnv, type ServiceClientCredential } from './service-client';
 
 type Env = Record<string, string | undefined>;
@@ -27,6 +27,17 @@ export function readyzUrlOf(config: Pick<DevstackConfig, 'host' | 'ports'>, serv
 
 export function devClientFileOf(config: Pick<DevstackConfig, 'dataRoot'>, baseEnv: Env): string {
   return baseEnv['DEV_CLIENT_FILE'] || path.join(config.dataRoot, 'dev-client.json');
+}
+
+/**
+ * The origins of the three services' reference pages, where a browser runs their "try it": each
+ * asks desk's token endpoint for a token, which desk allows only from the origins in its
+ * CORS_ORIGINS. desk's own default lists the standard ports; with DESK_PORT, LINK_PORT or HR_PORT
+ * moved, the launcher names the ports it actually uses.
+ */
+export function docsOriginsFor(config: Pick<DevstackConfig, 'host' | 'ports'>): string[] {
+  const hosts = new Set(['localhost', '127.0.0.1', displayHostFor(config.host)]);
+  return SERVICES.flatMap((service) => [...hosts].map((host) => `http://${host}:${config.ports[service.name]}`));
 }
 
 export interface AuthSettings {
@@ -80,7 +91,11 @@ export function buildServiceEnv(
   };
   // An empty REDIS_URL must read as absent (in-memory rate limits), not as a bad URL.
   if (!env['REDIS_URL']) delete env['REDIS_URL'];
-  if (service.name === 'desk') env['DEV_CLIENT_FILE'] = devClientFileOf(config, baseEnv);
+  if (service.name === 'desk') {
+    env['DEV_CLIENT_FILE'] = devClientFileOf(config, baseEnv);
+    // The caller's own list wins; an empty one reads as unset, as desk reads it.
+    if (!baseEnv['CORS_ORIGINS']?.trim()) env['CORS_ORIGINS'] = docsOriginsFor(config).join(',');
+  }
   if (serviceClient) {
     const deskApiUrl = `http://${loopbackAddressFor(config.host)}:${config.ports.desk}/api/v1`;
     Object.assign(env, serviceClientEnv(service.name, serviceClient, deskApiUrl, baseEnv));

@@ -6,17 +6,28 @@ import { buildServiceEnv } from '../src/service-env';
 import { serviceByName } from '../src/services';
 
 const config = { host: '0.0.0.0', ports: { desk: 3001, link: 3002, hr: 3003 }, dataRoot: '/repo/.data' };
-const credential = { client_id: 'link', client_secret: 's'.repeat(43), scopes: 'read:users read:tickets write:tickets' };
+const credential = { client_id: 'link', client_secret: 's'.repeat(43), scopes: 'read:users read:tickets write:tickets admin:tenant' };
 
 describe('link service client at desk', () => {
   test('When the data folder has no service-client.json, then one is written once with a random secret and read back on the next start', () => {
     const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'devstack-sc-'));
     const first = ensureServiceClientFile(dataRoot);
     const second = ensureServiceClientFile(dataRoot);
-    expect(first).toEqual({ client_id: 'link', client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), scopes: 'read:users read:tickets write:tickets' });
+    // admin:tenant: link deactivates a leaver's desk user (DELETE /users/:id).
+    expect(first).toEqual({ client_id: 'link', client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), scopes: 'read:users read:tickets write:tickets admin:tenant' });
     expect(second).toEqual(first);
     expect(fs.statSync(serviceClientFileOf(dataRoot)).mode & 0o777).toBe(0o600);
     expect(ensureServiceClientFile(fs.mkdtempSync(path.join(os.tmpdir(), 'devstack-sc-'))).client_secret).not.toBe(first.client_secret);
+  });
+
+  test('When service-client.json is from before link deactivated users, then the start adds admin:tenant, keeps the secret and saves it', () => {
+    const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'devstack-sc-'));
+    const old = { client_id: 'link', client_secret: 'k'.repeat(43), scopes: 'read:users read:tickets write:tickets' };
+    fs.writeFileSync(serviceClientFileOf(dataRoot), JSON.stringify(old), { mode: 0o600 });
+    const upgraded = ensureServiceClientFile(dataRoot);
+    expect(upgraded).toEqual({ ...old, scopes: 'read:users read:tickets write:tickets admin:tenant' });
+    expect(JSON.parse(fs.readFileSync(serviceClientFileOf(dataRoot), 'utf8'))).toEqual(upgraded);
+    expect(fs.statSync(serviceClientFileOf(dataRoot)).mode & 0o777).toBe(0o600);
   });
 
   test('When service-client.json is damaged, then the start stops naming the file', () => {

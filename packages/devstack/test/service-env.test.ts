@@ -20,7 +20,26 @@ describe('buildServiceEnv', () => {
       OUTBOUND_ALLOW_LOOPBACK: 'true',
       MALLOC_MMAP_THRESHOLD_: '131072',
       DEV_CLIENT_FILE: path.join('/repo/.data', 'dev-client.json'),
+      CORS_ORIGINS: [3001, 3002, 3003].flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]).join(','),
     });
+  });
+
+  test('When the ports are moved, then desk lets the reference pages at the ports in use fetch tokens (CORS_ORIGINS), and the caller\'s own list wins', () => {
+    const moved = { ...config, ports: { desk: 4301, link: 4302, hr: 4303 } };
+    expect(buildServiceEnv(serviceByName('desk'), moved, 'u', {})['CORS_ORIGINS']!.split(',')).toEqual([
+      'http://localhost:4301',
+      'http://127.0.0.1:4301',
+      'http://localhost:4302',
+      'http://127.0.0.1:4302',
+      'http://localhost:4303',
+      'http://127.0.0.1:4303',
+    ]);
+    // Bound to a specific address, the pages are reached there as well.
+    expect(buildServiceEnv(serviceByName('desk'), { ...moved, host: '192.168.1.20' }, 'u', {})['CORS_ORIGINS']).toContain('http://192.168.1.20:4302');
+    expect(buildServiceEnv(serviceByName('desk'), moved, 'u', { CORS_ORIGINS: 'https://docs.example.com' })['CORS_ORIGINS']).toBe('https://docs.example.com');
+    expect(buildServiceEnv(serviceByName('desk'), moved, 'u', { CORS_ORIGINS: '' })['CORS_ORIGINS']).toContain('http://localhost:4303');
+    // Only desk has a token endpoint.
+    expect(buildServiceEnv(serviceByName('link'), moved, 'u', {})['CORS_ORIGINS']).toBeUndefined();
   });
 
   test('When building link or hr, then there is no dev client file and the JWKS still points at desk', () => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { findFreePort } from '../src/port-check';
 import { findRepoRoot } from '../src/repo-root';
+import { tenantCreate } from '../src/tenant-create';
 
 // What the README promises a newcomer, end to end: `pnpm start` (here its
 // second half, the built launcher) brings up desk, link and hr on an embedded
@@ -62,7 +63,7 @@ describe('zero-setup start', () => {
   fs.chmodSync(dataDir, 0o755);
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  test('When the stack starts with no DATABASE_URL and no REDIS_URL, then the dev client gets a token that desk, link and hr accept; a restart reuses the data', async () => {
+  test('When the stack starts with no DATABASE_URL and no REDIS_URL, then the dev client gets a token that desk, link and hr accept, the other pages at their moved ports may fetch tokens from desk, tenant:create finds the database by itself; a restart reuses the data', async () => {
     const pgPort = await findFreePort();
     const first = await start(dataDir, pgPort);
     try {
@@ -79,6 +80,24 @@ describe('zero-setup start', () => {
       expect(employees.status).toBe(200);
       expect((await get(`http://localhost:${first.ports.hr}/api/v1/employees`)).status).toBe(401);
       for (const port of Object.values(first.ports)) expect((await get(`http://localhost:${port}/readyz`)).status).toBe(200);
+
+      // The ports are not the standard ones: the reference pages of link and hr, at theirs, may still
+      // fetch a token from desk for their "try it" (desk's CORS origins follow the ports).
+      for (const port of [first.ports.link, first.ports.hr]) {
+        const preflight = await fetch(`http://localhost:${first.ports.desk}/api/v1/auth/token`, {
+          method: 'OPTIONS',
+          headers: { origin: `http://localhost:${port}`, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        });
+        expect(preflight.status).toBe(204);
+        expect(preflight.headers.get('access-control-allow-origin')).toBe(`http://localhost:${port}`);
+      }
+
+      // pnpm tenant:create finds the embedded PostgreSQL on its own port, with no EMBEDDED_PG_PORT.
+      let created = '';
+      const code = await tenantCreate(['e2e-acme'], { PATH: process.env.PATH, DEVSTACK_DATA_DIR: dataDir }, root, { out: (text) => (created += text), err: () => undefined });
+      expect(code).toBe(0);
+      const tenant = JSON.parse(created) as { client_id: string; client_secret: string };
+      expect((await get(`http://localhost:${first.ports.link}/api/v1/me`, await tokenFor(first, tenant.client_id, tenant.client_secret))).status).toBe(200);
     } finally {
       first.child.kill('SIGINT');
     }

@@ -38,7 +38,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
     directories: createConnectorDirectories({ connectors: createConnectorsRepository(db), secrets, outbound }),
     queue,
   });
-  defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, retryDelaySeconds: 30 });
+  defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 30 });
 
   const { app, readiness, schedule, dispatcher, eventsRetention } = createLinkApp({
     db,

@@ -79,6 +79,22 @@ describe('link → desk with its own service credential', () => {
     );
   });
 
+  test('When link deactivates a user, then desk has them inactive; a second time, or an unknown user, answers false', async () => {
+    const user = await tenant.createUser();
+    expect(await client.deactivateUser(tenant.tenantId, user.id)).toBe(true);
+    expect((await tenant.call('GET', `/users/${user.id}`)).body.active).toBe(false);
+    expect(await client.deactivateUser(tenant.tenantId, user.id)).toBe(false);
+    expect(await client.deactivateUser(tenant.tenantId, '00000000-0000-4000-8000-000000000000')).toBe(false);
+  });
+
+  test('When link\'s service client lacks admin:tenant, then deactivating a user fails permanently naming the scope to grant, and the user stays active', async () => {
+    const narrow = await desk.serviceClient(['read:users', 'read:tickets', 'write:tickets']);
+    const limited = createDeskClient({ apiUrl: desk.apiUrl, clientId: narrow.clientId, clientSecret: narrow.clientSecret }, logger);
+    const user = await tenant.createUser();
+    await expectDeskError(limited.deactivateUser(tenant.tenantId, user.id), false, /^desk refused DELETE \/users\/\S+ \(403\): .*grant link's service client the scope admin:tenant in desk's SERVICE_CLIENTS$/);
+    expect((await tenant.call('GET', `/users/${user.id}`)).body.active).toBe(true);
+  });
+
   test('When link has no credential, or a wrong one, then every call fails permanently naming the setting', async () => {
     const none = createDeskClient({ apiUrl: desk.apiUrl }, logger);
     expect(none.configured).toBe(false);

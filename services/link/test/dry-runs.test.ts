@@ -108,6 +108,7 @@ describe('?dry_run=true', () => {
       expect(response.status).toBe(200);
       expect(plans(response.body)).toEqual([
         ['reassign_tickets', `reassign 1 open ticket(s) of ${email} to the successor`],
+        ['deactivate_user', `deactivate the desk user ${email} once their tickets are reassigned`],
         ['disable_account', `disable ${email} in ${h.managed.domain}'s directory`],
         ['delegate_mailbox', `open an email ticket in desk to delegate the mailbox of ${email} to the successor`],
         ['delete_account', `delete ${email} from ${h.managed.domain}'s directory after 30 day(s)`],

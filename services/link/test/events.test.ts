@@ -238,7 +238,8 @@ describe('offboardings', () => {
 
   test('When no task can succeed, then offboarding.failed holds the run', async () => {
     // No managed tenant has the leaver's domain (no directory, no mailbox ticket), and the
-    // successor leaves before the run, so desk refuses to give them the leaver's ticket.
+    // successor leaves before the run, so desk refuses to give them the leaver's ticket (which then
+    // keeps the leaver active in desk too).
     const user = await leaver({ account: false, domain: `gone-${hex(3)}.example` });
     const company = await h.deskTenant.createClient();
     await h.deskTenant.createTicket({ client_id: company.id, assignee_id: user.id });
@@ -250,7 +251,7 @@ describe('offboardings', () => {
 
     const run = (await call('get', `/offboardings/${created.id}`, h.auth)).body;
     expect(run.status).toBe('failed');
-    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
     const events = await eventsOf(h.deskTenant.tenantId, run.id);
     expect(events).toHaveLength(1);
     const event = events[0]!;

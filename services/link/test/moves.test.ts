@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { runDateWindow } from './support/run-date-window';
 import { startRunsHarness, type RunsHarness } from './support/runs-harness';
 
 const MOVES = '/api/v1/moves';
@@ -230,6 +231,24 @@ describe('POST /moves', () => {
     expect(late.body.errors).toEqual([{ field: 'effective_date', message: `is after the user's scheduled last day (${day(10)})` }]);
     expect(await h.link.db.move.count()).toBe(before);
     expect((await post({ user_id: user.id, effective_date: day(10), department: 'X', bundles: {} })).status).toBe(201);
+  });
+
+  test('When effective_date lies more than ten years back or five years ahead (year 9999, 0999), then 422 naming both limits, the dry run too, and nothing is stored; the edges are accepted', async () => {
+    const { earliest, latest, outside } = runDateWindow();
+    const user = await person();
+    for (const effectiveDate of outside) {
+      for (const path of [MOVES, `${MOVES}?dry_run=true`]) {
+        const response = await request(h.link.app).post(path).set('Authorization', h.auth).send({ user_id: user.id, effective_date: effectiveDate, department: 'X', bundles: {} });
+        expectProblem(response, 422);
+        expect(response.body.errors).toEqual([{ field: 'effective_date', message: `must be between ${earliest} and ${latest}` }]);
+        expect(response.body).toMatchObject({ earliest, latest });
+      }
+    }
+    expect(await h.link.db.move.count({ where: { userId: user.id } })).toBe(0);
+    const furthest = await post({ user_id: user.id, effective_date: latest, department: 'X', bundles: {} });
+    expect(furthest.status).toBe(201);
+    expect(furthest.body.tasks[0].due_at).toBe(`${latest}T00:00:00.000Z`);
+    expect((await post({ user_id: user.id, effective_date: earliest, department: 'X', bundles: {} })).status).toBe(201);
   });
 
   test('When the equipment ticket is opened, then it carries an Idempotency-Key derived from the task, so a retried try after a lost answer makes one ticket', async () => {

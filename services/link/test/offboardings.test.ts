@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { runDateWindow } from './support/run-date-window';
 import { startRunsHarness, type RunsHarness } from './support/runs-harness';
 
 const OFFBOARDINGS = '/api/v1/offboardings';
@@ -76,6 +77,7 @@ describe('POST /offboardings', () => {
     });
     expect(response.body.tasks.map((t: { name: string; status: string }) => [t.name, t.status])).toEqual([
       ['reassign_tickets', 'pending'],
+      ['deactivate_user', 'pending'],
       ['disable_account', 'pending'],
       ['delegate_mailbox', 'pending'],
       ['delete_account', 'pending'],
@@ -83,11 +85,11 @@ describe('POST /offboardings', () => {
     // Past due: now. Deletion: the end of the last day plus the retention, still ahead.
     const created = Date.parse(response.body.created_at);
     expect(Math.abs(Date.parse(response.body.tasks[0].due_at) - created)).toBeLessThan(60_000);
-    expect(response.body.tasks[3].due_at).toBe(new Date(Date.parse(endOf(lastDay)) + 30 * DAY_MS).toISOString());
+    expect(response.body.tasks[4].due_at).toBe(new Date(Date.parse(endOf(lastDay)) + 30 * DAY_MS).toISOString());
 
-    const run = await until(response.body.id, (r) => r.tasks.slice(0, 3).every((t: { finished_at: string | null }) => t.finished_at));
+    const run = await until(response.body.id, (r) => r.tasks.slice(0, 4).every((t: { finished_at: string | null }) => t.finished_at));
     expect(run.status).toBe('in_progress');
-    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'pending']);
+    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'pending']);
 
     expect((await ticket(open.id)).assignee_id).toBe(successor.id);
     expect((await ticket(pending.id)).assignee_id).toBe(successor.id);
@@ -97,8 +99,8 @@ describe('POST /offboardings', () => {
     expect(h.scim.users().find((u) => u.id === user.account!.id)!.active).toBe(false);
     expect(run.directory_user_id).toBe(user.account!.id);
 
-    const mailbox = (await h.deskTenant.call('GET', `/tickets/${run.tasks[2].result.ticket_id}`)).body;
-    expect(mailbox).toMatchObject({ category: 'email', client_id: h.managed.client_id, number: run.tasks[2].result.ticket_number });
+    const mailbox = (await h.deskTenant.call('GET', `/tickets/${run.tasks[3].result.ticket_id}`)).body;
+    expect(mailbox).toMatchObject({ category: 'email', client_id: h.managed.client_id, number: run.tasks[3].result.ticket_number });
     expect(mailbox.title).toContain(user.email.toLowerCase());
     expect(mailbox.description).toContain('Sam Successor');
 
@@ -114,12 +116,12 @@ describe('POST /offboardings', () => {
     h.desk.answerLate('POST', /\/tickets$/, 3000);
     const response = await post({ user_id: user.id, last_day: day(-2), mailbox_retention_days: 30, successor_id: successor.id });
     expect(response.status).toBe(201);
-    const run = await until(response.body.id, (r) => r.tasks.slice(0, 3).every((t: { finished_at: string | null }) => t.finished_at));
-    expect(run.tasks[2]).toMatchObject({ name: 'delegate_mailbox', status: 'succeeded' });
-    expect(run.tasks[2].attempts).toBeGreaterThanOrEqual(2);
+    const run = await until(response.body.id, (r) => r.tasks.slice(0, 4).every((t: { finished_at: string | null }) => t.finished_at));
+    expect(run.tasks[3]).toMatchObject({ name: 'delegate_mailbox', status: 'succeeded' });
+    expect(run.tasks[3].attempts).toBeGreaterThanOrEqual(2);
     const all = (await h.deskTenant.call('GET', '/tickets?per_page=100')).body.data as { id: string; description: string }[];
     const opened = all.filter((t) => t.description.includes(`offboarding ${response.body.id}`));
-    expect(opened.map((t) => t.id)).toEqual([run.tasks[2].result.ticket_id]);
+    expect(opened.map((t) => t.id)).toEqual([run.tasks[3].result.ticket_id]);
   });
 
   test('When the retention is 0, then the account is deleted after the other tasks and the run completes', async () => {
@@ -130,10 +132,34 @@ describe('POST /offboardings', () => {
 
     const run = await until(response.body.id, isFinished);
     expect(run.status).toBe('completed');
-    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
     expect(run.tasks[0].detail).toBe('No open tickets to reassign.');
     expect(h.scim.users().some((u) => u.id === user.account!.id)).toBe(false);
     expect(run.finished_at).toEqual(expect.any(String));
+  });
+
+  test('When an offboarding completes, then deactivate_user, dated and run right after reassign_tickets, has deactivated the leaver in desk while their tickets stay with the successor', async () => {
+    const user = await leaver();
+    const successor = await h.deskTenant.createUser({ name: 'Sam Successor' });
+    const theirs = await h.deskTenant.createTicket({ client_id: company.id, assignee_id: user.id });
+    const lastDay = day(-1);
+    const response = await post({ user_id: user.id, last_day: lastDay, mailbox_retention_days: 0, successor_id: successor.id });
+    expect(response.status).toBe(201);
+    expect(response.body.tasks[1]).toMatchObject({ name: 'deactivate_user', status: 'pending', due_at: response.body.tasks[0].due_at });
+
+    const run = await until(response.body.id, isFinished);
+    expect(run.status).toBe('completed');
+    expect(run.tasks.map((t: { name: string }) => t.name)).toEqual(['reassign_tickets', 'deactivate_user', 'disable_account', 'delegate_mailbox', 'delete_account']);
+    expect(run.tasks[1]).toMatchObject({ status: 'succeeded', attempts: 1, detail: `Deactivated ${user.email.toLowerCase()} in desk.`, result: { user_id: user.id, deactivated: true } });
+    // In order: the reassignment had finished before the deactivation began.
+    expect(Date.parse(run.tasks[1].started_at)).toBeGreaterThanOrEqual(Date.parse(run.tasks[0].finished_at));
+
+    const deskUser = await h.deskTenant.call('GET', `/users/${user.id}`);
+    expect(deskUser.body).toMatchObject({ id: user.id, active: false });
+    const listed = (await h.deskTenant.call('GET', '/users?per_page=100')).body.data as { id: string }[];
+    expect(listed.some((u) => u.id === user.id)).toBe(false);
+    // desk unassigns a deactivated user's open tickets: this one had been moved on before.
+    expect(await ticket(theirs.id)).toMatchObject({ assignee_id: successor.id, status: 'open' });
   });
 
   test('When the last day is in the future, then the run stays scheduled and nothing is touched, while a due offboarding queued after it runs', async () => {
@@ -143,7 +169,7 @@ describe('POST /offboardings', () => {
     const lastDay = day(10);
     const scheduled = await post({ user_id: future.id, last_day: lastDay, mailbox_retention_days: 5, successor_id: successor.id });
     expect(scheduled.status).toBe(201);
-    expect(scheduled.body.tasks.map((t: { due_at: string }) => t.due_at)).toEqual([endOf(lastDay), endOf(lastDay), endOf(lastDay), new Date(Date.parse(endOf(lastDay)) + 5 * DAY_MS).toISOString()]);
+    expect(scheduled.body.tasks.map((t: { due_at: string }) => t.due_at)).toEqual([endOf(lastDay), endOf(lastDay), endOf(lastDay), endOf(lastDay), new Date(Date.parse(endOf(lastDay)) + 5 * DAY_MS).toISOString()]);
 
     // A due run created afterwards finishing proves the worker was running all along.
     const due = await leaver();
@@ -206,6 +232,29 @@ describe('POST /offboardings', () => {
     expect((await post({ user_id: user.id, last_day: day(30), mailbox_retention_days: 3650, successor_id: successor.id })).status).toBe(201);
   });
 
+  test('When last_day lies more than ten years back or five years ahead (year 9999, 0999), then 422 naming both limits, the dry run too, and nothing is stored; the edges are accepted, the furthest deletion dated', async () => {
+    const { earliest, latest, outside } = runDateWindow();
+    const user = await leaver();
+    const successor = await h.deskTenant.createUser();
+    const body = { user_id: user.id, mailbox_retention_days: 3650, successor_id: successor.id };
+    for (const lastDay of outside) {
+      for (const path of [OFFBOARDINGS, `${OFFBOARDINGS}?dry_run=true`]) {
+        const response = await request(h.link.app).post(path).set('Authorization', h.auth).send({ ...body, last_day: lastDay });
+        expectProblem(response, 422);
+        expect(response.body.errors).toEqual([{ field: 'last_day', message: `must be between ${earliest} and ${latest}` }]);
+        expect(response.body).toMatchObject({ earliest, latest });
+        expect(response.body.detail).toContain(`${earliest} to ${latest}`);
+      }
+    }
+    expect(await h.link.db.offboarding.count({ where: { userId: user.id } })).toBe(0);
+
+    const furthest = await post({ ...body, last_day: latest });
+    expect(furthest.status).toBe(201);
+    expect(furthest.body.tasks[4].due_at).toBe(new Date(Date.parse(endOf(latest)) + 3650 * DAY_MS).toISOString());
+    expect((await cancel(furthest.body.id)).status).toBe(200);
+    expect((await post({ ...body, last_day: earliest, mailbox_retention_days: 30 })).status).toBe(201);
+  });
+
   test('When the user already has a scheduled offboarding, then 409; racing requests create exactly one', async () => {
     const user = await leaver();
     const successor = await h.deskTenant.createUser();
@@ -227,8 +276,8 @@ describe('POST /offboardings', () => {
     const response = await post({ user_id: user.id, last_day: day(-1), mailbox_retention_days: 0, successor_id: successor.id });
     const run = await until(response.body.id, isFinished);
     expect(run.status).toBe('completed_with_errors');
-    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'failed', 'succeeded', 'failed']);
-    expect(run.tasks[1].detail).toBe(`The directory of ${h.managed.domain} has no account with userName ${user.email.toLowerCase()}.`);
+    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'failed', 'succeeded', 'failed']);
+    expect(run.tasks[2].detail).toBe(`The directory of ${h.managed.domain} has no account with userName ${user.email.toLowerCase()}.`);
   });
 });
 
@@ -260,7 +309,7 @@ describe('POST /offboardings/:id/cancel', () => {
     const user = await leaver();
     const successor = await h.deskTenant.createUser();
     const created = await post({ user_id: user.id, last_day: day(-1), mailbox_retention_days: 30, successor_id: successor.id });
-    await until(created.body.id, (r) => r.status === 'in_progress' && r.tasks[2].finished_at);
+    await until(created.body.id, (r) => r.status === 'in_progress' && r.tasks[3].finished_at);
 
     const response = await cancel(created.body.id);
     expectProblem(response, 409);

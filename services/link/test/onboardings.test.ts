@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { runDateWindow } from './support/run-date-window';
 import { startRunsHarness, type RunsHarness } from './support/runs-harness';
 
 const ONBOARDINGS = '/api/v1/onboardings';
@@ -190,6 +191,25 @@ describe('POST /onboardings', () => {
     ];
     for (const body of cases) expectProblem(await post(body), 400, 'validation-error');
     expect(await h.link.db.onboarding.count()).toBe(before);
+  });
+
+  test('When start_date lies more than ten years back or five years ahead (year 9999, 0999), then 422 naming both limits, the dry run too, and nothing is stored; the edges are accepted', async () => {
+    const { earliest, latest, outside } = runDateWindow();
+    const before = await h.link.db.onboarding.count();
+    for (const startDate of outside) {
+      for (const path of [ONBOARDINGS, `${ONBOARDINGS}?dry_run=true`]) {
+        const response = await request(h.link.app).post(path).set('Authorization', h.auth).send(input({ start_date: startDate }));
+        expectProblem(response, 422);
+        expect(response.body.errors).toEqual([{ field: 'start_date', message: `must be between ${earliest} and ${latest}` }]);
+        expect(response.body).toMatchObject({ earliest, latest });
+      }
+    }
+    expect(await h.link.db.onboarding.count()).toBe(before);
+
+    const staged = await post(input({ start_date: latest }));
+    expect(staged.status).toBe(201);
+    expect(staged.body.tasks.at(-1)).toMatchObject({ name: 'activate_account', due_at: `${latest}T00:00:00.000Z` });
+    expect((await post(input({ start_date: earliest }))).status).toBe(201);
   });
 
   test('When the same e-mail is already being onboarded, then 409; two racing requests create exactly one run', async () => {

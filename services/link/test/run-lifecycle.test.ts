@@ -220,6 +220,99 @@ describe('POST /onboardings/:id/cancel', () => {
   });
 });
 
+describe('POST /onboardings/:id/cancel: the equipment ticket', () => {
+  const deskTicket = async (id: string) => (await h.deskTenant.call('GET', `/tickets/${id}`)).body as { status: string; assignee_id: string | null };
+  const comments = async (id: string) => (await h.deskTenant.call('GET', `/tickets/${id}/comments?per_page=100`)).body.data as { body: string; internal: boolean }[];
+
+  async function stagedOnboarding() {
+    const body = onboarding();
+    const created = await call('post', '/onboardings', body);
+    expect(created.status).toBe(201);
+    const run = await until(`/onboardings/${created.body.id}`, staged);
+    expect(run.equipment_ticket).toEqual({ id: expect.any(String), number: expect.any(Number) });
+    return { body, run, ticket: run.equipment_ticket as { id: string; number: number } };
+  }
+
+  test('When a staged onboarding is cancelled, then its equipment ticket gets an internal comment saying why and is resolved, and the skipped task says so', async () => {
+    const { body, run, ticket } = await stagedOnboarding();
+    expect((await deskTicket(ticket.id)).status).toBe('open');
+
+    const response = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe('cancelled');
+    expect(response.body.equipment_ticket).toEqual(ticket);
+    expect(response.body.tasks[3]).toMatchObject({ name: 'activate_account', status: 'skipped' });
+    expect(response.body.tasks[3].detail).toContain(`the equipment ticket #${ticket.number} is resolved in desk`);
+
+    expect((await deskTicket(ticket.id)).status).toBe('resolved');
+    const notes = await comments(ticket.id);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ internal: true });
+    expect(notes[0]!.body).toContain('was cancelled before the start date');
+    expect(notes[0]!.body).toContain(body.email);
+    expect(notes[0]!.body).toContain(run.id);
+    expect(account(body.email)).toBeUndefined();
+  });
+
+  test('When a technician closed the equipment ticket before the cancel, or closes it between link\'s read and its change, then link leaves it closed and the cancel succeeds', async () => {
+    // Closed before: left as it is, no comment.
+    const before = await stagedOnboarding();
+    expect((await h.deskTenant.call('PATCH', `/tickets/${before.ticket.id}`, { status: 'closed' })).status).toBe(200);
+    const first = await call('post', `/onboardings/${before.run.id}/cancel`);
+    expect(first.status).toBe(200);
+    expect((await deskTicket(before.ticket.id)).status).toBe('closed');
+    expect(await comments(before.ticket.id)).toEqual([]);
+
+    // Closed in between: the technician's change lands just before link's PATCH is handled, so the
+    // ETag link read is stale (412); link reads the ticket again and finds it closed.
+    const { run, ticket } = await stagedOnboarding();
+    h.desk.beforeNext('PATCH', new RegExp(`/tickets/${ticket.id}$`), () => h.deskTenant.call('PATCH', `/tickets/${ticket.id}`, { status: 'closed' }));
+    const response = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe('cancelled');
+    // A PATCH without If-Match would have met a closed ticket (final: 422) and failed the cancel.
+    expect((await deskTicket(ticket.id)).status).toBe('closed');
+    expect(await comments(ticket.id)).toHaveLength(1);
+  });
+
+  test('When desk cannot be reached, then the cancel is 503 desk-unavailable and nothing is cancelled; once desk is back, a cancel resolves the ticket', async () => {
+    const { body, run, ticket } = await stagedOnboarding();
+    await h.desk.suspend();
+    let response: request.Response;
+    try {
+      response = await call('post', `/onboardings/${run.id}/cancel`);
+    } finally {
+      await h.desk.resume();
+    }
+    expect(response.status).toBe(503);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.body.type).toBe('urn:msp:problem:desk-unavailable');
+    expect(response.headers['retry-after']).toBe('30');
+    expect((await call('get', `/onboardings/${run.id}`)).body).toEqual(run);
+    expect(account(body.email)).toMatchObject({ active: false });
+    expect((await deskTicket(ticket.id)).status).toBe('open');
+
+    const again = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(again.status).toBe(200);
+    expect((await deskTicket(ticket.id)).status).toBe('resolved');
+    expect(await comments(ticket.id)).toHaveLength(1);
+  });
+
+  test('When desk added the comment but its answer came too late, then the cancel is 503, and tried again it adds no second comment', async () => {
+    const { run, ticket } = await stagedOnboarding();
+    // link waits 2 s for desk; desk commits the comment, then answers after 3 s.
+    h.desk.answerLate('POST', new RegExp(`/tickets/${ticket.id}/comments$`), 3000);
+    const response = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(response.status).toBe(503);
+    expect((await call('get', `/onboardings/${run.id}`)).body.status).toBe('in_progress');
+
+    const again = await call('post', `/onboardings/${run.id}/cancel`);
+    expect(again.status).toBe(200);
+    expect((await deskTicket(ticket.id)).status).toBe('resolved');
+    expect(await comments(ticket.id)).toHaveLength(1);
+  });
+});
+
 describe('a cancel racing the activation worker', () => {
   test('When the activation comes due while a cancel is deleting the staged account, then the activation waits for the cancel and finds the run cancelled: the account is gone and was never activated', async () => {
     const body = onboarding();
@@ -357,14 +450,14 @@ describe('POST /offboardings/:id/retry', () => {
     expect(created.status).toBe(201);
     const failed = await until(`/offboardings/${created.body.id}`, ended);
     expect(failed.status).toBe('completed_with_errors');
-    expect(failed.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'failed', 'succeeded', 'failed']);
+    expect(failed.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'failed', 'succeeded', 'failed']);
     const tickets = (await h.deskTenant.call('GET', '/tickets?per_page=100')).body.pagination.total;
 
     h.scim.addUser({ userName: user.email.toLowerCase() });
     const response = await call('post', `/offboardings/${created.body.id}/retry`);
     expect(response.status).toBe(202);
     expect(response.body.status).toBe('in_progress');
-    expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'pending', 'succeeded', 'pending']);
+    expect(response.body.tasks.map((t: { status: string }) => t.status)).toEqual(['succeeded', 'succeeded', 'pending', 'succeeded', 'pending']);
 
     const run = await until(`/offboardings/${created.body.id}`, ended);
     expect(run.status).toBe('completed');
@@ -372,6 +465,71 @@ describe('POST /offboardings/:id/retry', () => {
     // The mailbox ticket was not opened twice.
     expect((await h.deskTenant.call('GET', '/tickets?per_page=100')).body.pagination.total).toBe(tickets);
     expect(await eventTypes(created.body.id)).toEqual(['offboarding.completed_with_errors', 'offboarding.retried', 'offboarding.completed']);
+  });
+
+  /** Runs the offboarding's due job by a clock five days ahead, when its tasks are due. */
+  async function runDue(id: string) {
+    clockOffsetMs = 5 * DAY_MS;
+    try {
+      await h.runJobNow('offboarding', id);
+    } finally {
+      clockOffsetMs = 0;
+    }
+    return (await call('get', `/offboardings/${id}`)).body;
+  }
+
+  test('When a ticket could not be reassigned, then deactivate_user deactivates nobody and fails naming it; once it is reassigned, a retry deactivates the leaver and the run completes', async () => {
+    const user = await leaver({ account: true });
+    const successor = await h.deskTenant.createUser();
+    const company = await h.deskTenant.createClient();
+    const theirs = await h.deskTenant.createTicket({ client_id: company.id, assignee_id: user.id });
+    const created = await call('post', '/offboardings', { user_id: user.id, last_day: day(2), mailbox_retention_days: 0, successor_id: successor.id });
+    expect(created.status).toBe(201);
+    // The successor leaves before the day: desk refuses to assign them anything.
+    expect((await h.deskTenant.call('DELETE', `/users/${successor.id}`)).status).toBe(204);
+
+    const run = await runDue(created.body.id);
+    expect(run.status).toBe('completed_with_errors');
+    expect(run.tasks.map((t: { name: string; status: string }) => [t.name, t.status])).toEqual([
+      ['reassign_tickets', 'failed'],
+      ['deactivate_user', 'failed'],
+      ['disable_account', 'succeeded'],
+      ['delegate_mailbox', 'succeeded'],
+      ['delete_account', 'succeeded'],
+    ]);
+    expect(run.tasks[1].result).toEqual({ user_id: user.id, deactivated: false, still_assigned: [theirs.number] });
+    expect(run.tasks[1].detail).toContain(`#${theirs.number}`);
+    expect((await h.deskTenant.call('GET', `/users/${user.id}`)).body.active).toBe(true);
+    expect((await h.deskTenant.call('GET', `/tickets/${theirs.id}`)).body.assignee_id).toBe(user.id);
+
+    // A technician hands the ticket on; the retry re-runs the two failed tasks.
+    const colleague = await h.deskTenant.createUser();
+    expect((await h.deskTenant.call('PATCH', `/tickets/${theirs.id}`, { assignee_id: colleague.id })).status).toBe(200);
+    // By the same clock, the retried tasks are due at once.
+    clockOffsetMs = 5 * DAY_MS;
+    let done;
+    try {
+      expect((await call('post', `/offboardings/${created.body.id}/retry`)).status).toBe(202);
+      done = await until(`/offboardings/${created.body.id}`, ended);
+    } finally {
+      clockOffsetMs = 0;
+    }
+    expect(done.status).toBe('completed');
+    expect(done.tasks[1]).toMatchObject({ name: 'deactivate_user', status: 'succeeded', result: { user_id: user.id, deactivated: true } });
+    expect((await h.deskTenant.call('GET', `/users/${user.id}`)).body.active).toBe(false);
+    expect((await h.deskTenant.call('GET', `/tickets/${theirs.id}`)).body.assignee_id).toBe(colleague.id);
+  });
+
+  test('When desk already has the leaver inactive by the time the tasks are due, then deactivate_user succeeds saying so', async () => {
+    const user = await leaver({ account: true });
+    const successor = await h.deskTenant.createUser();
+    const created = await call('post', '/offboardings', { user_id: user.id, last_day: day(2), mailbox_retention_days: 0, successor_id: successor.id });
+    expect(created.status).toBe(201);
+    expect((await h.deskTenant.call('DELETE', `/users/${user.id}`)).status).toBe(204);
+
+    const run = await runDue(created.body.id);
+    expect(run.status).toBe('completed');
+    expect(run.tasks[1]).toMatchObject({ name: 'deactivate_user', status: 'succeeded', detail: `${user.email.toLowerCase()} was already inactive in desk.`, result: { user_id: user.id, deactivated: false } });
   });
 
   test('When the offboarding is scheduled or cancelled, then retry is 409 with current_status', async () => {

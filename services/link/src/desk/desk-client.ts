@@ -34,6 +34,12 @@ export interface DeskTicket {
   assignee_id: string | null;
 }
 
+/** A ticket as read, with the ETag a conditional change (If-Match) must carry. */
+export interface DeskTicketRead {
+  ticket: DeskTicket;
+  etag: string | undefined;
+}
+
 export interface NewDeskTicket {
   title: string;
   description: string;
@@ -90,7 +96,7 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
 
   const configured = Boolean(settings.clientId && settings.clientSecret);
 
-  async function send(method: string, url: string, init: { headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: unknown }> {
+  async function send(method: string, url: string, init: { headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: unknown; etag?: string }> {
     let response: Response;
     try {
       response = await fetch(url, { method, headers: init.headers, body: init.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
@@ -105,7 +111,7 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
     } catch {
       // Not JSON (a proxy's error page): the status alone classifies it.
     }
-    return { status: response.status, body };
+    return { status: response.status, body, etag: response.headers.get('etag') ?? undefined };
   }
 
   async function fetchToken(tenantId: string): Promise<string> {
@@ -138,7 +144,7 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
   }
 
   /** One authenticated call; a 401 means desk no longer accepts the cached token: one fresh try. */
-  async function call(tenantId: string, method: string, path: string, payload?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  async function call(tenantId: string, method: string, path: string, payload?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown; etag?: string }> {
     const attempt = async () => {
       const token = await tokenFor(tenantId);
       return send(method, `${apiUrl}${path}`, {
@@ -189,11 +195,57 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
       }
     },
 
-    async updateTicket(tenantId: string, ticketId: string, changes: Record<string, unknown>): Promise<DeskTicket> {
+    /**
+     * `ifMatch`: the ETag of the ticket as read; desk then changes it only if nobody has since
+     * (else a DeskError with status 412: read it again and decide again).
+     */
+    async updateTicket(tenantId: string, ticketId: string, changes: Record<string, unknown>, options: { ifMatch?: string } = {}): Promise<DeskTicket> {
       const path = `/tickets/${encodeURIComponent(ticketId)}`;
-      const result = await call(tenantId, 'PATCH', path, changes);
+      const result = await call(tenantId, 'PATCH', path, changes, options.ifMatch ? { 'If-Match': options.ifMatch } : {});
       if (result.status !== 200) throw refused('PATCH', path, result);
       return result.body as DeskTicket;
+    },
+
+    /** The ticket and its ETag, or null when desk knows no such ticket in the tenant. */
+    async getTicket(tenantId: string, ticketId: string): Promise<DeskTicketRead | null> {
+      const path = `/tickets/${encodeURIComponent(ticketId)}`;
+      const result = await call(tenantId, 'GET', path);
+      if (result.status === 404) return null;
+      if (result.status !== 200) throw refused('GET', path, result);
+      return { ticket: result.body as DeskTicket, etag: result.etag };
+    },
+
+    /** A comment on the ticket; `idempotencyKey` as for createTicket, so a retried try adds it once. */
+    async commentOnTicket(tenantId: string, ticketId: string, comment: { body: string; internal: boolean }, options: { idempotencyKey?: string } = {}): Promise<{ id: string }> {
+      const path = `/tickets/${encodeURIComponent(ticketId)}/comments`;
+      const headers: Record<string, string> = options.idempotencyKey ? { 'Idempotency-Key': `"${options.idempotencyKey}"` } : {};
+      const result = await call(tenantId, 'POST', path, comment, headers);
+      if (result.status === 409 && (result.body as { type?: unknown } | undefined)?.type === 'urn:msp:problem:idempotency-key-in-use') {
+        throw new DeskError('desk is still adding this comment (an earlier try with the same Idempotency-Key has not finished)', true, 409);
+      }
+      if (result.status !== 201) throw refused('POST', path, result);
+      return result.body as { id: string };
+    },
+
+    /**
+     * Deactivates the user (desk's DELETE /users/:id: they can no longer sign in or be assigned).
+     * false when desk answers 404: the user is already inactive, or unknown to the tenant, so there
+     * is nothing left to do. It takes the scope admin:tenant, which link's service client must hold.
+     */
+    async deactivateUser(tenantId: string, userId: string): Promise<boolean> {
+      const path = `/users/${encodeURIComponent(userId)}`;
+      const result = await call(tenantId, 'DELETE', path);
+      if (result.status === 204) return true;
+      if (result.status === 404) return false;
+      if (result.status === 403) {
+        logger.warn('desk refused a call', { method: 'DELETE', path, status: 403 });
+        throw new DeskError(
+          `desk refused DELETE ${path} (403): ${problemText(result.body)}; grant link's service client the scope admin:tenant in desk's SERVICE_CLIENTS`,
+          false,
+          403,
+        );
+      }
+      throw refused('DELETE', path, result);
     },
 
     /**

@@ -1,6 +1,7 @@
 import { conflict, unprocessable } from '@msp/http';
 import { activeDeskUser } from '../runs/desk-users';
 import { domainOf } from '../runs/person-account';
+import { runDate } from '../runs/run-dates';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { moveJson } from './move.mapper';
 import type { CreateMoveBody } from './move.schemas';
@@ -39,7 +40,8 @@ export function moveKind(deps: RunKindDeps<MoveRecord>, checks: MoveChecksReposi
     steps: moveSteps(deps),
     json: moveJson,
 
-    async prepare(ownerTenantId, body) {
+    async prepare(ownerTenantId, body, now) {
+      const effectiveDate = runDate('effective_date', body.effective_date, now);
       const add = body.bundles.add ?? [];
       const remove = body.bundles.remove ?? [];
       const both = add.filter((name) => remove.includes(name));
@@ -57,7 +59,6 @@ export function moveKind(deps: RunKindDeps<MoveRecord>, checks: MoveChecksReposi
         throw unprocessable('manager_id must be someone other than the moving user.', { errors: [{ field: 'manager_id', message: 'must differ from user_id' }] });
       }
 
-      const effectiveDate = new Date(`${body.effective_date}T00:00:00Z`);
       const lastDay = await checks.scheduledLastDay(ownerTenantId, body.user_id);
       if (lastDay && effectiveDate.getTime() > lastDay.getTime()) {
         throw unprocessable(`The user leaves on ${dateOnly(lastDay)} (a scheduled offboarding): a move on ${body.effective_date} would come after their last day.`, {

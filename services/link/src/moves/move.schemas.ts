@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { RUN_DATE_BOUNDS_TEXT } from '../runs/run-dates';
 import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 import { RUN_STATUSES } from '../runs/run-kind';
@@ -110,7 +111,7 @@ export const CreateMoveBody = named(
   strictObject(
     {
       user_id: Uuid({ description: 'Who moves: an active desk user of your tenant (else 422).', examples: [EXAMPLE_USER] }),
-      effective_date: DateOnly({ description: 'The day the move takes effect (YYYY-MM-DD): its tasks are due at its start (UTC); today or a past day means now. Not after the user\'s scheduled last day (422).', examples: ['2027-01-04'] }),
+      effective_date: DateOnly({ description: 'The day the move takes effect (YYYY-MM-DD): its tasks are due at its start (UTC); today or a past day means now. Not after the user\'s scheduled last day (422). ' + RUN_DATE_BOUNDS_TEXT, examples: ['2027-01-04'] }),
       department: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The new department (the enterprise extension\'s `department`).', examples: ['Sales'] })),
       manager_id: Type.Optional(Uuid({ description: 'The new manager: an active desk user of your tenant (else 422); in the directory, the account whose userName is their e-mail.', examples: [EXAMPLE_MANAGER] })),
       job_title: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The new title (SCIM `title`).', examples: ['Account Executive'] })),

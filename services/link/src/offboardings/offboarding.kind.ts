@@ -1,5 +1,6 @@
 import { conflict, unprocessable } from '@msp/http';
 import { activeDeskUser } from '../runs/desk-users';
+import { runDate } from '../runs/run-dates';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { offboardingJson } from './offboarding.mapper';
 import type { CreateOffboardingBody } from './offboarding.schemas';
@@ -22,7 +23,8 @@ export function offboardingKind(deps: RunKindDeps<OffboardingRecord>): RunKind<O
     steps: offboardingSteps(deps),
     json: offboardingJson,
 
-    async prepare(ownerTenantId, body) {
+    async prepare(ownerTenantId, body, now) {
+      const lastDay = runDate('last_day', body.last_day, now);
       if (body.user_id === body.successor_id) {
         throw unprocessable('successor_id must be someone other than the leaving user.', { errors: [{ field: 'successor_id', message: 'must differ from user_id' }] });
       }
@@ -43,7 +45,7 @@ export function offboardingKind(deps: RunKindDeps<OffboardingRecord>): RunKind<O
         successorId: body.successor_id,
         email,
         managedTenantId: tenant?.id ?? null,
-        lastDay: new Date(`${body.last_day}T00:00:00Z`),
+        lastDay,
         mailboxRetentionDays: body.mailbox_retention_days,
       };
     },

@@ -25,8 +25,8 @@ const DAY_MS = 86_400_000;
 const WORKED_ON = ['open', 'in_progress', 'pending'] as const;
 
 /**
- * An offboarding's steps: the first three due when last_day has ended (midnight UTC after it),
- * the deletion `mailbox_retention_days` later; a time already past means now.
+ * An offboarding's steps: all but the deletion due when last_day has ended (midnight UTC after
+ * it), the deletion `mailbox_retention_days` later; a time already past means now.
  */
 export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<OffboardingRecord, NewOffboarding>[] {
   const { desk } = deps;
@@ -35,19 +35,40 @@ export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<
 
   const { tenantOf, directoryAccount, previewAccount } = personAccount(deps);
 
+  /** The leaver's tickets still being worked on, by number. */
+  async function workedOn(run: OffboardingRecord) {
+    const tickets = [];
+    for (const status of WORKED_ON) tickets.push(...(await desk.listTickets(run.ownerTenantId, { assigneeId: run.userId, status })));
+    return tickets.sort((a, b) => a.number - b.number);
+  }
+  const numbers = (list: { number: number }[]) => list.map((ticket) => `#${ticket.number}`).join(', ');
+
   const steps: Record<OffboardingTaskName, (run: OffboardingRecord, task: RunTaskRecord) => Promise<TaskOutcome>> = {
     async reassign_tickets(run) {
-      const moved: number[] = [];
-      for (const status of WORKED_ON) {
-        for (const ticket of await desk.listTickets(run.ownerTenantId, { assigneeId: run.userId, status })) {
-          await desk.updateTicket(run.ownerTenantId, ticket.id, { assignee_id: run.successorId });
-          moved.push(ticket.number);
-        }
-      }
-      moved.sort((a, b) => a - b);
+      const moved = await workedOn(run);
+      for (const ticket of moved) await desk.updateTicket(run.ownerTenantId, ticket.id, { assignee_id: run.successorId });
       return {
-        detail: moved.length ? `Reassigned ${moved.length} ticket(s) to the successor: ${moved.map((n) => `#${n}`).join(', ')}.` : 'No open tickets to reassign.',
-        result: { reassigned: moved },
+        detail: moved.length ? `Reassigned ${moved.length} ticket(s) to the successor: ${numbers(moved)}.` : 'No open tickets to reassign.',
+        result: { reassigned: moved.map((ticket) => ticket.number) },
+      };
+    },
+
+    // After reassign_tickets: desk unassigns the tickets of a user it deactivates, so a ticket still
+    // assigned now (the reassignment failed, or one came in since) would lose its owner. Such a
+    // ticket keeps the user active until it is dealt with and the offboarding retried.
+    async deactivate_user(run) {
+      const left = await workedOn(run);
+      if (left.length) {
+        return {
+          status: 'failed',
+          detail: `Not deactivated: ${left.length} ticket(s) still assigned to ${run.email} (${numbers(left)}) would be left unassigned. Reassign them, then retry the offboarding.`,
+          result: { user_id: run.userId, deactivated: false, still_assigned: left.map((ticket) => ticket.number) },
+        };
+      }
+      const deactivated = await desk.deactivateUser(run.ownerTenantId, run.userId);
+      return {
+        detail: deactivated ? `Deactivated ${run.email} in desk.` : `${run.email} was already inactive in desk.`,
+        result: { user_id: run.userId, deactivated },
       };
     },
 
@@ -90,6 +111,10 @@ export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<
       for (const status of WORKED_ON) count += (await probe(problems, 'desk_refusing', () => desk.listTickets(run.ownerTenantId, { assigneeId: run.userId, status })))?.length ?? 0;
       return { plan: `reassign ${count} open ticket(s) of ${run.email} to the successor`, problems };
     },
+    // The leaver was checked active when the run was prepared; its tickets are reassign_tickets' problems.
+    async deactivate_user(run) {
+      return { plan: `deactivate the desk user ${run.email} once their tickets are reassigned`, problems: [] };
+    },
     async disable_account(run) {
       const problems: StepProblem[] = [];
       await previewAccount(run, problems);
@@ -113,5 +138,5 @@ export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<
     execute: (run, task) => steps[name](run, task),
     preview: previews[name],
   });
-  return [step('reassign_tickets', leave), step('disable_account', leave), step('delegate_mailbox', leave), step('delete_account', remove)];
+  return [step('reassign_tickets', leave), step('deactivate_user', leave), step('disable_account', leave), step('delegate_mailbox', leave), step('delete_account', remove)];
 }

@@ -1,10 +1,12 @@
 import { AppError, conflict, unprocessable } from '@msp/http';
+import { isDeskError } from '../desk/desk-client';
 import { activeDeskUser } from '../runs/desk-users';
+import { runDate } from '../runs/run-dates';
 import type { RunTenant } from '../runs/managed-tenants.repository';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { onboardingJson } from './onboarding.mapper';
 import type { CreateOnboardingBody } from './onboarding.schemas';
-import { isStaged, onboardingSteps, type NewOnboarding, type OnboardingRecord } from './onboarding.tasks';
+import { equipmentTicketOf, isStaged, onboardingSteps, resolveEquipmentTicket, type NewOnboarding, type OnboardingRecord } from './onboarding.tasks';
 
 /** The managed tenant named by `tenant_id`, or the one whose domain is the e-mail's; usable only when active with an enabled connector. */
 async function directoryTenantFor(deps: Pick<RunKindDeps, 'tenants' | 'directories'>, ownerTenantId: string, email: string, tenantId: string | undefined): Promise<RunTenant> {
@@ -58,7 +60,8 @@ export function onboardingKind(deps: RunKindDeps<OnboardingRecord>): RunKind<Onb
     steps: onboardingSteps(deps),
     json: onboardingJson,
 
-    async prepare(ownerTenantId, body) {
+    async prepare(ownerTenantId, body, now) {
+      const startDate = runDate('start_date', body.start_date, now);
       const email = body.email.toLowerCase();
       const tenant = await directoryTenantFor(deps, ownerTenantId, email, body.tenant_id);
       if (!(await activeDeskUser(deps.desk, ownerTenantId, body.manager_id))) {
@@ -73,7 +76,7 @@ export function onboardingKind(deps: RunKindDeps<OnboardingRecord>): RunKind<Onb
         email,
         department: body.department,
         managerId: body.manager_id,
-        startDate: new Date(`${body.start_date}T00:00:00Z`),
+        startDate,
         bundles: body.bundles,
         laptop: body.physical.laptop,
         badge: body.physical.badge,
@@ -96,8 +99,22 @@ export function onboardingKind(deps: RunKindDeps<OnboardingRecord>): RunKind<Onb
         }
         return null;
       },
-      // The staged account goes: nobody starts, so nobody keeps it.
+      // Nobody starts: the equipment ticket is resolved (saying why), then the staged account goes.
+      // The ticket first: should the directory then fail, a resolved ticket is reopened in a click,
+      // and the cancel tried again finds it resolved and goes on.
       async undo(run) {
+        try {
+          await resolveEquipmentTicket(deps.desk, run);
+        } catch (error) {
+          if (!isDeskError(error)) throw error;
+          const ticket = equipmentTicketOf(run);
+          throw new AppError(503, `The helpdesk could not resolve the equipment ticket #${ticket?.ticket_number}: ${error.message}. Nothing was cancelled; try again.`, {
+            code: 'desk-unavailable',
+            title: 'Helpdesk unavailable',
+            headers: error.retryable ? { 'Retry-After': '30' } : {},
+            cause: error,
+          });
+        }
         if (!run.directoryUserId) return;
         try {
           const directory = await deps.directories.open(run.managedTenantId);
@@ -112,7 +129,14 @@ export function onboardingKind(deps: RunKindDeps<OnboardingRecord>): RunKind<Onb
           });
         }
       },
-      detail: (run) => (run.directoryUserId ? 'Cancelled before it was due; the staged account was deleted from the directory.' : 'Cancelled before it was due.'),
+      detail(run) {
+        const ticket = equipmentTicketOf(run);
+        const undone = [
+          ...(ticket ? [`the equipment ticket #${ticket.ticket_number} is resolved in desk`] : []),
+          ...(run.directoryUserId ? ['the staged account was deleted from the directory'] : []),
+        ];
+        return `Cancelled before it was due${undone.length ? `; ${undone.join(' and ')}` : ''}.`;
+      },
     },
   };
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, Nullable, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { RUN_DATE_BOUNDS_TEXT } from '../runs/run-dates';
 import { previewSchema } from '../runs/run-preview';
 import { taskSchema } from '../runs/run-tasks';
 
@@ -109,7 +110,7 @@ export const CreateOnboardingBody = named(
       department: Type.String({ minLength: 1, maxLength: 200, description: 'Free text; goes to the SCIM enterprise extension.', examples: ['Engineering'] }),
       manager_id: Uuid({ description: 'An active desk user of your tenant (else 422).', examples: [EXAMPLE_MANAGER] }),
       start_date: DateOnly({
-        description: 'First working day (YYYY-MM-DD). Still ahead: the account is created inactive now (licences and groups ready) and activated at its start (00:00 UTC).',
+        description: 'First working day (YYYY-MM-DD). Still ahead: the account is created inactive now (licences and groups ready) and activated at its start (00:00 UTC). ' + RUN_DATE_BOUNDS_TEXT,
         examples: ['2026-12-01'],
       }),
       bundles: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {

@@ -1,3 +1,4 @@
+import { isDeskError, type DeskClient } from '../desk/desk-client';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
 import { deskClientProblems, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
@@ -31,6 +32,51 @@ export const startOf = (startDate: Date) => new Date(Date.UTC(startDate.getUTCFu
 
 /** Whether the run is staged: its start date was ahead when it was created, so its account waits inactive. */
 export const isStaged = (run: { tasks: { name: string }[] }) => run.tasks.some((task) => task.name === 'activate_account');
+
+/** The equipment ticket the run opened in desk, if it did. */
+export function equipmentTicketOf(run: OnboardingRecord): { ticket_id: string; ticket_number: number } | null {
+  const task = run.tasks.find((candidate) => candidate.name === 'equipment_ticket' && candidate.status === 'succeeded');
+  return (task?.result as { ticket_id: string; ticket_number: number } | undefined) ?? null;
+}
+
+/** Tries of the resolve when someone else changes the ticket between its read and its change (412). */
+const RESOLVE_TRIES = 3;
+
+/**
+ * When a staged onboarding is cancelled, nobody comes for the equipment: its ticket is resolved,
+ * after an internal comment telling the technicians why. A ticket already resolved or closed (a
+ * technician was quicker), or gone, is left as it is. The comment carries an Idempotency-Key of
+ * the run, so a cancel tried again after an outage adds it once; the change carries the ETag of
+ * the ticket as read (If-Match), so a technician's change in between is never overwritten: the
+ * ticket is read again and decided on again.
+ */
+export async function resolveEquipmentTicket(desk: DeskClient, run: OnboardingRecord): Promise<void> {
+  const ticket = equipmentTicketOf(run);
+  if (!ticket) return;
+  const done = (ticketStatus: string) => ticketStatus === 'resolved' || ticketStatus === 'closed';
+  const first = await desk.getTicket(run.ownerTenantId, ticket.ticket_id);
+  if (!first || done(first.ticket.status)) return;
+  const name = `${run.firstName} ${run.lastName}`;
+  await desk.commentOnTicket(
+    run.ownerTenantId,
+    ticket.ticket_id,
+    {
+      body: `The onboarding of ${name} <${run.email}>, due to start on ${dateOnly(run.startDate)}, was cancelled before the start date (link's onboarding ${run.id}): the equipment is no longer needed, so link resolves this ticket.`,
+      internal: true,
+    },
+    { idempotencyKey: `link-onboarding-cancel-${run.id}` },
+  );
+  for (let attempt = 1; ; attempt += 1) {
+    const read = await desk.getTicket(run.ownerTenantId, ticket.ticket_id);
+    if (!read || done(read.ticket.status)) return;
+    try {
+      await desk.updateTicket(run.ownerTenantId, ticket.ticket_id, { status: 'resolved' }, { ifMatch: read.etag });
+      return;
+    } catch (error) {
+      if (!(isDeskError(error) && error.status === 412) || attempt >= RESOLVE_TRIES) throw error;
+    }
+  }
+}
 
 /**
  * An onboarding's steps and what each does. The first three are due as soon as the run is created

@@ -86,15 +86,17 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: Ru
     operationId: 'cancelOnboarding',
     summary: 'Cancel a staged onboarding',
     description:
-      'Only a staged onboarding (its `start_date` was still ahead, so it has an `activate_account` task not yet run): the staged account is deleted from the directory (SCIM DELETE), ' +
+      'Only a staged onboarding (its `start_date` was still ahead, so it has an `activate_account` task not yet run): its equipment ticket in desk (`equipment_ticket`) gets an internal comment ' +
+      'saying the onboarding was cancelled and is resolved (left as it is when a technician already resolved or closed it; a change by someone else in between is read again, never overwritten), ' +
+      'the staged account is deleted from the directory (SCIM DELETE), ' +
       'the tasks still to do become `skipped`, the run `cancelled` (event `onboarding.cancelled`) and the e-mail may be onboarded again. ' +
       'An onboarding that is not staged, already activated, finished or cancelled, or whose first tasks are still running, is 409 with `current_status`. ' +
-      'When the directory cannot delete the account, 503 and nothing is cancelled. A cancel that arrives while a job of the run is at work waits for that job to end (the run\'s lock, which the workers hold too) and then decides on the run as it is then.',
+      'When desk cannot resolve the ticket (`desk-unavailable`), or the directory cannot delete the account (`directory-unavailable`), 503 and nothing is cancelled; a cancel tried again comments once. A cancel that arrives while a job of the run is at work waits for that job to end (the run\'s lock, which the workers hold too) and then decides on the run as it is then.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
     errors: [409, 503],
-    responses: { 200: { description: 'Cancelled: the staged account is gone and nothing more will run.', schema: Onboarding } },
+    responses: { 200: { description: 'Cancelled: the equipment ticket is resolved, the staged account is gone and nothing more will run.', schema: Onboarding } },
     handler: async (req, res, { params }) => {
       res.json(onboardingJson(await onboardings.cancel(tenantOf(req), params.id)));
     },

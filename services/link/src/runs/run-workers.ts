@@ -4,6 +4,8 @@ import type { RunHandlers } from './runs';
 export interface RunQueueSettings {
   /** Tries of one step through an outage before it fails for good. */
   maxAttempts: number;
+  /** The most steps a run of any kind has: all of them may fall due in one job. */
+  stepsPerJob: number;
   /** First retry delay in seconds, doubled each time (pg-boss backoff). */
   retryDelaySeconds: number;
 }
@@ -17,8 +19,8 @@ export function defineRunQueues(jobs: Pick<JobQueue, 'define'>, handlers: RunHan
     jobs.define<{ runId: string }>(
       queue,
       {
-        // Up to four steps per job, each with its own tries, plus slack for a lost worker.
-        retryLimit: settings.maxAttempts * 4 + 2,
+        // Every step of a run may be due in one job, each with its own tries, plus slack for a lost worker.
+        retryLimit: settings.maxAttempts * settings.stepsPerJob + 2,
         retryDelay: settings.retryDelaySeconds,
         retryBackoff: true,
         retryDelayMax: 3600,

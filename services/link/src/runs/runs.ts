@@ -75,6 +75,8 @@ export function createRuns(deps: RunsDeps) {
     /** Queue names and how many tries pg-boss should allow a job (each step counts its own). */
     queues: [ONBOARDING_QUEUE, OFFBOARDING_QUEUE, MOVE_QUEUE] as const,
     maxAttempts,
+    /** The most steps a run of any kind has (all may fall due in one job). */
+    stepsPerJob: Math.max(...engines.map(({ kind }) => kind.steps.length)),
 
     registerRoutes(api: ApiRouter) {
       registerOnboardingRoutes(api, { onboardings: onboardings.service });

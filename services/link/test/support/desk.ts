@@ -14,8 +14,10 @@ import { createDb, MIGRATIONS_DIR } from '@msp/desk/dist/db';
 export interface RealDesk {
   /** desk's API base, what link gets as DESK_API_URL. */
   apiUrl: string;
-  /** link's service credential, configured on desk as SERVICE_CLIENTS would. */
+  /** link's service credential, configured on desk as SERVICE_CLIENTS would (the scopes `pnpm start` grants link). */
   service: { clientId: string; clientSecret: string };
+  /** Another service client, holding only these scopes (a desk configured before link needed more). */
+  serviceClient(scopes: string[]): Promise<{ clientId: string; clientSecret: string }>;
   db: ReturnType<typeof createDb>;
   /** A new desk tenant with a client holding every scope; its id is what link's callers carry as tenant_id. */
   newTenant(): Promise<DeskTenant>;
@@ -25,6 +27,11 @@ export interface RealDesk {
    * work that was done.
    */
   answerLate(method: string, path: RegExp, ms: number): void;
+  /**
+   * Before desk handles the next request matching `method` and `path`, `work` runs to its end (a
+   * technician's change landing between a caller's read and its write).
+   */
+  beforeNext(method: string, path: RegExp, work: () => Promise<unknown>): void;
   /** desk goes away (its port refuses connections) until `resume()`. */
   suspend(): Promise<void>;
   resume(): Promise<void>;
@@ -59,7 +66,10 @@ export async function startRealDesk(): Promise<RealDesk> {
     settings: { issuer: apiUrl, audience: 'msp-api', rateLimitPerMinute: 100_000, tokenRateLimitPerMinute: 100_000, refreshTokenTtlDays: 30, rateLimitPrefix: uniquePrefix('desk') },
   });
   const late: { method: string; path: RegExp; ms: number }[] = [];
-  const listener: http.RequestListener = (req, res) => {
+  const before: { method: string; path: RegExp; work: () => Promise<unknown> }[] = [];
+  const listener: http.RequestListener = async (req, res) => {
+    const first = before.findIndex((hook) => hook.method === req.method && hook.path.test((req.url ?? '').split('?')[0]!));
+    if (first >= 0) await before.splice(first, 1)[0]!.work();
     const index = late.findIndex((hold) => hold.method === req.method && hold.path.test((req.url ?? '').split('?')[0]!));
     if (index >= 0) {
       const [hold] = late.splice(index, 1);
@@ -73,8 +83,13 @@ export async function startRealDesk(): Promise<RealDesk> {
   };
   server.on('request', listener);
   const clients = createApiClientsRepository(db);
-  const service = { clientId: `link-${hex(4)}`, clientSecret: randomBytes(24).toString('base64url') };
-  await ensureServiceClients([{ client_id: service.clientId, client_secret: service.clientSecret, scopes: ['read:users', 'read:tickets', 'write:tickets'] }], clients, logger);
+  async function serviceClient(scopes: string[]) {
+    const made = { clientId: `link-${hex(4)}`, clientSecret: randomBytes(24).toString('base64url') };
+    await ensureServiceClients([{ client_id: made.clientId, client_secret: made.clientSecret, scopes }], clients, logger);
+    return made;
+  }
+  // link deactivates leavers' desk users (DELETE /users/:id), which takes admin:tenant.
+  const service = await serviceClient(['read:users', 'read:tickets', 'write:tickets', 'admin:tenant']);
 
   async function raw(method: string, path: string, token: string | undefined, body?: unknown) {
     const response = await fetch(`${apiUrl}${path}`, {
@@ -96,6 +111,7 @@ export async function startRealDesk(): Promise<RealDesk> {
   return {
     apiUrl,
     service,
+    serviceClient,
     db,
     async newTenant() {
       const clientId = `c-${hex(6)}`;
@@ -120,6 +136,9 @@ export async function startRealDesk(): Promise<RealDesk> {
     },
     answerLate(method, path, ms) {
       late.push({ method, path, ms });
+    },
+    beforeNext(method, path, work) {
+      before.push({ method, path, work });
     },
     suspend,
     async resume() {

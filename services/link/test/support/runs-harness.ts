@@ -97,7 +97,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           maxAttempts: options.maxAttempts ?? 5,
           now: options.now,
         });
-        defineRunQueues(jobs, runs.handlers, { maxAttempts: options.maxAttempts ?? 5, retryDelaySeconds: 1 });
+        defineRunQueues(jobs, runs.handlers, { maxAttempts: options.maxAttempts ?? 5, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 1 });
         const built = createLinkApp({ db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound, webhookSecrets: testWebhookSecrets(), resourceLock });
         app = built.app;
         await jobs.start();
