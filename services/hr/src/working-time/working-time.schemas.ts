@@ -121,3 +121,19 @@ export const WorkingTime = named(
   ),
 );
 export type WorkingTimeJson = Static<typeof WorkingTime>;
+
+/**
+ * The 200 answer in either format the route gives: the record as JSON, or (`format=csv`) its days as
+ * a CSV file. One schema serves both content types of the response (each body matches one branch).
+ */
+export const WorkingTimeAnswer = Type.Union(
+  [
+    WorkingTime,
+    Type.String({
+      contentMediaType: 'text/csv',
+      description: '`format=csv`: the days as RFC 4180 CSV (comma, CRLF, a header row), UTF-8.',
+      examples: ['date,worked_minutes,break_minutes,standby_minutes,warnings\r\n2026-11-02,540,45,0,\r\n'],
+    }),
+  ],
+  { description: 'The record as JSON (`format=json`, the default), or its days as a CSV file (`format=csv`).', examples: WorkingTime.examples as unknown[] },
+);
