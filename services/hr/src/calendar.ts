@@ -9,6 +9,14 @@ export function dayToDate(day: string): Date {
   return new Date(`${day}T00:00:00.000Z`);
 }
 
+/**
+ * `MM-DD` of `year` as a day, `YYYY-MM-DD`: the year written with four digits, as every day is
+ * (year 201 as `0201`; an unpadded `201-01-01` is no date).
+ */
+export function dayOfYear(year: number, monthDay: string): string {
+  return `${String(year).padStart(4, '0')}-${monthDay}`;
+}
+
 /** The Date of a `date` column → `2026-10-29`. */
 export function dateToDay(date: Date): string {
   return date.toISOString().slice(0, 10);

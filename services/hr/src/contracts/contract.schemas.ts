@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GERMAN_STATES, WEEKDAYS } from '@msp/calendar';
+import { RequestDay } from '../day.schemas';
 import { businessRuleProblem, DateOnly, DateTime, keysetQueryProperties, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 
 const EXAMPLE = {
@@ -10,8 +11,9 @@ const EXAMPLE = {
   state: 'DE-BE',
 };
 
-const validFrom = () =>
-  DateOnly({ description: 'First day the contract holds, `YYYY-MM-DD`; it holds until the day before the next contract\'s `valid_from`. One contract per day (else 409).' });
+const VALID_FROM = 'First day the contract holds, `YYYY-MM-DD`; it holds until the day before the next contract\'s `valid_from`. One contract per day (else 409).';
+const validFrom = () => DateOnly({ description: VALID_FROM });
+const newValidFrom = () => RequestDay({ description: VALID_FROM });
 const weeklyMinutes = () =>
   Type.Integer({ minimum: 1, maximum: 3600, description: 'Agreed working time a week in minutes (1–3600; 2400 is 40 hours).' });
 const workingDays = () =>
@@ -60,7 +62,7 @@ export const ContractPage = pageSchema('ContractPage', Contract);
 export const CreateContractBody = named(
   'CreateContractRequest',
   strictObject(
-    { valid_from: validFrom(), weekly_minutes: weeklyMinutes(), working_days: workingDays(), vacation_days_per_year: vacationDays(), state: state() },
+    { valid_from: newValidFrom(), weekly_minutes: weeklyMinutes(), working_days: workingDays(), vacation_days_per_year: vacationDays(), state: state() },
     { description: 'A contract from `valid_from` on; the one before it ends the day before.', examples: [EXAMPLE] },
   ),
 );

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { named, strictObject } from '@msp/http';
+import { RequestMonth } from '../day.schemas';
 
 export const TimeAccountQuery = strictObject({
-  period: Type.Optional(Type.String({ format: 'year-month', description: 'The month, `YYYY-MM` (e.g. `2027-03`); the current one (UTC) when left out.', examples: ['2027-03'] })),
+  period: Type.Optional(RequestMonth({ description: 'The month, `YYYY-MM` (e.g. `2027-03`); the current one (UTC) when left out.', examples: ['2027-03'] })),
 });
 export type TimeAccountQuery = Static<typeof TimeAccountQuery>;
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, EndTimeOfDay, keysetQueryProperties, named, pageQueryProperties, pageSchema, StartTimeOfDay, strictObject, stringEnum, Uuid } from '@msp/http';
+import { RequestDay } from '../day.schemas';
 import { TIMESHEET_CATEGORIES, WARNING_CODES } from './timesheet-rules';
 
 // The most entries a day may have: every 15 minutes worked as its own entry is 96.
@@ -144,7 +145,7 @@ export const CreateTimesheetBody = named(
   strictObject(
     {
       user_id: Uuid({ description: 'The `user_id` of an employee of your tenant (else 422).' }),
-      date: DateOnly({ description: 'The working day, a real calendar day `YYYY-MM-DD`. One timesheet per user and day (else 409).', examples: ['2026-10-29'] }),
+      date: RequestDay({ description: 'The working day, a real calendar day `YYYY-MM-DD`. One timesheet per user and day (else 409).', examples: ['2026-10-29'] }),
       entries: entries(),
     },
     { examples: [{ user_id: '5f1c2b7a-2d4e-4c8f-9b1a-7e6d5c4b3a29', date: '2026-10-29', entries: EXAMPLE_ENTRIES }] },
@@ -157,7 +158,7 @@ export const UpdateTimesheetBody = named(
   strictObject(
     {
       user_id: Type.Optional(Uuid({ description: 'May be sent back as it is; a different user is a 422 (it cannot change).' })),
-      date: Type.Optional(DateOnly({ description: 'May be sent back as it is; a different day is a 422 (it cannot change).' })),
+      date: Type.Optional(RequestDay({ description: 'May be sent back as it is; a different day is a 422 (it cannot change).' })),
       entries: entries(),
     },
     {
@@ -173,7 +174,7 @@ export type UpdateTimesheetBody = Static<typeof UpdateTimesheetBody>;
 export const ListTimesheetsQuery = strictObject({
   ...pageQueryProperties, ...keysetQueryProperties,
   user_id: Type.Optional(Uuid({ description: 'Only this user\'s sheets.' })),
-  from: Type.Optional(DateOnly({ description: 'Only days on or after this one, `YYYY-MM-DD`.', examples: ['2026-10-01'] })),
-  to: Type.Optional(DateOnly({ description: 'Only days on or before this one, `YYYY-MM-DD` (not before `from`).', examples: ['2026-10-31'] })),
+  from: Type.Optional(RequestDay({ description: 'Only days on or after this one, `YYYY-MM-DD`.', examples: ['2026-10-01'] })),
+  to: Type.Optional(RequestDay({ description: 'Only days on or before this one, `YYYY-MM-DD` (not before `from`).', examples: ['2026-10-31'] })),
 });
 export type ListTimesheetsQuery = Static<typeof ListTimesheetsQuery>;

@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, named, stringEnum, strictObject, Uuid } from '@msp/http';
+import { RequestDay } from '../day.schemas';
 import { Warning } from '../timesheets/timesheet.schemas';
 import { AVERAGE_MAX_MINUTES, AVERAGE_WORKING_DAYS, MIN_FREE_SUNDAYS } from './working-time-rules';
 
 export const WorkingTimeQuery = strictObject({
-  from: Type.Optional(DateOnly({ description: 'First day of the record, `YYYY-MM-DD`; 1 January of `to`\'s year when left out.', examples: ['2026-01-01'] })),
+  from: Type.Optional(RequestDay({ description: 'First day of the record, `YYYY-MM-DD`; 1 January of `to`\'s year when left out.', examples: ['2026-01-01'] })),
   to: Type.Optional(
-    DateOnly({
+    RequestDay({
       description: 'Last day of the record, `YYYY-MM-DD`: not before `from`, and before the same day a year after `from` (at most one year); today (UTC) when left out.',
       examples: ['2026-12-31'],
     }),
