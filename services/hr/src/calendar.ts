@@ -1,5 +1,6 @@
 // Calendar days as the API writes them (`YYYY-MM-DD`) and as Prisma holds a PostgreSQL `date`
 // (a Date at UTC midnight). Always UTC: a server's time zone must never shift a day.
+import type { Weekday } from '@msp/calendar';
 import { validationFailed } from '@msp/http';
 
 const DAY_MS = 86_400_000;
@@ -22,20 +23,29 @@ export function dateToDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-/** Monday to Friday from `start` to `end`, both included (0 when `end` is before `start`). */
-export function weekdaysBetween(start: string, end: string): number {
+const WEEK: readonly Weekday[] = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat']; // getUTCDay's order
+const MONDAY_TO_FRIDAY: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri'];
+
+/**
+ * How many days from `start` to `end` (both included) fall on one of `weekdays` (0 when `end` is
+ * before `start`): whole weeks hold each weekday once, the 0–6 days left are looked at one by one.
+ * The same work for a week as for centuries.
+ */
+export function weekdayCount(start: string, end: string, weekdays: readonly Weekday[]): number {
   const first = dayToDate(start).getTime();
   const days = Math.floor((dayToDate(end).getTime() - first) / DAY_MS) + 1;
   if (days <= 0) return 0;
-  // Whole weeks hold five weekdays each; walk the remaining 0–6 days one by one.
+  const wanted = new Set(weekdays);
   const rest = days % 7;
-  let weekdays = ((days - rest) / 7) * 5;
-  const firstWeekday = dayToDate(start).getUTCDay(); // 0 Sunday … 6 Saturday
-  for (let i = 0; i < rest; i++) {
-    const weekday = (firstWeekday + i) % 7;
-    if (weekday !== 0 && weekday !== 6) weekdays++;
-  }
-  return weekdays;
+  let count = ((days - rest) / 7) * wanted.size;
+  const firstWeekday = dayToDate(start).getUTCDay();
+  for (let i = 0; i < rest; i++) if (wanted.has(WEEK[(firstWeekday + i) % 7]!)) count++;
+  return count;
+}
+
+/** Monday to Friday from `start` to `end`, both included (0 when `end` is before `start`). */
+export function weekdaysBetween(start: string, end: string): number {
+  return weekdayCount(start, end, MONDAY_TO_FRIDAY);
 }
 
 /** A list's `from`/`to` query: `to` before `from` selects nothing by mistake, so it is a 400. */

@@ -1,3 +1,4 @@
+import { workingDayList, type GermanState, type Weekday } from '@msp/calendar';
 import request from 'supertest';
 import { expectProblem } from './support/callers';
 import { startHr, type TestHr } from './support/hr';
@@ -74,6 +75,31 @@ describe('GET /employees/:id/time-account', () => {
     expect(february).toMatchObject({ target_minutes: 20 * 480, worked_minutes: 500, opening_balance_minutes: january.closing_balance_minutes });
     expect(february.closing_balance_minutes).toBe(january.closing_balance_minutes + 500 - 20 * 480);
     expect(march.opening_balance_minutes).toBe(february.closing_balance_minutes);
+  });
+
+  test('When the employment started in 1900 under two contracts and the month is 2199-12, then the balance carries every working day since as the calendar lists them, less the approved leave', async () => {
+    const early = { valid_from: '1900-01-01', weekly_minutes: 1000, working_days: ['mon', 'wed', 'sat'], vacation_days_per_year: 12, state: 'DE-BY' };
+    const late = fullTime('DE-BE', '2050-03-15');
+    const e = await employeeWith(hr, { start_date: '1900-01-01' }, [early, late]);
+    await approvedLeave(hr, e, 'sick', '1950-06-05', '1950-06-10');
+    await workDay(hr, e, '2100-01-04', 480);
+
+    // The same figures, day by day, from @msp/calendar: what the account must come to however it counts.
+    const days = (from: string, to: string, terms: { working_days: string[]; state: string }) =>
+      workingDayList(from, to, { workingWeekdays: terms.working_days as Weekday[], region: terms.state as GermanState }).length;
+    const targetBefore = 333 * days('1900-01-01', '2050-03-14', early) + 480 * days('2050-03-15', '2199-11-30', late);
+    const credited = 333 * days('1950-06-05', '1950-06-10', early);
+
+    expect(await accountOf(e, '2199-12')).toEqual({
+      period: '2199-12',
+      target_minutes: 480 * days('2199-12-01', '2199-12-31', late),
+      worked_minutes: 0,
+      credited_minutes: 0,
+      balance_minutes: -480 * days('2199-12-01', '2199-12-31', late),
+      opening_balance_minutes: 480 + credited - targetBefore,
+      closing_balance_minutes: 480 + credited - targetBefore - 480 * days('2199-12-01', '2199-12-31', late),
+    });
+    expect(await accountOf(e, '1950-06')).toMatchObject({ credited_minutes: credited, target_minutes: 333 * days('1950-06-01', '1950-06-30', early) });
   });
 
   test.each([

@@ -109,7 +109,6 @@ describe('The first and the last day hr takes', () => {
 });
 
 describe('The OpenAPI document', () => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed document, walked by key
   type Json = Record<string, any>;
 
   /** Every schema a request can carry (parameters and bodies), `$ref`s followed, with the path to it. */

@@ -2,7 +2,7 @@ import { addDays } from '@msp/calendar';
 import { notFound } from '@msp/http';
 import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
-import { accountSums, balanceOf, monthSpan, targetDays, type AccountSums } from './time-account-rules';
+import { accountSums, balanceOf, monthSpan, type AccountSums } from './time-account-rules';
 import type { TimeAccountsRepository } from './time-accounts.repository';
 
 export interface TimeAccount extends AccountSums {
@@ -30,9 +30,12 @@ export function createTimeAccountsService(deps: { accounts: TimeAccountsReposito
       const { first, last } = monthSpan(period);
       const facts = await accounts.facts(tenantId, employee.userId, since, first, last);
 
-      const month = accountSums(targetDays(history, employment, first, last), facts.workedIn, facts.leaveDaysIn);
+      const month = accountSums(history, employment, { from: first, to: last }, facts.workedIn, facts.leaveDaysIn);
       // Before the period: from the employment's start; without any start, only the sheets count (no contract, no target).
-      const before = accountSums(since !== null && since < first ? targetDays(history, employment, since, addDays(first, -1)) : new Map(), facts.workedBefore, facts.leaveDaysBefore);
+      const before =
+        since !== null && since < first
+          ? accountSums(history, employment, { from: since, to: addDays(first, -1) }, facts.workedBefore, facts.leaveDaysBefore)
+          : { targetMinutes: 0, workedMinutes: facts.workedBefore, creditedMinutes: 0 };
       const opening = balanceOf(before);
       const balance = balanceOf(month);
       return { period, ...month, balanceMinutes: balance, openingBalanceMinutes: opening, closingBalanceMinutes: opening + balance };
