@@ -79,6 +79,7 @@ describe('Contracts', () => {
       working_days: FIVE_DAYS,
       vacation_days_per_year: 30,
       state: 'DE-BE',
+      opening_balance_minutes: null,
       created_at: expect.any(String),
     });
     const listed = await request(hr.app).get(`${API}/employees/${e.id}/contracts`).set('Authorization', e.auth);

@@ -12,6 +12,8 @@ export interface ContractTerms {
   workingDays: Weekday[];
   vacationDaysPerYear: number;
   state: GermanState;
+  /** Overtime (minutes) the time account starts from on `validFrom`; null: the account carries on. */
+  openingBalanceMinutes: number | null;
 }
 
 /**

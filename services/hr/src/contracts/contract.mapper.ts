@@ -11,6 +11,7 @@ export function contractJson(contract: ContractRecord): ContractJson {
     working_days: [...contract.workingDays],
     vacation_days_per_year: contract.vacationDaysPerYear,
     state: contract.state,
+    opening_balance_minutes: contract.openingBalanceMinutes,
     created_at: contract.createdAt.toISOString(),
   };
 }

@@ -97,6 +97,20 @@ export function accountSums(
 
 export const balanceOf = (sums: AccountSums): number => sums.workedMinutes + sums.creditedMinutes - sums.targetMinutes;
 
+/**
+ * Where the account of a month ending on `last` starts, and with what: on the `validFrom` of the
+ * latest contract by then that carries an opening balance, from that balance (never before the
+ * employment); else on the employment's start (or the first contract's) from 0; null: no start is
+ * known, only the sheets count.
+ */
+export function accountStart(contracts: readonly ContractTerms[], employmentStart: string | null, last: string): { since: string | null; balance: number } {
+  const opening = contracts.filter((contract) => contract.openingBalanceMinutes !== null && contract.validFrom <= last).at(-1);
+  if (opening) {
+    return { since: employmentStart !== null && employmentStart > opening.validFrom ? employmentStart : opening.validFrom, balance: opening.openingBalanceMinutes! };
+  }
+  return { since: employmentStart ?? contracts[0]?.validFrom ?? null, balance: 0 };
+}
+
 /** `YYYY-MM` → its first and last day. */
 export function monthSpan(period: string): { first: string; last: string } {
   const [year, month] = period.split('-').map(Number) as [number, number];
