@@ -1,6 +1,6 @@
 // Calendar days as the API writes them (`YYYY-MM-DD`) and as Prisma holds a PostgreSQL `date`
 // (a Date at UTC midnight). Always UTC: a server's time zone must never shift a day.
-import type { Weekday } from '@msp/calendar';
+import { instantOf, isTimeZone, offsetAt, toEpochDay, type Weekday } from '@msp/calendar';
 import { validationFailed } from '@msp/http';
 
 const DAY_MS = 86_400_000;
@@ -54,4 +54,55 @@ export function assertDayRange(range: { from?: string; to?: string }): void {
   if (range.from && range.to && range.to < range.from) {
     throw validationFailed([{ field: 'to', message: 'must not be before from' }], 'One or more query parameters are not valid.');
   }
+}
+
+// ---- Wall clocks: the local times of a day in an IANA time zone, and the real minutes between them.
+
+/** The zone a contract without one records in (every contract was Berlin's before zones were kept). */
+export const DEFAULT_TIME_ZONE = 'Europe/Berlin';
+
+const MINUTE_MS = 60_000;
+
+/** How the local times `HH:MM` of one day map onto real time, in one time zone. */
+export interface DayClock {
+  date: string;
+  timeZone: string;
+  /**
+   * The real minute (minutes since 1970-01-01T00:00Z) at which the zone's clocks show `minute`
+   * (0–1440; 1440 is the next midnight) of the day. A time the clocks skip is read as after the
+   * gap, a time they show twice as the first of the two (@msp/calendar's instantOf).
+   */
+  at(minute: number): number;
+  /** Whether the zone's clocks show `minute` of the day at all (02:30 on the day summer time begins does not). */
+  shows(minute: number): boolean;
+}
+
+/** The wall clock of `date` in `timeZone` (an IANA zone @msp/calendar knows). */
+export function dayClock(timeZone: string, date: string): DayClock {
+  const midnight = toEpochDay(date) * DAY_MS;
+  return {
+    date,
+    timeZone,
+    at: (minute) => Math.round(instantOf(timeZone, date, minute) / MINUTE_MS),
+    shows(minute) {
+      const instant = instantOf(timeZone, date, minute);
+      return instant + offsetAt(timeZone, instant) === midnight + minute * MINUTE_MS;
+    },
+  };
+}
+
+/**
+ * The IANA name of a zone as the tz database spells it (`europe/berlin` → `Europe/Berlin`), or
+ * null when it is no zone @msp/calendar knows.
+ */
+export function canonicalTimeZone(name: string): string | null {
+  if (!isTimeZone(name)) return null;
+  let canonical: string;
+  try {
+    canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return name; // a zone of the system's database that Intl does not know: kept as given
+  }
+  // Intl's spelling, when the zone database that computes the offsets knows it too.
+  return isTimeZone(canonical) ? canonical : name;
 }

@@ -80,6 +80,7 @@ describe('Contracts', () => {
       vacation_days_per_year: 30,
       state: 'DE-BE',
       opening_balance_minutes: null,
+      time_zone: 'Europe/Berlin',
       created_at: expect.any(String),
     });
     const listed = await request(hr.app).get(`${API}/employees/${e.id}/contracts`).set('Authorization', e.auth);

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GERMAN_STATES, WEEKDAYS } from '@msp/calendar';
+import { DEFAULT_TIME_ZONE } from '../calendar';
 import { RequestDay } from '../day.schemas';
 import { businessRuleProblem, DateOnly, DateTime, keysetQueryProperties, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
 
@@ -43,6 +44,18 @@ const OPENING_BALANCE =
 const openingBalance = () =>
   Nullable(Type.Integer({ minimum: -MAX_OPENING_BALANCE_MINUTES, maximum: MAX_OPENING_BALANCE_MINUTES, description: OPENING_BALANCE, examples: [1200] }));
 
+const timeZone = (options: { default?: string } = {}) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description:
+      'IANA time zone (e.g. `Europe/Berlin`, the default) whose local times the employee\'s timesheets record while the contract holds: their `HH:MM` ' +
+      'are that zone\'s wall-clock times, and every duration is counted in real minutes (00:00–24:00 on the day summer time begins is 1,380 minutes). ' +
+      'An unknown zone is a 400.',
+    examples: ['Europe/Berlin'],
+    ...options,
+  });
+
 const state = () =>
   stringEnum(GERMAN_STATES, { description: 'ISO 3166-2 code of the German state whose public holidays apply (`DE-BW` … `DE-TH`).' });
 
@@ -58,13 +71,21 @@ export const Contract = named(
       vacation_days_per_year: vacationDays(),
       state: state(),
       opening_balance_minutes: openingBalance(),
+      time_zone: timeZone(),
       created_at: DateTime({ description: 'When it was recorded (UTC).' }),
     },
     {
       additionalProperties: false,
       description: 'The terms of employment from `valid_from` on. Contracts form a history: a change is a new contract, never an edit of an old one.',
       examples: [
-        { id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d', employee_id: '4c3b2a19-0f8e-4d7c-9b6a-5e4d3c2b1a09', ...EXAMPLE, opening_balance_minutes: null, created_at: '2026-03-01T09:00:00.000Z' },
+        {
+          id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+          employee_id: '4c3b2a19-0f8e-4d7c-9b6a-5e4d3c2b1a09',
+          ...EXAMPLE,
+          opening_balance_minutes: null,
+          time_zone: 'Europe/Berlin',
+          created_at: '2026-03-01T09:00:00.000Z',
+        },
       ],
     },
   ),
@@ -83,6 +104,7 @@ export const CreateContractBody = named(
       vacation_days_per_year: vacationDays(),
       state: state(),
       opening_balance_minutes: Type.Optional(openingBalance()),
+      time_zone: Type.Optional(timeZone({ default: DEFAULT_TIME_ZONE })),
     },
     {
       description: 'A contract from `valid_from` on; the one before it ends the day before.',

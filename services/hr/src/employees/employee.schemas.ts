@@ -72,6 +72,7 @@ export const Employee = named(
             vacation_days_per_year: 30,
             state: 'DE-BE',
             opening_balance_minutes: null,
+            time_zone: 'Europe/Berlin',
             created_at: '2026-03-01T09:00:00.000Z',
           },
           created_at: '2026-10-01T07:45:00.000Z',

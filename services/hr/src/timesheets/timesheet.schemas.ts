@@ -18,8 +18,14 @@ const EntryInput = named(
   'TimesheetEntryInput',
   strictObject(
     {
-      start: StartTimeOfDay({ description: 'When the work started, `HH:MM` (00:00–23:59).', examples: ['08:00'] }),
-      end: EndTimeOfDay({ description: 'When the work ended, `HH:MM`, after `start`; `24:00` is midnight at the end of the day.', examples: ['12:00'] }),
+      start: StartTimeOfDay({
+        description: 'When the work started, `HH:MM` (00:00–23:59), local time of the contract\'s `time_zone`; a time the clocks skip that day is a 422.',
+        examples: ['08:00'],
+      }),
+      end: EndTimeOfDay({
+        description: 'When the work ended, `HH:MM`, after `start`, local time of the contract\'s `time_zone`; `24:00` is midnight at the end of the day.',
+        examples: ['12:00'],
+      }),
       category: category(),
     },
     { description: 'One stretch of work.', examples: [{ start: '08:00', end: '12:00', category: 'normal' }] },
@@ -87,7 +93,11 @@ const Entry = named(
       start: Type.String({ description: 'Start, `HH:MM`.', examples: ['08:00'] }),
       end: Type.String({ description: 'End, `HH:MM` (`24:00` is the end of the day).', examples: ['12:00'] }),
       category: category(),
-      minutes: Type.Integer({ minimum: 1, description: 'Minutes from `start` to `end`.', examples: [240] }),
+      minutes: Type.Integer({
+        minimum: 1,
+        description: 'Real minutes from `start` to `end` in the contract\'s `time_zone` (00:00–24:00 is 1,380 on the day summer time begins, 1,500 on the day it ends).',
+        examples: [240],
+      }),
     },
     { additionalProperties: false, description: 'One stretch of work as stored.', examples: [{ start: '08:00', end: '12:00', category: 'normal', minutes: 240 }] },
   ),
@@ -101,7 +111,7 @@ export const Timesheet = named(
       user_id: Uuid({ description: 'The helpdesk user whose day it is; an employee of your tenant.' }),
       date: DateOnly({ description: 'The working day, `YYYY-MM-DD`.' }),
       entries: Type.Array(Entry, { description: 'The stretches of work, sorted by `start`.' }),
-      worked_minutes: Type.Integer({ minimum: 0, description: 'Sum of the minutes of the working-time entries (`standby` is not working time).' }),
+      worked_minutes: Type.Integer({ minimum: 0, description: 'Sum of the (real) minutes of the working-time entries (`standby` is not working time).' }),
       break_minutes: Type.Integer({
         minimum: 0,
         description: 'Sum of the gaps between working-time entries that last at least 15 minutes (shorter interruptions are not breaks, §4 ArbZG).',
