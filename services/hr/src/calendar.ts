@@ -18,6 +18,13 @@ export function dayOfYear(year: number, monthDay: string): string {
   return `${String(year).padStart(4, '0')}-${monthDay}`;
 }
 
+/** The number of days of a month (1–12) of a year. setUTCFullYear, not Date.UTC, which reads years 0–99 as 1900–1999. */
+export function daysInMonth(year: number, month: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 0);
+  return date.getUTCDate();
+}
+
 /** The Date of a `date` column → `2026-10-29`. */
 export function dateToDay(date: Date): string {
   return date.toISOString().slice(0, 10);

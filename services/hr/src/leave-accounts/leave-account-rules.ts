@@ -1,7 +1,7 @@
 // The leave account of a year under the Bundesurlaubsgesetz, from what the database summed up
 // (per year, never per day): pure functions, so every rule is one place to read.
 import { addDays, daysBetween, yearOf } from '@msp/calendar';
-import { dayOfYear } from '../calendar';
+import { dayOfYear, daysInMonth } from '../calendar';
 import { contractOn, type ContractTerms } from '../contracts/contract-rules';
 
 /** A year's vacation working days (vacation leave days a sick leave covers are already left out, §9 BUrlG). */
@@ -48,7 +48,6 @@ const NONE: VacationDays = { taken: 0, planned: 0, requested: 0, beforeExpiry: 0
 /** Two decimals, so sums of thirds and twelfths do not show floating-point dust. */
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
 /** The same day `months` later (the month's last day when it is shorter, §188 (3) BGB). */
 function addMonths(day: string, months: number): string {

@@ -1,7 +1,7 @@
 // The overtime account (Arbeitszeitkonto): what the contracts ask for, what was worked and what
 // leave credits, a month at a time. Pure functions: no I/O.
 import { addDays, holidays, isHoliday, weekdayOf, yearOf } from '@msp/calendar';
-import { weekdayCount } from '../calendar';
+import { daysInMonth, weekdayCount } from '../calendar';
 import { contractOn, type ContractTerms } from '../contracts/contract-rules';
 
 /** The days the employee is employed: from `start` (null: since ever) to `end` (null: still employed), both included. */
@@ -114,6 +114,6 @@ export function accountStart(contracts: readonly ContractTerms[], employmentStar
 /** `YYYY-MM` → its first and last day. */
 export function monthSpan(period: string): { first: string; last: string } {
   const [year, month] = period.split('-').map(Number) as [number, number];
-  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const lastDay = daysInMonth(year, month);
   return { first: `${period}-01`, last: `${period}-${String(lastDay).padStart(2, '0')}` };
 }
