@@ -7,7 +7,15 @@ export { testSchemaMatchesMigrations } from './schema-drift.suite';
 export { startServiceUnderTest, type ServiceUnderTest, type ServiceTestDeps, type StartServiceOptions, type VerifierTestSettings } from './service-under-test';
 export { operationsLackingExamples, testEveryOperationHasExamples } from './openapi-examples.suite';
 export { describeTenantWall, type TenantWallOptions, type TenantWallSetup } from './tenant-wall.suite';
-export { createConformanceChecker, type Checker } from './openapi-conformance';
+export {
+  checkConformanceAfterEachTest,
+  createConformanceChecker,
+  expectConformingResponses,
+  recordConformance,
+  type Checker,
+  type CheckedResponse,
+  type ConformanceRecorder,
+} from './openapi-conformance';
 export { describeFuzz, type FuzzOptions, type FuzzSetup } from './fuzz.suite';
 export { discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocument } from './openapi-walk';
 export { freePort } from './free-port';

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '@msp/db';
 import { createLogger, type Logger } from '@msp/http';
+import { recordConformance, type ConformanceRecorder } from './openapi-conformance';
 import { connectedRedis, uniquePrefix } from './redis';
 import { startTestIssuer, type TestIssuer } from './test-issuer';
 
@@ -54,6 +55,12 @@ export interface StartServiceOptions<Db> {
   databaseUrl?: string;
   /** `createDb` and `createApp` from a fresh copy of the service's modules (jest.isolateModules), for `replica()`. */
   isolated?(): Pick<StartServiceOptions<Db>, 'createDb' | 'createApp'>;
+  /**
+   * Check every answer of `app` (and of each replica) against the OpenAPI document the service
+   * serves (recordConformance); with checkConformanceAfterEachTest in the suite's jest setup, a
+   * test that receives an undocumented answer fails. `close()` throws what no test has reported.
+   */
+  conformance?: boolean;
 }
 
 /**
@@ -77,9 +84,17 @@ export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>
   };
   const started = await options.createApp({ db, databaseUrl, redis, issuer, logger, settings });
   const replicas: (() => Promise<void>)[] = [];
+  const recorders: ConformanceRecorder[] = [];
+  const checked = async (app: http.RequestListener) => {
+    if (!options.conformance) return app;
+    const recorder = await recordConformance(app);
+    recorders.push(recorder);
+    return recorder.app;
+  };
+  const app = await checked(started.app);
 
   return {
-    app: started.app,
+    app,
     db,
     databaseUrl,
     redis,
@@ -95,7 +110,7 @@ export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>
         await replicaDb.$disconnect();
         await replicaRedis.quit();
       });
-      return replica.app;
+      return checked(replica.app);
     },
     async close() {
       for (const close of replicas) await close();
@@ -104,6 +119,12 @@ export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>
       await redis.quit();
       await issuer.close();
       await database?.drop();
+      // Answers no test's afterEach has reported (a hook's requests, a late response) fail the suite here.
+      const unreported = recorders.flatMap((recorder) => {
+        recorder.dispose();
+        return recorder.takeViolations();
+      });
+      if (unreported.length > 0) throw new Error(`${unreported.length} response(s) do not match the served OpenAPI document:\n${unreported.join('\n\n')}`);
     },
   };
 }

@@ -79,6 +79,8 @@ describe('Contracts', () => {
       working_days: FIVE_DAYS,
       vacation_days_per_year: 30,
       state: 'DE-BE',
+      opening_balance_minutes: null,
+      time_zone: 'Europe/Berlin',
       created_at: expect.any(String),
     });
     const listed = await request(hr.app).get(`${API}/employees/${e.id}/contracts`).set('Authorization', e.auth);
@@ -92,10 +94,10 @@ describe('Contracts', () => {
   test('When a second contract starts later, then the history lists both latest first and the current one is the one valid today', async () => {
     const e = await newEmployee(null, [contract({ valid_from: '2025-01-01' })]);
     const later = await addContract(e, contract({ valid_from: '2025-07-01', working_days: ['mon', 'tue', 'wed', 'thu'], vacation_days_per_year: 24 }));
-    const future = await addContract(e, contract({ valid_from: '2999-01-01' }));
+    const future = await addContract(e, contract({ valid_from: '2199-01-01' }));
 
     const listed = await request(hr.app).get(`${API}/employees/${e.id}/contracts`).set('Authorization', e.auth);
-    expect(listed.body.data.map((c: { valid_from: string }) => c.valid_from)).toEqual(['2999-01-01', '2025-07-01', '2025-01-01']);
+    expect(listed.body.data.map((c: { valid_from: string }) => c.valid_from)).toEqual(['2199-01-01', '2025-07-01', '2025-01-01']);
     const employee = await request(hr.app).get(`${API}/employees/${e.id}`).set('Authorization', e.auth);
     expect(employee.body.current_contract.id).toBe(later.body.id);
     expect(future.status).toBe(201);

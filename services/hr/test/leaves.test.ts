@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { addEmployee as addEmployeeTo, expectProblem, newCallerWithEmployee, type CallerWithEmployee } from './support/callers';
 import { startHr, type TestHr } from './support/hr';
+import { employeeWith, fullTime } from './support/employees';
+import { YEARS_PATTERN } from '../src/day.schemas';
 
 const LEAVES = '/api/v1/leaves';
 
@@ -111,7 +113,7 @@ describe('POST /leaves', () => {
     ['two full weeks and a day', '2026-11-02', '2026-11-16', 11],
     ['across a leap day', '2028-02-28', '2028-03-01', 3],
     ['a whole year', '2026-01-01', '2026-12-31', 261],
-    ['the whole calendar PostgreSQL knows from year 1', '0001-01-01', '9999-12-31', 2_608_615],
+    ['three whole years', '2026-01-01', '2028-12-31', 782],
   ])('When the leave spans %s, then working_days counts Monday to Friday inclusive', async (_case, start, end, days) => {
     const caller = await newCaller();
     expect((await requestLeave(caller, { start_date: start, end_date: end })).working_days).toBe(days);
@@ -127,7 +129,7 @@ describe('POST /leaves', () => {
     ['a status', { status: 'approved' }, 'status', 'is not a known field'],
     ['an unknown field', { days: 3 }, 'days', 'is not a known field'],
     ['a start_date that does not exist', { start_date: '2026-02-30' }, 'start_date', 'must be a valid date (YYYY-MM-DD)'],
-    ['a start_date in the year 0000 (PostgreSQL has none)', { start_date: '0000-12-31' }, 'start_date', 'must be a valid date (YYYY-MM-DD)'],
+    ['a start_date before 1900', { start_date: '1899-12-31' }, 'start_date', `must match pattern "${YEARS_PATTERN}"`],
     ['an end_date in another format', { end_date: '03.11.2026' }, 'end_date', 'must be a valid date (YYYY-MM-DD)'],
     ['a user_id that is not a UUID', { user_id: 'erika' }, 'user_id', 'must be a valid uuid'],
     ['a note that is not text', { note: 42 }, 'note', 'must be of type string'],
@@ -174,6 +176,31 @@ describe('POST /leaves', () => {
     }
     expect(await storedLeaves(caller.tenantId)).toEqual([]);
     expect(await hr.db.leave.count({ where: { userId: otherTenantsUser } })).toBe(0);
+  });
+
+  test('When a leave spans a century of working days under a contract, then it answers 422 naming end_date and the last day it may end on, and stores nothing', async () => {
+    const caller = await employeeWith(hr, { start_date: '1926-01-01' }, [fullTime('DE-BE', '1926-01-01')]);
+    const response = await post(caller.auth, { user_id: caller.userId, type: 'unpaid', start_date: '1926-01-01', end_date: '2025-12-31' });
+
+    expectProblem(response, 422, 'unprocessable');
+    expect(response.body.errors).toEqual([{ field: 'end_date', message: 'must be on or before 1928-12-31 (at most 3 years after start_date)' }]);
+    expect(response.body.latest_end_date).toBe('1928-12-31');
+    expect(response.body.detail).toMatch(/^A leave spans at most 3 years .*§15 \(2\) BEEG.*end_date must be on or before 1928-12-31\.$/);
+    expect(await storedLeaves(caller.tenantId)).toEqual([]);
+    expect(await hr.db.leaveDay.count({ where: { tenantId: caller.tenantId } })).toBe(0);
+  });
+
+  test.each([
+    ['three years to the day before', 201, '2026-01-01', '2028-12-31'],
+    ['three years and a day', 422, '2026-01-01', '2029-01-01'],
+    ['three years from 29 February, to 28 February', 201, '2028-02-29', '2031-02-28'],
+    ['three years from 29 February, to 1 March', 422, '2028-02-29', '2031-03-01'],
+  ])('When a parental leave spans %s, then it answers %s', async (_case, status, start, end) => {
+    const caller = await newCaller();
+    const response = await post(caller.auth, leaveInput(caller, { type: 'parental', start_date: start, end_date: end }));
+    expect(response.status).toBe(status);
+    if (status === 201) expect(await hr.db.leaveDay.count({ where: { leaveId: response.body.id } })).toBe(0); // no contract: counted, not booked
+    else expect(response.body.errors).toEqual([{ field: 'end_date', message: expect.stringMatching(/^must be on or before /) }]);
   });
 
   test('When both rules break, then the 422 names both fields', async () => {

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { addEmployee as addEmployeeTo, expectProblem, newCallerWithEmployee } from './support/callers';
 import { startHr, type TestHr } from './support/hr';
+import { employeeWith, fullTime, type TestEmployee } from './support/employees';
+import { YEARS_PATTERN } from '../src/day.schemas';
 
 const TIMESHEETS = '/api/v1/timesheets';
 
@@ -130,7 +132,7 @@ describe('POST /timesheets', () => {
     expect(sheet).toMatchObject({ worked_minutes: 119, break_minutes: 1320, warnings: [] });
   });
 
-  test.each(['2028-02-29', '0001-01-01', '9999-12-31'])('When the day is %s, then it is a real day and stored as such', async (day) => {
+  test.each(['2028-02-29', '1900-01-01', '2199-12-31'])('When the day is %s, then it is a real day and stored as such', async (day) => {
     const caller = await newCaller();
     expect((await record(caller, day)).date).toBe(day);
     expect((await storedSheets(caller.tenantId))[0]!.date).toBe(day);
@@ -141,7 +143,7 @@ describe('POST /timesheets', () => {
     ['a user_id that is not a UUID', { user_id: 'erika' }, 'user_id', 'must be a valid uuid'],
     ['a date that does not exist', { date: '2026-02-30' }, 'date', 'must be a valid date (YYYY-MM-DD)'],
     ['29 February of a common year', { date: '2026-02-29' }, 'date', 'must be a valid date (YYYY-MM-DD)'],
-    ['the year 0000 (PostgreSQL has none)', { date: '0000-01-01' }, 'date', 'must be a valid date (YYYY-MM-DD)'],
+    ['a year before 1900', { date: '1899-12-31' }, 'date', `must match pattern "${YEARS_PATTERN}"`],
     ['a date in another format', { date: '29.10.2026' }, 'date', 'must be a valid date (YYYY-MM-DD)'],
     ['a date with a time', { date: '2026-10-29T08:00:00Z' }, 'date', 'must be a valid date (YYYY-MM-DD)'],
     ['no entries', { entries: [] }, 'entries', 'must NOT have fewer than 1 items'],
@@ -679,7 +681,7 @@ describe('GET /timesheets', () => {
 
   test.each([
     ['from', '?from=2026-02-30', 'from', 'must be a valid date (YYYY-MM-DD)'],
-    ['from in the year 0000', '?from=0000-12-31', 'from', 'must be a valid date (YYYY-MM-DD)'],
+    ['from before 1900', '?from=1899-12-31', 'from', `must match pattern "${YEARS_PATTERN}"`],
     ['to', '?to=yesterday', 'to', 'must be a valid date (YYYY-MM-DD)'],
     ['user_id', '?user_id=erika', 'user_id', 'must be a valid uuid'],
     ['to before from', '?from=2026-10-02&to=2026-10-01', 'to', 'must not be before from'],
@@ -992,5 +994,124 @@ describe('neighbouring days written at the same time', () => {
         [['rest_period_too_short', '2026-10-29']],
       ]);
     }
+  });
+});
+
+describe('Local times in the contract\'s time zone', () => {
+  // Berlin (the default, and every contract's zone before contracts had one): summer time begins at
+  // 02:00 on 29 March 2026 (clocks jump to 03:00) and ends at 03:00 on 25 October 2026 (back to 02:00).
+  const standby = (start: string, end: string) => ({ start, end, category: 'standby' });
+  const work = (start: string, end: string) => ({ start, end, category: 'normal' });
+
+  test('When a whole day of standby is recorded on the days Berlin\'s clocks change, then it counts 1,380 and 1,500 minutes, and the payroll export pays those hours', async () => {
+    const caller = await newCaller('read:hr write:hr read:payroll');
+
+    const spring = await record(caller, '2026-03-29', [standby('00:00', '24:00')]);
+    const autumn = await record(caller, '2026-10-25', [standby('00:00', '24:00')]);
+    const ordinary = await record(caller, '2026-10-26', [standby('00:00', '24:00')]);
+
+    expect(spring.entries).toEqual([{ start: '00:00', end: '24:00', category: 'standby', minutes: 1380 }]);
+    expect(autumn.entries).toEqual([{ start: '00:00', end: '24:00', category: 'standby', minutes: 1500 }]);
+    expect(ordinary.entries[0]!.minutes).toBe(1440);
+    expect((await storedSheets(caller.tenantId)).map((sheet) => sheet.entries[0]![3])).toEqual([1380, 1500, 1440]);
+    const march = await request(hr.app).get('/api/v1/exports/payroll?period=2026-03').set('Authorization', caller.auth);
+    expect(march.text).toMatch(/,2026-03,\d+,standby,23\.00,hours\r\n/);
+  });
+
+  test.each([
+    ['a start the clocks skip', [work('02:30', '06:00')], 'entries[0].start', '02:30'],
+    ['an end the clocks skip', [work('00:00', '02:15')], 'entries[0].end', '02:15'],
+  ])('When an entry has %s (29 March 2026 in Berlin), then it answers 422 naming it and stores nothing', async (_case, entries, field, time) => {
+    const caller = await newCaller();
+    const response = await post(caller.auth, { user_id: caller.userId, date: '2026-03-29', entries });
+
+    expectProblem(response, 422, 'unprocessable');
+    expect(response.body.errors).toEqual([{ field, message: `does not exist on 2026-03-29 in Europe/Berlin: the clocks skip ${time} that day (summer time begins)` }]);
+    expect(await storedSheets(caller.tenantId)).toEqual([]);
+  });
+
+  test('When the clocks show a time twice (02:30 on 25 October 2026), then it is the first of the two, and 03:00 the only one', async () => {
+    const caller = await newCaller();
+    // 02:30 summer time to 03:00 winter time: 90 real minutes.
+    expect((await record(caller, '2026-10-25', [work('02:30', '03:00')])).worked_minutes).toBe(90);
+  });
+
+  test('When the day maximum of §3 ArbZG is judged on the days the clocks change, then it counts real minutes', async () => {
+    const caller = await newCaller();
+    // 00:00–10:30 is 9 h 30 of real time on 29 March (an hour is skipped): within 10 h.
+    expect((await record(caller, '2026-03-29', [work('00:00', '10:30')])).worked_minutes).toBe(570);
+    // 00:00–09:30 is 10 h 30 of real time on 25 October (an hour is repeated): over 10 h.
+    const autumn = await post(caller.auth, { user_id: caller.userId, date: '2026-10-25', entries: [work('00:00', '09:30')] });
+    expectProblem(autumn, 422, 'unprocessable');
+    expect(autumn.body.errors).toEqual([{ field: 'entries', message: 'add up to 630 min (10 h 30) of work; at most 600 min (10 h) a day are allowed (§3 ArbZG)' }]);
+    // The same times on an ordinary day: 9 h 30.
+    expect((await record(caller, '2026-10-27', [work('00:00', '09:30')])).worked_minutes).toBe(570);
+  });
+
+  test('When the breaks of §4 ArbZG lie across a change of the clocks, then they count real minutes', async () => {
+    const caller = await newCaller();
+    // 00:00–01:50 (winter time) then 03:00–08:00 (summer time): the clocks jump from 02:00 to 03:00, so the gap is 10 real minutes, no break.
+    const sheet = await record(caller, '2026-03-29', [work('00:00', '01:50'), work('03:00', '08:00')]);
+    expect(sheet).toMatchObject({ worked_minutes: 110 + 300, break_minutes: 0 });
+    // 6 h 50 of work with no break: too little break, too long a block (and a Sunday).
+    expect(sheet.warnings.map((warning) => warning.code)).toEqual(['break_too_short', 'work_block_too_long', 'sunday_work']);
+    expect(sheet.warnings[0]!.message).toMatch(/0 min recorded, 30 min missing/);
+  });
+
+  test('When the rest between two days spans a change of the clocks, then §5 ArbZG counts its real hours', async () => {
+    const caller = await newCaller();
+    // 22:00 on 28 March to 09:30 on 29 March: 11 h 30 on the clock, 10 h 30 of real rest.
+    await record(caller, '2026-03-28', [work('18:00', '22:00')]);
+    const spring = await record(caller, '2026-03-29', [work('09:30', '12:00')]);
+    expect(spring.warnings).toEqual([
+      expect.objectContaining({ code: 'rest_period_too_short', message: expect.stringMatching(/^Only 10 h 30 of rest between the end of work on 2026-03-28 \(22:00\) and its start on 2026-03-29 \(09:30\)/) }),
+      expect.objectContaining({ code: 'sunday_work' }),
+    ]);
+    // 22:00 on 24 October to 08:30 on 25 October: 10 h 30 on the clock, 11 h 30 of real rest.
+    await record(caller, '2026-10-24', [work('18:00', '22:00')]);
+    expect((await record(caller, '2026-10-25', [work('08:30', '12:00')])).warnings).toEqual([expect.objectContaining({ code: 'sunday_work' })]);
+  });
+
+  test('When work runs over the night the clocks go back, then the block of §4 ArbZG is its real length', async () => {
+    const caller = await newCaller();
+    await record(caller, '2026-10-24', [work('20:00', '24:00')]);
+    const sheet = await record(caller, '2026-10-25', [work('00:00', '03:00')]);
+    // 20:00–03:00 on the clock is 8 h of work.
+    expect(sheet.warnings).toContainEqual({
+      code: 'work_block_too_long',
+      message: '8 h of work in a row without a break of at least 15 min (2026-10-24 20:00 – 2026-10-25 03:00); §4 ArbZG allows at most 6 h in a row.',
+      other_date: '2026-10-24',
+    });
+  });
+
+  test('When the contract is in another zone, then its days are read in that zone: New York changes its clocks on 8 March 2026, not on 29 March', async () => {
+    const e = await employeeWith(hr, null, [{ ...fullTime('DE-BE', '2026-01-01'), time_zone: 'America/New_York' }]);
+    const caller = { auth: e.auth, userId: e.userId };
+
+    expect((await record(caller, '2026-03-08', [standby('00:00', '24:00')])).entries[0]!.minutes).toBe(1380);
+    expect((await record(caller, '2026-03-29', [standby('00:00', '24:00')])).entries[0]!.minutes).toBe(1440);
+    expect((await record(caller, '2026-03-30', [work('02:30', '06:00')])).worked_minutes).toBe(210);
+  });
+});
+
+describe('A contract\'s time zone', () => {
+  const add = (e: TestEmployee, body: object) => request(hr.app).post(`/api/v1/employees/${e.id}/contracts`).set('Authorization', e.auth).send(body);
+
+  test('When a contract names no zone, then it is Europe/Berlin; a zone in other letter case is stored as the tz database spells it', async () => {
+    const e = await employeeWith(hr, null, []);
+    expect((await add(e, fullTime('DE-BE', '2026-01-01'))).body.time_zone).toBe('Europe/Berlin');
+    const lower = await add(e, { ...fullTime('DE-BE', '2026-02-01'), time_zone: 'america/new_york' });
+    expect(lower.status).toBe(201);
+    expect(lower.body.time_zone).toBe('America/New_York');
+    const stored = await hr.db.contract.findMany({ where: { employeeId: e.id }, orderBy: { validFrom: 'asc' } });
+    expect(stored.map((contract) => contract.timeZone)).toEqual(['Europe/Berlin', 'America/New_York']);
+  });
+
+  test.each([['Mars/Olympus_Mons'], ['+01:00'], ['CET-1CEST'], ['Europe/']])('When the zone is %s, then it answers 400 naming time_zone and stores nothing', async (zone) => {
+    const e = await employeeWith(hr, null, []);
+    const response = await add(e, { ...fullTime('DE-BE', '2026-01-01'), time_zone: zone });
+    expectProblem(response, 400, 'validation-error');
+    expect(response.body.errors).toEqual([{ field: 'time_zone', message: 'is not a known IANA time zone (such as Europe/Berlin)' }]);
+    expect(await hr.db.contract.count({ where: { employeeId: e.id } })).toBe(0);
   });
 });

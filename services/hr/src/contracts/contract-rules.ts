@@ -12,6 +12,10 @@ export interface ContractTerms {
   workingDays: Weekday[];
   vacationDaysPerYear: number;
   state: GermanState;
+  /** Overtime (minutes) the time account starts from on `validFrom`; null: the account carries on. */
+  openingBalanceMinutes: number | null;
+  /** The IANA zone whose local times the employee's timesheets record while the contract holds. */
+  timeZone: string;
 }
 
 /**

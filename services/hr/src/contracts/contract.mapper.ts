@@ -11,6 +11,8 @@ export function contractJson(contract: ContractRecord): ContractJson {
     working_days: [...contract.workingDays],
     vacation_days_per_year: contract.vacationDaysPerYear,
     state: contract.state,
+    opening_balance_minutes: contract.openingBalanceMinutes,
+    time_zone: contract.timeZone,
     created_at: contract.createdAt.toISOString(),
   };
 }

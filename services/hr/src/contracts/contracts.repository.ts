@@ -26,7 +26,7 @@ export class DuplicateContractError extends Error {
 
 /** Dates as text and the decimal as a number, so the pool and Prisma's raw reads give the same. */
 export const CONTRACT_COLUMNS = Prisma.sql`c.id, c.employee_id, to_char(c.valid_from, 'YYYY-MM-DD') AS valid_from, c.weekly_minutes, c.working_days,
-  c.vacation_days_per_year::float8 AS vacation_days_per_year, c.state, c.created_at`;
+  c.vacation_days_per_year::float8 AS vacation_days_per_year, c.state, c.opening_balance_minutes, c.time_zone, c.created_at`;
 
 export interface ContractSqlRow {
   id: string;
@@ -36,6 +36,8 @@ export interface ContractSqlRow {
   working_days: string[];
   vacation_days_per_year: number;
   state: string;
+  opening_balance_minutes: number | null;
+  time_zone: string;
   created_at: string | Date;
 }
 
@@ -49,6 +51,8 @@ export function contractFromSql(row: ContractSqlRow): ContractRecord {
     workingDays: row.working_days as Weekday[],
     vacationDaysPerYear: Number(row.vacation_days_per_year),
     state: row.state as GermanState,
+    openingBalanceMinutes: row.opening_balance_minutes,
+    timeZone: row.time_zone,
     createdAt: new Date(row.created_at),
   };
 }
@@ -104,6 +108,8 @@ export function createContractsRepository(db: Db) {
               workingDays: [...input.workingDays],
               vacationDaysPerYear: input.vacationDaysPerYear,
               state: input.state,
+              openingBalanceMinutes: input.openingBalanceMinutes,
+              timeZone: input.timeZone,
             },
           });
           const created: ContractRecord = { ...input, workingDays: [...input.workingDays], id: row.id, employeeId, createdAt: row.createdAt };

@@ -3,6 +3,7 @@ import { tenantOf } from '@msp/auth';
 import { contractJson } from './contract.mapper';
 import { Contract, ContractPage, ContractRuleProblem, CreateContractBody, ListContractsQuery } from './contract.schemas';
 import type { ContractsService } from './contracts.service';
+import { DEFAULT_TIME_ZONE } from '../calendar';
 
 const TAGS = ['Employees'];
 
@@ -38,7 +39,9 @@ export function registerContractRoutes(api: ApiRouter, deps: { contracts: Contra
       'Adds a contract from `valid_from` on; the previous one ends the day before. Leave counts the contract\'s `working_days` minus the public holidays ' +
       'of its `state`, and the leave account spreads `vacation_days_per_year` over the days each contract holds. `vacation_days_per_year` below the ' +
       'minimum of §3 BUrlG (24 working days on six days a week: 4 × the working days a week) is a 422 whose `minimum` names it; a second contract ' +
-      'with the same `valid_from` is a 409.',
+      'with the same `valid_from` is a 409. With `opening_balance_minutes` the overtime account (`GET /employees/{id}/time-account`) starts afresh on ' +
+      'the contract\'s `valid_from` from that balance: the days before it no longer count for the months from then on. `time_zone` (an IANA zone, ' +
+      'default `Europe/Berlin`; an unknown one is a 400) is the zone whose local times the employee\'s timesheets record while the contract holds.',
     tags: TAGS,
     scope: 'write:hr',
     params: IdParams,
@@ -59,6 +62,8 @@ export function registerContractRoutes(api: ApiRouter, deps: { contracts: Contra
         workingDays: body.working_days,
         vacationDaysPerYear: body.vacation_days_per_year,
         state: body.state,
+        openingBalanceMinutes: body.opening_balance_minutes ?? null,
+        timeZone: body.time_zone ?? DEFAULT_TIME_ZONE,
       });
       res.status(201).location(`${API_BASE_PATH}/employees/${params.id}/contracts`).json(contractJson(contract));
     },

@@ -1,5 +1,6 @@
 import { WEEKDAYS } from '@msp/calendar';
-import { conflict, listWindow, notFound, unprocessable, type PageRequest } from '@msp/http';
+import { conflict, listWindow, notFound, unprocessable, validationFailed, type PageRequest } from '@msp/http';
+import { canonicalTimeZone } from '../calendar';
 import type { EmployeesRepository } from '../employees/employees.repository';
 import { hrEvents } from '../events/hr-events';
 import { minimumVacationDays } from './contract-rules';
@@ -35,9 +36,14 @@ export function createContractsService(deps: { contracts: ContractsRepository; e
     },
 
     async add(tenantId: string, employeeId: string, input: NewContract): Promise<ContractRecord> {
+      // A zone the calendar does not know is as malformed as a bad date: the schema cannot list the zones.
+      const timeZone = canonicalTimeZone(input.timeZone);
+      if (timeZone === null) {
+        throw validationFailed([{ field: 'time_zone', message: 'is not a known IANA time zone (such as Europe/Berlin)' }], 'The request body is not valid.');
+      }
       await assertEmployee(tenantId, employeeId);
-      // Week order, whatever order the caller sent.
-      const contract = { ...input, workingDays: WEEKDAYS.filter((day) => input.workingDays.includes(day)) };
+      // Week order, whatever order the caller sent; the zone as the tz database spells it.
+      const contract = { ...input, timeZone, workingDays: WEEKDAYS.filter((day) => input.workingDays.includes(day)) };
       assertLegalMinimum(contract);
       try {
         return await contracts.create(tenantId, employeeId, contract, (tx, created) =>

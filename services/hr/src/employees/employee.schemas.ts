@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, named, keysetQueryProperties, Nullable, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
 import { Contract } from '../contracts/contract.schemas';
+import { RequestDay } from '../day.schemas';
 
 // Digits only, 1–20. DATEV (LODAS, Lohn und Gehalt) keys an employee on a numeric Personalnummer of
 // at most 5 digits, and the other payroll programs a tenant may export to key on numbers too, some of
@@ -17,9 +18,13 @@ const personnelNumber = (options: { description?: string } = {}) =>
     ...options,
   });
 
-const employmentStart = () =>
-  DateOnly({ description: 'First day of employment, `YYYY-MM-DD`. The six-month waiting period of §4 BUrlG runs from it. Until set, the first contract\'s `valid_from` stands in.' });
-const employmentEnd = () => DateOnly({ description: 'Last day of employment, `YYYY-MM-DD` (not before `start_date`, else 422); `null` while employed.' });
+const EMPLOYMENT_START =
+  'First day of employment, `YYYY-MM-DD`. The six-month waiting period of §4 BUrlG runs from it. Until set, the first contract\'s `valid_from` stands in.';
+const EMPLOYMENT_END = 'Last day of employment, `YYYY-MM-DD` (not before `start_date`, else 422); `null` while employed.';
+const employmentStart = () => DateOnly({ description: EMPLOYMENT_START });
+const employmentEnd = () => DateOnly({ description: EMPLOYMENT_END });
+const newEmploymentStart = () => RequestDay({ description: EMPLOYMENT_START });
+const newEmploymentEnd = () => RequestDay({ description: EMPLOYMENT_END });
 
 const Employment = Type.Object(
   { start_date: Nullable(employmentStart()), end_date: Nullable(employmentEnd()) },
@@ -27,7 +32,7 @@ const Employment = Type.Object(
 );
 
 const EmploymentChange = strictObject(
-  { start_date: Type.Optional(Nullable(employmentStart())), end_date: Type.Optional(Nullable(employmentEnd())) },
+  { start_date: Type.Optional(Nullable(newEmploymentStart())), end_date: Type.Optional(Nullable(newEmploymentEnd())) },
   { minProperties: 1, description: 'The employment dates to change; a date left out keeps its value, `null` clears it.' },
 );
 
@@ -66,6 +71,8 @@ export const Employee = named(
             working_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
             vacation_days_per_year: 30,
             state: 'DE-BE',
+            opening_balance_minutes: null,
+            time_zone: 'Europe/Berlin',
             created_at: '2026-03-01T09:00:00.000Z',
           },
           created_at: '2026-10-01T07:45:00.000Z',
@@ -85,7 +92,7 @@ export const CreateEmployeeBody = named(
     user_id: Uuid({ description: 'Id of the helpdesk user; stored as given (hr does not look it up in the helpdesk). Unique in your tenant.' }),
     personnel_number: personnelNumber({ description: 'The payroll number: 1–20 digits (DATEV: at most 5). Unique in your tenant.' }),
     name: name(),
-    employment: Type.Optional(strictObject({ start_date: employmentStart(), end_date: Type.Optional(Nullable(employmentEnd())) }, { description: 'When the employment began (and ended).' })),
+    employment: Type.Optional(strictObject({ start_date: newEmploymentStart(), end_date: Type.Optional(Nullable(newEmploymentEnd())) }, { description: 'When the employment began (and ended).' })),
   }, { examples: [{ user_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01', personnel_number: '10042', name: 'Erika Mustermann' }] }),
 );
 export type CreateEmployeeBody = Static<typeof CreateEmployeeBody>;

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { named, stringEnum, strictObject } from '@msp/http';
+import { RequestMonth } from '../day.schemas';
 
 export const EXPORT_FORMATS = ['csv', 'datev'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const PayrollExportQuery = strictObject({
-  period: Type.String({ format: 'year-month', description: 'The payroll month, `YYYY-MM` (e.g. `2026-10`).', examples: ['2026-10'] }),
+  period: RequestMonth({ description: 'The payroll month, `YYYY-MM` (e.g. `2026-10`).', examples: ['2026-10'] }),
   format: Type.Optional(
     stringEnum(EXPORT_FORMATS, {
       default: 'csv',

@@ -1,3 +1,5 @@
+import { daysInMonth } from '../calendar';
+
 /**
  * One line of the payroll export, as the database produces it: the quantity of one category of one
  * employee in the period, already mapped to the tenant's wage type and rounded to two decimals
@@ -23,6 +25,6 @@ export interface Period {
 
 export function periodOf(label: string): Period {
   const [year, month] = label.split('-').map(Number) as [number, number];
-  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const days = daysInMonth(year, month);
   return { label, first: `${label}-01`, last: `${label}-${String(days).padStart(2, '0')}` };
 }

@@ -1,6 +1,7 @@
 // The leave account of a year under the Bundesurlaubsgesetz, from what the database summed up
 // (per year, never per day): pure functions, so every rule is one place to read.
 import { addDays, daysBetween, yearOf } from '@msp/calendar';
+import { dayOfYear, daysInMonth } from '../calendar';
 import { contractOn, type ContractTerms } from '../contracts/contract-rules';
 
 /** A year's vacation working days (vacation leave days a sick leave covers are already left out, §9 BUrlG). */
@@ -47,7 +48,6 @@ const NONE: VacationDays = { taken: 0, planned: 0, requested: 0, beforeExpiry: 0
 /** Two decimals, so sums of thirds and twelfths do not show floating-point dust. */
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
 /** The same day `months` later (the month's last day when it is shorter, §188 (3) BGB). */
 function addMonths(day: string, months: number): string {
@@ -56,7 +56,7 @@ function addMonths(day: string, months: number): string {
   const year = y + Math.floor(index / 12);
   const month = (index % 12) + 1;
   const date = Math.min(d, daysInMonth(year, month));
-  return `${year}-${String(month).padStart(2, '0')}-${String(date).padStart(2, '0')}`;
+  return dayOfYear(year, `${String(month).padStart(2, '0')}-${String(date).padStart(2, '0')}`);
 }
 
 /** Full months of employment from `from` to `to` (both included): a month from the 15th ends on the 14th. */
@@ -113,11 +113,13 @@ export function entitlement(inputs: AccountInputs, year: number): number {
   const start = employmentStartOf(inputs);
   const end = inputs.employmentEnd;
   if (!start || year < yearOf(start) || (end && year > yearOf(end))) return 0;
-  const from = start > `${year}-01-01` ? start : `${year}-01-01`;
-  const to = end && end < `${year}-12-31` ? end : `${year}-12-31`;
+  const first = dayOfYear(year, '01-01');
+  const last = dayOfYear(year, '12-31');
+  const from = start > first ? start : first;
+  const to = end && end < last ? end : last;
   const annual = annualDays(inputs.contracts, from, to);
   const waitingComplete = waitingPeriodEnd(start) <= to;
-  const leavesInFirstHalf = end !== null && yearOf(end) === year && end <= `${year}-06-30`;
+  const leavesInFirstHalf = end !== null && yearOf(end) === year && end <= dayOfYear(year, '06-30');
   const share = waitingComplete && !leavesInFirstHalf ? 1 : fullMonths(from, to) / 12;
   return roundEntitlement(annual * share);
 }
@@ -134,7 +136,7 @@ export function leaveAccount(inputs: AccountInputs, year: number): LeaveAccount 
   let account: LeaveAccount | undefined;
   for (let y = firstYear; y <= year; y++) {
     const days = inputs.vacation.get(y) ?? NONE;
-    const expiresOn = `${y}-${inputs.carryOverExpiry}`;
+    const expiresOn = dayOfYear(y, inputs.carryOverExpiry);
     const usedFromCarried = Math.min(Math.max(carried, 0), days.beforeExpiry);
     // Only once the expiry day is over; a debt (negative carry-over) never expires.
     const expired = carried > 0 && inputs.today > expiresOn ? round2(carried - usedFromCarried) : 0;

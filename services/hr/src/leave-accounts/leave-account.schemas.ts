@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { businessRuleProblem, DateOnly, DateTime, named, strictObject, Uuid } from '@msp/http';
+import { RequestYear } from '../day.schemas';
 
 const days = (description: string) => Type.Number({ description });
 
@@ -27,7 +28,7 @@ export const CreateLeaveAdjustmentBody = named(
   'CreateLeaveAdjustmentRequest',
   strictObject(
     {
-      year: Type.Integer({ minimum: 1970, maximum: 2999, description: 'The year whose account it changes.' }),
+      year: RequestYear({ description: 'The year whose account it changes,' }),
       days: Type.Number({ minimum: -365, maximum: 365, multipleOf: 0.5, description: 'Working days to add (positive) or take away (negative), in steps of 0.5; not 0.' }),
       reason: Type.String({ minLength: 1, maxLength: 500, pattern: '^[^\\u0000]*\\S[^\\u0000]*$', description: 'Why (1–500 characters), e.g. the collective agreement.' }),
     },
@@ -37,7 +38,7 @@ export const CreateLeaveAdjustmentBody = named(
 export type CreateLeaveAdjustmentBody = Static<typeof CreateLeaveAdjustmentBody>;
 
 export const LeaveAccountQuery = strictObject({
-  year: Type.Optional(Type.Integer({ minimum: 1970, maximum: 2999, description: 'The calendar year, e.g. `2026`; the current one (UTC) when left out.', examples: [2026] })),
+  year: Type.Optional(RequestYear({ description: 'The calendar year, e.g. `2026`; the current one (UTC) when left out;', examples: [2026] })),
 });
 export type LeaveAccountQuery = Static<typeof LeaveAccountQuery>;
 

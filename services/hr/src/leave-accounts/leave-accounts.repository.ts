@@ -61,12 +61,14 @@ export function createLeaveAccountsRepository(db: Db) {
      * are left out (§9 BUrlG).
      */
     async vacationDays(tenantId: string, userId: string, lastYear: number, today: string, expiry: string): Promise<Map<number, VacationDays>> {
+      // The expiry day of each row's year as a date, never as text glued to a year of fewer than four digits.
+      const [expiryMonth, expiryDay] = expiry.split('-').map(Number) as [number, number];
       const found = await rows<VacationSqlRow>(Prisma.sql`
         SELECT extract(year FROM d.day)::int AS year,
           count(*) FILTER (WHERE l.status = 'approved' AND d.day <= ${today}::date)::int AS taken,
           count(*) FILTER (WHERE l.status = 'approved' AND d.day > ${today}::date)::int AS planned,
           count(*) FILTER (WHERE l.status = 'requested')::int AS requested,
-          count(*) FILTER (WHERE l.status = 'approved' AND d.day <= to_date(extract(year FROM d.day)::int || '-' || ${expiry}, 'YYYY-MM-DD'))::int AS before_expiry
+          count(*) FILTER (WHERE l.status = 'approved' AND d.day <= make_date(extract(year FROM d.day)::int, ${expiryMonth}::int, ${expiryDay}::int))::int AS before_expiry
         FROM leave_days d JOIN leaves l ON l.id = d.leave_id
         WHERE d.tenant_id = ${tenantId}::uuid AND d.user_id = ${userId}::uuid AND d.day <= make_date(${lastYear}::int, 12, 31)
           AND l.type = 'vacation' AND l.status IN ('requested', 'approved')

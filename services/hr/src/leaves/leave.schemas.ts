@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { businessRuleProblem, DateOnly, DateTime, named, keysetQueryProperties, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import { RequestDay } from '../day.schemas';
+import { MAX_LEAVE_YEARS } from './leave-span';
 import { LEAVE_STATUSES } from './leave-status';
 
 export const LEAVE_TYPES = ['vacation', 'sick', 'unpaid', 'parental', 'special'] as const;
@@ -77,8 +79,13 @@ export const CreateLeaveBody = named(
     {
       user_id: Uuid({ description: 'The `user_id` of an employee of your tenant (else 422).' }),
       type: leaveType(),
-      start_date: DateOnly({ description: 'First day, `YYYY-MM-DD`.', examples: ['2026-10-29'] }),
-      end_date: DateOnly({ description: 'Last day, `YYYY-MM-DD`, not before `start_date` (else 422). Equal for a single day.', examples: ['2026-11-03'] }),
+      start_date: RequestDay({ description: 'First day, `YYYY-MM-DD`.', examples: ['2026-10-29'] }),
+      end_date: RequestDay({
+        description:
+          `Last day, \`YYYY-MM-DD\`, not before \`start_date\` and at most ${MAX_LEAVE_YEARS} years after it: before the same day ${MAX_LEAVE_YEARS} years later ` +
+          '(parental leave, the longest, ends by the child\'s third birthday; else 422 naming `latest_end_date`). Equal for a single day.',
+        examples: ['2026-11-03'],
+      }),
       note: Type.Optional(Type.String({ maxLength: NOTE_MAX, pattern: '^[^\\u0000]*$', description: `Free text, at most ${NOTE_MAX} characters.` })),
     },
     {
@@ -103,8 +110,8 @@ export const ListLeavesQuery = strictObject({
   user_id: Type.Optional(Uuid({ description: 'Only this user\'s leaves.' })),
   status: Type.Optional(leaveStatus({ description: 'Only leaves in this state.' })),
   type: Type.Optional(leaveType({ description: 'Only leaves of this type.' })),
-  from: Type.Optional(DateOnly({ description: 'Only leaves that end on or after this day, `YYYY-MM-DD`.', examples: ['2026-10-01'] })),
-  to: Type.Optional(DateOnly({ description: 'Only leaves that start on or before this day, `YYYY-MM-DD` (not before `from`).', examples: ['2026-10-31'] })),
+  from: Type.Optional(RequestDay({ description: 'Only leaves that end on or after this day, `YYYY-MM-DD`.', examples: ['2026-10-01'] })),
+  to: Type.Optional(RequestDay({ description: 'Only leaves that start on or before this day, `YYYY-MM-DD` (not before `from`).', examples: ['2026-10-31'] })),
 });
 export type ListLeavesQuery = Static<typeof ListLeavesQuery>;
 
@@ -113,7 +120,8 @@ export const LeaveRuleProblem = businessRuleProblem(
   {
     current_status: Type.Optional(leaveStatus({ description: 'The leave\'s status, unchanged (illegal moves only).' })),
     allowed_transitions: Type.Optional(Type.Array(leaveStatus(), { description: 'The states the leave may move to from its current one (illegal moves only).' })),
+    latest_end_date: Type.Optional(DateOnly({ description: `The last day a leave from \`start_date\` may end on (at most ${MAX_LEAVE_YEARS} years; a longer leave only).` })),
   },
   'RFC 9457 problem document. An illegal status move (`urn:msp:problem:illegal-transition`) carries `current_status` and `allowed_transitions`; ' +
-    'the other rules (`user_id` no employee, `end_date` before `start_date`) name the field in `errors`.',
+    `the other rules (\`user_id\` no employee, \`end_date\` before \`start_date\` or more than ${MAX_LEAVE_YEARS} years after it, with \`latest_end_date\`) name the field in \`errors\`.`,
 );

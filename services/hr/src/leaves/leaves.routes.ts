@@ -58,6 +58,8 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
       '`insufficient_leave_balance` naming the days left, unless the tenant allows negative balances (`PUT /leave/settings`); employees without a contract ' +
       'have no account to check. ' +
       '`user_id` must be the `user_id` of an employee of your tenant and `end_date` not before `start_date` (else 422 naming the field). ' +
+      'A leave spans at most 3 years (parental leave, the longest, ends by the child\'s third birthday, §15 (2) BEEG): an `end_date` on or after the same day ' +
+      '3 years after `start_date` is a 422 naming `latest_end_date`, the last day it may end on. ' +
       'Overlapping a `requested` or `approved` leave of the same user is a 409 whose `existing_id` (and `existing_url`) names that leave; ' +
       'rejected and cancelled leaves do not block. A `sick` leave may overlap an `approved` vacation (§9 BUrlG): the vacation\'s working days it covers ' +
       'return to the account and show in the vacation\'s `returned_days`. Of concurrent overlapping requests exactly one succeeds.',
@@ -72,7 +74,7 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
         headers: { Location: { description: 'URL of the new leave.', schema: { type: 'string' } } },
       },
       422: unprocessableResponse(
-        '`user_id` is no employee of your tenant, or `end_date` is before `start_date` (`urn:msp:problem:unprocessable`); or a vacation beyond the days left ' +
+        '`user_id` is no employee of your tenant, or `end_date` is before `start_date` or more than 3 years after it (`latest_end_date`; `urn:msp:problem:unprocessable`); or a vacation beyond the days left ' +
           '(`urn:msp:problem:insufficient_leave_balance`, with `available_days`).',
         Type.Union([LeaveRuleProblem, InsufficientBalanceProblem], {
           examples: [

@@ -5,6 +5,7 @@ import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
 import type { LeaveAccountsService } from '../leave-accounts/leave-accounts.service';
 import { hrEvents } from '../events/hr-events';
+import { latestEndDate, MAX_LEAVE_YEARS } from './leave-span';
 import { allowedTransitions, canTransition, isFinal, type LeaveStatus } from './leave-status';
 import { leaveJson } from './leave.mapper';
 import type { LeaveType } from './leave.schemas';
@@ -65,6 +66,14 @@ export function createLeavesService(deps: {
       if (input.endDate < input.startDate) errors.push({ field: 'end_date', message: `must not be before start_date (${input.startDate})` });
       if (errors.length > 0) {
         throw unprocessable(errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : 'The leave breaks 2 rules; see errors.', { errors });
+      }
+      const latest = latestEndDate(input.startDate);
+      if (input.endDate > latest) {
+        throw unprocessable(
+          `A leave spans at most ${MAX_LEAVE_YEARS} years (parental leave, the longest, ends by the child's third birthday, §15 (2) BEEG): ` +
+            `from ${input.startDate}, end_date must be on or before ${latest}.`,
+          { errors: [{ field: 'end_date', message: `must be on or before ${latest} (at most ${MAX_LEAVE_YEARS} years after start_date)` }], extensions: { latest_end_date: latest } },
+        );
       }
       // The contract valid on each day decides whether it is a working day; its state's holidays are not.
       const days = leaveWorkingDays(await contracts.history(tenantId, { userId: input.userId }), input.startDate, input.endDate);

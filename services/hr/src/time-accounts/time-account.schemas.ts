@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { named, strictObject } from '@msp/http';
+import { RequestMonth } from '../day.schemas';
 
 export const TimeAccountQuery = strictObject({
-  period: Type.Optional(Type.String({ format: 'year-month', description: 'The month, `YYYY-MM` (e.g. `2027-03`); the current one (UTC) when left out.', examples: ['2027-03'] })),
+  period: Type.Optional(RequestMonth({ description: 'The month, `YYYY-MM` (e.g. `2027-03`); the current one (UTC) when left out.', examples: ['2027-03'] })),
 });
 export type TimeAccountQuery = Static<typeof TimeAccountQuery>;
 
@@ -25,7 +26,10 @@ export const TimeAccount = named(
       ),
       balance_minutes: minutes('`worked_minutes + credited_minutes − target_minutes`: the month\'s overtime (negative: hours owed).'),
       opening_balance_minutes: minutes(
-        'The balance carried into the month: the sum of every month\'s balance since the employment started (`employment.start_date`, else the first contract\'s `valid_from`).',
+        'The balance carried into the month. When a contract that starts by the month\'s last day carries `opening_balance_minutes`, the account runs from ' +
+          'the latest such contract\'s `valid_from` (or the employment\'s start, if later): its opening balance plus every day\'s balance from then to the ' +
+          'month\'s start (in the month of `valid_from`: that balance, and only the days from `valid_from` count in the month). Otherwise the sum of every ' +
+          'month\'s balance since the employment started (`employment.start_date`, else the first contract\'s `valid_from`).',
       ),
       closing_balance_minutes: minutes('`opening_balance_minutes + balance_minutes`: the next month\'s opening balance.'),
     },

@@ -4,7 +4,10 @@
 // without one; §5 at least 11 h of rest between one day's work and the next; §9–§10 no work on
 // Sundays and public holidays, with exceptions (so a warning, not a refusal).
 // Standby (Rufbereitschaft) is paid but is not working time: none of these rules counts it.
+// Times are the local `HH:MM` of the day in the contract's time zone; every duration the rules
+// count is real minutes (a day the clocks change has 1380 or 1500 of them), through a DayClock.
 import type { FieldError } from '@msp/http';
+import type { DayClock } from '../calendar';
 
 export const TIMESHEET_CATEGORIES = ['normal', 'overtime', 'on_call', 'travel', 'training', 'standby'] as const;
 export type TimesheetCategory = (typeof TIMESHEET_CATEGORIES)[number];
@@ -39,13 +42,16 @@ export interface EntryInput {
   category: TimesheetCategory;
 }
 
-/** An entry in minutes of the day (24:00 is 1440). */
+/** An entry: its local start and end in minutes of the day (24:00 is 1440), and the real minutes between them. */
 export interface DayEntry {
   startMinute: number;
   endMinute: number;
   minutes: number;
   category: TimesheetCategory;
 }
+
+/** The wall clock of each day (the time zone of the contract valid that day). */
+export type Clocks = (date: string) => DayClock;
 
 export const WARNING_CODES = ['break_too_short', 'work_block_too_long', 'rest_period_too_short', 'sunday_work', 'holiday_work'] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
@@ -83,13 +89,22 @@ export const hours = (minutes: number) => `${Math.floor(minutes / 60)} h${minute
 
 /**
  * The business rules a day's entries break, named by the caller's field paths (the entries'
- * indexes as sent): an end not after its start, two entries that overlap (both named), more than
- * 10 h of work (§3 ArbZG; standby does not count). Empty when the day is valid.
+ * indexes as sent): a time the day's clocks never show (02:30 when summer time begins), an end not
+ * after its start, two entries that overlap (both named), more than 10 h of real minutes of work
+ * (§3 ArbZG; standby does not count). Empty when the day is valid.
  */
-export function dayRuleViolations(input: readonly EntryInput[]): FieldError[] {
+export function dayRuleViolations(input: readonly EntryInput[], clock: DayClock): FieldError[] {
   const errors: FieldError[] = [];
   const spans = input.map((entry, index) => ({ index, start: toMinute(entry.start), end: toMinute(entry.end), entry }));
   for (const span of spans) {
+    for (const side of ['start', 'end'] as const) {
+      if (!clock.shows(span[side])) {
+        errors.push({
+          field: `entries[${span.index}].${side}`,
+          message: `does not exist on ${clock.date} in ${clock.timeZone}: the clocks skip ${span.entry[side]} that day (summer time begins)`,
+        });
+      }
+    }
     if (span.end <= span.start) errors.push({ field: `entries[${span.index}].end`, message: `must be after start (${span.entry.start})` });
   }
   const valid = spans.filter((span) => span.end > span.start);
@@ -102,8 +117,8 @@ export function dayRuleViolations(input: readonly EntryInput[]): FieldError[] {
   }
   // Overlapping or inverted entries have no meaningful total: the day limit is judged once they are fixed.
   if (errors.length === 0) {
-    // §3 counts working time only: standby is not.
-    const worked = valid.filter((span) => isWorkingTime(span.entry.category)).reduce((sum, span) => sum + (span.end - span.start), 0);
+    // §3 counts working time only (standby is not), in real minutes.
+    const worked = valid.filter((span) => isWorkingTime(span.entry.category)).reduce((sum, span) => sum + (clock.at(span.end) - clock.at(span.start)), 0);
     if (worked > MAX_WORK_MINUTES) {
       errors.push({
         field: 'entries',
@@ -118,20 +133,20 @@ export function dayRuleViolations(input: readonly EntryInput[]): FieldError[] {
 const workOf = (entries: readonly DayEntry[]) => entries.filter((entry) => isWorkingTime(entry.category));
 
 /**
- * Totals of a valid day, entries sorted by start. `workedMinutes` counts working time only (not
- * standby); the breaks are the gaps of at least 15 minutes between working-time entries (§4 ArbZG),
- * so standby between two stretches of work is rest, not work.
+ * Totals of a valid day, entries sorted by start, each with its real minutes. `workedMinutes`
+ * counts working time only (not standby); the breaks are the gaps of at least 15 real minutes
+ * between working-time entries (§4 ArbZG), so standby between two stretches of work is rest, not work.
  */
-export function summarizeDay(input: readonly EntryInput[]): DayTotals {
+export function summarizeDay(input: readonly EntryInput[], clock: DayClock): DayTotals {
   const entries = input
     .map((entry) => ({ startMinute: toMinute(entry.start), endMinute: toMinute(entry.end), category: entry.category }))
     .sort((a, b) => a.startMinute - b.startMinute)
-    .map((entry) => ({ ...entry, minutes: entry.endMinute - entry.startMinute }));
+    .map((entry) => ({ ...entry, minutes: clock.at(entry.endMinute) - clock.at(entry.startMinute) }));
   const work = workOf(entries);
   const workedMinutes = work.reduce((sum, entry) => sum + entry.minutes, 0);
   let breakMinutes = 0;
   for (let i = 1; i < work.length; i++) {
-    const gap = work[i]!.startMinute - work[i - 1]!.endMinute;
+    const gap = clock.at(work[i]!.startMinute) - clock.at(work[i - 1]!.endMinute);
     if (gap >= MIN_BREAK_MINUTES) breakMinutes += gap;
   }
   return { entries, workedMinutes, breakMinutes };
@@ -149,6 +164,8 @@ export interface DayWithNeighbours {
    * state of the contract valid that day; null without a contract that day.
    */
   holiday: string | null;
+  /** The wall clock of `date` and of the days either side. */
+  clocks: Clocks;
 }
 
 /**
@@ -184,66 +201,85 @@ function breakWarnings({ workedMinutes, breakMinutes }: DayTotals): TimesheetWar
 
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MINUTES * 60_000).toISOString().slice(0, 10);
 
+/** A stretch of work on the real timeline, with the local day and times it was recorded as. */
+interface Stretch {
+  /** Real minutes (since the epoch). */
+  start: number;
+  end: number;
+  own: boolean;
+  date: string;
+  startMinute: number;
+  endMinute: number;
+}
+
+/** The working-time entries of `date` on the real timeline. */
+function stretches(date: string, entries: readonly DayEntry[] | null, clocks: Clocks, own: boolean): Stretch[] {
+  const clock = clocks(date);
+  return workOf(entries ?? []).map((entry) => ({
+    start: clock.at(entry.startMinute),
+    end: clock.at(entry.endMinute),
+    own,
+    date,
+    startMinute: entry.startMinute,
+    endMinute: entry.endMinute,
+  }));
+}
+
 /**
  * §4 sentence 3 ArbZG: no more than 6 h of work in a row without a break of at least 15 minutes.
  * A block runs from the start of a stretch of work to the end of the last one that follows with
  * gaps under 15 minutes (such a gap is no break, so it does not end the block, and the block is
- * measured from its start to its end). Work running over midnight is one block: the day's last
- * entry ending at 24:00 and the next day's first at 00:00 (or any gap under 15 minutes between
- * them) join. Each block over 6 h that holds work of this day is one warning, on every day it spans.
+ * measured from its start to its end, in real minutes). Work running over midnight is one block:
+ * the day's last entry ending at 24:00 and the next day's first at 00:00 (or any gap under 15
+ * minutes between them) join. Each block over 6 h that holds work of this day is one warning, on
+ * every day it spans.
  */
-function workBlockWarnings({ date, day, previous, next }: DayWithNeighbours): TimesheetWarning[] {
-  // One timeline of minutes from this day's midnight: the day before is negative, the day after past 1440.
+function workBlockWarnings({ date, day, previous, next, clocks }: DayWithNeighbours): TimesheetWarning[] {
+  // One real timeline: the day before, this day, the day after.
   const timeline = [
-    ...workOf(previous ?? []).map((entry) => ({ start: entry.startMinute - DAY_MINUTES, end: entry.endMinute - DAY_MINUTES, own: false })),
-    ...workOf(day.entries).map((entry) => ({ start: entry.startMinute, end: entry.endMinute, own: true })),
-    ...workOf(next ?? []).map((entry) => ({ start: entry.startMinute + DAY_MINUTES, end: entry.endMinute + DAY_MINUTES, own: false })),
+    ...stretches(addDays(date, -1), previous, clocks, false),
+    ...stretches(date, day.entries, clocks, true),
+    ...stretches(addDays(date, 1), next, clocks, false),
   ];
-  const blocks: { start: number; end: number; own: boolean }[] = [];
-  for (const span of timeline) {
-    const last = blocks[blocks.length - 1];
-    if (last && span.start - last.end < MIN_BREAK_MINUTES) {
-      last.end = span.end;
-      last.own ||= span.own;
+  const blocks: { first: Stretch; last: Stretch; own: boolean }[] = [];
+  for (const stretch of timeline) {
+    const block = blocks[blocks.length - 1];
+    if (block && stretch.start - block.last.end < MIN_BREAK_MINUTES) {
+      block.last = stretch;
+      block.own ||= stretch.own;
     } else {
-      blocks.push({ ...span });
+      blocks.push({ first: stretch, last: stretch, own: stretch.own });
     }
   }
   return blocks
-    .filter((block) => block.own && block.end - block.start > MAX_WORK_BLOCK_MINUTES)
+    .filter((block) => block.own && block.last.end - block.first.start > MAX_WORK_BLOCK_MINUTES)
     .map((block) => {
-      const from = moment(date, block.start, 'start');
-      const to = moment(date, block.end, 'end');
+      const from = { date: block.first.date, time: toTime(block.first.startMinute) };
+      const to = { date: block.last.date, time: toTime(block.last.endMinute) };
       const other = from.date !== date ? from.date : to.date !== date ? to.date : undefined;
       const span = other ? `${from.date} ${from.time} – ${to.date} ${to.time}` : `${from.time}–${to.time}`;
       return {
         code: 'work_block_too_long' as const,
         message:
-          `${hours(block.end - block.start)} of work in a row without a break of at least ${MIN_BREAK_MINUTES} min (${span}); ` +
+          `${hours(block.last.end - block.first.start)} of work in a row without a break of at least ${MIN_BREAK_MINUTES} min (${span}); ` +
           `§4 ArbZG allows at most ${MAX_WORK_BLOCK_MINUTES / 60} h in a row.`,
         ...(other ? { other_date: other } : {}),
       };
     });
 }
 
-/** A minute of the timeline (0 = the day's midnight) as the day and time it is; an end at midnight is that day's 24:00. */
-function moment(date: string, minute: number, side: 'start' | 'end'): { date: string; time: string } {
-  const offset = Math.floor((side === 'end' ? minute - 1 : minute) / DAY_MINUTES);
-  return { date: addDays(date, offset), time: toTime(minute - offset * DAY_MINUTES) };
-}
-
 /**
- * §5 ArbZG: at least 11 h of rest between the end of one day's work and the start of the next.
- * Checked against both neighbours: from the day before's last work to this day's first, and from
- * this day's last to the next day's first. Work that runs on over midnight with a gap under 15
- * minutes is one shift (one block of §4), not a rest, and is left to the block rule.
+ * §5 ArbZG: at least 11 h of rest between the end of one day's work and the start of the next, in
+ * real minutes. Checked against both neighbours: from the day before's last work to this day's
+ * first, and from this day's last to the next day's first. Work that runs on over midnight with a
+ * gap under 15 minutes is one shift (one block of §4), not a rest, and is left to the block rule.
  */
-function restPeriodWarnings({ date, day, previous, next }: DayWithNeighbours): TimesheetWarning[] {
+function restPeriodWarnings({ date, day, previous, next, clocks }: DayWithNeighbours): TimesheetWarning[] {
   const work = workOf(day.entries);
   if (work.length === 0) return [];
   const warnings: TimesheetWarning[] = [];
   const check = (endDate: string, end: DayEntry, startDate: string, start: DayEntry, other: string) => {
-    const rest = DAY_MINUTES - end.endMinute + start.startMinute;
+    const rest = clocks(startDate).at(start.startMinute) - clocks(endDate).at(end.endMinute);
     if (rest < MIN_BREAK_MINUTES || rest >= MIN_REST_MINUTES) return;
     warnings.push({
       code: 'rest_period_too_short',

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, DateTime, EndTimeOfDay, keysetQueryProperties, named, pageQueryProperties, pageSchema, StartTimeOfDay, strictObject, stringEnum, Uuid } from '@msp/http';
+import { RequestDay } from '../day.schemas';
 import { TIMESHEET_CATEGORIES, WARNING_CODES } from './timesheet-rules';
 
 // The most entries a day may have: every 15 minutes worked as its own entry is 96.
@@ -17,8 +18,14 @@ const EntryInput = named(
   'TimesheetEntryInput',
   strictObject(
     {
-      start: StartTimeOfDay({ description: 'When the work started, `HH:MM` (00:00–23:59).', examples: ['08:00'] }),
-      end: EndTimeOfDay({ description: 'When the work ended, `HH:MM`, after `start`; `24:00` is midnight at the end of the day.', examples: ['12:00'] }),
+      start: StartTimeOfDay({
+        description: 'When the work started, `HH:MM` (00:00–23:59), local time of the contract\'s `time_zone`; a time the clocks skip that day is a 422.',
+        examples: ['08:00'],
+      }),
+      end: EndTimeOfDay({
+        description: 'When the work ended, `HH:MM`, after `start`, local time of the contract\'s `time_zone`; `24:00` is midnight at the end of the day.',
+        examples: ['12:00'],
+      }),
       category: category(),
     },
     { description: 'One stretch of work.', examples: [{ start: '08:00', end: '12:00', category: 'normal' }] },
@@ -86,7 +93,11 @@ const Entry = named(
       start: Type.String({ description: 'Start, `HH:MM`.', examples: ['08:00'] }),
       end: Type.String({ description: 'End, `HH:MM` (`24:00` is the end of the day).', examples: ['12:00'] }),
       category: category(),
-      minutes: Type.Integer({ minimum: 1, description: 'Minutes from `start` to `end`.', examples: [240] }),
+      minutes: Type.Integer({
+        minimum: 1,
+        description: 'Real minutes from `start` to `end` in the contract\'s `time_zone` (00:00–24:00 is 1,380 on the day summer time begins, 1,500 on the day it ends).',
+        examples: [240],
+      }),
     },
     { additionalProperties: false, description: 'One stretch of work as stored.', examples: [{ start: '08:00', end: '12:00', category: 'normal', minutes: 240 }] },
   ),
@@ -100,7 +111,7 @@ export const Timesheet = named(
       user_id: Uuid({ description: 'The helpdesk user whose day it is; an employee of your tenant.' }),
       date: DateOnly({ description: 'The working day, `YYYY-MM-DD`.' }),
       entries: Type.Array(Entry, { description: 'The stretches of work, sorted by `start`.' }),
-      worked_minutes: Type.Integer({ minimum: 0, description: 'Sum of the minutes of the working-time entries (`standby` is not working time).' }),
+      worked_minutes: Type.Integer({ minimum: 0, description: 'Sum of the (real) minutes of the working-time entries (`standby` is not working time).' }),
       break_minutes: Type.Integer({
         minimum: 0,
         description: 'Sum of the gaps between working-time entries that last at least 15 minutes (shorter interruptions are not breaks, §4 ArbZG).',
@@ -144,7 +155,7 @@ export const CreateTimesheetBody = named(
   strictObject(
     {
       user_id: Uuid({ description: 'The `user_id` of an employee of your tenant (else 422).' }),
-      date: DateOnly({ description: 'The working day, a real calendar day `YYYY-MM-DD`. One timesheet per user and day (else 409).', examples: ['2026-10-29'] }),
+      date: RequestDay({ description: 'The working day, a real calendar day `YYYY-MM-DD`. One timesheet per user and day (else 409).', examples: ['2026-10-29'] }),
       entries: entries(),
     },
     { examples: [{ user_id: '5f1c2b7a-2d4e-4c8f-9b1a-7e6d5c4b3a29', date: '2026-10-29', entries: EXAMPLE_ENTRIES }] },
@@ -157,7 +168,7 @@ export const UpdateTimesheetBody = named(
   strictObject(
     {
       user_id: Type.Optional(Uuid({ description: 'May be sent back as it is; a different user is a 422 (it cannot change).' })),
-      date: Type.Optional(DateOnly({ description: 'May be sent back as it is; a different day is a 422 (it cannot change).' })),
+      date: Type.Optional(RequestDay({ description: 'May be sent back as it is; a different day is a 422 (it cannot change).' })),
       entries: entries(),
     },
     {
@@ -173,7 +184,7 @@ export type UpdateTimesheetBody = Static<typeof UpdateTimesheetBody>;
 export const ListTimesheetsQuery = strictObject({
   ...pageQueryProperties, ...keysetQueryProperties,
   user_id: Type.Optional(Uuid({ description: 'Only this user\'s sheets.' })),
-  from: Type.Optional(DateOnly({ description: 'Only days on or after this one, `YYYY-MM-DD`.', examples: ['2026-10-01'] })),
-  to: Type.Optional(DateOnly({ description: 'Only days on or before this one, `YYYY-MM-DD` (not before `from`).', examples: ['2026-10-31'] })),
+  from: Type.Optional(RequestDay({ description: 'Only days on or after this one, `YYYY-MM-DD`.', examples: ['2026-10-01'] })),
+  to: Type.Optional(RequestDay({ description: 'Only days on or before this one, `YYYY-MM-DD` (not before `from`).', examples: ['2026-10-31'] })),
 });
 export type ListTimesheetsQuery = Static<typeof ListTimesheetsQuery>;

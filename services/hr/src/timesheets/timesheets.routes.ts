@@ -16,7 +16,11 @@ const RULES =
   'work on a Sunday gives `sunday_work` (§9 ArbZG; §10 allows exceptions, hence a warning). ' +
   'The neighbouring days\' stored warnings are brought up to date in the same transaction (their entries and `updated_at` stay; a `timesheet.updated` event records the change). ' +
   '`standby` entries (Rufbereitschaft) are paid but not working time: they count for none of these rules nor for `worked_minutes`. ' +
-  'Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day).';
+  'Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day). ' +
+  'They are local times of the `time_zone` of the employee\'s contract valid that day (`Europe/Berlin` without a contract), and every minute the rules ' +
+  'and the totals count is a real minute: 00:00–24:00 is 1,380 minutes on the day summer time begins (29 March 2026 in Berlin) and 1,500 on the day it ends ' +
+  '(25 October 2026). A time the clocks skip that day (02:30 on 29 March 2026 in Berlin) does not exist: 422 naming the entry\'s `start` or `end`. ' +
+  'A time the clocks show twice (02:30 on 25 October 2026) is the first of the two.';
 
 export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: TimesheetsService }) {
   const { timesheets } = deps;

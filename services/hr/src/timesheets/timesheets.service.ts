@@ -1,12 +1,12 @@
 import { API_BASE_PATH, conflict, listWindow, notFound, unprocessable, type FieldError, type PageRequest } from '@msp/http';
 import { addDays, holidays, yearOf, type GermanState } from '@msp/calendar';
-import { assertDayRange, dateToDay } from '../calendar';
-import { contractOn } from '../contracts/contract-rules';
+import { assertDayRange, dateToDay, dayClock, DEFAULT_TIME_ZONE } from '../calendar';
+import { contractOn, type ContractTerms } from '../contracts/contract-rules';
 import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
 import { hrEvents } from '../events/hr-events';
 import { timesheetJson } from './timesheet.mapper';
-import { dayRuleViolations, dayWarnings, summarizeDay, type EntryInput } from './timesheet-rules';
+import { dayRuleViolations, dayWarnings, summarizeDay, type Clocks, type EntryInput } from './timesheet-rules';
 import {
   DuplicateTimesheetError,
   type NeighbourChange,
@@ -32,13 +32,11 @@ function duplicate(error: DuplicateTimesheetError, input: { userId: string; date
 }
 
 /**
- * `holiday_work` (§9–§10 ArbZG): the public holiday (its name) on each of `days` in the state of the
- * employee's contract valid that day (@msp/calendar), or null. No contract on a day: no state is
- * guessed, and no holiday warning is given. One read of the contract history for all the days.
+ * The wall clock of each day: the time zone of the employee's contract valid that day, Berlin's
+ * without one (every contract was Berlin's before contracts had a zone).
  */
-async function holidaysOf(contracts: ContractsRepository, tenantId: string, userId: string, days: readonly string[]): Promise<Map<string, string | null>> {
-  const history = await contracts.history(tenantId, { userId });
-  return new Map(days.map((day) => [day, holidayIn(contractOn(history, day)?.state ?? null, day)] as const));
+function clocksOf(history: readonly ContractTerms[]): Clocks {
+  return (date) => dayClock(contractOn(history, date)?.timeZone ?? DEFAULT_TIME_ZONE, date);
 }
 
 /** The public holiday (its name) on `day` in `region`, or null (also for no region). */
@@ -49,12 +47,15 @@ export function holidayIn(region: GermanState | null, day: string): string | nul
 
 /**
  * The rules the repository applies inside its transaction: `date`'s day and its neighbours, whose
- * warnings a write can change. Holidays are looked up first (they come from contracts).
+ * warnings a write can change. What they need of the contracts is read first: `holiday_work`
+ * (§9–§10 ArbZG) takes the public holiday of the state of the contract valid that day (no contract
+ * on a day: no state is guessed, no holiday warning), and each day's times are read in its zone.
  */
-async function warningsAround(contracts: ContractsRepository, tenantId: string, userId: string, date: string): Promise<WarningsOf> {
+function warningsAround(history: readonly ContractTerms[], date: string): WarningsOf {
   const days = [addDays(date, -1), date, addDays(date, 1)];
-  const holidayNames = await holidaysOf(contracts, tenantId, userId, days);
-  return (day, totals, previous, next) => dayWarnings({ date: day, day: totals, previous, next, holiday: holidayNames.get(day) ?? null });
+  const holidayNames = new Map(days.map((day) => [day, holidayIn(contractOn(history, day)?.state ?? null, day)] as const));
+  const clocks = clocksOf(history);
+  return (day, totals, previous, next) => dayWarnings({ date: day, day: totals, previous, next, holiday: holidayNames.get(day) ?? null, clocks });
 }
 
 /** A neighbour's warnings changed with this write (§4 blocks over midnight, §5 rest): an update of that sheet. */
@@ -89,14 +90,16 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
 
     /** Records a day: the user must be an employee, the entries must keep the day's rules. */
     async record(tenantId: string, input: { userId: string; date: string; entries: EntryInput[] }): Promise<TimesheetRecord> {
-      const errors = dayRuleViolations(input.entries);
+      const history = await contracts.history(tenantId, { userId: input.userId });
+      const clock = clocksOf(history)(input.date);
+      const errors = dayRuleViolations(input.entries, clock);
       if (!(await employees.isEmployee(tenantId, input.userId))) {
         errors.unshift({ field: 'user_id', message: 'is not the user_id of an employee of your tenant' });
       }
       if (errors.length > 0) throw brokenRules(errors);
       try {
-        const warningsOf = await warningsAround(contracts, tenantId, input.userId, input.date);
-        return await timesheets.create(tenantId, input, summarizeDay(input.entries), warningsOf, async (tx, { sheet, neighbours }) => {
+        const warningsOf = warningsAround(history, input.date);
+        return await timesheets.create(tenantId, input, summarizeDay(input.entries, clock), warningsOf, async (tx, { sheet, neighbours }) => {
           await hrEvents.record(tx, { type: 'timesheet.created', tenantId, resourceType: 'timesheet', resourceId: sheet.id, object: timesheetJson(sheet) });
           await recordNeighbours(tx, tenantId, neighbours);
         });
@@ -113,7 +116,9 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       const sheet = await timesheets.findById(tenantId, id);
       if (!sheet) throw missing(id);
       const { entries } = input;
-      const errors = dayRuleViolations(entries);
+      const history = await contracts.history(tenantId, { userId: sheet.userId });
+      const clock = clocksOf(history)(dateToDay(sheet.date));
+      const errors = dayRuleViolations(entries, clock);
       if (input.date !== undefined && input.date !== dateToDay(sheet.date)) {
         errors.unshift({ field: 'date', message: `cannot change (the sheet is for ${dateToDay(sheet.date)}); delete it and record the other day` });
       }
@@ -122,8 +127,8 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
         errors.unshift({ field: 'user_id', message: `cannot change (the sheet is ${sheet.userId}'s); delete it and record the other user's day` });
       }
       if (errors.length > 0) throw brokenRules(errors);
-      const warningsOf = await warningsAround(contracts, tenantId, sheet.userId, dateToDay(sheet.date));
-      const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries), warningsOf, async (tx, { before, after, neighbours }) => {
+      const warningsOf = warningsAround(history, dateToDay(sheet.date));
+      const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries, clock), warningsOf, async (tx, { before, after, neighbours }) => {
         await hrEvents.record(tx, { type: 'timesheet.updated', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(after), before: timesheetJson(before) });
         await recordNeighbours(tx, tenantId, neighbours);
       });
@@ -135,7 +140,7 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       const sheet = await timesheets.findById(tenantId, id);
       if (!sheet) throw missing(id);
       // The event shows the sheet as it was; the neighbours lose the warnings it caused.
-      const warningsOf = await warningsAround(contracts, tenantId, sheet.userId, dateToDay(sheet.date));
+      const warningsOf = warningsAround(await contracts.history(tenantId, { userId: sheet.userId }), dateToDay(sheet.date));
       const deleted = await timesheets.delete(tenantId, id, warningsOf, async (tx, { sheet: gone, neighbours }) => {
         await hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(gone) });
         await recordNeighbours(tx, tenantId, neighbours);

@@ -1,6 +1,7 @@
 // The working-time record an inspector (Aufsichtsbehörde, §17 ArbZG) asks for: the days, the
 // weeks, and the two rules that only a longer span shows. Pure functions: no I/O.
 import { addDays, eachDate, isoWeekString, weekdayOf } from '@msp/calendar';
+import { dayOfYear } from '../calendar';
 
 /**
  * §3 ArbZG: "Die werktägliche Arbeitszeit der Arbeitnehmer darf acht Stunden nicht überschreiten.
@@ -54,7 +55,7 @@ export interface SundayCount {
 
 /** The Sundays of `year` (52 or 53), how many had work, how many stayed free. */
 export function sundayCount(year: number, worked: number): SundayCount {
-  const count = eachDate(`${year}-01-01`, `${year}-12-31`).filter((day) => weekdayOf(day) === 'sun').length;
+  const count = eachDate(dayOfYear(year, '01-01'), dayOfYear(year, '12-31')).filter((day) => weekdayOf(day) === 'sun').length;
   return { year, sundays: count, worked, free: count - worked };
 }
 

@@ -1,4 +1,5 @@
 import { sqlRows } from '@msp/db';
+import { dayOfYear } from '../calendar';
 import type { Db } from '../db';
 import { Prisma } from '../generated/prisma/client';
 import type { RecordDay } from './working-time-rules';
@@ -28,12 +29,14 @@ export function createWorkingTimeRepository(db: Db) {
 
     /** Worked minutes from `from` to `to`, and the Sundays with work of `year`. */
     async sums(tenantId: string, userId: string, span: { from: string; to: string }, year: number): Promise<{ workedMinutes: number; workedSundays: number }> {
+      const first = dayOfYear(year, '01-01');
+      const last = dayOfYear(year, '12-31');
       const [found] = await rows<{ worked: string; sundays: string }>(Prisma.sql`
         SELECT coalesce(sum(t.worked_minutes) FILTER (WHERE t.date BETWEEN ${span.from}::date AND ${span.to}::date), 0)::bigint AS worked,
-               count(*) FILTER (WHERE t.date BETWEEN ${`${year}-01-01`}::date AND ${`${year}-12-31`}::date AND extract(isodow FROM t.date) = 7 AND t.worked_minutes > 0) AS sundays
+               count(*) FILTER (WHERE t.date BETWEEN ${first}::date AND ${last}::date AND extract(isodow FROM t.date) = 7 AND t.worked_minutes > 0) AS sundays
         FROM timesheets t
         WHERE ${whose(tenantId, userId)}
-          AND (t.date BETWEEN ${span.from}::date AND ${span.to}::date OR t.date BETWEEN ${`${year}-01-01`}::date AND ${`${year}-12-31`}::date)`);
+          AND (t.date BETWEEN ${span.from}::date AND ${span.to}::date OR t.date BETWEEN ${first}::date AND ${last}::date)`);
       return { workedMinutes: Number(found?.worked ?? 0), workedSundays: Number(found?.sundays ?? 0) };
     },
   };

@@ -4,7 +4,7 @@ import { IdParams, sendStreamedFile, type ApiRouter, type Logger } from '@msp/ht
 import { tenantOf } from '@msp/auth';
 import type { RecordDay } from './working-time-rules';
 import { WORKING_TIME_CSV_COLUMNS, workingTimeCsvCells, workingTimeJson } from './working-time.mapper';
-import { WorkingTime, WorkingTimeQuery } from './working-time.schemas';
+import { WorkingTimeAnswer, WorkingTimeQuery } from './working-time.schemas';
 import type { WorkingTimeService } from './working-time.service';
 
 const DESCRIPTION = [
@@ -34,8 +34,9 @@ export function registerWorkingTimeRoutes(api: ApiRouter, deps: { workingTime: W
     query: WorkingTimeQuery,
     responses: {
       200: {
-        description: 'The record (JSON), or for `format=csv` its days as a CSV file (`Content-Disposition: attachment`).',
-        schema: WorkingTime,
+        description: 'The record (`application/json`), or for `format=csv` its days as a CSV file (`text/csv; charset=utf-8`, `Content-Disposition: attachment`).',
+        schema: WorkingTimeAnswer,
+        contentType: ['application/json', 'text/csv'],
         headers: { 'Content-Disposition': { description: 'For `format=csv` only: `attachment; filename="working-time-<from>-<to>.csv"`.', schema: { type: 'string' } } },
       },
     },

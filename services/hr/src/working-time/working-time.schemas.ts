@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, named, stringEnum, strictObject, Uuid } from '@msp/http';
+import { RequestDay } from '../day.schemas';
 import { Warning } from '../timesheets/timesheet.schemas';
 import { AVERAGE_MAX_MINUTES, AVERAGE_WORKING_DAYS, MIN_FREE_SUNDAYS } from './working-time-rules';
 
 export const WorkingTimeQuery = strictObject({
-  from: Type.Optional(DateOnly({ description: 'First day of the record, `YYYY-MM-DD`; 1 January of `to`\'s year when left out.', examples: ['2026-01-01'] })),
+  from: Type.Optional(RequestDay({ description: 'First day of the record, `YYYY-MM-DD`; 1 January of `to`\'s year when left out.', examples: ['2026-01-01'] })),
   to: Type.Optional(
-    DateOnly({
+    RequestDay({
       description: 'Last day of the record, `YYYY-MM-DD`: not before `from`, and before the same day a year after `from` (at most one year); today (UTC) when left out.',
       examples: ['2026-12-31'],
     }),
@@ -121,3 +122,19 @@ export const WorkingTime = named(
   ),
 );
 export type WorkingTimeJson = Static<typeof WorkingTime>;
+
+/**
+ * The 200 answer in either format the route gives: the record as JSON, or (`format=csv`) its days as
+ * a CSV file. One schema serves both content types of the response (each body matches one branch).
+ */
+export const WorkingTimeAnswer = Type.Union(
+  [
+    WorkingTime,
+    Type.String({
+      contentMediaType: 'text/csv',
+      description: '`format=csv`: the days as RFC 4180 CSV (comma, CRLF, a header row), UTF-8.',
+      examples: ['date,worked_minutes,break_minutes,standby_minutes,warnings\r\n2026-11-02,540,45,0,\r\n'],
+    }),
+  ],
+  { description: 'The record as JSON (`format=json`, the default), or its days as a CSV file (`format=csv`).', examples: WorkingTime.examples as unknown[] },
+);

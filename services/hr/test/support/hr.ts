@@ -23,6 +23,8 @@ export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
     createDb,
     defaultScope: 'read:hr write:hr',
     databaseUrl: options.databaseUrl,
+    // Every answer a test receives is checked against the served OpenAPI document (test/support/conformance-setup.ts).
+    conformance: true,
     createApp: ({ db, databaseUrl, redis, logger, settings }) =>
       createHrApp({ db, databaseUrl, redis, outbound: testOutbound(), webhookSecrets: testWebhookSecrets(), logger: options.logger ?? logger, settings: { ...settings, ...options.settings } }),
     isolated() {
