@@ -1,0 +1,82 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import Cursor from 'pg-cursor';
+import { Pool, types, type PoolConfig } from 'pg';
+
+/**
+ * A service's one way to its database: a Kysely instance over one pg pool. Every repository takes
+ * the `Kysely<DB>` (or a transaction of it, which has the same type), so a row has one type inside
+ * and outside a transaction, and one set of type parsers reads every value.
+ */
+export interface Database<DB> {
+  db: Kysely<DB>;
+  /** The pool under `db`: for readiness checks, advisory locks and tests; queries go through `db`. */
+  pool: Pool;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** Connections at most (pg's default 10). */
+  max?: number;
+  /** How long a query waits for a free connection before DatabaseBusyError (a 503). */
+  acquireTimeoutMs?: number;
+  /** How the connections show up in pg_stat_activity. */
+  applicationName?: string;
+}
+
+const DATE = 1082;
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/*
+ * The one set of parsers. A `date` stays the text PostgreSQL sends ("2026-03-29"): pg would make it
+ * a Date at local midnight, a day off east or west of UTC. An int8 (counts, sequence numbers) is a
+ * number: the services' counters stay far below 2^53. A timestamptz is pg's Date.
+ */
+const PARSERS: Record<number, (text: string) => unknown> = {
+  [DATE]: (text) => text,
+  [INT8]: (text) => Number(text),
+  [NUMERIC]: (text) => text,
+};
+
+export const typeParsers = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    (format !== 'binary' && PARSERS[oid]) || types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
+};
+
+/**
+ * The services' statements are short: JIT compilation and parallel workers cost more to start than
+ * they save on them, on every execution whose estimate passes their thresholds.
+ */
+export const SESSION_OPTIONS = '-c jit=off -c max_parallel_workers_per_gather=0';
+
+/** The pool's settings for `url`, shared by the services' pool and the ones tests open beside it. */
+export function poolConfig(url: string, options: DatabaseOptions = {}): PoolConfig {
+  return {
+    connectionString: url,
+    options: SESSION_OPTIONS,
+    types: typeParsers,
+    ...(options.max === undefined ? {} : { max: options.max }),
+    ...(options.acquireTimeoutMs === undefined ? {} : { connectionTimeoutMillis: options.acquireTimeoutMs }),
+    ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
+  };
+}
+
+/**
+ * A pg Pool whose connections' failures never end the process. A pg client emits 'error' when its
+ * connection fails while no query of its own runs on it (PostgreSQL restarted, the session
+ * terminated), and an 'error' nobody listens to ends the process; pg-pool listens only while a
+ * client is idle. The failed client is already unusable when it fires: its queries fail, and the
+ * pool discards it on release.
+ */
+export function createPool(config: PoolConfig): Pool {
+  const pool = new Pool(config);
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
+export function openDatabase<DB>(url: string, options: DatabaseOptions = {}): Database<DB> {
+  const pool = createPool(poolConfig(url, options));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  return { db, pool, close: () => db.destroy() };
+}

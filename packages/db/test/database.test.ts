@@ -1,0 +1,95 @@
+import { sql, type Generated } from 'kysely';
+import { inListOrder, listPage, openDatabase, streamQueryRows, unlessDuplicate, type Database } from '../src';
+import { emptyDatabase } from './fixture';
+
+interface Tables {
+  notes: { id: Generated<number>; day: string; big: number; title: string; created_at: Generated<Date> };
+}
+
+let empty: Awaited<ReturnType<typeof emptyDatabase>>;
+let database: Database<Tables>;
+let db: Database<Tables>['db'];
+
+beforeAll(async () => {
+  empty = await emptyDatabase('kysely');
+  database = openDatabase<Tables>(empty.url, { max: 3, acquireTimeoutMs: 500 });
+  db = database.db;
+  await sql`CREATE TABLE notes (id serial PRIMARY KEY, day date NOT NULL, big int8 NOT NULL, title text NOT NULL UNIQUE,
+    created_at timestamptz(3) NOT NULL DEFAULT now())`.execute(db);
+  await db
+    .insertInto('notes')
+    .values(Array.from({ length: 30 }, (_, n) => ({ day: `2026-03-${String((n % 28) + 1).padStart(2, '0')}`, big: 2 ** 40 + n, title: `note ${n}` })))
+    .execute();
+});
+afterAll(async () => {
+  await database.close();
+  await empty.drop();
+});
+
+
+test('When rows are read, then a date is its text, an int8 a number and a timestamptz a Date, in and out of a transaction', async () => {
+  const outside = await db.selectFrom('notes').selectAll().where('title', '=', 'note 3').executeTakeFirstOrThrow();
+  const inside = await db.transaction().execute((trx) => trx.selectFrom('notes').selectAll().where('title', '=', 'note 3').executeTakeFirstOrThrow());
+  expect(outside).toEqual(inside);
+  expect(outside.day).toBe('2026-03-04');
+  expect(outside.big).toBe(2 ** 40 + 3);
+  expect(outside.created_at).toBeInstanceOf(Date);
+});
+
+test('When a write runs into a unique constraint, then unlessDuplicate throws what the caller made of it, naming the constraint', async () => {
+  const write = db.insertInto('notes').values({ day: '2026-01-01', big: 1, title: 'note 1' }).execute();
+  await expect(unlessDuplicate(write, (constraint) => new Error(`taken: ${constraint}`))).rejects.toThrow('taken: notes_title_key');
+});
+
+test('When a list is paged by keyset, then the pages follow one another without gaps and an unknown after is refused', async () => {
+  const order = { columns: ['big', 'id'], direction: 'desc' } as const;
+  const pageAfter = (after?: string) =>
+    listPage({
+      window: { skip: 0, take: 7, ...(after === undefined ? {} : { after }) },
+      afterKey: async (id) => {
+        const row = await db.selectFrom('notes').select(['big', 'id']).where('id', '=', Number(id)).executeTakeFirst();
+        return row && [row.big, row.id];
+      },
+      page: (key) => inListOrder(db.selectFrom('notes').select(['id', 'title']), order, { skip: 0, take: 7 }, key).execute(),
+      total: async () => Number((await db.selectFrom('notes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
+      unknownAfter: () => new Error('unknown after'),
+    });
+  const seen: string[] = [];
+  let page = await pageAfter();
+  while (page.items.length > 0) {
+    seen.push(...page.items.map((item) => item.title));
+    page = await pageAfter(String(page.items[page.items.length - 1]!.id));
+  }
+  expect(page.total).toBe(30);
+  expect(seen).toEqual(Array.from({ length: 30 }, (_, n) => `note ${29 - n}`));
+  await expect(pageAfter('999999')).rejects.toThrow('unknown after');
+});
+
+describe('streamQueryRows', () => {
+  const idle = () => database.pool.totalCount - database.pool.idleCount;
+
+  test('When a stream is read to its end, then every row came and its connection is back', async () => {
+    const rows = await streamQueryRows(db.selectFrom('notes').select('title').orderBy('id'), { chunkSize: 4 });
+    const titles: string[] = [];
+    for await (const row of rows) titles.push((row as { title: string }).title);
+    expect(titles).toHaveLength(30);
+    expect(idle()).toBe(0);
+  });
+
+  test('When a stream is destroyed after its first row, then its cursor is closed and its connection is back', async () => {
+    const rows = await streamQueryRows(db.selectFrom('notes').select('title'), { chunkSize: 4 });
+    for await (const row of rows) {
+      expect(row).toHaveProperty('title');
+      break;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(idle()).toBe(0);
+    // Every connection of the pool can still be taken.
+    await Promise.all([1, 2, 3].map(() => sql`SELECT pg_sleep(0.05)`.execute(db)));
+  });
+
+  test('When the query fails, then the stream is refused before a row and its connection is back', async () => {
+    await expect(streamQueryRows(db.selectFrom('notes').select(sql<number>`1 / (id - id)`.as('x')))).rejects.toThrow('division by zero');
+    expect(idle()).toBe(0);
+  });
+});
