@@ -14,6 +14,14 @@ export interface Database<DB> {
   close(): Promise<void>;
 }
 
+/**
+ * Any service's database, for code shared by the services (list counts, events) that reads tables
+ * every service has. Kysely's types are invariant in the database type, so a `Kysely<DeskDB>` is not
+ * a `Kysely<{list_counts: …}>`; shared code takes this and reads it through its own table types.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+export type AnyDatabase = Kysely<any>;
+
 export interface DatabaseOptions {
   /** Connections at most (pg's default 10). */
   max?: number;

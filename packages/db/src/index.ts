@@ -37,7 +37,7 @@ export { advisoryResourceLock } from './resource-lock';
 export { listCountsSql, listCountsGroupedSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, LIST_COUNTS_GROUPED_SQL_PATH, type CountedFilter } from './list-counts';
 export { afterExists, keysetAfter, keysetListPage, keysetLists, keysetOrderLimit, keysetPage } from './keyset-pages';
 export type { KeysetList, KeysetOrder, KeysetWindow, SqlTag } from './keyset-pages';
-export { openDatabase, createPool as createSurvivingPool, poolConfig, typeParsers as databaseTypeParsers, type Database, type DatabaseOptions } from './database';
+export { openDatabase, createPool as createSurvivingPool, poolConfig, typeParsers as databaseTypeParsers, type AnyDatabase, type Database, type DatabaseOptions } from './database';
 export { uniqueViolation, isForeignKeyViolation, unlessDuplicate, unlessReferenced } from './database-errors';
 export { inListOrder, listPage, listCount, listCountRange, type ListOrder, type ListWindow } from './keyset';
 export { streamRows as streamQueryRows, type StreamableQuery } from './stream-rows';

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { AnyDatabase } from './database';
 
 /**
  * The lists of the services page by number (`skip`/`take`) or by keyset (`after`: the id of the last
@@ -73,7 +74,7 @@ interface ListCountsTable {
  * transaction): the whole list, or the rows whose `dimension` is `value`. An index probe whatever
  * the list's length.
  */
-export async function listCount(db: Kysely<any>, options: { tenantId: string; list: string; dimension?: string; value?: string }): Promise<number> {
+export async function listCount(db: AnyDatabase, options: { tenantId: string; list: string; dimension?: string; value?: string }): Promise<number> {
   const counts = db as Kysely<{ list_counts: ListCountsTable }>;
   const row = await counts
     .selectFrom('list_counts')
@@ -91,7 +92,7 @@ export async function listCount(db: Kysely<any>, options: { tenantId: string; li
  * (YYYY-MM-DD, both inclusive, either open): the sum of that dimension's counters, one per day.
  */
 export async function listCountRange(
-  db: Kysely<any>,
+  db: AnyDatabase,
   options: { tenantId: string; list: string; dimension: string; from?: string; to?: string },
 ): Promise<number> {
   const counts = db as Kysely<{ list_counts: ListCountsTable }>;
