@@ -41,3 +41,4 @@ export { openDatabase, createPool as createSurvivingPool, poolConfig, typeParser
 export { uniqueViolation, isForeignKeyViolation, unlessDuplicate, unlessReferenced } from './database-errors';
 export { inListOrder, listPage, listCount, listCountRange, type ListOrder, type ListWindow } from './keyset';
 export { streamRows as streamQueryRows, type StreamableQuery } from './stream-rows';
+export { rawSqlOverKysely } from './raw-sql-kysely';
