@@ -1,0 +1,5 @@
+// Real protocol peers for tests: servers from Debian's packages (and smtp-server) started in
+// throw-away directories, on free ports or in network namespaces of their own. See README.md.
+export * from './ldif';
+export { createNetworkNamespace, listPeerNamespaces, NETNS_SUBNET, type NetworkNamespace } from './netns';
+export { createCertificateAuthority, type CertificateAuthority, type CertificateKind, type IssuedCertificate } from './tls';
