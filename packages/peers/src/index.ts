@@ -4,3 +4,4 @@ export * from './ldif';
 export { createNetworkNamespace, listPeerNamespaces, NETNS_SUBNET, type NetworkNamespace } from './netns';
 export { createCertificateAuthority, type CertificateAuthority, type CertificateKind, type IssuedCertificate } from './tls';
 export { ensureSambaTemplate, startSambaDc, type SambaDc, type SambaDcOptions, type SambaTemplate } from './samba';
+export { startSlapd, type Slapd, type SlapdOptions } from './slapd';
