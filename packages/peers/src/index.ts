@@ -5,3 +5,5 @@ export { createNetworkNamespace, listPeerNamespaces, NETNS_SUBNET, type NetworkN
 export { createCertificateAuthority, type CertificateAuthority, type CertificateKind, type IssuedCertificate } from './tls';
 export { ensureSambaTemplate, startSambaDc, type SambaDc, type SambaDcOptions, type SambaTemplate } from './samba';
 export { startSlapd, type Slapd, type SlapdOptions } from './slapd';
+export { startDovecot, type Dovecot, type DovecotOptions, type ListedMessage, type MailUser, type MessageFlag, type NewMessage } from './dovecot';
+export { startOAuthServer, type OAuthClient, type OAuthServer, type TokenRequest } from './oauth';

@@ -35,7 +35,10 @@ export interface PeerProcess {
   hasExited(): boolean;
   /** The last lines of the process's output, for error messages. */
   logTail(): string;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  /**
+   * SIGTERM to the process group, SIGKILL to what is left after `graceMs` (0: at once);
+   * resolves once the process is gone.
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -61,7 +64,9 @@ export function spawnPeer(command: string, args: readonly string[], options: Spa
     child = spawn(argv[0]!, argv.slice(1), {
       stdio: ['ignore', fd, fd],
       env: options.env ?? process.env,
-      detached: false,
+      // A process group of its own, so stopping reaches the server's children too (Dovecot's
+      // master leaves its workers to die slowly when it is killed alone).
+      detached: true,
     });
   } finally {
     closeSync(fd);
@@ -79,8 +84,16 @@ export function spawnPeer(command: string, args: readonly string[], options: Spa
     });
   });
   recordPid(options.instanceDir, pid);
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // the group is gone
+    }
+  };
+  // Only while the leader lives: once the group is empty its number may be reused.
   const unregister = atExit(() => {
-    if (!exited) process.kill(pid, 'SIGKILL');
+    if (!exited) signalGroup('SIGKILL');
   });
 
   return {
@@ -89,22 +102,13 @@ export function spawnPeer(command: string, args: readonly string[], options: Spa
     hasExited: () => exited,
     logTail: () => tail(options.logPath),
     async stop(graceMs = 5000) {
-      if (!exited) {
-        try {
-          child.kill('SIGTERM');
-        } catch {
-          // gone meanwhile
-        }
-        const gone = await exitWithin(exitPromise, graceMs);
-        if (!gone && !exited) {
-          try {
-            child.kill('SIGKILL');
-          } catch {
-            // gone meanwhile
-          }
-          await exitWithin(exitPromise, 2000);
-        }
+      if (!exited && graceMs > 0) {
+        signalGroup('SIGTERM');
+        await exitWithin(exitPromise, graceMs);
       }
+      // Whatever of the group is left, the leader included.
+      signalGroup('SIGKILL');
+      if (!exited) await exitWithin(exitPromise, 2000);
       unregister();
     },
   };
