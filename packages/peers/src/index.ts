@@ -7,3 +7,4 @@ export { ensureSambaTemplate, startSambaDc, type SambaDc, type SambaDcOptions, t
 export { startSlapd, type Slapd, type SlapdOptions } from './slapd';
 export { startDovecot, type Dovecot, type DovecotOptions, type ListedMessage, type MailUser, type MessageFlag, type NewMessage } from './dovecot';
 export { startOAuthServer, type OAuthClient, type OAuthServer, type TokenRequest } from './oauth';
+export { startSmtpReceiver, type ReceivedMessage, type SmtpReceiver, type SmtpReceiverOptions } from './smtp';
