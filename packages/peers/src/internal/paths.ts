@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { atExit } from './cleanup';
 import { currentOwner, isAlive, parseOwner, startTimeOf } from './owner';
+
+const exitHooks = new Map<string, () => void>();
 
 /** Everything the peers write lives under here: caches (templates) and one directory per instance. */
 export function peersRoot(): string {
@@ -26,6 +29,13 @@ export function makeInstanceDir(kind: string): string {
   const dir = join(runRoot(), `${kind}-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir, { mode: 0o755 });
   writeFileSync(join(dir, 'owner'), JSON.stringify(currentOwner()));
+  // Registered before the servers' own hooks, so at exit it runs after they are killed (last in, first run).
+  exitHooks.set(
+    dir,
+    atExit(() => {
+      if (!process.env.MSP_PEERS_KEEP) rmSync(dir, { recursive: true, force: true });
+    }),
+  );
   return dir;
 }
 
@@ -37,6 +47,8 @@ export function recordPid(instanceDir: string, pid: number): void {
 }
 
 export function removeInstanceDir(dir: string): void {
+  exitHooks.get(dir)?.();
+  exitHooks.delete(dir);
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
