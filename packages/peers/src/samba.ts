@@ -284,9 +284,10 @@ export async function startSambaDc(options: SambaDcOptions = {}): Promise<SambaD
   let netns: NetworkNamespace | undefined;
   let proc: PeerProcess | undefined;
   try {
-    const [template, ns] = await Promise.all([ensureSambaTemplate(options), createNetworkNamespace()]);
-    netns = ns;
+    const template = await ensureSambaTemplate(options);
     const templateMs = template.created ? Date.now() - began : 0;
+    const ns = await createNetworkNamespace();
+    netns = ns;
     const source = options.seed?.length ? await ensureSeededTemplate(template, names, options.seed) : template.dir;
 
     const copyStarted = Date.now();
