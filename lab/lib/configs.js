@@ -221,6 +221,10 @@ frontend ${name}
     option httplog
     option forwardfor
     timeout client 60s
+    # No app ready, or none answered: a problem document with Retry-After, as the apps' own 503.
+    errorfile 502 ${path.join(runDir, 'lb', 'errors', '503.http')}
+    errorfile 503 ${path.join(runDir, 'lb', 'errors', '503.http')}
+    errorfile 504 ${path.join(runDir, 'lb', 'errors', '503.http')}
     default_backend ${name}
 
 backend ${name}
@@ -270,4 +274,29 @@ listen stats
 ${SERVICES.map(service).join('')}`;
 }
 
-module.exports = { DEFAULT_TIMING, etcdArgs, patroniConfig, redisConfig, sentinelConfig, haproxyConfig, HOSTS };
+/**
+ * The balancer's own answer when it has no app to give a request to (all marked down) or the app
+ * gave none (died mid-request, timed out): 503 with Retry-After, in the apps' problem format, so
+ * clients retry as they do on the apps' 503s. Raw HTTP, as HAProxy's errorfile wants it.
+ */
+function haproxyUnavailableResponse() {
+  const body = JSON.stringify({
+    type: 'urn:msp:problem:service-unavailable',
+    title: 'Service Unavailable',
+    status: 503,
+    code: 'service-unavailable',
+    detail: 'No instance of this service could answer at the moment. Retry after the time given in Retry-After.',
+  });
+  return [
+    'HTTP/1.1 503 Service Unavailable',
+    'Content-Type: application/problem+json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Retry-After: 2',
+    'Cache-Control: no-store',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+module.exports = { DEFAULT_TIMING, etcdArgs, patroniConfig, redisConfig, sentinelConfig, haproxyConfig, haproxyUnavailableResponse, HOSTS };

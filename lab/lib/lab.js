@@ -138,6 +138,8 @@ async function startHaproxy(runDir) {
   const host = HOSTS.lb;
   const dir = hostDir(runDir, host);
   const file = path.join(dir, 'haproxy.cfg');
+  fs.mkdirSync(path.join(dir, 'errors'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'errors', '503.http'), configs.haproxyUnavailableResponse());
   fs.writeFileSync(file, configs.haproxyConfig(runDir));
   await run('haproxy', ['-c', '-q', '-f', file]);
   return procs.spawnIn(host, ['haproxy', '-db', '-f', file], { env: baseEnv(), logFile: path.join(dir, 'haproxy.log'), cwd: dir, role: 'haproxy' });
