@@ -198,7 +198,7 @@ function sentinelConfig(host, runDir, { masterIp, timing }) {
  * HAProxy on the balancer. PostgreSQL: 5000 goes to the node whose Patroni answers 200 on
  * /primary, 5001 to those answering 200 on /replica; when a server is marked down its sessions are
  * cut (on-marked-down shutdown-sessions), so no client keeps writing to a demoted primary.
- * HTTP: one frontend per service over both app hosts, checked on /readyz.
+ * HTTP: one frontend per service over both app hosts, checked on /readyz. Redis: 6379 to the master.
  */
 function haproxyConfig(runDir) {
   const dbs = hostsOf('db');
@@ -263,6 +263,25 @@ defaults
     option clitcpka
     option srvtcpka
 ${pgListen('postgres_rw', PORTS.pgRw, '/primary')}${pgListen('postgres_ro', PORTS.pgRo, '/replica')}
+# Redis's current master for clients that do not speak Sentinel (the services until they do):
+# the server answering role:master. Sentinel stays the source of truth; this follows it within
+# a check or two, and a master cut off from its replicas stops taking writes by itself
+# (min-replicas-to-write) even while it still answers role:master here.
+listen redis_master
+    bind *:${PORTS.redis}
+    mode tcp
+    option tcplog
+    option tcp-check
+    tcp-check connect
+    tcp-check send PING\\r\\n
+    tcp-check expect string +PONG
+    tcp-check send info\\ replication\\r\\n
+    tcp-check expect string role:master
+    tcp-check send QUIT\\r\\n
+    tcp-check expect string +OK
+    default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 on-marked-down shutdown-sessions
+${hostsOf('redis').map((host) => `    server ${host.name} ${host.ip}:${PORTS.redis} check`).join('\n')}
+
 listen stats
     bind *:${PORTS.haproxyStats}
     mode http

@@ -531,6 +531,8 @@ async function up(options = {}) {
       waitFor('HAProxy 5001 on a replica', async () => ((await psql('SELECT pg_is_in_recovery()', { port: PORTS.pgRo })) === 't' ? true : { why: 'not a replica' }), { timeoutMs: 20_000 }),
     );
 
+    await step('haproxy settled', () => waitHostHealthy(HOSTS.lb, { runDir, state, timeoutMs: 20_000 }));
+
     state.status = 'up';
     state.upMs = Date.now() - started;
     state.timings = timings;
@@ -564,12 +566,6 @@ function appDataDir(runDir, host, service) {
 async function serviceEnvironment(runDir, state, host, service) {
   const e = topology.endpoints();
   const deskUrl = `${e.serviceUrl('desk')}/api/v1`;
-  let masterIp;
-  try {
-    masterIp = (await currentRedisMaster()).ip;
-  } catch {
-    masterIp = undefined;
-  }
   const { secrets } = state;
   const env = {
     ...baseEnv(),
@@ -584,8 +580,8 @@ async function serviceEnvironment(runDir, state, host, service) {
     DATABASE_READ_URL: e.databaseReadUrl(service.database),
     REDIS_SENTINELS: e.redisSentinels,
     REDIS_SENTINEL_NAME: e.sentinelName,
-    // For services that do not speak Sentinel yet: the master when the app started.
-    ...(masterIp ? { REDIS_URL: `redis://${masterIp}:${PORTS.redis}` } : {}),
+    // For services that do not speak Sentinel yet: HAProxy's port to whichever Redis is master.
+    REDIS_URL: e.redisMasterUrl,
     AUTH_ISSUER: deskUrl,
     AUTH_AUDIENCE: 'msp-api',
     AUTH_JWKS_URL: `${deskUrl}/.well-known/jwks.json`,
@@ -887,7 +883,14 @@ async function waitHostHealthy(host, { runDir, state, timeoutMs = 120_000 }) {
       return info.role === 'master' || info.master_link_status === 'up' || { why: `role ${info.role}, link ${info.master_link_status}` };
     }, { timeoutMs, intervalMs: 300 });
   } else if (host.kind === 'lb') {
-    await waitFor('HAProxy answering', async () => ((await haproxyStatus(runDir)).postgres_rw ? true : { why: 'no stats' }), { timeoutMs });
+    // A fresh HAProxy counts every server UP until its checks fail: wait until they have run.
+    await waitFor('HAProxy with one PostgreSQL primary and one Redis master UP', async () => {
+      const stats = await haproxyStatus(runDir);
+      const up = (backend) => Object.entries(stats[backend] || {}).filter(([, s]) => s.status === 'UP').map(([name]) => name);
+      const settling = ['postgres_rw', 'redis_master'].flatMap((backend) => Object.entries(stats[backend] || {}).filter(([, s]) => / \d+\/\d+$/.test(s.status)).map(([name]) => `${backend}/${name}`));
+      const [rw, redis] = [up('postgres_rw'), up('redis_master')];
+      return (rw.length === 1 && redis.length === 1 && !settling.length) || { why: `postgres_rw UP: ${rw.join(',') || 'none'}; redis_master UP: ${redis.join(',') || 'none'}; settling: ${settling.join(',') || 'none'}` };
+    }, { timeoutMs });
   } else if (host.kind === 'app' && state.apps) {
     for (const service of SERVICES) await waitAppReady(host, service, { timeoutMs, runDir });
     for (const service of SERVICES) await waitHaproxyServer(runDir, service.name, host.name, 'UP', timeoutMs);
@@ -913,8 +916,7 @@ async function status(options = {}) {
   const state = readState(runDir);
   const left = await leftovers(runDir);
   if (!state) return { up: false, runDir, leftovers: left.any ? left : undefined };
-  const out = { up: true, runDir, startedAt: state.startedAt, upMs: state.upMs, strict: state.strict, endpoints: topology.endpoints(), hosts: {} };
-  out.endpoints = { ...out.endpoints, databaseUrl: out.endpoints.databaseUrl('desk'), databaseReadUrl: out.endpoints.databaseReadUrl('desk') };
+  const out = { up: true, runDir, startedAt: state.startedAt, upMs: state.upMs, strict: state.strict, endpoints: plainEndpoints(), hosts: {} };
   const settle = (promise) => promise.then((value) => value, (error) => ({ error: error.message }));
   const [leader, cluster, members, redis, haproxy] = await Promise.all([
     settle(currentLeader()),
@@ -961,6 +963,20 @@ async function status(options = {}) {
   return out;
 }
 
+/** The endpoints as strings (desk's database for the database URLs). */
+function plainEndpoints() {
+  const e = topology.endpoints();
+  return {
+    databaseUrl: e.databaseUrl('desk'),
+    databaseReadUrl: e.databaseReadUrl('desk'),
+    redisSentinels: e.redisSentinels,
+    sentinelName: e.sentinelName,
+    redisMasterUrl: e.redisMasterUrl,
+    ...Object.fromEntries(SERVICES.map((service) => [service.name, e.serviceUrl(service.name)])),
+    haproxyStats: e.haproxyStats,
+  };
+}
+
 function formatStatus(s) {
   if (!s.up) return `lab: down${s.leftovers ? ` (leftovers: ${JSON.stringify(s.leftovers)}; run \`node lab/lab.js down\`)` : ''}`;
   const lines = [];
@@ -983,7 +999,8 @@ function formatStatus(s) {
   }
   const faulty = Object.entries(s.hosts).filter(([, h]) => h.faults.length);
   lines.push(faulty.length ? `faults: ${faulty.map(([n, h]) => `${n}: ${h.faults.join('; ')}`).join(' | ')}` : 'faults: none');
-  lines.push(`endpoints: ${s.endpoints.databaseUrl} (rw), :${PORTS.pgRo} (ro); sentinels ${s.endpoints.redisSentinels} (${s.endpoints.sentinelName}); desk ${s.endpoints.serviceUrl('desk')}, link ${s.endpoints.serviceUrl('link')}, hr ${s.endpoints.serviceUrl('hr')}; stats ${s.endpoints.haproxyStats}`);
+  const e = s.endpoints;
+  lines.push(`endpoints: ${e.databaseUrl} (rw; ro on :${PORTS.pgRo}); sentinels ${e.redisSentinels} (${e.sentinelName}), master ${e.redisMasterUrl}; desk ${e.desk}, link ${e.link}, hr ${e.hr}; stats ${e.haproxyStats}`);
   return lines.join('\n');
 }
 

@@ -88,6 +88,8 @@ function endpoints() {
       .map((host) => `${host.ip}:${PORTS.sentinel}`)
       .join(','),
     sentinelName: SENTINEL_MASTER,
+    /** HAProxy's port to the current Redis master, for clients without Sentinel support. */
+    redisMasterUrl: `redis://${lb}:${PORTS.redis}`,
     serviceUrl: (service) => `http://${lb}:${SERVICES.find((s) => s.name === service).port}`,
     haproxyStats: `http://${lb}:${PORTS.haproxyStats}/`,
   };
