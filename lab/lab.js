@@ -11,6 +11,7 @@ module.exports = lab;
 const USAGE = `usage: node lab/lab.js <command> [options]        (as root; LAB_RUN_DIR, LAB_SUBNET move the lab)
 
   up [--apps [<checkout>]] [--app-cmd "<cmd>"] [--strict] [--min-replicas-to-write N]
+     [--ttl S --loop-wait S --retry-timeout S]
                         build the lab (removing any earlier one) and leave it running until \`down\`;
                         --apps also starts desk, link, hr on app1 and app2 from <checkout> (default:
                         this repository), which must be built (services/*/dist)
@@ -52,7 +53,7 @@ function parseArgs(argv) {
       const [name, inline] = arg.slice(2).split(/=(.*)/s);
       const next = argv[i + 1];
       if (inline !== undefined) flags[name] = inline;
-      else if (['apps', 'app-cmd', 'from', 'min-replicas-to-write', 'run-dir'].includes(name) && next !== undefined && !next.startsWith('--')) {
+      else if (['apps', 'app-cmd', 'from', 'min-replicas-to-write', 'run-dir', 'ttl', 'loop-wait', 'retry-timeout'].includes(name) && next !== undefined && !next.startsWith('--')) {
         flags[name] = next;
         i += 1;
       } else flags[name] = true;
@@ -76,6 +77,15 @@ async function main() {
         apps: flags.apps ? (flags.apps === true ? repoRoot : path.resolve(flags.apps)) : undefined,
         appCmd: typeof flags['app-cmd'] === 'string' ? flags['app-cmd'] : undefined,
         minReplicasToWrite: flags['min-replicas-to-write'] !== undefined ? Number(flags['min-replicas-to-write']) : undefined,
+        timing: Object.fromEntries(
+          [
+            ['ttl', 'ttl'],
+            ['loopWait', 'loop-wait'],
+            ['retryTimeout', 'retry-timeout'],
+          ]
+            .filter(([, flag]) => flags[flag] !== undefined)
+            .map(([key, flag]) => [key, Number(flags[flag])]),
+        ),
       });
       print(lab.formatStatus(await lab.status(options)));
       print(`timings (ms): ${JSON.stringify(result.timings)}`);
@@ -179,7 +189,11 @@ function printEnv(service, print) {
     DESK_URL: e.serviceUrl('desk'),
     LINK_URL: e.serviceUrl('link'),
     HR_URL: e.serviceUrl('hr'),
+    REDIS_URL: e.redisMasterUrl,
     SUPERUSER_URL: e.superuserUrl,
+    API_CLIENT_ID: lab.credentials.apiClient.clientId,
+    API_CLIENT_SECRET: lab.credentials.apiClient.clientSecret,
+    TOKEN_URL: `${e.serviceUrl('desk')}/api/v1/auth/token`,
   };
   print(Object.entries(vars).map(([k, v]) => `${k}=${v}`).join('\n'));
 }

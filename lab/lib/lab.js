@@ -76,6 +76,17 @@ async function resolveTarget(target) {
   return hostByName(target);
 }
 
+/** Patroni's rule: a leader must be able to retry etcd within its TTL. */
+function checkTiming(timing) {
+  for (const key of ['ttl', 'loopWait', 'retryTimeout']) {
+    if (!Number.isInteger(timing[key]) || timing[key] < 1) throw new LabError(`timing.${key} must be a whole number of seconds (got ${timing[key]})`);
+  }
+  if (timing.loopWait + 2 * timing.retryTimeout > timing.ttl) {
+    throw new LabError(`Patroni needs loop_wait + 2 * retry_timeout <= ttl (got ${timing.loopWait} + 2 * ${timing.retryTimeout} > ${timing.ttl})`);
+  }
+  return timing;
+}
+
 function postgresUid() {
   const line = fs
     .readFileSync('/etc/passwd', 'utf8')
@@ -451,12 +462,6 @@ async function up(options = {}) {
   };
   if (process.getuid && process.getuid() !== 0) throw new LabError('the lab needs root (network namespaces, veth, setpriv)');
 
-  const previous = await leftovers(runDir);
-  if (previous.any) {
-    log(`removing what an earlier lab left (${[previous.namespaces.length ? `${previous.namespaces.length} namespaces` : '', previous.rootLink ? topology.ROOT_LINK : '', previous.stateFile ? 'state file' : ''].filter(Boolean).join(', ')})`);
-    await step('cleanup', () => down({ runDir, log }));
-  }
-
   const state = {
     version: 1,
     startedAt: new Date().toISOString(),
@@ -464,18 +469,21 @@ async function up(options = {}) {
     subnet: topology.SUBNET,
     strict: Boolean(options.strict),
     minReplicasToWrite: options.minReplicasToWrite ?? 1,
-    timing: { ...configs.DEFAULT_TIMING, ...(options.timing || {}) },
+    timing: checkTiming({ ...configs.DEFAULT_TIMING, ...(options.timing || {}) }),
     etcdToken: `msplab-${randomBytes(4).toString('hex')}`,
     secrets: {
       webhookKey: randomBytes(32).toString('base64'),
       connectorKey: randomBytes(32).toString('base64'),
-      linkDeskSecret: `link-lab-${randomBytes(12).toString('hex')}`,
-      bootstrapClientId: 'lab-client',
-      bootstrapClientSecret: `lab-client-${randomBytes(12).toString('hex')}`,
     },
     apps: undefined,
     status: 'starting',
   };
+
+  const previous = await leftovers(runDir);
+  if (previous.any) {
+    log(`removing what an earlier lab left (${[previous.namespaces.length ? `${previous.namespaces.length} namespaces` : '', previous.rootLink ? topology.ROOT_LINK : '', previous.stateFile ? 'state file' : ''].filter(Boolean).join(', ')})`);
+    await step('cleanup', () => down({ runDir, log }));
+  }
 
   try {
     fs.mkdirSync(runDir, { recursive: true });
@@ -595,17 +603,17 @@ async function serviceEnvironment(runDir, state, host, service) {
   if (service.name === 'desk') {
     Object.assign(env, {
       JWT_PRIVATE_KEY_FILE: path.join(runDir, 'shared', 'jwt-private-key.pem'),
-      BOOTSTRAP_CLIENT_ID: secrets.bootstrapClientId,
-      BOOTSTRAP_CLIENT_SECRET: secrets.bootstrapClientSecret,
-      BOOTSTRAP_TENANT: 'default',
-      SERVICE_CLIENTS: JSON.stringify([{ client_id: 'link', client_secret: secrets.linkDeskSecret, scopes: 'read:users read:tickets write:tickets' }]),
+      BOOTSTRAP_CLIENT_ID: CREDENTIALS.apiClient.clientId,
+      BOOTSTRAP_CLIENT_SECRET: CREDENTIALS.apiClient.clientSecret,
+      BOOTSTRAP_TENANT: CREDENTIALS.apiClient.tenant,
+      SERVICE_CLIENTS: JSON.stringify([{ client_id: CREDENTIALS.linkAtDesk.clientId, client_secret: CREDENTIALS.linkAtDesk.clientSecret, scopes: 'read:users read:tickets write:tickets' }]),
     });
   }
   if (service.name === 'link') {
     Object.assign(env, {
       DESK_API_URL: deskUrl,
-      DESK_CLIENT_ID: 'link',
-      DESK_CLIENT_SECRET: secrets.linkDeskSecret,
+      DESK_CLIENT_ID: CREDENTIALS.linkAtDesk.clientId,
+      DESK_CLIENT_SECRET: CREDENTIALS.linkAtDesk.clientSecret,
       CONNECTOR_ENCRYPTION_KEY: secrets.connectorKey,
     });
   }
@@ -1033,6 +1041,7 @@ module.exports = {
   psql,
   execIn,
   endpoints: topology.endpoints,
+  credentials: CREDENTIALS,
   hosts: HOSTS,
   topology,
   LabError,

@@ -61,6 +61,10 @@ const CREDENTIALS = {
   superuser: { username: 'postgres', password: 'lab-postgres-password' },
   replication: { username: 'replicator', password: 'lab-replicator-password' },
   app: { username: 'msp', password: 'lab-msp-password' },
+  // desk's API client of tenant "default" with every scope (BOOTSTRAP_CLIENT_ID/SECRET), for load
+  // generators and tests; and link's service client at desk.
+  apiClient: { clientId: 'lab-client', clientSecret: 'lab-client-secret-0123456789', tenant: 'default' },
+  linkAtDesk: { clientId: 'link', clientSecret: 'lab-link-secret-0123456789' },
 };
 
 const PATRONI_SCOPE = 'msplab';
