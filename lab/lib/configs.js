@@ -271,6 +271,9 @@ listen redis_master
     bind *:${PORTS.redis}
     mode tcp
     option tcplog
+    # A replica never sends role:master: the check waits for it until this timeout, so keep it
+    # short (a Redis answers INFO in well under a millisecond).
+    timeout check 500ms
     option tcp-check
     tcp-check connect
     tcp-check send PING\\r\\n

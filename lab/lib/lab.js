@@ -865,7 +865,11 @@ async function heal(target, options = {}) {
       }
     }
   }
-  if (options.wait !== false) await waitHostHealthy(host, { runDir, state, timeoutMs });
+  if (options.wait !== false) {
+    await waitHostHealthy(host, { runDir, state, timeoutMs });
+    // The balancer's checks lag a second or two behind: a healed host is healed once HAProxy agrees.
+    if (host.kind === 'db' || host.kind === 'redis') await waitHostHealthy(HOSTS.lb, { runDir, state, timeoutMs });
+  }
   const ms = Date.now() - started;
   if (actions.length) log(`healed ${host.name} (${actions.join(', ')}) in ${seconds(ms)}`);
   return { host: host.name, actions, ms };
@@ -886,9 +890,12 @@ async function waitHostHealthy(host, { runDir, state, timeoutMs = 120_000 }) {
       return self?.state === 'streaming' || { why: `${leader} sees ${host.name} ${self ? self.state : 'not connected'}` };
     }, { timeoutMs, intervalMs: 500, fail: diedCheck(host, 'patroni', path.join(hostDir(runDir, host), 'patroni.log')) });
   } else if (host.kind === 'redis') {
-    await waitFor(`${host.name} serving Redis again`, async () => {
-      const info = await redisRole(host);
-      return info.role === 'master' || info.master_link_status === 'up' || { why: `role ${info.role}, link ${info.master_link_status}` };
+    await waitFor(`${host.name} serving Redis again (the master the Sentinels agree on, or its replica)`, async () => {
+      const [view, info] = await Promise.all([currentRedisMaster(), redisRole(host)]);
+      if (!view.host) return { why: `the Sentinels agree on no master: ${JSON.stringify(view.sentinels)}` };
+      if (view.host === host.name) return info.role === 'master' || { why: `the Sentinels name ${host.name}, which says ${info.role}` };
+      const following = info.role === 'slave' && info.master_host === view.ip && info.master_link_status === 'up';
+      return following || { why: `role ${info.role}, master ${info.master_host ?? '-'} (the Sentinels say ${view.host}), link ${info.master_link_status ?? '-'}` };
     }, { timeoutMs, intervalMs: 300 });
   } else if (host.kind === 'lb') {
     // A fresh HAProxy counts every server UP until its checks fail: wait until they have run.
@@ -912,6 +919,7 @@ async function waitHealthy(options = {}) {
   const started = Date.now();
   await waitPatroniHealthy({ timeoutMs, runDir });
   await waitRedisHealthy({ timeoutMs });
+  await waitHostHealthy(HOSTS.lb, { runDir, state, timeoutMs });
   if (state.apps) for (const host of hostsOf('app')) await waitHostHealthy(host, { runDir, state, timeoutMs });
   return { ms: Date.now() - started };
 }
