@@ -783,25 +783,30 @@ async function isolate(target, options = {}) {
   return { host: host.name, at: Date.now() };
 }
 
-const DEFAULT_PARTITION_PEERS = {
-  db: (host) => hostsOf('db').filter((h) => h !== host),
-  redis: (host) => hostsOf('redis').filter((h) => h !== host),
-  app: () => [...hostsOf('db'), ...hostsOf('redis')],
-  lb: () => Object.values(HOSTS).filter((h) => h.kind !== 'lb'),
+const DEFAULT_PARTITIONS = {
+  db: (host) => ({ peers: hostsOf('db').filter((h) => h !== host) }),
+  redis: (host) => ({ peers: hostsOf('redis').filter((h) => h !== host) }),
+  // The apps reach PostgreSQL and Redis through the balancer (and the Redis hosts directly,
+  // through Sentinel): cut those, and leave the balancer's own traffic to the app alone.
+  app: () => ({ peers: [...hostsOf('db'), ...hostsOf('redis')], lbPorts: [PORTS.pgRw, PORTS.pgRo, PORTS.redis] }),
+  lb: () => ({ peers: Object.values(HOSTS).filter((h) => h.kind !== 'lb') }),
 };
 
 /**
  * Cuts a host off from some hosts only (nftables in its namespace): by default a db host from
  * the other db hosts (etcd, replication and Patroni traffic), while the balancer still reaches
- * it; a Redis host from the other Redis hosts; an app host from the databases and Redis.
+ * it; a Redis host from the other Redis hosts; an app host from PostgreSQL and Redis (the
+ * balancer's 5000, 5001 and 6379, and the db and Redis hosts), the balancer still reaching it.
+ * `from` (host names) replaces the default.
  */
 async function partition(target, options = {}) {
   requireState(options);
   const host = await resolveTarget(target);
-  const peers = options.from ? options.from.map(hostByName) : DEFAULT_PARTITION_PEERS[host.kind](host);
-  await netns.partition(host, peers);
-  makeLog(options)(`partitioned ${host.name} from ${peers.map((p) => p.name).join(', ')}`);
-  return { host: host.name, from: peers.map((p) => p.name), at: Date.now() };
+  const cut = options.from ? { peers: options.from.map(hostByName) } : DEFAULT_PARTITIONS[host.kind](host);
+  await netns.partition(host, cut.peers, { lbPorts: cut.lbPorts });
+  const from = [...cut.peers.map((p) => p.name), ...(cut.lbPorts ? [`lb:${cut.lbPorts.join(',')}`] : [])];
+  makeLog(options)(`partitioned ${host.name} from ${from.join(', ')}`);
+  return { host: host.name, from, at: Date.now() };
 }
 
 /**

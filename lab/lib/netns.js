@@ -90,12 +90,21 @@ const NFT_TABLE = 'msplab_partition';
 /**
  * Drops every packet between a host and the given peers, inside the host's namespace (nftables),
  * leaving its other links alone: the host keeps talking to everyone else, e.g. the balancer.
+ * `lbPorts` also drops what the host sends to those ports of the balancer (its database and Redis
+ * connections), while the balancer still reaches the host.
  */
-async function partition(host, peers) {
-  const set = peers.map((peer) => peer.ip).join(', ');
+async function partition(host, peers, { lbPorts = [] } = {}) {
+  const input = [];
+  const output = [];
+  if (peers.length) {
+    const set = peers.map((peer) => peer.ip).join(', ');
+    input.push(`ip saddr { ${set} } drop;`);
+    output.push(`ip daddr { ${set} } drop;`);
+  }
+  if (lbPorts.length) output.push(`ip daddr ${HOSTS.lb.ip} tcp dport { ${lbPorts.join(', ')} } drop;`);
   const rules = `table inet ${NFT_TABLE} {
-  chain input { type filter hook input priority -10; policy accept; ip saddr { ${set} } drop; }
-  chain output { type filter hook output priority -10; policy accept; ip daddr { ${set} } drop; }
+  chain input { type filter hook input priority -10; policy accept; ${input.join(' ')} }
+  chain output { type filter hook output priority -10; policy accept; ${output.join(' ')} }
 }
 `;
   await unpartition(host);
@@ -106,15 +115,19 @@ async function unpartition(host) {
   await run('ip', ['netns', 'exec', host.ns, 'nft', 'delete', 'table', 'inet', NFT_TABLE], { allowFail: true });
 }
 
+/** What a partition cuts the host from: host names, and `lb:<ports>` for balancer ports. */
 async function partitionedFrom(host) {
   const { stdout, code } = await run('ip', ['netns', 'exec', host.ns, 'nft', 'list', 'table', 'inet', NFT_TABLE], { allowFail: true });
   if (code !== 0) return [];
-  const match = /ip saddr \{([^}]*)\}/.exec(stdout) || /ip saddr ([\d.]+)/.exec(stdout);
-  if (!match) return [];
-  const addresses = match[1].split(',').map((a) => a.trim());
-  return Object.values(HOSTS)
-    .filter((peer) => addresses.includes(peer.ip))
-    .map((peer) => peer.name);
+  const cut = [];
+  const peers = /ip saddr (\{[^}]*\}|[\d.]+)/.exec(stdout);
+  if (peers) {
+    const addresses = peers[1].replace(/[{}]/g, '').split(',').map((a) => a.trim());
+    cut.push(...Object.values(HOSTS).filter((peer) => addresses.includes(peer.ip)).map((peer) => peer.name));
+  }
+  const ports = /tcp dport (\{[^}]*\}|\d+)/.exec(stdout);
+  if (ports) cut.push(`lb:${ports[1].replace(/[{}\s]/g, '')}`);
+  return cut;
 }
 
 module.exports = {
