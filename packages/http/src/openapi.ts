@@ -253,6 +253,7 @@ function responseContent(response: ResponseSpec, components: Record<string, unkn
 
 /** A route's scope may list several, space-separated: the caller needs all of them. */
 function requiresScopes(scope: string): string {
+  if (scope === 'admin:tenant') return 'Requires scope `admin:tenant`.';
   const scopes = scope.split(' ').map((one) => `\`${one}\``);
   return scopes.length > 1 ? `Requires scopes ${scopes.join(' and ')} (or \`admin:tenant\`).` : `Requires scope ${scopes[0]} (or \`admin:tenant\`).`;
 }

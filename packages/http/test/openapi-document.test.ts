@@ -81,6 +81,16 @@ describe('The document built from the schemas', () => {
     '/api/v1',
     [
       {
+        method: 'get',
+        path: '/things/:id',
+        operationId: 'getThing',
+        summary: 'Show a thing',
+        tags: ['Things'],
+        scope: 'admin:tenant',
+        responses: { 200: { description: 'The thing.', schema: Thing } },
+        errors: [404],
+      },
+      {
         method: 'post',
         path: '/things',
         operationId: 'createThing',
@@ -122,5 +132,10 @@ describe('The document built from the schemas', () => {
     const scheme = document.components.securitySchemes.oauth2;
     expect(scheme.flows.clientCredentials).toMatchObject({ tokenUrl: 'http://localhost/api/v1/auth/token', refreshUrl: 'http://localhost/api/v1/auth/token' });
     expect(scheme.description).toContain('RFC8725');
+  });
+
+  test('When an operation needs admin:tenant alone, then its description names the scope once', () => {
+    expect(document.paths['/things/{id}'].get.description).toBe('Requires scope `admin:tenant`.');
+    expect(document.paths['/things'].post.description).toBe('Requires scope `read:things` (or `admin:tenant`).');
   });
 });
