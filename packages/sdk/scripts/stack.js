@@ -76,13 +76,14 @@ async function startStack() {
   const exited = devstack.run();
   const cleanUp = async () => {
     await exited;
-    await dropDatabases(serverUrl, databases);
     fs.rmSync(dataRoot, { recursive: true, force: true });
+    await dropDatabases(serverUrl, databases);
   };
   const ready = await devstack.ready;
   if (!ready?.devClient) {
     devstack.stop('start failed');
-    await cleanUp();
+    // What stopped the start is the error to report, not a failure to clean up after it.
+    await cleanUp().catch(() => undefined);
     throw new Error(`the services did not start:\n${lines.join('\n')}`);
   }
   // The launcher names `localhost`, which may resolve to ::1 first; the services listen on 127.0.0.1.
