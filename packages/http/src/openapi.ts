@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { schemaName } from './schema-names';
 import { STATUS_TITLES } from './errors';
+import { withImpliedBounds } from './openapi-bounds';
 
 export interface ResponseSpec {
   description: string;
@@ -59,7 +60,7 @@ const PROBLEM_SCHEMA = {
   properties: {
     type: { type: 'string', description: '`about:blank` or `urn:msp:problem:<code>`.' },
     title: { type: 'string' },
-    status: { type: 'integer' },
+    status: { type: 'integer', format: 'int32', minimum: 400, maximum: 599 },
     detail: { type: 'string' },
     request_id: { type: 'string', description: 'Quote it to support; equals the X-Request-Id header.' },
     instance: { type: 'string' },
@@ -76,13 +77,53 @@ const PROBLEM_SCHEMA = {
 };
 
 const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the window resets.', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the current window.',
+    schema: { type: 'integer', format: 'int32' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', format: 'int32' },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Unix time (seconds) at which the window resets.',
+    schema: { type: 'integer', format: 'int64' },
+  },
   RateLimit: { description: 'IETF draft-8 RateLimit header.', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'IETF draft-8 RateLimit-Policy header.', schema: { type: 'string' } },
   'X-Request-Id': { description: "The caller's request id, or a generated one.", schema: { type: 'string' } },
 };
+
+/**
+ * Sent only to a browser page of an origin the service lets in (API_CORS_ORIGINS; desk's token
+ * endpoint: CORS_ORIGINS), none by default. Said once under components and referred to from every
+ * response, each of which may carry it.
+ */
+const CORS_ORIGIN_HEADER_NAME = 'Access-Control-Allow-Origin';
+const CORS_ORIGIN_HEADER = {
+  description:
+    'Only on a request whose `Origin` is one the service lets in (`API_CORS_ORIGINS`; ' +
+    "for desk's token endpoint `CORS_ORIGINS`), that origin; absent otherwise. No origin is let in by default.",
+  schema: { type: 'string', format: 'uri' },
+};
+const CORS_ORIGIN_HEADER_REF = { $ref: `#/components/headers/${CORS_ORIGIN_HEADER_NAME}` };
+
+const RETRY_AFTER_HEADER = {
+  description: 'Seconds to wait before trying again.',
+  schema: { type: 'integer', format: 'int32', minimum: 0 },
+};
+
+/** A response's headers: the route's own, each schema with the bounds it implies, and the CORS header. */
+function responseHeaders(status: string, headers: Record<string, { description: string; schema?: object }>) {
+  const out: Record<string, unknown> = {};
+  for (const [name, header] of Object.entries(headers)) {
+    out[name] = header.schema ? { ...header, schema: withImpliedBounds(header.schema as Record<string, unknown>) } : header;
+  }
+  // Every 429 says when to come back (the rate limiter, and routes refusing work already running).
+  if (status === '429') out['Retry-After'] ??= RETRY_AFTER_HEADER;
+  out[CORS_ORIGIN_HEADER_NAME] = CORS_ORIGIN_HEADER_REF;
+  return out;
+}
 
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
@@ -159,9 +200,15 @@ export function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
+/** Keywords whose values are data (values, not schemas): copied as they are. */
+const DATA_KEYWORDS = new Set(['examples', 'example', 'default', 'const', 'enum']);
+/** Keywords whose values map names to schemas: each value is a schema, the map itself is not. */
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
 /**
- * Turns a schema into its OpenAPI form: named sub-schemas become $refs into
- * components (collected as a side effect), everything else is copied as is.
+ * Turns a schema into its OpenAPI form: named sub-schemas become $refs into components (collected
+ * as a side effect), each schema object states the bounds it implies (openapi-bounds.ts), and
+ * everything else is copied as is.
  */
 function emit(schema: unknown, components: Record<string, unknown>, top = false): unknown {
   if (Array.isArray(schema)) return schema.map((item) => emit(item, components));
@@ -175,8 +222,13 @@ function emit(schema: unknown, components: Record<string, unknown>, top = false)
     return { $ref: `#/components/schemas/${name}` };
   }
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) out[key] = emit(value, components);
-  return out;
+  for (const [key, value] of Object.entries(schema)) {
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (SCHEMA_MAP_KEYWORDS.has(key) && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value).map(([member, sub]) => [member, emit(sub, components)]));
+    } else out[key] = emit(value, components);
+  }
+  return withImpliedBounds(out);
 }
 
 function parameters(schema: TSchema | undefined, where: 'path' | 'query', components: Record<string, unknown>) {
@@ -201,6 +253,7 @@ function responseContent(response: ResponseSpec, components: Record<string, unkn
 
 /** A route's scope may list several, space-separated: the caller needs all of them. */
 function requiresScopes(scope: string): string {
+  if (scope === 'admin:tenant') return 'Requires scope `admin:tenant`.';
   const scopes = scope.split(' ').map((one) => `\`${one}\``);
   return scopes.length > 1 ? `Requires scopes ${scopes.join(' and ')} (or \`admin:tenant\`).` : `Requires scope ${scopes[0]} (or \`admin:tenant\`).`;
 }
@@ -214,7 +267,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
     for (const [status, response] of Object.entries(op.responses)) {
       responses[status] = {
         description: response.description,
-        headers: { ...RATE_LIMIT_HEADERS, ...(response.headers ?? {}) },
+        headers: responseHeaders(status, { ...RATE_LIMIT_HEADERS, ...(response.headers ?? {}) }),
         ...(response.schema || response.contentType ? { content: responseContent(response, components) } : {}),
       };
     }
@@ -230,7 +283,12 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
       const response = responses[status] as { headers?: Record<string, unknown> } | undefined;
       if (response && (conditionalRead || conditionalWrite)) response.headers = { ...response.headers, ETag: ETAG_HEADER };
     }
-    if (conditionalRead) responses['304'] = { description: 'Not modified: the `If-None-Match` tag is still current. No body.', headers: { ETag: ETAG_HEADER } };
+    if (conditionalRead) {
+      responses['304'] = {
+        description: 'Not modified: the `If-None-Match` tag is still current. No body.',
+        headers: responseHeaders('304', { ETag: ETAG_HEADER }),
+      };
+    }
     // A route's own description of an error (e.g. OAuth's error codes) wins over the generic one.
     for (const status of errors) responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
     const operation: Record<string, unknown> = {
@@ -264,7 +322,7 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
   for (const status of Object.keys(ERROR_DESCRIPTIONS).map(Number).filter((s) => usedStatuses.has(s))) {
     errorResponses[`Error${status}`] = {
       description: `${STATUS_TITLES[status]}. ${ERROR_DESCRIPTIONS[status]}`,
-      headers: RATE_LIMIT_HEADERS,
+      headers: responseHeaders(String(status), RATE_LIMIT_HEADERS),
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: errorExample(status) } },
     };
   }
@@ -294,14 +352,20 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
     components: {
       schemas: { ...components, Problem: PROBLEM_SCHEMA },
       responses: errorResponses,
+      headers: { [CORS_ORIGIN_HEADER_NAME]: CORS_ORIGIN_HEADER },
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
           description:
             "JWT access tokens issued by the helpdesk token endpoint; `admin:tenant` satisfies every scope. Asking for no scope gets all of the client's scopes. " +
             'A service client\'s token carries `client_kind: "service"` (any other: `"tenant"`). Only with such a token is an `X-On-Behalf-Of: <client id>` header on a write honoured: ' +
-            "the audit log records it as `actor.on_behalf_of`, that service client's claim (not verified), next to `actor.client_id`, the accountable caller. From any other token the header is ignored.",
-          flows: { clientCredentials: { tokenUrl: info.tokenUrl, scopes: info.scopes } },
+            "the audit log records it as `actor.on_behalf_of`, that service client's claim (not verified), next to `actor.client_id`, the accountable caller. From any other token the header is ignored. " +
+            'Tokens follow RFC8725 (JSON Web Token Best Current Practices): signed with an asymmetric key ' +
+            '(ES256, or RS256) named by `kid`, verified against that allow-list of algorithms (never `none`, ' +
+            'never HMAC), with `iss`, `aud` and `exp` checked. Access tokens live an hour; the refresh token ' +
+            'of the grant gets a new pair (`grant_type=refresh_token` at the same endpoint).',
+          // The token endpoint also takes grant_type=refresh_token: the same URL refreshes.
+          flows: { clientCredentials: { tokenUrl: info.tokenUrl, refreshUrl: info.tokenUrl, scopes: info.scopes } },
         },
       },
     },

@@ -124,6 +124,7 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
         { name: 'Connectors', description: 'SCIM 2.0 connectors of managed tenants, their sync runs, health and the mirror of the directory\'s users.' },
         { name: 'Onboarding', description: 'Bringing a person in: directory account, license bundles (groups) and a hardware ticket, run by the job queue.' },
         { name: 'Offboarding', description: 'Letting a person go, each step at its due time: tickets to the successor, account disabled, mailbox delegated, account deleted after the retention.' },
+        { name: 'Moves', description: 'A person changing role or team on a date: directory attributes and manager, license bundles (groups) and, with new equipment, a hardware ticket.' },
         ...events.tags,
         { name: 'Authentication', description: 'How this service sees your access token.' },
       ],
