@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
-import { advisoryResourceLock } from '@msp/db';
+import { advisoryResourceLock, rawSqlOverKysely } from '@msp/db';
+import { sql } from 'kysely';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createLeases, createServiceApp, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { hrEvents } from './events/hr-events';
-import type { Db } from './db';
+import type { HrDatabase } from './db';
 import { createEmployeesRepository } from './employees/employees.repository';
 import { registerEmployeeRoutes } from './employees/employees.routes';
 import { createEmployeesService } from './employees/employees.service';
@@ -67,8 +68,8 @@ export interface HrSettings {
 }
 
 export interface HrDeps {
-  db: Db;
-  /** The same database as `db`: the payroll export streams from a pg Pool of its own (Prisma has no cursor). */
+  database: HrDatabase;
+  /** The same database: the payroll export still streams from a pg Pool of its own. */
   databaseUrl: string;
   redis?: Redis;
   logger: Logger;
@@ -83,7 +84,8 @@ export interface HrDeps {
  * The app, `close()` for what it opened itself (the export's pg Pool), and the webhook dispatcher
  * (start it with the service, stop it on shutdown).
  */
-export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
+export function createHrApp({ database, databaseUrl, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
+  const { db } = database;
   // hr verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -118,7 +120,8 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
   });
 
   const events = createServiceEvents({
-    db,
+    // @msp/events still reads and writes through the raw-SQL surface; over the same pool.
+    db: rawSqlOverKysely(db),
     logger,
     catalogue: hrEvents,
     outbound: outbound ?? createOutbound(),
@@ -154,11 +157,11 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
       webhooks: events.webhookDocs,
     },
     readinessChecks: {
-      database: () => db.$queryRaw`SELECT 1`,
+      database: () => sql`SELECT 1`.execute(db),
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
-    resourceLock: advisoryResourceLock(db.pool),
+    resourceLock: advisoryResourceLock(database.pool),
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,
