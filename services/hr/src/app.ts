@@ -57,8 +57,8 @@ export interface HrSettings {
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
   /**
-   * The payroll export's pool and timeouts (EXPORT_POOL_SIZE, EXPORT_POOL_ACQUIRE_TIMEOUT_MS, EXPORT_IDLE_TIMEOUT_MS), and the
-   * Redis key prefix of its per-tenant leases (tests isolate themselves with it).
+   * The payroll exports streaming at once per instance and how long one waits for its turn, its idle timeout (EXPORT_POOL_SIZE,
+   * EXPORT_POOL_ACQUIRE_TIMEOUT_MS, EXPORT_IDLE_TIMEOUT_MS), and the Redis key prefix of its per-tenant leases (tests isolate themselves with it).
    */
   exports?: { poolSize?: number; acquireTimeoutMs?: number; idleTimeoutMs?: number; leasePrefix?: string };
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
@@ -68,9 +68,8 @@ export interface HrSettings {
 }
 
 export interface HrDeps {
+  /** hr's database (createDb), its pool sized for the exports of `settings.exports.poolSize`. */
   database: HrDatabase;
-  /** The same database: the payroll export still streams from a pg Pool of its own. */
-  databaseUrl: string;
   redis?: Redis;
   logger: Logger;
   /** Calls to webhook endpoints; outside production by default (no address refused). */
@@ -80,11 +79,8 @@ export interface HrDeps {
   settings: HrSettings;
 }
 
-/**
- * The app, `close()` for what it opened itself (the export's pg Pool), and the webhook dispatcher
- * (start it with the service, stop it on shutdown).
- */
-export function createHrApp({ database, databaseUrl, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
+/** The app, and the webhook dispatcher and the events retention sweep (start them with the service, stop them on shutdown). */
+export function createHrApp({ database, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
   const { db } = database;
   // hr verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
@@ -111,7 +107,7 @@ export function createHrApp({ database, databaseUrl, redis, logger, outbound, we
   const payrollSettingsRepository = createPayrollSettingsRepository(db);
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
   const exportSettings = { ...EXPORT_DEFAULTS, ...settings.exports };
-  const exportRepository = createPayrollExportRepository(databaseUrl, exportSettings);
+  const exportRepository = createPayrollExportRepository(db, exportSettings);
   const payrollExports = createPayrollExportService({
     settings: payrollSettingsRepository,
     exports: exportRepository,
@@ -182,5 +178,5 @@ export function createHrApp({ database, databaseUrl, redis, logger, outbound, we
       registerWhoAmI(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, close: () => exportRepository.close() };
+  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention };
 }

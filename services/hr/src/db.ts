@@ -8,9 +8,16 @@ export type Db = Kysely<DB>;
 
 export type HrDatabase = Database<DB>;
 
-/** hr's one pool for its requests, its jobs and @msp/events. */
-export function createDb(databaseUrl: string): HrDatabase {
-  return openDatabase<DB>(databaseUrl, { applicationName: 'hr' });
+/** Connections kept for the API's requests, beside the payroll exports' (EXPORT_POOL_SIZE). */
+const API_CONNECTIONS = 10;
+
+/**
+ * hr's one pool. The payroll exports stream from it too, at most `exportConnections` at once per
+ * instance (the export's semaphore); the pool holds that many more than the API's requests need, so
+ * long downloads never take the connections the API answers with.
+ */
+export function createDb(databaseUrl: string, options: { exportConnections: number }): HrDatabase {
+  return openDatabase<DB>(databaseUrl, { max: API_CONNECTIONS + options.exportConnections, applicationName: 'hr' });
 }
 
 /** How many rows `query` finds: count(*) over its FROM and WHERE. */

@@ -9,12 +9,11 @@ import { createDb, MIGRATIONS_DIR } from './db';
 runService('hr', loadHrConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const database = createDb(config.DATABASE_URL);
+  const database = createDb(config.DATABASE_URL, { exportConnections: config.EXPORT_POOL_SIZE });
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
-  const { app, readiness, close, dispatcher, eventsRetention } = createHrApp({
+  const { app, readiness, dispatcher, eventsRetention } = createHrApp({
     database,
-    databaseUrl: config.DATABASE_URL,
     redis,
     logger,
     outbound: outboundFromConfig(config),
@@ -41,7 +40,7 @@ runService('hr', loadHrConfig, async (config, logger) => {
   return {
     app,
     readiness,
-    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), close, () => database.close(), async () => redis?.quit()],
+    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), () => database.close(), async () => redis?.quit()],
     describe: { redis: Boolean(redis) },
   };
 });

@@ -47,7 +47,7 @@ describeWebhooks({
       databaseUrl: hr.databaseUrl,
       // Another process's dispatcher: its own database, handed to @msp/events as the app hands it.
       createDb: (url: string) => {
-        const database = createDb(url);
+        const database = createDb(url, { exportConnections: 1 });
         return Object.assign(rawSqlOverKysely(database.db), { $disconnect: () => database.close() });
       },
       close: () => hr.close(),

@@ -5,6 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Redis } from 'ioredis';
 import { createHrApp, type HrDeps, type HrSettings } from '../../src/app';
 import { createDb, MIGRATIONS_DIR, type HrDatabase } from '../../src/db';
+import { EXPORT_DEFAULTS } from '../../src/exports/payroll-export.repository';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import type * as HrApp from '../../src/app';
 
@@ -16,9 +17,9 @@ export type TestDb = PrismaClient & { service: HrDatabase };
 
 export type TestHr = ServiceUnderTest<TestDb>;
 
-/** The oracle beside the service's database of `databaseUrl`. */
-export function testDb(databaseUrl: string): TestDb & { $disconnect(): Promise<void> } {
-  const service = createDb(databaseUrl);
+/** The oracle beside a service database of `databaseUrl` whose pool has room for `exportConnections` exports. */
+export function testDb(databaseUrl: string, exportConnections: number = EXPORT_DEFAULTS.poolSize): TestDb & { $disconnect(): Promise<void> } {
+  const service = createDb(databaseUrl, { exportConnections });
   const oracle = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   const disconnect = oracle.$disconnect.bind(oracle);
   return Object.assign(oracle, {
@@ -40,10 +41,9 @@ export interface StartHrOptions {
 
 /** hr in-process on a fresh database, real Redis and real tokens; `token()` holds `read:hr write:hr`. */
 export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
-  const createTestDb = (databaseUrl: string) => testDb(databaseUrl);
-  const depsOf = (db: TestDb, databaseUrl: string, redis: Redis, logger: Logger, settings: Omit<HrSettings, 'exports'>): HrDeps => ({
+  const createTestDb = (databaseUrl: string) => testDb(databaseUrl, options.settings?.exports?.poolSize);
+  const depsOf = (db: TestDb, redis: Redis, logger: Logger, settings: Omit<HrSettings, 'exports'>): HrDeps => ({
     database: db.service,
-    databaseUrl,
     redis,
     outbound: testOutbound(),
     webhookSecrets: testWebhookSecrets(),
@@ -58,14 +58,14 @@ export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
     databaseUrl: options.databaseUrl,
     // Every answer a test receives is checked against the served OpenAPI document (test/support/conformance-setup.ts).
     conformance: true,
-    createApp: ({ db, databaseUrl, redis, logger, settings }) => createHrApp(depsOf(db, databaseUrl, redis, logger, settings)),
+    createApp: ({ db, redis, logger, settings }) => createHrApp(depsOf(db, redis, logger, settings)),
     isolated() {
       const app = freshModule<typeof HrApp>(path.resolve(__dirname, '../../src/app'));
       return {
         // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
         // replica's oracle comes from the shared module.
         createDb: createTestDb,
-        createApp: ({ db, databaseUrl, redis, logger, settings }) => app.createHrApp(depsOf(db, databaseUrl, redis, logger, settings)),
+        createApp: ({ db, redis, logger, settings }) => app.createHrApp(depsOf(db, redis, logger, settings)),
       };
     },
   });
