@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { createHrApp, type HrDeps, type HrSettings } from '../../src/app';
 import { createDb, MIGRATIONS_DIR, type HrDatabase } from '../../src/db';
 import { EXPORT_DEFAULTS } from '../../src/exports/payroll-export.repository';
-import { PrismaClient } from '../../src/generated/prisma/client';
+import { PrismaClient } from '../generated/prisma/client';
 import type * as HrApp from '../../src/app';
 
 /**
