@@ -22,6 +22,12 @@ for pattern in 'prisma@*' '@prisma+studio-core@*' '@prisma+engines*' '@electric-
     if [ -e "$hit" ]; then echo "check-app: must not ship $hit" >&2; bad=1; fi
   done
 done
+# A service that queries without Prisma Client (Kysely over pg) ships none of its runtime.
+if ! node -e "process.exit(require('./package.json').dependencies?.['@prisma/client'] ? 0 : 1)"; then
+  for hit in node_modules/.pnpm/@prisma+client@* node_modules/.pnpm/@prisma+adapter-pg@* dist/generated/prisma; do
+    if [ -e "$hit" ]; then echo "check-app: must not ship $hit (the service does not use Prisma Client)" >&2; bad=1; fi
+  done
+fi
 tests=$(find . \( -name '*.test.js' -o -name '*.test.ts' -o -name '*.spec.js' \) -not -path '*/node_modules/.pnpm/*' | head -n 5)
 if [ -n "$tests" ]; then echo "check-app: test files must not ship: $tests" >&2; bad=1; fi
 size=$(du -sm . | cut -f1)

@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
-import { advisoryResourceLock } from '@msp/db';
+import { advisoryResourceLock, rawSqlOverKysely } from '@msp/db';
+import { sql } from 'kysely';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createLeases, createServiceApp, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { hrEvents } from './events/hr-events';
-import type { Db } from './db';
+import type { HrDatabase } from './db';
 import { createEmployeesRepository } from './employees/employees.repository';
 import { registerEmployeeRoutes } from './employees/employees.routes';
 import { createEmployeesService } from './employees/employees.service';
@@ -56,8 +57,8 @@ export interface HrSettings {
   /** Redis key prefix of the rate limiter (tests isolate themselves with it). */
   rateLimitPrefix?: string;
   /**
-   * The payroll export's pool and timeouts (EXPORT_POOL_SIZE, EXPORT_POOL_ACQUIRE_TIMEOUT_MS, EXPORT_IDLE_TIMEOUT_MS), and the
-   * Redis key prefix of its per-tenant leases (tests isolate themselves with it).
+   * The payroll exports streaming at once per instance and how long one waits for its turn, its idle timeout (EXPORT_POOL_SIZE,
+   * EXPORT_POOL_ACQUIRE_TIMEOUT_MS, EXPORT_IDLE_TIMEOUT_MS), and the Redis key prefix of its per-tenant leases (tests isolate themselves with it).
    */
   exports?: { poolSize?: number; acquireTimeoutMs?: number; idleTimeoutMs?: number; leasePrefix?: string };
   /** The webhook dispatcher's pace (WEBHOOK_CONCURRENCY; tests shorten the retry schedule). */
@@ -67,9 +68,8 @@ export interface HrSettings {
 }
 
 export interface HrDeps {
-  db: Db;
-  /** The same database as `db`: the payroll export streams from a pg Pool of its own (Prisma has no cursor). */
-  databaseUrl: string;
+  /** hr's database (createDb), its pool sized for the exports of `settings.exports.poolSize`. */
+  database: HrDatabase;
   redis?: Redis;
   logger: Logger;
   /** Calls to webhook endpoints; outside production by default (no address refused). */
@@ -79,11 +79,9 @@ export interface HrDeps {
   settings: HrSettings;
 }
 
-/**
- * The app, `close()` for what it opened itself (the export's pg Pool), and the webhook dispatcher
- * (start it with the service, stop it on shutdown).
- */
-export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
+/** The app, and the webhook dispatcher and the events retention sweep (start them with the service, stop them on shutdown). */
+export function createHrApp({ database, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
+  const { db } = database;
   // hr verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -109,7 +107,7 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
   const payrollSettingsRepository = createPayrollSettingsRepository(db);
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
   const exportSettings = { ...EXPORT_DEFAULTS, ...settings.exports };
-  const exportRepository = createPayrollExportRepository(databaseUrl, exportSettings);
+  const exportRepository = createPayrollExportRepository(db, exportSettings);
   const payrollExports = createPayrollExportService({
     settings: payrollSettingsRepository,
     exports: exportRepository,
@@ -118,7 +116,8 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
   });
 
   const events = createServiceEvents({
-    db,
+    // @msp/events still reads and writes through the raw-SQL surface; over the same pool.
+    db: rawSqlOverKysely(db),
     logger,
     catalogue: hrEvents,
     outbound: outbound ?? createOutbound(),
@@ -154,11 +153,11 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
       webhooks: events.webhookDocs,
     },
     readinessChecks: {
-      database: () => db.$queryRaw`SELECT 1`,
+      database: () => sql`SELECT 1`.execute(db),
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
-    resourceLock: advisoryResourceLock(db.pool),
+    resourceLock: advisoryResourceLock(database.pool),
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,
@@ -179,5 +178,5 @@ export function createHrApp({ db, databaseUrl, redis, logger, outbound, webhookS
       registerWhoAmI(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, close: () => exportRepository.close() };
+  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention };
 }

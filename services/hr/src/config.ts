@@ -15,19 +15,20 @@ export const HrConfigSchema = Type.Object({
       'Folder of local state: the keys a service generates outside production (desk\'s signing key, the ' +
       'encryption keys).',
   }),
-  // The payroll export streams from a pool of its own, so exports cannot take the API's connections.
+  // The payroll exports stream from the service's pool, which holds this many connections more than
+  // the API's requests need, so exports cannot take the API's connections.
   EXPORT_POOL_SIZE: Type.Integer({
     minimum: 1,
     maximum: 100,
     default: EXPORT_DEFAULTS.poolSize,
-    description: 'Connections of the payroll export\'s own pool: the exports that stream at once per instance.',
+    description: 'Database connections kept for the payroll export: the exports that stream at once per instance.',
   }),
   ...exportIdleTimeoutConfigProperties,
   EXPORT_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     default: EXPORT_DEFAULTS.acquireTimeoutMs,
     description:
-      'A payroll export that gets no connection of that pool within this (ms) answers 503 with `Retry-After`.',
+      'A payroll export that gets none of those connections within this (ms) answers 503 with `Retry-After`.',
   }),
 });
 

@@ -9,12 +9,11 @@ import { createDb, MIGRATIONS_DIR } from './db';
 runService('hr', loadHrConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const db = createDb(config.DATABASE_URL);
+  const database = createDb(config.DATABASE_URL, { exportConnections: config.EXPORT_POOL_SIZE });
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
-  const { app, readiness, close, dispatcher, eventsRetention } = createHrApp({
-    db,
-    databaseUrl: config.DATABASE_URL,
+  const { app, readiness, dispatcher, eventsRetention } = createHrApp({
+    database,
     redis,
     logger,
     outbound: outboundFromConfig(config),
@@ -38,5 +37,10 @@ runService('hr', loadHrConfig, async (config, logger) => {
   });
   await dispatcher.start();
   eventsRetention.start();
-  return { app, readiness, cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), close, () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  return {
+    app,
+    readiness,
+    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), () => database.close(), async () => redis?.quit()],
+    describe: { redis: Boolean(redis) },
+  };
 });

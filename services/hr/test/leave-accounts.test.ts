@@ -147,7 +147,7 @@ describe('Contracts', () => {
 describe('The contract valid on a day (for timesheets and later features)', () => {
   test('When a day is asked, then the contract with the latest valid_from on or before it answers, and none before the first', async () => {
     const e = await newEmployee(null, [contract({ valid_from: '2025-01-01' }), contract({ valid_from: '2025-07-01', state: 'DE-BY' })]);
-    const contracts = createContractsRepository(hr.db);
+    const contracts = createContractsRepository(hr.db.service.db);
 
     expect(await contracts.validOn(e.tenantId, e.userId, '2024-12-31')).toBeNull();
     expect(await contracts.validOn(e.tenantId, e.userId, '2025-06-30')).toMatchObject({ validFrom: '2025-01-01', state: 'DE-BE' });

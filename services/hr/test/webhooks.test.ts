@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { rawSqlOverKysely } from '@msp/db';
 import { createServiceDispatcher } from '@msp/events';
 import { describeWebhooks } from '@msp/testkit';
 import { createDb } from '../src/db';
@@ -44,7 +45,11 @@ describeWebhooks({
         return { type: 'timesheet.created', resourceType: 'timesheet', resourceId: response.body.id, response };
       },
       databaseUrl: hr.databaseUrl,
-      createDb,
+      // Another process's dispatcher: its own database, handed to @msp/events as the app hands it.
+      createDb: (url: string) => {
+        const database = createDb(url, { exportConnections: 1 });
+        return Object.assign(rawSqlOverKysely(database.db), { $disconnect: () => database.close() });
+      },
       close: () => hr.close(),
     };
   },

@@ -13,7 +13,7 @@ export function contractJson(contract: ContractRecord): ContractJson {
     state: contract.state,
     opening_balance_minutes: contract.openingBalanceMinutes,
     time_zone: contract.timeZone,
-    created_at: contract.createdAt.toISOString(),
+    created_at: contract.createdAt,
   };
 }
 

@@ -11,7 +11,7 @@ export function employeeJson(employee: EmployeeRecord): EmployeeJson {
     name: employee.name,
     employment: { start_date: employee.employmentStart, end_date: employee.employmentEnd },
     current_contract: employee.currentContract && contractJson(employee.currentContract),
-    created_at: employee.createdAt.toISOString(),
-    updated_at: employee.updatedAt.toISOString(),
+    created_at: employee.createdAt,
+    updated_at: employee.updatedAt,
   };
 }

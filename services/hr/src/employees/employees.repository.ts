@@ -1,10 +1,10 @@
-import { listCountSql, sqlRows, type KeysetOrder } from '@msp/db';
-import type { ListWindow } from '@msp/http';
-import { isRecordNotFound, violatedUniqueConstraint, type Db } from '../db';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../list-pages';
-import { dateToDay, dayToDate } from '../calendar';
-import { CONTRACT_COLUMNS, contractFromSql, type ContractRecord, type ContractSqlRow } from '../contracts/contracts.repository';
+import { inListOrder, listCount, listPage, uniqueViolation } from '@msp/db';
+import { unknownAfterItem, type ListWindow } from '@msp/http';
+import type { ExpressionBuilder, Selectable, SelectQueryBuilder } from 'kysely';
+import { dateToDay } from '../calendar';
+import { countOf, type Db } from '../db';
+import type { Contract, DB, Employee } from '../generated/kysely/database';
+import { toContract, type ContractRecord } from '../contracts/contracts.repository';
 
 export interface EmployeeRecord {
   id: string;
@@ -17,8 +17,9 @@ export interface EmployeeRecord {
   employmentEnd: string | null;
   /** The contract valid today (UTC), or null. */
   currentContract: ContractRecord | null;
-  createdAt: Date;
-  updatedAt: Date;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface NewEmployee {
@@ -52,43 +53,20 @@ const UNIQUE_KEYS: Record<string, UniqueEmployeeField> = {
   employees_tenant_id_personnel_number_key: 'personnelNumber',
 };
 
-const columns = { id: true } as const;
-
-/** The Prisma model's data of the fields given (dates as Prisma holds a `date`). */
-function dataOf(input: EmployeeChanges) {
-  const day = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : dayToDate(value));
-  return { personnelNumber: input.personnelNumber, name: input.name, employmentStart: day(input.employmentStart), employmentEnd: day(input.employmentEnd) };
+/** A write refused by one of the unique keys is a DuplicateEmployeeError naming the field. */
+async function unlessTaken<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    const field = UNIQUE_KEYS[uniqueViolation(error) ?? ''];
+    throw field ? new DuplicateEmployeeError(field) : error;
+  }
 }
 
-/*
- * The list and the single read are plain SQL on the pool under Prisma (sqlRows of @msp/db): a
- * batch of findMany and count in a Prisma transaction cost several times the CPU of the same
- * SELECTs through pg (bench/README.md, issue 12). Writes keep the model API.
- */
-const EMPLOYEE_COLUMNS = Prisma.sql`id, user_id, personnel_number, name, to_char(employment_start, 'YYYY-MM-DD') AS employment_start,
-  to_char(employment_end, 'YYYY-MM-DD') AS employment_end, created_at, updated_at`;
+/** An employee and the columns of its current contract, under a `contract_` prefix so they keep their types. */
+type EmployeeRow = Selectable<Employee> & { [K in keyof Selectable<Contract> as `contract_${K}`]: Selectable<Contract>[K] | null };
 
-/** Each employee with the contract valid on the day given (one index range per employee). */
-const withCurrentContract = (employees: Prisma.Sql, today: string) => Prisma.sql`SELECT e.*, to_jsonb(cc) AS current_contract FROM (${employees}) e
-  LEFT JOIN LATERAL (SELECT ${CONTRACT_COLUMNS} FROM contracts c
-    WHERE c.tenant_id = e.tenant_id AND c.employee_id = e.id AND c.valid_from <= ${today}::date ORDER BY c.valid_from DESC LIMIT 1) cc ON true
-  ORDER BY e.created_at DESC, e.id DESC`;
-
-const todayUtc = () => dateToDay(new Date());
-
-interface EmployeeSqlRow {
-  id: string;
-  user_id: string;
-  personnel_number: string;
-  name: string;
-  employment_start: string | null;
-  employment_end: string | null;
-  current_contract: ContractSqlRow | null;
-  created_at: string | Date;
-  updated_at: string | Date;
-}
-
-function fromSql(row: EmployeeSqlRow): EmployeeRecord {
+function toEmployee(row: EmployeeRow): EmployeeRecord {
   return {
     id: row.id,
     userId: row.user_id,
@@ -96,95 +74,162 @@ function fromSql(row: EmployeeSqlRow): EmployeeRecord {
     name: row.name,
     employmentStart: row.employment_start,
     employmentEnd: row.employment_end,
-    currentContract: row.current_contract ? contractFromSql(row.current_contract) : null,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
+    currentContract: row.contract_id === null ? null : toContract(unprefixed(row)),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
   };
 }
 
-function translated(error: unknown): unknown {
-  const field = UNIQUE_KEYS[violatedUniqueConstraint(error) ?? ''];
-  return field ? new DuplicateEmployeeError(field) : error;
+function unprefixed(row: EmployeeRow): Selectable<Contract> {
+  return {
+    id: row.contract_id!,
+    tenant_id: row.contract_tenant_id!,
+    employee_id: row.contract_employee_id!,
+    valid_from: row.contract_valid_from!,
+    weekly_minutes: row.contract_weekly_minutes!,
+    working_days: row.contract_working_days!,
+    vacation_days_per_year: row.contract_vacation_days_per_year!,
+    state: row.contract_state!,
+    opening_balance_minutes: row.contract_opening_balance_minutes,
+    time_zone: row.contract_time_zone!,
+    created_at: row.contract_created_at!,
+  };
+}
+
+const LIST_ORDER = { columns: ['created_at', 'id'], direction: 'desc' } as const;
+
+/** The tenant's employees that match the filter. */
+const matching = (tenantId: string, filter: EmployeeFilter) => (eb: ExpressionBuilder<DB, 'employees'>) =>
+  eb.and([
+    eb('employees.tenant_id', '=', tenantId),
+    ...(filter.userId === undefined ? [] : [eb('employees.user_id', '=', filter.userId)]),
+    ...(filter.personnelNumber === undefined ? [] : [eb('employees.personnel_number', '=', filter.personnelNumber)]),
+  ]);
+
+/**
+ * Each of `employees` with the contract valid on `today` (UTC), in the list's order. The employees
+ * are selected first (a page stops at its LIMIT), then one index range of contracts per employee.
+ */
+function withCurrentContract(db: Db, employees: SelectQueryBuilder<DB, 'employees', Selectable<Employee>>, today = dateToDay(new Date())) {
+  return db
+    .selectFrom(employees.as('e'))
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('contracts as c')
+          .selectAll('c')
+          .whereRef('c.tenant_id', '=', 'e.tenant_id')
+          .whereRef('c.employee_id', '=', 'e.id')
+          .where('c.valid_from', '<=', today)
+          .orderBy('c.valid_from', 'desc')
+          .limit(1)
+          .as('cc'),
+      (join) => join.onTrue(),
+    )
+    .selectAll('e')
+    .select([
+      'cc.id as contract_id',
+      'cc.tenant_id as contract_tenant_id',
+      'cc.employee_id as contract_employee_id',
+      'cc.valid_from as contract_valid_from',
+      'cc.weekly_minutes as contract_weekly_minutes',
+      'cc.working_days as contract_working_days',
+      'cc.vacation_days_per_year as contract_vacation_days_per_year',
+      'cc.state as contract_state',
+      'cc.opening_balance_minutes as contract_opening_balance_minutes',
+      'cc.time_zone as contract_time_zone',
+      'cc.created_at as contract_created_at',
+    ])
+    .orderBy('e.created_at', 'desc')
+    .orderBy('e.id', 'desc');
 }
 
 /** Every query is bounded by the caller's tenant: another tenant's rows are simply not found. */
 export function createEmployeesRepository(db: Db) {
-  const rows = sqlRows(db, db.pool);
-
-  const byId = (tenantId: string, id: string) =>
-    withCurrentContract(Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`, todayUtc());
-
-  async function findById(tenantId: string, id: string): Promise<EmployeeRecord | null> {
-    const [row] = await rows<EmployeeSqlRow>(byId(tenantId, id));
-    return row ? fromSql(row) : null;
-  }
-
-  /**
-   * Writes, then reads the employee as the API shows it, in one transaction: a connection lost
-   * after the write but before the read must not leave a stored employee behind a 503 (the
-   * caller, told the write failed, would create it again).
-   */
-  async function writeThenRead(write: (tx: Prisma.TransactionClient) => Promise<{ id: string }>, tenantId: string): Promise<EmployeeRecord> {
-    return db.$transaction(async (tx) => {
-      const { id } = await write(tx);
-      const [row] = await sqlRows(tx)<EmployeeSqlRow>(byId(tenantId, id));
-      return fromSql(row!);
-    });
+  /** The employee as the API shows it, read through `on` (the database or a transaction). */
+  async function findById(tenantId: string, id: string, on: Db = db): Promise<EmployeeRecord | null> {
+    const row = await withCurrentContract(on, on.selectFrom('employees').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id)).executeTakeFirst();
+    return row ? toEmployee(row) : null;
   }
 
   return {
     /**
-     * A page and the exact total in one round trip (keysetPage); newest first, by number or after an
-     * employee (keyset: the list's index from that employee on, at any depth). The total of the whole
-     * list is its list_counts counter; `user_id` and `personnel_number` are each unique in the
-     * tenant, so a filtered total is count(*) through that unique index: at most one row, whatever
-     * the tenant's size.
+     * A page and the exact total; newest first, by number or after an employee (keyset: the list's
+     * index from that employee on, at any depth). The total of the whole list is its list_counts
+     * counter; `user_id` and `personnel_number` are each unique in the tenant, so a filtered total is
+     * count(*) through that unique index: at most one row, whatever the tenant's size.
      */
-    async list(tenantId: string, filter: EmployeeFilter, window: ListWindow): Promise<{ items: EmployeeRecord[]; total: number }> {
-      const filters = [
-        ...(filter.userId === undefined ? [] : [Prisma.sql`user_id = ${filter.userId}::uuid`]),
-        ...(filter.personnelNumber === undefined ? [] : [Prisma.sql`personnel_number = ${filter.personnelNumber}`]),
-      ];
-      const where = Prisma.join([Prisma.sql`tenant_id = ${tenantId}::uuid`, ...filters], ' AND ');
-      const order: KeysetOrder<Prisma.Sql> = { table: 'employees', columns: ['created_at', 'id'], direction: 'desc', scope: Prisma.sql`k.tenant_id = ${tenantId}::uuid` };
-      const { items, total } = await lists.keysetPage<EmployeeSqlRow>(
-        rows,
+    list(tenantId: string, filter: EmployeeFilter, window: ListWindow): Promise<{ items: EmployeeRecord[]; total: number }> {
+      const filtered = filter.userId !== undefined || filter.personnelNumber !== undefined;
+      return listPage({
         window,
-        {
-          page: withCurrentContract(
-            Prisma.sql`SELECT ${EMPLOYEE_COLUMNS}, tenant_id FROM employees WHERE ${where}${lists.keysetAfter(window, order)} ${lists.keysetOrderLimit(window, order)}`,
-            todayUtc(),
-          ),
-          total: filters.length === 0 ? listCountSql(tenantId, 'employees') : Prisma.sql`SELECT count(*) FROM employees WHERE ${where}`,
-          exists: lists.afterExists(window, order),
+        afterKey: async (id) => {
+          const row = await db.selectFrom('employees').select(['created_at', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          return row && [row.created_at, row.id];
         },
-      );
-      return { items: items.map(fromSql), total };
+        page: async (afterKey) => {
+          const page = inListOrder(db.selectFrom('employees').selectAll().where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          return (await withCurrentContract(db, page).execute()).map(toEmployee);
+        },
+        total: async () =>
+          filtered ? countOf(db.selectFrom('employees').where(matching(tenantId, filter))) : listCount(db, { tenantId, list: 'employees' }),
+        unknownAfter: unknownAfterItem,
+      });
     },
 
     /** Whether the helpdesk user is an employee of the tenant (timesheets and leaves are only for employees). */
     async isEmployee(tenantId: string, userId: string): Promise<boolean> {
-      return (await db.employee.count({ where: { tenantId, userId } })) > 0;
+      const row = await db.selectFrom('employees').select('id').where('tenant_id', '=', tenantId).where('user_id', '=', userId).executeTakeFirst();
+      return row !== undefined;
     },
 
-    findById,
+    findById: (tenantId: string, id: string) => findById(tenantId, id),
 
-    async create(tenantId: string, input: NewEmployee): Promise<EmployeeRecord> {
-      try {
-        return await writeThenRead((tx) => tx.employee.create({ data: { tenantId, userId: input.userId, ...dataOf(input) } as Prisma.EmployeeUncheckedCreateInput, select: columns }), tenantId);
-      } catch (error) {
-        throw translated(error);
-      }
+    /**
+     * Writes, then reads the employee as the API shows it, in one transaction: a connection lost
+     * after the write but before the read must not leave a stored employee behind a 503 (the
+     * caller, told the write failed, would create it again).
+     */
+    create(tenantId: string, input: NewEmployee): Promise<EmployeeRecord> {
+      return unlessTaken(
+        db.transaction().execute(async (trx) => {
+          const { id } = await trx
+            .insertInto('employees')
+            .values({
+              tenant_id: tenantId,
+              user_id: input.userId,
+              personnel_number: input.personnelNumber,
+              name: input.name,
+              employment_start: input.employmentStart ?? null,
+              employment_end: input.employmentEnd ?? null,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          return (await findById(tenantId, id, trx))!;
+        }),
+      );
     },
 
     /** The changed employee, or null when the tenant has no employee with this id. */
-    async update(tenantId: string, id: string, changes: EmployeeChanges): Promise<EmployeeRecord | null> {
-      try {
-        return await writeThenRead((tx) => tx.employee.update({ where: { id, tenantId }, data: dataOf(changes), select: columns }), tenantId);
-      } catch (error) {
-        if (isRecordNotFound(error)) return null;
-        throw translated(error);
-      }
+    update(tenantId: string, id: string, changes: EmployeeChanges): Promise<EmployeeRecord | null> {
+      return unlessTaken(
+        db.transaction().execute(async (trx) => {
+          const updated = await trx
+            .updateTable('employees')
+            .set({
+              personnel_number: changes.personnelNumber,
+              name: changes.name,
+              employment_start: changes.employmentStart,
+              employment_end: changes.employmentEnd,
+              updated_at: new Date(),
+            })
+            .where('id', '=', id)
+            .where('tenant_id', '=', tenantId)
+            .returning('id')
+            .executeTakeFirst();
+          return updated ? findById(tenantId, id, trx) : null;
+        }),
+      );
     },
   };
 }

@@ -1,110 +1,178 @@
 import type { Readable } from 'node:stream';
-import { createStreamPool, StreamPoolBusyError } from '@msp/db';
+import { finished } from 'node:stream/promises';
+import { streamQueryRows, type StreamableQuery } from '@msp/db';
 import { AppError, STREAMED_FILE_IDLE_TIMEOUT_MS } from '@msp/http';
+import { sql } from 'kysely';
+import type { Db } from '../db';
 import { WAGE_TYPE_KEYS, type WageTypes } from '../payroll/payroll-settings.schemas';
 import type { Period, PayrollRow } from './payroll-row';
+import { exportSlots, ExportSlotsBusyError } from './export-slots';
 
-/** How the export's connections show up in pg_stat_activity (operators, and the disconnect test). */
+/** How an export's connection shows up in pg_stat_activity while it streams (operators, and the disconnect test). */
 export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
 
 /**
- * The export's pool and timeouts when configuration says nothing (EXPORT_POOL_SIZE: at most this many
- * exports stream at once per instance; EXPORT_POOL_ACQUIRE_TIMEOUT_MS; EXPORT_IDLE_TIMEOUT_MS).
+ * The export's limits when configuration says nothing (EXPORT_POOL_SIZE: at most this many exports
+ * stream at once per instance; EXPORT_POOL_ACQUIRE_TIMEOUT_MS; EXPORT_IDLE_TIMEOUT_MS).
  */
 export const EXPORT_DEFAULTS = { poolSize: 10, acquireTimeoutMs: 5_000, idleTimeoutMs: STREAMED_FILE_IDLE_TIMEOUT_MS } as const;
 
-/** What a caller that found the pool full is told to wait before trying again. */
+/** What a caller that found every export slot taken is told to wait before trying again. */
 export const EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;
 
-/**
- * The aggregated rows of one tenant and period, one per employee and category, already mapped to the
- * tenant's wage type, ordered by personnel number (numerically: "9" before "10") then wage type.
- *   $1 tenant, $2 first day, $3 last day, $4 the categories, $5 their wage types (same order).
- * Hours: the minutes of the entries of the timesheets dated in the period. Days: Monday–Friday of
- * every approved leave, clipped to the period; a vacation's days that an approved sick leave covers are
- * paid as sick only (§9 BUrlG: they return to the leave account). Rows of a user_id that is no employee of the tenant
- * drop out at the join. Kept as one text, so the benchmark's COPY runs exactly this.
- */
-export const PAYROLL_ROWS_SQL = `
-WITH quantities AS (
-  SELECT t.user_id, e.category, 'hours' AS unit, round(sum(e.minutes) / 60.0, 2) AS quantity
-    FROM timesheets t
-    JOIN timesheet_entries e ON e.timesheet_id = t.id
-   WHERE t.tenant_id = $1 AND t.date BETWEEN $2::date AND $3::date
-   GROUP BY t.user_id, e.category
-  UNION ALL
-  SELECT l.user_id, l.type, 'days', round(count(*), 2)
-    FROM leaves l
-    CROSS JOIN LATERAL generate_series(greatest(l.start_date, $2::date), least(l.end_date, $3::date), interval '1 day') AS d(day)
-   WHERE l.tenant_id = $1 AND l.status = 'approved' AND l.start_date <= $3::date AND l.end_date >= $2::date
-     AND extract(isodow FROM d.day) < 6
-     AND NOT (l.type = 'vacation' AND EXISTS (
-           SELECT 1 FROM leaves s
-            WHERE s.tenant_id = $1 AND s.user_id = l.user_id AND s.type = 'sick' AND s.status = 'approved'
-              AND s.start_date <= d.day AND s.end_date >= d.day))
-   GROUP BY l.user_id, l.type
-)
-SELECT p.personnel_number, p.name, m.wage_type, q.category, q.quantity::text AS quantity, q.unit
-  FROM quantities q
-  JOIN employees p ON p.tenant_id = $1 AND p.user_id = q.user_id
-  JOIN unnest($4::text[], $5::text[]) AS m(category, wage_type) ON m.category = q.category::text
- WHERE q.quantity > 0
- ORDER BY p.personnel_number::numeric, p.personnel_number, m.wage_type::integer, q.category`;
+interface Quantity {
+  user_id: string;
+  category: string;
+  unit: PayrollRow['unit'];
+  quantity: string;
+}
 
-export function payrollRowsParams(tenantId: string, period: Period, wageTypes: WageTypes): unknown[] {
-  return [tenantId, period.first, period.last, [...WAGE_TYPE_KEYS], WAGE_TYPE_KEYS.map((key) => wageTypes[key])];
+/**
+ * The aggregated rows of one tenant and period, one per employee and category, mapped to the
+ * tenant's wage type. Hours: the minutes of the entries of the timesheets dated in the period.
+ * Days: Monday–Friday of every approved leave, clipped to the period; a vacation's days that an
+ * approved sick leave covers are paid as sick only (§9 BUrlG: they return to the leave account).
+ * Rows of a user_id that is no employee of the tenant drop out at the join.
+ */
+function payrollRows(db: Db, tenantId: string, period: Period, wageTypes: WageTypes) {
+  const { first, last } = period;
+  return db
+    .with(
+      'quantities',
+      // In parentheses: Kysely writes a raw expression as it is after AS.
+      () => sql<Quantity>`(
+        SELECT t.user_id, e.category, 'hours' AS unit, round(sum(e.minutes) / 60.0, 2) AS quantity
+          FROM timesheets t
+          JOIN timesheet_entries e ON e.timesheet_id = t.id
+         WHERE t.tenant_id = ${tenantId} AND t.date BETWEEN ${first}::date AND ${last}::date
+         GROUP BY t.user_id, e.category
+        UNION ALL
+        SELECT l.user_id, l.type, 'days', round(count(*), 2)
+          FROM leaves l
+          CROSS JOIN LATERAL generate_series(greatest(l.start_date, ${first}::date), least(l.end_date, ${last}::date), interval '1 day') AS d(day)
+         WHERE l.tenant_id = ${tenantId} AND l.status = 'approved' AND l.start_date <= ${last}::date AND l.end_date >= ${first}::date
+           AND extract(isodow FROM d.day) < 6
+           AND NOT (l.type = 'vacation' AND EXISTS (
+                 SELECT 1 FROM leaves s
+                  WHERE s.tenant_id = ${tenantId} AND s.user_id = l.user_id AND s.type = 'sick' AND s.status = 'approved'
+                    AND s.start_date <= d.day AND s.end_date >= d.day))
+         GROUP BY l.user_id, l.type)`,
+    )
+    .selectFrom('quantities as q')
+    .innerJoin('employees as p', (join) => join.on('p.tenant_id', '=', tenantId).onRef('p.user_id', '=', 'q.user_id'))
+    .innerJoin(
+      sql<{ category: string; wage_type: string }>`unnest(${[...WAGE_TYPE_KEYS]}::text[], ${WAGE_TYPE_KEYS.map((key) => wageTypes[key])}::text[])`.as<'m'>(
+        sql`m(category, wage_type)`,
+      ),
+      'm.category',
+      'q.category',
+    )
+    .select(['p.personnel_number', 'p.name', 'm.wage_type', 'q.category', sql<string>`q.quantity::text`.as('quantity'), 'q.unit'])
+    .where(sql<boolean>`q.quantity > 0`);
+}
+
+/**
+ * The export's statement in the file's order: personnel numbers numerically ("9" before "10"), then
+ * wage type, then category. Exported so that a benchmark can compile and run exactly this.
+ */
+export function payrollRowsInOrder(db: Db, tenantId: string, period: Period, wageTypes: WageTypes) {
+  return payrollRows(db, tenantId, period, wageTypes)
+    .orderBy(sql`p.personnel_number::numeric`)
+    .orderBy('p.personnel_number')
+    .orderBy(sql`m.wage_type::integer`)
+    .orderBy('q.category');
 }
 
 export interface PayrollExportRepositoryOptions {
-  /** Connections of the export's pool. */
+  /** Exports streaming at once in this instance (each holds a connection of the pool while it streams). */
   poolSize: number;
-  /** How long an export waits for a connection of the pool before it answers 503 (pg-pool's connectionTimeoutMillis). */
+  /** How long an export waits for one of those before it answers 503. */
   acquireTimeoutMs: number;
 }
 
-/** Streams the export from a pool of its own (@msp/db's stream pool): Prisma cannot hand out a cursor. */
-export function createPayrollExportRepository(databaseUrl: string, options: PayrollExportRepositoryOptions) {
-  const pool = createStreamPool({ databaseUrl, applicationName: EXPORT_APPLICATION_NAME, size: options.poolSize, acquireTimeoutMs: options.acquireTimeoutMs });
+/**
+ * The export streams from the service's pool, through a cursor inside a read-only transaction that
+ * names its connection EXPORT_APPLICATION_NAME while it lasts; at most `poolSize` exports at once.
+ */
+export function createPayrollExportRepository(db: Db, options: PayrollExportRepositoryOptions) {
+  const slots = exportSlots(options.poolSize, options.acquireTimeoutMs);
 
-  /** `work` on the pool, or a 503 problem once the acquire timeout has passed without a connection. */
-  async function onPool<T>(work: () => Promise<T>): Promise<T> {
+  /** `work` in a slot, or a 503 problem once the acquire timeout has passed without one. */
+  async function inSlot<T>(work: (release: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let release: () => void;
     try {
-      return await work();
+      release = await slots.acquire(signal);
     } catch (error) {
-      if (!(error instanceof StreamPoolBusyError)) throw error;
+      if (!(error instanceof ExportSlotsBusyError)) throw error;
       throw new AppError(
         503,
-        `Every connection of the payroll export is busy (${options.poolSize} exports at once) and none came free within ${options.acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
+        `Every connection of the payroll export is busy (${options.poolSize} exports at once) and none came free within ${options.acquireTimeoutMs} ms. ` +
+          'Retry after the time given in Retry-After.',
         { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(EXPORT_BUSY_RETRY_AFTER_SECONDS) }, cause: error },
       );
     }
+    return work(release);
+  }
+
+  /**
+   * The rows of `query`, streamed in a transaction of their own that ends (and gives the slot back)
+   * when the stream does. A large month spends most of its time before the first row (PostgreSQL
+   * aggregates first): a caller gone meanwhile (`signal`) cancels the query at once.
+   */
+  function stream<R>(query: (trx: Db) => StreamableQuery<R>, signal: AbortSignal | undefined, release: () => void): Promise<Readable> {
+    return new Promise<Readable>((resolve, reject) => {
+      const transaction = db
+        .transaction()
+        .setAccessMode('read only')
+        .execute(async (trx) => {
+          const named = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, set_config('application_name', ${EXPORT_APPLICATION_NAME}, true)`;
+          const { rows } = await named.execute(trx);
+          signal?.throwIfAborted();
+          // Cancelling needs another connection; it is awaited before this one can be given back, so it can only reach this query.
+          let cancelled: Promise<unknown> | undefined;
+          const cancel = () => (cancelled = sql`SELECT pg_cancel_backend(${rows[0]!.pid})`.execute(db).catch(() => undefined));
+          signal?.addEventListener('abort', cancel, { once: true });
+          let streamed: Readable;
+          try {
+            streamed = await streamQueryRows(query(trx));
+          } finally {
+            signal?.removeEventListener('abort', cancel);
+            await cancelled;
+          }
+          resolve(streamed);
+          // However the stream ends (read to its end, abandoned, failed), its cursor is closed by then.
+          await finished(streamed).catch(() => undefined);
+        });
+      transaction.then(release, (error: unknown) => {
+        release();
+        reject(error);
+      });
+    });
   }
 
   return {
-    /**
-     * The period's rows, streamed as the database produces them (object mode, {@link PayrollRow}).
-     * A large month spends most of its time before the first row (PostgreSQL aggregates first): a
-     * caller gone meanwhile (`signal`) cancels it at once.
-     */
+    /** The period's rows in export order, streamed as the database produces them (object mode, {@link PayrollRow}). */
     rows(tenantId: string, period: Period, wageTypes: WageTypes, signal?: AbortSignal): Promise<Readable> {
-      return onPool(() => pool.rows(PAYROLL_ROWS_SQL, payrollRowsParams(tenantId, period, wageTypes), { signal }));
+      return inSlot((release) => stream((trx) => payrollRowsInOrder(trx, tenantId, period, wageTypes), signal, release), signal);
     },
 
     /** Personnel numbers in the period's export longer than `maxLength` (DATEV's limit), in export order. */
-    async personnelNumbersLongerThan(tenantId: string, period: Period, wageTypes: WageTypes, maxLength: number): Promise<string[]> {
-      const params = payrollRowsParams(tenantId, period, wageTypes);
-      const rows = await onPool(() =>
-        pool.query<Pick<PayrollRow, 'personnel_number'>>(
-          `SELECT personnel_number FROM (${PAYROLL_ROWS_SQL}) AS r WHERE length(personnel_number) > $${params.length + 1}
-            GROUP BY personnel_number ORDER BY personnel_number::numeric, personnel_number`,
-          [...params, maxLength],
-        ),
-      );
-      return rows.map((row) => row.personnel_number);
-    },
-
-    close(): Promise<void> {
-      return pool.close();
+    personnelNumbersLongerThan(tenantId: string, period: Period, wageTypes: WageTypes, maxLength: number): Promise<string[]> {
+      return inSlot(async (release) => {
+        try {
+          const rows = await db
+            .selectFrom(payrollRows(db, tenantId, period, wageTypes).as('r'))
+            .select('r.personnel_number')
+            .where(sql<number>`length(r.personnel_number)`, '>', maxLength)
+            .groupBy('r.personnel_number')
+            .orderBy(sql`r.personnel_number::numeric`)
+            .orderBy('r.personnel_number')
+            .execute();
+          return rows.map((row) => row.personnel_number);
+        } finally {
+          release();
+        }
+      });
     },
   };
 }

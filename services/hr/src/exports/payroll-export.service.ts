@@ -53,19 +53,15 @@ export function createPayrollExportService(deps: { settings: PayrollSettingsRepo
     const period = periodOf(label);
     if (format === 'datev') {
       await checkDatev(tenantId, label, found);
-      return {
-        contentType: 'text/plain; charset=windows-1252',
-        filename: `payroll-${label}.txt`,
-        rows: await exportRows.rows(tenantId, period, found.wageTypes, signal),
-        writer: createPayrollDatevStream({ consultantNumber: found.consultantNumber!, clientNumber: found.clientNumber!, period, bsNumbers: found.bsNumbers }),
-      };
+      // The writer before the rows: nothing may fail between opening the rows' cursor and handing it on.
+      const { consultantNumber, clientNumber, bsNumbers } = found;
+      const writer = createPayrollDatevStream({ consultantNumber: consultantNumber!, clientNumber: clientNumber!, period, bsNumbers });
+      const rows = await exportRows.rows(tenantId, period, found.wageTypes, signal);
+      return { contentType: 'text/plain; charset=windows-1252', filename: `payroll-${label}.txt`, writer, rows };
     }
-    return {
-      contentType: 'text/csv; charset=utf-8',
-      filename: `payroll-${label}.csv`,
-      rows: await exportRows.rows(tenantId, period, found.wageTypes, signal),
-      writer: createPayrollCsvStream(label),
-    };
+    const writer = createPayrollCsvStream(label);
+    const rows = await exportRows.rows(tenantId, period, found.wageTypes, signal);
+    return { contentType: 'text/csv; charset=utf-8', filename: `payroll-${label}.csv`, writer, rows };
   }
 
   return {

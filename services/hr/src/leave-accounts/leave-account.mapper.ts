@@ -9,7 +9,7 @@ export function leaveAdjustmentJson(adjustment: LeaveAdjustmentRecord): LeaveAdj
     year: adjustment.year,
     days: adjustment.days,
     reason: adjustment.reason,
-    created_at: adjustment.createdAt.toISOString(),
+    created_at: adjustment.createdAt,
   };
 }
 

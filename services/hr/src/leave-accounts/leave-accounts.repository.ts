@@ -1,7 +1,8 @@
+import { rawSqlOverKysely } from '@msp/db';
 import type { RecordChange } from '@msp/events';
-import { sqlRows } from '@msp/db';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db';
-import { Prisma } from '../generated/prisma/client';
+import type { LeaveAdjustment } from '../generated/kysely/database';
 import { SICK_COVERS_DAY } from '../leaves/leaves.repository';
 import type { VacationDays } from './leave-account-rules';
 
@@ -12,46 +13,38 @@ export interface LeaveAdjustmentRecord {
   /** ± half days. */
   days: number;
   reason: string;
-  createdAt: Date;
+  /** ISO 8601, UTC. */
+  createdAt: string;
 }
 
 export type NewLeaveAdjustment = Pick<LeaveAdjustmentRecord, 'year' | 'days' | 'reason'>;
 
-interface AdjustmentSqlRow {
-  id: string;
-  employee_id: string;
-  year: number;
-  days: number;
-  reason: string;
-  created_at: string | Date;
-}
-
-const fromSql = (row: AdjustmentSqlRow): LeaveAdjustmentRecord => ({
+// The decimal's text: a whole or half day, exact as a number.
+const toAdjustment = (row: Selectable<LeaveAdjustment>): LeaveAdjustmentRecord => ({
   id: row.id,
   employeeId: row.employee_id,
   year: row.year,
   days: Number(row.days),
   reason: row.reason,
-  createdAt: new Date(row.created_at),
+  createdAt: row.created_at.toISOString(),
 });
-
-interface VacationSqlRow {
-  year: number;
-  taken: number;
-  planned: number;
-  requested: number;
-  before_expiry: number;
-}
 
 /** Every query is bounded by the caller's tenant. */
 export function createLeaveAccountsRepository(db: Db) {
-  const rows = sqlRows(db, db.pool);
   return {
     /** The employee's adjustments of the years up to `lastYear`, oldest first. */
     async adjustments(tenantId: string, employeeId: string, lastYear: number): Promise<LeaveAdjustmentRecord[]> {
-      const found = await rows<AdjustmentSqlRow>(Prisma.sql`SELECT id, employee_id, year, days::float8 AS days, reason, created_at FROM leave_adjustments
-        WHERE tenant_id = ${tenantId}::uuid AND employee_id = ${employeeId}::uuid AND year <= ${lastYear} ORDER BY year, created_at, id`);
-      return found.map(fromSql);
+      const rows = await db
+        .selectFrom('leave_adjustments')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('employee_id', '=', employeeId)
+        .where('year', '<=', lastYear)
+        .orderBy('year')
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toAdjustment);
     },
 
     /**
@@ -63,26 +56,47 @@ export function createLeaveAccountsRepository(db: Db) {
     async vacationDays(tenantId: string, userId: string, lastYear: number, today: string, expiry: string): Promise<Map<number, VacationDays>> {
       // The expiry day of each row's year as a date, never as text glued to a year of fewer than four digits.
       const [expiryMonth, expiryDay] = expiry.split('-').map(Number) as [number, number];
-      const found = await rows<VacationSqlRow>(Prisma.sql`
-        SELECT extract(year FROM d.day)::int AS year,
-          count(*) FILTER (WHERE l.status = 'approved' AND d.day <= ${today}::date)::int AS taken,
-          count(*) FILTER (WHERE l.status = 'approved' AND d.day > ${today}::date)::int AS planned,
-          count(*) FILTER (WHERE l.status = 'requested')::int AS requested,
-          count(*) FILTER (WHERE l.status = 'approved' AND d.day <= make_date(extract(year FROM d.day)::int, ${expiryMonth}::int, ${expiryDay}::int))::int AS before_expiry
-        FROM leave_days d JOIN leaves l ON l.id = d.leave_id
-        WHERE d.tenant_id = ${tenantId}::uuid AND d.user_id = ${userId}::uuid AND d.day <= make_date(${lastYear}::int, 12, 31)
-          AND l.type = 'vacation' AND l.status IN ('requested', 'approved')
-          AND NOT ${SICK_COVERS_DAY}
-        GROUP BY 1`);
-      return new Map(found.map((row) => [row.year, { taken: row.taken, planned: row.planned, requested: row.requested, beforeExpiry: row.before_expiry }]));
+      const year = sql<number>`extract(year FROM d.day)::int`;
+      const rows = await db
+        .selectFrom('leave_days as d')
+        .innerJoin('leaves as l', 'l.id', 'd.leave_id')
+        .select((eb) => [
+          year.as('year'),
+          eb.fn.countAll<number>().filterWhere('l.status', '=', 'approved').filterWhere('d.day', '<=', today).as('taken'),
+          eb.fn.countAll<number>().filterWhere('l.status', '=', 'approved').filterWhere('d.day', '>', today).as('planned'),
+          eb.fn.countAll<number>().filterWhere('l.status', '=', 'requested').as('requested'),
+          eb.fn
+            .countAll<number>()
+            .filterWhere('l.status', '=', 'approved')
+            .filterWhere('d.day', '<=', sql<string>`make_date(${year}, ${expiryMonth}::int, ${expiryDay}::int)`)
+            .as('before_expiry'),
+        ])
+        .where('d.tenant_id', '=', tenantId)
+        .where('d.user_id', '=', userId)
+        .where('d.day', '<=', sql<string>`make_date(${lastYear}::int, 12, 31)`)
+        .where('l.type', '=', 'vacation')
+        .where('l.status', 'in', ['requested', 'approved'])
+        .where(sql<boolean>`NOT ${SICK_COVERS_DAY}`)
+        .groupBy(year)
+        .execute();
+      return new Map(rows.map((row) => [row.year, { taken: row.taken, planned: row.planned, requested: row.requested, beforeExpiry: row.before_expiry }]));
     },
 
     /** Adds the adjustment and `record`s its event in the same transaction. */
-    createAdjustment(tenantId: string, employeeId: string, input: NewLeaveAdjustment, record: RecordChange<LeaveAdjustmentRecord>): Promise<LeaveAdjustmentRecord> {
-      return db.$transaction(async (tx) => {
-        const row = await tx.leaveAdjustment.create({ data: { tenantId, employeeId, year: input.year, days: input.days, reason: input.reason } });
-        const created: LeaveAdjustmentRecord = { id: row.id, employeeId, year: row.year, days: Number(row.days), reason: row.reason, createdAt: row.createdAt };
-        await record(tx, created);
+    createAdjustment(
+      tenantId: string,
+      employeeId: string,
+      input: NewLeaveAdjustment,
+      record: RecordChange<LeaveAdjustmentRecord>,
+    ): Promise<LeaveAdjustmentRecord> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('leave_adjustments')
+          .values({ tenant_id: tenantId, employee_id: employeeId, year: input.year, days: String(input.days), reason: input.reason })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const created = toAdjustment(row);
+        await record(rawSqlOverKysely(trx), created);
         return created;
       });
     },

@@ -1,6 +1,5 @@
 // The API JSON of a record, for the answers and the events alike. Beside the schema, not in it:
 // a schema file imports no repository, and a repository builds no API JSON.
-import { dateToDay } from '../calendar';
 import type { LeaveJson } from './leave.schemas';
 import type { LeaveRecord } from './leaves.repository';
 
@@ -11,12 +10,12 @@ export function leaveJson(leave: LeaveRecord): LeaveJson {
     user_id: leave.userId,
     type: leave.type,
     status: leave.status,
-    start_date: dateToDay(leave.startDate),
-    end_date: dateToDay(leave.endDate),
+    start_date: leave.startDate,
+    end_date: leave.endDate,
     working_days: leave.workingDays,
     returned_days: leave.returnedDays,
     note: leave.note,
-    created_at: leave.createdAt.toISOString(),
-    updated_at: leave.updatedAt.toISOString(),
+    created_at: leave.createdAt,
+    updated_at: leave.updatedAt,
   };
 }

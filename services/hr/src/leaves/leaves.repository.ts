@@ -1,11 +1,9 @@
-import { listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
-import type { RecordChange, Sql } from '@msp/events';
-import type { ListWindow } from '@msp/http';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../list-pages';
-import { dayToDate } from '../calendar';
-import type { Db } from '../db';
-import { countDifference, dayShifted } from '../list-pages';
+import { inListOrder, listCount, listCountRange, listPage, rawSqlOverKysely } from '@msp/db';
+import type { RecordChange } from '@msp/events';
+import { unknownAfterItem, type ListWindow } from '@msp/http';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { countOf, type Db } from '../db';
+import type { DB, Leave } from '../generated/kysely/database';
 import { BLOCKING_STATUSES, type LeaveStatus } from './leave-status';
 import type { LeaveType } from './leave.schemas';
 
@@ -14,14 +12,16 @@ export interface LeaveRecord {
   userId: string;
   type: LeaveType;
   status: LeaveStatus;
-  startDate: Date;
-  endDate: Date;
+  /** `YYYY-MM-DD`, inclusive. */
+  startDate: string;
+  endDate: string;
   workingDays: number;
   /** Of a vacation: its working days a requested or approved sick leave covers (§9 BUrlG). */
   returnedDays: number;
   note: string | null;
-  createdAt: Date;
-  updatedAt: Date;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface NewLeave {
@@ -46,81 +46,65 @@ export interface LeaveFilter {
   to?: string;
 }
 
-const columns = {
-  id: true,
-  userId: true,
-  type: true,
-  status: true,
-  startDate: true,
-  endDate: true,
-  workingDays: true,
-  note: true,
-  createdAt: true,
-  updatedAt: true,
-} as const satisfies Prisma.LeaveSelect;
-
-type Row = Prisma.LeaveGetPayload<{ select: typeof columns }>;
-
-// The columns hold only what the API wrote (and CHECK constraints say so).
-const toRecord = (row: Row, returnedDays = 0): LeaveRecord => ({ ...row, type: row.type as LeaveType, status: row.status as LeaveStatus, returnedDays });
-
 /**
  * A vacation day that a requested or approved sick leave of the same user covers is no vacation day
  * (§9 BUrlG): it returns to the account. The leaves' working days are rows of `leave_days`, so this
  * is an index lookup per day, not a calendar walk. `d` is the vacation's `leave_days` row.
  */
-export const SICK_COVERS_DAY = Prisma.sql`EXISTS (SELECT 1 FROM leave_days sd JOIN leaves s ON s.id = sd.leave_id
+export const SICK_COVERS_DAY = sql<boolean>`EXISTS (SELECT 1 FROM leave_days sd JOIN leaves s ON s.id = sd.leave_id
   WHERE sd.tenant_id = d.tenant_id AND sd.user_id = d.user_id AND sd.day = d.day AND s.type = 'sick' AND s.status IN ('requested', 'approved'))`;
 
-/**
- * The records of `rows` with each vacation's `returnedDays`: its days (leave_days) that a requested
- * or approved sick leave of the same user covers. One statement for any number of leaves.
- */
-async function withReturnedDays(client: Sql, rows: Row[]): Promise<LeaveRecord[]> {
-  const vacations = rows.filter((row) => row.type === 'vacation').map((row) => row.id);
-  if (vacations.length === 0) return rows.map((row) => toRecord(row));
-  const query = Prisma.sql`SELECT d.leave_id, count(*)::int AS days FROM leave_days d
-    WHERE d.leave_id = ANY(${vacations}::uuid[]) AND ${SICK_COVERS_DAY} GROUP BY d.leave_id`;
-  const counted = await client.$queryRawUnsafe<{ leave_id: string; days: number }[]>(query.text, ...query.values);
-  const returned = new Map(counted.map((row) => [row.leave_id, row.days]));
-  return rows.map((row) => toRecord(row, returned.get(row.id) ?? 0));
-}
+type LeaveRow = Selectable<Leave> & { returned_days: number };
 
-/**
- * The list's columns as plain SQL on the pool (sqlRows of @msp/db, as employees' and timesheets'
- * lists are), each vacation's `returned_days` (withReturnedDays' count) in the same statement.
- */
-const LEAVE_COLUMNS = Prisma.sql`l.id, l.user_id, l.type, l.status, to_char(l.start_date, 'YYYY-MM-DD') AS start_date,
-  to_char(l.end_date, 'YYYY-MM-DD') AS end_date, l.working_days, l.note, l.created_at, l.updated_at,
-  CASE WHEN l.type = 'vacation' THEN (SELECT count(*)::int FROM leave_days d WHERE d.leave_id = l.id AND ${SICK_COVERS_DAY}) ELSE 0 END AS returned_days`;
-
-interface LeaveSqlRow {
-  id: string;
-  user_id: string;
-  type: LeaveType;
-  status: LeaveStatus;
-  start_date: string;
-  end_date: string;
-  working_days: number;
-  note: string | null;
-  created_at: string | Date;
-  updated_at: string | Date;
-  returned_days: number;
-}
-
-const fromSql = (row: LeaveSqlRow): LeaveRecord => ({
+// The columns hold only what the API wrote (and CHECK constraints say so).
+const toLeave = (row: LeaveRow): LeaveRecord => ({
   id: row.id,
   userId: row.user_id,
-  type: row.type,
-  status: row.status,
-  startDate: dayToDate(row.start_date),
-  endDate: dayToDate(row.end_date),
+  type: row.type as LeaveType,
+  status: row.status as LeaveStatus,
+  startDate: row.start_date,
+  endDate: row.end_date,
   workingDays: row.working_days,
   returnedDays: row.returned_days,
   note: row.note,
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at),
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
 });
+
+/** The tenant's leaves, each vacation with its `returned_days` (its days a sick leave covers) in the same statement. */
+const leaves = (db: Db, tenantId: string) =>
+  db
+    .selectFrom('leaves')
+    .selectAll('leaves')
+    .select(
+      sql<number>`CASE WHEN leaves.type = 'vacation'
+        THEN (SELECT count(*)::int FROM leave_days d WHERE d.leave_id = leaves.id AND ${SICK_COVERS_DAY}) ELSE 0 END`.as('returned_days'),
+    )
+    .where('leaves.tenant_id', '=', tenantId);
+
+/** The tenant's leaves that match the filter. */
+const matching = (tenantId: string, filter: LeaveFilter) => (eb: ExpressionBuilder<DB, 'leaves'>) =>
+  eb.and([
+    eb('leaves.tenant_id', '=', tenantId),
+    ...(filter.userId === undefined ? [] : [eb('leaves.user_id', '=', filter.userId)]),
+    ...(filter.status === undefined ? [] : [eb('leaves.status', '=', filter.status)]),
+    ...(filter.type === undefined ? [] : [eb('leaves.type', '=', filter.type)]),
+    ...(filter.from === undefined ? [] : [eb('leaves.end_date', '>=', filter.from)]),
+    ...(filter.to === undefined ? [] : [eb('leaves.start_date', '<=', filter.to)]),
+  ]);
+
+const LIST_ORDER = { columns: ['leaves.start_date', 'leaves.id'], direction: 'desc' } as const;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The day `days` before or after `day` (`YYYY-MM-DD`), as text that orders as the days do: before
+ * 0001-01-01 it is `0000-12-31`, past 9999-12-31 `9999-99-99` (after every day the API takes).
+ */
+function dayShifted(day: string, days: number): string {
+  const shifted = new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString();
+  return /^\d{4}-/.test(shifted) ? shifted.slice(0, 10) : '9999-99-99';
+}
 
 /**
  * The exact total of the list for at most one kind of filter, from list_counts: the whole list, a
@@ -128,63 +112,54 @@ const fromSql = (row: LeaveSqlRow): LeaveRecord => ({
  * ending before `from` and those starting after `to`; none is both, as no leave ends before it
  * starts and `to` is not before `from`). Null for filters combined: count(*) then.
  */
-function countedTotal(tenantId: string, filter: LeaveFilter): SqlQuery | null {
+async function countedTotal(db: Db, tenantId: string, filter: LeaveFilter): Promise<number | null> {
   const given = [filter.userId, filter.status, filter.type].filter((value) => value !== undefined).length;
   const ranged = filter.from !== undefined || filter.to !== undefined;
   if (given + (ranged ? 1 : 0) > 1) return null;
+  const list = { tenantId, list: 'leaves' };
   // Ids as PostgreSQL writes them (lower case); the API takes either case.
-  if (filter.userId !== undefined) return listCountSql(tenantId, 'leaves', { dimension: 'user_id', value: filter.userId.toLowerCase() });
-  if (filter.status !== undefined) return listCountSql(tenantId, 'leaves', { dimension: 'status', value: filter.status });
-  if (filter.type !== undefined) return listCountSql(tenantId, 'leaves', { dimension: 'type', value: filter.type });
-  if (!ranged) return listCountSql(tenantId, 'leaves');
-  return countDifference(
-    listCountSql(tenantId, 'leaves'),
-    ...(filter.from === undefined ? [] : [listCountRangeSql(tenantId, 'leaves', 'end_date', { to: dayShifted(filter.from, -1) })]),
-    ...(filter.to === undefined ? [] : [listCountRangeSql(tenantId, 'leaves', 'start_date', { from: dayShifted(filter.to, 1) })]),
-  );
+  if (filter.userId !== undefined) return listCount(db, { ...list, dimension: 'user_id', value: filter.userId.toLowerCase() });
+  if (filter.status !== undefined) return listCount(db, { ...list, dimension: 'status', value: filter.status });
+  if (filter.type !== undefined) return listCount(db, { ...list, dimension: 'type', value: filter.type });
+  const [all, endedBefore, startedAfter] = await Promise.all([
+    listCount(db, list),
+    filter.from === undefined ? 0 : listCountRange(db, { ...list, dimension: 'end_date', to: dayShifted(filter.from, -1) }),
+    filter.to === undefined ? 0 : listCountRange(db, { ...list, dimension: 'start_date', from: dayShifted(filter.to, 1) }),
+  ]);
+  return all - endedBefore - startedAfter;
 }
 
 /** Every query is bounded by the caller's tenant: another tenant's leaves are simply not found. */
 export function createLeavesRepository(db: Db) {
-  const rows = sqlRows(db, db.pool);
+  const findById = async (tenantId: string, id: string, on: Db = db): Promise<LeaveRecord | null> => {
+    const row = await leaves(on, tenantId).where('leaves.id', '=', id).executeTakeFirst();
+    return row ? toLeave(row) : null;
+  };
+
   return {
     /**
-     * A page and the exact total in one round trip (keysetListPage); latest start first, the id keeping
-     * pages stable among leaves starting the same day; by number or after a leave (keyset, at any
-     * depth). Each single filter has an index in the list's order (user, status, type; from/to
-     * range over the list's own index) and its total from list_counts (countedTotal).
+     * A page and the exact total; latest start first, the id keeping pages stable among leaves
+     * starting the same day; by number or after a leave (keyset, at any depth). Each single filter
+     * has an index in the list's order (user, status, type; from/to range over the list's own
+     * index) and its total from list_counts (countedTotal).
      */
-    async list(tenantId: string, filter: LeaveFilter, window: ListWindow): Promise<{ items: LeaveRecord[]; total: number }> {
-      // The scope unqualified: it bounds the after item (k) too.
-      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid`;
-      const filters = [
-        ...(filter.userId === undefined ? [] : [Prisma.sql`l.user_id = ${filter.userId}::uuid`]),
-        ...(filter.status === undefined ? [] : [Prisma.sql`l.status = ${filter.status}`]),
-        ...(filter.type === undefined ? [] : [Prisma.sql`l.type = ${filter.type}`]),
-        ...(filter.from === undefined ? [] : [Prisma.sql`l.end_date >= ${filter.from}::date`]),
-        ...(filter.to === undefined ? [] : [Prisma.sql`l.start_date <= ${filter.to}::date`]),
-      ];
-      const { items, total } = await lists.keysetListPage<LeaveSqlRow>(
-        rows,
+    list(tenantId: string, filter: LeaveFilter, window: ListWindow): Promise<{ items: LeaveRecord[]; total: number }> {
+      return listPage({
         window,
-        {
-          table: 'leaves',
-          alias: 'l',
-          select: LEAVE_COLUMNS,
-          scope,
-          filters,
-          columns: ['start_date', 'id'],
-          direction: 'desc',
-          total: countedTotal(tenantId, filter) ?? Prisma.sql`SELECT count(*) FROM leaves l WHERE ${Prisma.join([scope, ...filters], ' AND ')}`,
+        afterKey: async (id) => {
+          const row = await db.selectFrom('leaves').select(['start_date', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          return row && [row.start_date, row.id];
         },
-      );
-      return { items: items.map(fromSql), total };
+        page: async (afterKey) => {
+          const page = inListOrder(leaves(db, tenantId).where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          return (await page.execute()).map(toLeave);
+        },
+        total: async () => (await countedTotal(db, tenantId, filter)) ?? countOf(db.selectFrom('leaves').where(matching(tenantId, filter))),
+        unknownAfter: unknownAfterItem,
+      });
     },
 
-    async findById(tenantId: string, id: string): Promise<LeaveRecord | null> {
-      const row = await db.leave.findFirst({ where: { id, tenantId }, select: columns });
-      return row && (await withReturnedDays(db, [row]))[0]!;
-    },
+    findById: (tenantId: string, id: string) => findById(tenantId, id),
 
     /**
      * Inserts the leave unless a requested or approved leave of the same user overlaps it; then
@@ -203,25 +178,45 @@ export function createLeavesRepository(db: Db) {
       record: RecordChange<LeaveRecord>,
       guard?: () => Promise<void>,
     ): Promise<{ created: LeaveRecord } | { overlapping: LeaveRecord }> {
-      const startDate = dayToDate(input.startDate);
-      const endDate = dayToDate(input.endDate);
-      return db.$transaction(async (tx) => {
+      return db.transaction().execute(async (trx) => {
         // Through ::uuid first, so a user id sent in capitals takes the same lock as in lower case.
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext(${input.userId}::uuid::text))`;
-        const mayOverlap: Prisma.LeaveWhereInput[] = input.type === 'sick' ? [{ NOT: { type: 'vacation', status: 'approved' } }] : [];
-        const overlapping = await tx.leave.findFirst({
-          where: { tenantId, userId: input.userId, status: { in: [...BLOCKING_STATUSES] }, startDate: { lte: endDate }, endDate: { gte: startDate }, AND: mayOverlap },
-          orderBy: { startDate: 'asc' },
-          select: columns,
-        });
-        if (overlapping) return { overlapping: toRecord(overlapping) };
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext(${input.userId}::uuid::text))`.execute(trx);
+        const overlapping = await leaves(trx, tenantId)
+          .where('leaves.user_id', '=', input.userId)
+          .where('leaves.status', 'in', [...BLOCKING_STATUSES])
+          .where('leaves.start_date', '<=', input.endDate)
+          .where('leaves.end_date', '>=', input.startDate)
+          .$if(input.type === 'sick', (query) =>
+            query.where((eb) => eb.not(eb.and([eb('leaves.type', '=', 'vacation'), eb('leaves.status', '=', 'approved')]))),
+          )
+          .orderBy('leaves.start_date')
+          .limit(1)
+          .executeTakeFirst();
+        if (overlapping) return { overlapping: toLeave(overlapping) };
         if (guard) await guard();
-        const { days, ...leave } = input;
-        const row = await tx.leave.create({ data: { tenantId, ...leave, status: 'requested', startDate, endDate }, select: columns });
-        await tx.leaveDay.createMany({ data: days.map((day) => ({ leaveId: row.id, tenantId, userId: input.userId, day: dayToDate(day) })) });
-        const [created] = await withReturnedDays(tx, [row]);
-        await record(tx, created!);
-        return { created: created! };
+        const { id } = await trx
+          .insertInto('leaves')
+          .values({
+            tenant_id: tenantId,
+            user_id: input.userId,
+            type: input.type,
+            status: 'requested',
+            start_date: input.startDate,
+            end_date: input.endDate,
+            working_days: input.workingDays,
+            note: input.note,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        if (input.days.length > 0) {
+          await trx
+            .insertInto('leave_days')
+            .values(input.days.map((day) => ({ leave_id: id, tenant_id: tenantId, user_id: input.userId, day })))
+            .execute();
+        }
+        const created = (await findById(tenantId, id, trx))!;
+        await record(rawSqlOverKysely(trx), created);
+        return { created };
       });
     },
 
@@ -231,12 +226,19 @@ export function createLeavesRepository(db: Db) {
      * new state. The update locks the row until the event is written with it.
      */
     moveStatus(tenantId: string, id: string, from: LeaveStatus, to: LeaveStatus, record: RecordChange<LeaveRecord>): Promise<LeaveRecord | null> {
-      return db.$transaction(async (tx) => {
-        const { count } = await tx.leave.updateMany({ where: { id, tenantId, status: from }, data: { status: to, updatedAt: new Date() } });
-        if (count === 0) return null;
-        const [moved] = await withReturnedDays(tx, [await tx.leave.findUniqueOrThrow({ where: { id }, select: columns })]);
-        await record(tx, moved!);
-        return moved!;
+      return db.transaction().execute(async (trx) => {
+        const moved = await trx
+          .updateTable('leaves')
+          .set({ status: to, updated_at: new Date() })
+          .where('id', '=', id)
+          .where('tenant_id', '=', tenantId)
+          .where('status', '=', from)
+          .returning('id')
+          .executeTakeFirst();
+        if (!moved) return null;
+        const leave = (await findById(tenantId, id, trx))!;
+        await record(rawSqlOverKysely(trx), leave);
+        return leave;
       });
     },
   };

@@ -1,5 +1,5 @@
 import { API_BASE_PATH, conflict, listWindow, notFound, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
-import { assertDayRange, dateToDay } from '../calendar';
+import { assertDayRange } from '../calendar';
 import { leaveWorkingDays } from '../contracts/contract-rules';
 import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
@@ -22,7 +22,7 @@ export interface LeaveRequest {
 }
 
 function overlap(existing: LeaveRecord) {
-  const range = `${dateToDay(existing.startDate)} to ${dateToDay(existing.endDate)}`;
+  const range = `${existing.startDate} to ${existing.endDate}`;
   return conflict(`The leave overlaps the user's ${existing.status} ${existing.type} leave ${existing.id} (${range}).`, {
     errors: [{ field: 'start_date', message: `overlaps leave ${existing.id} (${range}, ${existing.status})` }],
     extensions: { existing_id: existing.id, existing_url: `${API_BASE_PATH}/leaves/${existing.id}` },

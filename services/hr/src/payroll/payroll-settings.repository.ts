@@ -24,26 +24,38 @@ function bsNumbersOf(stored: unknown): BsNumbers {
   return Object.fromEntries(WAGE_TYPE_KEYS.map((key) => [key, typeof value[key] === 'number' ? value[key] : DEFAULT_BS_NUMBERS[key]])) as BsNumbers;
 }
 
-type Row = { consultantNumber: string | null; clientNumber: string | null; wageTypes: unknown; bsNumbers: unknown };
-const toRecord = (row: Row): PayrollSettingsRecord => ({
-  consultantNumber: row.consultantNumber,
-  clientNumber: row.clientNumber,
-  wageTypes: wageTypesOf(row.wageTypes),
-  bsNumbers: bsNumbersOf(row.bsNumbers),
+type Row = { consultant_number: string | null; client_number: string | null; wage_types: unknown; bs_numbers: unknown };
+const toSettings = (row: Row): PayrollSettingsRecord => ({
+  consultantNumber: row.consultant_number,
+  clientNumber: row.client_number,
+  wageTypes: wageTypesOf(row.wage_types),
+  bsNumbers: bsNumbersOf(row.bs_numbers),
 });
 
 /** One row per tenant (the tenant id is the key); a tenant without a row is unconfigured. */
 export function createPayrollSettingsRepository(db: Db) {
   return {
     async find(tenantId: string): Promise<PayrollSettingsRecord> {
-      const row = await db.payrollSettings.findUnique({ where: { tenantId } });
-      return row ? toRecord(row) : UNCONFIGURED;
+      const row = await db.selectFrom('payroll_settings').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+      return row ? toSettings(row) : UNCONFIGURED;
     },
 
     /** Replaces the tenant's settings as a whole (an upsert: the first PUT creates the row). */
     async replace(tenantId: string, settings: PayrollSettingsRecord): Promise<PayrollSettingsRecord> {
-      const data = { consultantNumber: settings.consultantNumber, clientNumber: settings.clientNumber, wageTypes: settings.wageTypes, bsNumbers: settings.bsNumbers };
-      return toRecord(await db.payrollSettings.upsert({ where: { tenantId }, create: { tenantId, ...data }, update: data }));
+      // JSON as its text, as hr writes every jsonb value (pg would send a JavaScript array as a PostgreSQL array).
+      const values = {
+        consultant_number: settings.consultantNumber,
+        client_number: settings.clientNumber,
+        wage_types: JSON.stringify(settings.wageTypes),
+        bs_numbers: JSON.stringify(settings.bsNumbers),
+      };
+      const row = await db
+        .insertInto('payroll_settings')
+        .values({ tenant_id: tenantId, ...values })
+        .onConflict((conflict) => conflict.column('tenant_id').doUpdateSet({ ...values, updated_at: new Date() }))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toSettings(row);
     },
   };
 }

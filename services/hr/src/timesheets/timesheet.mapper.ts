@@ -1,6 +1,5 @@
 // The API JSON of a record, for the answers and the events alike. Beside the schema, not in it:
 // a schema file imports no repository, and a repository builds no API JSON.
-import { dateToDay } from '../calendar';
 import type { TimesheetJson } from './timesheet.schemas';
 import { toTime } from './timesheet-rules';
 import type { TimesheetRecord } from './timesheets.repository';
@@ -10,12 +9,12 @@ export function timesheetJson(sheet: TimesheetRecord): TimesheetJson {
   return {
     id: sheet.id,
     user_id: sheet.userId,
-    date: dateToDay(sheet.date),
+    date: sheet.date,
     entries: sheet.entries.map((entry) => ({ start: toTime(entry.startMinute), end: toTime(entry.endMinute), category: entry.category, minutes: entry.minutes })),
     worked_minutes: sheet.workedMinutes,
     break_minutes: sheet.breakMinutes,
     warnings: sheet.warnings,
-    created_at: sheet.createdAt.toISOString(),
-    updated_at: sheet.updatedAt.toISOString(),
+    created_at: sheet.createdAt,
+    updated_at: sheet.updatedAt,
   };
 }

@@ -1,22 +1,25 @@
-import { listCountRangeSql, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
+import { inListOrder, listCount, listCountRange, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
 import type { RecordChange } from '@msp/events';
-import type { ListWindow } from '@msp/http';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../list-pages';
+import { unknownAfterItem, type ListWindow } from '@msp/http';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { dateToDay, dayToDate } from '../calendar';
-import { violatedUniqueConstraint, type Db } from '../db';
+import { countOf, type Db } from '../db';
+import type { DB, Timesheet } from '../generated/kysely/database';
 import type { DayEntry, DaySummary, DayTotals, TimesheetCategory, TimesheetWarning } from './timesheet-rules';
 
 export interface TimesheetRecord {
   id: string;
   userId: string;
-  date: Date;
+  /** `YYYY-MM-DD`. */
+  date: string;
   entries: DayEntry[];
   workedMinutes: number;
   breakMinutes: number;
   warnings: TimesheetWarning[];
-  createdAt: Date;
-  updatedAt: Date;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface TimesheetFilter {
@@ -49,95 +52,104 @@ export class DuplicateTimesheetError extends Error {
 // Prisma's name for @@unique([tenantId, userId, date]): one sheet per user and day.
 const ONE_PER_DAY = 'timesheets_tenant_id_user_id_date_key';
 
-const columns = {
-  id: true,
-  userId: true,
-  date: true,
-  workedMinutes: true,
-  breakMinutes: true,
-  warnings: true,
-  createdAt: true,
-  updatedAt: true,
-  entries: { select: { startMinute: true, endMinute: true, minutes: true, category: true }, orderBy: { position: 'asc' } },
-} as const satisfies Prisma.TimesheetSelect;
+/**
+ * The tenant's sheets, each with its entries in the same statement (one snapshot: a page's totals
+ * and entries always agree).
+ */
+const sheets = (db: Db, tenantId: string) =>
+  db
+    .selectFrom('timesheets')
+    .selectAll('timesheets')
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('timesheet_entries as e')
+          .select(['e.start_minute as startMinute', 'e.end_minute as endMinute', 'e.minutes', 'e.category'])
+          .whereRef('e.timesheet_id', '=', 'timesheets.id')
+          .orderBy('e.position'),
+      ).as('entries'),
+    )
+    .where('timesheets.tenant_id', '=', tenantId);
 
-type Row = Prisma.TimesheetGetPayload<{ select: typeof columns }>;
+type SheetRow = Selectable<Timesheet> & { entries: { startMinute: number; endMinute: number; minutes: number; category: string }[] };
 
 // The columns hold only what the API wrote (CHECK constraints on category, the service builds warnings).
-function toRecord(row: Row): TimesheetRecord {
-  return {
-    ...row,
-    entries: row.entries.map((entry) => ({ ...entry, category: entry.category as TimesheetCategory })),
-    warnings: row.warnings as unknown as TimesheetWarning[],
-  };
-}
-
-/*
- * The list and the single read are plain SQL on the pool under Prisma (sqlRows of @msp/db), as
- * employees' are: Prisma's batch of findMany (sheets, then their entries) and count in a
- * transaction cost hr several times the CPU of the same reads through pg (bench/README.md, issue
- * 12). A sheet's entries are aggregated in the same statement, so a page's totals and entries
- * always come from one snapshot. Writes keep the model API.
- */
-const SHEET_COLUMNS = Prisma.sql`id, user_id, date::text AS date, worked_minutes, break_minutes, warnings, created_at, updated_at,
-  COALESCE((SELECT json_agg(json_build_object('startMinute', e.start_minute, 'endMinute', e.end_minute, 'minutes', e.minutes, 'category', e.category)
-                            ORDER BY e.position)
-              FROM timesheet_entries e WHERE e.timesheet_id = timesheets.id), '[]') AS entries`;
-
-interface SheetSqlRow {
-  id: string;
-  user_id: string;
-  date: string;
-  worked_minutes: number;
-  break_minutes: number;
-  warnings: TimesheetWarning[];
-  created_at: string | Date;
-  updated_at: string | Date;
-  entries: DayEntry[];
-}
-
-function fromSql(row: SheetSqlRow): TimesheetRecord {
+function toTimesheet(row: SheetRow): TimesheetRecord {
   return {
     id: row.id,
     userId: row.user_id,
-    date: dayToDate(row.date),
-    entries: row.entries,
+    date: row.date,
+    entries: row.entries.map((entry) => ({ ...entry, category: entry.category as TimesheetCategory })),
     workedMinutes: row.worked_minutes,
     breakMinutes: row.break_minutes,
-    warnings: row.warnings,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
+    warnings: row.warnings as TimesheetWarning[],
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
   };
 }
 
-function entryRows(summary: DaySummary) {
-  return summary.entries.map((entry, position) => ({ position, ...entry }));
+const LIST_ORDER = { columns: ['timesheets.date', 'timesheets.id'], direction: 'desc' } as const;
+
+/** The tenant's sheets that match the filter. */
+const matching = (tenantId: string, filter: TimesheetFilter) => (eb: ExpressionBuilder<DB, 'timesheets'>) =>
+  eb.and([
+    eb('timesheets.tenant_id', '=', tenantId),
+    ...(filter.userId === undefined ? [] : [eb('timesheets.user_id', '=', filter.userId)]),
+    ...(filter.from === undefined ? [] : [eb('timesheets.date', '>=', filter.from)]),
+    ...(filter.to === undefined ? [] : [eb('timesheets.date', '<=', filter.to)]),
+  ]);
+
+/**
+ * The exact total of the list: the whole list, one user, or the day counters of `from`–`to` (a sum
+ * over the days of the range, however many sheets they hold) from list_counts; a user and a range
+ * together count through the user's index, bounded by the user's days in the range.
+ */
+async function total(db: Db, tenantId: string, filter: TimesheetFilter): Promise<number> {
+  const ranged = filter.from !== undefined || filter.to !== undefined;
+  const list = { tenantId, list: 'timesheets' };
+  if (filter.userId === undefined) return ranged ? listCountRange(db, { ...list, dimension: 'date', from: filter.from, to: filter.to }) : listCount(db, list);
+  // The counters hold ids as PostgreSQL writes them (lower case); the API takes either case.
+  if (!ranged) return listCount(db, { ...list, dimension: 'user_id', value: filter.userId.toLowerCase() });
+  return countOf(db.selectFrom('timesheets').where(matching(tenantId, filter)));
 }
 
-function totals(summary: DaySummary) {
-  return {
-    workedMinutes: summary.workedMinutes,
-    breakMinutes: summary.breakMinutes,
-    warnings: summary.warnings as unknown as Prisma.InputJsonValue,
-  };
-}
+const entryRows = (timesheetId: string, summary: DaySummary) =>
+  summary.entries.map((entry, position) => ({
+    timesheet_id: timesheetId,
+    position,
+    start_minute: entry.startMinute,
+    end_minute: entry.endMinute,
+    minutes: entry.minutes,
+    category: entry.category,
+  }));
+
+/** The stored totals of a day; its warnings as JSON text (pg would send a JavaScript array as a PostgreSQL array). */
+const totals = (summary: DaySummary) => ({
+  worked_minutes: summary.workedMinutes,
+  break_minutes: summary.breakMinutes,
+  warnings: JSON.stringify(summary.warnings),
+});
 
 /**
  * What a sheet's day is made of (entries and totals), in one fixed shape: the same day sent again,
  * in any order, is the same text, as it is the same API JSON (no `changes`).
  */
 const dayOf = (sheet: Pick<TimesheetRecord, 'entries' | 'workedMinutes' | 'breakMinutes' | 'warnings'>) =>
-  JSON.stringify([sheet.entries.map((entry) => [entry.startMinute, entry.endMinute, entry.category, entry.minutes]), sheet.workedMinutes, sheet.breakMinutes, sheet.warnings]);
+  JSON.stringify([
+    sheet.entries.map((entry) => [entry.startMinute, entry.endMinute, entry.category, entry.minutes]),
+    sheet.workedMinutes,
+    sheet.breakMinutes,
+    sheet.warnings,
+  ]);
 
 /**
  * The tenant's sheet, its row locked until the transaction ends (null when there is none): the
  * writes of one sheet run one after the other, so each event's `from` is what that write replaced
  * and the events' order is the commit order.
  */
-async function lockSheet(tx: Prisma.TransactionClient, tenantId: string, id: string): Promise<TimesheetRecord | null> {
-  const locked = await tx.$queryRaw<unknown[]>`SELECT 1 FROM timesheets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
-  if (locked.length === 0) return null;
-  return toRecord(await tx.timesheet.findUniqueOrThrow({ where: { id }, select: columns }));
+async function lockSheet(trx: Db, tenantId: string, id: string): Promise<TimesheetRecord | null> {
+  const row = await sheets(trx, tenantId).where('timesheets.id', '=', id).forUpdate('timesheets').executeTakeFirst();
+  return row ? toTimesheet(row) : null;
 }
 
 const DAY_MS = 86_400_000;
@@ -147,23 +159,23 @@ const addDays = (day: string, days: number) => dateToDay(new Date(dayToDate(day)
  * Serialises the writes of one user's days: a sheet's warnings depend on its neighbours (§4, §5
  * ArbZG), so two days written at once must not each judge the other as it was before.
  */
-async function lockUserDays(tx: Prisma.TransactionClient, tenantId: string, userId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext('timesheets:' || ${userId}::uuid::text))`;
+async function lockUserDays(trx: Db, tenantId: string, userId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext('timesheets:' || ${userId}::uuid::text))`.execute(trx);
 }
 
 // The days the API takes (years 1–9999): the neighbours of 0001-01-01 are looked for no further back.
 const FIRST_DAY = dayToDate('0001-01-01').getTime();
 const LAST_DAY = dayToDate('9999-12-31').getTime();
-const within = (time: number) => new Date(Math.min(LAST_DAY, Math.max(FIRST_DAY, time)));
+const within = (time: number) => dateToDay(new Date(Math.min(LAST_DAY, Math.max(FIRST_DAY, time))));
 
 /** The user's sheets from two days before `date` to two days after, by day. */
-async function sheetsAround(tx: Prisma.TransactionClient, tenantId: string, userId: string, date: string): Promise<Map<string, TimesheetRecord>> {
+async function sheetsAround(trx: Db, tenantId: string, userId: string, date: string): Promise<Map<string, TimesheetRecord>> {
   const day = dayToDate(date).getTime();
-  const rows = await tx.timesheet.findMany({
-    where: { tenantId, userId, date: { gte: within(day - 2 * DAY_MS), lte: within(day + 2 * DAY_MS) } },
-    select: columns,
-  });
-  return new Map(rows.map((row) => [dateToDay(row.date), toRecord(row)]));
+  const rows = await sheets(trx, tenantId)
+    .where('timesheets.user_id', '=', userId)
+    .where((eb) => eb.between('timesheets.date', within(day - 2 * DAY_MS), within(day + 2 * DAY_MS)))
+    .execute();
+  return new Map(rows.map((row) => [row.date, toTimesheet(row)]));
 }
 
 /**
@@ -171,7 +183,7 @@ async function sheetsAround(tx: Prisma.TransactionClient, tenantId: string, user
  * before and after, writes those that changed (their entries and `updated_at` stay), and returns them.
  */
 async function rewarnNeighbours(
-  tx: Prisma.TransactionClient,
+  trx: Db,
   around: Map<string, TimesheetRecord>,
   date: string,
   day: readonly DayEntry[] | null,
@@ -184,62 +196,52 @@ async function rewarnNeighbours(
     if (!before) continue;
     const warnings = warningsOf(neighbour, before, entriesOn(addDays(neighbour, -1)), entriesOn(addDays(neighbour, 1)));
     if (JSON.stringify(warnings) === JSON.stringify(before.warnings)) continue;
-    await tx.timesheet.update({ where: { id: before.id }, data: { warnings: warnings as unknown as Prisma.InputJsonValue, updatedAt: before.updatedAt } });
+    await trx.updateTable('timesheets').set({ warnings: JSON.stringify(warnings) }).where('id', '=', before.id).execute();
     changes.push({ before, after: { ...before, warnings } });
   }
   return changes;
 }
 
 /** The sheet's owner and day (they never change), read before locking: the user's lock comes first. */
-async function ownerOf(tx: Prisma.TransactionClient, tenantId: string, id: string): Promise<{ userId: string; date: string } | null> {
-  const row = await tx.timesheet.findFirst({ where: { id, tenantId }, select: { userId: true, date: true } });
-  return row ? { userId: row.userId, date: dateToDay(row.date) } : null;
+async function ownerOf(trx: Db, tenantId: string, id: string): Promise<{ userId: string; date: string } | null> {
+  const row = await trx.selectFrom('timesheets').select(['user_id', 'date']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row ? { userId: row.user_id, date: row.date } : null;
 }
 
 /** Every query is bounded by the caller's tenant: another tenant's sheets are simply not found. */
 export function createTimesheetsRepository(db: Db) {
-  const rows = sqlRows(db, db.pool);
   return {
     /**
-     * A page and the exact total in one round trip (keysetListPage); the newest day first, the id keeping
-     * pages stable within a day; by number or after a sheet (keyset, at any depth). Every single
-     * filter is served in the list's order by an index (the list's; by user: one sheet per user and
-     * day, so the unique index (tenant, user, date) is in that order too) and counted by list_counts:
-     * the whole list, one user, or the day counters of `from`–`to` (a sum over the days of the
-     * range, however many sheets they hold). A user and a range together count through the user's
-     * index, bounded by the user's days in the range.
+     * A page and the exact total; the newest day first, the id keeping pages stable within a day;
+     * by number or after a sheet (keyset, at any depth). Every single filter is served in the list's
+     * order by an index (the list's; by user: one sheet per user and day, so the unique index
+     * (tenant, user, date) is in that order too) and counted by list_counts (total).
      */
-    async list(tenantId: string, filter: TimesheetFilter, window: ListWindow): Promise<{ items: TimesheetRecord[]; total: number }> {
-      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid`;
-      const filters = [
-        ...(filter.userId === undefined ? [] : [Prisma.sql`user_id = ${filter.userId}::uuid`]),
-        ...(filter.from === undefined ? [] : [Prisma.sql`date >= ${filter.from}::date`]),
-        ...(filter.to === undefined ? [] : [Prisma.sql`date <= ${filter.to}::date`]),
-      ];
-      const ranged = filter.from !== undefined || filter.to !== undefined;
-      let total: SqlQuery;
-      if (filter.userId === undefined) {
-        total = ranged ? listCountRangeSql(tenantId, 'timesheets', 'date', { from: filter.from, to: filter.to }) : listCountSql(tenantId, 'timesheets');
-      } else if (!ranged) {
-        // The counters hold ids as PostgreSQL writes them (lower case); the API takes either case.
-        total = listCountSql(tenantId, 'timesheets', { dimension: 'user_id', value: filter.userId.toLowerCase() });
-      } else {
-        total = Prisma.sql`SELECT count(*) FROM timesheets WHERE ${Prisma.join([scope, ...filters], ' AND ')}`;
-      }
-      // The order names the table's columns (timesheets.date): a bare `date` would sort by the text of the output column.
-      const { items, total: counted } = await lists.keysetListPage<SheetSqlRow>(rows, window, { table: 'timesheets', select: SHEET_COLUMNS, scope, filters, columns: ['date', 'id'], direction: 'desc', total });
-      return { items: items.map(fromSql), total: counted };
+    list(tenantId: string, filter: TimesheetFilter, window: ListWindow): Promise<{ items: TimesheetRecord[]; total: number }> {
+      return listPage({
+        window,
+        afterKey: async (id) => {
+          const row = await db.selectFrom('timesheets').select(['date', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          return row && [row.date, row.id];
+        },
+        page: async (afterKey) => {
+          const page = inListOrder(sheets(db, tenantId).where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          return (await page.execute()).map(toTimesheet);
+        },
+        total: () => total(db, tenantId, filter),
+        unknownAfter: unknownAfterItem,
+      });
     },
 
     async findById(tenantId: string, id: string): Promise<TimesheetRecord | null> {
-      const [row] = await rows<SheetSqlRow>(Prisma.sql`SELECT ${SHEET_COLUMNS} FROM timesheets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
-      return row ? fromSql(row) : null;
+      const row = await sheets(db, tenantId).where('timesheets.id', '=', id).executeTakeFirst();
+      return row ? toTimesheet(row) : null;
     },
 
     /**
-     * Sheet and entries in one statement, its warnings judged against the user's neighbouring days,
-     * the neighbours' warnings brought up to date, and `record` (the events) in the same
-     * transaction; a second sheet for the user's day is a DuplicateTimesheetError.
+     * Sheet and entries, its warnings judged against the user's neighbouring days, the neighbours'
+     * warnings brought up to date, and `record` (the events) in one transaction; a second sheet for
+     * the user's day is a DuplicateTimesheetError.
      */
     async create(
       tenantId: string,
@@ -248,26 +250,32 @@ export function createTimesheetsRepository(db: Db) {
       warningsOf: WarningsOf,
       record: RecordChange<{ sheet: TimesheetRecord; neighbours: NeighbourChange[] }>,
     ): Promise<TimesheetRecord> {
-      const date = dayToDate(input.date);
       try {
-        return await db.$transaction(async (tx) => {
-          await lockUserDays(tx, tenantId, input.userId);
-          const around = await sheetsAround(tx, tenantId, input.userId, input.date);
+        return await db.transaction().execute(async (trx) => {
+          await lockUserDays(trx, tenantId, input.userId);
+          const around = await sheetsAround(trx, tenantId, input.userId, input.date);
           const entriesOn = (d: string) => around.get(d)?.entries ?? null;
           const summary = { ...day, warnings: warningsOf(input.date, day, entriesOn(addDays(input.date, -1)), entriesOn(addDays(input.date, 1))) };
-          const sheet = toRecord(
-            await tx.timesheet.create({
-              data: { tenantId, userId: input.userId, date, ...totals(summary), entries: { create: entryRows(summary) } },
-              select: columns,
-            }),
-          );
-          const neighbours = await rewarnNeighbours(tx, around, input.date, sheet.entries, warningsOf);
-          await record(tx, { sheet, neighbours });
+          const row = await trx
+            .insertInto('timesheets')
+            .values({ tenant_id: tenantId, user_id: input.userId, date: input.date, ...totals(summary) })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          if (summary.entries.length > 0) await trx.insertInto('timesheet_entries').values(entryRows(row.id, summary)).execute();
+          const sheet = toTimesheet({ ...row, entries: summary.entries });
+          const neighbours = await rewarnNeighbours(trx, around, input.date, sheet.entries, warningsOf);
+          await record(rawSqlOverKysely(trx), { sheet, neighbours });
           return sheet;
         });
       } catch (error) {
-        if (violatedUniqueConstraint(error) !== ONE_PER_DAY) throw error;
-        const existing = await db.timesheet.findFirst({ where: { tenantId, userId: input.userId, date }, select: { id: true } });
+        if (uniqueViolation(error) !== ONE_PER_DAY) throw error;
+        const existing = await db
+          .selectFrom('timesheets')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('user_id', '=', input.userId)
+          .where('date', '=', input.date)
+          .executeTakeFirst();
         throw new DuplicateTimesheetError(existing?.id ?? null);
       }
     },
@@ -285,22 +293,27 @@ export function createTimesheetsRepository(db: Db) {
       warningsOf: WarningsOf,
       record: RecordChange<{ before: TimesheetRecord; after: TimesheetRecord; neighbours: NeighbourChange[] }>,
     ): Promise<TimesheetRecord | null> {
-      return db.$transaction(async (tx) => {
-        const owner = await ownerOf(tx, tenantId, id);
+      return db.transaction().execute(async (trx) => {
+        const owner = await ownerOf(trx, tenantId, id);
         if (!owner) return null;
-        await lockUserDays(tx, tenantId, owner.userId);
-        const before = await lockSheet(tx, tenantId, id);
+        await lockUserDays(trx, tenantId, owner.userId);
+        const before = await lockSheet(trx, tenantId, id);
         if (!before) return null;
-        const around = await sheetsAround(tx, tenantId, owner.userId, owner.date);
+        const around = await sheetsAround(trx, tenantId, owner.userId, owner.date);
         const entriesOn = (d: string) => around.get(d)?.entries ?? null;
         const summary = { ...day, warnings: warningsOf(owner.date, day, entriesOn(addDays(owner.date, -1)), entriesOn(addDays(owner.date, 1))) };
         if (dayOf(before) === dayOf(summary)) return before;
-        await tx.timesheet.update({ where: { id }, data: { ...totals(summary), updatedAt: new Date() } });
-        await tx.timesheetEntry.deleteMany({ where: { timesheetId: id } });
-        await tx.timesheetEntry.createMany({ data: entryRows(summary).map((entry) => ({ timesheetId: id, ...entry })) });
-        const after = toRecord(await tx.timesheet.findUniqueOrThrow({ where: { id }, select: columns }));
-        const neighbours = await rewarnNeighbours(tx, around, owner.date, after.entries, warningsOf);
-        await record(tx, { before, after, neighbours });
+        const row = await trx
+          .updateTable('timesheets')
+          .set({ ...totals(summary), updated_at: new Date() })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await trx.deleteFrom('timesheet_entries').where('timesheet_id', '=', id).execute();
+        if (summary.entries.length > 0) await trx.insertInto('timesheet_entries').values(entryRows(id, summary)).execute();
+        const after = toTimesheet({ ...row, entries: summary.entries });
+        const neighbours = await rewarnNeighbours(trx, around, owner.date, after.entries, warningsOf);
+        await record(rawSqlOverKysely(trx), { before, after, neighbours });
         return after;
       });
     },
@@ -309,17 +322,22 @@ export function createTimesheetsRepository(db: Db) {
      * Whether a sheet was deleted (its entries go with it); the neighbours' warnings are brought up
      * to date, and `record` is given the sheet as it was and the neighbours that changed.
      */
-    delete(tenantId: string, id: string, warningsOf: WarningsOf, record: RecordChange<{ sheet: TimesheetRecord; neighbours: NeighbourChange[] }>): Promise<boolean> {
-      return db.$transaction(async (tx) => {
-        const owner = await ownerOf(tx, tenantId, id);
+    delete(
+      tenantId: string,
+      id: string,
+      warningsOf: WarningsOf,
+      record: RecordChange<{ sheet: TimesheetRecord; neighbours: NeighbourChange[] }>,
+    ): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const owner = await ownerOf(trx, tenantId, id);
         if (!owner) return false;
-        await lockUserDays(tx, tenantId, owner.userId);
-        const sheet = await lockSheet(tx, tenantId, id);
+        await lockUserDays(trx, tenantId, owner.userId);
+        const sheet = await lockSheet(trx, tenantId, id);
         if (!sheet) return false;
-        const around = await sheetsAround(tx, tenantId, owner.userId, owner.date);
-        await tx.timesheet.delete({ where: { id } });
-        const neighbours = await rewarnNeighbours(tx, around, owner.date, null, warningsOf);
-        await record(tx, { sheet, neighbours });
+        const around = await sheetsAround(trx, tenantId, owner.userId, owner.date);
+        await trx.deleteFrom('timesheets').where('id', '=', id).execute();
+        const neighbours = await rewarnNeighbours(trx, around, owner.date, null, warningsOf);
+        await record(rawSqlOverKysely(trx), { sheet, neighbours });
         return true;
       });
     },

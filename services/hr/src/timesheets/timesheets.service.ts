@@ -1,6 +1,6 @@
 import { API_BASE_PATH, conflict, listWindow, notFound, unprocessable, type FieldError, type PageRequest } from '@msp/http';
 import { addDays, holidays, yearOf, type GermanState } from '@msp/calendar';
-import { assertDayRange, dateToDay, dayClock, DEFAULT_TIME_ZONE } from '../calendar';
+import { assertDayRange, dayClock, DEFAULT_TIME_ZONE } from '../calendar';
 import { contractOn, type ContractTerms } from '../contracts/contract-rules';
 import type { ContractsRepository } from '../contracts/contracts.repository';
 import type { EmployeesRepository } from '../employees/employees.repository';
@@ -117,17 +117,17 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       if (!sheet) throw missing(id);
       const { entries } = input;
       const history = await contracts.history(tenantId, { userId: sheet.userId });
-      const clock = clocksOf(history)(dateToDay(sheet.date));
+      const clock = clocksOf(history)(sheet.date);
       const errors = dayRuleViolations(entries, clock);
-      if (input.date !== undefined && input.date !== dateToDay(sheet.date)) {
-        errors.unshift({ field: 'date', message: `cannot change (the sheet is for ${dateToDay(sheet.date)}); delete it and record the other day` });
+      if (input.date !== undefined && input.date !== sheet.date) {
+        errors.unshift({ field: 'date', message: `cannot change (the sheet is for ${sheet.date}); delete it and record the other day` });
       }
       // UUIDs compare case-insensitively, as PostgreSQL does.
       if (input.userId !== undefined && input.userId.toLowerCase() !== sheet.userId) {
         errors.unshift({ field: 'user_id', message: `cannot change (the sheet is ${sheet.userId}'s); delete it and record the other user's day` });
       }
       if (errors.length > 0) throw brokenRules(errors);
-      const warningsOf = warningsAround(history, dateToDay(sheet.date));
+      const warningsOf = warningsAround(history, sheet.date);
       const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries, clock), warningsOf, async (tx, { before, after, neighbours }) => {
         await hrEvents.record(tx, { type: 'timesheet.updated', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(after), before: timesheetJson(before) });
         await recordNeighbours(tx, tenantId, neighbours);
@@ -140,7 +140,7 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       const sheet = await timesheets.findById(tenantId, id);
       if (!sheet) throw missing(id);
       // The event shows the sheet as it was; the neighbours lose the warnings it caused.
-      const warningsOf = warningsAround(await contracts.history(tenantId, { userId: sheet.userId }), dateToDay(sheet.date));
+      const warningsOf = warningsAround(await contracts.history(tenantId, { userId: sheet.userId }), sheet.date);
       const deleted = await timesheets.delete(tenantId, id, warningsOf, async (tx, { sheet: gone, neighbours }) => {
         await hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(gone) });
         await recordNeighbours(tx, tenantId, neighbours);

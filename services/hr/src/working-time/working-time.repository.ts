@@ -1,29 +1,42 @@
-import { sqlRows } from '@msp/db';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { dayOfYear } from '../calendar';
 import type { Db } from '../db';
-import { Prisma } from '../generated/prisma/client';
+import type { DB } from '../generated/kysely/database';
 import type { RecordDay } from './working-time-rules';
+
+/** The sheets of one user of the tenant. */
+const whose = (tenantId: string, userId: string) => (eb: ExpressionBuilder<DB, 'timesheets'>) =>
+  eb.and([eb('timesheets.tenant_id', '=', tenantId), eb('timesheets.user_id', '=', userId)]);
 
 /** Every query is bounded by the caller's tenant and one user; each is one indexed range scan. */
 export function createWorkingTimeRepository(db: Db) {
-  const rows = sqlRows(db, db.pool);
-  const whose = (tenantId: string, userId: string) => Prisma.sql`t.tenant_id = ${tenantId}::uuid AND t.user_id = ${userId}::uuid`;
-
   return {
     /** The user's sheets from `from` to `to` in date order, with their standby minutes (not working time). */
     async days(tenantId: string, userId: string, from: string, to: string): Promise<RecordDay[]> {
-      const found = await rows<{ date: string; worked_minutes: number; break_minutes: number; standby_minutes: number; warnings: RecordDay['warnings'] }>(Prisma.sql`
-        SELECT to_char(t.date, 'YYYY-MM-DD') AS date, t.worked_minutes, t.break_minutes, t.warnings,
-               (SELECT coalesce(sum(e.minutes), 0)::int FROM timesheet_entries e WHERE e.timesheet_id = t.id AND e.category = 'standby') AS standby_minutes
-        FROM timesheets t
-        WHERE ${whose(tenantId, userId)} AND t.date BETWEEN ${from}::date AND ${to}::date
-        ORDER BY t.date`);
-      return found.map((row) => ({
+      const rows = await db
+        .selectFrom('timesheets')
+        .select((eb) => [
+          'timesheets.date',
+          'timesheets.worked_minutes',
+          'timesheets.break_minutes',
+          'timesheets.warnings',
+          eb
+            .selectFrom('timesheet_entries as e')
+            .select((entries) => entries.fn.coalesce(entries.fn.sum<number>('e.minutes'), entries.lit(0)).as('minutes'))
+            .whereRef('e.timesheet_id', '=', 'timesheets.id')
+            .where('e.category', '=', 'standby')
+            .as('standby_minutes'),
+        ])
+        .where(whose(tenantId, userId))
+        .where((eb) => eb.between('timesheets.date', from, to))
+        .orderBy('timesheets.date')
+        .execute();
+      return rows.map((row) => ({
         date: row.date,
         workedMinutes: row.worked_minutes,
         breakMinutes: row.break_minutes,
-        standbyMinutes: Number(row.standby_minutes),
-        warnings: row.warnings,
+        standbyMinutes: row.standby_minutes ?? 0,
+        warnings: row.warnings as RecordDay['warnings'],
       }));
     },
 
@@ -31,13 +44,23 @@ export function createWorkingTimeRepository(db: Db) {
     async sums(tenantId: string, userId: string, span: { from: string; to: string }, year: number): Promise<{ workedMinutes: number; workedSundays: number }> {
       const first = dayOfYear(year, '01-01');
       const last = dayOfYear(year, '12-31');
-      const [found] = await rows<{ worked: string; sundays: string }>(Prisma.sql`
-        SELECT coalesce(sum(t.worked_minutes) FILTER (WHERE t.date BETWEEN ${span.from}::date AND ${span.to}::date), 0)::bigint AS worked,
-               count(*) FILTER (WHERE t.date BETWEEN ${first}::date AND ${last}::date AND extract(isodow FROM t.date) = 7 AND t.worked_minutes > 0) AS sundays
-        FROM timesheets t
-        WHERE ${whose(tenantId, userId)}
-          AND (t.date BETWEEN ${span.from}::date AND ${span.to}::date OR t.date BETWEEN ${first}::date AND ${last}::date)`);
-      return { workedMinutes: Number(found?.worked ?? 0), workedSundays: Number(found?.sundays ?? 0) };
+      const row = await db
+        .selectFrom('timesheets')
+        .select((eb) => [
+          eb.fn
+            .coalesce(eb.fn.sum<number>('timesheets.worked_minutes').filterWhere((f) => f.between('timesheets.date', span.from, span.to)), eb.lit(0))
+            .as('worked'),
+          eb.fn
+            .countAll<number>()
+            .filterWhere((f) =>
+              f.and([f.between('timesheets.date', first, last), f(sql`extract(isodow FROM timesheets.date)`, '=', 7), f('timesheets.worked_minutes', '>', 0)]),
+            )
+            .as('sundays'),
+        ])
+        .where(whose(tenantId, userId))
+        .where((eb) => eb.or([eb.between('timesheets.date', span.from, span.to), eb.between('timesheets.date', first, last)]))
+        .executeTakeFirstOrThrow();
+      return { workedMinutes: row.worked, workedSundays: row.sundays };
     },
   };
 }

@@ -1,11 +1,35 @@
 import path from 'node:path';
 import type { Logger } from '@msp/http';
 import { freshModule, startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
-import { createHrApp, type HrSettings } from '../../src/app';
-import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { Redis } from 'ioredis';
+import { createHrApp, type HrDeps, type HrSettings } from '../../src/app';
+import { createDb, MIGRATIONS_DIR, type HrDatabase } from '../../src/db';
+import { EXPORT_DEFAULTS } from '../../src/exports/payroll-export.repository';
+import { PrismaClient } from '../generated/prisma/client';
 import type * as HrApp from '../../src/app';
 
-export type TestHr = ServiceUnderTest<Db>;
+/**
+ * What a test reads the stored state with: Prisma Client, an oracle independent of the service's
+ * own queries; `service` is the database the app under test runs on.
+ */
+export type TestDb = PrismaClient & { service: HrDatabase };
+
+export type TestHr = ServiceUnderTest<TestDb>;
+
+/** The oracle beside a service database of `databaseUrl` whose pool has room for `exportConnections` exports. */
+export function testDb(databaseUrl: string, exportConnections: number = EXPORT_DEFAULTS.poolSize): TestDb & { $disconnect(): Promise<void> } {
+  const service = createDb(databaseUrl, { exportConnections });
+  const oracle = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+  const disconnect = oracle.$disconnect.bind(oracle);
+  return Object.assign(oracle, {
+    service,
+    async $disconnect() {
+      await service.close();
+      await disconnect();
+    },
+  });
+}
 
 export interface StartHrOptions {
   settings?: Partial<HrSettings>;
@@ -17,24 +41,31 @@ export interface StartHrOptions {
 
 /** hr in-process on a fresh database, real Redis and real tokens; `token()` holds `read:hr write:hr`. */
 export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
+  const createTestDb = (databaseUrl: string) => testDb(databaseUrl, options.settings?.exports?.poolSize);
+  const depsOf = (db: TestDb, redis: Redis, logger: Logger, settings: Omit<HrSettings, 'exports'>): HrDeps => ({
+    database: db.service,
+    redis,
+    outbound: testOutbound(),
+    webhookSecrets: testWebhookSecrets(),
+    logger: options.logger ?? logger,
+    settings: { ...settings, ...options.settings },
+  });
   return startServiceUnderTest({
     service: 'hr',
     migrationsDir: MIGRATIONS_DIR,
-    createDb,
+    createDb: createTestDb,
     defaultScope: 'read:hr write:hr',
     databaseUrl: options.databaseUrl,
     // Every answer a test receives is checked against the served OpenAPI document (test/support/conformance-setup.ts).
     conformance: true,
-    createApp: ({ db, databaseUrl, redis, logger, settings }) =>
-      createHrApp({ db, databaseUrl, redis, outbound: testOutbound(), webhookSecrets: testWebhookSecrets(), logger: options.logger ?? logger, settings: { ...settings, ...options.settings } }),
+    createApp: ({ db, redis, logger, settings }) => createHrApp(depsOf(db, redis, logger, settings)),
     isolated() {
       const app = freshModule<typeof HrApp>(path.resolve(__dirname, '../../src/app'));
       return {
         // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
-        // replica has a client of its own, from the shared module.
-        createDb,
-        createApp: ({ db, databaseUrl, redis, logger, settings }) =>
-          app.createHrApp({ db: db as Db, databaseUrl, redis, outbound: testOutbound(), webhookSecrets: testWebhookSecrets(), logger: options.logger ?? logger, settings: { ...settings, ...options.settings } }),
+        // replica's oracle comes from the shared module.
+        createDb: createTestDb,
+        createApp: ({ db, redis, logger, settings }) => app.createHrApp(depsOf(db, redis, logger, settings)),
       };
     },
   });
