@@ -18,9 +18,9 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { ROOT, round, median, databaseUrlFor, withClient, startService, verifyingServiceEnv, memory, memoryParts, describeMemoryParts, serviceMetrics, resetPeak, machine, describeMachine } = require('../support');
-const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
+const { applyMigrations, openDatabase } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
-const { PAYROLL_ROWS_SQL, payrollRowsParams } = require(`${ROOT}/services/hr/dist/exports/payroll-export.repository.js`);
+const { payrollRowsInOrder } = require(`${ROOT}/services/hr/dist/exports/payroll-export.repository.js`);
 const { periodOf } = require(`${ROOT}/services/hr/dist/exports/payroll-row.js`);
 const { DEFAULT_WAGE_TYPES } = require(`${ROOT}/services/hr/dist/payroll/payroll-settings.schemas.js`);
 
@@ -342,7 +342,12 @@ async function main() {
 
     const url = `${hr.url}/api/v1/exports/payroll?period=${PERIOD}`;
     const authorizationOf = (t) => `Bearer ${issuer.token({ tenant_id: t.tenantId, scope: 'read:payroll' })}`;
-    const sqlOf = (t) => inlined(PAYROLL_ROWS_SQL, payrollRowsParams(t.tenantId, periodOf(PERIOD), DEFAULT_WAGE_TYPES));
+    // hr's own statement, compiled by its query builder (no connection is opened for that).
+    const compiler = openDatabase(databaseUrl);
+    const sqlOf = (t) => {
+      const { sql, parameters } = payrollRowsInOrder(compiler.db, t.tenantId, periodOf(PERIOD), DEFAULT_WAGE_TYPES).compile();
+      return inlined(sql, parameters);
+    };
     // Unmeasured first passes of both sizes before either is measured: PostgreSQL's cache, hr's
     // JIT, and V8's heap. How high V8 lets the old generation run before a full collection varies
     // from run to run, and the first long export can leave it higher (2026-11-26: V8's pages 47 ->

@@ -73,7 +73,7 @@ export interface paths {
         put?: never;
         /**
          * Record a working day
-         * @description Records one user's day. `user_id` must be the `user_id` of an employee of your tenant (else 422 naming it). Entries are checked against German working-time law (ArbZG): `end` after `start` (else 422 naming `entries[i].end`), no two entries overlapping (else 422 naming both), at most 600 minutes (10 h) of work a day (§3 ArbZG, else 422). Breaks (§4 ArbZG) are the gaps between working-time entries of at least 15 minutes: over 6 h of work with less than 30 min of them, or over 9 h with less than 45 min, the sheet is stored with a `break_too_short` warning that says how much is missing. More than 6 h of work in a row without a break of at least 15 minutes (§4 ArbZG; a block over midnight, 24:00 then 00:00, is one) gives `work_block_too_long`; less than 11 h between the end of one day's work and the start of the next (§5 ArbZG) gives `rest_period_too_short` on both days, each naming the other; work on a Sunday gives `sunday_work` (§9 ArbZG; §10 allows exceptions, hence a warning). The neighbouring days' stored warnings are brought up to date in the same transaction (their entries and `updated_at` stay; a `timesheet.updated` event records the change). `standby` entries (Rufbereitschaft) are paid but not working time: they count for none of these rules nor for `worked_minutes`. Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day). One timesheet per user and day: a second one is a 409 whose `existing_id` (and `existing_url`) names the sheet to change instead; of concurrent requests for the same day exactly one succeeds.
+         * @description Records one user's day. `user_id` must be the `user_id` of an employee of your tenant (else 422 naming it). Entries are checked against German working-time law (ArbZG): `end` after `start` (else 422 naming `entries[i].end`), no two entries overlapping (else 422 naming both), at most 600 minutes (10 h) of work a day (§3 ArbZG, else 422). Breaks (§4 ArbZG) are the gaps between working-time entries of at least 15 minutes: over 6 h of work with less than 30 min of them, or over 9 h with less than 45 min, the sheet is stored with a `break_too_short` warning that says how much is missing. More than 6 h of work in a row without a break of at least 15 minutes (§4 ArbZG; a block over midnight, 24:00 then 00:00, is one) gives `work_block_too_long`; less than 11 h between the end of one day's work and the start of the next (§5 ArbZG) gives `rest_period_too_short` on both days, each naming the other; work on a Sunday gives `sunday_work` (§9 ArbZG; §10 allows exceptions, hence a warning). The neighbouring days' stored warnings are brought up to date in the same transaction (their entries and `updated_at` stay; a `timesheet.updated` event records the change). `standby` entries (Rufbereitschaft) are paid but not working time: they count for none of these rules nor for `worked_minutes`. Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day). They are local times of the `time_zone` of the employee's contract valid that day (`Europe/Berlin` without a contract), and every minute the rules and the totals count is a real minute: 00:00–24:00 is 1,380 minutes on the day summer time begins (29 March 2026 in Berlin) and 1,500 on the day it ends (25 October 2026). A time the clocks skip that day (02:30 on 29 March 2026 in Berlin) does not exist: 422 naming the entry's `start` or `end`. A time the clocks show twice (02:30 on 25 October 2026) is the first of the two. One timesheet per user and day: a second one is a 409 whose `existing_id` (and `existing_url`) names the sheet to change instead; of concurrent requests for the same day exactly one succeeds.
          *
          *     Requires scope `write:hr` (or `admin:tenant`).
          */
@@ -109,7 +109,7 @@ export interface paths {
         head?: never;
         /**
          * Replace a day's entries
-         * @description Replaces `entries` as a whole and recomputes the totals and warnings. Entries are checked against German working-time law (ArbZG): `end` after `start` (else 422 naming `entries[i].end`), no two entries overlapping (else 422 naming both), at most 600 minutes (10 h) of work a day (§3 ArbZG, else 422). Breaks (§4 ArbZG) are the gaps between working-time entries of at least 15 minutes: over 6 h of work with less than 30 min of them, or over 9 h with less than 45 min, the sheet is stored with a `break_too_short` warning that says how much is missing. More than 6 h of work in a row without a break of at least 15 minutes (§4 ArbZG; a block over midnight, 24:00 then 00:00, is one) gives `work_block_too_long`; less than 11 h between the end of one day's work and the start of the next (§5 ArbZG) gives `rest_period_too_short` on both days, each naming the other; work on a Sunday gives `sunday_work` (§9 ArbZG; §10 allows exceptions, hence a warning). The neighbouring days' stored warnings are brought up to date in the same transaction (their entries and `updated_at` stay; a `timesheet.updated` event records the change). `standby` entries (Rufbereitschaft) are paid but not working time: they count for none of these rules nor for `worked_minutes`. Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day). `user_id` and `date` cannot change: they may be sent back unchanged, a different value is a 422 naming the field. Entries that come to the day the sheet already holds change nothing, not even `updated_at`.
+         * @description Replaces `entries` as a whole and recomputes the totals and warnings. Entries are checked against German working-time law (ArbZG): `end` after `start` (else 422 naming `entries[i].end`), no two entries overlapping (else 422 naming both), at most 600 minutes (10 h) of work a day (§3 ArbZG, else 422). Breaks (§4 ArbZG) are the gaps between working-time entries of at least 15 minutes: over 6 h of work with less than 30 min of them, or over 9 h with less than 45 min, the sheet is stored with a `break_too_short` warning that says how much is missing. More than 6 h of work in a row without a break of at least 15 minutes (§4 ArbZG; a block over midnight, 24:00 then 00:00, is one) gives `work_block_too_long`; less than 11 h between the end of one day's work and the start of the next (§5 ArbZG) gives `rest_period_too_short` on both days, each naming the other; work on a Sunday gives `sunday_work` (§9 ArbZG; §10 allows exceptions, hence a warning). The neighbouring days' stored warnings are brought up to date in the same transaction (their entries and `updated_at` stay; a `timesheet.updated` event records the change). `standby` entries (Rufbereitschaft) are paid but not working time: they count for none of these rules nor for `worked_minutes`. Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day). They are local times of the `time_zone` of the employee's contract valid that day (`Europe/Berlin` without a contract), and every minute the rules and the totals count is a real minute: 00:00–24:00 is 1,380 minutes on the day summer time begins (29 March 2026 in Berlin) and 1,500 on the day it ends (25 October 2026). A time the clocks skip that day (02:30 on 29 March 2026 in Berlin) does not exist: 422 naming the entry's `start` or `end`. A time the clocks show twice (02:30 on 25 October 2026) is the first of the two. `user_id` and `date` cannot change: they may be sent back unchanged, a different value is a 422 naming the field. Entries that come to the day the sheet already holds change nothing, not even `updated_at`.
          *
          *     Requires scope `write:hr` (or `admin:tenant`).
          */
@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Add a contract
-         * @description Adds a contract from `valid_from` on; the previous one ends the day before. Leave counts the contract's `working_days` minus the public holidays of its `state`, and the leave account spreads `vacation_days_per_year` over the days each contract holds. `vacation_days_per_year` below the minimum of §3 BUrlG (24 working days on six days a week: 4 × the working days a week) is a 422 whose `minimum` names it; a second contract with the same `valid_from` is a 409.
+         * @description Adds a contract from `valid_from` on; the previous one ends the day before. Leave counts the contract's `working_days` minus the public holidays of its `state`, and the leave account spreads `vacation_days_per_year` over the days each contract holds. `vacation_days_per_year` below the minimum of §3 BUrlG (24 working days on six days a week: 4 × the working days a week) is a 422 whose `minimum` names it; a second contract with the same `valid_from` is a 409. With `opening_balance_minutes` the overtime account (`GET /employees/{id}/time-account`) starts afresh on the contract's `valid_from` from that balance: the days before it no longer count for the months from then on. `time_zone` (an IANA zone, default `Europe/Berlin`; an unknown one is a 400) is the zone whose local times the employee's timesheets record while the contract holds.
          *
          *     Requires scope `write:hr` (or `admin:tenant`).
          */
@@ -153,7 +153,7 @@ export interface paths {
         };
         /**
          * Show a month of an employee's overtime account
-         * @description The overtime account (Arbeitszeitkonto) of one month, in minutes. The target is the contract's `weekly_minutes` spread evenly over its `working_days`, on the month's working days that are no public holiday of the contract's `state` (8 March is one in DE-BE, not in DE-BY) and lie inside the employment. Worked minutes are the timesheets' working time (standby, Rufbereitschaft, is no working time under the ArbZG). Approved leave credits the target of its days. The balance carries from month to month since the employment started: `closing_balance_minutes` of one month is `opening_balance_minutes` of the next.
+         * @description The overtime account (Arbeitszeitkonto) of one month, in minutes. The target is the contract's `weekly_minutes` spread evenly over its `working_days`, on the month's working days that are no public holiday of the contract's `state` (8 March is one in DE-BE, not in DE-BY) and lie inside the employment. Worked minutes are the timesheets' working time (standby, Rufbereitschaft, is no working time under the ArbZG). Approved leave credits the target of its days. The balance carries from month to month since the employment started: `closing_balance_minutes` of one month is `opening_balance_minutes` of the next. A contract with `opening_balance_minutes` starts the account afresh on its `valid_from` with that balance (overtime brought in, e.g. from before hr kept the sheets); the days before it no longer count for the months from then on. The target and the balance are counted, not walked day by day: any month of 1900–2199 answers alike.
          *
          *     Requires scope `read:hr` (or `admin:tenant`).
          */
@@ -212,7 +212,7 @@ export interface paths {
         put?: never;
         /**
          * Request a leave
-         * @description Records a leave request; it starts `requested`. `working_days` counts the days from `start_date` to `end_date` (both included) that are working days of the employee's contract valid on each day and no public holiday of its `state` (before the first contract: Monday to Friday, not booked on the account). A `vacation` must fit in the leave account of each year it touches (`remaining_days − requested_days`), else 422 `insufficient_leave_balance` naming the days left, unless the tenant allows negative balances (`PUT /leave/settings`); employees without a contract have no account to check. `user_id` must be the `user_id` of an employee of your tenant and `end_date` not before `start_date` (else 422 naming the field). Overlapping a `requested` or `approved` leave of the same user is a 409 whose `existing_id` (and `existing_url`) names that leave; rejected and cancelled leaves do not block. A `sick` leave may overlap an `approved` vacation (§9 BUrlG): the vacation's working days it covers return to the account and show in the vacation's `returned_days`. Of concurrent overlapping requests exactly one succeeds.
+         * @description Records a leave request; it starts `requested`. `working_days` counts the days from `start_date` to `end_date` (both included) that are working days of the employee's contract valid on each day and no public holiday of its `state` (before the first contract: Monday to Friday, not booked on the account). A `vacation` must fit in the leave account of each year it touches (`remaining_days − requested_days`), else 422 `insufficient_leave_balance` naming the days left, unless the tenant allows negative balances (`PUT /leave/settings`); employees without a contract have no account to check. `user_id` must be the `user_id` of an employee of your tenant and `end_date` not before `start_date` (else 422 naming the field). A leave spans at most 3 years (parental leave, the longest, ends by the child's third birthday, §15 (2) BEEG): an `end_date` on or after the same day 3 years after `start_date` is a 422 naming `latest_end_date`, the last day it may end on. Overlapping a `requested` or `approved` leave of the same user is a 409 whose `existing_id` (and `existing_url`) names that leave; rejected and cancelled leaves do not block. A `sick` leave may overlap an `approved` vacation (§9 BUrlG): the vacation's working days it covers return to the account and show in the vacation's `returned_days`. Of concurrent overlapping requests exactly one succeeds.
          *
          *     Requires scope `write:hr` (or `admin:tenant`).
          */
@@ -821,6 +821,8 @@ export interface components {
          *             ],
          *             "vacation_days_per_year": 30,
          *             "state": "DE-BE",
+         *             "opening_balance_minutes": null,
+         *             "time_zone": "Europe/Berlin",
          *             "created_at": "2026-03-01T09:00:00.000Z"
          *           },
          *           "created_at": "2026-10-01T07:45:00.000Z",
@@ -864,6 +866,8 @@ export interface components {
          *         ],
          *         "vacation_days_per_year": 30,
          *         "state": "DE-BE",
+         *         "opening_balance_minutes": null,
+         *         "time_zone": "Europe/Berlin",
          *         "created_at": "2026-03-01T09:00:00.000Z"
          *       },
          *       "created_at": "2026-10-01T07:45:00.000Z",
@@ -909,6 +913,8 @@ export interface components {
          *       ],
          *       "vacation_days_per_year": 30,
          *       "state": "DE-BE",
+         *       "opening_balance_minutes": null,
+         *       "time_zone": "Europe/Berlin",
          *       "created_at": "2026-03-01T09:00:00.000Z"
          *     }
          */
@@ -942,6 +948,12 @@ export interface components {
              * @enum {string}
              */
             state: "DE-BW" | "DE-BY" | "DE-BE" | "DE-BB" | "DE-HB" | "DE-HH" | "DE-HE" | "DE-MV" | "DE-NI" | "DE-NW" | "DE-RP" | "DE-SL" | "DE-SN" | "DE-ST" | "DE-SH" | "DE-TH";
+            opening_balance_minutes: number | null;
+            /**
+             * @description IANA time zone (e.g. `Europe/Berlin`, the default) whose local times the employee's timesheets record while the contract holds: their `HH:MM` are that zone's wall-clock times, and every duration is counted in real minutes (00:00–24:00 on the day summer time begins is 1,380 minutes). An unknown zone is a 400.
+             * @example Europe/Berlin
+             */
+            time_zone: string;
             /**
              * Format: date-time
              * @description When it was recorded (UTC).
@@ -1035,7 +1047,7 @@ export interface components {
             employment?: {
                 /**
                  * Format: date
-                 * @description First day of employment, `YYYY-MM-DD`. The six-month waiting period of §4 BUrlG runs from it. Until set, the first contract's `valid_from` stands in.
+                 * @description First day of employment, `YYYY-MM-DD`. The six-month waiting period of §4 BUrlG runs from it. Until set, the first contract's `valid_from` stands in. Years 1900–2199 (else 400).
                  */
                 start_date: string;
                 end_date?: string | null;
@@ -1166,7 +1178,7 @@ export interface components {
             entries: components["schemas"]["TimesheetEntry"][];
             /**
              * Format: int64
-             * @description Sum of the minutes of the working-time entries (`standby` is not working time).
+             * @description Sum of the (real) minutes of the working-time entries (`standby` is not working time).
              */
             worked_minutes: number;
             /**
@@ -1214,7 +1226,7 @@ export interface components {
             category: "normal" | "overtime" | "on_call" | "travel" | "training" | "standby";
             /**
              * Format: int64
-             * @description Minutes from `start` to `end`.
+             * @description Real minutes from `start` to `end` in the contract's `time_zone` (00:00–24:00 is 1,380 on the day summer time begins, 1,500 on the day it ends).
              * @example 240
              */
             minutes: number;
@@ -1273,7 +1285,7 @@ export interface components {
             user_id: string;
             /**
              * Format: date
-             * @description The working day, a real calendar day `YYYY-MM-DD`. One timesheet per user and day (else 409).
+             * @description The working day, a real calendar day `YYYY-MM-DD`. One timesheet per user and day (else 409). Years 1900–2199 (else 400).
              * @example 2026-10-29
              */
             date: string;
@@ -1291,13 +1303,13 @@ export interface components {
         TimesheetEntryInput: {
             /**
              * Format: hh-mm-start
-             * @description When the work started, `HH:MM` (00:00–23:59).
+             * @description When the work started, `HH:MM` (00:00–23:59), local time of the contract's `time_zone`; a time the clocks skip that day is a 422.
              * @example 08:00
              */
             start: string;
             /**
              * Format: hh-mm
-             * @description When the work ended, `HH:MM`, after `start`; `24:00` is midnight at the end of the day.
+             * @description When the work ended, `HH:MM`, after `start`, local time of the contract's `time_zone`; `24:00` is midnight at the end of the day.
              * @example 12:00
              */
             end: string;
@@ -1332,7 +1344,7 @@ export interface components {
             user_id?: string;
             /**
              * Format: date
-             * @description May be sent back as it is; a different day is a 422 (it cannot change).
+             * @description May be sent back as it is; a different day is a 422 (it cannot change). Years 1900–2199 (else 400).
              */
             date?: string;
             /** @description The day's stretches of work, 1–96, in any order (stored sorted by `start`). They must not overlap. The gaps between working-time entries are the breaks; only gaps of at least 15 minutes count (§4 ArbZG). At most 600 minutes (10 h) of work a day (§3 ArbZG; `standby` does not count). A day without work has no timesheet (delete it) rather than an empty one. */
@@ -1355,6 +1367,8 @@ export interface components {
          *           ],
          *           "vacation_days_per_year": 30,
          *           "state": "DE-BE",
+         *           "opening_balance_minutes": null,
+         *           "time_zone": "Europe/Berlin",
          *           "created_at": "2026-03-01T09:00:00.000Z"
          *         }
          *       ],
@@ -1418,11 +1432,25 @@ export interface components {
          *       "vacation_days_per_year": 30,
          *       "state": "DE-BE"
          *     }
+         * @example {
+         *       "valid_from": "2027-01-01",
+         *       "weekly_minutes": 2400,
+         *       "working_days": [
+         *         "mon",
+         *         "tue",
+         *         "wed",
+         *         "thu",
+         *         "fri"
+         *       ],
+         *       "vacation_days_per_year": 30,
+         *       "state": "DE-BE",
+         *       "opening_balance_minutes": 1200
+         *     }
          */
         CreateContractRequest: {
             /**
              * Format: date
-             * @description First day the contract holds, `YYYY-MM-DD`; it holds until the day before the next contract's `valid_from`. One contract per day (else 409).
+             * @description First day the contract holds, `YYYY-MM-DD`; it holds until the day before the next contract's `valid_from`. One contract per day (else 409). Years 1900–2199 (else 400).
              */
             valid_from: string;
             /**
@@ -1439,6 +1467,13 @@ export interface components {
              * @enum {string}
              */
             state: "DE-BW" | "DE-BY" | "DE-BE" | "DE-BB" | "DE-HB" | "DE-HH" | "DE-HE" | "DE-MV" | "DE-NI" | "DE-NW" | "DE-RP" | "DE-SL" | "DE-SN" | "DE-ST" | "DE-SH" | "DE-TH";
+            opening_balance_minutes?: number | null;
+            /**
+             * @description IANA time zone (e.g. `Europe/Berlin`, the default) whose local times the employee's timesheets record while the contract holds: their `HH:MM` are that zone's wall-clock times, and every duration is counted in real minutes (00:00–24:00 on the day summer time begins is 1,380 minutes). An unknown zone is a 400.
+             * @default Europe/Berlin
+             * @example Europe/Berlin
+             */
+            time_zone?: string;
         };
         /**
          * @description A month of an employee's overtime account (Arbeitszeitkonto), in minutes.
@@ -1477,7 +1512,7 @@ export interface components {
             balance_minutes: number;
             /**
              * Format: int64
-             * @description The balance carried into the month: the sum of every month's balance since the employment started (`employment.start_date`, else the first contract's `valid_from`).
+             * @description The balance carried into the month. When a contract that starts by the month's last day carries `opening_balance_minutes`, the account runs from the latest such contract's `valid_from` (or the employment's start, if later): its opening balance plus every day's balance from then to the month's start (in the month of `valid_from`: that balance, and only the days from `valid_from` count in the month). Otherwise the sum of every month's balance since the employment started (`employment.start_date`, else the first contract's `valid_from`).
              */
             opening_balance_minutes: number;
             /**
@@ -1755,7 +1790,7 @@ export interface components {
             updated_at: string;
         };
         /**
-         * @description RFC 9457 problem document. An illegal status move (`urn:msp:problem:illegal-transition`) carries `current_status` and `allowed_transitions`; the other rules (`user_id` no employee, `end_date` before `start_date`) name the field in `errors`.
+         * @description RFC 9457 problem document. An illegal status move (`urn:msp:problem:illegal-transition`) carries `current_status` and `allowed_transitions`; the other rules (`user_id` no employee, `end_date` before `start_date` or more than 3 years after it, with `latest_end_date`) name the field in `errors`.
          * @example {
          *       "type": "urn:msp:problem:unknown-reference",
          *       "title": "Unprocessable Content",
@@ -1789,6 +1824,11 @@ export interface components {
             current_status?: "requested" | "approved" | "rejected" | "cancelled";
             /** @description The states the leave may move to from its current one (illegal moves only). */
             allowed_transitions?: ("requested" | "approved" | "rejected" | "cancelled")[];
+            /**
+             * Format: date
+             * @description The last day a leave from `start_date` may end on (at most 3 years; a longer leave only).
+             */
+            latest_end_date?: string;
         } & {
             [key: string]: unknown;
         };
@@ -1859,13 +1899,13 @@ export interface components {
             type: "vacation" | "sick" | "unpaid" | "parental" | "special";
             /**
              * Format: date
-             * @description First day, `YYYY-MM-DD`.
+             * @description First day, `YYYY-MM-DD`. Years 1900–2199 (else 400).
              * @example 2026-10-29
              */
             start_date: string;
             /**
              * Format: date
-             * @description Last day, `YYYY-MM-DD`, not before `start_date` (else 422). Equal for a single day.
+             * @description Last day, `YYYY-MM-DD`, not before `start_date` and at most 3 years after it: before the same day 3 years later (parental leave, the longest, ends by the child's third birthday; else 422 naming `latest_end_date`). Equal for a single day. Years 1900–2199 (else 400).
              * @example 2026-11-03
              */
             end_date: string;
@@ -1993,7 +2033,7 @@ export interface components {
         CreateLeaveAdjustmentRequest: {
             /**
              * Format: int32
-             * @description The year whose account it changes.
+             * @description The year whose account it changes, 1900–2199 (else 400).
              */
             year: number;
             /** @description Working days to add (positive) or take away (negative), in steps of 0.5; not 0. */
@@ -3592,9 +3632,9 @@ export interface operations {
                 after?: string;
                 /** @description Only this user's sheets. */
                 user_id?: string;
-                /** @description Only days on or after this one, `YYYY-MM-DD`. */
+                /** @description Only days on or after this one, `YYYY-MM-DD`. Years 1900–2199 (else 400). */
                 from?: string;
-                /** @description Only days on or before this one, `YYYY-MM-DD` (not before `from`). */
+                /** @description Only days on or before this one, `YYYY-MM-DD` (not before `from`). Years 1900–2199 (else 400). */
                 to?: string;
             };
             header?: never;
@@ -3975,7 +4015,7 @@ export interface operations {
     getTimeAccount: {
         parameters: {
             query?: {
-                /** @description The month, `YYYY-MM` (e.g. `2027-03`); the current one (UTC) when left out. */
+                /** @description The month, `YYYY-MM` (e.g. `2027-03`); the current one (UTC) when left out. Years 1900–2199 (else 400). */
                 period?: string;
             };
             header?: never;
@@ -4020,9 +4060,9 @@ export interface operations {
     getWorkingTime: {
         parameters: {
             query?: {
-                /** @description First day of the record, `YYYY-MM-DD`; 1 January of `to`'s year when left out. */
+                /** @description First day of the record, `YYYY-MM-DD`; 1 January of `to`'s year when left out. Years 1900–2199 (else 400). */
                 from?: string;
-                /** @description Last day of the record, `YYYY-MM-DD`: not before `from`, and before the same day a year after `from` (at most one year); today (UTC) when left out. */
+                /** @description Last day of the record, `YYYY-MM-DD`: not before `from`, and before the same day a year after `from` (at most one year); today (UTC) when left out. Years 1900–2199 (else 400). */
                 to?: string;
                 /** @description `json` (default): the whole record. `csv`: the days only, as a CSV file (RFC 4180, CRLF, header row, formula-looking cells neutralised). */
                 format?: "json" | "csv";
@@ -4036,7 +4076,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The record (JSON), or for `format=csv` its days as a CSV file (`Content-Disposition: attachment`). */
+            /** @description The record (`application/json`), or for `format=csv` its days as a CSV file (`text/csv; charset=utf-8`, `Content-Disposition: attachment`). */
             200: {
                 headers: {
                     /** @description Requests allowed in the current window. */
@@ -4057,7 +4097,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WorkingTime"];
+                    "application/json": components["schemas"]["WorkingTime"] | string;
+                    "text/csv": components["schemas"]["WorkingTime"] | string;
                 };
             };
             400: components["responses"]["Error400"];
@@ -4083,9 +4124,9 @@ export interface operations {
                 status?: "requested" | "approved" | "rejected" | "cancelled";
                 /** @description Only leaves of this type. */
                 type?: "vacation" | "sick" | "unpaid" | "parental" | "special";
-                /** @description Only leaves that end on or after this day, `YYYY-MM-DD`. */
+                /** @description Only leaves that end on or after this day, `YYYY-MM-DD`. Years 1900–2199 (else 400). */
                 from?: string;
-                /** @description Only leaves that start on or before this day, `YYYY-MM-DD` (not before `from`). */
+                /** @description Only leaves that start on or before this day, `YYYY-MM-DD` (not before `from`). Years 1900–2199 (else 400). */
                 to?: string;
             };
             header?: never;
@@ -4174,7 +4215,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
-            /** @description `user_id` is no employee of your tenant, or `end_date` is before `start_date` (`urn:msp:problem:unprocessable`); or a vacation beyond the days left (`urn:msp:problem:insufficient_leave_balance`, with `available_days`). */
+            /** @description `user_id` is no employee of your tenant, or `end_date` is before `start_date` or more than 3 years after it (`latest_end_date`; `urn:msp:problem:unprocessable`); or a vacation beyond the days left (`urn:msp:problem:insufficient_leave_balance`, with `available_days`). */
             422: {
                 headers: {
                     /** @description Requests allowed in the current window. */
@@ -4335,7 +4376,7 @@ export interface operations {
     getLeaveAccount: {
         parameters: {
             query?: {
-                /** @description The calendar year, e.g. `2026`; the current one (UTC) when left out. */
+                /** @description The calendar year, e.g. `2026`; the current one (UTC) when left out; 1900–2199 (else 400). */
                 year?: number;
             };
             header?: never;
@@ -4612,7 +4653,7 @@ export interface operations {
     exportPayroll: {
         parameters: {
             query: {
-                /** @description The payroll month, `YYYY-MM` (e.g. `2026-10`). */
+                /** @description The payroll month, `YYYY-MM` (e.g. `2026-10`). Years 1900–2199 (else 400). */
                 period: string;
                 /** @description `csv` (default): RFC 4180 CSV in UTF-8. `datev`: the DATEV LODAS ASCII import file in Windows-1252. */
                 format?: "csv" | "datev";

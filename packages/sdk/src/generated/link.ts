@@ -307,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a staged onboarding
-         * @description Only a staged onboarding (its `start_date` was still ahead, so it has an `activate_account` task not yet run): the staged account is deleted from the directory (SCIM DELETE), the tasks still to do become `skipped`, the run `cancelled` (event `onboarding.cancelled`) and the e-mail may be onboarded again. An onboarding that is not staged, already activated, finished or cancelled, or whose first tasks are still running, is 409 with `current_status`. When the directory cannot delete the account, 503 and nothing is cancelled. A cancel that arrives while a job of the run is at work waits for that job to end (the run's lock, which the workers hold too) and then decides on the run as it is then.
+         * @description Only a staged onboarding (its `start_date` was still ahead, so it has an `activate_account` task not yet run): its equipment ticket in desk (`equipment_ticket`) gets an internal comment saying the onboarding was cancelled and is resolved (left as it is when a technician already resolved or closed it; a change by someone else in between is read again, never overwritten), the staged account is deleted from the directory (SCIM DELETE), the tasks still to do become `skipped`, the run `cancelled` (event `onboarding.cancelled`) and the e-mail may be onboarded again. An onboarding that is not staged, already activated, finished or cancelled, or whose first tasks are still running, is 409 with `current_status`. When desk cannot resolve the ticket (`desk-unavailable`), or the directory cannot delete the account (`directory-unavailable`), 503 and nothing is cancelled; a cancel tried again comments once. A cancel that arrives while a job of the run is at work waits for that job to end (the run's lock, which the workers hold too) and then decides on the run as it is then.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -2110,7 +2110,7 @@ export interface components {
             manager_id: string;
             /**
              * Format: date
-             * @description First working day (YYYY-MM-DD). Still ahead: the account is created inactive now (licences and groups ready) and activated at its start (00:00 UTC).
+             * @description First working day (YYYY-MM-DD). Still ahead: the account is created inactive now (licences and groups ready) and activated at its start (00:00 UTC). At most 10 years before and 5 years after today (UTC); a day outside is a 422 naming both limits.
              * @example 2026-12-01
              */
             start_date: string;
@@ -2163,6 +2163,16 @@ export interface components {
          *           "tasks": [
          *             {
          *               "name": "reassign_tickets",
+         *               "status": "pending",
+         *               "detail": null,
+         *               "attempts": 0,
+         *               "result": null,
+         *               "started_at": null,
+         *               "finished_at": null,
+         *               "due_at": "2027-01-01T00:00:00.000Z"
+         *             },
+         *             {
+         *               "name": "deactivate_user",
          *               "status": "pending",
          *               "detail": null,
          *               "attempts": 0,
@@ -2245,6 +2255,16 @@ export interface components {
          *           "due_at": "2027-01-01T00:00:00.000Z"
          *         },
          *         {
+         *           "name": "deactivate_user",
+         *           "status": "pending",
+         *           "detail": null,
+         *           "attempts": 0,
+         *           "result": null,
+         *           "started_at": null,
+         *           "finished_at": null,
+         *           "due_at": "2027-01-01T00:00:00.000Z"
+         *         },
+         *         {
          *           "name": "disable_account",
          *           "status": "pending",
          *           "detail": null,
@@ -2317,13 +2337,13 @@ export interface components {
             finished_at: string | null;
             cancelled_at: string | null;
         };
-        /** @description One step, run when `due_at` has come: `reassign_tickets` (the leaver's open, in-progress and pending desk tickets go to the successor; `result.reassigned`), `disable_account` (SCIM PATCH active false on the account whose userName is the leaver's e-mail; `result.directory_user_id`), `delegate_mailbox` (a desk ticket, category email, for a technician to delegate the mailbox to the successor; `result.ticket_id`, `result.ticket_number`), and after the retention `delete_account` (SCIM DELETE /Users/:id). */
+        /** @description One step, run when `due_at` has come: `reassign_tickets` (the leaver's open, in-progress and pending desk tickets go to the successor; `result.reassigned`), `deactivate_user` (the leaver's desk user is deactivated, as desk's `DELETE /users/:id` does; `result.user_id`, `result.deactivated`: false when desk already had them inactive. It fails, deactivating nothing, while desk still has tickets being worked on assigned to them, which deactivating would leave unassigned: `result.still_assigned`), `disable_account` (SCIM PATCH active false on the account whose userName is the leaver's e-mail; `result.directory_user_id`), `delegate_mailbox` (a desk ticket, category email, for a technician to delegate the mailbox to the successor; `result.ticket_id`, `result.ticket_number`), and after the retention `delete_account` (SCIM DELETE /Users/:id). */
         OffboardingTask: {
             /**
              * @description The step, in execution order.
              * @enum {string}
              */
-            name: "reassign_tickets" | "disable_account" | "delegate_mailbox" | "delete_account";
+            name: "reassign_tickets" | "deactivate_user" | "disable_account" | "delegate_mailbox" | "delete_account";
             /**
              * @description `pending` (not begun), `running`, `succeeded`, `failed` (with no `finished_at` yet: an outage, the step will be retried), or `skipped` (not done because an earlier step failed or the run was cancelled).
              * @enum {string}
@@ -2369,6 +2389,17 @@ export interface components {
          *           "finished_at": null,
          *           "due_at": "2027-01-01T00:00:00.000Z",
          *           "plan": "reassign 3 open ticket(s) of grace.hopper@contoso.com to the successor"
+         *         },
+         *         {
+         *           "name": "deactivate_user",
+         *           "status": "pending",
+         *           "detail": null,
+         *           "attempts": 0,
+         *           "result": null,
+         *           "started_at": null,
+         *           "finished_at": null,
+         *           "due_at": "2027-01-01T00:00:00.000Z",
+         *           "plan": "deactivate the desk user grace.hopper@contoso.com once their tickets are reassigned"
          *         },
          *         {
          *           "name": "disable_account",
@@ -2449,7 +2480,7 @@ export interface components {
                  * @description The step, in execution order.
                  * @enum {string}
                  */
-                name: "reassign_tickets" | "disable_account" | "delegate_mailbox" | "delete_account";
+                name: "reassign_tickets" | "deactivate_user" | "disable_account" | "delegate_mailbox" | "delete_account";
                 /**
                  * @description `pending` (not begun), `running`, `succeeded`, `failed` (with no `finished_at` yet: an outage, the step will be retried), or `skipped` (not done because an earlier step failed or the run was cancelled).
                  * @enum {string}
@@ -2512,7 +2543,7 @@ export interface components {
             user_id: string;
             /**
              * Format: date
-             * @description Last working day (YYYY-MM-DD). The first tasks are due when it has ended (UTC); a past day means now.
+             * @description Last working day (YYYY-MM-DD). The first tasks are due when it has ended (UTC); a past day means now. At most 10 years before and 5 years after today (UTC); a day outside is a 422 naming both limits.
              * @example 2026-12-31
              */
             last_day: string;
@@ -2985,7 +3016,7 @@ export interface components {
             user_id: string;
             /**
              * Format: date
-             * @description The day the move takes effect (YYYY-MM-DD): its tasks are due at its start (UTC); today or a past day means now. Not after the user's scheduled last day (422).
+             * @description The day the move takes effect (YYYY-MM-DD): its tasks are due at its start (UTC); today or a past day means now. Not after the user's scheduled last day (422). At most 10 years before and 5 years after today (UTC); a day outside is a 422 naming both limits.
              * @example 2027-01-04
              */
             effective_date: string;
@@ -5125,7 +5156,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Cancelled: the staged account is gone and nothing more will run. */
+            /** @description Cancelled: the equipment ticket is resolved, the staged account is gone and nothing more will run. */
             200: {
                 headers: {
                     /** @description Requests allowed in the current window. */
