@@ -108,7 +108,16 @@ export function createLinkApp({ database, redis, logger, settings, runs, queue, 
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
   const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
   const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
-  const events = createServiceEvents({ db: rawSqlOverKysely(db), logger, catalogue: linkEvents, outbound, secrets: webhookSecrets, dispatcher: settings.webhooks, retention: settings.eventsRetention });
+  // @msp/events still speaks raw SQL, not Kysely: it gets link's database through that surface.
+  const events = createServiceEvents({
+    db: rawSqlOverKysely(db),
+    logger,
+    catalogue: linkEvents,
+    outbound,
+    secrets: webhookSecrets,
+    dispatcher: settings.webhooks,
+    retention: settings.eventsRetention,
+  });
 
   const service = createServiceApp({
     service: 'link',

@@ -71,5 +71,18 @@ runService('link', loadLinkConfig, async (config, logger) => {
   schedule.start();
   await dispatcher.start();
   eventsRetention.start();
-  return { app, readiness, cleanup: [async () => schedule.stop(), () => dispatcher.stop(), () => eventsRetention.stop(), () => queue.stop(), () => resourceLock.close(), () => database.close(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  return {
+    app,
+    readiness,
+    cleanup: [
+      async () => schedule.stop(),
+      () => dispatcher.stop(),
+      () => eventsRetention.stop(),
+      () => queue.stop(),
+      () => resourceLock.close(),
+      () => database.close(),
+      async () => redis?.quit(),
+    ],
+    describe: { redis: Boolean(redis) },
+  };
 });

@@ -42,7 +42,18 @@ export interface ConnectorFilter {
   managedTenantId?: string;
 }
 
-const COLUMNS = ['id', 'owner_tenant_id', 'managed_tenant_id', 'type', 'name', 'enabled', 'base_url', 'bearer_token_encrypted', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'id',
+  'owner_tenant_id',
+  'managed_tenant_id',
+  'type',
+  'name',
+  'enabled',
+  'base_url',
+  'bearer_token_encrypted',
+  'created_at',
+  'updated_at',
+] as const;
 
 const NEWEST_FIRST = { columns: ['created_at', 'id'], direction: 'desc' } as const;
 
@@ -127,7 +138,13 @@ export function createConnectorsRepository(db: Db) {
       return one(
         db
           .updateTable('connectors')
-          .set({ name: changes.name, enabled: changes.enabled, base_url: changes.baseUrl, bearer_token_encrypted: changes.bearerTokenEncrypted, updated_at: new Date() })
+          .set({
+            name: changes.name,
+            enabled: changes.enabled,
+            base_url: changes.baseUrl,
+            bearer_token_encrypted: changes.bearerTokenEncrypted,
+            updated_at: new Date(),
+          })
           .where('id', '=', id)
           .where('owner_tenant_id', '=', ownerTenantId)
           .returning(COLUMNS)
@@ -140,7 +157,13 @@ export function createConnectorsRepository(db: Db) {
       return db.transaction().execute(async (tx) => {
         // The open run's row is locked by the unique key on open_connector_id; a run created
         // after this lock would need the connector row, which this transaction holds until its delete.
-        const connector = await tx.selectFrom('connectors').select('id').where('id', '=', id).where('owner_tenant_id', '=', ownerTenantId).forUpdate().executeTakeFirst();
+        const connector = await tx
+          .selectFrom('connectors')
+          .select('id')
+          .where('id', '=', id)
+          .where('owner_tenant_id', '=', ownerTenantId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!connector) return 'not_found';
         const open = await tx.selectFrom('sync_runs').select('id').where('open_connector_id', '=', id).executeTakeFirst();
         if (open) return { openRunId: open.id };

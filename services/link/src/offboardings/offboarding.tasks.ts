@@ -32,8 +32,9 @@ const WORKED_ON = ['open', 'in_progress', 'pending'] as const;
  */
 export function offboardingSteps(deps: RunKindDeps): RunStep<OffboardingRecord, NewOffboarding>[] {
   const { desk } = deps;
-  const leave = (input: NewOffboarding, now: Date) => new Date(Math.max(startOfDay(input.lastDay).getTime() + DAY_MS, now.getTime()));
-  const remove = (input: NewOffboarding, now: Date) => new Date(Math.max(startOfDay(input.lastDay).getTime() + DAY_MS + input.mailboxRetentionDays * DAY_MS, now.getTime()));
+  const afterLastDay = (input: NewOffboarding) => startOfDay(input.lastDay).getTime() + DAY_MS;
+  const leave = (input: NewOffboarding, now: Date) => new Date(Math.max(afterLastDay(input), now.getTime()));
+  const remove = (input: NewOffboarding, now: Date) => new Date(Math.max(afterLastDay(input) + input.mailboxRetentionDays * DAY_MS, now.getTime()));
 
   const { tenantOf, directoryAccount, previewAccount } = personAccount(deps);
 

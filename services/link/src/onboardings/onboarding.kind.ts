@@ -12,7 +12,12 @@ import type { CreateOnboardingBody } from './onboarding.schemas';
 import { equipmentTicketOf, isStaged, onboardingSteps, resolveEquipmentTicket, type NewOnboarding, type OnboardingRecord } from './onboarding.tasks';
 
 /** The managed tenant named by `tenant_id`, or the one whose domain is the e-mail's; usable only when active with an enabled connector. */
-async function directoryTenantFor(deps: Pick<RunKindDeps, 'tenants' | 'directories'>, ownerTenantId: string, email: string, tenantId: string | undefined): Promise<TenantRecord> {
+async function directoryTenantFor(
+  deps: Pick<RunKindDeps, 'tenants' | 'directories'>,
+  ownerTenantId: string,
+  email: string,
+  tenantId: string | undefined,
+): Promise<TenantRecord> {
   const domain = email.slice(email.lastIndexOf('@') + 1);
   const tenant = tenantId ? await deps.tenants.findById(ownerTenantId, tenantId) : await deps.tenants.findByDomain(ownerTenantId, domain);
   if (!tenant) {

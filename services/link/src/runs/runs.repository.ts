@@ -95,8 +95,10 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
     let query = runsIn(client).selectFrom(table).selectAll().where('id', '=', id);
     if (options.ownerTenantId !== undefined) query = query.where('owner_tenant_id', '=', options.ownerTenantId);
     if (options.lock) query = query.forUpdate();
-    // Not locked, the run and its tasks are read side by side.
-    const [row, tasks] = options.lock ? [await query.executeTakeFirst(), await tasksOf(client, [id])] : await Promise.all([query.executeTakeFirst(), tasksOf(client, [id])]);
+    // Locked, the run is read first; else the run and its tasks side by side.
+    const [row, tasks] = options.lock
+      ? [await query.executeTakeFirst(), await tasksOf(client, [id])]
+      : await Promise.all([query.executeTakeFirst(), tasksOf(client, [id])]);
     return row ? spec.toRun(row, tasks.get(id) ?? []) : null;
   }
 
@@ -133,7 +135,12 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
 
     /** Whether a run of this open key is scheduled or in progress (a dry run's 409, read only). */
     async hasOpen(ownerTenantId: string, openKey: string): Promise<boolean> {
-      const open = await runsIn(db).selectFrom(table).select('id').where('owner_tenant_id', '=', ownerTenantId).where(openColumn, '=', openKey).executeTakeFirst();
+      const open = await runsIn(db)
+        .selectFrom(table)
+        .select('id')
+        .where('owner_tenant_id', '=', ownerTenantId)
+        .where(openColumn, '=', openKey)
+        .executeTakeFirst();
       return open !== undefined;
     },
 
@@ -148,7 +155,8 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
           return key && [key.created_at, key.id];
         },
         page: (key) => inListOrder(filtered.selectAll(), NEWEST_FIRST, window, key).execute(),
-        total: () => listCount(db, { tenantId: ownerTenantId, list: table, ...(filter.status === undefined ? {} : { dimension: 'status', value: filter.status }) }),
+        total: () =>
+          listCount(db, { tenantId: ownerTenantId, list: table, ...(filter.status === undefined ? {} : { dimension: 'status', value: filter.status }) }),
         unknownAfter: unknownAfterItem,
       });
       if (!items.length) return { items: [], total };
@@ -212,7 +220,12 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
      * → cancelled, when `refusal` of the locked run says nothing against it: its unfinished tasks
      * skipped with `detail`, `record`ed. Answers the refusal (or that there is no such run), else null.
      */
-    async cancel(ownerTenantId: string, id: string, rule: { refusal(run: R): string | null; detail(run: R): string }, record: RecordChange<RunChange<R>>): Promise<string | null> {
+    async cancel(
+      ownerTenantId: string,
+      id: string,
+      rule: { refusal(run: R): string | null; detail(run: R): string },
+      record: RecordChange<RunChange<R>>,
+    ): Promise<string | null> {
       return db.transaction().execute(async (tx) => {
         const before = await read(tx, id, { lock: true });
         // Another owner's run is not touched (the service has answered 404 for it already).

@@ -154,6 +154,9 @@ const toMirrorGroup = (row: Pick<Selectable<DirectoryGroup>, 'scim_id' | 'displa
 
 const OPEN_RUN_KEY = 'sync_runs_open_connector_id_key';
 
+/** What an attempt needs of its connector to call the directory. */
+type AttemptConnector = Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>;
+
 /** The mirror's lists are in name order, then by the SCIM id that `after` names. */
 const BY_USER_NAME = { columns: ['user_name', 'scim_id'], direction: 'asc' } as const;
 const BY_DISPLAY_NAME = { columns: ['display_name', 'scim_id'], direction: 'asc' } as const;
@@ -235,7 +238,7 @@ export function createSyncsRepository(db: Db) {
      * nothing costs link one round trip before it asks). The subselects read the runs as they were
      * before this update; the run is not yet `succeeded`, so it is never its own baseline.
      */
-    async beginAttempt(runId: string): Promise<(SyncRunRecord & { connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>; baseline: SyncBaseline }) | null> {
+    async beginAttempt(runId: string): Promise<(SyncRunRecord & { connector: AttemptConnector; baseline: SyncBaseline }) | null> {
       const row = await db
         .updateTable('sync_runs as r')
         .from('connectors as c')
@@ -382,9 +385,18 @@ export function createSyncsRepository(db: Db) {
           exists(
             // a suspended managed tenant is kept but not acted on
             selectFrom('managed_tenants as t').select('t.id').whereRef('t.id', '=', 'c.managed_tenant_id').where('t.status', '=', 'active'),
-          ).and(not(exists(selectFrom('sync_runs as r').select('r.id').whereRef('r.open_connector_id', '=', 'c.id'))))
+          )
+            .and(not(exists(selectFrom('sync_runs as r').select('r.id').whereRef('r.open_connector_id', '=', 'c.id'))))
             .and(
-              not(exists(selectFrom('sync_runs as r').select('r.id').whereRef('r.connector_id', '=', 'c.id').where('r.trigger', '=', 'schedule').where('r.created_at', '>', since))),
+              not(
+                exists(
+                  selectFrom('sync_runs as r')
+                    .select('r.id')
+                    .whereRef('r.connector_id', '=', 'c.id')
+                    .where('r.trigger', '=', 'schedule')
+                    .where('r.created_at', '>', since),
+                ),
+              ),
             ),
         )
         .orderBy('c.created_at')
@@ -490,7 +502,8 @@ export function createSyncsRepository(db: Db) {
           await sql`
             INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, synced_at, deleted_at)
             SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, now(), NULL
-            FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[])
+            FROM jsonb_to_recordset(${rows}::jsonb)
+              AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[])
             ON CONFLICT (connector_id, scim_id) DO UPDATE SET
               external_id = EXCLUDED.external_id, user_name = EXCLUDED.user_name, display_name = EXCLUDED.display_name, email = EXCLUDED.email,
               active = EXCLUDED.active, groups = EXCLUDED.groups, synced_at = EXCLUDED.synced_at, deleted_at = NULL`.execute(tx);
@@ -503,13 +516,16 @@ export function createSyncsRepository(db: Db) {
             .execute();
         }
         for (let i = 0; i < upsertGroups.length; i += CHUNK) {
-          const rows = JSON.stringify(upsertGroups.slice(i, i + CHUNK).map((group) => ({ scim_id: group.scimId, display_name: group.displayName, members: group.members })));
+          const rows = JSON.stringify(
+            upsertGroups.slice(i, i + CHUNK).map((group) => ({ scim_id: group.scimId, display_name: group.displayName, members: group.members })),
+          );
           await sql`
             INSERT INTO directory_groups (connector_id, scim_id, display_name, members, member_count, synced_at)
             SELECT ${connectorId}::uuid, r.scim_id, r.display_name, r.members, cardinality(r.members), now()
             FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, display_name text, members text[])
             ON CONFLICT (connector_id, scim_id) DO UPDATE SET
-              display_name = EXCLUDED.display_name, members = EXCLUDED.members, member_count = EXCLUDED.member_count, synced_at = EXCLUDED.synced_at`.execute(tx);
+              display_name = EXCLUDED.display_name, members = EXCLUDED.members, member_count = EXCLUDED.member_count,
+              synced_at = EXCLUDED.synced_at`.execute(tx);
         }
       });
     },

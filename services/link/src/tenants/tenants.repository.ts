@@ -77,7 +77,11 @@ export function createTenantsRepository(db: Db) {
             return (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count;
           }
           const counted =
-            filter.status !== undefined ? { dimension: 'status', value: filter.status } : filter.clientId !== undefined ? { dimension: 'client_id', value: filter.clientId } : {};
+            filter.status !== undefined
+              ? { dimension: 'status', value: filter.status }
+              : filter.clientId !== undefined
+                ? { dimension: 'client_id', value: filter.clientId }
+                : {};
           return listCount(db, { tenantId: ownerTenantId, list: 'managed_tenants', ...counted });
         },
         unknownAfter: unknownAfterItem,

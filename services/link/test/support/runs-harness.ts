@@ -102,7 +102,18 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           now: options.now,
         });
         defineRunQueues(jobs, runs.handlers, { maxAttempts: options.maxAttempts ?? 5, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 1 });
-        const built = createLinkApp({ database, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound, webhookSecrets: testWebhookSecrets(), resourceLock });
+        const built = createLinkApp({
+          database,
+          redis,
+          logger,
+          settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute },
+          runs,
+          queue: jobs,
+          secrets,
+          outbound,
+          webhookSecrets: testWebhookSecrets(),
+          resourceLock,
+        });
         app = built.app;
         await jobs.start();
         await runs.resume();
