@@ -1,4 +1,4 @@
-import { inListOrder, listCount, listPage } from '@msp/db';
+import { afterKeyOf, inListOrder, listCount, listPage } from '@msp/db';
 import { unknownAfterItem, type ListWindow } from '@msp/http';
 import type { Selectable } from 'kysely';
 import type { Connector } from '../generated/kysely/database';
@@ -94,10 +94,7 @@ export function createConnectorsRepository(db: Db) {
       const filtered = rows;
       const { items, total } = await listPage({
         window,
-        afterKey: async (id) => {
-          const key = await ownedBy(ownerTenantId).select(['created_at', 'id']).where('id', '=', id).executeTakeFirst();
-          return key && [key.created_at, key.id];
-        },
+        afterKey: (id) => afterKeyOf(ownedBy(ownerTenantId), NEWEST_FIRST, id),
         page: (key) => inListOrder(filtered.select(COLUMNS), NEWEST_FIRST, window, key).execute(),
         total: async () =>
           filter.managedTenantId === undefined

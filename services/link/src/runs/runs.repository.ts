@@ -1,5 +1,5 @@
 import type { RecordChange } from '@msp/events';
-import { inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
+import { afterKeyOf, inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
 import { unknownAfterItem, type ListWindow } from '@msp/http';
 import type { ColumnType, Generated, Kysely } from 'kysely';
 import type { DB } from '../generated/kysely/database';
@@ -150,10 +150,7 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
       const filtered = filter.status === undefined ? owned : owned.where('status', '=', filter.status);
       const { items, total } = await listPage({
         window,
-        afterKey: async (id) => {
-          const key = await owned.select(['created_at', 'id']).where('id', '=', id).executeTakeFirst();
-          return key && [key.created_at, key.id];
-        },
+        afterKey: (id) => afterKeyOf(owned, NEWEST_FIRST, id),
         page: (key) => inListOrder(filtered.selectAll(), NEWEST_FIRST, window, key).execute(),
         total: () =>
           listCount(db, { tenantId: ownerTenantId, list: table, ...(filter.status === undefined ? {} : { dimension: 'status', value: filter.status }) }),

@@ -1,5 +1,5 @@
 import type { RecordChange } from '@msp/events';
-import { inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
+import { afterKeyOf, inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
 import { unknownAfterItem, type ListWindow } from '@msp/http';
 import { sql, type Selectable } from 'kysely';
 import type { DirectoryGroup, DirectoryUser, SyncRun } from '../generated/kysely/database';
@@ -209,10 +209,7 @@ export function createSyncsRepository(db: Db) {
       const runs = db.selectFrom('sync_runs').where('connector_id', '=', connectorId);
       const { items, total } = await listPage({
         window,
-        afterKey: async (id) => {
-          const key = await runs.select(['created_at', 'id']).where('id', '=', id).executeTakeFirst();
-          return key && [key.created_at, key.id];
-        },
+        afterKey: (id) => afterKeyOf(runs, NEWEST_FIRST, id),
         page: (key) => inListOrder(runs.select(RUN_COLUMNS), NEWEST_FIRST, window, key).execute(),
         total: () => listCount(db, { tenantId: connectorId, list: 'sync_runs' }),
         unknownAfter: unknownAfterItem,
@@ -411,10 +408,7 @@ export function createSyncsRepository(db: Db) {
       const users = db.selectFrom('directory_users').where('connector_id', '=', connectorId);
       const { items, total } = await listPage({
         window,
-        afterKey: async (scimId) => {
-          const key = await users.select(['user_name', 'scim_id']).where('scim_id', '=', scimId).executeTakeFirst();
-          return key && [key.user_name, key.scim_id];
-        },
+        afterKey: (scimId) => afterKeyOf(users, BY_USER_NAME, scimId, 'scim_id'),
         page: (key) => inListOrder(users.select(MIRROR_USER_COLUMNS), BY_USER_NAME, window, key).execute(),
         total: () => listCount(db, { tenantId: connectorId, list: 'directory_users' }),
         unknownAfter: unknownAfterItem,
@@ -427,10 +421,7 @@ export function createSyncsRepository(db: Db) {
       const groups = db.selectFrom('directory_groups').where('connector_id', '=', connectorId);
       const { items, total } = await listPage({
         window,
-        afterKey: async (scimId) => {
-          const key = await groups.select(['display_name', 'scim_id']).where('scim_id', '=', scimId).executeTakeFirst();
-          return key && [key.display_name, key.scim_id];
-        },
+        afterKey: (scimId) => afterKeyOf(groups, BY_DISPLAY_NAME, scimId, 'scim_id'),
         page: (key) => inListOrder(groups.select(GROUP_ROW_COLUMNS), BY_DISPLAY_NAME, window, key).execute(),
         total: () => listCount(db, { tenantId: connectorId, list: 'directory_groups' }),
         unknownAfter: unknownAfterItem,

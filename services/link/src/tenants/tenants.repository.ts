@@ -1,4 +1,4 @@
-import { inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
+import { afterKeyOf, inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
 import type { RecordChange } from '@msp/events';
 import { unknownAfterItem, type ListWindow } from '@msp/http';
 import type { Selectable } from 'kysely';
@@ -67,10 +67,7 @@ export function createTenantsRepository(db: Db) {
       const filtered = rows;
       const { items, total } = await listPage({
         window,
-        afterKey: async (id) => {
-          const key = await ownedBy(ownerTenantId).select(['created_at', 'id']).where('id', '=', id).executeTakeFirst();
-          return key && [key.created_at, key.id];
-        },
+        afterKey: (id) => afterKeyOf(ownedBy(ownerTenantId), NEWEST_FIRST, id),
         page: (key) => inListOrder(filtered.select(COLUMNS), NEWEST_FIRST, window, key).execute(),
         total: async () => {
           if (filter.status !== undefined && filter.clientId !== undefined) {
