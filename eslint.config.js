@@ -30,6 +30,7 @@ module.exports = defineConfig([
   globalIgnores([
     '**/dist/**',
     '**/src/generated/**',
+    '**/test/generated/**',
     '**/node_modules/**',
     '.data/**',
     '**/coverage/**',

@@ -40,5 +40,6 @@ export type { KeysetList, KeysetOrder, KeysetWindow, SqlTag } from './keyset-pag
 export { openDatabase, createPool as createSurvivingPool, poolConfig, typeParsers as databaseTypeParsers, type AnyDatabase, type Database, type DatabaseOptions } from './database';
 export { uniqueViolation, isForeignKeyViolation, unlessDuplicate, unlessReferenced } from './database-errors';
 export { inListOrder, listPage, listCount, listCountRange, type ListOrder, type ListWindow } from './keyset';
+export { afterKeyOf } from './list-key';
 export { streamRows as streamQueryRows, type StreamableQuery } from './stream-rows';
 export { rawSqlOverKysely } from './raw-sql-kysely';

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { advisoryResourceLock } from '@msp/db';
+import { advisoryResourceLock, rawSqlOverKysely } from '@msp/db';
+import { sql } from 'kysely';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createServiceApp, type ApiRouter, type Logger, type ResourceLock } from '@msp/http';
 import type { Outbound } from '@msp/outbound';
@@ -10,7 +11,7 @@ import type { SecretBox } from '@msp/secrets';
 import { createConnectorsRepository } from './connectors/connectors.repository';
 import { registerConnectorRoutes } from './connectors/connectors.routes';
 import { createConnectorsService } from './connectors/connectors.service';
-import type { Db } from './db';
+import type { LinkDatabase } from './db';
 import type { JobQueue } from './jobs/job-queue';
 import { createSyncRunner, type SyncRunnerOptions } from './syncs/sync.runner';
 import { createSyncsRepository } from './syncs/syncs.repository';
@@ -67,7 +68,8 @@ function startSyncSchedule(runner: ReturnType<typeof createSyncRunner>, interval
 }
 
 export interface LinkDeps {
-  db: Db;
+  /** link's database: Kysely over its one pool (src/db.ts createDb). */
+  database: LinkDatabase;
   redis?: Redis;
   logger: Logger;
   settings: LinkSettings;
@@ -88,13 +90,14 @@ export interface LinkDeps {
   resourceLock?: ResourceLock;
 }
 
-export function createLinkApp({ db, redis, logger, settings, runs, queue, secrets, outbound, webhookSecrets, resourceLock }: LinkDeps) {
+export function createLinkApp({ database, redis, logger, settings, runs, queue, secrets, outbound, webhookSecrets, resourceLock }: LinkDeps) {
   // link verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
     audience: settings.audience,
     keys: remoteJwks({ url: settings.jwksUrl, refetchCooldownMs: settings.jwksRefetchCooldownMs }),
   });
+  const { db } = database;
   const tenantsRepository = createTenantsRepository(db);
   const tenants = createTenantsService(tenantsRepository);
   const connectorsRepository = createConnectorsRepository(db);
@@ -105,7 +108,16 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
   const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
   const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
-  const events = createServiceEvents({ db, logger, catalogue: linkEvents, outbound, secrets: webhookSecrets, dispatcher: settings.webhooks, retention: settings.eventsRetention });
+  // @msp/events still speaks raw SQL, not Kysely: it gets link's database through that surface.
+  const events = createServiceEvents({
+    db: rawSqlOverKysely(db),
+    logger,
+    catalogue: linkEvents,
+    outbound,
+    secrets: webhookSecrets,
+    dispatcher: settings.webhooks,
+    retention: settings.eventsRetention,
+  });
 
   const service = createServiceApp({
     service: 'link',
@@ -131,12 +143,12 @@ export function createLinkApp({ db, redis, logger, settings, runs, queue, secret
       webhooks: events.webhookDocs,
     },
     readinessChecks: {
-      database: () => db.$queryRaw`SELECT 1`,
+      database: () => sql`SELECT 1`.execute(db),
     },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
     // The run engine's workers take it too, for the run they work on (src/runs/run-lock.ts).
-    resourceLock: resourceLock ?? advisoryResourceLock(db.pool),
+    resourceLock: resourceLock ?? advisoryResourceLock(database.pool),
     authenticate: auth.authenticate,
     requireScope: auth.requireScope,
     bodyLimit: settings.bodyLimit,

@@ -16,7 +16,7 @@ import { createDb, MIGRATIONS_DIR } from './db';
 runService('link', loadLinkConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const db = createDb(config.DATABASE_URL);
+  const database = createDb(config.DATABASE_URL);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
   const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });
@@ -29,19 +29,19 @@ runService('link', loadLinkConfig, async (config, logger) => {
     logger,
   );
   // One lock for writes to a resource, shared by the API's writes and the run workers.
-  const resourceLock = advisoryResourceLock(db.pool);
+  const resourceLock = advisoryResourceLock(database.pool);
   const runs = createRuns({
-    db,
+    db: database.db,
     resourceLock,
     logger,
     desk,
-    directories: createConnectorDirectories({ connectors: createConnectorsRepository(db), secrets, outbound }),
+    directories: createConnectorDirectories({ connectors: createConnectorsRepository(database.db), secrets, outbound }),
     queue,
   });
   defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 30 });
 
   const { app, readiness, schedule, dispatcher, eventsRetention } = createLinkApp({
-    db,
+    database,
     redis,
     logger,
     queue,
@@ -71,5 +71,18 @@ runService('link', loadLinkConfig, async (config, logger) => {
   schedule.start();
   await dispatcher.start();
   eventsRetention.start();
-  return { app, readiness, cleanup: [async () => schedule.stop(), () => dispatcher.stop(), () => eventsRetention.stop(), () => queue.stop(), () => resourceLock.close(), () => db.$disconnect(), async () => redis?.quit()], describe: { redis: Boolean(redis) } };
+  return {
+    app,
+    readiness,
+    cleanup: [
+      async () => schedule.stop(),
+      () => dispatcher.stop(),
+      () => eventsRetention.stop(),
+      () => queue.stop(),
+      () => resourceLock.close(),
+      () => database.close(),
+      async () => redis?.quit(),
+    ],
+    describe: { redis: Boolean(redis) },
+  };
 });

@@ -5,7 +5,7 @@ import { startRunsHarness, type RunsHarness } from './support/runs-harness';
 
 /**
  * link's event stream: each change through the API, and each end of a sync or a run, appends one
- * row to `events` in the transaction of the change. Read back with Prisma; the answers the caller
+ * row to `events` in the transaction of the change. Read back with Prisma Client (support/stored.ts); the answers the caller
  * saw are the events' `object`. The runs harness gives link with its job queue, a real desk and a
  * real SCIM directory, which the sync, onboarding and offboarding events need.
  */

@@ -3,11 +3,11 @@ import request from 'supertest';
 import { startRunsHarness, type RunsHarness } from './support/runs-harness';
 
 /*
- * Issue 25 point 1 for the run engine's lists (GET /onboardings, /offboardings, /moves: one
- * implementation, runs.repository.ts): exact totals by status after the API's writes (a create, a
- * cancel), none changed by a refused write, and `after` walking a list exactly once; and each item
- * exactly what GET /:id answers, tasks that ran included (the lists read in plain SQL, GET /:id
- * through Prisma; link's tests run at UTC+14, jest.config.js, where a @db.Date read as a local
+ * The run engine's lists (GET /onboardings, /offboardings, /moves: one implementation,
+ * runs.repository.ts): exact totals by status after the API's writes (a create, a cancel), none
+ * changed by a refused write, and `after` walking a list exactly once; and each item exactly what
+ * GET /:id answers, tasks that ran included (a page and a single run are read by different
+ * statements; link's tests run at UTC+14, jest.config.js, where a @db.Date read as a local
  * midnight would be the day before). The queue takes jobs but runs none, so no status changes
  * behind the test's back.
  */
@@ -164,7 +164,7 @@ describe.each(Object.keys(KINDS) as Kind[])('GET /%s', (kind) => {
     await h.link.db.$executeRawUnsafe(`UPDATE ${kind} SET status = 'in_progress', started_at = '2032-01-01T08:00:00Z', directory_user_id = 'dir-${hex()}' WHERE id = $1::uuid`, middle);
 
     const listed = await get(`/${kind}?per_page=3`);
-    // (GET /:id reads through Prisma, the lists in plain SQL: src/runs/run-page-reads.ts.)
+    // (A page and GET /:id read the runs and their tasks through different statements.)
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((item: { id: string }) => item.id)).toEqual([...ids].reverse());
     for (const item of listed.body.data as { id: string; tasks: unknown[] }[]) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { rawSqlOverKysely } from '@msp/db';
 import { createServiceDispatcher } from '@msp/events';
 import { describeWebhooks } from '@msp/testkit';
 import { createDb } from '../src/db';
@@ -49,7 +50,11 @@ describeWebhooks({
         return { type: 'tenant.created', resourceType: 'tenant', resourceId: response.body.id, response };
       },
       databaseUrl: link.databaseUrl,
-      createDb,
+      // Each dispatcher on link's database as link opens it, over the events' raw-SQL surface.
+      createDb: (databaseUrl: string) => {
+        const database = createDb(databaseUrl);
+        return Object.assign(rawSqlOverKysely(database.db), { $disconnect: () => database.close() });
+      },
       close: () => link.close(),
     };
   },

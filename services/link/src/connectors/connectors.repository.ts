@@ -1,7 +1,7 @@
-import { listCountSql, sqlRows } from '@msp/db';
-import type { ListWindow } from '@msp/http';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../lists';
+import { afterKeyOf, inListOrder, listCount, listPage } from '@msp/db';
+import { unknownAfterItem, type ListWindow } from '@msp/http';
+import type { Selectable } from 'kysely';
+import type { Connector } from '../generated/kysely/database';
 import type { Db } from '../db';
 
 export type ConnectorType = 'scim';
@@ -42,101 +42,151 @@ export interface ConnectorFilter {
   managedTenantId?: string;
 }
 
-const columns = {
-  id: true,
-  ownerTenantId: true,
-  managedTenantId: true,
-  type: true,
-  name: true,
-  enabled: true,
-  baseUrl: true,
-  bearerTokenEncrypted: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
+const COLUMNS = [
+  'id',
+  'owner_tenant_id',
+  'managed_tenant_id',
+  'type',
+  'name',
+  'enabled',
+  'base_url',
+  'bearer_token_encrypted',
+  'created_at',
+  'updated_at',
+] as const;
 
-/** The list's columns in SQL, named as the record names them. */
-const CONNECTOR_SQL_COLUMNS = Prisma.sql`id, owner_tenant_id AS "ownerTenantId", managed_tenant_id AS "managedTenantId", type::text AS type, name, enabled,
-  base_url AS "baseUrl", bearer_token_encrypted AS "bearerTokenEncrypted", created_at AS "createdAt", updated_at AS "updatedAt"`;
+const NEWEST_FIRST = { columns: ['created_at', 'id'], direction: 'desc' } as const;
 
-type ConnectorSqlRow = Omit<ConnectorRecord, 'createdAt' | 'updatedAt'> & { createdAt: string | Date; updatedAt: string | Date };
+function toConnector(row: Pick<Selectable<Connector>, (typeof COLUMNS)[number]>): ConnectorRecord {
+  return {
+    id: row.id,
+    ownerTenantId: row.owner_tenant_id,
+    managedTenantId: row.managed_tenant_id,
+    type: row.type,
+    name: row.name,
+    enabled: row.enabled,
+    baseUrl: row.base_url,
+    bearerTokenEncrypted: row.bearer_token_encrypted,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
 
 /** Every query of the API is bounded by the owner (the caller's MSP tenant); the workers' are not. */
 export function createConnectorsRepository(db: Db) {
-  const rows = sqlRows(db, db.pool);
+  const ownedBy = (ownerTenantId: string) => db.selectFrom('connectors').where('owner_tenant_id', '=', ownerTenantId);
+  const one = async (query: Promise<Pick<Selectable<Connector>, (typeof COLUMNS)[number]> | undefined>) => {
+    const row = await query;
+    return row ? toConnector(row) : null;
+  };
+
   return {
     /**
-     * A page, newest first, and its exact total in one round trip (plain SQL on the pool). The
-     * total of the default list (enabled only) and of include_disabled is a counter of list_counts;
-     * with tenant_id it is count(*) through (managed_tenant_id, enabled, ...): a managed tenant has
-     * a connector or two, so that count is bounded by them, not by the owner's size.
+     * A page, newest first, and its exact total. The total of the default list (enabled only) and
+     * of include_disabled is a counter of list_counts; with tenant_id it is count(*) through
+     * (managed_tenant_id, enabled, ...): a managed tenant has a connector or two, so that count is
+     * bounded by them, not by the owner's size.
      */
     async list(ownerTenantId: string, filter: ConnectorFilter, window: ListWindow): Promise<{ items: ConnectorRecord[]; total: number }> {
-      const scope = Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`;
-      const filters = [
-        ...(filter.managedTenantId === undefined ? [] : [Prisma.sql`managed_tenant_id = ${filter.managedTenantId}::uuid`]),
-        ...(filter.enabledOnly ? [Prisma.sql`enabled`] : []),
-      ];
-      const { items, total } = await lists.keysetListPage<ConnectorSqlRow>(
-        rows,
+      let rows = ownedBy(ownerTenantId);
+      if (filter.managedTenantId !== undefined) rows = rows.where('managed_tenant_id', '=', filter.managedTenantId);
+      if (filter.enabledOnly) rows = rows.where('enabled', '=', true);
+      const filtered = rows;
+      const { items, total } = await listPage({
         window,
-        {
-          table: 'connectors',
-          select: CONNECTOR_SQL_COLUMNS,
-          scope,
-          filters,
-          columns: ['created_at', 'id'],
-          direction: 'desc',
-          total:
-            filter.managedTenantId === undefined
-              ? listCountSql(ownerTenantId, 'connectors', filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : undefined)
-              : Prisma.sql`SELECT count(*) FROM connectors WHERE ${Prisma.join([scope, ...filters], ' AND ')}`,
-        },
-      );
-      return { items: items.map((row) => ({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) })), total };
+        afterKey: (id) => afterKeyOf(ownedBy(ownerTenantId), NEWEST_FIRST, id),
+        page: (key) => inListOrder(filtered.select(COLUMNS), NEWEST_FIRST, window, key).execute(),
+        total: async () =>
+          filter.managedTenantId === undefined
+            ? listCount(db, { tenantId: ownerTenantId, list: 'connectors', ...(filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : {}) })
+            : (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        unknownAfter: unknownAfterItem,
+      });
+      return { items: items.map(toConnector), total };
     },
 
     findById(ownerTenantId: string, id: string): Promise<ConnectorRecord | null> {
-      return db.connector.findFirst({ where: { id, ownerTenantId }, select: columns });
+      return one(ownedBy(ownerTenantId).select(COLUMNS).where('id', '=', id).executeTakeFirst());
     },
 
     /** For workers, which act on a connector whoever owns it. */
     findAnyById(id: string): Promise<ConnectorRecord | null> {
-      return db.connector.findUnique({ where: { id }, select: columns });
+      return one(db.selectFrom('connectors').select(COLUMNS).where('id', '=', id).executeTakeFirst());
     },
 
-    create(ownerTenantId: string, input: NewConnector): Promise<ConnectorRecord> {
-      return db.connector.create({ data: { ownerTenantId, ...input }, select: columns });
+    async create(ownerTenantId: string, input: NewConnector): Promise<ConnectorRecord> {
+      const row = await db
+        .insertInto('connectors')
+        .values({
+          owner_tenant_id: ownerTenantId,
+          managed_tenant_id: input.managedTenantId,
+          type: input.type,
+          name: input.name,
+          enabled: input.enabled,
+          base_url: input.baseUrl,
+          bearer_token_encrypted: input.bearerTokenEncrypted,
+        })
+        .returning(COLUMNS)
+        .executeTakeFirstOrThrow();
+      return toConnector(row);
     },
 
-    async update(ownerTenantId: string, id: string, changes: ConnectorChanges): Promise<ConnectorRecord | null> {
-      const { count } = await db.connector.updateMany({ where: { id, ownerTenantId }, data: changes });
-      return count ? db.connector.findUnique({ where: { id }, select: columns }) : null;
+    update(ownerTenantId: string, id: string, changes: ConnectorChanges): Promise<ConnectorRecord | null> {
+      return one(
+        db
+          .updateTable('connectors')
+          .set({
+            name: changes.name,
+            enabled: changes.enabled,
+            base_url: changes.baseUrl,
+            bearer_token_encrypted: changes.bearerTokenEncrypted,
+            updated_at: new Date(),
+          })
+          .where('id', '=', id)
+          .where('owner_tenant_id', '=', ownerTenantId)
+          .returning(COLUMNS)
+          .executeTakeFirst(),
+      );
     },
 
     /** Deletes unless a sync run is queued or running, in one statement (no window for a race). */
     async deleteUnlessSyncOpen(ownerTenantId: string, id: string): Promise<'deleted' | 'not_found' | { openRunId: string }> {
-      return db.$transaction(async (tx) => {
-        const connector = await tx.connector.findFirst({ where: { id, ownerTenantId }, select: { id: true } });
-        if (!connector) return 'not_found';
+      return db.transaction().execute(async (tx) => {
         // The open run's row is locked by the unique key on open_connector_id; a run created
-        // after this read would need the connector row, which the delete below holds.
-        await tx.$queryRaw`SELECT id FROM connectors WHERE id = ${id}::uuid FOR UPDATE`;
-        const open = await tx.syncRun.findFirst({ where: { openConnectorId: id }, select: { id: true } });
+        // after this lock would need the connector row, which this transaction holds until its delete.
+        const connector = await tx
+          .selectFrom('connectors')
+          .select('id')
+          .where('id', '=', id)
+          .where('owner_tenant_id', '=', ownerTenantId)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!connector) return 'not_found';
+        const open = await tx.selectFrom('sync_runs').select('id').where('open_connector_id', '=', id).executeTakeFirst();
         if (open) return { openRunId: open.id };
-        await tx.connector.delete({ where: { id } });
+        await tx.deleteFrom('connectors').where('id', '=', id).execute();
         return 'deleted';
       });
     },
 
     /** The enabled connector of a managed tenant (the newest when there are several). */
     findEnabledForManagedTenant(managedTenantId: string): Promise<ConnectorRecord | null> {
-      return db.connector.findFirst({ where: { managedTenantId, enabled: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: columns });
+      return one(
+        db
+          .selectFrom('connectors')
+          .select(COLUMNS)
+          .where('managed_tenant_id', '=', managedTenantId)
+          .where('enabled', '=', true)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(1)
+          .executeTakeFirst(),
+      );
     },
 
     /** Every enabled connector's id (the schedule). */
     async listEnabledIds(): Promise<string[]> {
-      const rows = await db.connector.findMany({ where: { enabled: true }, select: { id: true }, orderBy: { createdAt: 'asc' } });
+      const rows = await db.selectFrom('connectors').select('id').where('enabled', '=', true).orderBy('created_at', 'asc').execute();
       return rows.map((row) => row.id);
     },
   };

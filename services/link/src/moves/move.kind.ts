@@ -1,41 +1,56 @@
 import { conflict, unprocessable } from '@msp/http';
+import type { Selectable } from 'kysely';
+import type { Move } from '../generated/kysely/database';
 import { activeDeskUser } from '../runs/desk-users';
+import { runColumnsOf } from '../runs/runs.repository';
 import { domainOf } from '../runs/person-account';
 import { runDate } from '../runs/run-dates';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { moveJson } from './move.mapper';
 import type { CreateMoveBody } from './move.schemas';
-import { moveSteps, type MoveRecord, type NewMove } from './move.tasks';
+import { moveSteps, type MovePhysical, type MoveRecord, type NewMove } from './move.tasks';
 import type { MoveChecksRepository } from './moves.repository';
 
-const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
-
 /** A mover as a kind of run: its table, its checks, its steps. */
-export function moveKind(deps: RunKindDeps<MoveRecord>, checks: MoveChecksRepository): RunKind<MoveRecord, CreateMoveBody, NewMove> {
+export function moveKind(deps: RunKindDeps, checks: MoveChecksRepository): RunKind<MoveRecord, CreateMoveBody, NewMove> {
   const { desk, tenants } = deps;
   return {
     name: 'move',
     table: {
-      model: 'move',
       table: 'moves',
-      taskKey: 'moveId',
+      taskKey: 'move_id',
       // One open move per user and effective date.
-      openColumn: 'openKey',
+      openColumn: 'open_key',
       openIndex: 'moves_owner_tenant_id_open_key_key',
-      columns: {
-        userId: true,
-        email: true,
-        managedTenantId: true,
-        effectiveDate: true,
-        department: true,
-        managerId: true,
-        managerEmail: true,
-        jobTitle: true,
-        bundlesAdd: true,
-        bundlesRemove: true,
-        physical: true,
-        directoryUserId: true,
-      },
+      columnsOf: (input) => ({
+        user_id: input.userId,
+        email: input.email,
+        managed_tenant_id: input.managedTenantId,
+        effective_date: input.effectiveDate,
+        department: input.department,
+        manager_id: input.managerId,
+        manager_email: input.managerEmail,
+        job_title: input.jobTitle,
+        bundles_add: input.bundlesAdd,
+        bundles_remove: input.bundlesRemove,
+        physical: input.physical ?? null,
+      }),
+      toRun: (row: Selectable<Move>, tasks) => ({
+        ...runColumnsOf(row, tasks),
+        status: row.status,
+        userId: row.user_id,
+        email: row.email,
+        managedTenantId: row.managed_tenant_id,
+        effectiveDate: row.effective_date,
+        department: row.department,
+        managerId: row.manager_id,
+        managerEmail: row.manager_email,
+        jobTitle: row.job_title,
+        bundlesAdd: row.bundles_add,
+        bundlesRemove: row.bundles_remove,
+        physical: row.physical as MovePhysical | null,
+        directoryUserId: row.directory_user_id,
+      }),
     },
     steps: moveSteps(deps),
     json: moveJson,
@@ -60,9 +75,10 @@ export function moveKind(deps: RunKindDeps<MoveRecord>, checks: MoveChecksReposi
       }
 
       const lastDay = await checks.scheduledLastDay(ownerTenantId, body.user_id);
-      if (lastDay && effectiveDate.getTime() > lastDay.getTime()) {
-        throw unprocessable(`The user leaves on ${dateOnly(lastDay)} (a scheduled offboarding): a move on ${body.effective_date} would come after their last day.`, {
-          errors: [{ field: 'effective_date', message: `is after the user's scheduled last day (${dateOnly(lastDay)})` }],
+      // Both YYYY-MM-DD: they compare as text.
+      if (lastDay && effectiveDate > lastDay) {
+        throw unprocessable(`The user leaves on ${lastDay} (a scheduled offboarding): a move on ${body.effective_date} would come after their last day.`, {
+          errors: [{ field: 'effective_date', message: `is after the user's scheduled last day (${lastDay})` }],
         });
       }
 
@@ -84,9 +100,9 @@ export function moveKind(deps: RunKindDeps<MoveRecord>, checks: MoveChecksReposi
       };
     },
 
-    openKey: (run) => `${run.userId} ${dateOnly(run.effectiveDate)}`,
+    openKey: (run) => `${run.userId} ${run.effectiveDate}`,
     openConflict: (run) =>
-      conflict(`A move of user ${run.userId} on ${dateOnly(run.effectiveDate)} is already scheduled or in progress.`, {
+      conflict(`A move of user ${run.userId} on ${run.effectiveDate} is already scheduled or in progress.`, {
         errors: [{ field: 'effective_date', message: 'the user already has a move on this date' }],
       }),
 

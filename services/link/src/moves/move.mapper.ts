@@ -12,7 +12,7 @@ export function moveJson(run: MoveRecord): MoveJson {
     user_id: run.userId,
     email: run.email,
     tenant_id: run.managedTenantId,
-    effective_date: run.effectiveDate.toISOString().slice(0, 10),
+    effective_date: run.effectiveDate,
     department: run.department,
     manager_id: run.managerId,
     job_title: run.jobTitle,

@@ -2,6 +2,7 @@ import { domainOf, personAccount } from '../runs/person-account';
 import { deskClientProblems, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
+import { startOfDay } from '../runs/run-dates';
 import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
 import type { MoveStatus, MoveTaskName } from './move.schemas';
 
@@ -16,7 +17,8 @@ export interface MoveRecord extends RunRecord {
   userId: string;
   email: string;
   managedTenantId: string | null;
-  effectiveDate: Date;
+  /** YYYY-MM-DD. */
+  effectiveDate: string;
   department: string | null;
   managerId: string | null;
   /** The manager's e-mail as desk had it at creation: their directory account's userName. */
@@ -33,16 +35,14 @@ export interface MoveRecord extends RunRecord {
 // `physical` left out rather than null: a JSON column is only left empty by omission.
 export type NewMove = Omit<MoveRecord, keyof RunRecord | 'directoryUserId' | 'physical'> & { physical?: MovePhysical };
 
-const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
-
 /** The start of the effective date (UTC), or now when that has passed. */
-export const moveDue = (input: Pick<NewMove, 'effectiveDate'>, now: Date) => new Date(Math.max(input.effectiveDate.getTime(), now.getTime()));
+export const moveDue = (input: Pick<NewMove, 'effectiveDate'>, now: Date) => new Date(Math.max(startOfDay(input.effectiveDate).getTime(), now.getTime()));
 
 /**
  * A move's steps, all due at the start of the effective date: the account's profile, its groups,
  * and (with `physical`) a desk ticket for the equipment.
  */
-export function moveSteps(deps: RunKindDeps<MoveRecord>): RunStep<MoveRecord, NewMove>[] {
+export function moveSteps(deps: RunKindDeps): RunStep<MoveRecord, NewMove>[] {
   const { desk } = deps;
   const { tenantOf, directoryAccount, previewAccount } = personAccount(deps);
 
@@ -100,9 +100,9 @@ export function moveSteps(deps: RunKindDeps<MoveRecord>): RunStep<MoveRecord, Ne
       const ticket = await desk.createTicket(
         run.ownerTenantId,
         {
-          title: `Equipment for the move of ${run.email} on ${dateOnly(run.effectiveDate)}`,
+          title: `Equipment for the move of ${run.email} on ${run.effectiveDate}`,
           description: [
-            `${run.email} moves on ${dateOnly(run.effectiveDate)}.`,
+            `${run.email} moves on ${run.effectiveDate}.`,
             ...(run.jobTitle ? [`New title: ${run.jobTitle}.`] : []),
             ...(run.department ? [`New department: ${run.department}.`] : []),
             ...(physical.laptop ? [`Laptop: ${physical.laptop}.`] : []),

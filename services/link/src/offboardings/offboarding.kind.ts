@@ -1,5 +1,8 @@
 import { conflict, unprocessable } from '@msp/http';
+import type { Selectable } from 'kysely';
+import type { Offboarding } from '../generated/kysely/database';
 import { activeDeskUser } from '../runs/desk-users';
+import { runColumnsOf } from '../runs/runs.repository';
 import { runDate } from '../runs/run-dates';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { offboardingJson } from './offboarding.mapper';
@@ -7,18 +10,35 @@ import type { CreateOffboardingBody } from './offboarding.schemas';
 import { offboardingSteps, type NewOffboarding, type OffboardingRecord } from './offboarding.tasks';
 
 /** Offboarding as a kind of run: its table, its checks, its steps. */
-export function offboardingKind(deps: RunKindDeps<OffboardingRecord>): RunKind<OffboardingRecord, CreateOffboardingBody, NewOffboarding> {
+export function offboardingKind(deps: RunKindDeps): RunKind<OffboardingRecord, CreateOffboardingBody, NewOffboarding> {
   const { desk, tenants } = deps;
   return {
     name: 'offboarding',
     table: {
-      model: 'offboarding',
       table: 'offboardings',
-      taskKey: 'offboardingId',
+      taskKey: 'offboarding_id',
       // One open offboarding per user.
-      openColumn: 'openUserId',
+      openColumn: 'open_user_id',
       openIndex: 'offboardings_owner_tenant_id_open_user_id_key',
-      columns: { userId: true, successorId: true, email: true, managedTenantId: true, lastDay: true, mailboxRetentionDays: true, directoryUserId: true },
+      columnsOf: (input) => ({
+        user_id: input.userId,
+        successor_id: input.successorId,
+        email: input.email,
+        managed_tenant_id: input.managedTenantId,
+        last_day: input.lastDay,
+        mailbox_retention_days: input.mailboxRetentionDays,
+      }),
+      toRun: (row: Selectable<Offboarding>, tasks) => ({
+        ...runColumnsOf(row, tasks),
+        status: row.status,
+        userId: row.user_id,
+        successorId: row.successor_id,
+        email: row.email,
+        managedTenantId: row.managed_tenant_id,
+        lastDay: row.last_day,
+        mailboxRetentionDays: row.mailbox_retention_days,
+        directoryUserId: row.directory_user_id,
+      }),
     },
     steps: offboardingSteps(deps),
     json: offboardingJson,

@@ -13,7 +13,7 @@ export function offboardingJson(run: OffboardingRecord): OffboardingJson {
     successor_id: run.successorId,
     email: run.email,
     tenant_id: run.managedTenantId,
-    last_day: run.lastDay.toISOString().slice(0, 10),
+    last_day: run.lastDay,
     mailbox_retention_days: run.mailboxRetentionDays,
     directory_user_id: run.directoryUserId,
     tasks: run.tasks.map((task) => taskJson(task, { dueAt: true }) as OffboardingJson['tasks'][number]),

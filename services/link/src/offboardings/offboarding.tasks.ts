@@ -2,6 +2,7 @@ import { domainOf, personAccount } from '../runs/person-account';
 import { deskClientProblems, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
+import { startOfDay } from '../runs/run-dates';
 import { runTaskIdempotencyKey, type TaskOutcome } from '../runs/run-tasks';
 import type { OffboardingStatus, OffboardingTaskName } from './offboarding.schemas';
 
@@ -10,7 +11,8 @@ export interface OffboardingRecord extends RunRecord {
   successorId: string;
   email: string;
   managedTenantId: string | null;
-  lastDay: Date;
+  /** YYYY-MM-DD. */
+  lastDay: string;
   mailboxRetentionDays: number;
   status: OffboardingStatus;
   directoryUserId: string | null;
@@ -28,10 +30,11 @@ const WORKED_ON = ['open', 'in_progress', 'pending'] as const;
  * An offboarding's steps: all but the deletion due when last_day has ended (midnight UTC after
  * it), the deletion `mailbox_retention_days` later; a time already past means now.
  */
-export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<OffboardingRecord, NewOffboarding>[] {
+export function offboardingSteps(deps: RunKindDeps): RunStep<OffboardingRecord, NewOffboarding>[] {
   const { desk } = deps;
-  const leave = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS, now.getTime()));
-  const remove = (input: NewOffboarding, now: Date) => new Date(Math.max(input.lastDay.getTime() + DAY_MS + input.mailboxRetentionDays * DAY_MS, now.getTime()));
+  const afterLastDay = (input: NewOffboarding) => startOfDay(input.lastDay).getTime() + DAY_MS;
+  const leave = (input: NewOffboarding, now: Date) => new Date(Math.max(afterLastDay(input), now.getTime()));
+  const remove = (input: NewOffboarding, now: Date) => new Date(Math.max(afterLastDay(input) + input.mailboxRetentionDays * DAY_MS, now.getTime()));
 
   const { tenantOf, directoryAccount, previewAccount } = personAccount(deps);
 
@@ -85,7 +88,7 @@ export function offboardingSteps(deps: RunKindDeps<OffboardingRecord>): RunStep<
       const ticket = await desk.createTicket(run.ownerTenantId, {
         title: `Delegate the mailbox of ${run.email} to ${successor?.email ?? run.successorId}`,
         description: [
-          `${run.email} left on ${run.lastDay.toISOString().slice(0, 10)}.`,
+          `${run.email} left on ${run.lastDay}.`,
           `Delegate the mailbox to ${to} (SCIM cannot express mailbox delegation).`,
           `Keep it ${run.mailboxRetentionDays} day(s); link deletes the account afterwards.`,
           `Opened by link's offboarding ${run.id}.`,

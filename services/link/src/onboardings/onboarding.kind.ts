@@ -1,15 +1,23 @@
 import { AppError, conflict, unprocessable } from '@msp/http';
+import type { Selectable } from 'kysely';
 import { isDeskError } from '../desk/desk-client';
+import type { Onboarding } from '../generated/kysely/database';
+import { runColumnsOf } from '../runs/runs.repository';
 import { activeDeskUser } from '../runs/desk-users';
 import { runDate } from '../runs/run-dates';
-import type { RunTenant } from '../runs/managed-tenants.repository';
+import type { TenantRecord } from '../tenants/tenants.repository';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { onboardingJson } from './onboarding.mapper';
 import type { CreateOnboardingBody } from './onboarding.schemas';
 import { equipmentTicketOf, isStaged, onboardingSteps, resolveEquipmentTicket, type NewOnboarding, type OnboardingRecord } from './onboarding.tasks';
 
 /** The managed tenant named by `tenant_id`, or the one whose domain is the e-mail's; usable only when active with an enabled connector. */
-async function directoryTenantFor(deps: Pick<RunKindDeps, 'tenants' | 'directories'>, ownerTenantId: string, email: string, tenantId: string | undefined): Promise<RunTenant> {
+async function directoryTenantFor(
+  deps: Pick<RunKindDeps, 'tenants' | 'directories'>,
+  ownerTenantId: string,
+  email: string,
+  tenantId: string | undefined,
+): Promise<TenantRecord> {
   const domain = email.slice(email.lastIndexOf('@') + 1);
   const tenant = tenantId ? await deps.tenants.findById(ownerTenantId, tenantId) : await deps.tenants.findByDomain(ownerTenantId, domain);
   if (!tenant) {
@@ -32,30 +40,44 @@ async function directoryTenantFor(deps: Pick<RunKindDeps, 'tenants' | 'directori
 }
 
 /** Onboarding as a kind of run: its table, its checks, its steps. */
-export function onboardingKind(deps: RunKindDeps<OnboardingRecord>): RunKind<OnboardingRecord, CreateOnboardingBody, NewOnboarding> {
+export function onboardingKind(deps: RunKindDeps): RunKind<OnboardingRecord, CreateOnboardingBody, NewOnboarding> {
   return {
     name: 'onboarding',
     table: {
-      model: 'onboarding',
       table: 'onboardings',
-      taskKey: 'onboardingId',
+      taskKey: 'onboarding_id',
       // One open onboarding per e-mail: the unique key holds even when two requests race.
-      openColumn: 'openEmail',
+      openColumn: 'open_email',
       openIndex: 'onboardings_owner_tenant_id_open_email_key',
-      columns: {
-        managedTenantId: true,
-        firstName: true,
-        lastName: true,
-        email: true,
-        department: true,
-        managerId: true,
-        startDate: true,
-        bundles: true,
-        laptop: true,
-        badge: true,
-        phoneExtension: true,
-        directoryUserId: true,
-      },
+      columnsOf: (input) => ({
+        managed_tenant_id: input.managedTenantId,
+        first_name: input.firstName,
+        last_name: input.lastName,
+        email: input.email,
+        department: input.department,
+        manager_id: input.managerId,
+        start_date: input.startDate,
+        bundles: input.bundles,
+        laptop: input.laptop,
+        badge: input.badge,
+        phone_extension: input.phoneExtension,
+      }),
+      toRun: (row: Selectable<Onboarding>, tasks) => ({
+        ...runColumnsOf(row, tasks),
+        status: row.status,
+        managedTenantId: row.managed_tenant_id,
+        firstName: row.first_name,
+        lastName: row.last_name,
+        email: row.email,
+        department: row.department,
+        managerId: row.manager_id,
+        startDate: row.start_date,
+        bundles: row.bundles,
+        laptop: row.laptop,
+        badge: row.badge,
+        phoneExtension: row.phone_extension,
+        directoryUserId: row.directory_user_id,
+      }),
     },
     steps: onboardingSteps(deps),
     json: onboardingJson,

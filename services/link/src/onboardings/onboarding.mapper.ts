@@ -18,7 +18,7 @@ export function onboardingJson(run: OnboardingRecord): OnboardingJson {
     email: run.email,
     department: run.department,
     manager_id: run.managerId,
-    start_date: run.startDate.toISOString().slice(0, 10),
+    start_date: run.startDate,
     bundles: run.bundles,
     physical: { laptop: run.laptop, badge: run.badge, phone_extension: run.phoneExtension },
     directory_user_id: run.directoryUserId,

@@ -2,6 +2,7 @@ import { isDeskError, type DeskClient } from '../desk/desk-client';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
 import { deskClientProblems, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
+import { startOfDay } from '../runs/run-dates';
 import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
 import type { OnboardingStatus, OnboardingTaskName } from './onboarding.schemas';
 
@@ -13,7 +14,8 @@ export interface OnboardingRecord extends RunRecord {
   email: string;
   department: string;
   managerId: string;
-  startDate: Date;
+  /** YYYY-MM-DD. */
+  startDate: string;
   bundles: string[];
   laptop: string;
   badge: boolean;
@@ -24,11 +26,8 @@ export interface OnboardingRecord extends RunRecord {
 /** The columns of a new onboarding (the checked request). */
 export type NewOnboarding = Omit<OnboardingRecord, keyof RunRecord | 'directoryUserId'>;
 
-const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
 const needed = (yes: boolean) => (yes ? 'needed' : 'not needed');
 
-/** The start of the start date (midnight UTC), when a staged account is activated. */
-export const startOf = (startDate: Date) => new Date(Date.UTC(startDate.getUTCFullYear(), startDate.getUTCMonth(), startDate.getUTCDate()));
 
 /** Whether the run is staged: its start date was ahead when it was created, so its account waits inactive. */
 export const isStaged = (run: { tasks: { name: string }[] }) => run.tasks.some((task) => task.name === 'activate_account');
@@ -61,7 +60,7 @@ export async function resolveEquipmentTicket(desk: DeskClient, run: OnboardingRe
     run.ownerTenantId,
     ticket.ticket_id,
     {
-      body: `The onboarding of ${name} <${run.email}>, due to start on ${dateOnly(run.startDate)}, was cancelled before the start date (link's onboarding ${run.id}): the equipment is no longer needed, so link resolves this ticket.`,
+      body: `The onboarding of ${name} <${run.email}>, due to start on ${run.startDate}, was cancelled before the start date (link's onboarding ${run.id}): the equipment is no longer needed, so link resolves this ticket.`,
       internal: true,
     },
     { idempotencyKey: `link-onboarding-cancel-${run.id}` },
@@ -84,7 +83,7 @@ export async function resolveEquipmentTicket(desk: DeskClient, run: OnboardingRe
  * is made inactive (staged: licences and groups ready) and `activate_account` is due at the start
  * of the start date (UTC); otherwise that step is not part of the run.
  */
-export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<OnboardingRecord, NewOnboarding>[] {
+export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, NewOnboarding>[] {
   const { directories, desk, tenants, save } = deps;
   const now = (_input: NewOnboarding, at: Date) => at;
 
@@ -132,10 +131,10 @@ export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<On
       if (!tenant) throw new TaskFailure('The managed tenant no longer exists, so there is no desk client to open the ticket for.');
       const name = `${run.firstName} ${run.lastName}`;
       const ticket = await desk.createTicket(run.ownerTenantId, {
-        title: `Equipment for ${name}, starting ${dateOnly(run.startDate)}`,
+        title: `Equipment for ${name}, starting ${run.startDate}`,
         description: [
           `New employee: ${name} <${run.email}>, ${run.department}.`,
-          `Start date: ${dateOnly(run.startDate)}.`,
+          `Start date: ${run.startDate}.`,
           `Laptop: ${run.laptop}.`,
           `Badge: ${needed(run.badge)}.`,
           `Phone extension: ${needed(run.phoneExtension)}.`,
@@ -152,7 +151,7 @@ export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<On
       if (!run.directoryUserId) throw new TaskFailure('The account was never created, so there is nothing to activate.');
       const directory = await directories.open(run.managedTenantId);
       await directory.activateUser(run.directoryUserId);
-      return { detail: `Activated ${run.email} in the directory on ${dateOnly(run.startDate)}.`, result: { directory_user_id: run.directoryUserId } };
+      return { detail: `Activated ${run.email} in the directory on ${run.startDate}.`, result: { directory_user_id: run.directoryUserId } };
     },
   };
   /** The dry run of each step: reads of the directory and desk only. */
@@ -167,7 +166,7 @@ export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<On
       const { domain, directory } = await tenantAndDirectory(run, problems);
       const existing = directory ? await probe(problems, 'directory_unreachable', () => directory.findUserByUserName(run.email)) : null;
       if (existing) problems.push(problem('account_exists', `The directory of ${domain} already has an account with userName ${run.email}.`));
-      return { plan: `create user ${run.email} in ${domain}'s directory${isStaged(run) ? ` (inactive until ${dateOnly(run.startDate)})` : ''}`, problems };
+      return { plan: `create user ${run.email} in ${domain}'s directory${isStaged(run) ? ` (inactive until ${run.startDate})` : ''}`, problems };
     },
     async assign_bundles(run) {
       const problems: StepProblem[] = [];
@@ -183,11 +182,12 @@ export function onboardingSteps(deps: RunKindDeps<OnboardingRecord>): RunStep<On
       return { plan: `open a hardware ticket in desk for the equipment of ${run.firstName} ${run.lastName} (laptop ${run.laptop})`, problems };
     },
     async activate_account(run) {
-      return { plan: `activate ${run.email} in the directory on ${dateOnly(run.startDate)}`, problems: [] };
+      return { plan: `activate ${run.email} in the directory on ${run.startDate}`, problems: [] };
     },
   };
 
-  const onStartDate = (input: NewOnboarding, at: Date) => (startOf(input.startDate).getTime() > at.getTime() ? startOf(input.startDate) : null);
+  // A staged account is activated at the start of the start date (midnight UTC).
+  const onStartDate = (input: NewOnboarding, at: Date) => (startOfDay(input.startDate).getTime() > at.getTime() ? startOfDay(input.startDate) : null);
 
   return [
     { name: 'create_account', preview: previews.create_account, due: now, execute: steps.create_account, skipRestOnFailure: 'Skipped: the account could not be created.' },

@@ -20,8 +20,11 @@ export function runDateWindow(now: Date): { earliest: string; latest: string } {
   return { earliest: shifted(-RUN_DATE_YEARS_BACK), latest: shifted(RUN_DATE_YEARS_AHEAD) };
 }
 
-/** The day (midnight UTC) of a request's `YYYY-MM-DD` field, or a 422 naming the window when it lies outside. */
-export function runDate(field: string, value: string, now: Date): Date {
+/** The start (midnight UTC) of a `YYYY-MM-DD` day, when a run's steps planned for that day are due. */
+export const startOfDay = (day: string): Date => new Date(`${day}T00:00:00Z`);
+
+/** A request's `YYYY-MM-DD` field as stored (a date column is its text), or a 422 naming the window when it lies outside. */
+export function runDate(field: string, value: string, now: Date): string {
   const { earliest, latest } = runDateWindow(now);
   // Both sides are YYYY-MM-DD with four-digit years (the schema's date format): they compare as text.
   if (value < earliest || value > latest) {
@@ -30,5 +33,5 @@ export function runDate(field: string, value: string, now: Date): Date {
       extensions: { earliest, latest },
     });
   }
-  return new Date(`${value}T00:00:00Z`);
+  return value;
 }

@@ -58,7 +58,7 @@ export function createRunWorker<R extends RunRecord>(deps: RunWorkerDeps<R>) {
       const step = steps.get(task.name)!;
       const outcome = await runTask(tasks, task, (current) => step.execute(run, current), policy);
       if (outcome === 'failed' && step.skipRestOnFailure) {
-        await tasks.skipRest({ [kind.table.taskKey]: runId }, task.position + 1, step.skipRestOnFailure);
+        await tasks.skipRest(kind.table.taskKey, runId, task.position + 1, step.skipRestOnFailure);
         break;
       }
     }

@@ -1,9 +1,9 @@
 import type { AppError } from '@msp/http';
 import type { DeskClient } from '../desk/desk-client';
 import type { Directories } from './directory';
-import type { RunTenantsRepository } from './managed-tenants.repository';
+import type { TenantsRepository } from '../tenants/tenants.repository';
 import type { StepPreview } from './run-preview';
-import type { RunTaskRecord } from './run-tasks.repository';
+import type { RunTaskKey, RunTaskRecord } from './run-tasks.repository';
 import type { TaskOutcome } from './run-tasks';
 
 /**
@@ -32,12 +32,22 @@ export interface RunRecord {
   tasks: RunTaskRecord[];
 }
 
+/** The managed tenants as runs look them up (by id, or by an e-mail's domain). */
+export type RunTenants = Pick<TenantsRepository, 'findById' | 'findByDomain'>;
+
+/** What a run's executors remember on it. */
+export interface RunFindings {
+  managedTenantId?: string;
+  directoryUserId?: string;
+}
+
 /** What a kind's executors need: the outside world, and a way to remember on the run what they found or made. */
-export interface RunKindDeps<R extends RunRecord = RunRecord> {
+export interface RunKindDeps {
   directories: Directories;
   desk: DeskClient;
-  tenants: RunTenantsRepository;
-  save(runId: string, fields: Partial<Omit<R, keyof RunRecord>>): Promise<void>;
+  tenants: RunTenants;
+  /** Remembers on the run what an executor found (its managed tenant) or made (its directory account). */
+  save(runId: string, fields: RunFindings): Promise<void>;
 }
 
 export interface RunStep<R extends RunRecord, I> {
@@ -53,25 +63,25 @@ export interface RunStep<R extends RunRecord, I> {
 }
 
 /** Where a kind's runs are stored: its own table (its input columns), its tasks in `run_tasks`. */
-export interface RunTable {
-  /** The Prisma model, e.g. `onboarding`. */
-  model: 'onboarding' | 'offboarding' | 'move';
+export interface RunTable<R extends RunRecord = RunRecord, I = never> {
   /** Its table, e.g. `onboardings`. */
   table: 'onboardings' | 'offboardings' | 'moves';
   /** The column of `run_tasks` naming the run. */
-  taskKey: 'onboardingId' | 'offboardingId' | 'moveId';
+  taskKey: RunTaskKey;
   /** The column that holds `openKey` while the run is open (unique with the owner): one open run per key. */
-  openColumn: string;
-  /** Prisma's name of that unique index. */
+  openColumn: 'open_email' | 'open_user_id' | 'open_key';
+  /** The name of that unique index. */
   openIndex: string;
-  /** The kind's own columns (beyond RunRecord's), as a Prisma `select`. */
-  columns: Record<string, true>;
+  /** The kind's own columns of a new run. */
+  columnsOf(input: I): Record<string, unknown>;
+  /** The run of a row of its table and its tasks: the kind's one mapper. */
+  toRun(row: Record<string, unknown>, tasks: RunTaskRecord[]): R;
 }
 
 export interface RunKind<R extends RunRecord = RunRecord, B = unknown, I extends object = object> {
   /** `onboarding`: the queue `onboarding-run`, the events `onboarding.*`, the resource type. */
   name: 'onboarding' | 'offboarding' | 'move';
-  table: RunTable;
+  table: RunTable<R, I>;
   steps: RunStep<R, I>[];
   /** The API JSON of a run (answers and events alike). */
   json(run: R): object;

@@ -1,12 +1,11 @@
 import type { RecordChange } from '@msp/events';
-import { listCountSql, sqlRows } from '@msp/db';
-import type { ListWindow } from '@msp/http';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../lists';
-import { lockRow, violatedUniqueConstraint, type Db } from '../db';
-import { OPEN_STATUSES, type RunEndStatus, type RunRecord, type RunStatus, type RunTable } from './run-kind';
-import { TASK_ORDER, taskColumns, type RunTaskRecord } from './run-tasks.repository';
-import { runPageReader } from './run-page-reads';
+import { afterKeyOf, inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
+import { unknownAfterItem, type ListWindow } from '@msp/http';
+import type { ColumnType, Generated, Kysely } from 'kysely';
+import type { DB } from '../generated/kysely/database';
+import type { Db } from '../db';
+import { OPEN_STATUSES, type RunEndStatus, type RunFindings, type RunRecord, type RunStatus, type RunTable } from './run-kind';
+import { TASK_COLUMNS, toRunTask, type RunTaskRecord } from './run-tasks.repository';
 
 /** A run's status changed: how (`type`, the event's suffix), and the run before and after. */
 export interface RunChange<R extends RunRecord> {
@@ -23,95 +22,152 @@ export class OpenRunExists extends Error {
   }
 }
 
-const baseColumns = { id: true, ownerTenantId: true, status: true, createdAt: true, updatedAt: true, startedAt: true, finishedAt: true, cancelledAt: true } as const;
-
-// The few Prisma calls the engine makes, the same on every run table.
-type Args = Record<string, unknown>;
-interface RunDelegate {
-  create(args: Args): Promise<unknown>;
-  findMany(args: Args): Promise<unknown[]>;
-  findFirst(args: Args): Promise<unknown>;
-  findUnique(args: Args): Promise<unknown>;
-  update(args: Args): Promise<unknown>;
-  updateMany(args: Args): Promise<{ count: number }>;
-  count(args: Args): Promise<number>;
+/** The columns every run table has (a kind's own are its mapper's business). */
+interface RunColumns {
+  id: Generated<string>;
+  owner_tenant_id: string;
+  status: ColumnType<RunStatus, RunStatus | undefined, RunStatus>;
+  managed_tenant_id: string | null;
+  directory_user_id: string | null;
+  open_email: string | null;
+  open_user_id: string | null;
+  open_key: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  started_at: Date | null;
+  finished_at: Date | null;
+  cancelled_at: Date | null;
 }
+
+/**
+ * The run tables as the engine sees them: each with the columns all three share. The engine is
+ * one for every kind, so it names the kind's table through this view; Kysely's table types are
+ * invariant, hence the cast where a repository is made.
+ */
+type RunsDatabase = Kysely<Pick<DB, 'run_tasks'> & Record<RunTable['table'], RunColumns>>;
+
+/** The columns every run record has, from a row of any run table: the kinds' mappers start from these. */
+export function runColumnsOf(row: Record<string, unknown>, tasks: RunTaskRecord[]): RunRecord {
+  const run = row as unknown as RunColumns & { id: string; status: RunStatus; created_at: Date; updated_at: Date };
+  return {
+    id: run.id,
+    ownerTenantId: run.owner_tenant_id,
+    status: run.status,
+    createdAt: run.created_at,
+    updatedAt: run.updated_at,
+    startedAt: run.started_at,
+    finishedAt: run.finished_at,
+    cancelledAt: run.cancelled_at,
+    tasks,
+  };
+}
+
+const NEWEST_FIRST = { columns: ['created_at', 'id'], direction: 'desc' } as const;
 
 /**
  * The bookkeeping of one kind's runs, the same for every kind: its table (the kind's input
  * columns plus the run's status and times) and its rows of `run_tasks`.
  */
-export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable) {
-  const select = { ...baseColumns, ...spec.columns, tasks: { select: taskColumns, orderBy: TASK_ORDER } };
-  const runs = (client: Db | Prisma.TransactionClient) => (client as unknown as Record<string, RunDelegate>)[spec.model]!;
-  const tasksOf = (id: string) => ({ [spec.taskKey]: id });
-  const listRows = sqlRows(db, db.pool);
-  const runsOf = runPageReader<R>(db.pool, spec, Object.keys({ ...baseColumns, ...spec.columns }), Object.keys(taskColumns));
+export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spec: RunTable<R, I>) {
+  const { table, taskKey, openColumn } = spec;
+  const runsIn = (client: Db) => client as unknown as RunsDatabase;
 
-  /** Locks the run and reads it (the "before" of a change); null when there is none. */
-  async function locked(tx: Prisma.TransactionClient, id: string): Promise<R | null> {
-    if (!(await lockRow(tx, spec.table, id))) return null;
-    return (await runs(tx).findUnique({ where: { id }, select })) as R | null;
+  /** The tasks of each of `ids`, in execution order. */
+  async function tasksOf(client: Db, ids: readonly string[]): Promise<Map<string, RunTaskRecord[]>> {
+    const rows = await runsIn(client)
+      .selectFrom('run_tasks')
+      .select([...TASK_COLUMNS, `${taskKey} as run_id`])
+      .where((eb) => eb(taskKey, '=', eb.fn.any(eb.val(ids))))
+      .orderBy(taskKey)
+      .orderBy('position')
+      .execute();
+    const byRun = new Map<string, RunTaskRecord[]>();
+    for (const row of rows) {
+      const tasks = byRun.get(row.run_id!) ?? [];
+      tasks.push(toRunTask(row));
+      byRun.set(row.run_id!, tasks);
+    }
+    return byRun;
+  }
+
+  /** The run `id` (of `ownerTenantId` when given) with its tasks; `lock`ed for the rest of the transaction. */
+  async function read(client: Db, id: string, options: { ownerTenantId?: string; lock?: boolean } = {}): Promise<R | null> {
+    let query = runsIn(client).selectFrom(table).selectAll().where('id', '=', id);
+    if (options.ownerTenantId !== undefined) query = query.where('owner_tenant_id', '=', options.ownerTenantId);
+    if (options.lock) query = query.forUpdate();
+    // Locked, the run is read first; else the run and its tasks side by side.
+    const [row, tasks] = options.lock
+      ? [await query.executeTakeFirst(), await tasksOf(client, [id])]
+      : await Promise.all([query.executeTakeFirst(), tasksOf(client, [id])]);
+    return row ? spec.toRun(row, tasks.get(id) ?? []) : null;
   }
 
   async function withOpenKey<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (violatedUniqueConstraint(error) === spec.openIndex) throw new OpenRunExists();
+      if (uniqueViolation(error) === spec.openIndex) throw new OpenRunExists();
       throw error;
     }
   }
 
   return {
     /** The run and its tasks (each with its due time) in one transaction; one open run per open key. */
-    async create(ownerTenantId: string, input: object, openKey: string, tasks: { name: string; dueAt: Date }[]): Promise<R> {
-      return withOpenKey(
-        async () =>
-          (await runs(db).create({
-            data: { ownerTenantId, ...input, [spec.openColumn]: openKey, tasks: { create: tasks.map((task, position) => ({ ...task, position })) } },
-            select,
-          })) as R,
+    create(ownerTenantId: string, input: I, openKey: string, tasks: { name: string; dueAt: Date }[]): Promise<R> {
+      return withOpenKey(() =>
+        db.transaction().execute(async (tx) => {
+          const run = await runsIn(tx)
+            .insertInto(table)
+            .values({ owner_tenant_id: ownerTenantId, ...spec.columnsOf(input), [openColumn]: openKey })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          const rows = tasks.length
+            ? await runsIn(tx)
+                .insertInto('run_tasks')
+                .values(tasks.map((task, position) => ({ [taskKey]: run.id, position, name: task.name, due_at: task.dueAt })))
+                .returning(TASK_COLUMNS)
+                .execute()
+            : [];
+          return spec.toRun(run, rows.map(toRunTask));
+        }),
       );
     },
 
     /** Whether a run of this open key is scheduled or in progress (a dry run's 409, read only). */
     async hasOpen(ownerTenantId: string, openKey: string): Promise<boolean> {
-      return (await runs(db).count({ where: { ownerTenantId, [spec.openColumn]: openKey } })) > 0;
+      const open = await runsIn(db)
+        .selectFrom(table)
+        .select('id')
+        .where('owner_tenant_id', '=', ownerTenantId)
+        .where(openColumn, '=', openKey)
+        .executeTakeFirst();
+      return open !== undefined;
     },
 
-    /**
-     * A page of the owner's runs, newest first, and its exact total: the page's ids and the total
-     * (a counter of list_counts, whole or by status) in one round trip of plain SQL, by offset or
-     * keyset, then those runs with their tasks (two statements of plain SQL: run-page-reads.ts).
-     */
+    /** A page of the owner's runs, newest first, with their tasks, and its exact total (a counter of list_counts, whole or by status). */
     async list(ownerTenantId: string, filter: { status?: RunStatus }, window: ListWindow): Promise<{ items: R[]; total: number }> {
-      // Compared as the column's own enum (onboarding_status, …), so the (owner, status, created_at, id) index serves it.
-      const status = filter.status === undefined ? [] : [Prisma.sql`status = ${filter.status}::${Prisma.raw(`${spec.model}_status`)}`];
-      const { items: page, total } = await lists.keysetListPage<{ id: string }>(
-        listRows,
+      const owned = runsIn(db).selectFrom(table).where('owner_tenant_id', '=', ownerTenantId);
+      const filtered = filter.status === undefined ? owned : owned.where('status', '=', filter.status);
+      const { items, total } = await listPage({
         window,
-        {
-          table: spec.table,
-          select: Prisma.raw('id'),
-          scope: Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`,
-          filters: status,
-          columns: ['created_at', 'id'],
-          direction: 'desc',
-          total: listCountSql(ownerTenantId, spec.table, filter.status === undefined ? undefined : { dimension: 'status', value: filter.status }),
-        },
-      );
-      if (!page.length) return { items: [], total };
-      return { items: await runsOf(page.map((row) => row.id)), total };
+        afterKey: (id) => afterKeyOf(owned, NEWEST_FIRST, id),
+        page: (key) => inListOrder(filtered.selectAll(), NEWEST_FIRST, window, key).execute(),
+        total: () =>
+          listCount(db, { tenantId: ownerTenantId, list: table, ...(filter.status === undefined ? {} : { dimension: 'status', value: filter.status }) }),
+        unknownAfter: unknownAfterItem,
+      });
+      if (!items.length) return { items: [], total };
+      const tasks = await tasksOf(db, items.map((run) => run.id));
+      return { items: items.map((run) => spec.toRun(run, tasks.get(run.id) ?? [])), total };
     },
 
-    async findById(ownerTenantId: string, id: string): Promise<R | null> {
-      return (await runs(db).findFirst({ where: { id, ownerTenantId }, select })) as R | null;
+    findById(ownerTenantId: string, id: string): Promise<R | null> {
+      return read(db, id, { ownerTenantId });
     },
 
     /** For the worker, which acts for whoever created the run. */
-    async findForRun(id: string): Promise<R | null> {
-      return (await runs(db).findUnique({ where: { id }, select })) as R | null;
+    findForRun(id: string): Promise<R | null> {
+      return read(db, id);
     },
 
     /**
@@ -119,25 +175,41 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
      * cancel and the first due task exactly one wins. Answers whether the run is (now) in progress.
      */
     async markStarted(id: string): Promise<boolean> {
-      const moved = await runs(db).updateMany({ where: { id, status: 'scheduled' }, data: { status: 'in_progress', startedAt: new Date() } });
-      if (moved.count === 1) return true;
-      const now = (await runs(db).findUnique({ where: { id }, select: { status: true } })) as { status: RunStatus } | null;
-      return now?.status === 'in_progress';
+      const now = new Date();
+      const moved = await runsIn(db)
+        .updateTable(table)
+        .set({ status: 'in_progress', started_at: now, updated_at: now })
+        .where('id', '=', id)
+        .where('status', '=', 'scheduled')
+        .executeTakeFirst();
+      if (moved.numUpdatedRows === 1n) return true;
+      const current = await runsIn(db).selectFrom(table).select('status').where('id', '=', id).executeTakeFirst();
+      return current?.status === 'in_progress';
     },
 
     /** What an executor found or made (the directory's id, the managed tenant). */
-    async save(id: string, fields: object): Promise<void> {
-      await runs(db).update({ where: { id }, data: fields });
+    async save(id: string, fields: RunFindings): Promise<void> {
+      await runsIn(db)
+        .updateTable(table)
+        .set({ managed_tenant_id: fields.managedTenantId, directory_user_id: fields.directoryUserId, updated_at: new Date() })
+        .where('id', '=', id)
+        .execute();
     },
 
     /** The end, `record`ed in the same transaction, when the run is still open: its key is free again. */
     async finish(id: string, status: Exclude<RunEndStatus, 'cancelled'>, record: RecordChange<RunChange<R>>): Promise<void> {
-      await db.$transaction(async (tx) => {
-        const before = await locked(tx, id);
+      await db.transaction().execute(async (tx) => {
+        const before = await read(tx, id, { lock: true });
         // Already ended (a duplicated job): nothing changes, nothing is recorded.
         if (!before || !OPEN_STATUSES.includes(before.status)) return;
-        const after = (await runs(tx).update({ where: { id }, data: { status, finishedAt: new Date(), [spec.openColumn]: null }, select })) as R;
-        await record(tx, { type: status, before, after });
+        const now = new Date();
+        const row = await runsIn(tx)
+          .updateTable(table)
+          .set({ status, finished_at: now, updated_at: now, [openColumn]: null })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await record(rawSqlOverKysely(tx), { type: status, before, after: spec.toRun(row, before.tasks) });
       });
     },
 
@@ -145,17 +217,33 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
      * → cancelled, when `refusal` of the locked run says nothing against it: its unfinished tasks
      * skipped with `detail`, `record`ed. Answers the refusal (or that there is no such run), else null.
      */
-    async cancel(ownerTenantId: string, id: string, rule: { refusal(run: R): string | null; detail(run: R): string }, record: RecordChange<RunChange<R>>): Promise<string | null> {
-      return db.$transaction(async (tx) => {
-        const before = await locked(tx, id);
+    async cancel(
+      ownerTenantId: string,
+      id: string,
+      rule: { refusal(run: R): string | null; detail(run: R): string },
+      record: RecordChange<RunChange<R>>,
+    ): Promise<string | null> {
+      return db.transaction().execute(async (tx) => {
+        const before = await read(tx, id, { lock: true });
         // Another owner's run is not touched (the service has answered 404 for it already).
         if (!before || before.ownerTenantId !== ownerTenantId) return 'not found';
         const refusal = rule.refusal(before);
         if (refusal) return refusal;
         const now = new Date();
-        await tx.runTask.updateMany({ where: { ...tasksOf(id), finishedAt: null }, data: { status: 'skipped', detail: rule.detail(before), finishedAt: now } });
-        const after = (await runs(tx).update({ where: { id }, data: { status: 'cancelled', cancelledAt: now, finishedAt: now, [spec.openColumn]: null }, select })) as R;
-        await record(tx, { type: 'cancelled', before, after });
+        await runsIn(tx)
+          .updateTable('run_tasks')
+          .set({ status: 'skipped', detail: rule.detail(before), finished_at: now })
+          .where(taskKey, '=', id)
+          .where('finished_at', 'is', null)
+          .execute();
+        const row = await runsIn(tx)
+          .updateTable(table)
+          .set({ status: 'cancelled', cancelled_at: now, finished_at: now, updated_at: now, [openColumn]: null })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const tasks = await tasksOf(tx, [id]);
+        await record(rawSqlOverKysely(tx), { type: 'cancelled', before, after: spec.toRun(row, tasks.get(id) ?? []) });
         return null;
       });
     },
@@ -173,24 +261,32 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
       record: RecordChange<RunChange<R>>,
     ): Promise<R | null> {
       return withOpenKey(() =>
-        db.$transaction(async (tx) => {
-          const before = await locked(tx, id);
+        db.transaction().execute(async (tx) => {
+          const before = await read(tx, id, { lock: true });
           if (!before || !options.allowed(before)) return null;
-          for (const task of before.tasks) {
-            if (task.status !== 'failed' && task.status !== 'skipped') continue;
-            const dueAt = new Date(Math.max((task.dueAt ?? options.now).getTime(), options.now.getTime()));
-            await tx.runTask.update({
-              where: { id: task.id },
-              data: { status: 'pending', detail: null, attempts: 0, result: Prisma.DbNull, startedAt: null, finishedAt: null, dueAt },
-            });
-          }
-          const tasks = (await tx.runTask.findMany({ where: tasksOf(id), select: taskColumns, orderBy: TASK_ORDER })) as RunTaskRecord[];
-          const after = (await runs(tx).update({
-            where: { id },
-            data: { status: options.statusOf(tasks), finishedAt: null, [spec.openColumn]: options.openKey },
-            select,
-          })) as R;
-          await record(tx, { type: 'retried', before, after });
+          await runsIn(tx)
+            .updateTable('run_tasks')
+            .set((eb) => ({
+              status: 'pending',
+              detail: null,
+              attempts: 0,
+              result: null,
+              started_at: null,
+              finished_at: null,
+              due_at: eb.fn('greatest', [eb.fn.coalesce('due_at', eb.val(options.now)), eb.val(options.now)]),
+            }))
+            .where(taskKey, '=', id)
+            .where('status', 'in', ['failed', 'skipped'])
+            .execute();
+          const tasks = (await tasksOf(tx, [id])).get(id) ?? [];
+          const row = await runsIn(tx)
+            .updateTable(table)
+            .set({ status: options.statusOf(tasks), finished_at: null, updated_at: new Date(), [openColumn]: options.openKey })
+            .where('id', '=', id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          const after = spec.toRun(row, tasks);
+          await record(rawSqlOverKysely(tx), { type: 'retried', before, after });
           return after;
         }),
       );
@@ -198,13 +294,19 @@ export function createRunsRepository<R extends RunRecord>(db: Db, spec: RunTable
 
     /** Runs not finished, with the due times of their unfinished tasks (to re-enqueue after a restart). */
     async openRuns(): Promise<{ id: string; dueTimes: Date[] }[]> {
-      const rows = (await runs(db).findMany({
-        where: { status: { in: OPEN_STATUSES } },
-        select: { id: true, createdAt: true, tasks: { where: { finishedAt: null }, select: { dueAt: true } } },
-      })) as { id: string; createdAt: Date; tasks: { dueAt: Date | null }[] }[];
-      return rows.map((row) => ({ id: row.id, dueTimes: row.tasks.map((task) => task.dueAt ?? row.createdAt) }));
+      const runs = await runsIn(db).selectFrom(table).select(['id', 'created_at']).where('status', 'in', OPEN_STATUSES).execute();
+      if (!runs.length) return [];
+      const tasks = await runsIn(db)
+        .selectFrom('run_tasks')
+        .select([`${taskKey} as run_id`, 'due_at'])
+        .where((eb) => eb(taskKey, '=', eb.fn.any(eb.val(runs.map((run) => run.id)))))
+        .where('finished_at', 'is', null)
+        .execute();
+      const due = new Map<string, (Date | null)[]>();
+      for (const task of tasks) due.set(task.run_id!, [...(due.get(task.run_id!) ?? []), task.due_at]);
+      return runs.map((run) => ({ id: run.id, dueTimes: (due.get(run.id) ?? []).map((dueAt) => dueAt ?? run.created_at) }));
     },
   };
 }
 
-export type RunsRepository<R extends RunRecord> = ReturnType<typeof createRunsRepository<R>>;
+export type RunsRepository<R extends RunRecord, I = never> = ReturnType<typeof createRunsRepository<R, I>>;

@@ -10,7 +10,7 @@ import type { RunTaskRecord } from './run-tasks.repository';
 
 export interface RunsServiceDeps<R extends RunRecord, B, I extends object> {
   kind: RunKind<R, B, I>;
-  runs: RunsRepository<R>;
+  runs: RunsRepository<R, I>;
   queue: RunQueue;
   logger: Logger;
   now: () => Date;

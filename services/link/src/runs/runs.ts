@@ -8,9 +8,7 @@ import { offboardingKind } from '../offboardings/offboarding.kind';
 import { registerOffboardingRoutes } from '../offboardings/offboardings.routes';
 import { onboardingKind } from '../onboardings/onboarding.kind';
 import { registerOnboardingRoutes } from '../onboardings/onboardings.routes';
-import type { MoveRecord } from '../moves/move.tasks';
 import type { Directories } from './directory';
-import { createRunTenantsRepository } from './managed-tenants.repository';
 import { createRunWorker } from './run-engine';
 import { runLockOf } from './run-lock';
 import type { RunKind, RunKindDeps, RunRecord } from './run-kind';
@@ -18,6 +16,7 @@ import { MOVE_QUEUE, OFFBOARDING_QUEUE, ONBOARDING_QUEUE, queueOf, type RunQueue
 import { createRunTasksRepository } from './run-tasks.repository';
 import { createRunsRepository, type RunsRepository } from './runs.repository';
 import { createRunsService } from './runs.service';
+import { createTenantsRepository } from '../tenants/tenants.repository';
 
 export interface RunsDeps {
   db: Db;
@@ -47,14 +46,14 @@ export function createRuns(deps: RunsDeps) {
   const { db, logger, desk, directories, queue } = deps;
   const maxAttempts = deps.maxAttempts ?? 5;
   const now = deps.now ?? (() => new Date());
-  const tenants = createRunTenantsRepository(db);
+  const tenants = createTenantsRepository(db);
   const tasks = createRunTasksRepository(db);
 
-  function engine<R extends RunRecord, B, I extends object>(make: (deps: RunKindDeps<R>) => RunKind<R, B, I>) {
+  function engine<R extends RunRecord, B, I extends object>(make: (deps: RunKindDeps) => RunKind<R, B, I>) {
     // The kind names its table; its executors save to it through the repository made from it.
-    const made: { runs?: RunsRepository<R> } = {};
+    const made: { runs?: RunsRepository<R, I> } = {};
     const kind = make({ directories, desk, tenants, save: (id, fields) => made.runs!.save(id, fields) });
-    const runs = (made.runs = createRunsRepository<R>(db, kind.table));
+    const runs = (made.runs = createRunsRepository<R, I>(db, kind.table));
     const lock = runLockOf(deps.resourceLock, kind.name);
     return {
       kind,
@@ -65,7 +64,7 @@ export function createRuns(deps: RunsDeps) {
 
   const onboardings = engine(onboardingKind);
   const offboardings = engine(offboardingKind);
-  const moves = engine((kindDeps: RunKindDeps<MoveRecord>) => moveKind(kindDeps, createMoveChecksRepository(db)));
+  const moves = engine((kindDeps: RunKindDeps) => moveKind(kindDeps, createMoveChecksRepository(db)));
   const engines = [onboardings, offboardings, moves];
 
   const handlers = Object.fromEntries(engines.map(({ kind, handle }) => [queueOf(kind.name), ({ runId }: { runId: string }) => handle(runId)])) as RunHandlers;

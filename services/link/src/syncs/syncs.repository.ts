@@ -1,9 +1,9 @@
 import type { RecordChange } from '@msp/events';
-import { listCountSql, poolRows, rawSqlOver, sqlRows, typeParsers, withPoolTransaction } from '@msp/db';
-import type { ListWindow } from '@msp/http';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../lists';
-import { violatedUniqueConstraint, type Db } from '../db';
+import { afterKeyOf, inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
+import { unknownAfterItem, type ListWindow } from '@msp/http';
+import { sql, type Selectable } from 'kysely';
+import type { DirectoryGroup, DirectoryUser, SyncRun } from '../generated/kysely/database';
+import type { Db } from '../db';
 import type { ConnectorRecord } from '../connectors/connectors.repository';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -78,46 +78,92 @@ export interface MirrorGroupRow {
   syncedAt: Date;
 }
 
-const runColumns = {
-  id: true,
-  connectorId: true,
-  status: true,
-  trigger: true,
-  attempts: true,
-  error: true,
-  createdAt: true,
-  startedAt: true,
-  finishedAt: true,
-  usersSeen: true,
-  usersAdded: true,
-  usersUpdated: true,
-  usersRemoved: true,
-  groupsSeen: true,
-  mode: true,
-  modeReason: true,
-  deltaSince: true,
-} as const;
+const RUN_COLUMNS = [
+  'id',
+  'connector_id',
+  'status',
+  'trigger',
+  'attempts',
+  'error',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'users_seen',
+  'users_added',
+  'users_updated',
+  'users_removed',
+  'groups_seen',
+  'mode',
+  'mode_reason',
+  'delta_since',
+] as const;
 
-/** runColumns in SQL, of `sync_runs r`, named as the record names them (a run read or written in one statement). */
-const RUN_SQL_COLUMNS = Prisma.sql`r.id, r.connector_id AS "connectorId", r.status::text AS status, r.trigger::text AS trigger, r.attempts, r.error,
-  r.created_at AS "createdAt", r.started_at AS "startedAt", r.finished_at AS "finishedAt",
-  r.users_seen AS "usersSeen", r.users_added AS "usersAdded", r.users_updated AS "usersUpdated", r.users_removed AS "usersRemoved", r.groups_seen AS "groupsSeen",
-  r.mode::text AS mode, r.mode_reason AS "modeReason", r.delta_since AS "deltaSince"`;
+/** RUN_COLUMNS of `sync_runs r`, for the statements that join the run's connector. */
+const RUN_COLUMNS_OF_R = RUN_COLUMNS.map((column) => `r.${column}` as const);
+
+type SyncRunRow = Pick<Selectable<SyncRun>, (typeof RUN_COLUMNS)[number]>;
+
+function toSyncRun(row: SyncRunRow): SyncRunRecord {
+  return {
+    id: row.id,
+    connectorId: row.connector_id,
+    status: row.status,
+    trigger: row.trigger,
+    attempts: row.attempts,
+    error: row.error,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    usersSeen: row.users_seen,
+    usersAdded: row.users_added,
+    usersUpdated: row.users_updated,
+    usersRemoved: row.users_removed,
+    groupsSeen: row.groups_seen,
+    mode: row.mode,
+    modeReason: row.mode_reason,
+    deltaSince: row.delta_since,
+  };
+}
+
+const MIRROR_USER_COLUMNS = ['scim_id', 'external_id', 'user_name', 'display_name', 'email', 'active', 'groups', 'deleted_at'] as const;
+
+function toMirrorUser(row: Pick<Selectable<DirectoryUser>, (typeof MIRROR_USER_COLUMNS)[number]>): StoredMirrorUser {
+  return {
+    scimId: row.scim_id,
+    externalId: row.external_id,
+    userName: row.user_name,
+    displayName: row.display_name,
+    email: row.email,
+    active: row.active,
+    groups: row.groups,
+    deletedAt: row.deleted_at,
+  };
+}
+
+const GROUP_ROW_COLUMNS = ['scim_id', 'display_name', 'member_count', 'synced_at'] as const;
+
+function toGroupRow(row: Pick<Selectable<DirectoryGroup>, (typeof GROUP_ROW_COLUMNS)[number]>): MirrorGroupRow {
+  return { scimId: row.scim_id, displayName: row.display_name, memberCount: row.member_count, syncedAt: row.synced_at };
+}
+
+const toMirrorGroup = (row: Pick<Selectable<DirectoryGroup>, 'scim_id' | 'display_name' | 'members'>): MirrorGroup => ({
+  scimId: row.scim_id,
+  displayName: row.display_name,
+  members: row.members,
+});
 
 const OPEN_RUN_KEY = 'sync_runs_open_connector_id_key';
 
-/** A list of the connector's mirror (users or groups): by `name`, then the SCIM id (text) that `after` names; its total a counter of list_counts. */
-function mirrorList(table: 'directory_users' | 'directory_groups', connectorId: string, name: string) {
-  return {
-    table,
-    scope: Prisma.sql`connector_id = ${connectorId}::uuid`,
-    columns: [name, 'scim_id'],
-    direction: 'asc' as const,
-    idColumn: 'scim_id',
-    idType: 'text' as const,
-    total: listCountSql(connectorId, table),
-  };
-}
+/** What an attempt needs of its connector to call the directory. */
+type AttemptConnector = Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>;
+
+/** The mirror's lists are in name order, then by the SCIM id that `after` names. */
+const BY_USER_NAME = { columns: ['user_name', 'scim_id'], direction: 'asc' } as const;
+const BY_DISPLAY_NAME = { columns: ['display_name', 'scim_id'], direction: 'asc' } as const;
+const NEWEST_FIRST = { columns: ['created_at', 'id'], direction: 'desc' } as const;
+
+/** Rows written per statement when the mirror is applied: a directory of 10,000 users is two statements. */
+const CHUNK = 5000;
 
 /** What ended a run: the run before and after, and the MSP tenant that owns its connector. */
 export interface SyncRunEnd {
@@ -134,16 +180,11 @@ export class OpenRunExistsError extends Error {
   }
 }
 
-/** pg's own parsers: timestamps as Dates, as through Prisma (for the run's start and end, prepared on the pool). */
-const PG_DATES = typeParsers({});
-
-/** A date column of a plain read: an ISO string from the pool. */
-const dateOf = (value: string | Date | null): Date | null => (value === null ? null : new Date(value));
-
 export function createSyncsRepository(db: Db) {
-  const rows = sqlRows(db, db.pool);
-  const withDates = poolRows(db.pool, PG_DATES);
-  const findOpen = (connectorId: string) => db.syncRun.findFirst({ where: { openConnectorId: connectorId }, select: runColumns });
+  const findOpen = async (connectorId: string): Promise<SyncRunRecord | null> => {
+    const row = await db.selectFrom('sync_runs').select(RUN_COLUMNS).where('open_connector_id', '=', connectorId).executeTakeFirst();
+    return row ? toSyncRun(row) : null;
+  };
 
   return {
     findOpen,
@@ -151,43 +192,39 @@ export function createSyncsRepository(db: Db) {
     /** A queued run; the unique open-run key refuses a second one even under a race. */
     async create(connectorId: string, trigger: SyncTrigger): Promise<SyncRunRecord> {
       try {
-        return await db.syncRun.create({ data: { connectorId, trigger, openConnectorId: connectorId }, select: runColumns });
+        const row = await db
+          .insertInto('sync_runs')
+          .values({ connector_id: connectorId, trigger, open_connector_id: connectorId })
+          .returning(RUN_COLUMNS)
+          .executeTakeFirstOrThrow();
+        return toSyncRun(row);
       } catch (error) {
-        if (violatedUniqueConstraint(error) === OPEN_RUN_KEY) throw new OpenRunExistsError(await findOpen(connectorId));
+        if (uniqueViolation(error) === OPEN_RUN_KEY) throw new OpenRunExistsError(await findOpen(connectorId));
         throw error;
       }
     },
 
-    /**
-     * A page of the connector's runs, newest first, and its exact total (a counter of list_counts
-     * kept per connector) in one round trip: plain SQL on the pool, keyset or offset.
-     */
+    /** A page of the connector's runs, newest first, and its exact total (a counter of list_counts kept per connector). */
     async list(connectorId: string, window: ListWindow): Promise<{ items: SyncRunRecord[]; total: number }> {
-      const { items, total } = await lists.keysetListPage<SyncRunRecord>(
-        rows,
+      const runs = db.selectFrom('sync_runs').where('connector_id', '=', connectorId);
+      const { items, total } = await listPage({
         window,
-        {
-          table: 'sync_runs',
-          alias: 'r',
-          select: RUN_SQL_COLUMNS,
-          scope: Prisma.sql`connector_id = ${connectorId}::uuid`,
-          columns: ['created_at', 'id'],
-          direction: 'desc',
-          total: listCountSql(connectorId, 'sync_runs'),
-        },
-      );
-      return {
-        items: items.map((run) => ({ ...run, createdAt: new Date(run.createdAt), startedAt: dateOf(run.startedAt), finishedAt: dateOf(run.finishedAt), deltaSince: dateOf(run.deltaSince) })),
-        total,
-      };
+        afterKey: (id) => afterKeyOf(runs, NEWEST_FIRST, id),
+        page: (key) => inListOrder(runs.select(RUN_COLUMNS), NEWEST_FIRST, window, key).execute(),
+        total: () => listCount(db, { tenantId: connectorId, list: 'sync_runs' }),
+        unknownAfter: unknownAfterItem,
+      });
+      return { items: items.map(toSyncRun), total };
     },
 
-    find(connectorId: string, runId: string): Promise<SyncRunRecord | null> {
-      return db.syncRun.findFirst({ where: { id: runId, connectorId }, select: runColumns });
+    async find(connectorId: string, runId: string): Promise<SyncRunRecord | null> {
+      const row = await db.selectFrom('sync_runs').select(RUN_COLUMNS).where('id', '=', runId).where('connector_id', '=', connectorId).executeTakeFirst();
+      return row ? toSyncRun(row) : null;
     },
 
-    findById(runId: string): Promise<SyncRunRecord | null> {
-      return db.syncRun.findUnique({ where: { id: runId }, select: runColumns });
+    async findById(runId: string): Promise<SyncRunRecord | null> {
+      const row = await db.selectFrom('sync_runs').select(RUN_COLUMNS).where('id', '=', runId).executeTakeFirst();
+      return row ? toSyncRun(row) : null;
     },
 
     /**
@@ -198,23 +235,50 @@ export function createSyncsRepository(db: Db) {
      * nothing costs link one round trip before it asks). The subselects read the runs as they were
      * before this update; the run is not yet `succeeded`, so it is never its own baseline.
      */
-    async beginAttempt(runId: string): Promise<(SyncRunRecord & { connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>; baseline: SyncBaseline }) | null> {
-      // On the pool as a prepared statement (pg's Dates, as Prisma's): through $queryRaw the
-      // statement was parsed and planned anew and Prisma mapped its row, 2-5 ms of a delta's start.
-      const [row] = await withDates<SyncRunRecord & { connectorBaseUrl: string; connectorBearerTokenEncrypted: string } & SyncBaseline>(Prisma.sql`
-        UPDATE sync_runs r SET status = 'running', attempts = r.attempts + 1, started_at = COALESCE(r.started_at, now()), attempt_started_at = now()
-        FROM connectors c
-        WHERE r.id = ${runId}::uuid AND r.status IN ('queued', 'running') AND c.id = r.connector_id
-        RETURNING ${RUN_SQL_COLUMNS}, c.base_url AS "connectorBaseUrl", c.bearer_token_encrypted AS "connectorBearerTokenEncrypted",
-          (SELECT b.directory_started_at FROM sync_runs b
-            WHERE b.connector_id = r.connector_id AND b.status = 'succeeded' AND b.directory_started_at IS NOT NULL
-            ORDER BY b.finished_at DESC NULLS LAST LIMIT 1) AS "lastDirectoryStartedAt",
-          (SELECT b.attempt_started_at FROM sync_runs b
-            WHERE b.connector_id = r.connector_id AND b.status = 'succeeded' AND b.mode = 'full' AND b.attempt_started_at IS NOT NULL
-            ORDER BY b.finished_at DESC NULLS LAST LIMIT 1) AS "lastFullStartedAt"`);
+    async beginAttempt(runId: string): Promise<(SyncRunRecord & { connector: AttemptConnector; baseline: SyncBaseline }) | null> {
+      const row = await db
+        .updateTable('sync_runs as r')
+        .from('connectors as c')
+        .set((eb) => ({
+          status: 'running',
+          attempts: eb('r.attempts', '+', 1),
+          started_at: eb.fn.coalesce('r.started_at', sql<Date>`now()`),
+          attempt_started_at: sql<Date>`now()`,
+        }))
+        .where('r.id', '=', runId)
+        .where('r.status', 'in', ['queued', 'running'])
+        .whereRef('c.id', '=', 'r.connector_id')
+        .returning((eb) => [
+          ...RUN_COLUMNS_OF_R,
+          'c.base_url',
+          'c.bearer_token_encrypted',
+          eb
+            .selectFrom('sync_runs as b')
+            .select('b.directory_started_at')
+            .whereRef('b.connector_id', '=', 'r.connector_id')
+            .where('b.status', '=', 'succeeded')
+            .where('b.directory_started_at', 'is not', null)
+            .orderBy('b.finished_at', (order) => order.desc().nullsLast())
+            .limit(1)
+            .as('last_directory_started_at'),
+          eb
+            .selectFrom('sync_runs as b')
+            .select('b.attempt_started_at')
+            .whereRef('b.connector_id', '=', 'r.connector_id')
+            .where('b.status', '=', 'succeeded')
+            .where('b.mode', '=', 'full')
+            .where('b.attempt_started_at', 'is not', null)
+            .orderBy('b.finished_at', (order) => order.desc().nullsLast())
+            .limit(1)
+            .as('last_full_started_at'),
+        ])
+        .executeTakeFirst();
       if (!row) return null;
-      const { connectorBaseUrl, connectorBearerTokenEncrypted, lastDirectoryStartedAt, lastFullStartedAt, ...run } = row;
-      return { ...run, connector: { baseUrl: connectorBaseUrl, bearerTokenEncrypted: connectorBearerTokenEncrypted }, baseline: { lastDirectoryStartedAt, lastFullStartedAt } };
+      return {
+        ...toSyncRun(row),
+        connector: { baseUrl: row.base_url, bearerTokenEncrypted: row.bearer_token_encrypted },
+        baseline: { lastDirectoryStartedAt: row.last_directory_started_at, lastFullStartedAt: row.last_full_started_at },
+      };
     },
 
     /**
@@ -230,63 +294,110 @@ export function createSyncsRepository(db: Db) {
       outcome: { status: 'succeeded' | 'failed'; error: string | null; stats?: SyncOutcomeStats },
       record: RecordChange<SyncRunEnd>,
     ): Promise<boolean> {
-      // A transaction on the pool (withPoolTransaction), its statements prepared: the run's end is
-      // taken after the lock, and Prisma's interactive transaction put 2-6 ms before it.
-      return withPoolTransaction(db.pool, async (client) => {
-        const onClient = poolRows(client, PG_DATES);
-        // Locked and read in one statement (lockRow's lock, with the row and its owner): the end of
-        // every run pays one round trip less.
-        const [before] = await onClient<SyncRunRecord & { ownerTenantId: string }>(Prisma.sql`
-          SELECT ${RUN_SQL_COLUMNS}, c.owner_tenant_id::text AS "ownerTenantId"
-          FROM sync_runs r JOIN connectors c ON c.id = r.connector_id
-          WHERE r.id = ${runId}::uuid FOR UPDATE OF r`);
-        if (!before || before.attempts !== attempt || (before.status !== 'queued' && before.status !== 'running')) return false;
-        const end = Prisma.sql`status = ${outcome.status}::sync_run_status, error = ${outcome.error}, finished_at = ${new Date()}, open_connector_id = NULL`;
+      return db.transaction().execute(async (tx) => {
+        // The run locked and read with its owner in one statement.
+        const locked = await tx
+          .selectFrom('sync_runs as r')
+          .innerJoin('connectors as c', 'c.id', 'r.connector_id')
+          .select([...RUN_COLUMNS_OF_R, 'c.owner_tenant_id'])
+          .where('r.id', '=', runId)
+          .forUpdate('r')
+          .executeTakeFirst();
+        if (!locked || locked.attempts !== attempt || (locked.status !== 'queued' && locked.status !== 'running')) return false;
         const { stats } = outcome;
-        const [after] = await onClient<SyncRunRecord>(Prisma.sql`
-          UPDATE sync_runs r SET ${end}${stats ? Prisma.sql`,
-            users_seen = ${stats.usersSeen}, users_added = ${stats.usersAdded}, users_updated = ${stats.usersUpdated},
-            users_removed = ${stats.usersRemoved}, groups_seen = ${stats.groupsSeen}, mode = ${stats.mode}::sync_mode,
-            mode_reason = ${stats.modeReason}, delta_since = ${stats.deltaSince}, directory_started_at = ${stats.directoryStartedAt}` : Prisma.empty}
-          WHERE r.id = ${runId}::uuid
-          RETURNING ${RUN_SQL_COLUMNS}`);
-        const { ownerTenantId, ...was } = before;
-        // The connector's event through @msp/events, in this transaction.
-        await record(rawSqlOver(client), { ownerTenantId, before: was, after: after! });
+        const after = await tx
+          .updateTable('sync_runs')
+          .set({
+            status: outcome.status,
+            error: outcome.error,
+            finished_at: new Date(),
+            open_connector_id: null,
+            ...(stats
+              ? {
+                  users_seen: stats.usersSeen,
+                  users_added: stats.usersAdded,
+                  users_updated: stats.usersUpdated,
+                  users_removed: stats.usersRemoved,
+                  groups_seen: stats.groupsSeen,
+                  mode: stats.mode,
+                  mode_reason: stats.modeReason,
+                  delta_since: stats.deltaSince,
+                  directory_started_at: stats.directoryStartedAt,
+                }
+              : {}),
+          })
+          .where('id', '=', runId)
+          .returning(RUN_COLUMNS)
+          .executeTakeFirstOrThrow();
+        await record(rawSqlOverKysely(tx), { ownerTenantId: locked.owner_tenant_id, before: toSyncRun(locked), after: toSyncRun(after) });
         return true;
       });
     },
 
     /** Back to queued after a failed attempt that will be retried; the error says what happened. */
     async requeue(runId: string, attempt: number, error: string): Promise<boolean> {
-      const { count } = await db.syncRun.updateMany({ where: { id: runId, attempts: attempt, status: { in: ['queued', 'running'] } }, data: { status: 'queued', error } });
-      return count > 0;
+      const result = await db
+        .updateTable('sync_runs')
+        .set({ status: 'queued', error })
+        .where('id', '=', runId)
+        .where('attempts', '=', attempt)
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
 
     /** The latest finished runs, newest first (health). */
-    latestFinished(connectorId: string, take: number) {
-      return db.syncRun.findMany({
-        where: { connectorId, finishedAt: { not: null } },
-        orderBy: [{ finishedAt: 'desc' }, { id: 'desc' }],
-        take,
-        select: { id: true, status: true, finishedAt: true },
-      });
+    async latestFinished(connectorId: string, take: number): Promise<{ id: string; status: SyncRunStatus; finishedAt: Date | null }[]> {
+      const rows = await db
+        .selectFrom('sync_runs')
+        .select(['id', 'status', 'finished_at'])
+        .where('connector_id', '=', connectorId)
+        .where('finished_at', 'is not', null)
+        .orderBy('finished_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(take)
+        .execute();
+      return rows.map((row) => ({ id: row.id, status: row.status, finishedAt: row.finished_at }));
     },
 
-    lastSuccessAt(connectorId: string) {
-      return db.syncRun.findFirst({ where: { connectorId, status: 'succeeded' }, orderBy: { finishedAt: 'desc' }, select: { finishedAt: true } });
+    async lastSuccessAt(connectorId: string): Promise<{ finishedAt: Date | null } | null> {
+      const row = await db
+        .selectFrom('sync_runs')
+        .select('finished_at')
+        .where('connector_id', '=', connectorId)
+        .where('status', '=', 'succeeded')
+        .orderBy('finished_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? { finishedAt: row.finished_at } : null;
     },
 
     /** Connectors due for a scheduled run: enabled, of an active managed tenant, nothing open, no scheduled run since `since`. */
     async dueForSchedule(since: Date): Promise<string[]> {
-      const rows = await db.$queryRaw<{ id: string }[]>`
-        SELECT c.id FROM connectors c
-        WHERE c.enabled
-          -- a suspended managed tenant is kept but not acted on
-          AND EXISTS (SELECT 1 FROM managed_tenants t WHERE t.id = c.managed_tenant_id AND t.status = 'active')
-          AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.open_connector_id = c.id)
-          AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.connector_id = c.id AND r.trigger = 'schedule' AND r.created_at > ${since})
-        ORDER BY c.created_at`;
+      const rows = await db
+        .selectFrom('connectors as c')
+        .select('c.id')
+        .where('c.enabled', '=', true)
+        .where(({ exists, not, selectFrom }) =>
+          exists(
+            // a suspended managed tenant is kept but not acted on
+            selectFrom('managed_tenants as t').select('t.id').whereRef('t.id', '=', 'c.managed_tenant_id').where('t.status', '=', 'active'),
+          )
+            .and(not(exists(selectFrom('sync_runs as r').select('r.id').whereRef('r.open_connector_id', '=', 'c.id'))))
+            .and(
+              not(
+                exists(
+                  selectFrom('sync_runs as r')
+                    .select('r.id')
+                    .whereRef('r.connector_id', '=', 'c.id')
+                    .where('r.trigger', '=', 'schedule')
+                    .where('r.created_at', '>', since),
+                ),
+              ),
+            ),
+        )
+        .orderBy('c.created_at')
+        .execute();
       return rows.map((row) => row.id);
     },
 
@@ -294,99 +405,120 @@ export function createSyncsRepository(db: Db) {
 
     /** A page of the mirror's users (deleted ones too) by user name, and its exact total (list_counts, per connector). */
     async listMirror(connectorId: string, window: ListWindow): Promise<{ items: StoredMirrorUser[]; total: number }> {
-      const { items, total } = await lists.keysetListPage<StoredMirrorUser>(
-        rows,
+      const users = db.selectFrom('directory_users').where('connector_id', '=', connectorId);
+      const { items, total } = await listPage({
         window,
-        {
-          ...mirrorList('directory_users', connectorId, 'user_name'),
-          select: Prisma.raw(`scim_id AS "scimId", external_id AS "externalId", user_name AS "userName", display_name AS "displayName", email, active, groups,
-            deleted_at AS "deletedAt"`),
-        },
-      );
-      return { items: items.map((user) => ({ ...user, deletedAt: dateOf(user.deletedAt) })), total };
+        afterKey: (scimId) => afterKeyOf(users, BY_USER_NAME, scimId, 'scim_id'),
+        page: (key) => inListOrder(users.select(MIRROR_USER_COLUMNS), BY_USER_NAME, window, key).execute(),
+        total: () => listCount(db, { tenantId: connectorId, list: 'directory_users' }),
+        unknownAfter: unknownAfterItem,
+      });
+      return { items: items.map(toMirrorUser), total };
     },
 
     /** A page of the mirror's groups by display name, and its exact total (list_counts, per connector). */
     async listGroups(connectorId: string, window: ListWindow): Promise<{ items: MirrorGroupRow[]; total: number }> {
-      const { items, total } = await lists.keysetListPage<MirrorGroupRow>(rows, window, { ...mirrorList('directory_groups', connectorId, 'display_name'), select: Prisma.raw(`scim_id AS "scimId", display_name AS "displayName", member_count AS "memberCount", synced_at AS "syncedAt"`) });
-      return { items: items.map((group) => ({ ...group, syncedAt: new Date(group.syncedAt) })), total };
+      const groups = db.selectFrom('directory_groups').where('connector_id', '=', connectorId);
+      const { items, total } = await listPage({
+        window,
+        afterKey: (scimId) => afterKeyOf(groups, BY_DISPLAY_NAME, scimId, 'scim_id'),
+        page: (key) => inListOrder(groups.select(GROUP_ROW_COLUMNS), BY_DISPLAY_NAME, window, key).execute(),
+        total: () => listCount(db, { tenantId: connectorId, list: 'directory_groups' }),
+        unknownAfter: unknownAfterItem,
+      });
+      return { items: items.map(toGroupRow), total };
     },
 
     /** The mirror's users (deleted ones too), or only those of `scimIds`. */
     async loadMirror(connectorId: string, scimIds?: string[]): Promise<StoredMirrorUser[]> {
       if (scimIds && !scimIds.length) return [];
-      return db.directoryUser.findMany({
-        where: { connectorId, ...(scimIds ? { scimId: { in: scimIds } } : {}) },
-        select: { scimId: true, externalId: true, userName: true, displayName: true, email: true, active: true, groups: true, deletedAt: true },
-      });
+      let users = db.selectFrom('directory_users').select(MIRROR_USER_COLUMNS).where('connector_id', '=', connectorId);
+      if (scimIds) users = users.where((eb) => eb('scim_id', '=', eb.fn.any(eb.val(scimIds))));
+      return (await users.execute()).map(toMirrorUser);
     },
 
     /** The mirror's groups, or only those of `scimIds`, or those with a member of `memberIds`. */
     async loadGroups(connectorId: string, only?: { scimIds?: string[]; memberIds?: string[] }): Promise<MirrorGroup[]> {
-      const select = { scimId: true, displayName: true, members: true } as const;
-      if (!only) return db.directoryGroup.findMany({ where: { connectorId }, select });
-      const or = [
-        ...(only.scimIds?.length ? [{ scimId: { in: only.scimIds } }] : []),
-        ...(only.memberIds?.length ? [{ members: { hasSome: only.memberIds } }] : []),
-      ];
-      return or.length ? db.directoryGroup.findMany({ where: { connectorId, OR: or }, select }) : [];
+      const groups = db.selectFrom('directory_groups').select(['scim_id', 'display_name', 'members']).where('connector_id', '=', connectorId);
+      if (!only) return (await groups.execute()).map(toMirrorGroup);
+      const { scimIds = [], memberIds = [] } = only;
+      if (!scimIds.length && !memberIds.length) return [];
+      const rows = await groups
+        .where((eb) =>
+          eb.or([
+            ...(scimIds.length ? [eb('scim_id', '=', eb.fn.any(eb.val(scimIds)))] : []),
+            ...(memberIds.length ? [eb('members', '&&', eb.val(memberIds))] : []),
+          ]),
+        )
+        .execute();
+      return rows.map(toMirrorGroup);
     },
 
     /**
      * Applies a sync's differences in one transaction, so the mirror is never half old, half new.
      * Upserts (INSERT … ON CONFLICT) are idempotent: a delta that overlaps the previous run (its
      * safety margin) rewrites the same rows. Users gone from a full sync are marked deleted, not
-     * removed; groups gone from one are removed. One statement per 5,000 rows through
-     * jsonb_to_recordset: a directory of 10,000 users is two round trips, not 10,000 rows of an
-     * ORM batch.
+     * removed; groups gone from one are removed. One statement per CHUNK rows through
+     * jsonb_to_recordset (a column definition list, which the builder does not say), not a row each.
      */
     async applyMirror(
       connectorId: string,
       changes: { upsert: MirrorUser[]; markDeleted: string[]; upsertGroups?: MirrorGroup[]; removeGroups?: string[] },
     ): Promise<void> {
-      const CHUNK = 5000;
       const { upsert, markDeleted, upsertGroups = [], removeGroups = [] } = changes;
       if (!upsert.length && !markDeleted.length && !upsertGroups.length && !removeGroups.length) return;
-      await db.$transaction(
-        async (tx) => {
-          for (let i = 0; i < markDeleted.length; i += CHUNK) {
-            await tx.$executeRaw`UPDATE directory_users SET deleted_at = now(), synced_at = now() WHERE connector_id = ${connectorId}::uuid AND deleted_at IS NULL AND scim_id = ANY(${markDeleted.slice(i, i + CHUNK)}::text[])`;
-          }
-          for (let i = 0; i < upsert.length; i += CHUNK) {
-            const rows = JSON.stringify(
-              upsert.slice(i, i + CHUNK).map((user) => ({
-                scim_id: user.scimId,
-                external_id: user.externalId,
-                user_name: user.userName,
-                display_name: user.displayName,
-                email: user.email,
-                active: user.active,
-                groups: user.groups,
-              })),
-            );
-            await tx.$executeRaw`
-              INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, synced_at, deleted_at)
-              SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, now(), NULL
-              FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[])
-              ON CONFLICT (connector_id, scim_id) DO UPDATE SET
-                external_id = EXCLUDED.external_id, user_name = EXCLUDED.user_name, display_name = EXCLUDED.display_name, email = EXCLUDED.email,
-                active = EXCLUDED.active, groups = EXCLUDED.groups, synced_at = EXCLUDED.synced_at, deleted_at = NULL`;
-          }
-          if (removeGroups.length) {
-            await tx.$executeRaw`DELETE FROM directory_groups WHERE connector_id = ${connectorId}::uuid AND scim_id = ANY(${removeGroups}::text[])`;
-          }
-          for (let i = 0; i < upsertGroups.length; i += CHUNK) {
-            const rows = JSON.stringify(upsertGroups.slice(i, i + CHUNK).map((group) => ({ scim_id: group.scimId, display_name: group.displayName, members: group.members })));
-            await tx.$executeRaw`
-              INSERT INTO directory_groups (connector_id, scim_id, display_name, members, member_count, synced_at)
-              SELECT ${connectorId}::uuid, r.scim_id, r.display_name, r.members, cardinality(r.members), now()
-              FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, display_name text, members text[])
-              ON CONFLICT (connector_id, scim_id) DO UPDATE SET
-                display_name = EXCLUDED.display_name, members = EXCLUDED.members, member_count = EXCLUDED.member_count, synced_at = EXCLUDED.synced_at`;
-          }
-        },
-        { timeout: 120_000, isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
-      );
+      await db.transaction().execute(async (tx) => {
+        for (let i = 0; i < markDeleted.length; i += CHUNK) {
+          const gone = markDeleted.slice(i, i + CHUNK);
+          await tx
+            .updateTable('directory_users')
+            .set({ deleted_at: sql<Date>`now()`, synced_at: sql<Date>`now()` })
+            .where('connector_id', '=', connectorId)
+            .where('deleted_at', 'is', null)
+            .where((eb) => eb('scim_id', '=', eb.fn.any(eb.val(gone))))
+            .execute();
+        }
+        for (let i = 0; i < upsert.length; i += CHUNK) {
+          const rows = JSON.stringify(
+            upsert.slice(i, i + CHUNK).map((user) => ({
+              scim_id: user.scimId,
+              external_id: user.externalId,
+              user_name: user.userName,
+              display_name: user.displayName,
+              email: user.email,
+              active: user.active,
+              groups: user.groups,
+            })),
+          );
+          await sql`
+            INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, synced_at, deleted_at)
+            SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, now(), NULL
+            FROM jsonb_to_recordset(${rows}::jsonb)
+              AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[])
+            ON CONFLICT (connector_id, scim_id) DO UPDATE SET
+              external_id = EXCLUDED.external_id, user_name = EXCLUDED.user_name, display_name = EXCLUDED.display_name, email = EXCLUDED.email,
+              active = EXCLUDED.active, groups = EXCLUDED.groups, synced_at = EXCLUDED.synced_at, deleted_at = NULL`.execute(tx);
+        }
+        if (removeGroups.length) {
+          await tx
+            .deleteFrom('directory_groups')
+            .where('connector_id', '=', connectorId)
+            .where((eb) => eb('scim_id', '=', eb.fn.any(eb.val(removeGroups))))
+            .execute();
+        }
+        for (let i = 0; i < upsertGroups.length; i += CHUNK) {
+          const rows = JSON.stringify(
+            upsertGroups.slice(i, i + CHUNK).map((group) => ({ scim_id: group.scimId, display_name: group.displayName, members: group.members })),
+          );
+          await sql`
+            INSERT INTO directory_groups (connector_id, scim_id, display_name, members, member_count, synced_at)
+            SELECT ${connectorId}::uuid, r.scim_id, r.display_name, r.members, cardinality(r.members), now()
+            FROM jsonb_to_recordset(${rows}::jsonb) AS r(scim_id text, display_name text, members text[])
+            ON CONFLICT (connector_id, scim_id) DO UPDATE SET
+              display_name = EXCLUDED.display_name, members = EXCLUDED.members, member_count = EXCLUDED.member_count,
+              synced_at = EXCLUDED.synced_at`.execute(tx);
+        }
+      });
     },
   };
 }

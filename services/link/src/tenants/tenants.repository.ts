@@ -1,9 +1,9 @@
-import { listCountSql, sqlRows, type SqlQuery } from '@msp/db';
+import { afterKeyOf, inListOrder, listCount, listPage, rawSqlOverKysely, uniqueViolation } from '@msp/db';
 import type { RecordChange } from '@msp/events';
-import type { ListWindow } from '@msp/http';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../lists';
-import { lockRow, violatedUniqueConstraint, type Db } from '../db';
+import { unknownAfterItem, type ListWindow } from '@msp/http';
+import type { Selectable } from 'kysely';
+import type { ManagedTenant } from '../generated/kysely/database';
+import type { Db } from '../db';
 import type { TenantStatus } from './tenant.schemas';
 
 export interface TenantRecord {
@@ -39,27 +39,12 @@ export class DuplicateDomainError extends Error {
 // Named in the migration by Prisma's convention for @@unique([ownerTenantId, domain]).
 const DOMAIN_PER_OWNER_KEY = 'managed_tenants_owner_tenant_id_domain_key';
 
-const columns = { id: true, name: true, domain: true, clientId: true, status: true, createdAt: true, updatedAt: true } as const;
+const COLUMNS = ['id', 'name', 'domain', 'client_id', 'status', 'created_at', 'updated_at'] as const;
 
-/*
- * The list and the single read are plain SQL on the pool under Prisma (sqlRows of @msp/db): a
- * batch of findMany and count in a Prisma transaction cost several times the CPU of the same
- * SELECTs through pg (bench/README.md, issue 12). Writes keep the model API.
- */
-const TENANT_COLUMNS = Prisma.sql`id, name, domain, client_id, status::text AS status, created_at, updated_at`;
+const NEWEST_FIRST = { columns: ['created_at', 'id'], direction: 'desc' } as const;
 
-interface TenantSqlRow {
-  id: string;
-  name: string;
-  domain: string;
-  client_id: string;
-  status: TenantStatus;
-  created_at: string | Date;
-  updated_at: string | Date;
-}
-
-function fromSql(row: TenantSqlRow): TenantRecord {
-  return { id: row.id, name: row.name, domain: row.domain, clientId: row.client_id, status: row.status, createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at) };
+function toTenant(row: Pick<Selectable<ManagedTenant>, (typeof COLUMNS)[number]>): TenantRecord {
+  return { id: row.id, name: row.name, domain: row.domain, clientId: row.client_id, status: row.status, createdAt: row.created_at, updatedAt: row.updated_at };
 }
 
 /**
@@ -67,34 +52,49 @@ function fromSql(row: TenantSqlRow): TenantRecord {
  * owner's rows are simply not found.
  */
 export function createTenantsRepository(db: Db) {
-  const rows = sqlRows(db, db.pool);
+  const ownedBy = (ownerTenantId: string) => db.selectFrom('managed_tenants').where('owner_tenant_id', '=', ownerTenantId);
+
   return {
     /**
-     * A page and its exact total in one round trip (keysetListPage); newest first. The total of the
-     * whole list or of one filter is a counter of list_counts; both filters at once count the rows
-     * (through the client's index, bounded by the client's tenants).
+     * A page, newest first, and its exact total. The total of the whole list or of one filter is a
+     * counter of list_counts; both filters at once count the rows (through the client's index,
+     * bounded by the client's tenants).
      */
     async list(ownerTenantId: string, filter: TenantFilter, window: ListWindow): Promise<{ items: TenantRecord[]; total: number }> {
-      const scope = Prisma.sql`owner_tenant_id = ${ownerTenantId}::uuid`;
-      const filters = [
-        ...(filter.status === undefined ? [] : [Prisma.sql`status = ${filter.status}::managed_tenant_status`]),
-        ...(filter.clientId === undefined ? [] : [Prisma.sql`client_id = ${filter.clientId}::uuid`]),
-      ];
-      const total: SqlQuery =
-        filter.status !== undefined && filter.clientId !== undefined
-          ? Prisma.sql`SELECT count(*) FROM managed_tenants WHERE ${Prisma.join([scope, ...filters], ' AND ')}`
-          : listCountSql(
-              ownerTenantId,
-              'managed_tenants',
-              filter.status !== undefined ? { dimension: 'status', value: filter.status } : filter.clientId !== undefined ? { dimension: 'client_id', value: filter.clientId } : undefined,
-            );
-      const { items, total: counted } = await lists.keysetListPage<TenantSqlRow>(rows, window, { table: 'managed_tenants', select: TENANT_COLUMNS, scope, filters, columns: ['created_at', 'id'], direction: 'desc', total });
-      return { items: items.map(fromSql), total: counted };
+      let rows = ownedBy(ownerTenantId);
+      if (filter.status !== undefined) rows = rows.where('status', '=', filter.status);
+      if (filter.clientId !== undefined) rows = rows.where('client_id', '=', filter.clientId);
+      const filtered = rows;
+      const { items, total } = await listPage({
+        window,
+        afterKey: (id) => afterKeyOf(ownedBy(ownerTenantId), NEWEST_FIRST, id),
+        page: (key) => inListOrder(filtered.select(COLUMNS), NEWEST_FIRST, window, key).execute(),
+        total: async () => {
+          if (filter.status !== undefined && filter.clientId !== undefined) {
+            return (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count;
+          }
+          const counted =
+            filter.status !== undefined
+              ? { dimension: 'status', value: filter.status }
+              : filter.clientId !== undefined
+                ? { dimension: 'client_id', value: filter.clientId }
+                : {};
+          return listCount(db, { tenantId: ownerTenantId, list: 'managed_tenants', ...counted });
+        },
+        unknownAfter: unknownAfterItem,
+      });
+      return { items: items.map(toTenant), total };
     },
 
     async findById(ownerTenantId: string, id: string): Promise<TenantRecord | null> {
-      const [row] = await rows<TenantSqlRow>(Prisma.sql`SELECT ${TENANT_COLUMNS} FROM managed_tenants WHERE id = ${id}::uuid AND owner_tenant_id = ${ownerTenantId}::uuid`);
-      return row ? fromSql(row) : null;
+      const row = await ownedBy(ownerTenantId).select(COLUMNS).where('id', '=', id).executeTakeFirst();
+      return row ? toTenant(row) : null;
+    },
+
+    /** The owner's managed tenant of a DNS domain (any case). */
+    async findByDomain(ownerTenantId: string, domain: string): Promise<TenantRecord | null> {
+      const row = await ownedBy(ownerTenantId).select(COLUMNS).where('domain', '=', domain.toLowerCase()).executeTakeFirst();
+      return row ? toTenant(row) : null;
     },
 
     /** Null when the owner has no such tenant; else `record` is given the tenant before and after, in the transaction. */
@@ -104,11 +104,26 @@ export function createTenantsRepository(db: Db) {
       changes: { name?: string; status?: TenantStatus },
       record: RecordChange<{ before: TenantRecord; after: TenantRecord }>,
     ): Promise<TenantRecord | null> {
-      return db.$transaction(async (tx) => {
-        const before = (await lockRow(tx, 'managed_tenants', id)) && (await tx.managedTenant.findFirst({ where: { id, ownerTenantId }, select: columns }));
-        if (!before) return null;
-        const after = await tx.managedTenant.update({ where: { id }, data: changes, select: columns });
-        await record(tx, { before, after });
+      return db.transaction().execute(async (tx) => {
+        // Locked before it is read: `before` is exact, and the tenant's events commit in the order of its changes.
+        const locked = await tx
+          .selectFrom('managed_tenants')
+          .select(COLUMNS)
+          .where('id', '=', id)
+          .where('owner_tenant_id', '=', ownerTenantId)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!locked) return null;
+        const before = toTenant(locked);
+        const after = toTenant(
+          await tx
+            .updateTable('managed_tenants')
+            .set({ name: changes.name, status: changes.status, updated_at: new Date() })
+            .where('id', '=', id)
+            .returning(COLUMNS)
+            .executeTakeFirstOrThrow(),
+        );
+        await record(rawSqlOverKysely(tx), { before, after });
         return after;
       });
     },
@@ -116,13 +131,19 @@ export function createTenantsRepository(db: Db) {
     /** The tenant, and `record` (its event) in the same transaction. */
     async create(ownerTenantId: string, input: NewTenant, record: RecordChange<TenantRecord>): Promise<TenantRecord> {
       try {
-        return await db.$transaction(async (tx) => {
-          const tenant = await tx.managedTenant.create({ data: { ownerTenantId, ...input }, select: columns });
-          await record(tx, tenant);
+        return await db.transaction().execute(async (tx) => {
+          const tenant = toTenant(
+            await tx
+              .insertInto('managed_tenants')
+              .values({ owner_tenant_id: ownerTenantId, name: input.name, domain: input.domain, client_id: input.clientId, status: input.status })
+              .returning(COLUMNS)
+              .executeTakeFirstOrThrow(),
+          );
+          await record(rawSqlOverKysely(tx), tenant);
           return tenant;
         });
       } catch (error) {
-        if (violatedUniqueConstraint(error) === DOMAIN_PER_OWNER_KEY) throw new DuplicateDomainError(input.domain);
+        if (uniqueViolation(error) === DOMAIN_PER_OWNER_KEY) throw new DuplicateDomainError(input.domain);
         throw error;
       }
     },

@@ -4,10 +4,12 @@ import type { Outbound } from '@msp/outbound';
 import { startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
 import { createLinkApp, type LinkSettings } from '../../src/app';
 import { createSecretBox } from '@msp/secrets';
-import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
+import { createDb, MIGRATIONS_DIR } from '../../src/db';
 import { createJobQueue } from '../../src/jobs/job-queue';
+import { storedState, type StoredState } from './stored';
 
-export type TestLink = ServiceUnderTest<Db>;
+/** link under test; its `db` is the tests' own view of the stored state (stored.ts). */
+export type TestLink = ServiceUnderTest<StoredState>;
 
 export interface StartLinkOptions {
   settings?: Partial<LinkSettings>;
@@ -31,14 +33,15 @@ export function startLink(options: StartLinkOptions = {}): Promise<TestLink> {
   return startServiceUnderTest({
     service: 'link',
     migrationsDir: MIGRATIONS_DIR,
-    createDb,
+    createDb: storedState,
     defaultScope: 'admin:tenant',
     databaseUrl: options.databaseUrl,
-    createApp: async ({ db, databaseUrl, redis, logger, settings }) => {
+    createApp: async ({ databaseUrl, redis, logger, settings }) => {
+      const database = createDb(databaseUrl);
       const log: Logger = options.logStream ? createLogger({ service: 'link', level: 'debug', stream: options.logStream }) : logger;
       const queue = createJobQueue({ databaseUrl, logger: log, pollingIntervalSeconds: 0.5, superviseIntervalSeconds: 1, stopTimeoutMs: 1000, work: options.workers !== false });
       const { app, schedule } = createLinkApp({
-        db,
+        database,
         redis,
         logger: log,
         queue,
@@ -48,7 +51,7 @@ export function startLink(options: StartLinkOptions = {}): Promise<TestLink> {
         settings: { ...settings, ...options.settings, sync: { retryDelayMs: 200, ...options.settings?.sync } },
       });
       // A database given by the test may be unreachable on purpose: the queue could not start there.
-      if (options.workers === undefined && options.databaseUrl) return { app };
+      if (options.workers === undefined && options.databaseUrl) return { app, close: () => database.close() };
       await queue.start();
       if (options.workers !== false) schedule.start();
       return {
@@ -56,6 +59,7 @@ export function startLink(options: StartLinkOptions = {}): Promise<TestLink> {
         async close() {
           schedule.stop();
           await queue.stop();
+          await database.close();
         },
       };
     },

@@ -6,7 +6,7 @@ import { freshModule, startServiceUnderTest, testOutbound, testWebhookSecrets, t
 import { createLinkApp } from '../../src/app';
 import { createSecretBox } from '@msp/secrets';
 import { advisoryResourceLock } from '@msp/db';
-import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
+import { createDb, MIGRATIONS_DIR } from '../../src/db';
 import { createDeskClient } from '../../src/desk/desk-client';
 import { createJobQueue, JOB_SCHEMA, type JobQueue } from '../../src/jobs/job-queue';
 import { createConnectorDirectories } from '../../src/connectors/connector-directories';
@@ -17,6 +17,7 @@ import { createRuns, type Runs } from '../../src/runs/runs';
 import { startRealDesk, type DeskTenant, type RealDesk } from './desk';
 import { startScimDirectory, type ScimDirectory } from './scim-directory';
 import type * as LinkApp from '../../src/app';
+import { storedState, type StoredState } from './stored';
 
 /**
  * Onboarding and offboarding end to end: link in-process with its real job queue (pg-boss in its
@@ -25,7 +26,8 @@ import type * as LinkApp from '../../src/app';
  * tokens link verifies carry desk's tenant id.
  */
 export interface RunsHarness {
-  link: { readonly app: http.RequestListener; db: Db; databaseUrl: string; token: ServiceUnderTest<Db>['token'] };
+  /** `db`: the tests' own view of link's stored state (stored.ts). */
+  link: { readonly app: http.RequestListener; db: StoredState; databaseUrl: string; token: ServiceUnderTest<StoredState>['token'] };
   desk: RealDesk;
   deskTenant: DeskTenant;
   scim: ScimDirectory;
@@ -79,14 +81,16 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
   const link = await startServiceUnderTest({
     service: 'link',
     migrationsDir: MIGRATIONS_DIR,
-    createDb,
+    createDb: storedState,
     defaultScope: 'admin:tenant',
-    createApp: async ({ db, databaseUrl, redis, logger, settings }) => {
+    createApp: async ({ databaseUrl, redis, logger, settings }) => {
+      const database = createDb(databaseUrl);
+      const { db } = database;
       async function boot() {
         const deskClient = createDeskClient({ apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret, timeoutMs: 2000 }, logger);
         jobs = createJobQueue({ databaseUrl, logger, pollingIntervalSeconds: 0.5, stopTimeoutMs: 5000, work: options.workers });
         // The app's router and the workers share one lock, as in src/index.ts.
-        const resourceLock = advisoryResourceLock(db.pool);
+        const resourceLock = advisoryResourceLock(database.pool);
         runs = createRuns({
           db,
           resourceLock,
@@ -98,7 +102,18 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           now: options.now,
         });
         defineRunQueues(jobs, runs.handlers, { maxAttempts: options.maxAttempts ?? 5, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 1 });
-        const built = createLinkApp({ db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: jobs, secrets, outbound, webhookSecrets: testWebhookSecrets(), resourceLock });
+        const built = createLinkApp({
+          database,
+          redis,
+          logger,
+          settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute },
+          runs,
+          queue: jobs,
+          secrets,
+          outbound,
+          webhookSecrets: testWebhookSecrets(),
+          resourceLock,
+        });
         app = built.app;
         await jobs.start();
         await runs.resume();
@@ -108,19 +123,41 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
         await jobs?.stop();
         await boot();
       };
-      return { get app() { return app; }, close: async () => jobs?.stop() } as { app: http.RequestListener; close(): Promise<void> };
+      return {
+        get app() {
+          return app;
+        },
+        close: async () => {
+          await jobs?.stop();
+          await database.close();
+        },
+      } as { app: http.RequestListener; close(): Promise<void> };
     },
-    // Another instance's HTTP side (its own modules and Prisma client) over the same queue and runs
+    // Another instance's HTTP side (its own modules and database pool) over the same queue and runs
     // (whose workers the first instance has defined already).
     isolated() {
       const app = freshModule<typeof LinkApp>(path.resolve(__dirname, '../../src/app'));
       return {
         // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
-        // replica has a client of its own, from the shared module.
-        createDb,
-        createApp: ({ db, redis, logger, settings }) => ({
-          app: app.createLinkApp({ db: db as Db, redis, logger, settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute }, runs, queue: { ...jobs!, define: () => undefined }, secrets, outbound, webhookSecrets: testWebhookSecrets() }).app,
-        }),
+        // tests' view of the stored state comes from the shared module.
+        createDb: storedState,
+        createApp: ({ databaseUrl, redis, logger, settings }) => {
+          const database = createDb(databaseUrl);
+          return {
+            app: app.createLinkApp({
+              database,
+              redis,
+              logger,
+              settings: { ...settings, rateLimitPerMinute: options.rateLimitPerMinute ?? settings.rateLimitPerMinute },
+              runs,
+              queue: { ...jobs!, define: () => undefined },
+              secrets,
+              outbound,
+              webhookSecrets: testWebhookSecrets(),
+            }).app,
+            close: () => database.close(),
+          };
+        },
       };
     },
   });
