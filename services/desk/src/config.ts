@@ -1,12 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsRetentionConfigProperties } from '@msp/events';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '@msp/db';
 import { ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties, loadConfig } from '@msp/http';
 import { isTimeZone } from '@msp/calendar';
 import { allowlistProblems } from '@msp/outbound';
 import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { encryptionKeyProblems } from '@msp/secrets';
 import { parseCorsOrigins } from './auth/token-cors';
+import { TIME_EXPORT_ACQUIRE_TIMEOUT_MS } from './time-entries/time-export.repository';
 import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
 
 export const DeskConfigSchema = Type.Object({
@@ -34,6 +36,16 @@ export const DeskConfigSchema = Type.Object({
   REFRESH_TOKEN_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   // The time export: a reader that stops reading would otherwise hold one of its pool's four connections until its socket closes.
   ...exportIdleTimeoutConfigProperties,
+  EXPORT_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: TIME_EXPORT_ACQUIRE_TIMEOUT_MS,
+    description: 'How long a time export waits for one of its pool\'s connections before it answers 503 with Retry-After.',
+  }),
+  DATABASE_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: DEFAULT_ACQUIRE_TIMEOUT_MS,
+    description: 'How long a request waits for a connection of desk\'s database pool before it answers 503 with Retry-After.',
+  }),
   BOOTSTRAP_CLIENT_ID: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~-]{3,128}$' })),
   BOOTSTRAP_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   BOOTSTRAP_TENANT: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),

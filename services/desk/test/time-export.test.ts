@@ -282,3 +282,94 @@ describe('GET /exports/time, readers that stop reading', () => {
     }
   });
 });
+
+describe('GET /exports/time, failed exports and a full pool', () => {
+  /** The export's pool (createTimeExportRepository): four connections. */
+  const POOL_SIZE = 4;
+  let caller: Tenant;
+  let admin: Client;
+
+  beforeAll(async () => {
+    caller = await newTenant(desk);
+    const ticket = await createTicket(http_, caller.token);
+    const user = await createUser(http_, caller.token, { name: 'Ann' });
+    await record(caller, ticket.id, user.id, 30, '2026-09-10');
+    admin = new Client({ connectionString: desk.databaseUrl });
+    await admin.connect();
+  });
+  afterAll(() => admin?.end());
+
+  const busyExportBackends = () => exportBackendsBusy(admin);
+
+  test('When more exports than the pool holds fail while their queries wait, then every connection comes back and the next export answers', async () => {
+    // Each export's query waits for this lock; then every caller goes away: POOL_SIZE + 1 failed
+    // exports, one of them still waiting for a connection of the pool.
+    const locker = new Client({ connectionString: desk.databaseUrl });
+    await locker.connect();
+    const requests: http.ClientRequest[] = [];
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE time_entries IN ACCESS EXCLUSIVE MODE');
+      for (let i = 0; i <= POOL_SIZE; i++) {
+        const req = http.get(`${desk.url}${EXPORT}?period=2026-09`, { headers: bearer(caller.token) });
+        req.on('error', () => undefined); // destroyed below, on purpose
+        requests.push(req);
+      }
+      await waitUntil(async () => {
+        const { rows } = await admin.query(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND wait_event_type = 'Lock'`,
+          [TIME_EXPORT_APPLICATION_NAME],
+        );
+        return rows.length === POOL_SIZE;
+      }, 'every connection of the export pool waits for the lock');
+
+      for (const req of requests) req.destroy();
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the failed exports let go of their connections');
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+
+    const response = await request(desk.url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token)).expect(200);
+    expect(response.text.split('\r\n')).toHaveLength(3);
+    await waitUntil(async () => (await busyExportBackends()).length === 0, 'the good export gave its connection back');
+  });
+
+  test('When every connection of the export pool stays busy past EXPORT_POOL_ACQUIRE_TIMEOUT_MS, then the next export answers 503 with Retry-After, and exports work once one is free', async () => {
+    const replica = http.createServer(await desk.replica({ exports: { idleTimeoutMs: 120_000, acquireTimeoutMs: 300 } }));
+    await new Promise<void>((resolve) => replica.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(replica.address() as AddressInfo).port}`;
+    const locker = new Client({ connectionString: desk.databaseUrl });
+    await locker.connect();
+    const held: http.ClientRequest[] = [];
+    try {
+      // Every connection of the replica's pool holds a query waiting for a lock.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE time_entries IN ACCESS EXCLUSIVE MODE');
+      for (let i = 0; i < POOL_SIZE; i++) {
+        const req = http.get(`${url}${EXPORT}?period=2026-09`, { headers: bearer(caller.token) });
+        req.on('error', () => undefined);
+        held.push(req);
+      }
+      await waitUntil(async () => (await busyExportBackends()).length === POOL_SIZE, 'the pool is full');
+
+      const busy = await request(url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token));
+
+      expect(busy.status).toBe(503);
+      expect(busy.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(busy.headers['retry-after']).toBe('5');
+      expect(busy.body).toMatchObject({ type: 'urn:msp:problem:export-capacity-exhausted', status: 503 });
+    } finally {
+      for (const req of held) req.destroy();
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    try {
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the held exports let go of their connections');
+      expect((await request(url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token)).expect(200)).text).toContain(`${HEADER}\r\n`);
+    } finally {
+      replica.closeAllConnections();
+      await new Promise((resolve) => replica.close(resolve));
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { IdParams, pageRequestOf, sendPage, sendStreamedFile, LIST_PAGES_DOC, STREAMED_FILE_IDLE_DOC, type ApiRouter, type Logger } from '@msp/http';
+import { IdParams, PROBLEM_CONTENT_TYPE, pageRequestOf, sendPage, sendStreamedFile, LIST_PAGES_DOC, STREAMED_FILE_IDLE_DOC, type ApiRouter, type Logger } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { coalesce } from '@msp/csv';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
@@ -12,7 +12,9 @@ import {
   TimeEntrySchema,
   TimeEntryRuleProblem,
   TimeExportQuery,
+  ExportBusyProblem,
 } from './time-entry.schemas';
+import { TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS, TIME_EXPORT_POOL_SIZE } from './time-export.repository';
 import { TIME_EXPORT_COLUMNS, type TimeEntriesService } from './time-entries.service';
 
 const TAGS = ['Time entries'];
@@ -28,7 +30,9 @@ const EXPORT_DESCRIPTION = [
   '`client_id` and `client_name` (the ticket\'s client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`).',
   'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection), exactly as in hr\'s payroll CSV.',
   'The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.',
-  STREAMED_FILE_IDLE_DOC,
+  `**Limits**: the exports of all tenants share a pool of ${TIME_EXPORT_POOL_SIZE} connections per instance; when none comes free within \`EXPORT_POOL_ACQUIRE_TIMEOUT_MS\` (5 s by default) the answer is 503 with \`Retry-After\`. ` +
+    'An export still running when the service shuts down is cut short (an incomplete file: export again); one still waiting for its first row answers 503 with `Retry-After`. ' +
+    STREAMED_FILE_IDLE_DOC,
 ].join('\n');
 
 export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: TimeEntriesService; logger: Logger; idleTimeoutMs: number }) {
@@ -159,6 +163,14 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
         contentType: ['text/csv'],
         headers: { 'Content-Disposition': { description: '`attachment; filename="time-YYYY-MM.csv"`.', schema: { type: 'string' } } },
       },
+      503: {
+        description: 'Every connection of the export\'s pool stayed busy for `EXPORT_POOL_ACQUIRE_TIMEOUT_MS` (other exports are running), or the service is shutting down. Retry after `Retry-After` seconds.',
+        schema: ExportBusyProblem,
+        contentType: PROBLEM_CONTENT_TYPE,
+        headers: {
+          'Retry-After': { description: `Seconds to wait before trying again (${TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS}).`, schema: { type: 'integer', examples: [TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS] } },
+        },
+      },
     },
     handler: async (req, res, { query }) => {
       await sendStreamedFile(
@@ -167,8 +179,10 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
         'time export',
         { period: query.period },
         async (signal) => {
+          // The last stage is made before the export opens its cursor: nothing fails after it.
+          const blocks = coalesce();
           const file = await timeEntries.openExport(tenantOf(req), query.period, signal);
-          return { contentType: file.contentType, filename: file.filename, stages: [file.rows, file.writer, coalesce()] };
+          return { contentType: file.contentType, filename: file.filename, stages: [file.rows, file.writer, blocks] };
         },
         { idleTimeoutMs },
       );

@@ -130,14 +130,16 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
       });
     },
 
-    /** The month's billable time as CSV; `signal`: the caller went away, a query still on its way to the first row is cancelled. */
+    /**
+     * The month's billable time as CSV; `signal`: the caller went away, a query still on its way to
+     * the first row is cancelled. Everything that can fail is made before the cursor opens, so that
+     * nothing can leave an open cursor behind; from then on the caller owns it (sendStreamedFile
+     * destroys every stage on every path).
+     */
     async openExport(tenantId: string, period: string, signal?: AbortSignal): Promise<TimeExportFile> {
-      return {
-        contentType: 'text/csv; charset=utf-8',
-        filename: `time-${period}.csv`,
-        rows: await timeExport.rows(tenantId, period, signal),
-        writer: createCsvStream<TimeExportRow>({ columns: TIME_EXPORT_COLUMNS, cells: (row) => TIME_EXPORT_COLUMNS.map((column) => row[column]) }),
-      };
+      const writer = createCsvStream<TimeExportRow>({ columns: TIME_EXPORT_COLUMNS, cells: (row) => TIME_EXPORT_COLUMNS.map((column) => row[column]) });
+      const file = { contentType: 'text/csv; charset=utf-8', filename: `time-${period}.csv`, writer };
+      return { ...file, rows: await timeExport.rows(tenantId, period, signal) };
     },
   };
 }

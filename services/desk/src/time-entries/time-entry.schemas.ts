@@ -145,3 +145,29 @@ export const TimeEntryRuleProblem = businessRuleProblem(
     errors: [{ field: 'user_id', message: 'does not name an active user of your tenant' }],
   },
 );
+
+export const ExportBusyProblem = named(
+  'TimeExportBusyProblem',
+  Type.Object(
+    {
+      type: Type.String({ description: '`urn:msp:problem:export-capacity-exhausted`, or `urn:msp:problem:shutting-down` when the service stops before the export began.' }),
+      title: Type.String(),
+      status: Type.Literal(503),
+      detail: Type.String(),
+      request_id: Type.String(),
+    },
+    {
+      additionalProperties: true,
+      description: 'RFC 9457 problem document: no export now (every connection of the time export is busy, or the service is shutting down); retry after `Retry-After` seconds.',
+      examples: [
+        {
+          type: 'urn:msp:problem:export-capacity-exhausted',
+          title: 'Service Unavailable',
+          status: 503,
+          detail: 'Every connection of the time export is busy (4 exports at once) and none came free within 5000 ms. Retry after the time given in Retry-After.',
+          request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
+        },
+      ],
+    },
+  ),
+);

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { createStreamPool } from '@msp/db';
+import { createStreamPool, StreamPoolBusyError } from '@msp/db';
+import { AppError } from '@msp/http';
 
 /** How the export's connections show up in pg_stat_activity (operators, and the disconnect test). */
 export const TIME_EXPORT_APPLICATION_NAME = 'desk-time-export';
@@ -37,17 +38,42 @@ SELECT s.client_id, c.name::text AS client_name, t.number AS ticket_number, t.ti
   JOIN users u ON u.id = s.user_id
  ORDER BY c.name, c.id, t.number, u.name, u.id`;
 
+/** Connections of the export's pool: at most this many exports stream at once per instance. */
+export const TIME_EXPORT_POOL_SIZE = 4;
+/** How long an export waits for one of them when configuration says nothing (EXPORT_POOL_ACQUIRE_TIMEOUT_MS). */
+export const TIME_EXPORT_ACQUIRE_TIMEOUT_MS = 5_000;
+/** What a caller that found the pool full is told to wait before trying again. */
+export const TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;
+
+export interface TimeExportRepositoryOptions {
+  /** How long an export waits for a connection of its pool before it answers 503 (TIME_EXPORT_ACQUIRE_TIMEOUT_MS when not given). */
+  acquireTimeoutMs?: number;
+}
+
 /**
  * Streams the export from a pool of its own on desk's database (@msp/db's stream pool: Prisma
  * cannot hand out a cursor), so long downloads never hold the connections the API's requests need.
  */
-export function createTimeExportRepository(databaseUrl: string) {
-  const pool = createStreamPool({ databaseUrl, applicationName: TIME_EXPORT_APPLICATION_NAME, size: 4 });
+export function createTimeExportRepository(databaseUrl: string, options: TimeExportRepositoryOptions = {}) {
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? TIME_EXPORT_ACQUIRE_TIMEOUT_MS;
+  const pool = createStreamPool({ databaseUrl, applicationName: TIME_EXPORT_APPLICATION_NAME, size: TIME_EXPORT_POOL_SIZE, acquireTimeoutMs });
 
   return {
-    /** The month's rows (object mode, {@link TimeExportRow}), streamed as the database produces them. */
-    rows(tenantId: string, period: string, signal?: AbortSignal): Promise<Readable> {
-      return pool.rows(TIME_EXPORT_SQL, [tenantId, period], { signal });
+    /**
+     * The month's rows (object mode, {@link TimeExportRow}), streamed as the database produces them;
+     * a 503 problem with Retry-After when no connection of the pool came free within the acquire timeout.
+     */
+    async rows(tenantId: string, period: string, signal?: AbortSignal): Promise<Readable> {
+      try {
+        return await pool.rows(TIME_EXPORT_SQL, [tenantId, period], { signal });
+      } catch (error) {
+        if (!(error instanceof StreamPoolBusyError)) throw error;
+        throw new AppError(
+          503,
+          `Every connection of the time export is busy (${TIME_EXPORT_POOL_SIZE} exports at once) and none came free within ${acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
+          { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS) }, cause: error },
+        );
+      }
     },
 
     close(): Promise<void> {
