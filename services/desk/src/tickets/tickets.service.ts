@@ -205,7 +205,10 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
     async bulkUpdate(tenantId: string, { ids, changes, if_match: ifMatch = {} }: BulkChanges): Promise<BulkOutcome[]> {
       const strangers = Object.keys(ifMatch).filter((id) => !ids.includes(id));
       if (strangers.length) {
-        throw badRequest('if_match names ids that are not in ids.', { errors: strangers.map((id) => ({ field: `if_match.${id}`, message: 'is not in ids' })) });
+        throw validationFailed(
+          strangers.map((id) => ({ field: `if_match.${id}`, message: 'is not in ids' })),
+          'if_match names ids that are not in ids.',
+        );
       }
       const outcomes: BulkOutcome[] = [];
       for (const id of ids) {
