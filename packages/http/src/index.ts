@@ -6,7 +6,7 @@ export { requestContext, currentContext, recordActor, runAs, type Actor, type Re
 export { createLogger, type Logger } from './logger';
 export { errorHandler, isDatabaseOutage, notFoundHandler, toProblem, sendProblem, PROBLEM_CONTENT_TYPE, type ProblemDocument } from './problem';
 export { named } from './schema-names';
-export { compileValidator, toFieldErrors } from './validation';
+export { compileValidator, toFieldErrors, UUID_PATTERN } from './validation';
 export { createApiRouter, resourceLockKey, type ApiRouter, type ResourceLock, type RouteSpec, type RouteInput } from './api-router';
 export { buildOpenApiDocument, type OpenApiInfo, type OutgoingWebhookDoc, type ResponseSpec } from './openapi';
 export { docsContentSecurityPolicy } from './docs';
