@@ -40,7 +40,7 @@ function expectedEvent(caller: Tenant, response: request.Response, type: string,
 
 const get = async (caller: Tenant, path: string) => (await http.get(`${BASE}${path}`).set(bearer(caller.token)).expect(200)).body;
 
-test('The catalogue names the eighteen events desk records', () => {
+test('The catalogue names the nineteen events desk records', () => {
   expect(deskEvents.names).toEqual([
     'ticket.created',
     'ticket.updated',
@@ -50,6 +50,7 @@ test('The catalogue names the eighteen events desk records', () => {
     'client.created',
     'client.updated',
     'user.created',
+    'user.updated',
     'user.deactivated',
     'time_entry.created',
     'time_entry.updated',
