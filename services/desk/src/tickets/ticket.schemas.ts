@@ -138,7 +138,7 @@ export const TicketFiltersSchema = Type.Object(
         minLength: 1,
         maxLength: 200,
         description:
-          'Full-text search in the title, the description and the comments (internal ones too), German and English: every word must occur ' +
+          'Full-text search in the title, the description and the comments (internal ones too; of a thread longer than 100,000 characters, its newest comments up to that), German and English: every word must occur ' +
           '(in any inflection, umlauts as typed), the last one also as a prefix (`netw` finds `network`). Combines with the other filters; ' +
           'ordered by relevance (title over description over comments, then newest first) unless `sort` is given. ' +
           `A search looks at the ${SEARCH_WINDOW_TEXT} newest tickets that match it and the other filters: it ranks (or sorts) those, ` +
