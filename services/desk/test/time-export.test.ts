@@ -9,7 +9,7 @@ import type { TestDesk } from './support/desk';
 import { BASE, bearer, createClient, createTicket, createUser, newTenant, snapshot, startHelpdesk } from './support/helpdesk';
 
 const EXPORT = `${BASE}/exports/time`;
-const HEADER = 'client_id,client_name,ticket_number,ticket_title,user_id,user_name,billable_minutes,hours';
+const HEADER = 'client_id,client_name,ticket_number,ticket_title,user_id,user_name,billable_minutes,hours,currency,hourly_rate,amount';
 
 let desk: TestDesk;
 let http_: Api;
@@ -56,10 +56,10 @@ describe('GET /exports/time', () => {
     expect(response.text).toBe(
       [
         HEADER,
-        `${acme.id},"Acme, Inc.",${acmeFirst.number},Printer jams,${bob.id},"Bob ""the fixer""",45,0.75`,
-        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${ann.id},Ann,80,1.33`,
-        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${bob.id},"Bob ""the fixer""",20,0.33`,
-        `${beta.id},Beta Bau,${betaTicket.number},Server room,${ann.id},Ann,1,0.02`,
+        `${acme.id},"Acme, Inc.",${acmeFirst.number},Printer jams,${bob.id},"Bob ""the fixer""",45,0.75,EUR,,`,
+        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${ann.id},Ann,80,1.33,EUR,,`,
+        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${bob.id},"Bob ""the fixer""",20,0.33,EUR,,`,
+        `${beta.id},Beta Bau,${betaTicket.number},Server room,${ann.id},Ann,1,0.02,EUR,,`,
         '',
       ].join('\r\n'),
     );
@@ -79,8 +79,8 @@ describe('GET /exports/time', () => {
     // (fast-csv quotes a field holding a `|` too: still RFC 4180, as in hr's payroll CSV.)
     expect(response.text.split('\r\n')).toEqual([
       HEADER,
-      `${client.id},"'=HYPERLINK(""http://evil.example"",""Click"")",${ticket.number},"'+cmd|' /C calc'!A0",${other.id},'-2+3,30,0.50`,
-      `${client.id},"'=HYPERLINK(""http://evil.example"",""Click"")",${ticket.number},"'+cmd|' /C calc'!A0",${user.id},'@SUM(A1),30,0.50`,
+      `${client.id},"'=HYPERLINK(""http://evil.example"",""Click"")",${ticket.number},"'+cmd|' /C calc'!A0",${other.id},'-2+3,30,0.50,EUR,,`,
+      `${client.id},"'=HYPERLINK(""http://evil.example"",""Click"")",${ticket.number},"'+cmd|' /C calc'!A0",${user.id},'@SUM(A1),30,0.50,EUR,,`,
       '',
     ]);
   });
@@ -93,7 +93,7 @@ describe('GET /exports/time', () => {
     const user = await createUser(http_, caller.token, { name: 'Leaver' });
     await record(caller, ticket.id, user.id, 90, '2026-11-10');
     await http_.delete(`${BASE}/users/${user.id}`).set(bearer(caller.token)).expect(204);
-    expect((await exportOf(caller, 'period=2026-11').expect(200)).text).toContain(`,${user.id},Leaver,90,1.50\r\n`);
+    expect((await exportOf(caller, 'period=2026-11').expect(200)).text).toContain(`,${user.id},Leaver,90,1.50,EUR,,\r\n`);
   });
 
   test.each([
@@ -155,9 +155,9 @@ describe('GET /exports/time, streamed', () => {
     const lines = response.text.split('\r\n');
     expect(lines.at(-1)).toBe('');
     expect(lines.length - 2).toBe(TICKETS * 2);
-    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},Big Client,1,Ticket 1,${users[0]},Ann,75,1\\.25$`));
-    expect(lines[2]).toMatch(new RegExp(`,Big Client,1,Ticket 1,${users[1]},Bob,75,1\\.25$`));
-    expect(lines.at(-2)).toMatch(new RegExp(`,Big Client,${TICKETS},Ticket ${TICKETS},${users[1]},Bob,75,1\\.25$`));
+    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},Big Client,1,Ticket 1,${users[0]},Ann,75,1\\.25,EUR,,$`));
+    expect(lines[2]).toMatch(new RegExp(`,Big Client,1,Ticket 1,${users[1]},Bob,75,1\\.25,EUR,,$`));
+    expect(lines.at(-2)).toMatch(new RegExp(`,Big Client,${TICKETS},Ticket ${TICKETS},${users[1]},Bob,75,1\\.25,EUR,,$`));
     await waitUntil(async () => (await busyExportBackends()).length === 0, 'the export connection is back in its pool');
   });
 

@@ -23,11 +23,14 @@ const ORDER = 'Ordered by `date` descending (the day worked, latest first), then
 const USER_PROBLEM = '`user_id` names no active user of the tenant (`urn:msp:problem:unknown-reference`, `errors[0].field` is `user_id`).';
 
 const EXPORT_DESCRIPTION = [
-  'The billable time of one month for invoicing: one row per client, ticket and technician with the minutes of their **billable** entries dated in the month summed (non-billable entries are left out; a combination with none has no row).',
-  'Rows are ordered by client name, then ticket number, then technician name. Names and titles are the current ones; a deactivated technician keeps their rows.',
+  'The billable time of one month for invoicing: one row per client, ticket, technician and price (currency and hourly rate) with the minutes of their **billable** entries dated in the month summed (non-billable entries are left out; a combination with none has no row). Entries priced apart (their own `hourly_rate`) make a row of their own.',
+  'Rows are ordered by client name, then ticket number, then technician name, then currency and rate. Names and titles are the current ones; a deactivated technician keeps their rows.',
   '',
   `\`text/csv; charset=utf-8\`, RFC 4180 (comma, CRLF after every record, double quotes where a field needs them), a header row (also when the month has no billable time), file name \`time-YYYY-MM.csv\`. Columns: ${TIME_EXPORT_COLUMNS.map((c) => `\`${c}\``).join(', ')}:`,
-  '`client_id` and `client_name` (the ticket\'s client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`).',
+  '`client_id` and `client_name` (the ticket\'s client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`), ' +
+    '`currency` (ISO 4217, the entries\' currency), `hourly_rate` (the entries\' rate in minor units, cents, per hour; empty for entries without a rate) and `amount` (in minor units, an integer: ' +
+    '`billable_minutes` × `hourly_rate` / 60 rounded half up to the minor unit once per row, as an invoice line is; empty without a rate). 80 minutes at 9500 (95.00 EUR an hour) is 12667 (126.67 EUR). ' +
+    'A row\'s amount may differ by a minor unit from the sum of its entries\' own `amount`s, each of which is rounded on its own.',
   'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection), exactly as in hr\'s payroll CSV.',
   'The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.',
   `**Limits**: the exports of all tenants share a pool of ${TIME_EXPORT_POOL_SIZE} connections per instance; when none comes free within \`EXPORT_POOL_ACQUIRE_TIMEOUT_MS\` (5 s by default) the answer is 503 with \`Retry-After\`. ` +

@@ -16,27 +16,37 @@ export interface TimeExportRow {
   billable_minutes: string;
   /** Decimal hours rounded to two decimals, PostgreSQL's numeric text (`1.25`): exact, never a float. */
   hours: string;
+  /** ISO 4217 code of the rate and the amount. */
+  currency: string;
+  /** Minor units per hour, or null for entries without a rate. */
+  hourly_rate: string | null;
+  /** billable_minutes × hourly_rate / 60 in minor units, rounded half up once for the line; null without a rate. */
+  amount: string | null;
 }
 
 /**
- * The billable minutes of one tenant's month per client, ticket and technician, summed on the
- * (tenant_id, date) index before anything is joined, and ordered by client name, ticket number,
- * technician name (ids break ties between equal names). $1 tenant, $2 the month (`YYYY-MM`).
+ * The billable minutes of one tenant's month per client, ticket, technician and price (currency
+ * and hourly rate: one line per rate, so an entry priced apart is a line of its own), summed on
+ * the (tenant_id, date) index before anything is joined, and ordered by client name, ticket
+ * number, technician name (ids break ties between equal names), then currency and rate (no rate
+ * last). A line's amount is its minutes at its rate, rounded half up to the minor unit once, as an
+ * invoice line's: billable_minutes × hourly_rate / 60. $1 tenant, $2 the month (`YYYY-MM`).
  */
 export const TIME_EXPORT_SQL = `
 WITH sums AS (
-  SELECT client_id, ticket_id, user_id, sum(minutes) AS minutes
+  SELECT client_id, ticket_id, user_id, currency, hourly_rate, sum(minutes) AS minutes
     FROM time_entries
    WHERE tenant_id = $1::uuid AND date >= ($2::text || '-01')::date AND date < (($2::text || '-01')::date + interval '1 month')::date AND billable
-   GROUP BY client_id, ticket_id, user_id
+   GROUP BY client_id, ticket_id, user_id, currency, hourly_rate
 )
 SELECT s.client_id, c.name::text AS client_name, t.number AS ticket_number, t.title AS ticket_title,
-       s.user_id, u.name AS user_name, s.minutes::text AS billable_minutes, round(s.minutes / 60.0, 2)::text AS hours
+       s.user_id, u.name AS user_name, s.minutes::text AS billable_minutes, round(s.minutes / 60.0, 2)::text AS hours,
+       s.currency, s.hourly_rate::text AS hourly_rate, ((s.minutes * s.hourly_rate + 30) / 60)::text AS amount
   FROM sums s
   JOIN clients c ON c.id = s.client_id
   JOIN tickets t ON t.id = s.ticket_id
   JOIN users u ON u.id = s.user_id
- ORDER BY c.name, c.id, t.number, u.name, u.id`;
+ ORDER BY c.name, c.id, t.number, u.name, u.id, s.currency, s.hourly_rate NULLS LAST`;
 
 /** Connections of the export's pool: at most this many exports stream at once per instance. */
 export const TIME_EXPORT_POOL_SIZE = 4;
