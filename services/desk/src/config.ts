@@ -7,14 +7,14 @@ import { isTimeZone } from '@msp/calendar';
 import { allowlistProblems } from '@msp/outbound';
 import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { encryptionKeyProblems } from '@msp/secrets';
-import { parseCorsOrigins } from './auth/token-cors';
+import { DEFAULT_PORTS, parseCorsOrigins } from './auth/token-cors';
 import { TIME_EXPORT_ACQUIRE_TIMEOUT_MS } from './time-entries/time-export.repository';
 import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
 
 export const DeskConfigSchema = Type.Object({
   ...commonConfigProperties,
   ...eventsRetentionConfigProperties,
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001 }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: DEFAULT_PORTS.desk }),
   DATA_DIR: Type.String({ default: '.data' }),
   JWT_PRIVATE_KEY: Type.Optional(Type.String({ description: 'PEM (PKCS#8 or SEC1/PKCS#1) of an EC P-256 or RSA key.' })),
   JWT_PRIVATE_KEY_FILE: Type.Optional(Type.String()),
@@ -51,6 +51,10 @@ export const DeskConfigSchema = Type.Object({
   BOOTSTRAP_TENANT: Type.String({ default: 'default', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
   DEV_CLIENT_FILE: Type.Optional(Type.String()),
   CORS_ORIGINS: Type.Optional(Type.String({ description: 'Comma-separated origins whose pages may call the token endpoint from a browser.' })),
+  // Where link's and hr's reference pages are served in development (`pnpm start` passes its
+  // LINK_PORT and HR_PORT on): desk's default CORS_ORIGINS follow them and its own PORT.
+  LINK_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: DEFAULT_PORTS.link }),
+  HR_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: DEFAULT_PORTS.hr }),
   DEFAULT_TIME_ZONE: Type.String({
     default: 'Europe/Berlin',
     description: 'IANA time zone of the tenants\' calendar days (a time entry\'s default date is today there).',
@@ -118,7 +122,7 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
   const config = loadConfig(DeskConfigSchema, env);
   const problems: string[] = [];
   const serviceClients = parseServiceClients(config.SERVICE_CLIENTS, problems);
-  const corsOrigins = parseCorsOrigins(config.CORS_ORIGINS, config.NODE_ENV, problems);
+  const corsOrigins = parseCorsOrigins(config.CORS_ORIGINS, config.NODE_ENV, problems, { desk: config.PORT, link: config.LINK_PORT, hr: config.HR_PORT });
   const previousPublicKeys = parsePreviousPublicKeys(config.JWT_PREVIOUS_PUBLIC_KEYS, problems);
   if (config.BOOTSTRAP_CLIENT_ID && serviceClients.some((c) => c.client_id === config.BOOTSTRAP_CLIENT_ID)) {
     problems.push('SERVICE_CLIENTS names the BOOTSTRAP_CLIENT_ID; a client is either of a tenant or a service client');
