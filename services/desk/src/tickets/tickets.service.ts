@@ -259,9 +259,9 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
           });
         }
         const now = new Date();
+        await tx.tickets.moveActivity(tenantId, sourceIds, target);
         for (const id of sourceIds) {
           const source = locked.get(id)!;
-          await tx.tickets.moveActivity(tenantId, id, target);
           const timestamps = timestampsFor(source.status, 'closed', now);
           const written = await tx.tickets.update(tenantId, id, { status: 'closed', ...timestamps, mergedIntoId: targetId }, now);
           const closed = await sla.onTicketChanged(tx, tenantId, source, { ...written, sla: source.sla }, now);
