@@ -114,7 +114,6 @@ const FORMAT_NAMES: Record<string, string> = {
   'hh-mm-start': 'time of day (HH:MM, 00:00–23:59)',
   'year-month': 'month (YYYY-MM)',
   date: 'date (YYYY-MM-DD)',
-  uuid: 'id (UUID)',
 };
 
 function pathToField(instancePath: string): string {
@@ -177,7 +176,7 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined, location
     if (error.keyword === 'propertyNames') continue;
     if (propertyName !== undefined) {
       field = join(field, propertyName);
-      message = error.keyword === 'format' ? `is not a valid ${FORMAT_NAMES[String(error.params.format)] ?? error.params.format} as a key` : `is not a valid key: ${message}`;
+      message = error.keyword === 'format' ? `is not a valid key: it must be a valid ${error.params.format === 'uuid' ? 'id (UUID)' : (FORMAT_NAMES[String(error.params.format)] ?? error.params.format)}` : `is not a valid key: ${message}`;
     }
     switch (propertyName === undefined ? error.keyword : 'propertyName') {
       case 'required':
