@@ -1,5 +1,5 @@
 import { LINK_HEADER, pageRequestOf, sendPage, unprocessable, unprocessableResponse, validationFailed, type ApiRouter } from '@msp/http';
-import { AuditEventPageSchema, AuditQuery } from './audit.schemas';
+import { AuditEventPageSchema, auditQuery } from './audit.schemas';
 import type { AuditRepository } from './audit.repository';
 
 /** `type` split into its event types, each one of `known` and each once (else a 400 naming `type`). */
@@ -31,7 +31,7 @@ export function registerAuditRoutes(api: ApiRouter, audit: AuditRepository, even
       'default 400) are removed, except those with a webhook delivery still pending.',
     tags: ['Audit'],
     scope: 'admin:tenant',
-    query: AuditQuery,
+    query: auditQuery(eventTypes),
     responses: {
       200: { description: 'A page of audit events.', schema: AuditEventPageSchema, headers: LINK_HEADER },
       422: unprocessableResponse('`to` is not after `from`.'),
