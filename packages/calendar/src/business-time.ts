@@ -1,12 +1,15 @@
 /**
  * Business-hours calendars: when a clock that only runs in opening hours (an SLA) reaches a number
- * of minutes, and how many such minutes lie between two instants. The work goes a day at a time,
- * never a minute: each day gives a few intervals of real instants, so a daylight-saving change, a
- * holiday or a closed day is just a shorter, or an empty, day.
+ * of minutes, and how many such minutes lie between two instants. Nothing goes a minute, nor a day,
+ * at a time: the timeline is cut where the zone's offset changes (twice a year where clocks change),
+ * and each piece of one offset is a span of wall-clock time, whose business minutes are whole
+ * weeks times the week's minutes, the days left over, less the holidays and closed days inside.
+ * So a daylight-saving change, a holiday or a closed day is just a shorter, or an empty, day, and
+ * the work grows with the years a span covers (their holidays), not with its days.
  */
-import { WEEKDAYS, fromEpochDay, isDateString, type Weekday } from './dates';
-import { GERMAN_STATES, assertRegion, isHolidayUnchecked, type GermanState, type HolidayRegion } from './holidays';
-import { isTimeZone, offsetAt } from './zone';
+import { WEEKDAYS, isDateString, type Weekday } from './dates';
+import { GERMAN_STATES, assertRegion, holidayEpochDays, type GermanState, type HolidayRegion } from './holidays';
+import { isTimeZone, nextOffsetChange, offsetAt } from './zone';
 
 export interface BusinessInterval {
   /** 'HH:MM', local time of the calendar's zone. */
@@ -42,9 +45,32 @@ export interface FieldError {
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-/** How far a clock may look for enough open time before it gives up: past that, the calendar is broken. */
-const MAX_DAYS = 366 * 100;
 const TIME_PATTERN = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** How far a business clock looks for enough open time (100 years): past that it gives up (BusinessTimeRangeError). */
+export const BUSINESS_TIME_HORIZON_DAYS = 36_525;
+/** The last instant a clock can answer: the API's instants are in the years 0001–9999. */
+export const LAST_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * A business clock that cannot be answered: the calendar gives too few business minutes within
+ * BUSINESS_TIME_HORIZON_DAYS of the start (`horizon`), or the answer lies after 9999-12-31
+ * (`last-instant`). `limit` names the bound in words, for a 422 to the caller.
+ */
+export class BusinessTimeRangeError extends RangeError {
+  constructor(
+    readonly code: 'horizon' | 'last-instant',
+    readonly limit: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BusinessTimeRangeError';
+  }
+}
+
+export function isBusinessTimeRangeError(error: unknown): error is BusinessTimeRangeError {
+  return error instanceof BusinessTimeRangeError;
+}
 
 /** Minutes after midnight of an 'HH:MM' (00:00–23:59, and '24:00' if `end`), or null. */
 export function parseTime(value: unknown, end = false): number | null {
@@ -56,84 +82,142 @@ export function parseTime(value: unknown, end = false): number | null {
 
 interface Compiled {
   timeZone: string;
-  week: Record<Weekday, Array<[number, number]>>;
+  /** Open intervals per weekday (0 Monday … 6 Sunday), in ms after midnight, in order. */
+  week: Array<Array<[number, number]>>;
+  /** The open ms of each weekday, and of the whole week. */
+  dayMs: number[];
+  weekMs: number;
   region: HolidayRegion | null;
-  closed: Set<string>;
+  /** The closed days as days since 1970-01-01, in order. */
+  closed: number[];
+}
+
+/** Monday 0 … Sunday 6 of a day since 1970-01-01 (a Thursday). */
+const weekdayOf = (epochDay: number) => (((epochDay + 3) % 7) + 7) % 7;
+const yearOfDay = (epochDay: number) => new Date(epochDay * DAY_MS).getUTCFullYear();
+
+/** Epoch days of 'YYYY-MM-DD' strings, unchecked (the calendar was validated). */
+function epochDayOfDate(date: string): number {
+  const utc = new Date(0);
+  utc.setUTCFullYear(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
+  return utc.getTime() / DAY_MS;
 }
 
 function compile(calendar: BusinessCalendar): Compiled {
-  const week = {} as Compiled['week'];
-  let open = false;
-  for (const day of WEEKDAYS) {
-    week[day] = (calendar.hours[day] ?? [])
-      .map((interval): [number, number] => [parseTime(interval.start) ?? NaN, parseTime(interval.end, true) ?? NaN])
+  const week = WEEKDAYS.map((day) => {
+    const intervals = (calendar.hours[day] ?? [])
+      .map((interval): [number, number] => [(parseTime(interval.start) ?? NaN) * MINUTE_MS, (parseTime(interval.end, true) ?? NaN) * MINUTE_MS])
       .sort((a, b) => a[0] - b[0]);
-    if (week[day].some(([start, end]) => !(start < end))) throw new RangeError(`malformed business hours on ${day}: check the calendar with validateCalendar`);
-    open ||= week[day].length > 0;
-  }
-  if (!open) throw new RangeError('the calendar has no business hours: check it with validateCalendar');
+    if (intervals.some(([start, end]) => !(start < end))) throw new RangeError(`malformed business hours on ${day}: check the calendar with validateCalendar`);
+    return intervals;
+  });
+  const dayMs = week.map((intervals) => intervals.reduce((sum, [start, end]) => sum + end - start, 0));
+  const weekMs = dayMs.reduce((sum, ms) => sum + ms, 0);
+  if (weekMs === 0) throw new RangeError('the calendar has no business hours: check it with validateCalendar');
   const region = calendar.holidays ? (calendar.holidays.region ?? 'DE') : null;
   if (region) assertRegion(region);
-  return {
-    timeZone: calendar.time_zone,
-    week,
-    region,
-    closed: new Set(calendar.closed_days),
-  };
+  const closed = [...new Set(calendar.closed_days.map(epochDayOfDate))].sort((a, b) => a - b);
+  return { timeZone: calendar.time_zone, week, dayMs, weekMs, region, closed };
+}
+
+/** The first index of `sorted` whose value is ≥ `value`. */
+function lowerBound(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The days from `first` to before `end` on which the calendar would be open but is not: its holidays and closed days there. */
+function daysOff(c: Compiled, first: number, end: number): Set<number> {
+  const off = new Set<number>();
+  if (end <= first) return off;
+  for (let i = lowerBound(c.closed, first); i < c.closed.length && c.closed[i]! < end; i++) off.add(c.closed[i]!);
+  if (c.region) {
+    for (let year = yearOfDay(first), last = yearOfDay(end - 1); year <= last; year++) {
+      for (const day of holidayEpochDays(c.region, year)) if (day >= first && day < end) off.add(day);
+    }
+  }
+  return off;
+}
+
+function isDayOff(c: Compiled, epochDay: number): boolean {
+  const closed = lowerBound(c.closed, epochDay);
+  if (c.closed[closed] === epochDay) return true;
+  return c.region !== null && holidayEpochDays(c.region, yearOfDay(epochDay)).includes(epochDay);
+}
+
+/** Open ms of one day between `from` and `to` (ms after its midnight, 0–DAY_MS). */
+function openInDay(c: Compiled, epochDay: number, from: number, to: number): number {
+  const intervals = c.week[weekdayOf(epochDay)]!;
+  if (intervals.length === 0 || to <= from || isDayOff(c, epochDay)) return 0;
+  let open = 0;
+  for (const [start, end] of intervals) open += Math.max(0, Math.min(end, to) - Math.max(start, from));
+  return open;
+}
+
+/** Open ms of the whole days from `first` to before `end`: whole weeks, the days left over, less the days off. */
+function openInDays(c: Compiled, first: number, end: number): number {
+  if (end <= first) return 0;
+  const days = end - first;
+  const weeks = Math.floor(days / 7);
+  let open = weeks * c.weekMs;
+  for (let day = first + weeks * 7; day < end; day++) open += c.dayMs[weekdayOf(day)]!;
+  for (const day of daysOff(c, first, end)) open -= c.dayMs[weekdayOf(day)]!;
+  return open;
+}
+
+/** Open ms of wall-clock time from `from` to `to` (wall ms: an instant plus the zone's offset). */
+function openInWall(c: Compiled, from: number, to: number): number {
+  if (to <= from) return 0;
+  const firstDay = Math.floor(from / DAY_MS);
+  const lastDay = Math.floor((to - 1) / DAY_MS);
+  if (firstDay === lastDay) return openInDay(c, firstDay, from - firstDay * DAY_MS, to - firstDay * DAY_MS);
+  return openInDay(c, firstDay, from - firstDay * DAY_MS, DAY_MS) + openInDays(c, firstDay + 1, lastDay) + openInDay(c, lastDay, 0, to - lastDay * DAY_MS);
 }
 
 /**
- * The open intervals from an instant on, as [start, end) instants in ms, in order. Business hours
- * are wall-clock hours: open while the zone's clocks show a time inside an interval of an open
- * day. So the hour the clocks skip when summer time begins is no business time, and the hour they
- * show twice when it ends is business time twice. The timeline goes by UTC days, each cut where
- * the zone's offset changes into pieces of one offset; a piece's instants map onto wall-clock
- * times by adding that offset.
+ * The wall-clock instant in [from, to] at which `need` (> 0, at most openInWall(from, to)) open ms
+ * have passed since `from`: the day is found by halving, then its intervals are walked. Running
+ * out at closing time is closing time.
  */
-function* openIntervals(compiled: Compiled, fromMs: number): Generator<[number, number]> {
-  const { timeZone } = compiled;
-  const firstDay = Math.floor(fromMs / DAY_MS);
-  let offset = offsetAt(timeZone, firstDay * DAY_MS);
-  for (let utcDay = firstDay; utcDay < firstDay + MAX_DAYS; utcDay++) {
-    const windowStart = utcDay * DAY_MS;
-    const windowEnd = windowStart + DAY_MS;
-    const offsetAtEnd = offsetAt(timeZone, (utcDay + 1) * DAY_MS);
-    const pieces: Array<[number, number, number]> = [];
-    if (offsetAtEnd === offset) pieces.push([windowStart, windowEnd, offset]);
-    else {
-      const change = firstChange(timeZone, windowStart, windowEnd, offset);
-      pieces.push([windowStart, change, offset], [change, windowEnd, offsetAt(timeZone, change)]);
-    }
-    for (const [pieceStart, pieceEnd, pieceOffset] of pieces) {
-      const wallStart = pieceStart + pieceOffset;
-      const wallEnd = pieceEnd + pieceOffset;
-      for (let epochDay = Math.floor(wallStart / DAY_MS); epochDay * DAY_MS < wallEnd; epochDay++) {
-        const hours = compiled.week[WEEKDAYS[(((epochDay + 3) % 7) + 7) % 7]!]; // 1970-01-01 was a Thursday
-        if (hours.length === 0) continue;
-        const date = fromEpochDay(epochDay);
-        if (compiled.closed.has(date) || (compiled.region && isHolidayUnchecked(compiled.region, date))) continue;
-        for (const [open, close] of hours) {
-          const start = Math.max(epochDay * DAY_MS + open * MINUTE_MS, wallStart) - pieceOffset;
-          const end = Math.min(epochDay * DAY_MS + close * MINUTE_MS, wallEnd) - pieceOffset;
-          if (end > fromMs && end > start) yield [Math.max(start, fromMs), end];
-        }
-      }
-    }
-    offset = offsetAtEnd;
+function wallAfter(c: Compiled, from: number, to: number, need: number): number {
+  let low = Math.floor(from / DAY_MS);
+  let high = Math.floor((to - 1) / DAY_MS);
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (openInWall(c, from, Math.min((middle + 1) * DAY_MS, to)) >= need) high = middle;
+    else low = middle + 1;
   }
-  throw new RangeError(`the calendar has no open time within ${MAX_DAYS} days`);
+  const start = Math.max(low * DAY_MS, from);
+  const end = Math.min((low + 1) * DAY_MS, to);
+  let left = need - openInWall(c, from, start);
+  for (const [open, close] of c.week[weekdayOf(low)]!) {
+    const s = Math.max(low * DAY_MS + open, start);
+    const e = Math.min(low * DAY_MS + close, end);
+    if (e <= s) continue;
+    if (e - s >= left) return s + left;
+    left -= e - s;
+  }
+  return end; // only by rounding: the day held what was needed
 }
 
-/** The first instant after `from` (up to `to`) whose offset is not `offset`: a zone changes on a whole second. */
-function firstChange(timeZone: string, from: number, to: number, offset: number): number {
-  let low = from / 1000; // has `offset`
-  let high = to / 1000; // has another
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (offsetAt(timeZone, middle * 1000) === offset) low = middle;
-    else high = middle;
+/**
+ * The timeline from `from` to `to` cut where the zone's offset changes: [start, end, offset] of
+ * each piece. Business hours are wall-clock hours: open while the zone's clocks show a time inside
+ * an interval of an open day, so the hour the clocks skip when summer time begins is no business
+ * time, and the hour they show twice when it ends is business time twice.
+ */
+function* pieces(c: Compiled, from: number, to: number): Generator<[number, number, number]> {
+  for (let start = from; start < to; ) {
+    const end = Math.min(nextOffsetChange(c.timeZone, start), to);
+    yield [start, end, offsetAt(c.timeZone, start)];
+    start = end;
   }
-  return high * 1000;
 }
 
 function epochOf(value: Date, name: string): number {
@@ -142,22 +226,38 @@ function epochOf(value: Date, name: string): number {
   return epochMs;
 }
 
+const pastLastInstant = (minutes: number) =>
+  new BusinessTimeRangeError('last-instant', 'the year 9999', `${minutes} business minutes from then end after 9999-12-31T23:59:59.999Z, the last instant there is`);
+
 /**
  * The instant `minutes` business minutes after `from`: `from` itself for 0, else the moment the
  * last of those minutes ends, so a clock that runs out exactly at closing time is due at closing
  * time, not at the next opening. `from` may lie outside business hours (the clock waits for the
- * next opening).
+ * next opening). Throws BusinessTimeRangeError when the calendar gives fewer minutes than that
+ * within BUSINESS_TIME_HORIZON_DAYS, or the answer would lie after the year 9999.
  */
 export function addBusinessMinutes(calendar: CalendarOrAlwaysOpen, from: Date, minutes: number): Date {
   const start = epochOf(from, 'from');
   if (!Number.isFinite(minutes) || minutes < 0) throw new RangeError('minutes must be a finite number ≥ 0');
-  if (calendar == null || minutes === 0) return new Date(start + minutes * MINUTE_MS);
-  let remaining = minutes * MINUTE_MS;
-  for (const [open, close] of openIntervals(compile(calendar), start)) {
-    if (close - open >= remaining) return new Date(open + remaining);
-    remaining -= close - open;
+  if (minutes === 0) return new Date(start);
+  if (calendar == null) {
+    if (start + minutes * MINUTE_MS > LAST_INSTANT_MS) throw pastLastInstant(minutes);
+    return new Date(start + minutes * MINUTE_MS);
   }
-  throw new Error('unreachable: openIntervals ends by throwing');
+  const c = compile(calendar);
+  const end = Math.min(start + BUSINESS_TIME_HORIZON_DAYS * DAY_MS, LAST_INSTANT_MS + 1);
+  let remaining = minutes * MINUTE_MS;
+  for (const [pieceStart, pieceEnd, offset] of pieces(c, start, end)) {
+    const open = openInWall(c, pieceStart + offset, pieceEnd + offset);
+    if (open >= remaining) return new Date(wallAfter(c, pieceStart + offset, pieceEnd + offset, remaining) - offset);
+    remaining -= open;
+  }
+  if (end > LAST_INSTANT_MS) throw pastLastInstant(minutes);
+  throw new BusinessTimeRangeError(
+    'horizon',
+    `${BUSINESS_TIME_HORIZON_DAYS} days (100 years)`,
+    `the calendar has fewer than ${minutes} business minutes within ${BUSINESS_TIME_HORIZON_DAYS} days (100 years) of the start`,
+  );
 }
 
 /**
@@ -170,11 +270,9 @@ export function businessMinutesBetween(calendar: CalendarOrAlwaysOpen, from: Dat
   const end = epochOf(to, 'to');
   if (end < start) return -businessMinutesBetween(calendar, to, from);
   if (calendar == null) return (end - start) / MINUTE_MS;
+  const c = compile(calendar);
   let total = 0;
-  for (const [open, close] of openIntervals(compile(calendar), start)) {
-    if (open >= end) break;
-    total += Math.min(close, end) - open;
-  }
+  for (const [pieceStart, pieceEnd, offset] of pieces(c, start, end)) total += openInWall(c, pieceStart + offset, pieceEnd + offset);
   return total / MINUTE_MS;
 }
 
@@ -182,8 +280,20 @@ export function businessMinutesBetween(calendar: CalendarOrAlwaysOpen, from: Dat
 export function isBusinessTime(calendar: CalendarOrAlwaysOpen, at: Date): boolean {
   const instant = epochOf(at, 'at');
   if (calendar == null) return true;
-  const [first] = openIntervals(compile(calendar), instant);
-  return first !== undefined && first[0] === instant;
+  const c = compile(calendar);
+  const wall = instant + offsetAt(c.timeZone, instant);
+  const day = Math.floor(wall / DAY_MS);
+  const time = wall - day * DAY_MS;
+  return c.week[weekdayOf(day)]!.some(([open, close]) => open <= time && time < close) && !isDayOff(c, day);
+}
+
+/**
+ * The business minutes of the calendar's regular week (no holiday, no closed day, no change of
+ * the clocks): what a policy's targets are held to (SLA policies refuse targets a calendar would
+ * take years to reach).
+ */
+export function weeklyBusinessMinutes(calendar: BusinessCalendar): number {
+  return compile(calendar).weekMs / MINUTE_MS;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -26,6 +26,13 @@ interface Rule {
 
 const fixed = (monthDay: string): DayIn => () => monthDay;
 
+/** The UTC midnight of a day: Date.UTC would read the years 0–99 as 1900–1999 (a weekday off, and a month-day off in leap years). */
+function utcDay(year: number, monthIndex: number, day: number): Date {
+  const date = new Date(0);
+  date.setUTCFullYear(year, monthIndex, day);
+  return date;
+}
+
 /** Easter Sunday (Gregorian calendar: the anonymous algorithm of Meeus, Jones and Butcher), as a UTC midnight. */
 function easterSunday(year: number): Date {
   const a = year % 19;
@@ -42,7 +49,7 @@ function easterSunday(year: number): Date {
   const m = Math.floor((a + 11 * h + 22 * l) / 451);
   const month = Math.floor((h + l - 7 * m + 114) / 31);
   const day = ((h + l - 7 * m + 114) % 31) + 1;
-  return new Date(Date.UTC(year, month - 1, day));
+  return utcDay(year, month - 1, day);
 }
 
 const monthDayOf = (date: Date) => date.toISOString().slice(5, 10);
@@ -58,7 +65,7 @@ const easter =
 
 /** Buß- und Bettag: the last Wednesday before 23 November (16–22 November). */
 const wednesdayBefore23November: DayIn = (year) => {
-  const date = new Date(Date.UTC(year, 10, 22));
+  const date = utcDay(year, 10, 22);
   date.setUTCDate(22 - ((date.getUTCDay() - 3 + 7) % 7));
   return monthDayOf(date);
 };

@@ -13,7 +13,7 @@
  * day lists it in its `closed_days` (`closedDays` for working days). Leaving out is the choice that
  * can be corrected that way; a day included for the whole state could not be taken out again.
  */
-import { isDateString, yearOf } from './dates';
+import { isDateString, toEpochDay, yearOf } from './dates';
 import { germanHolidays } from './german-holidays';
 
 export const GERMAN_STATES = [
@@ -61,18 +61,26 @@ export function assertRegion(region: unknown): asserts region is HolidayRegion {
   }
 }
 
-// A year's holidays for a region never change while the process runs: computed once.
-const cache = new Map<string, { list: Holiday[]; dates: Set<string> }>();
+// A year's holidays for a region never change while the process runs: computed once, and kept
+// for the years asked about lately (callers choose years: the cache must not grow with them).
+const cache = new Map<string, { list: Holiday[]; dates: Set<string>; days: number[] }>();
+const MAX_CACHED_YEARS = 2_000;
 
 function yearOfRegion(region: HolidayRegion, year: number) {
   const key = `${region}:${year}`;
   let entry = cache.get(key);
   if (!entry) {
     const list = germanHolidays(region === 'DE' ? undefined : region.slice(3), year);
-    entry = { list, dates: new Set(list.map((holiday) => holiday.date)) };
+    entry = { list, dates: new Set(list.map((holiday) => holiday.date)), days: list.map((holiday) => toEpochDay(holiday.date)).sort((a, b) => a - b) };
+    if (cache.size >= MAX_CACHED_YEARS) cache.clear();
     cache.set(key, entry);
   }
   return entry;
+}
+
+/** The region's public holidays of a year as days since 1970-01-01, in order (business-time's sums). */
+export function holidayEpochDays(region: HolidayRegion, year: number): readonly number[] {
+  return yearOfRegion(region, year).days;
 }
 
 /** The public holidays of a region in a year, in date order. */

@@ -25,11 +25,16 @@ export {
   type Holiday,
   type HolidayRegion,
 } from './holidays';
-export { instantOf, isTimeZone, localDateOf, offsetAt } from './zone';
+export { instantOf, isTimeZone, localDateOf, nextOffsetChange, offsetAt } from './zone';
 export {
+  BUSINESS_TIME_HORIZON_DAYS,
+  BusinessTimeRangeError,
+  LAST_INSTANT_MS,
   addBusinessMinutes,
   businessMinutesBetween,
   isBusinessTime,
+  isBusinessTimeRangeError,
+  weeklyBusinessMinutes,
   parseTime,
   validateCalendar,
   type BusinessCalendar,

@@ -11,8 +11,13 @@ import { epochDayOf, daysInMonth } from './dates';
 
 const DAY_S = 86_400;
 
-/** A zone's offset from UTC, in seconds, at an instant given in seconds since 1970-01-01T00:00:00Z. */
-export type OffsetRule = (epochSeconds: number) => number;
+/**
+ * A zone's offset from UTC, in seconds, at an instant given in seconds since 1970-01-01T00:00:00Z;
+ * with `next` when the rule knows its changes: the first instant after one at which the offset
+ * may change (Infinity when it never does again), so that a span is cut where the offset changes
+ * rather than probed day by day.
+ */
+export type OffsetRule = ((epochSeconds: number) => number) & { next?: (epochSeconds: number) => number };
 
 export class TzifError extends Error {}
 
@@ -57,7 +62,19 @@ export function parseTzif(bytes: Uint8Array): OffsetRule {
   const footer = wide ? footerOf(bytes, dataEnd) : '';
   const afterLast = footer ? posixTzRule(footer) : null;
   const last = counts.time - 1;
-  return (t) => {
+  const next = (t: number): number => {
+    if (last < 0 || t >= transitions[last]!) return afterLast?.next?.(t) ?? Infinity;
+    // The first transition after t.
+    let low = -1;
+    let high = last;
+    while (high - low > 1) {
+      const middle = (low + high) >> 1;
+      if (transitions[middle]! <= t) low = middle;
+      else high = middle;
+    }
+    return transitions[high]!;
+  };
+  return Object.assign((t: number) => {
     if (last < 0) return afterLast ? afterLast(t) : typeOffsets[0]!;
     if (t < transitions[0]!) return typeOffsets[0]!;
     if (t >= transitions[last]!) return afterLast ? afterLast(t) : offsets[last]!;
@@ -70,7 +87,7 @@ export function parseTzif(bytes: Uint8Array): OffsetRule {
       else high = middle;
     }
     return offsets[low]!;
-  };
+  }, { next });
 }
 
 function footerOf(bytes: Uint8Array, at: number): string {
@@ -159,7 +176,7 @@ export function posixTzRule(tz: string): OffsetRule {
 
   name();
   const standard = -duration();
-  if (i === tz.length) return () => standard;
+  if (i === tz.length) return Object.assign(() => standard, { next: () => Infinity });
   name();
   const daylight = tz[i] === ',' || i === tz.length ? standard + 3600 : -duration();
   // TZif footers always give the rule when they name a daylight time (RFC 8536 §3.3).
@@ -180,7 +197,15 @@ export function posixTzRule(tz: string): OffsetRule {
     }
     return both;
   };
-  return (t) => {
+  const next = (t: number): number => {
+    const year = new Date(t * 1000).getUTCFullYear();
+    let first = Infinity;
+    for (let y = year - 1; y <= year + 2; y++) {
+      for (const change of changesOf(y)) if (change > t && change < first) first = change;
+    }
+    return first;
+  };
+  return Object.assign((t: number) => {
     // The last change at or before t, among those of the years around it, holds. (The neighbouring
     // years cover rules whose change falls in another UTC year, such as daylight time all year,
     // `EST5EDT,0/0,J365/25`; of two changes at one instant, the later year's, or a year's end,
@@ -194,7 +219,7 @@ export function posixTzRule(tz: string): OffsetRule {
       if (outOf <= t && outOf >= latest) [latest, offset] = [outOf, standard];
     }
     return offset;
-  };
+  }, { next });
 }
 
 /** The day (days since 1970-01-01) a rule date names in a year. */

@@ -92,6 +92,31 @@ export function offsetAt(timeZone: string, epochMs: number): number {
   return rulesOf(timeZone)(Math.floor(epochMs / 1000)) * 1000;
 }
 
+/**
+ * The first instant after `epochMs` (in ms) at which the zone's offset may change: its offset is
+ * the same from `epochMs` up to it (Infinity when it never changes again). From the tz database's
+ * transitions and rule; a zone only Intl knows is probed at UTC midnights, as far as a year ahead.
+ */
+export function nextOffsetChange(timeZone: string, epochMs: number): number {
+  const next = systemZone(timeZone)?.next;
+  if (next) return Math.max(next(Math.floor(epochMs / 1000)) * 1000, epochMs + 1);
+  const offset = offsetAt(timeZone, epochMs);
+  let probe = (Math.floor(epochMs / DAY_MS) + 1) * DAY_MS;
+  for (let day = 0; day < 366; day++, probe += DAY_MS) {
+    if (offsetAt(timeZone, probe) === offset) continue;
+    // The change lies within the day before `probe`: the first second whose offset differs.
+    let low = Math.floor(Math.max(probe - DAY_MS, epochMs) / 1000);
+    let high = probe / 1000;
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (offsetAt(timeZone, middle * 1000) === offset) low = middle;
+      else high = middle;
+    }
+    return high * 1000;
+  }
+  return probe;
+}
+
 /** The local 'YYYY-MM-DD' of an instant in a zone. */
 export function localDateOf(timeZone: string, epochMs: number): string {
   return fromEpochDay(Math.floor((epochMs + offsetAt(timeZone, epochMs)) / DAY_MS));

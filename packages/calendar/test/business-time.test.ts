@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import {
+  BusinessTimeRangeError,
   WEEKDAYS,
   addBusinessMinutes,
+  weeklyBusinessMinutes,
   businessMinutesBetween,
   isBusinessTime,
   isHoliday,
@@ -266,5 +268,36 @@ describe('properties over random instants', () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('spans of years, and clocks that cannot be answered', () => {
+  const oneMinuteAWeek: BusinessCalendar = { ...munich, hours: week({ wed: [{ start: '10:00', end: '10:01' }] }), holidays: null };
+
+  test('When a span covers two centuries, then its business minutes are the sum of its years\', without a walk over its days', () => {
+    let years = 0;
+    for (let year = 1901; year < 2101; year++) years += between(munich, `${year}-01-01T00:00:00Z`, `${year + 1}-01-01T00:00:00Z`);
+    expect(between(munich, '1901-01-01T00:00:00Z', '2101-01-01T00:00:00Z')).toBe(years);
+    expect(between(nightShift, '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z')).toBeGreaterThan(0);
+  });
+
+  test('When a calendar open one minute a week is asked for a year of minutes, then a BusinessTimeRangeError names the 100-year horizon; a few minutes are answered', () => {
+    expect(() => addBusinessMinutes(oneMinuteAWeek, new Date('2026-11-20T10:00:00Z'), 525_600)).toThrow(BusinessTimeRangeError);
+    expect(() => addBusinessMinutes(oneMinuteAWeek, new Date('2026-11-20T10:00:00Z'), 525_600)).toThrow(expect.objectContaining({ code: 'horizon', limit: expect.stringContaining('100 years') }));
+    // 3 minutes: the Wednesdays 25 November, 2 and 9 December 2026, each minute from 10:00 Berlin time.
+    expect(due(oneMinuteAWeek, '2026-11-20T10:00:00Z', 3)).toBe(iso('2026-12-09T10:01:00+01:00'));
+  });
+
+  test('When the due time would lie after 9999-12-31, then a BusinessTimeRangeError names the year 9999, also on a 24×7 clock', () => {
+    for (const calendar of [munich, roundTheClock, null]) {
+      expect(() => addBusinessMinutes(calendar, new Date('9999-12-30T00:00:00Z'), 5_256_000)).toThrow(expect.objectContaining({ name: 'BusinessTimeRangeError', code: 'last-instant' }));
+    }
+    expect(due(null, '9999-12-31T23:58:59.999Z', 1)).toBe('9999-12-31T23:59:59.999Z');
+  });
+
+  test('When a calendar\'s regular week is asked for, then it is its hours summed, holidays and closed days aside', () => {
+    expect(weeklyBusinessMinutes(munich)).toBe(5 * 540);
+    expect(weeklyBusinessMinutes(nightShift)).toBe(7 * 480);
+    expect(weeklyBusinessMinutes(oneMinuteAWeek)).toBe(1);
   });
 });

@@ -152,3 +152,29 @@ describe('the POSIX TZ string of a footer', () => {
     },
   );
 });
+
+describe('the next change of a zone\'s offset', () => {
+  test('When every zone is asked for its changes from 1900 to 2200, then its offset holds up to each and the next change is never passed over', () => {
+    const zones = readFileSync(path.join(TZDIR, 'tzdata.zi'), 'utf8').split('\n').filter((line) => line.startsWith('Z ')).map((line) => line.split(' ')[1]!);
+    const wrong: string[] = [];
+    for (const zone of zones) {
+      const rule = systemZone(zone);
+      if (!rule?.next) continue;
+      // Probes a week apart: the offset at each must be the offset at the last change at or before it.
+      let start = utc('1900-01-01T00:00:00Z');
+      let offset = rule(start);
+      let change = rule.next(start);
+      for (let t = start; t < utc('2200-01-01T00:00:00Z') && wrong.length < 5; t += 7 * 86_400) {
+        while (change <= t) {
+          [start, offset, change] = [change, rule(change), rule.next(change)];
+          if (!(change > start)) wrong.push(`${zone}: next(${start}) = ${change}`);
+        }
+        if (rule(t) !== offset || rule(change - 1) !== offset) wrong.push(`${zone} ${new Date(t * 1000).toISOString()}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(systemZone('UTC')!.next!(utc('2026-01-01T00:00:00Z'))).toBe(Infinity);
+    expect(systemZone('Europe/Berlin')!.next!(utc('2026-01-01T00:00:00Z'))).toBe(utc('2026-03-29T01:00:00Z'));
+    expect(systemZone('Europe/Berlin')!.next!(utc('2150-04-01T00:00:00Z'))).toBe(utc('2150-10-25T01:00:00Z'));
+  });
+});

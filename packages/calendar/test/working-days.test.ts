@@ -42,4 +42,17 @@ describe('workingDays', () => {
     expect(() => workingDays('2026-03-01', '2026-03-31', { region: 'DE-XX' as never })).toThrow(expect.objectContaining({ code: 'unknown-region' }));
     expect(() => workingDays('2026-03-01', '2026-03-31', { workingWeekdays: ['monday' as never] })).toThrow(RangeError);
   });
+
+  test('When the span is long, then the count is the list\'s, computed from whole weeks and the holidays inside (1900 to 2100 and random spans)', () => {
+    const options = [{}, { region: 'DE-BY' as const }, { region: 'DE-BE' as const, workingWeekdays: ['mon', 'sat', 'sun'] as const, closedDays: ['2026-12-24', '1999-02-29', '2031-08-15'] }];
+    for (const option of options) {
+      expect(workingDays('1900-01-01', '2100-12-31', option)).toBe(workingDayList('1900-01-01', '2100-12-31', option).length);
+      for (let i = 0; i < 50; i++) {
+        const start = Date.parse('1990-01-01') + Math.floor(Math.random() * 40 * 365) * 86_400_000;
+        const from = new Date(start).toISOString().slice(0, 10);
+        const to = new Date(start + Math.floor(Math.random() * 800) * 86_400_000).toISOString().slice(0, 10);
+        expect({ from, to, count: workingDays(from, to, option) }).toEqual({ from, to, count: workingDayList(from, to, option).length });
+      }
+    }
+  });
 });

@@ -62,8 +62,28 @@ export function isoOf(value: string | Date | null): string | null {
  * not run), and 35 ms more starting two workers for a bitmap scan that found nothing
  * (bench/README.md, "Search"). Exports read through a pool of their own (createStreamPool).
  */
-export function createPool(databaseUrl: string): Pool {
-  return poolSurvivingConnectionErrors({ connectionString: databaseUrl, options: SESSION_OPTIONS });
+export function createPool(databaseUrl: string, options: PoolOptions = {}): Pool {
+  return poolSurvivingConnectionErrors({
+    connectionString: databaseUrl,
+    options: SESSION_OPTIONS,
+    connectionTimeoutMillis: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    ...(options.size === undefined ? {} : { max: options.size }),
+  });
+}
+
+/**
+ * How long a request waits for a connection of a service's pool when none is free (all held by
+ * other requests) or the database is slow to accept a new one. Past it the request fails with
+ * pg-pool's `timeout exceeded when trying to connect`, which @msp/http answers as a 503 with
+ * `Retry-After`: a caller is told to come back instead of waiting for ever behind a full pool.
+ */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+
+export interface PoolOptions {
+  /** DEFAULT_ACQUIRE_TIMEOUT_MS when not given. */
+  acquireTimeoutMs?: number;
+  /** Connections at most (pg's default, 10, when not given). */
+  size?: number;
 }
 
 /** The settings of createPool's sessions (PostgreSQL's `options` startup parameter). */

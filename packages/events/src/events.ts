@@ -72,7 +72,7 @@ export function createServiceEvents(options: ServiceEventsOptions) {
     webhookDocs: options.catalogue.webhookDocs(),
     registerRoutes(api: ApiRouter) {
       registerWebhookRoutes(api, webhooks);
-      registerAuditRoutes(api, audit);
+      registerAuditRoutes(api, audit, options.catalogue.names);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { LISTS_RETENTION_SQL, MIGRATION_SQL } from './support';
+import { AUDIT_TYPE_SQL, LISTS_RETENTION_SQL, MIGRATION_SQL } from './support';
 
 // Each service owns its database, so each schema declares the package's tables and each migration
 // history creates them; these copies must stay the package's.
@@ -18,5 +18,8 @@ describe.each(['desk', 'link', 'hr'])('%s', (service) => {
     // list_counts and the lists' counters: one migration, the same in every service.
     const lists = path.join(ROOT, 'services', service, 'prisma/migrations/20261125153000_events_lists_retention/migration.sql');
     expect(readFileSync(lists, 'utf8')).toBe(LISTS_RETENTION_SQL);
+    // The audit log's type filter.
+    const types = path.join(ROOT, 'services', service, 'prisma/migrations/20261128090000_events_audit_type/migration.sql');
+    expect(readFileSync(types, 'utf8')).toBe(AUDIT_TYPE_SQL);
   });
 });

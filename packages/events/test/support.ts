@@ -11,6 +11,8 @@ export { startWebhookReceiver as receiver } from '@msp/testkit';
 export const MIGRATION_SQL = readFileSync(path.join(__dirname, '../prisma/migration.sql'), 'utf8');
 /** The second migration of the package's tables: list_counts (packages/db's text, word for word), then the lists' counters and indexes. */
 export const LISTS_RETENTION_SQL = listCountsSql() + readFileSync(path.join(__dirname, '../prisma/lists-retention.sql'), 'utf8');
+/** The third: the audit log's `type` filter (its index and counters). */
+export const AUDIT_TYPE_SQL = readFileSync(path.join(__dirname, '../prisma/audit-type.sql'), 'utf8');
 
 /** A database holding just the package's tables, and a Sql over it (as a service's Prisma client would be). */
 export async function eventsDatabase() {
@@ -25,6 +27,7 @@ export async function eventsDatabase() {
   await pool.query(LISTS_RETENTION_SQL);
   // list_counts' trigger functions as every service's later *_list_counts_grouped migration leaves them.
   await pool.query(listCountsGroupedSql());
+  await pool.query(AUDIT_TYPE_SQL);
   const sql: TransactionalSql = transactionalSqlOver(pool);
   return {
     url,

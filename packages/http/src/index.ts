@@ -6,7 +6,7 @@ export { requestContext, currentContext, recordActor, runAs, type Actor, type Re
 export { createLogger, type Logger } from './logger';
 export { errorHandler, isDatabaseOutage, notFoundHandler, toProblem, sendProblem, PROBLEM_CONTENT_TYPE, type ProblemDocument } from './problem';
 export { named } from './schema-names';
-export { compileValidator, toFieldErrors } from './validation';
+export { compileValidator, toFieldErrors, UUID_PATTERN } from './validation';
 export { createApiRouter, resourceLockKey, type ApiRouter, type ResourceLock, type RouteSpec, type RouteInput } from './api-router';
 export { buildOpenApiDocument, type OpenApiInfo, type OutgoingWebhookDoc, type ResponseSpec } from './openapi';
 export { docsContentSecurityPolicy } from './docs';
@@ -24,7 +24,7 @@ export * from './schema-helpers';
 export { businessRuleProblem, BusinessRuleProblem, unprocessableResponse } from './problem-schemas';
 export { statusMachine, transitionProblem } from './status-machine';
 export { etagOf } from './conditional';
-export { sendStreamedFile, STREAMED_FILE_IDLE_DOC, STREAMED_FILE_IDLE_TIMEOUT_MS, type StreamedFile, type StreamedFileOptions } from './streamed-file';
+export { endStreamedFiles, sendStreamedFile, STREAMED_FILE_IDLE_DOC, STREAMED_FILE_IDLE_TIMEOUT_MS, type StreamedFile, type StreamedFileOptions } from './streamed-file';
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
 export { startMemoryReducer, exposedGc, memoryReductions, DEFAULT_MEMORY_TARGET_MB, type MemoryReducer, type CollectGarbage } from './memory-reducer';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';

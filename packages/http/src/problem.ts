@@ -88,8 +88,9 @@ export function notFoundHandler(): RequestHandler {
 
 /** The single place where errors become responses. */
 // PostgreSQL's SQLSTATEs of a lost or refused connection (class 08, admin/crash shutdown, starting
-// up, too many connections) and the socket errors of a server that went away.
-const OUTAGE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', 'P1001', 'P1002', 'P1017', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+// up, too many connections), the socket errors of a server that went away, and Prisma's P2028 when
+// an interactive transaction got no connection within its wait (every connection of the pool busy).
+const OUTAGE_CODES = new Set(['P2028', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', 'P1001', 'P1002', 'P1017', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 const OUTAGE_MESSAGES = /Connection terminated|terminating connection|Server has closed the connection|Can't reach database server|the database system is (starting up|shutting down|in recovery mode)|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 
 /**
@@ -110,7 +111,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     // The database going away is no bug of ours nor the caller's: a 503 to retry, not a 500.
     const outage = !isAppError(error) && isDatabaseOutage(error)
-      ? new AppError(503, 'The database is not reachable at the moment. Retry after the time given in Retry-After.', {
+      ? new AppError(503, 'The database is not reachable at the moment, or every connection to it is busy. Retry after the time given in Retry-After.', {
           code: 'database-unavailable',
           headers: { 'Retry-After': '5' },
         })

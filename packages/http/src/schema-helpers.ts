@@ -1,4 +1,4 @@
-import { Type, type TProperties, type TSchema, type ObjectOptions, type SchemaOptions } from '@sinclair/typebox';
+import { Type, type Static, type TProperties, type TSchema, type ObjectOptions, type SchemaOptions } from '@sinclair/typebox';
 
 /** A request body object: unknown fields are a 400, never silently ignored. */
 export function strictObject<T extends TProperties>(properties: T, options: ObjectOptions = {}) {
@@ -12,6 +12,18 @@ export function stringEnum<const T extends readonly string[]>(values: T, options
 
 /** A UUID (8-4-4-4-12 hex digits, either case), lower-cased when a request is validated (validation.ts). */
 export const Uuid = (options: SchemaOptions = {}) => Type.String({ format: 'uuid', 'x-lowercase': true, ...options });
+/**
+ * A map from ids to `value`: every key an id (8-4-4-4-12 hex digits, either case), lower-cased when
+ * a request is validated like every other id; two keys naming one id in different cases are a 400.
+ */
+export const UuidKeyed = <T extends TSchema>(value: T, options: SchemaOptions = {}) =>
+  Type.Unsafe<Record<string, Static<T>>>({
+    type: 'object',
+    propertyNames: { type: 'string', format: 'uuid' },
+    additionalProperties: value,
+    'x-lowercase-keys': true,
+    ...options,
+  });
 export const DateTime = (options: SchemaOptions = {}) => Type.String({ format: 'date-time', ...options });
 export const DateOnly = (options: SchemaOptions = {}) => Type.String({ format: 'date', ...options });
 // Times of day are checked by format alone (a pattern as well would report every bad value twice).

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from './logger';
 import type { Readiness } from './health';
+import { endStreamedFiles } from './streamed-file';
 
 export interface RunningServer {
   server: http.Server;
@@ -25,6 +26,25 @@ export interface StartServerOptions {
   shutdownTimeoutMs?: number;
   /** Releases resources after the last request (Prisma, Redis, queues), in order. */
   cleanup?: (() => Promise<unknown>)[];
+  /** How long each cleanup step may take before shutdown goes on without it; default the shutdown timeout, at least 5 s. */
+  cleanupTimeoutMs?: number;
+}
+
+/** Runs `step`, giving up on it (logged) after `timeoutMs`: a pool waiting for a connection that never comes back must not hold the process. */
+async function bounded(step: () => Promise<unknown>, timeoutMs: number, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    timer.unref();
+  });
+  try {
+    const outcome = await Promise.race([step().then(() => 'done' as const), timedOut]);
+    if (outcome === 'timeout') logger.warn('cleanup step did not finish within its timeout; going on without it', { timeout_ms: timeoutMs });
+  } catch (error) {
+    logger.error('cleanup step failed', { error: error instanceof Error ? error.message : String(error) });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -90,6 +110,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
       options.readiness?.markShuttingDown();
       options.logger.info('shutting down', { timeout_ms: timeoutMs });
+      // Files being streamed are cut short now (their readers get an incomplete file, never a
+      // complete-looking one), and those still waiting for a connection stop waiting: a download
+      // can outlast any timeout, and a stalled reader would hold the shutdown to its end.
+      const files = endStreamedFiles(options.app);
+      if (files > 0) options.logger.info('streamed files ended for shutdown', { files });
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Idle keep-alive sockets would otherwise hold server.close() open. Node closes only those idle
       // at this instant; a request already running when the signal came answers keep-alive and
@@ -105,13 +130,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       timer.unref();
       await stopped;
       clearTimeout(timer);
-      for (const step of options.cleanup ?? []) {
-        try {
-          await step();
-        } catch (error) {
-          options.logger.error('cleanup step failed', { error: error instanceof Error ? error.message : String(error) });
-        }
-      }
+      for (const step of options.cleanup ?? []) await bounded(step, options.cleanupTimeoutMs ?? Math.max(timeoutMs, 5_000), options.logger);
       options.logger.info('stopped');
     })());
 

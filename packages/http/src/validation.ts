@@ -45,6 +45,33 @@ function createAjv(coerce: boolean): Ajv {
       return true;
     },
   });
+  // The keys of a map keyed by ids (`x-lowercase-keys`, set by the UuidKeyed schema) are ids too:
+  // lower-cased the same way, so that `{"7D0F…": …}` names the ticket `7d0f…` as its path does.
+  // Two keys that name one id in different cases are refused, since one of them would be lost.
+  ajv.addKeyword({
+    keyword: 'x-lowercase-keys',
+    type: 'object',
+    schemaType: 'boolean',
+    modifying: true,
+    validate: function lowercaseKeys(enabled: boolean, data: Record<string, unknown>): boolean {
+      if (!enabled) return true;
+      const keys = Object.keys(data);
+      const lower = keys.map((key) => key.toLowerCase());
+      const twice = [...new Set(lower.filter((key, index) => lower.indexOf(key) !== index))];
+      if (twice.length) {
+        (lowercaseKeys as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+          { keyword: 'x-lowercase-keys', message: `names the same id twice (in another letter case): ${twice.join(', ')}`, params: { duplicates: twice } },
+        ];
+        return false;
+      }
+      keys.forEach((key, index) => {
+        if (lower[index] === key) return;
+        data[lower[index]!] = data[key];
+        delete data[key];
+      });
+      return true;
+    },
+  });
   // An instant in years 0001–9999 once its offset is applied: PostgreSQL has no year 0, and outside
   // those years Date#toISOString, which writes instants into SQL, writes the year with other than
   // four digits (either a 500 there).
@@ -144,7 +171,14 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined, location
   for (const error of errors ?? []) {
     let field = pathToField(error.instancePath);
     let message = error.message ?? 'is not valid';
-    switch (error.keyword) {
+    // A key of a map that is not what its propertyNames ask (an id map's key that is no id): named as the key.
+    const propertyName = (error as { propertyName?: string }).propertyName;
+    if (error.keyword === 'propertyNames') continue;
+    if (propertyName !== undefined) {
+      field = join(field, propertyName);
+      message = error.keyword === 'format' ? `is not a valid key: it must be a valid ${error.params.format === 'uuid' ? 'id (UUID)' : (FORMAT_NAMES[String(error.params.format)] ?? error.params.format)}` : `is not a valid key: ${message}`;
+    }
+    switch (propertyName === undefined ? error.keyword : 'propertyName') {
       case 'required':
         field = join(field, String(error.params.missingProperty));
         message = 'is required';

@@ -68,8 +68,8 @@ export interface DeskSettings {
   slaSweepIntervalMs?: number;
   /** IANA zone of the tenants' calendar days (DEFAULT_TIME_ZONE): a time entry's default date is today there. Europe/Berlin when not given. */
   timeZone?: string;
-  /** The time export's idle timeout (EXPORT_IDLE_TIMEOUT_MS); 30 s when not given. */
-  exports?: { idleTimeoutMs?: number };
+  /** The time export's idle timeout (EXPORT_IDLE_TIMEOUT_MS; 30 s when not given) and its pool's acquire timeout (EXPORT_POOL_ACQUIRE_TIMEOUT_MS; 5 s). */
+  exports?: { idleTimeoutMs?: number; acquireTimeoutMs?: number };
 }
 
 export interface DeskDeps {
@@ -133,7 +133,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   const metadata = serverMetadata(settings.issuer);
 
   // The export streams from a pool of its own on the same database (Prisma has no cursor).
-  const timeExports = createTimeExportRepository(db.pool.options.connectionString!);
+  const timeExports = createTimeExportRepository(db.pool.options.connectionString!, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
 
   const events = createServiceEvents({
     db,

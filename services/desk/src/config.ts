@@ -1,18 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsRetentionConfigProperties } from '@msp/events';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '@msp/db';
 import { ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties, loadConfig } from '@msp/http';
 import { isTimeZone } from '@msp/calendar';
 import { allowlistProblems } from '@msp/outbound';
 import { DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
 import { encryptionKeyProblems } from '@msp/secrets';
-import { parseCorsOrigins } from './auth/token-cors';
+import { DEFAULT_PORTS, parseCorsOrigins } from './auth/token-cors';
+import { TIME_EXPORT_ACQUIRE_TIMEOUT_MS } from './time-entries/time-export.repository';
 import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-keys';
 
 export const DeskConfigSchema = Type.Object({
   ...commonConfigProperties,
   ...eventsRetentionConfigProperties,
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3001, description: 'Port the HTTP server listens on.' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: DEFAULT_PORTS.desk, description: 'Port the HTTP server listens on.' }),
   DATA_DIR: Type.String({
     default: '.data',
     description:
@@ -72,6 +74,16 @@ export const DeskConfigSchema = Type.Object({
   }),
   // The time export: a reader that stops reading would otherwise hold one of its pool's four connections until its socket closes.
   ...exportIdleTimeoutConfigProperties,
+  EXPORT_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: TIME_EXPORT_ACQUIRE_TIMEOUT_MS,
+    description: 'How long a time export waits for one of its pool\'s connections before it answers 503 with Retry-After.',
+  }),
+  DATABASE_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: DEFAULT_ACQUIRE_TIMEOUT_MS,
+    description: 'How long a request waits for a connection of desk\'s database pool before it answers 503 with Retry-After.',
+  }),
   BOOTSTRAP_CLIENT_ID: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z0-9._~-]{3,128}$',
@@ -99,10 +111,22 @@ export const DeskConfigSchema = Type.Object({
     Type.String({
       description:
         'Comma-separated origins whose pages may call the token endpoint from a browser (the reference pages\' ' +
-        '"try it"). Unset: in development `http://localhost` and `http://127.0.0.1` on ports 3001–3003; in ' +
-        'production none.',
+        '"try it"). Unset: in development `http://localhost` and `http://127.0.0.1` on desk\'s PORT, LINK_PORT ' +
+        'and HR_PORT; in production none.',
     }),
   ),
+  LINK_PORT: Type.Integer({
+    minimum: 1,
+    maximum: 65535,
+    default: DEFAULT_PORTS.link,
+    description: 'Where link\'s reference page is served in development (`pnpm start` passes it): a default CORS origin.',
+  }),
+  HR_PORT: Type.Integer({
+    minimum: 1,
+    maximum: 65535,
+    default: DEFAULT_PORTS.hr,
+    description: 'Where hr\'s reference page is served in development (`pnpm start` passes it): a default CORS origin.',
+  }),
   DEFAULT_TIME_ZONE: Type.String({
     default: 'Europe/Berlin',
     description: 'IANA time zone of the tenants\' calendar days (a time entry\'s default date is today there).',
@@ -172,7 +196,7 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
   const config = loadConfig(DeskConfigSchema, env);
   const problems: string[] = [];
   const serviceClients = parseServiceClients(config.SERVICE_CLIENTS, problems);
-  const corsOrigins = parseCorsOrigins(config.CORS_ORIGINS, config.NODE_ENV, problems);
+  const corsOrigins = parseCorsOrigins(config.CORS_ORIGINS, config.NODE_ENV, problems, { desk: config.PORT, link: config.LINK_PORT, hr: config.HR_PORT });
   const previousPublicKeys = parsePreviousPublicKeys(config.JWT_PREVIOUS_PUBLIC_KEYS, problems);
   if (config.BOOTSTRAP_CLIENT_ID && serviceClients.some((c) => c.client_id === config.BOOTSTRAP_CLIENT_ID)) {
     problems.push('SERVICE_CLIENTS names the BOOTSTRAP_CLIENT_ID; a client is either of a tenant or a service client');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createPool } from '@msp/db';
+import { createPool, type PoolOptions } from '@msp/db';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Pool } from 'pg';
 import { Prisma, PrismaClient } from './generated/prisma/client';
@@ -9,8 +9,9 @@ export type Db = PrismaClient & { readonly pool: Pool };
 /** A client or an interactive transaction: repositories accept either. */
 export type DbTx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
-export function createDb(databaseUrl: string): Db {
-  const pool = createPool(databaseUrl);
+/** `options.acquireTimeoutMs`: DATABASE_POOL_ACQUIRE_TIMEOUT_MS (a request that gets no connection within it answers 503). */
+export function createDb(databaseUrl: string, options: PoolOptions = {}): Db {
+  const pool = createPool(databaseUrl, options);
   // $disconnect() ends the pool too.
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   return Object.assign(prisma, { pool });

@@ -13,7 +13,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   const signingKey = loadSigningKey(config, (message) => logger.info(message));
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const db = createDb(config.DATABASE_URL);
+  const db = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS });
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
@@ -42,7 +42,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       eventsRetention: { days: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_RETENTION_INTERVAL_MS },
       slaSweepIntervalMs: config.SLA_SWEEP_INTERVAL_MS,
       timeZone: config.DEFAULT_TIME_ZONE,
-      exports: { idleTimeoutMs: config.EXPORT_IDLE_TIMEOUT_MS },
+      exports: { idleTimeoutMs: config.EXPORT_IDLE_TIMEOUT_MS, acquireTimeoutMs: config.EXPORT_POOL_ACQUIRE_TIMEOUT_MS },
     },
   });
   await dispatcher.start();

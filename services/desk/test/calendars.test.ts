@@ -194,6 +194,42 @@ describe('GET /calendars/:id/business-time', () => {
   });
 });
 
+describe('GET /calendars/:id/business-time, far apart and out of reach', () => {
+  const businessTime = (calendarId: string, query: Record<string, string | number>) => http.get(`${BASE}/calendars/${calendarId}/business-time`).query(query).set(bearer(token));
+
+  test('When from and to are a century apart, then the business minutes are counted (the sum of its years); two centuries apart is a 400 naming to', async () => {
+    const munich = await createCalendar();
+    let years = 0;
+    for (const decade of [1930, 1940, 1950, 1960, 1970, 1980, 1990, 2000, 2010, 2020]) {
+      years += await minutesBetween(munich.id, `${decade}-01-01T00:00:00Z`, `${decade + 10}-01-01T00:00:00Z`);
+    }
+    expect(await minutesBetween(munich.id, '1930-01-01T00:00:00Z', '2030-01-01T00:00:00Z')).toBe(years);
+
+    for (const [from, to] of [['1826-01-01T00:00:00Z', '2026-01-01T00:00:00Z'], ['9999-12-31T00:00:00Z', '0001-01-01T00:00:00Z']] as const) {
+      const response = await businessTime(munich.id, { from, to }).expect(400);
+      expect(response.body.errors).toEqual([{ field: 'to', message: expect.stringContaining('100 years') }]);
+    }
+  });
+
+  test('When minutes near the schema\'s maximum cannot be reached within 100 years, or the due time passes the year 9999, then it answers 422 naming the limit; otherwise due_at stays in the years 0001-9999', async () => {
+    const sparse = await createCalendar({ hours: { wed: [{ start: '10:00', end: '10:01' }] } });
+    const roundTheClock = await createCalendar({ hours: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => [day, ALL_DAY])), holidays: null });
+    const maximum = (await http.get(`${BASE}/openapi.json`).set(bearer(token)).expect(200)).body.paths['/calendars/{id}/business-time'].get.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'minutes',
+    ).schema.maximum as number;
+
+    const beyond = await businessTime(sparse.id, { from: '2026-11-20T10:00:00Z', minutes: maximum }).expect(422);
+    expect(beyond.body).toMatchObject({ type: 'urn:msp:problem:business-time-out-of-range', limit: expect.stringContaining('100 years'), errors: [{ field: 'minutes', message: expect.any(String) }] });
+
+    const late = await businessTime(roundTheClock.id, { from: '9999-06-01T00:00:00Z', minutes: maximum }).expect(422);
+    expect(late.body).toMatchObject({ type: 'urn:msp:problem:business-time-out-of-range', limit: 'the year 9999' });
+
+    const reached = await businessTime(roundTheClock.id, { from: '2026-01-01T00:00:00Z', minutes: maximum }).expect(200);
+    expect(reached.body.due_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(await minutesBetween(roundTheClock.id, '2026-01-01T00:00:00Z', reached.body.due_at)).toBe(maximum);
+  });
+});
+
 describe('GET /calendars/:id/holidays', () => {
   test('When Bavaria and Berlin are asked for 2026, then 6 January and 1 November are Bavarian holidays only and 8 March a Berlin one only', async () => {
     const munich = await createCalendar({ closed_days: ['2026-12-24', '2027-12-24'] });

@@ -27,6 +27,8 @@ describe('POST /clients', () => {
       phone: '+49 30 1234-567',
       notes: 'Key account.',
       sla_policy_id: null,
+      hourly_rate: null,
+      currency: 'EUR',
       created_at: expect.any(String),
       updated_at: response.body.created_at,
     });

@@ -71,7 +71,9 @@ async function expectCountersExact(tenant: string) {
     `SELECT list || ':' || dimension || '=' || value || ':' || count AS key FROM list_counts WHERE tenant_id = $1::uuid AND count <> 0
        AND list NOT IN ('audit-events', 'webhooks', 'webhook-deliveries') -- the events package's lists: its own tests check them
      UNION ALL SELECT 'minutes:' || dimension || '=' || value || ':' || minutes || '/' || billable_minutes FROM time_entry_minutes
-      WHERE tenant_id = $1::uuid AND (minutes <> 0 OR billable_minutes <> 0)`,
+      WHERE tenant_id = $1::uuid AND (minutes <> 0 OR billable_minutes <> 0)
+     UNION ALL SELECT 'amounts:' || dimension || '=' || value || ':' || currency || ':' || amount || '/' || billable_amount FROM time_entry_amounts
+      WHERE tenant_id = $1::uuid AND (amount <> 0 OR billable_amount <> 0)`,
     tenant,
   );
   const actual = await desk.db.$queryRawUnsafe<{ key: string }[]>(
@@ -80,6 +82,9 @@ async function expectCountersExact(tenant: string) {
                                                                              ('date', date::text), ('billable', billable::text)) AS k(dimension, value))
      SELECT 'time_entries:' || dimension || '=' || value || ':' || count(*) AS key FROM keys GROUP BY dimension, value
      UNION ALL SELECT 'minutes:' || dimension || '=' || value || ':' || sum(minutes) || '/' || coalesce(sum(minutes) FILTER (WHERE billable), 0) FROM keys GROUP BY dimension, value
+     UNION ALL SELECT 'amounts:' || dimension || '=' || value || ':' || currency || ':' || sum((minutes::bigint * hourly_rate + 30) / 60) || '/' || coalesce(sum((minutes::bigint * hourly_rate + 30) / 60) FILTER (WHERE billable), 0)
+       FROM keys WHERE hourly_rate IS NOT NULL GROUP BY dimension, value, currency
+      HAVING sum((minutes::bigint * hourly_rate + 30) / 60) <> 0 OR coalesce(sum((minutes::bigint * hourly_rate + 30) / 60) FILTER (WHERE billable), 0) <> 0
      UNION ALL SELECT 'clients:all=:' || count(*) FROM clients WHERE tenant_id = $1::uuid HAVING count(*) > 0
      UNION ALL SELECT 'calendars:all=:' || count(*) FROM calendars WHERE tenant_id = $1::uuid HAVING count(*) > 0
      UNION ALL SELECT 'sla_policies:all=:' || count(*) FROM sla_policies WHERE tenant_id = $1::uuid HAVING count(*) > 0
@@ -131,7 +136,7 @@ describe('GET /time-entries totals', () => {
       expect({ filter, total: page.pagination.total, totals: page.totals, items: page.data.length }).toEqual({
         filter,
         total,
-        totals: { minutes, billable_minutes: billable },
+        totals: { minutes, billable_minutes: billable, amounts: [] },
         items: Math.min(total, 2),
       });
     }
@@ -167,27 +172,31 @@ describe('time entries written in statements of many rows', () => {
     const [alice, bob] = [await createUser(http, tenant.token), await createUser(http, tenant.token)];
     const [first, second] = [await createTicket(http, tenant.token), await createTicket(http, tenant.token)];
     const sql = (text: string) => desk.db.$executeRawUnsafe(text, tenant.tenantId);
+    // Priced in two currencies, or not at all, as entries are.
     await sql(
-      `INSERT INTO time_entries (tenant_id, ticket_id, client_id, user_id, minutes, date, billable)
+      `INSERT INTO time_entries (tenant_id, ticket_id, client_id, user_id, minutes, date, billable, hourly_rate, currency)
        SELECT $1::uuid, CASE WHEN n % 2 = 0 THEN '${first.id}'::uuid ELSE '${second.id}'::uuid END,
               CASE WHEN n % 2 = 0 THEN '${first.client_id}'::uuid ELSE '${second.client_id}'::uuid END,
-              CASE WHEN n % 3 = 0 THEN '${alice.id}'::uuid ELSE '${bob.id}'::uuid END, 5 + n % 60, date '2026-10-01' + n % 40, n % 4 <> 0
+              CASE WHEN n % 3 = 0 THEN '${alice.id}'::uuid ELSE '${bob.id}'::uuid END, 5 + n % 60, date '2026-10-01' + n % 40, n % 4 <> 0,
+              CASE WHEN n % 5 = 0 THEN NULL ELSE 1000 + n * 7 END, CASE WHEN n % 7 = 0 THEN 'CHF' ELSE 'EUR' END
          FROM generate_series(1, 3000) AS n`,
     );
     await expectCountersExact(tenant.tenantId);
     await sql(`UPDATE time_entries SET minutes = minutes + 7 WHERE tenant_id = $1::uuid AND date < '2026-10-10'`);
     await sql(`UPDATE time_entries SET billable = NOT billable, date = date + 3 WHERE tenant_id = $1::uuid AND date BETWEEN '2026-10-10' AND '2026-10-20'`);
+    await sql(`UPDATE time_entries SET hourly_rate = CASE WHEN hourly_rate IS NULL THEN 4242 WHEN minutes % 2 = 0 THEN NULL ELSE hourly_rate + 1 END WHERE tenant_id = $1::uuid AND date > '2026-10-25'`);
     await expectCountersExact(tenant.tenantId);
 
     const versions = () =>
       desk.db.$queryRawUnsafe<{ key: string }[]>(
         `SELECT 'c:' || list || dimension || value || xmin::text || ctid::text AS key FROM list_counts WHERE tenant_id = $1::uuid
-         UNION ALL SELECT 'm:' || dimension || value || xmin::text || ctid::text FROM time_entry_minutes WHERE tenant_id = $1::uuid ORDER BY 1`,
+         UNION ALL SELECT 'm:' || dimension || value || xmin::text || ctid::text FROM time_entry_minutes WHERE tenant_id = $1::uuid
+         UNION ALL SELECT 'a:' || dimension || value || currency || xmin::text || ctid::text FROM time_entry_amounts WHERE tenant_id = $1::uuid ORDER BY 1`,
         tenant.tenantId,
       );
     const before = await versions();
     await sql(`UPDATE time_entries SET updated_at = now() + interval '1 minute' WHERE tenant_id = $1::uuid`);
-    await sql(`UPDATE time_entries SET minutes = minutes, billable = billable WHERE tenant_id = $1::uuid`);
+    await sql(`UPDATE time_entries SET minutes = minutes, billable = billable, hourly_rate = hourly_rate WHERE tenant_id = $1::uuid`);
     expect(await versions()).toEqual(before);
 
     await sql(`DELETE FROM time_entries WHERE tenant_id = $1::uuid AND (minutes % 5 = 0 OR date > '2026-11-05')`);

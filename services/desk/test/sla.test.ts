@@ -147,6 +147,72 @@ describe('/sla-policies', () => {
   });
 });
 
+describe('SLA policies and calendars that cannot meet', () => {
+  const YEAR = 525_600;
+  const yearLong = { urgent: { first_response_minutes: 60, resolution_minutes: YEAR }, high: TARGETS.high, normal: TARGETS.normal, low: { first_response_minutes: YEAR, resolution_minutes: YEAR } };
+  const small = Object.fromEntries(Object.keys(TARGETS).map((priority) => [priority, { first_response_minutes: 30, resolution_minutes: 120 }]));
+  const ONE_MINUTE_A_WEEK = { wed: [{ start: '10:00', end: '10:01' }] };
+  const calendarOf = async (caller: Tenant, hours: Record<string, unknown>) =>
+    (await http.post(`${BASE}/calendars`).set(bearer(caller.token)).send({ name: unique('Calendar'), time_zone: 'Europe/Berlin', hours }).expect(201)).body as { id: string };
+
+  test('When a policy with year-long targets names a calendar open one minute a week, then POST and PATCH answer 422 naming the targets and store nothing', async () => {
+    const caller = await newTenant(desk);
+    const sparse = await calendarOf(caller, ONE_MINUTE_A_WEEK);
+    const before = await snapshot(desk);
+
+    const created = await http.post(`${BASE}/sla-policies`).set(bearer(caller.token)).send({ name: 'Yearly', calendar_id: sparse.id, targets: yearLong }).expect(422);
+    expect(created.body.type).toBe('urn:msp:problem:targets-beyond-calendar');
+    expect(created.body.errors.map((error: { field: string }) => error.field)).toEqual(
+      expect.arrayContaining(['targets.urgent.resolution_minutes', 'targets.low.first_response_minutes', 'targets.low.resolution_minutes', 'targets.normal.resolution_minutes', 'calendar_id']),
+    );
+    expect(await snapshot(desk)).toEqual(before);
+
+    // A policy the calendar can meet, then changed into one it cannot.
+    const fits = await createPolicy(caller, { calendar_id: sparse.id, targets: small });
+    const roundTheClock = await createPolicy(caller, { targets: yearLong });
+    const stored = await snapshot(desk);
+    await http.patch(`${BASE}/sla-policies/${fits.id}`).set(bearer(caller.token)).send({ targets: yearLong }).expect(422);
+    const moved = await http.patch(`${BASE}/sla-policies/${roundTheClock.id}`).set(bearer(caller.token)).send({ calendar_id: sparse.id }).expect(422);
+    expect(moved.body.type).toBe('urn:msp:problem:targets-beyond-calendar');
+    expect(await snapshot(desk)).toEqual(stored);
+  });
+
+  test('When the hours of a calendar a policy counts on would leave its year-long targets out of reach, then PATCH /calendars answers 422 naming the policy and the calendar stays', async () => {
+    const caller = await newTenant(desk);
+    const office = await calendarOf(caller, { mon: OFFICE, tue: OFFICE, wed: OFFICE, thu: OFFICE, fri: OFFICE });
+    const policy = await createPolicy(caller, { calendar_id: office.id, targets: yearLong });
+    const before = await snapshot(desk);
+
+    const response = await http.patch(`${BASE}/calendars/${office.id}`).set(bearer(caller.token)).send({ hours: ONE_MINUTE_A_WEEK }).expect(422);
+
+    expect(response.body.type).toBe('urn:msp:problem:targets-beyond-calendar');
+    expect(response.body.errors[0]).toEqual({ field: 'hours', message: expect.stringContaining(policy.id) });
+    expect(await snapshot(desk)).toEqual(before);
+    // Hours that still reach every target are taken.
+    await http.patch(`${BASE}/calendars/${office.id}`).set(bearer(caller.token)).send({ hours: { mon: OFFICE, tue: OFFICE, wed: OFFICE, thu: OFFICE } }).expect(200);
+  });
+
+  test('When a policy stored before this check has targets its calendar cannot reach in a century, then POST /tickets still answers 201, the out-of-reach due time is null, and the ticket can change', async () => {
+    const caller = await newTenant(desk);
+    const sparse = await calendarOf(caller, ONE_MINUTE_A_WEEK);
+    const policy = await createPolicy(caller, { calendar_id: sparse.id, targets: small, is_default: true });
+    // As a policy written before policies were held to their calendars.
+    await desk.db.$executeRaw`UPDATE sla_policies SET targets = ${JSON.stringify(yearLong)}::jsonb WHERE id = ${policy.id}::uuid`;
+
+    const ticket = await openTicket(caller, { priority: 'low' });
+
+    expect(ticket.sla).toMatchObject({ policy_id: policy.id, first_response: { due_at: null, status: 'running' }, resolution: { due_at: null, status: 'running' } });
+    expect(await read(caller, ticket.id)).toEqual(ticket);
+    const urgent = await patch(caller, ticket.id, { priority: 'urgent', status: 'pending' });
+    expect(urgent.sla!.first_response.due_at).toMatch(/^\d{4}-/);
+    expect(urgent.sla!.resolution).toMatchObject({ due_at: null, status: 'paused' });
+    const back = await patch(caller, ticket.id, { status: 'in_progress' });
+    expect(back.sla!.resolution).toMatchObject({ due_at: null, status: 'running' });
+    const listed = await http.get(`${BASE}/tickets`).query({ sort: 'sla_due_at', sla_status: 'running' }).set(bearer(caller.token)).expect(200);
+    expect(listed.body.data.map((t: { id: string }) => t.id)).toContain(ticket.id);
+  });
+});
+
 describe('the SLA of a ticket', () => {
   test('When a tenant has no policy, then its tickets show sla null; with a default they take it, and a client\'s own policy wins over it', async () => {
     const caller = await newTenant(desk);

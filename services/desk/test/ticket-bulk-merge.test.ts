@@ -80,6 +80,43 @@ describe('POST /tickets/bulk', () => {
     expect(await read(current.id)).toMatchObject({ status: 'in_progress', assignee_id: user.id });
   });
 
+  test('When ids and if_match keys are spelled in capitals, then they are the same ids: the stale one answers 412, the current one is changed', async () => {
+    const stale = await createTicket(http, token);
+    const staleTag = (await http.get(`${BASE}/tickets/${stale.id}`).set(bearer(token)).expect(200)).headers.etag;
+    await http.patch(`${BASE}/tickets/${stale.id}`).set(bearer(token)).send({ priority: 'low' }).expect(200);
+    const current = await createTicket(http, token);
+    const currentTag = (await http.get(`${BASE}/tickets/${current.id}`).set(bearer(token)).expect(200)).headers.etag;
+
+    const response = await bulk({
+      ids: [stale.id, current.id.toUpperCase()],
+      changes: { priority: 'urgent' },
+      if_match: { [stale.id.toUpperCase()]: staleTag, [current.id.toUpperCase()]: currentTag },
+    }).expect(200);
+
+    expect(response.body.results.map((result: { id: string; status: number }) => [result.id, result.status])).toEqual([
+      [stale.id, 412],
+      [current.id, 200],
+    ]);
+    expect(await read(stale.id)).toMatchObject({ priority: 'low' });
+    expect(await read(current.id)).toMatchObject({ priority: 'urgent' });
+  });
+
+  test('When if_match names an id twice in two letter cases, a key that is no id, or an id not in ids, then it answers 400 validation-error naming the key and changes nothing', async () => {
+    const a = await createTicket(http, token);
+    const b = await createTicket(http, token);
+    const before = await snapshot(desk);
+    for (const [ifMatch, field] of [
+      [{ [a.id]: '"x"', [a.id.toUpperCase()]: '"y"' }, 'if_match'],
+      [{ 'not-a-uuid': '"x"' }, 'if_match.not-a-uuid'],
+      [{ [b.id.toUpperCase()]: '"x"' }, `if_match.${b.id}`],
+    ] as const) {
+      const response = await bulk({ ids: [a.id], changes: { priority: 'high' }, if_match: ifMatch }).expect(400);
+      expect(response.body.type).toBe('urn:msp:problem:validation-error');
+      expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual([field]);
+    }
+    expect(await snapshot(desk)).toEqual(before);
+  });
+
   test('When tickets are changed in bulk, then each records the ticket.updated its PATCH would', async () => {
     const { token: own, tenantId: tenant } = await newTenant(desk);
     const client = await createClient(http, own);

@@ -195,3 +195,55 @@ describe('GET /tickets?q=', () => {
     expect(await mine.ids('q=Scanner')).toEqual([]);
   });
 });
+
+describe('long threads and the search vector', () => {
+  /** A comment body of `length` characters of words no other comment has (what makes a tsvector large). */
+  const distinctWords = (length: number) => {
+    let text = '';
+    while (text.length < length) text += `${Math.random().toString(36).slice(2, 9)} `;
+    return text.slice(0, length);
+  };
+  const comment = (token: string, ticketId: string, body: string) => http.post(`${BASE}/tickets/${ticketId}/comments`).set(bearer(token)).send({ body, internal: false });
+
+  test('When a ticket takes 90 comments of 10,000 characters, then every comment and a change of title are accepted, and the title and the newest comments are still found', async () => {
+    const { token, open, ids } = await searchTenant();
+    const ticket = await open('Archiv der Telefonanlage', 'Gespräche werden nicht gespeichert.');
+    for (let i = 0; i < 90; i++) {
+      const response = await comment(token, ticket.id, distinctWords(10_000));
+      expect(response.status).toBe(201);
+    }
+    await comment(token, ticket.id, 'Endlich: die Aufzeichnung läuft wieder.').expect(201);
+    await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ title: 'Archiv der Telefonanlage (erledigt)' }).expect(200);
+
+    expect(await ids('q=Telefonanlage')).toEqual([ticket.id]);
+    expect(await ids('q=Aufzeichnung')).toEqual([ticket.id]);
+    expect(await ids('q=gespeichert')).toEqual([ticket.id]);
+  }, 120_000);
+
+  test('When two long threads are merged, then the merge is accepted and the merged ticket is found by the newest comment', async () => {
+    const { token, open, ids } = await searchTenant();
+    const target = await open('Mailserver', 'Postfächer laufen voll.');
+    const source = await open('Mailserver 2', 'Auch hier.');
+    for (let i = 0; i < 45; i++) {
+      await comment(token, target.id, distinctWords(10_000)).expect(201);
+      await comment(token, source.id, distinctWords(10_000)).expect(201);
+    }
+    await comment(token, source.id, 'Quota auf Exchange erhöht.').expect(201);
+
+    await http.post(`${BASE}/tickets/${target.id}/merge`).set(bearer(token)).send({ source_ids: [source.id] }).expect(200);
+
+    expect(await ids('q=Quota')).toEqual([target.id]);
+    expect(await ids('q=Postfächer')).toEqual([target.id]);
+  }, 120_000);
+
+  test('When a ticket\'s comments stay short, then its search vector is exactly the document of its title, description and every comment, as before', async () => {
+    const { token, open } = await searchTenant();
+    const ticket = await open('VPN bricht ab', 'Seit dem Update.');
+    for (const body of ['Client neu installiert.', 'Zertifikat erneuert; the tunnel holds now.', 'Kunde bestätigt.']) await comment(token, ticket.id, body).expect(201);
+    const [row] = await desk.db.$queryRaw<{ same: boolean }[]>`
+      SELECT search_vector = ticket_search_document(title, description,
+        (SELECT string_agg(body, E'\n' ORDER BY created_at, id) FROM ticket_comments WHERE ticket_id = tickets.id)) AS same
+        FROM tickets WHERE id = ${ticket.id}::uuid`;
+    expect(row!.same).toBe(true);
+  });
+});

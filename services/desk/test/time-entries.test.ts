@@ -48,6 +48,9 @@ describe('POST /tickets/:id/time-entries', () => {
       date: '2026-11-23',
       billable: false,
       note: 'Replaced the fuser unit.',
+      hourly_rate: null,
+      currency: 'EUR',
+      amount: null,
       created_at: expect.any(String),
       updated_at: response.body.created_at,
     });
@@ -300,12 +303,12 @@ describe('GET /time-entries', () => {
     const { entries, list } = await seeded();
     const all = await list('');
     expect(all.data.map((e: Entry) => e.id)).toEqual([entries[3]!.id, entries[2]!.id, entries[1]!.id, entries[0]!.id]);
-    expect(all.totals).toEqual({ minutes: 150, billable_minutes: 120 });
+    expect(all.totals).toEqual({ minutes: 150, billable_minutes: 120, amounts: [] });
     expect(all.pagination).toEqual({ page: 1, per_page: 25, total: 4, total_pages: 1 });
 
     const second = await list('per_page=1&page=2');
     expect(second.data.map((e: Entry) => e.id)).toEqual([entries[2]!.id]);
-    expect(second.totals).toEqual({ minutes: 150, billable_minutes: 120 });
+    expect(second.totals).toEqual({ minutes: 150, billable_minutes: 120, amounts: [] });
     expect(second.pagination).toEqual({ page: 2, per_page: 1, total: 4, total_pages: 4 });
   });
 
@@ -315,36 +318,36 @@ describe('GET /time-entries', () => {
 
     const november = await list('from=2026-11-01&to=2026-11-30');
     expect(ids(november)).toEqual([entries[2]!.id, entries[1]!.id, entries[0]!.id]);
-    expect(november.totals).toEqual({ minutes: 135, billable_minutes: 105 });
+    expect(november.totals).toEqual({ minutes: 135, billable_minutes: 105, amounts: [] });
 
     expect(ids(await list('from=2026-11-30'))).toEqual([entries[3]!.id, entries[2]!.id]);
     expect(ids(await list('to=2026-11-02'))).toEqual([entries[0]!.id]);
 
     const ofAcme = await list(`client_id=${acme.id}`);
     expect(ids(ofAcme)).toEqual([entries[1]!.id, entries[0]!.id]);
-    expect(ofAcme.totals).toEqual({ minutes: 90, billable_minutes: 60 });
+    expect(ofAcme.totals).toEqual({ minutes: 90, billable_minutes: 60, amounts: [] });
 
     const ofBob = await list(`user_id=${bob.id}`);
-    expect(ofBob.totals).toEqual({ minutes: 45, billable_minutes: 15 });
+    expect(ofBob.totals).toEqual({ minutes: 45, billable_minutes: 15, amounts: [] });
 
     const notBillable = await list('billable=false');
     expect(ids(notBillable)).toEqual([entries[1]!.id]);
-    expect(notBillable.totals).toEqual({ minutes: 30, billable_minutes: 0 });
+    expect(notBillable.totals).toEqual({ minutes: 30, billable_minutes: 0, amounts: [] });
 
     const combined = await list(`user_id=${ann.id}&billable=true&from=2026-11-03`);
     expect(ids(combined)).toEqual([entries[2]!.id]);
-    expect(combined.totals).toEqual({ minutes: 45, billable_minutes: 45 });
+    expect(combined.totals).toEqual({ minutes: 45, billable_minutes: 45, amounts: [] });
 
     const none = await list('from=2027-01-01');
-    expect(none).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 }, totals: { minutes: 0, billable_minutes: 0 } });
+    expect(none).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 }, totals: { minutes: 0, billable_minutes: 0, amounts: [] } });
   });
 
   test('When a ticket moves to another client, then its entries move with it in the client filter and totals', async () => {
     const { caller, acme, globex, acmeTicket, list } = await seeded();
     await http.patch(`${BASE}/tickets/${acmeTicket.id}`).set(bearer(caller.token)).send({ client_id: globex.id }).expect(200);
 
-    expect((await list(`client_id=${acme.id}`)).totals).toEqual({ minutes: 0, billable_minutes: 0 });
-    expect((await list(`client_id=${globex.id}`)).totals).toEqual({ minutes: 150, billable_minutes: 120 });
+    expect((await list(`client_id=${acme.id}`)).totals).toEqual({ minutes: 0, billable_minutes: 0, amounts: [] });
+    expect((await list(`client_id=${globex.id}`)).totals).toEqual({ minutes: 150, billable_minutes: 120, amounts: [] });
     const moved = await list(`client_id=${globex.id}&to=2026-11-15`);
     expect(moved.data.every((e: Entry) => e.client_id === globex.id && e.ticket_id === acmeTicket.id)).toBe(true);
   });
@@ -353,7 +356,7 @@ describe('GET /time-entries', () => {
     const { acme } = await seeded();
     const other = await newTenant(desk);
     const response = await http.get(`${BASE}/time-entries?client_id=${acme.id}`).set(bearer(other.token)).expect(200);
-    expect(response.body).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 }, totals: { minutes: 0, billable_minutes: 0 } });
+    expect(response.body).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 }, totals: { minutes: 0, billable_minutes: 0, amounts: [] } });
   });
 
   test.each([

@@ -9,7 +9,7 @@ import type { TestDesk } from './support/desk';
 import { BASE, bearer, createClient, createTicket, createUser, newTenant, snapshot, startHelpdesk } from './support/helpdesk';
 
 const EXPORT = `${BASE}/exports/time`;
-const HEADER = 'client_id,client_name,ticket_number,ticket_title,user_id,user_name,billable_minutes,hours';
+const HEADER = 'client_id,client_name,ticket_number,ticket_title,user_id,user_name,billable_minutes,hours,currency,hourly_rate,amount';
 
 let desk: TestDesk;
 let http_: Api;
@@ -56,10 +56,10 @@ describe('GET /exports/time', () => {
     expect(response.text).toBe(
       [
         HEADER,
-        `${acme.id},"Acme, Inc.",${acmeFirst.number},Printer jams,${bob.id},"Bob ""the fixer""",45,0.75`,
-        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${ann.id},Ann,80,1.33`,
-        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${bob.id},"Bob ""the fixer""",20,0.33`,
-        `${beta.id},Beta Bau,${betaTicket.number},Server room,${ann.id},Ann,1,0.02`,
+        `${acme.id},"Acme, Inc.",${acmeFirst.number},Printer jams,${bob.id},"Bob ""the fixer""",45,0.75,EUR,,`,
+        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${ann.id},Ann,80,1.33,EUR,,`,
+        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${bob.id},"Bob ""the fixer""",20,0.33,EUR,,`,
+        `${beta.id},Beta Bau,${betaTicket.number},Server room,${ann.id},Ann,1,0.02,EUR,,`,
         '',
       ].join('\r\n'),
     );
@@ -79,8 +79,8 @@ describe('GET /exports/time', () => {
     // (fast-csv quotes a field holding a `|` too: still RFC 4180, as in hr's payroll CSV.)
     expect(response.text.split('\r\n')).toEqual([
       HEADER,
-      `${client.id},"'=HYPERLINK(""http://evil.example"",""Click"")",${ticket.number},"'+cmd|' /C calc'!A0",${other.id},'-2+3,30,0.50`,
-      `${client.id},"'=HYPERLINK(""http://evil.example"",""Click"")",${ticket.number},"'+cmd|' /C calc'!A0",${user.id},'@SUM(A1),30,0.50`,
+      `${client.id},"'=HYPERLINK(""http://evil.example"",""Click"")",${ticket.number},"'+cmd|' /C calc'!A0",${other.id},'-2+3,30,0.50,EUR,,`,
+      `${client.id},"'=HYPERLINK(""http://evil.example"",""Click"")",${ticket.number},"'+cmd|' /C calc'!A0",${user.id},'@SUM(A1),30,0.50,EUR,,`,
       '',
     ]);
   });
@@ -93,7 +93,7 @@ describe('GET /exports/time', () => {
     const user = await createUser(http_, caller.token, { name: 'Leaver' });
     await record(caller, ticket.id, user.id, 90, '2026-11-10');
     await http_.delete(`${BASE}/users/${user.id}`).set(bearer(caller.token)).expect(204);
-    expect((await exportOf(caller, 'period=2026-11').expect(200)).text).toContain(`,${user.id},Leaver,90,1.50\r\n`);
+    expect((await exportOf(caller, 'period=2026-11').expect(200)).text).toContain(`,${user.id},Leaver,90,1.50,EUR,,\r\n`);
   });
 
   test.each([
@@ -155,9 +155,9 @@ describe('GET /exports/time, streamed', () => {
     const lines = response.text.split('\r\n');
     expect(lines.at(-1)).toBe('');
     expect(lines.length - 2).toBe(TICKETS * 2);
-    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},Big Client,1,Ticket 1,${users[0]},Ann,75,1\\.25$`));
-    expect(lines[2]).toMatch(new RegExp(`,Big Client,1,Ticket 1,${users[1]},Bob,75,1\\.25$`));
-    expect(lines.at(-2)).toMatch(new RegExp(`,Big Client,${TICKETS},Ticket ${TICKETS},${users[1]},Bob,75,1\\.25$`));
+    expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},Big Client,1,Ticket 1,${users[0]},Ann,75,1\\.25,EUR,,$`));
+    expect(lines[2]).toMatch(new RegExp(`,Big Client,1,Ticket 1,${users[1]},Bob,75,1\\.25,EUR,,$`));
+    expect(lines.at(-2)).toMatch(new RegExp(`,Big Client,${TICKETS},Ticket ${TICKETS},${users[1]},Bob,75,1\\.25,EUR,,$`));
     await waitUntil(async () => (await busyExportBackends()).length === 0, 'the export connection is back in its pool');
   });
 
@@ -279,6 +279,97 @@ describe('GET /exports/time, readers that stop reading', () => {
       await wholeExport();
     } finally {
       for (const reader of readers) reader.req.destroy();
+    }
+  });
+});
+
+describe('GET /exports/time, failed exports and a full pool', () => {
+  /** The export's pool (createTimeExportRepository): four connections. */
+  const POOL_SIZE = 4;
+  let caller: Tenant;
+  let admin: Client;
+
+  beforeAll(async () => {
+    caller = await newTenant(desk);
+    const ticket = await createTicket(http_, caller.token);
+    const user = await createUser(http_, caller.token, { name: 'Ann' });
+    await record(caller, ticket.id, user.id, 30, '2026-09-10');
+    admin = new Client({ connectionString: desk.databaseUrl });
+    await admin.connect();
+  });
+  afterAll(() => admin?.end());
+
+  const busyExportBackends = () => exportBackendsBusy(admin);
+
+  test('When more exports than the pool holds fail while their queries wait, then every connection comes back and the next export answers', async () => {
+    // Each export's query waits for this lock; then every caller goes away: POOL_SIZE + 1 failed
+    // exports, one of them still waiting for a connection of the pool.
+    const locker = new Client({ connectionString: desk.databaseUrl });
+    await locker.connect();
+    const requests: http.ClientRequest[] = [];
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE time_entries IN ACCESS EXCLUSIVE MODE');
+      for (let i = 0; i <= POOL_SIZE; i++) {
+        const req = http.get(`${desk.url}${EXPORT}?period=2026-09`, { headers: bearer(caller.token) });
+        req.on('error', () => undefined); // destroyed below, on purpose
+        requests.push(req);
+      }
+      await waitUntil(async () => {
+        const { rows } = await admin.query(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND wait_event_type = 'Lock'`,
+          [TIME_EXPORT_APPLICATION_NAME],
+        );
+        return rows.length === POOL_SIZE;
+      }, 'every connection of the export pool waits for the lock');
+
+      for (const req of requests) req.destroy();
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the failed exports let go of their connections');
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+
+    const response = await request(desk.url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token)).expect(200);
+    expect(response.text.split('\r\n')).toHaveLength(3);
+    await waitUntil(async () => (await busyExportBackends()).length === 0, 'the good export gave its connection back');
+  });
+
+  test('When every connection of the export pool stays busy past EXPORT_POOL_ACQUIRE_TIMEOUT_MS, then the next export answers 503 with Retry-After, and exports work once one is free', async () => {
+    const replica = http.createServer(await desk.replica({ exports: { idleTimeoutMs: 120_000, acquireTimeoutMs: 300 } }));
+    await new Promise<void>((resolve) => replica.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(replica.address() as AddressInfo).port}`;
+    const locker = new Client({ connectionString: desk.databaseUrl });
+    await locker.connect();
+    const held: http.ClientRequest[] = [];
+    try {
+      // Every connection of the replica's pool holds a query waiting for a lock.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE time_entries IN ACCESS EXCLUSIVE MODE');
+      for (let i = 0; i < POOL_SIZE; i++) {
+        const req = http.get(`${url}${EXPORT}?period=2026-09`, { headers: bearer(caller.token) });
+        req.on('error', () => undefined);
+        held.push(req);
+      }
+      await waitUntil(async () => (await busyExportBackends()).length === POOL_SIZE, 'the pool is full');
+
+      const busy = await request(url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token));
+
+      expect(busy.status).toBe(503);
+      expect(busy.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(busy.headers['retry-after']).toBe('5');
+      expect(busy.body).toMatchObject({ type: 'urn:msp:problem:export-capacity-exhausted', status: 503 });
+    } finally {
+      for (const req of held) req.destroy();
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    try {
+      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the held exports let go of their connections');
+      expect((await request(url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token)).expect(200)).text).toContain(`${HEADER}\r\n`);
+    } finally {
+      replica.closeAllConnections();
+      await new Promise((resolve) => replica.close(resolve));
     }
   });
 });

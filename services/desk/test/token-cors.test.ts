@@ -30,6 +30,18 @@ describe('CORS_ORIGINS', () => {
     expect(loadDeskConfig({ ...BASE, NODE_ENV: 'production', JWT_PRIVATE_KEY_FILE: '/run/secrets/key.pem', WEBHOOK_ENCRYPTION_KEY: 'd2ViaG9vay1rZXktZm9yLXRlc3RzLW5vdC1zZWNyZXQ=' }).corsOrigins).toEqual([]);
   });
 
+  test('When PORT, LINK_PORT and HR_PORT move the services (pnpm start with DESK_PORT, LINK_PORT, HR_PORT), then the development origins follow them', () => {
+    expect(loadDeskConfig({ ...BASE, PORT: '4101', LINK_PORT: '4102', HR_PORT: '4103' }).corsOrigins).toEqual([
+      'http://localhost:4101',
+      'http://127.0.0.1:4101',
+      'http://localhost:4102',
+      'http://127.0.0.1:4102',
+      'http://localhost:4103',
+      'http://127.0.0.1:4103',
+    ]);
+    expect(() => loadDeskConfig({ ...BASE, LINK_PORT: 'seventy' })).toThrow(ConfigError);
+  });
+
   test('When it lists origins, then exactly those are allowed, also in production', () => {
     expect(loadDeskConfig({ ...BASE, NODE_ENV: 'production', JWT_PRIVATE_KEY_FILE: '/k.pem', WEBHOOK_ENCRYPTION_KEY: 'd2ViaG9vay1rZXktZm9yLXRlc3RzLW5vdC1zZWNyZXQ=', CORS_ORIGINS: 'https://hr.example.com, https://link.example.com:8443/' }).corsOrigins).toEqual([
       'https://hr.example.com',
@@ -50,6 +62,23 @@ describe('CORS_ORIGINS', () => {
 });
 
 describe('CORS on the token endpoint', () => {
+  test('When the services listen on moved ports and CORS_ORIGINS is unset, then hr\'s reference page on its moved port gets its token from desk', async () => {
+    const { corsOrigins } = loadDeskConfig({ DATABASE_URL: desk.databaseUrl, PORT: '4101', LINK_PORT: '4102', HR_PORT: '4103' });
+    const moved = await desk.replica({ corsOrigins });
+    const preflight = await request(moved).options(TOKEN).set('Origin', 'http://localhost:4103').set('Access-Control-Request-Method', 'POST');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('http://localhost:4103');
+    const token = await request(moved)
+      .post(TOKEN)
+      .set('Origin', 'http://127.0.0.1:4102')
+      .type('form')
+      .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })
+      .expect(200);
+    expect(token.headers['access-control-allow-origin']).toBe('http://127.0.0.1:4102');
+    const old = await request(moved).options(TOKEN).set('Origin', 'http://localhost:3003').set('Access-Control-Request-Method', 'POST');
+    expect(old.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   test('When a listed origin sends the preflight of a token request, then desk allows POST with Authorization and Content-Type', async () => {
     const response = await request(desk.app)
       .options(TOKEN)

@@ -19,6 +19,7 @@ describeWebhooks({
     'client.created',
     'client.updated',
     'user.created',
+    'user.updated',
     'user.deactivated',
     'time_entry.created',
     'time_entry.updated',

@@ -1,5 +1,5 @@
 import { keysetPage, listCountSql, sqlRows, type SqlQuery } from '@msp/db';
-import { unknownAfterItem, type PageRequest } from '@msp/http';
+import { UUID_PATTERN, unknownAfterItem, type PageRequest } from '@msp/http';
 import type { Sql } from '../sql';
 import type { AuditEventJson, AuditFilter } from './audit.schemas';
 
@@ -100,26 +100,48 @@ export function auditRangeCountSql(tenantId: string, from: string | undefined, t
 }
 
 /**
- * The total for the filters: one counter read for none or one of them (resource_type and actor
- * from list_counts, from/to from the time buckets), a count of the resource's index entries for
- * resource_id (a resource's own events: bounded by them, not by the tenant's size), count(*)
- * through the indexes only for two or more filters at once.
+ * The total for the filters: one counter read for none or one of them (resource_type, actor and
+ * each of the types from list_counts, from/to from the time buckets), a count of the resource's
+ * index entries for resource_id (a resource's own events: bounded by them, not by the tenant's
+ * size), count(*) through the indexes only for two or more filters at once.
  */
 function totalSql(tenantId: string, filter: AuditFilter, where: { text: string; values: unknown[] }): SqlQuery {
-  const named = (['resource_type', 'resource_id', 'actor', 'from', 'to'] as const).filter((key) => filter[key] !== undefined);
+  const named = (['resource_type', 'resource_id', 'actor', 'from', 'to', 'types'] as const).filter((key) => filter[key] !== undefined);
   const only = named.length === 1 ? named[0] : undefined;
   if (named.length === 0) return listCountSql(tenantId, AUDIT_LIST);
   if (only === 'resource_type') return listCountSql(tenantId, AUDIT_LIST, { dimension: 'resource_type', value: filter.resource_type! });
+  if (only === 'types') {
+    return {
+      text: `SELECT coalesce(sum(count), 0) AS count FROM list_counts WHERE tenant_id = $1::uuid AND list = $2 AND dimension = 'type' AND value = ANY($3::text[])`,
+      values: [tenantId, AUDIT_LIST, filter.types],
+    };
+  }
   if (only === 'actor') {
     const mine = listCountSql(tenantId, AUDIT_LIST, { dimension: 'actor_client_id', value: filter.actor! });
     const forOthers = listCountSql(tenantId, AUDIT_LIST, { dimension: 'actor_for', value: filter.actor! });
     return { text: `SELECT (${mine.text}) + (${forOthers.text.replace(/\$(\d)/g, (_, n: string) => `$${Number(n) + 4}`)}) AS count`, values: [...mine.values, ...forOthers.values] };
   }
   if (named.every((key) => key === 'from' || key === 'to')) return auditRangeCountSql(tenantId, filter.from, filter.to);
-  if (filter.actor !== undefined) {
-    return { text: `SELECT count(*) AS count FROM events WHERE ${where.text} AND (actor_client_id = $${where.values.length + 1} OR actor_for = $${where.values.length + 1})`, values: [...where.values, filter.actor] };
+  const values = [...where.values];
+  const conditions = [where.text];
+  if (filter.types !== undefined) {
+    values.push(filter.types);
+    conditions.push(`type = ANY($${values.length}::text[])`);
   }
-  return { text: `SELECT count(*) AS count FROM events WHERE ${where.text}`, values: where.values };
+  if (filter.actor !== undefined) {
+    values.push(filter.actor);
+    conditions.push(`(actor_client_id = $${values.length} OR actor_for = $${values.length})`);
+  }
+  return { text: `SELECT count(*) AS count FROM events WHERE ${conditions.join(' AND ')}`, values };
+}
+
+/**
+ * The spellings of a resource id a filter matches: the id as given, and, for an id (UUID) in
+ * capitals, its lower case too, the way every service stores the ids it makes (an id a directory
+ * made, such as a SCIM id, is kept as that directory spells it: hence both).
+ */
+function resourceIdSpellings(resourceId: string): string[] {
+  return UUID_PATTERN.test(resourceId) && resourceId !== resourceId.toLowerCase() ? [resourceId, resourceId.toLowerCase()] : [resourceId];
 }
 
 /** The audit log is the event stream read back: one row per change, newest first. */
@@ -128,8 +150,9 @@ export function createAuditRepository(db: Sql) {
   return {
     /**
      * A page of the tenant's events with the filters, newest first, and the exact total. Each
-     * single filter's page is an index scan that stops at its LIMIT (indexes of the migration
-     * *_events_lists_retention); `after` starts it right after that event (keyset), at any depth.
+     * single filter's page is an index scan that stops at its LIMIT (indexes of the migrations
+     * *_events_lists_retention and *_events_audit_type); `after` starts it right after that event
+     * (keyset), at any depth.
      */
     async list(tenantId: string, filter: AuditFilter, page: PageRequest): Promise<{ items: AuditEventJson[]; total: number }> {
       const values: unknown[] = [tenantId];
@@ -139,7 +162,7 @@ export function createAuditRepository(db: Sql) {
         conditions.push(condition(values.length));
       };
       if (filter.resource_type !== undefined) add((n) => `resource_type = $${n}`, filter.resource_type);
-      if (filter.resource_id !== undefined) add((n) => `resource_id = $${n}`, filter.resource_id);
+      if (filter.resource_id !== undefined) add((n) => `resource_id = ANY($${n}::text[])`, resourceIdSpellings(filter.resource_id));
       if (filter.from !== undefined) add((n) => `occurred_at >= $${n}::timestamptz`, filter.from);
       if (filter.to !== undefined) add((n) => `occurred_at < $${n}::timestamptz`, filter.to);
       const where = { text: conditions.join(' AND '), values: [...values] };
@@ -149,19 +172,22 @@ export function createAuditRepository(db: Sql) {
       const skip = (page.page - 1) * page.per_page;
       values.push(skip, page.per_page);
       const [offset, limit] = [`$${values.length - 1}`, `$${values.length}`];
-      let text: string;
-      if (filter.actor === undefined) {
-        text = `SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} ${ORDER} OFFSET ${offset} LIMIT ${limit}`;
-      } else {
-        // `actor` is the caller or the client it acted for: two ordered index scans merged (an OR
-        // would sort every match), each stopping at the page's end; actor_for never repeats a row
-        // of actor_client_id.
-        values.push(filter.actor);
-        const actor = `$${values.length}`;
-        const branch = (column: string) =>
-          `(SELECT ${COLUMNS} FROM events WHERE ${conditions.join(' AND ')} AND ${column} = ${actor} ${ORDER} LIMIT ${offset}::bigint + ${limit}::bigint)`;
-        text = `SELECT * FROM (${branch('actor_client_id')} UNION ALL ${branch('actor_for')}) AS e ${ORDER} OFFSET ${offset} LIMIT ${limit}`;
-      }
+      // Each type, and `actor` as the caller or the client it acted for, is an ordered index scan
+      // of its own (an OR or an IN would sort every match): the branches are merged, each stopping
+      // at the page's end. They never share a row (one type per event; actor_for never repeats
+      // actor_client_id).
+      const param = (value: unknown) => {
+        values.push(value);
+        return `$${values.length}`;
+      };
+      const byType = filter.types === undefined ? [undefined] : filter.types.map((type) => `type = ${param(type)}`);
+      const actor = filter.actor === undefined ? undefined : param(filter.actor);
+      const byActor = actor === undefined ? [undefined] : [`actor_client_id = ${actor}`, `actor_for = ${actor}`];
+      const branches = byType.flatMap((type) => byActor.map((who) => [...conditions, ...[type, who].filter((c): c is string => c !== undefined)].join(' AND ')));
+      const text =
+        branches.length === 1
+          ? `SELECT ${COLUMNS} FROM events WHERE ${branches[0]} ${ORDER} OFFSET ${offset} LIMIT ${limit}`
+          : `SELECT * FROM (${branches.map((branch) => `(SELECT ${COLUMNS} FROM events WHERE ${branch} ${ORDER} LIMIT ${offset}::bigint + ${limit}::bigint)`).join(' UNION ALL ')}) AS e ${ORDER} OFFSET ${offset} LIMIT ${limit}`;
       const found = await keysetPage<EventRow>(
         rows,
         page,

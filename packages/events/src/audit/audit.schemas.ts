@@ -38,16 +38,34 @@ export type AuditEventJson = Static<typeof AuditEventSchema>;
 
 export const AuditEventPageSchema = pageSchema('AuditEventPage', AuditEventSchema);
 
-export const AuditQuery = Type.Object(
+/** The audit log's query; `eventTypes`: the service's event types, the first of which is `type`'s example. */
+export const auditQuery = (eventTypes: readonly string[] = ['ticket.updated']) => Type.Object(
   {
     ...pageQueryProperties,
     ...keysetQueryProperties,
+    type: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        pattern: '^[a-z0-9_.]+(,[a-z0-9_.]+)*$',
+        description:
+          `Only events of these types (\`action\`), comma-separated without spaces, e.g. \`${eventTypes[0]}\` or \`${eventTypes.slice(0, 2).join(',')}\`: ` +
+          'each one of this service\'s event types (its webhooks\' names; another is a 400), each at most once.',
+        examples: [eventTypes[0]],
+      }),
+    ),
     resource_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only changes of this kind of resource, e.g. `ticket`.' })),
-    resource_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only changes of this resource.' })),
+    resource_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Only changes of this resource. An id (UUID) matches in either letter case, as ids do everywhere.' }),
+    ),
     actor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only changes made by this client id (as caller or on whose behalf).' })),
     from: Type.Optional(DateTime({ description: 'Changes at or after this instant.' })),
     to: Type.Optional(DateTime({ description: 'Changes before this instant.' })),
   },
   { additionalProperties: false },
 );
-export type AuditFilter = Omit<Static<typeof AuditQuery>, 'page' | 'per_page' | 'after'>;
+export const AuditQuery = auditQuery();
+
+export type AuditQueryInput = Omit<Static<typeof AuditQuery>, 'page' | 'per_page' | 'after'>;
+/** The filters as the repository takes them: `type` split into its event types. */
+export type AuditFilter = Omit<AuditQueryInput, 'type'> & { types?: readonly string[] };

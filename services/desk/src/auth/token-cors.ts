@@ -1,14 +1,21 @@
 import type { RequestHandler } from 'express';
 
+/** The ports of the three services when nothing moves them (SPEC §1). */
+export const DEFAULT_PORTS = { desk: 3001, link: 3002, hr: 3003 } as const;
+
 /**
  * The three services' own origins: in development each service's API reference page (link's and
- * hr's on other ports) gets its "try it" token from desk.
+ * hr's on other ports) gets its "try it" token from desk. The ports are where the services listen:
+ * desk's own PORT, and link's and hr's as `pnpm start` moves them (LINK_PORT, HR_PORT, which the
+ * launcher passes on to every service), so moved ports keep the pages' "try it" working.
  */
-export const DEVELOPMENT_CORS_ORIGINS = ['3001', '3002', '3003'].flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]);
+export function developmentCorsOrigins(ports: { desk: number; link: number; hr: number } = DEFAULT_PORTS): string[] {
+  return [...new Set([ports.desk, ports.link, ports.hr])].flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]);
+}
 
-/** CORS_ORIGINS: comma-separated origins; unset means the development defaults, or none in production. */
-export function parseCorsOrigins(raw: string | undefined, nodeEnv: string, problems: string[]): string[] {
-  if (raw === undefined || raw.trim() === '') return nodeEnv === 'production' ? [] : DEVELOPMENT_CORS_ORIGINS;
+/** CORS_ORIGINS: comma-separated origins; unset means the development defaults (the services' own, at `ports`), or none in production. */
+export function parseCorsOrigins(raw: string | undefined, nodeEnv: string, problems: string[], ports: { desk: number; link: number; hr: number } = DEFAULT_PORTS): string[] {
+  if (raw === undefined || raw.trim() === '') return nodeEnv === 'production' ? [] : developmentCorsOrigins(ports);
   const origins: string[] = [];
   for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
     let url: URL | undefined;

@@ -1,7 +1,7 @@
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
 import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import type { RequestHandler } from 'express';
-import { created, page, sendCreated } from '../shared/http.schemas';
+import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import {
   BusinessTimeQuery,
   BusinessTimeSchema,
@@ -86,13 +86,19 @@ export function registerCalendarRoutes(api: ApiRouter, calendars: CalendarsServi
     path: '/calendars/:id',
     operationId: 'updateCalendar',
     summary: 'Change a calendar',
-    description: `${CHECKED} Tickets already running keep the calendar as it was when they were opened; new tickets count on the changed one.`,
+    description:
+      `${CHECKED} Tickets already running keep the calendar as it was when they were opened; new tickets count on the changed one. ` +
+      'New `hours` must leave every SLA policy counting on the calendar able to reach each of its targets within 260 weeks (5 years) of the calendar\'s regular weeks ' +
+      '(its weekly business minutes × 260), else 422 `urn:msp:problem:targets-beyond-calendar` naming each policy and target under `hours`.',
     tags: TAGS,
     scope: ADMIN_SCOPE,
     params: IdParams,
     body: CalendarChangesSchema,
     errors: [409],
-    responses: { 200: { description: 'The calendar after the change.', schema: CalendarSchema } },
+    responses: {
+      200: { description: 'The calendar after the change.', schema: CalendarSchema },
+      422: unprocessableResponse('The new hours leave an SLA policy counting on the calendar with a target it cannot reach within 260 of its weeks (`urn:msp:problem:targets-beyond-calendar`).'),
+    },
     handler: async (req, res, { params, body }) => {
       res.json(await calendars.update(tenantOf(req), params.id, body));
     },
@@ -145,13 +151,19 @@ export function registerCalendarRoutes(api: ApiRouter, calendars: CalendarsServi
     description:
       '`?from=&minutes=N` answers `{due_at}`: the instant N business minutes after `from` (a `from` outside business hours starts at the next opening; running out at closing ' +
       'time is due at closing time). `?from=&to=` answers `{business_minutes}` between the two. Wall-clock hours: across a daylight-saving change the skipped hour is not ' +
-      'counted and the repeated one counts twice. Both or neither of `minutes` and `to` is a 400. A `+` in `from` or `to` is an offset\'s sign (sent as is or as `%2B`).',
+      'counted and the repeated one counts twice. Both or neither of `minutes` and `to` is a 400. A `+` in `from` or `to` is an offset\'s sign (sent as is or as `%2B`). ' +
+      '**Bounds**: `to` lies within 36,525 days (100 years) of `from`, else 400. A `due_at` is looked for within 100 years of `from` and must be at the latest 9999-12-31T23:59:59.999Z: ' +
+      'a calendar with fewer business minutes than `minutes` in that time (open a minute a week and asked for a year of minutes), or a due time past the year 9999, is a 422 ' +
+      '`urn:msp:problem:business-time-out-of-range` naming the bound in `limit` and `minutes` in `errors`. The work grows with the years a span covers, not with its days.',
     tags: TAGS,
     scope: ADMIN_SCOPE,
     params: IdParams,
     query: BusinessTimeQuery,
     before: [offsetSignsKept],
-    responses: { 200: { description: '`due_at` for `minutes`, `business_minutes` for `to`.', schema: BusinessTimeSchema } },
+    responses: {
+      200: { description: '`due_at` for `minutes`, `business_minutes` for `to`.', schema: BusinessTimeSchema },
+      422: unprocessableResponse('`minutes` cannot be counted from `from` on this calendar within 100 years, or the due time would lie after 9999-12-31 (`urn:msp:problem:business-time-out-of-range`, `limit` names the bound).'),
+    },
     handler: async (req, res, { params, query }) => {
       res.json(await calendars.businessTime(tenantOf(req), params.id, query));
     },

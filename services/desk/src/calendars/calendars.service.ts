@@ -1,6 +1,8 @@
 import {
+  BUSINESS_TIME_HORIZON_DAYS,
   WEEKDAYS,
   addBusinessMinutes,
+  isBusinessTimeRangeError,
   businessMinutesBetween,
   compareDates,
   holidays as publicHolidays,
@@ -11,11 +13,15 @@ import {
   type HolidayRegion,
   type HolidaySource,
 } from '@msp/calendar';
-import { conflict, notFound, validationFailed, type PageRequest } from '@msp/http';
+import { conflict, notFound, unprocessable, validationFailed, type PageRequest } from '@msp/http';
 import { unlessDuplicate, unlessReferenced } from '../db';
-import type { Store } from '../store';
+import { targetsBeyondCalendarProblem } from '../sla-policies/sla-policies.service';
+import { targetsBeyondCalendar, TARGET_MAX_WEEKS } from '../sla/sla-clock';
+import type { Repositories, Store } from '../store';
 import type { Calendar, CalendarChanges, CalendarHoliday, NewCalendar } from './calendar.schemas';
 import type { CalendarDefinition } from './calendars.repository';
+
+const DAY_MS = 86_400_000;
 
 /** A closed day that falls on a public holiday comes before it. */
 const KIND_ORDER: Record<CalendarHoliday['kind'], number> = { closed_day: 0, public_holiday: 1 };
@@ -39,6 +45,19 @@ function definition(input: CalendarInput): CalendarDefinition {
 }
 
 const stored = (calendar: Calendar): CalendarInput => calendar;
+
+/** The policies counting on the calendar keep targets it can reach within TARGET_MAX_WEEKS of its regular weeks (else 422 naming `hours` and each). */
+async function assertPoliciesReachable(tx: Repositories, tenantId: string, id: string, calendar: CalendarDefinition) {
+  const errors = (await tx.slaPolicies.usingCalendarForUpdate(tenantId, id)).flatMap((policy) =>
+    targetsBeyondCalendar(calendar, policy.targets, 'the calendar').map((error) => ({ field: 'hours', message: `SLA policy "${policy.name}" (${policy.id}): its ${error.field} — ${error.message}` })),
+  );
+  if (errors.length) {
+    throw targetsBeyondCalendarProblem(
+      errors,
+      `With these hours the calendar is open too few hours for the SLA policies counting on it: each target must be reachable within ${TARGET_MAX_WEEKS} weeks (5 years) of the calendar's business hours. Change the policies' targets first.`,
+    );
+  }
+}
 
 export function createCalendarsService(store: Store) {
   async function get(tenantId: string, id: string): Promise<Calendar> {
@@ -69,7 +88,9 @@ export function createCalendarsService(store: Store) {
       const updated = store.transaction(async (tx) => {
         const before = await tx.calendars.findForUpdate(tenantId, id);
         if (!before) throw calendarNotFound();
-        const after = await tx.calendars.update(tenantId, id, definition({ ...stored(before), ...changes }));
+        const changed = definition({ ...stored(before), ...changes });
+        if (changes.hours !== undefined) await assertPoliciesReachable(tx, tenantId, id, changed);
+        const after = await tx.calendars.update(tenantId, id, changed);
         await tx.events.record({ type: 'calendar.updated', tenantId, resourceType: 'calendar', resourceId: id, object: after, before });
         return after;
       });
@@ -110,8 +131,27 @@ export function createCalendarsService(store: Store) {
         throw validationFailed([{ field: query.minutes === undefined ? 'minutes' : 'to', message }], 'One or more query parameters are not valid.');
       }
       const from = query.from === undefined ? new Date() : new Date(query.from);
-      if (query.minutes !== undefined) return { due_at: addBusinessMinutes(calendar, from, query.minutes).toISOString() };
-      return { business_minutes: businessMinutesBetween(calendar, from, new Date(query.to!)) };
+      if (query.minutes !== undefined) {
+        try {
+          return { due_at: addBusinessMinutes(calendar, from, query.minutes).toISOString() };
+        } catch (error) {
+          if (!isBusinessTimeRangeError(error)) throw error;
+          const message = `cannot be counted from ${from.toISOString()} on this calendar within ${error.limit}: ${error.message}`;
+          throw unprocessable(`${query.minutes} business minutes ${message}.`, {
+            code: 'business-time-out-of-range',
+            errors: [{ field: 'minutes', message }],
+            extensions: { limit: error.limit },
+          });
+        }
+      }
+      const to = new Date(query.to!);
+      if (Math.abs(to.getTime() - from.getTime()) > BUSINESS_TIME_HORIZON_DAYS * DAY_MS) {
+        throw validationFailed(
+          [{ field: 'to', message: `must lie within ${BUSINESS_TIME_HORIZON_DAYS} days (100 years) of from (${from.toISOString()})` }],
+          'One or more query parameters are not valid.',
+        );
+      }
+      return { business_minutes: businessMinutesBetween(calendar, from, to) };
     },
   };
 }

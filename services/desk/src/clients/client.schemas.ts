@@ -1,11 +1,24 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
+import { CURRENCIES, DEFAULT_CURRENCY, HOURLY_RATE_MAX } from '../shared/currencies';
 import { EMAIL_MAX, LONG_TEXT_MAX, NAME_MAX, Text } from '../shared/http.schemas';
 
 const Name = Text({ minLength: 1, maxLength: NAME_MAX, description: 'Unique within the tenant, compared case-insensitively ("ACME" = "Acme").' });
 const Email = Nullable(Type.String({ format: 'email', maxLength: EMAIL_MAX }));
 const Phone = Nullable(Type.String({ minLength: 1, maxLength: 50, pattern: '^[0-9+()./ -]+$', description: 'Digits, spaces and + ( ) . / -' }));
 const Notes = Nullable(Text({ maxLength: LONG_TEXT_MAX }));
+const HourlyRate = Nullable(
+  Type.Integer({
+    minimum: 0,
+    maximum: HOURLY_RATE_MAX,
+    description:
+      `What an hour of the client's time is billed at, in minor units of \`currency\` per hour (cents: 9500 is 95.00 EUR an hour; a currency without decimals, such as JPY, in whole units), 0–${HOURLY_RATE_MAX}; null: none. ` +
+      'A time entry recorded on the client\'s tickets takes it as its `hourly_rate` unless it names its own; a change applies to entries recorded afterwards.',
+  }),
+);
+const Currency = stringEnum(CURRENCIES, {
+  description: `ISO 4217 code of \`hourly_rate\` and of the amounts of the client's time (default ${DEFAULT_CURRENCY}); another code is a 400. Time entries take it when they are recorded.`,
+});
 const SlaPolicyId = Nullable(
   Uuid({ description: 'The SLA policy the client\'s new tickets take (an SLA policy of the tenant, else 422); null: the tenant\'s default policy, if any.' }),
 );
@@ -20,6 +33,8 @@ export const ClientSchema = named(
       phone: Nullable(Type.String()),
       notes: Nullable(Type.String()),
       sla_policy_id: SlaPolicyId,
+      hourly_rate: HourlyRate,
+      currency: Currency,
       created_at: DateTime(),
       updated_at: DateTime(),
     },
@@ -34,6 +49,8 @@ export const ClientSchema = named(
           phone: '+49 30 1234567',
           notes: 'Office hours 8–17; call before on-site visits.',
           sla_policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+          hourly_rate: 9500,
+          currency: 'EUR',
           created_at: '2026-11-02T10:00:00.000Z',
           updated_at: '2026-11-02T10:00:00.000Z',
         },
@@ -46,8 +63,19 @@ export type Client = Static<typeof ClientSchema>;
 export const NewClientSchema = named(
   'NewClient',
   strictObject(
-    { name: Name, email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes), sla_policy_id: Type.Optional(SlaPolicyId) },
-    { examples: [{ name: 'Contoso Ltd', email: 'it@contoso.example', phone: '+49 30 1234567', notes: 'Office hours 8–17; call before on-site visits.' }] },
+    {
+      name: Name,
+      email: Type.Optional(Email),
+      phone: Type.Optional(Phone),
+      notes: Type.Optional(Notes),
+      sla_policy_id: Type.Optional(SlaPolicyId),
+      hourly_rate: Type.Optional(HourlyRate),
+      currency: Type.Optional(Currency),
+    },
+    {
+      description: `\`hourly_rate\` defaults to null (none), \`currency\` to ${DEFAULT_CURRENCY}.`,
+      examples: [{ name: 'Contoso Ltd', email: 'it@contoso.example', phone: '+49 30 1234567', notes: 'Office hours 8–17; call before on-site visits.', hourly_rate: 9500, currency: 'EUR' }],
+    },
   ),
 );
 export type NewClient = Static<typeof NewClientSchema>;
@@ -55,10 +83,18 @@ export type NewClient = Static<typeof NewClientSchema>;
 export const ClientChangesSchema = named(
   'ClientChanges',
   strictObject(
-    { name: Type.Optional(Name), email: Type.Optional(Email), phone: Type.Optional(Phone), notes: Type.Optional(Notes), sla_policy_id: Type.Optional(SlaPolicyId) },
+    {
+      name: Type.Optional(Name),
+      email: Type.Optional(Email),
+      phone: Type.Optional(Phone),
+      notes: Type.Optional(Notes),
+      sla_policy_id: Type.Optional(SlaPolicyId),
+      hourly_rate: Type.Optional(HourlyRate),
+      currency: Type.Optional(Currency),
+    },
     {
       minProperties: 1,
-      description: 'The fields to change; at least one. `null` clears email, phone, notes or sla_policy_id.',
+      description: 'The fields to change; at least one. `null` clears email, phone, notes, sla_policy_id or hourly_rate. A new rate or currency applies to time entries recorded afterwards.',
       examples: [{ phone: '+49 30 7654321', notes: null }, { sla_policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' }],
     },
   ),

@@ -13,6 +13,8 @@ function toClient(row: ClientRow): Client {
     phone: row.phone,
     notes: row.notes,
     sla_policy_id: row.slaPolicyId,
+    hourly_rate: row.hourlyRate,
+    currency: row.currency as Client['currency'],
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -35,7 +37,7 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
         listWindow(page),
         {
           table: 'clients',
-          select: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, email, phone, notes, sla_policy_id AS "slaPolicyId", created_at AS "createdAt", updated_at AS "updatedAt"`),
+          select: Prisma.raw(`id, tenant_id AS "tenantId", name::text AS name, email, phone, notes, sla_policy_id AS "slaPolicyId", hourly_rate AS "hourlyRate", currency, created_at AS "createdAt", updated_at AS "updatedAt"`),
           scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
           columns: ['created_at', 'id'],
           direction: 'desc',
@@ -60,14 +62,14 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
 
     /** Throws a unique violation when the tenant already has a client of that name. */
     async create(tenantId: string, client: NewClient): Promise<Client> {
-      const { sla_policy_id: slaPolicyId, ...fields } = client;
-      return toClient(await db.client.create({ data: { ...fields, slaPolicyId, tenantId } }));
+      const { sla_policy_id: slaPolicyId, hourly_rate: hourlyRate, ...fields } = client;
+      return toClient(await db.client.create({ data: { ...fields, slaPolicyId, hourlyRate, tenantId } }));
     },
 
     /** Throws a unique violation when the new name is taken. */
     async update(tenantId: string, id: string, changes: ClientChanges): Promise<Client> {
-      const { sla_policy_id: slaPolicyId, ...fields } = changes;
-      return toClient(await db.client.update({ where: { id, tenantId }, data: { ...fields, slaPolicyId } }));
+      const { sla_policy_id: slaPolicyId, hourly_rate: hourlyRate, ...fields } = changes;
+      return toClient(await db.client.update({ where: { id, tenantId }, data: { ...fields, slaPolicyId, hourlyRate } }));
     },
   };
 }

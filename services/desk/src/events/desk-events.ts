@@ -55,6 +55,14 @@ const EVENTS = [
   { type: 'client.updated', summary: 'A client changed; `changes` has the fields that differ.', object: ClientSchema, changes: true },
   { type: 'user.created', summary: 'A technician was created.', object: UserSchema },
   {
+    type: 'user.updated',
+    summary:
+      'A user changed (`PATCH /users/{id}`); `changes` has the fields that differ. A deactivation by PATCH (`changes.active`) unassigns their open tickets, which follow as `ticket.updated`; ' +
+      '`DELETE /users/{id}` records `user.deactivated` instead.',
+    object: UserSchema,
+    changes: true,
+  },
+  {
     type: 'user.deactivated',
     summary: 'A user was deactivated (`DELETE /users/{id}`); `changes` has `active` and `deactivated_at`. Their unassigned tickets follow as `ticket.updated`.',
     object: UserSchema,

@@ -99,6 +99,13 @@ export function createSlaPoliciesRepository(db: DbTx) {
       return toPolicy(await db.slaPolicy.update({ where: { id, tenantId }, data: toData(changes) }));
     },
 
+    /** The tenant's policies that count on a calendar, locked until the transaction ends. */
+    async usingCalendarForUpdate(tenantId: string, calendarId: string): Promise<SlaPolicy[]> {
+      const locked = await db.$queryRaw<{ id: string }[]>`SELECT id FROM sla_policies WHERE tenant_id = ${tenantId}::uuid AND calendar_id = ${calendarId}::uuid ORDER BY id FOR UPDATE`;
+      if (!locked.length) return [];
+      return (await db.slaPolicy.findMany({ where: { tenantId, id: { in: locked.map((row) => row.id) } }, orderBy: { id: 'asc' } })).map(toPolicy);
+    },
+
     async clientsUsing(tenantId: string, id: string): Promise<number> {
       return db.client.count({ where: { tenantId, slaPolicyId: id } });
     },

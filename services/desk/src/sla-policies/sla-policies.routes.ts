@@ -4,6 +4,11 @@ import { BusinessRuleProblem, created, page, sendCreated, unprocessableResponse 
 import { NewSlaPolicySchema, SlaPolicyChangesSchema, SlaPolicyListQuery, SlaPolicyPageSchema, SlaPolicySchema } from './sla-policy.schemas';
 import type { SlaPoliciesService } from './sla-policies.service';
 
+const REACH_RULE =
+  'Each target must be reachable within 260 weeks (5 years) of the calendar\'s regular weeks: at most 260 × its business minutes a week ' +
+  '(a calendar open 08:00–17:00 on weekdays, 2,700 minutes a week, takes any target up to the maximum; one open a minute a week at most 260), else 422 `urn:msp:problem:targets-beyond-calendar` naming each target; ' +
+  'without a calendar (24×7) every target fits.';
+
 const TAGS = ['SLA policies'];
 const DEFAULT_RULE = 'A tenant has at most one default: `is_default: true` unsets the previous default (never a 409).';
 
@@ -30,14 +35,17 @@ export function registerSlaPolicyRoutes(api: ApiRouter, policies: SlaPoliciesSer
     path: '/sla-policies',
     operationId: 'createSlaPolicy',
     summary: 'Create an SLA policy',
-    description: `${DEFAULT_RULE} An unknown \`calendar_id\` is a 422; a name the tenant already uses a 409.`,
+    description: `${DEFAULT_RULE} ${REACH_RULE} An unknown \`calendar_id\` is a 422; a name the tenant already uses a 409.`,
     tags: TAGS,
     scope: ADMIN_SCOPE,
     body: NewSlaPolicySchema,
     errors: [409],
     responses: {
       201: created('The created SLA policy.', SlaPolicySchema),
-      422: unprocessableResponse('`calendar_id` names no calendar of the tenant.', BusinessRuleProblem),
+      422: unprocessableResponse(
+        '`calendar_id` names no calendar of the tenant (`urn:msp:problem:unknown-reference`), or a target is beyond what the calendar reaches in 260 of its weeks (`urn:msp:problem:targets-beyond-calendar`, naming each target).',
+        BusinessRuleProblem,
+      ),
     },
     handler: async (req, res, { body }) => {
       sendCreated(res, '/sla-policies', await policies.create(tenantOf(req), body));
@@ -63,7 +71,7 @@ export function registerSlaPolicyRoutes(api: ApiRouter, policies: SlaPoliciesSer
     path: '/sla-policies/:id',
     operationId: 'updateSlaPolicy',
     summary: 'Change an SLA policy',
-    description: `${DEFAULT_RULE} Tickets opened before the change keep the targets and calendar they were opened with.`,
+    description: `${DEFAULT_RULE} ${REACH_RULE} Tickets opened before the change keep the targets and calendar they were opened with.`,
     tags: TAGS,
     scope: ADMIN_SCOPE,
     params: IdParams,
@@ -71,7 +79,10 @@ export function registerSlaPolicyRoutes(api: ApiRouter, policies: SlaPoliciesSer
     errors: [409],
     responses: {
       200: { description: 'The SLA policy after the change.', schema: SlaPolicySchema },
-      422: unprocessableResponse('`calendar_id` names no calendar of the tenant.', BusinessRuleProblem),
+      422: unprocessableResponse(
+        '`calendar_id` names no calendar of the tenant (`urn:msp:problem:unknown-reference`), or a target is beyond what the calendar reaches in 260 of its weeks (`urn:msp:problem:targets-beyond-calendar`, naming each target).',
+        BusinessRuleProblem,
+      ),
     },
     handler: async (req, res, { params, body }) => {
       res.json(await policies.update(tenantOf(req), params.id, body));

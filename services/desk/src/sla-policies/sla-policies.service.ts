@@ -1,7 +1,9 @@
+import type { BusinessCalendar } from '@msp/calendar';
 import { conflict, notFound, unprocessable, type PageRequest } from '@msp/http';
 import { unlessDuplicate, unlessReferenced } from '../db';
+import { TARGET_MAX_WEEKS, targetsBeyondCalendar } from '../sla/sla-clock';
 import type { Repositories, Store } from '../store';
-import type { NewSlaPolicy, SlaPolicy, SlaPolicyChanges } from './sla-policy.schemas';
+import type { NewSlaPolicy, SlaPolicy, SlaPolicyChanges, SlaTargets } from './sla-policy.schemas';
 
 export const policyNotFound = () => notFound('No SLA policy with this id exists in your tenant.');
 const nameTaken = (name: string) => () =>
@@ -9,11 +11,32 @@ const nameTaken = (name: string) => () =>
 const inUse = (clients: number) =>
   conflict(`${clients || 'Some'} client(s) name this SLA policy; set their sla_policy_id to another policy (or null) before deleting it.`, { code: 'sla-policy-in-use' });
 
-/** calendar_id must name a calendar of the tenant (else 422). */
+/**
+ * calendar_id must name a calendar of the tenant (else 422), locked until the policy commits, so
+ * that a change of its hours waits and then checks this policy too.
+ */
 async function assertCalendar(tx: Repositories, tenantId: string, calendarId: string | null | undefined) {
-  if (calendarId && !(await tx.calendars.findById(tenantId, calendarId))) {
+  if (!calendarId) return null;
+  const calendar = await tx.calendars.findForUpdate(tenantId, calendarId);
+  if (!calendar) {
     const message = 'does not name a calendar of your tenant';
     throw unprocessable(`calendar_id ${message}.`, { code: 'unknown-reference', errors: [{ field: 'calendar_id', message }] });
+  }
+  return calendar;
+}
+
+/** A policy's targets must be reachable on its calendar within TARGET_MAX_WEEKS of its regular weeks (else 422 naming each target). */
+export function targetsBeyondCalendarProblem(errors: { field: string; message: string }[], detail: string) {
+  return unprocessable(detail, { code: 'targets-beyond-calendar', errors, extensions: { max_weeks: TARGET_MAX_WEEKS } });
+}
+
+function assertTargetsReachable(calendar: (BusinessCalendar & { name: string }) | null, targets: SlaTargets) {
+  const errors = targetsBeyondCalendar(calendar, targets, calendar ? `calendar "${calendar.name}"` : undefined);
+  if (errors.length) {
+    throw targetsBeyondCalendarProblem(
+      [...errors, { field: 'calendar_id', message: `has too few business hours a week for these targets (each must fit in ${TARGET_MAX_WEEKS} of its weeks)` }],
+      `The calendar is open too few hours for these targets: a target must be reachable within ${TARGET_MAX_WEEKS} weeks (5 years) of the calendar's business hours.`,
+    );
   }
 }
 
@@ -41,7 +64,8 @@ export function createSlaPoliciesService(store: Store) {
 
     create(tenantId: string, input: NewSlaPolicy): Promise<SlaPolicy> {
       const created = store.transaction(async (tx) => {
-        await assertCalendar(tx, tenantId, input.calendar_id);
+        const calendar = await assertCalendar(tx, tenantId, input.calendar_id);
+        assertTargetsReachable(calendar as (BusinessCalendar & { name: string }) | null, input.targets);
         if (input.is_default) await unsetPreviousDefault(tx, tenantId);
         const policy = await tx.slaPolicies.create(tenantId, { name: input.name, calendarId: input.calendar_id ?? null, isDefault: input.is_default ?? false, targets: input.targets });
         await tx.events.record({ type: 'sla_policy.created', tenantId, resourceType: 'sla_policy', resourceId: policy.id, object: policy });
@@ -55,7 +79,11 @@ export function createSlaPoliciesService(store: Store) {
       const updated = store.transaction(async (tx) => {
         const before = await tx.slaPolicies.findForUpdate(tenantId, id);
         if (!before) throw policyNotFound();
-        await assertCalendar(tx, tenantId, changes.calendar_id);
+        const calendarId = changes.calendar_id === undefined ? before.calendar_id : changes.calendar_id;
+        const calendar = await assertCalendar(tx, tenantId, calendarId);
+        if (changes.calendar_id !== undefined || changes.targets !== undefined) {
+          assertTargetsReachable(calendar as (BusinessCalendar & { name: string }) | null, changes.targets ?? before.targets);
+        }
         if (changes.is_default && !before.is_default) await unsetPreviousDefault(tx, tenantId, id);
         const after = await tx.slaPolicies.update(tenantId, id, { name: changes.name, calendarId: changes.calendar_id, isDefault: changes.is_default, targets: changes.targets });
         await tx.events.record({ type: 'sla_policy.updated', tenantId, resourceType: 'sla_policy', resourceId: id, object: after, before });

@@ -10,30 +10,75 @@
  *   stopped when the ticket is worked on again (`open`, `in_progress`).
  * - A change of priority re-targets the targets not yet done from the creation (elapsed time kept).
  * - A running target past its due time is breached, once: `breachedAt` is set and stays.
+ * - A due time the calendar cannot give (too few business hours within a century, or past the
+ *   year 9999) is unknown (null): the clock runs without one and is never breached. Policies and
+ *   calendars are checked against each other when written, so this is what is left over (a
+ *   calendar closed on most of its open days, a resolution paused for decades); a ticket's write
+ *   never fails on it.
  */
-import { addBusinessMinutes, businessMinutesBetween, type BusinessCalendar } from '@msp/calendar';
+import { addBusinessMinutes, businessMinutesBetween, isBusinessTimeRangeError, weeklyBusinessMinutes, type BusinessCalendar } from '@msp/calendar';
 import type { SlaTargets } from '../sla-policies/sla-policy.schemas';
 import type { TicketStatus } from '../tickets/ticket-status';
 import type { SlaTargetName } from './sla.schemas';
 
 export type Priority = keyof SlaTargets;
 
+/**
+ * How many regular weeks of its calendar (its hours, no holiday, no closed day) a policy's target
+ * may take: five years. A target past that is no service level, and its clock might find no due
+ * time at all (a calendar open a minute a week and a year of minutes).
+ */
+export const TARGET_MAX_WEEKS = 260;
+
+/**
+ * The targets a calendar cannot reach within TARGET_MAX_WEEKS of its regular weeks, as the
+ * problem document's `errors` (`targets.<priority>.<target>`); empty when every one fits. `null`
+ * is 24×7, which every target fits.
+ */
+export function targetsBeyondCalendar(calendar: BusinessCalendar | null, targets: SlaTargets, calendarName = 'the calendar'): { field: string; message: string }[] {
+  if (calendar === null) return [];
+  const weekly = weeklyBusinessMinutes(calendar);
+  const most = weekly * TARGET_MAX_WEEKS;
+  const errors: { field: string; message: string }[] = [];
+  for (const [priority, target] of Object.entries(targets) as [Priority, SlaTargets[Priority]][]) {
+    for (const name of ['first_response_minutes', 'resolution_minutes'] as const) {
+      if (target[name] <= most) continue;
+      errors.push({
+        field: `targets.${priority}.${name}`,
+        message: `${target[name]} business minutes would take more than ${TARGET_MAX_WEEKS} weeks (5 years) of ${calendarName}, which is open ${weekly} minutes a week: at most ${most}`,
+      });
+    }
+  }
+  return errors;
+}
+
 export interface SlaClocks {
   calendar: BusinessCalendar | null;
   targets: SlaTargets;
-  firstResponse: { dueAt: Date; completedAt: Date | null; breachedAt: Date | null };
-  resolution: { dueAt: Date; completedAt: Date | null; stoppedAt: Date | null; pausedMinutes: number; breachedAt: Date | null };
+  /** `dueAt` null: unknown, the calendar cannot give the target (see above). */
+  firstResponse: { dueAt: Date | null; completedAt: Date | null; breachedAt: Date | null };
+  resolution: { dueAt: Date | null; completedAt: Date | null; stoppedAt: Date | null; pausedMinutes: number; breachedAt: Date | null };
 }
 
 const STOPPED: readonly TicketStatus[] = ['pending', 'resolved', 'closed'];
 const DONE: readonly TicketStatus[] = ['resolved', 'closed'];
 
-function firstResponseDue(clocks: Pick<SlaClocks, 'calendar' | 'targets'>, priority: Priority, createdAt: Date): Date {
-  return addBusinessMinutes(clocks.calendar, createdAt, clocks.targets[priority].first_response_minutes);
+/** `minutes` business minutes after `from`, or null when the calendar cannot give them. */
+function dueAfter(calendar: BusinessCalendar | null, from: Date, minutes: number): Date | null {
+  try {
+    return addBusinessMinutes(calendar, from, minutes);
+  } catch (error) {
+    if (isBusinessTimeRangeError(error)) return null;
+    throw error;
+  }
 }
 
-function resolutionDue(clocks: Pick<SlaClocks, 'calendar' | 'targets'>, priority: Priority, createdAt: Date, pausedMinutes: number): Date {
-  return addBusinessMinutes(clocks.calendar, createdAt, clocks.targets[priority].resolution_minutes + pausedMinutes);
+function firstResponseDue(clocks: Pick<SlaClocks, 'calendar' | 'targets'>, priority: Priority, createdAt: Date): Date | null {
+  return dueAfter(clocks.calendar, createdAt, clocks.targets[priority].first_response_minutes);
+}
+
+function resolutionDue(clocks: Pick<SlaClocks, 'calendar' | 'targets'>, priority: Priority, createdAt: Date, pausedMinutes: number): Date | null {
+  return dueAfter(clocks.calendar, createdAt, clocks.targets[priority].resolution_minutes + pausedMinutes);
 }
 
 /** The clocks of a ticket opened at `createdAt` under a policy's targets and calendar. */
@@ -55,11 +100,11 @@ export function startClocks(calendar: BusinessCalendar | null, targets: SlaTarge
 export function settle(clocks: SlaClocks, now: Date): SlaTargetName[] {
   const breached: SlaTargetName[] = [];
   const { firstResponse, resolution } = clocks;
-  if (!firstResponse.breachedAt && firstResponse.dueAt < (firstResponse.completedAt ?? now)) {
+  if (!firstResponse.breachedAt && firstResponse.dueAt !== null && firstResponse.dueAt < (firstResponse.completedAt ?? now)) {
     firstResponse.breachedAt = now;
     breached.push('first_response');
   }
-  if (!resolution.breachedAt && resolution.dueAt < (resolution.stoppedAt ?? now)) {
+  if (!resolution.breachedAt && resolution.dueAt !== null && resolution.dueAt < (resolution.stoppedAt ?? now)) {
     resolution.breachedAt = now;
     breached.push('resolution');
   }

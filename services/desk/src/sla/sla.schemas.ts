@@ -20,7 +20,13 @@ const TargetStatus = named(
 const Clock = (what: string, completion: string) =>
   Type.Object(
     {
-      due_at: DateTime({ description: `When ${what} is due: the policy's minutes for the ticket's priority, counted on its calendar from the ticket's creation.` }),
+      due_at: Nullable(
+        DateTime({
+          description:
+            `When ${what} is due: the policy's minutes for the ticket's priority, counted on its calendar from the ticket's creation. ` +
+            'Null when the calendar cannot give them (fewer business hours within a century than the target, or a due time past 9999-12-31): the clock runs without a due time and is never breached.',
+        }),
+      ),
       completed_at: Nullable(DateTime({ description: completion })),
       status: TargetStatus,
     },

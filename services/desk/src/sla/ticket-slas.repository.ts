@@ -26,8 +26,19 @@ const metSql = {
 };
 const PAUSED_SQL = `(s.resolution_stopped_at IS NOT NULL AND s.resolution_completed_at IS NULL AND NOT ${breachedSql.resolution})`;
 
+/**
+ * A due time the calendar cannot give (sla-clock.ts: null) is stored as the last instant the API
+ * can show, so that the column stays NOT NULL for the partial index, the due-time counters and
+ * their triggers, which read it as "not due in any window": it sorts after every known due time,
+ * is never breached and never at risk. Reads answer null for it.
+ */
+const UNKNOWN_DUE = new Date('9999-12-31T23:59:59.999Z');
+const UNKNOWN_DUE_SQL = `'9999-12-31 23:59:59.999+00'::timestamptz`;
+const dueIn = (dueAt: Date | null) => dueAt ?? UNKNOWN_DUE;
+const dueOut = (dueAt: Date) => (dueAt.getTime() >= UNKNOWN_DUE.getTime() ? null : dueAt);
+
 const clockJson = (target: SlaTargetName) => `jsonb_build_object(
-    'due_at', ${isoTimestampSql(`s.${target}_due_at`)},
+    'due_at', ${isoTimestampSql(`NULLIF(s.${target}_due_at, ${UNKNOWN_DUE_SQL})`)},
     'completed_at', ${isoTimestampSql(`s.${target}_completed_at`)},
     'status', CASE WHEN ${breachedSql[target]} THEN 'breached' WHEN ${metSql[target]} THEN 'met'${target === 'resolution' ? ` WHEN ${PAUSED_SQL} THEN 'paused'` : ''} ELSE 'running' END)`;
 
@@ -128,9 +139,9 @@ function toRecord(row: TicketSlaRow): TicketSlaRecord {
     policyId: row.policyId,
     calendar: row.calendar as BusinessCalendar | null,
     targets: row.targets as SlaTargets,
-    firstResponse: { dueAt: row.firstResponseDueAt, completedAt: row.firstResponseCompletedAt, breachedAt: row.firstResponseBreachedAt },
+    firstResponse: { dueAt: dueOut(row.firstResponseDueAt), completedAt: row.firstResponseCompletedAt, breachedAt: row.firstResponseBreachedAt },
     resolution: {
-      dueAt: row.resolutionDueAt,
+      dueAt: dueOut(row.resolutionDueAt),
       completedAt: row.resolutionCompletedAt,
       stoppedAt: row.resolutionStoppedAt,
       pausedMinutes: row.resolutionPausedMinutes,
@@ -141,10 +152,10 @@ function toRecord(row: TicketSlaRow): TicketSlaRecord {
 
 function clockColumns(clocks: SlaClocks) {
   return {
-    firstResponseDueAt: clocks.firstResponse.dueAt,
+    firstResponseDueAt: dueIn(clocks.firstResponse.dueAt),
     firstResponseCompletedAt: clocks.firstResponse.completedAt,
     firstResponseBreachedAt: clocks.firstResponse.breachedAt,
-    resolutionDueAt: clocks.resolution.dueAt,
+    resolutionDueAt: dueIn(clocks.resolution.dueAt),
     resolutionCompletedAt: clocks.resolution.completedAt,
     resolutionStoppedAt: clocks.resolution.stoppedAt,
     resolutionPausedMinutes: clocks.resolution.pausedMinutes,

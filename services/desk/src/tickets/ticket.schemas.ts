@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, groupDigits, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
+import { DateTime, Nullable, groupDigits, Uuid, UuidKeyed, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
 import { LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
 import { TicketSlaSchema, slaListQueryProperties } from '../sla/sla.schemas';
 import { TICKET_STATUSES } from './ticket-status';
@@ -138,7 +138,7 @@ export const TicketFiltersSchema = Type.Object(
         minLength: 1,
         maxLength: 200,
         description:
-          'Full-text search in the title, the description and the comments (internal ones too), German and English: every word must occur ' +
+          'Full-text search in the title, the description and the comments (internal ones too; of a thread longer than 100,000 characters, its newest comments up to that), German and English: every word must occur ' +
           '(in any inflection, umlauts as typed), the last one also as a prefix (`netw` finds `network`). Combines with the other filters; ' +
           'ordered by relevance (title over description over comments, then newest first) unless `sort` is given. ' +
           `A search looks at the ${SEARCH_WINDOW_TEXT} newest tickets that match it and the other filters: it ranks (or sorts) those, ` +
@@ -203,10 +203,11 @@ export const BulkChangesSchema = named(
         { minProperties: 1, description: 'The fields to change on every ticket, by the rules of `PATCH /tickets/{id}`; at least one.' },
       ),
       if_match: Type.Optional(
-        Type.Record(Type.String({ format: 'uuid' }), Type.String({ minLength: 1 }), {
+        UuidKeyed(Type.String({ minLength: 1 }), {
           description:
             'Optional: for some of the `ids`, the ETag (as `GET /tickets/{id}` sends it) the ticket must still have, as `If-Match` on its PATCH; ' +
-            'a ticket that changed since answers 412 in its result and is not changed. `*` matches any ticket. A key not in `ids` is a 400.',
+            'a ticket that changed since answers 412 in its result and is not changed. `*` matches any ticket. Keys are ids in either letter case, as `ids` are; ' +
+            'a key not in `ids`, or one id given twice in different cases, is a 400.',
         }),
       ),
     },

@@ -394,15 +394,17 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     },
 
     /**
-     * Moves a merged ticket's comments and time entries to the target: the comments keep author and
-     * time and remember where they were written (merged_from_ticket_id, the first ticket if merged
-     * twice); the time entries take the target's client, as they follow their ticket's client.
+     * Moves the merged tickets' comments and time entries to the target, in one statement each (the
+     * search vectors of the tickets they leave and reach are rebuilt once per statement): the
+     * comments keep author and time and remember where they were written (merged_from_ticket_id,
+     * the first ticket if merged twice); the time entries take the target's client, as they follow
+     * their ticket's client.
      */
-    async moveActivity(tenantId: string, sourceId: string, target: Pick<Ticket, 'id' | 'client_id'>): Promise<void> {
+    async moveActivity(tenantId: string, sourceIds: string[], target: Pick<Ticket, 'id' | 'client_id'>): Promise<void> {
       await db.$executeRaw`UPDATE ticket_comments SET ticket_id = ${target.id}::uuid, merged_from_ticket_id = coalesce(merged_from_ticket_id, ticket_id)
-        WHERE ticket_id = ${sourceId}::uuid AND tenant_id = ${tenantId}::uuid`;
+        WHERE ticket_id = ANY(${sourceIds}::uuid[]) AND tenant_id = ${tenantId}::uuid`;
       await db.$executeRaw`UPDATE time_entries SET ticket_id = ${target.id}::uuid, client_id = ${target.client_id}::uuid
-        WHERE ticket_id = ${sourceId}::uuid AND tenant_id = ${tenantId}::uuid`;
+        WHERE ticket_id = ANY(${sourceIds}::uuid[]) AND tenant_id = ${tenantId}::uuid`;
     },
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */

@@ -205,7 +205,10 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
     async bulkUpdate(tenantId: string, { ids, changes, if_match: ifMatch = {} }: BulkChanges): Promise<BulkOutcome[]> {
       const strangers = Object.keys(ifMatch).filter((id) => !ids.includes(id));
       if (strangers.length) {
-        throw badRequest('if_match names ids that are not in ids.', { errors: strangers.map((id) => ({ field: `if_match.${id}`, message: 'is not in ids' })) });
+        throw validationFailed(
+          strangers.map((id) => ({ field: `if_match.${id}`, message: 'is not in ids' })),
+          'if_match names ids that are not in ids.',
+        );
       }
       const outcomes: BulkOutcome[] = [];
       for (const id of ids) {
@@ -256,9 +259,9 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
           });
         }
         const now = new Date();
+        await tx.tickets.moveActivity(tenantId, sourceIds, target);
         for (const id of sourceIds) {
           const source = locked.get(id)!;
-          await tx.tickets.moveActivity(tenantId, id, target);
           const timestamps = timestampsFor(source.status, 'closed', now);
           const written = await tx.tickets.update(tenantId, id, { status: 'closed', ...timestamps, mergedIntoId: targetId }, now);
           const closed = await sla.onTicketChanged(tx, tenantId, source, { ...written, sla: source.sla }, now);

@@ -3,6 +3,7 @@ import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type TimeEntry as TimeEntryRow } from '../generated/prisma/client';
 import { lists } from '../shared/lists';
+import { amountOf } from './amounts';
 import type { TimeEntry, TimeEntryFilters, TimeTotals } from './time-entry.schemas';
 
 /** A `date` column as Prisma hands it (midnight UTC) back to `YYYY-MM-DD`, and the other way. */
@@ -19,20 +20,28 @@ function toTimeEntry(row: TimeEntryRow): TimeEntry {
     date: dateText(row.date),
     billable: row.billable,
     note: row.note,
+    hourly_rate: row.hourlyRate,
+    currency: row.currency as TimeEntry['currency'],
+    amount: amountOf(row.minutes, row.hourlyRate),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
 }
 
 /** The columns of a plain read, dates as the API's text. */
-const COLUMNS = Prisma.raw('id, ticket_id, client_id, user_id, minutes, date::text AS date, billable, note, created_at, updated_at');
+const COLUMNS = Prisma.raw('id, ticket_id, client_id, user_id, minutes, date::text AS date, billable, note, hourly_rate, currency, created_at, updated_at');
 
-interface TimeEntrySqlRow extends Omit<TimeEntry, 'created_at' | 'updated_at'> {
+interface TimeEntrySqlRow extends Omit<TimeEntry, 'created_at' | 'updated_at' | 'amount'> {
   created_at: string | Date;
   updated_at: string | Date;
 }
 
-const fromSql = (row: TimeEntrySqlRow): TimeEntry => ({ ...row, created_at: isoOf(row.created_at), updated_at: isoOf(row.updated_at) });
+const fromSql = ({ created_at, updated_at, ...row }: TimeEntrySqlRow): TimeEntry => ({
+  ...row,
+  amount: amountOf(row.minutes, row.hourly_rate),
+  created_at: isoOf(created_at),
+  updated_at: isoOf(updated_at),
+});
 
 /**
  * The list's order: the day worked, latest first, then the newest entry of a day; the id breaks
@@ -77,6 +86,25 @@ function countOf(tenantId: string, filters: TimeEntryFilters): SqlQuery {
   return listCountSql(tenantId, 'time_entries', counter.filter);
 }
 
+/**
+ * Their amounts and billable amounts per currency (entries with a rate only), the same way from
+ * time_entry_amounts (same keys), or summed over the entries for several filters at once.
+ */
+function amountsOf(tenantId: string, filters: TimeEntryFilters): Prisma.Sql {
+  const counter = counterOf(filters);
+  if (counter.combined) {
+    return Prisma.sql`SELECT currency, coalesce(sum(time_entry_amount(minutes, hourly_rate)), 0)::bigint AS amount,
+        coalesce(sum(time_entry_amount(minutes, hourly_rate)) FILTER (WHERE billable), 0)::bigint AS billable_amount
+      FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND hourly_rate IS NOT NULL AND ${Prisma.join(filtersOf(filters), ' AND ')}
+      GROUP BY currency ORDER BY currency`;
+  }
+  const sums = Prisma.sql`SELECT currency, sum(amount)::bigint AS amount, sum(billable_amount)::bigint AS billable_amount FROM time_entry_amounts WHERE tenant_id = ${tenantId}::uuid`;
+  const where = counter.days
+    ? Prisma.sql`AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`
+    : Prisma.sql`AND dimension = ${counter.filter?.dimension ?? 'all'} AND value = ${counter.filter?.value ?? ''}`;
+  return Prisma.sql`${sums} ${where} GROUP BY currency HAVING sum(amount) <> 0 OR sum(billable_amount) <> 0 ORDER BY currency`;
+}
+
 /** Their minutes and billable minutes, the same way from time_entry_minutes (same keys as list_counts). */
 function minutesOf(tenantId: string, filters: TimeEntryFilters): Prisma.Sql {
   const counter = counterOf(filters);
@@ -96,6 +124,8 @@ export interface TimeEntryWrite {
   date?: string;
   billable?: boolean;
   note?: string | null;
+  hourlyRate?: number | null;
+  currency?: string;
 }
 
 export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
@@ -134,19 +164,25 @@ export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
      * the whole list and each single filter (countOf, minutesOf); the page and the minutes in parallel.
      */
     async list(tenantId: string, filters: TimeEntryFilters, request: PageRequest): Promise<{ items: TimeEntry[]; total: number; totals: TimeTotals }> {
-      const [found, [sums]] = await Promise.all([
+      const [found, [sums], amounts] = await Promise.all([
         page(Prisma.sql`tenant_id = ${tenantId}::uuid`, filters, countOf(tenantId, filters), request),
         rows<{ minutes: string; billable_minutes: string }>(minutesOf(tenantId, filters)),
+        rows<{ currency: TimeEntry['currency']; amount: string; billable_amount: string }>(amountsOf(tenantId, filters)),
       ]);
       return {
         items: found.items,
         total: found.total,
-        totals: { minutes: Number(sums?.minutes ?? 0), billable_minutes: Number(sums?.billable_minutes ?? 0) },
+        totals: {
+          minutes: Number(sums?.minutes ?? 0),
+          billable_minutes: Number(sums?.billable_minutes ?? 0),
+          amounts: amounts.map((sum) => ({ currency: sum.currency, amount: Number(sum.amount), billable_amount: Number(sum.billable_amount) })),
+        },
       };
     },
 
     /** `clientId` is the ticket's, read under the ticket's lock. */
     async create(tenantId: string, entry: Required<TimeEntryWrite> & { ticketId: string; clientId: string }): Promise<TimeEntry> {
+      // (hourlyRate and currency: the price the service decided, kept with the entry.)
       const row = await db.timeEntry.create({
         data: {
           tenantId,
@@ -157,6 +193,8 @@ export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
           date: dateValue(entry.date),
           billable: entry.billable,
           note: entry.note,
+          hourlyRate: entry.hourlyRate,
+          currency: entry.currency,
         },
       });
       return toTimeEntry(row);

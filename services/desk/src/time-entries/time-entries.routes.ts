@@ -1,4 +1,4 @@
-import { IdParams, pageRequestOf, sendPage, sendStreamedFile, LIST_PAGES_DOC, STREAMED_FILE_IDLE_DOC, type ApiRouter, type Logger } from '@msp/http';
+import { IdParams, PROBLEM_CONTENT_TYPE, pageRequestOf, sendPage, sendStreamedFile, LIST_PAGES_DOC, STREAMED_FILE_IDLE_DOC, type ApiRouter, type Logger } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { coalesce } from '@msp/csv';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
@@ -12,7 +12,9 @@ import {
   TimeEntrySchema,
   TimeEntryRuleProblem,
   TimeExportQuery,
+  ExportBusyProblem,
 } from './time-entry.schemas';
+import { TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS, TIME_EXPORT_POOL_SIZE } from './time-export.repository';
 import { TIME_EXPORT_COLUMNS, type TimeEntriesService } from './time-entries.service';
 
 const TAGS = ['Time entries'];
@@ -21,14 +23,19 @@ const ORDER = 'Ordered by `date` descending (the day worked, latest first), then
 const USER_PROBLEM = '`user_id` names no active user of the tenant (`urn:msp:problem:unknown-reference`, `errors[0].field` is `user_id`).';
 
 const EXPORT_DESCRIPTION = [
-  'The billable time of one month for invoicing: one row per client, ticket and technician with the minutes of their **billable** entries dated in the month summed (non-billable entries are left out; a combination with none has no row).',
-  'Rows are ordered by client name, then ticket number, then technician name. Names and titles are the current ones; a deactivated technician keeps their rows.',
+  'The billable time of one month for invoicing: one row per client, ticket, technician and price (currency and hourly rate) with the minutes of their **billable** entries dated in the month summed (non-billable entries are left out; a combination with none has no row). Entries priced apart (their own `hourly_rate`) make a row of their own.',
+  'Rows are ordered by client name, then ticket number, then technician name, then currency and rate. Names and titles are the current ones; a deactivated technician keeps their rows.',
   '',
   `\`text/csv; charset=utf-8\`, RFC 4180 (comma, CRLF after every record, double quotes where a field needs them), a header row (also when the month has no billable time), file name \`time-YYYY-MM.csv\`. Columns: ${TIME_EXPORT_COLUMNS.map((c) => `\`${c}\``).join(', ')}:`,
-  '`client_id` and `client_name` (the ticket\'s client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`).',
+  '`client_id` and `client_name` (the ticket\'s client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`), ' +
+    '`currency` (ISO 4217, the entries\' currency), `hourly_rate` (the entries\' rate in minor units, cents, per hour; empty for entries without a rate) and `amount` (in minor units, an integer: ' +
+    '`billable_minutes` × `hourly_rate` / 60 rounded half up to the minor unit once per row, as an invoice line is; empty without a rate). 80 minutes at 9500 (95.00 EUR an hour) is 12667 (126.67 EUR). ' +
+    'A row\'s amount may differ by a minor unit from the sum of its entries\' own `amount`s, each of which is rounded on its own.',
   'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection), exactly as in hr\'s payroll CSV.',
   'The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.',
-  STREAMED_FILE_IDLE_DOC,
+  `**Limits**: the exports of all tenants share a pool of ${TIME_EXPORT_POOL_SIZE} connections per instance; when none comes free within \`EXPORT_POOL_ACQUIRE_TIMEOUT_MS\` (5 s by default) the answer is 503 with \`Retry-After\`. ` +
+    'An export still running when the service shuts down is cut short (an incomplete file: export again); one still waiting for its first row answers 503 with `Retry-After`. ' +
+    STREAMED_FILE_IDLE_DOC,
 ].join('\n');
 
 export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: TimeEntriesService; logger: Logger; idleTimeoutMs: number }) {
@@ -159,6 +166,14 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
         contentType: ['text/csv'],
         headers: { 'Content-Disposition': { description: '`attachment; filename="time-YYYY-MM.csv"`.', schema: { type: 'string' } } },
       },
+      503: {
+        description: 'Every connection of the export\'s pool stayed busy for `EXPORT_POOL_ACQUIRE_TIMEOUT_MS` (other exports are running), or the service is shutting down. Retry after `Retry-After` seconds.',
+        schema: ExportBusyProblem,
+        contentType: PROBLEM_CONTENT_TYPE,
+        headers: {
+          'Retry-After': { description: `Seconds to wait before trying again (${TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS}).`, schema: { type: 'integer', examples: [TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS] } },
+        },
+      },
     },
     handler: async (req, res, { query }) => {
       await sendStreamedFile(
@@ -167,8 +182,10 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
         'time export',
         { period: query.period },
         async (signal) => {
+          // The last stage is made before the export opens its cursor: nothing fails after it.
+          const blocks = coalesce();
           const file = await timeEntries.openExport(tenantOf(req), query.period, signal);
-          return { contentType: file.contentType, filename: file.filename, stages: [file.rows, file.writer, coalesce()] };
+          return { contentType: file.contentType, filename: file.filename, stages: [file.rows, file.writer, blocks] };
         },
         { idleTimeoutMs },
       );

@@ -11,7 +11,19 @@ import type { TimeExportRepository, TimeExportRow } from './time-export.reposito
 export const timeEntryNotFound = () => notFound('No time entry with this id exists in your tenant.');
 
 /** The columns of the time export, in order (the header row). */
-export const TIME_EXPORT_COLUMNS = ['client_id', 'client_name', 'ticket_number', 'ticket_title', 'user_id', 'user_name', 'billable_minutes', 'hours'] as const;
+export const TIME_EXPORT_COLUMNS = [
+  'client_id',
+  'client_name',
+  'ticket_number',
+  'ticket_title',
+  'user_id',
+  'user_name',
+  'billable_minutes',
+  'hours',
+  'currency',
+  'hourly_rate',
+  'amount',
+] as const;
 
 export interface TimeExportFile {
   contentType: string;
@@ -37,6 +49,7 @@ const CHANGEABLE = {
   date: 'date',
   billable: 'billable',
   note: 'note',
+  hourly_rate: 'hourlyRate',
 } as const satisfies Record<keyof TimeEntryChanges, keyof TimeEntryWrite>;
 
 /** The fields of `changes` that differ from the entry, in the repository's terms. */
@@ -81,13 +94,15 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
     /**
      * Records time on a ticket of the tenant for an active user. The ticket stays locked until the
      * entry commits, so the client copied from it cannot change in between; the date defaults to
-     * today in the tenant's calendar zone.
+     * today in the tenant's calendar zone. The entry is priced now: its own `hourly_rate` if given
+     * (null: none), else its client's, in its client's currency.
      */
     create(tenantId: string, ticketId: string, input: NewTimeEntry): Promise<TimeEntry> {
       return store.transaction(async (tx) => {
         const ticket = await tx.tickets.findForUpdate(tenantId, ticketId);
         if (!ticket) throw ticketNotFound();
         await assertActiveUser(tx, tenantId, input.user_id);
+        const client = (await tx.clients.findById(tenantId, ticket.client_id))!; // the ticket's client, which the ticket's lock holds
         const entry = await tx.timeEntries.create(tenantId, {
           ticketId,
           clientId: ticket.client_id,
@@ -96,6 +111,8 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
           date: input.date ?? localDateOf(options.timeZone, now()),
           billable: input.billable ?? true,
           note: input.note ?? null,
+          hourlyRate: input.hourly_rate === undefined ? client.hourly_rate : input.hourly_rate,
+          currency: client.currency,
         });
         await tx.events.record({ type: 'time_entry.created', tenantId, resourceType: 'time_entry', resourceId: entry.id, object: entry });
         return entry;
@@ -130,14 +147,16 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
       });
     },
 
-    /** The month's billable time as CSV; `signal`: the caller went away, a query still on its way to the first row is cancelled. */
+    /**
+     * The month's billable time as CSV; `signal`: the caller went away, a query still on its way to
+     * the first row is cancelled. Everything that can fail is made before the cursor opens, so that
+     * nothing can leave an open cursor behind; from then on the caller owns it (sendStreamedFile
+     * destroys every stage on every path).
+     */
     async openExport(tenantId: string, period: string, signal?: AbortSignal): Promise<TimeExportFile> {
-      return {
-        contentType: 'text/csv; charset=utf-8',
-        filename: `time-${period}.csv`,
-        rows: await timeExport.rows(tenantId, period, signal),
-        writer: createCsvStream<TimeExportRow>({ columns: TIME_EXPORT_COLUMNS, cells: (row) => TIME_EXPORT_COLUMNS.map((column) => row[column]) }),
-      };
+      const writer = createCsvStream<TimeExportRow>({ columns: TIME_EXPORT_COLUMNS, cells: (row) => TIME_EXPORT_COLUMNS.map((column) => row[column]) });
+      const file = { contentType: 'text/csv; charset=utf-8', filename: `time-${period}.csv`, writer };
+      return { ...file, rows: await timeExport.rows(tenantId, period, signal) };
     },
   };
 }

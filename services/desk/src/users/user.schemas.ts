@@ -38,19 +38,46 @@ export const UserSchema = named(
 );
 export type User = Static<typeof UserSchema>;
 
+const Name = Text({ minLength: 1, maxLength: NAME_MAX });
+const Email = Type.String({
+  format: 'email',
+  maxLength: EMAIL_MAX,
+  description: 'Unique within the tenant among all users, deactivated ones included; compared case-insensitively.',
+});
+
 export const NewUserSchema = named(
   'NewUser',
   strictObject({
-    name: Text({ minLength: 1, maxLength: NAME_MAX }),
-    email: Type.String({
-      format: 'email',
-      maxLength: EMAIL_MAX,
-      description: 'Unique within the tenant among all users, deactivated ones included; compared case-insensitively.',
-    }),
+    name: Name,
+    email: Email,
     role: Type.Optional(stringEnum(USER_ROLES, { default: 'technician' })),
   }, { examples: [{ name: 'Erika Mustermann', email: 'erika.mustermann@msp.example', role: 'technician' }] }),
 );
 export type NewUser = Static<typeof NewUserSchema>;
+
+export const UserChangesSchema = named(
+  'UserChanges',
+  strictObject(
+    {
+      name: Type.Optional(Name),
+      email: Type.Optional(Email),
+      role: Type.Optional(UserRole),
+      active: Type.Optional(
+        Type.Boolean({
+          description:
+            '`false` deactivates the user as `DELETE /users/{id}` does (they leave the list, cannot be assigned, and their open, in-progress and pending tickets become unassigned); ' +
+            '`true` reactivates a deactivated user (`deactivated_at` back to null; tickets unassigned before stay unassigned).',
+        }),
+      ),
+    },
+    {
+      minProperties: 1,
+      description: 'The fields to change; at least one. Setting a field to its current value changes nothing.',
+      examples: [{ role: 'lead' }, { name: 'Erika Musterfrau', email: 'erika.musterfrau@msp.example' }, { active: false }],
+    },
+  ),
+);
+export type UserChanges = Static<typeof UserChangesSchema>;
 
 export const UserListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
 export const UserPageSchema = pageSchema('UserPage', UserSchema);

@@ -18,6 +18,15 @@ function toUser(row: UserRow): User {
   };
 }
 
+/** What a change writes: the fields that differ, in the columns' terms. */
+export interface UserWrite {
+  name?: string;
+  email?: string;
+  role?: User['role'];
+  active?: boolean;
+  deactivatedAt?: Date | null;
+}
+
 /** `connection`: where the SQL of `isActiveLocked` runs when given (the pool); inside a transaction, through it. */
 export function createUsersRepository(db: DbTx, connection?: Queryable) {
   const rows = sqlRows(db, connection);
@@ -63,6 +72,20 @@ export function createUsersRepository(db: DbTx, connection?: Queryable) {
     /** Throws a unique violation when the tenant already has a user with that e-mail address. */
     async create(tenantId: string, user: NewUser): Promise<User> {
       return toUser(await db.user.create({ data: { ...user, tenantId } }));
+    },
+
+    /** Reads the user, active or not, and locks it until the transaction ends, so changes to one user queue. */
+    async findForUpdate(tenantId: string, id: string): Promise<User | null> {
+      const [row] = await db.$queryRaw<UserRow[]>`
+        SELECT id, tenant_id AS "tenantId", name, email::text AS email, role::text AS role, active, deactivated_at AS "deactivatedAt",
+               created_at AS "createdAt", updated_at AS "updatedAt"
+          FROM users WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
+      return row ? toUser(row) : null;
+    },
+
+    /** Throws a unique violation when the new e-mail address is taken in the tenant. */
+    async update(tenantId: string, id: string, changes: UserWrite): Promise<User> {
+      return toUser(await db.user.update({ where: { id, tenantId }, data: changes }));
     },
 
     /** The user as deactivated, or null when there is no active user of that id in the tenant. */

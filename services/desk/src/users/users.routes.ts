@@ -1,7 +1,7 @@
 import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
 import { created, page, sendCreated } from '../shared/http.schemas';
-import { NewUserSchema, UserListQuery, UserPageSchema, UserSchema } from './user.schemas';
+import { NewUserSchema, UserChangesSchema, UserListQuery, UserPageSchema, UserSchema } from './user.schemas';
 import type { UsersService } from './users.service';
 
 const TAGS = ['Users'];
@@ -52,6 +52,27 @@ export function registerUserRoutes(api: ApiRouter, users: UsersService) {
     responses: { 201: created('The created user.', UserSchema) },
     handler: async (req, res, { body }) => {
       sendCreated(res, '/users', await users.create(tenantOf(req), body));
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/users/:id',
+    operationId: 'updateUser',
+    summary: 'Change a user',
+    description:
+      'Changes `name`, `email`, `role` or `active` of a user, active or deactivated; a field set to its current value changes nothing and answers 200. ' +
+      'An e-mail address another user of the tenant has (deactivated ones included, compared case-insensitively) is a 409. ' +
+      '`active: false` deactivates the user as `DELETE /users/{id}` does: they leave the list and can no longer be assigned, and their open, in-progress and pending tickets become unassigned ' +
+      'in the same transaction (a `ticket.updated` each); `active: true` reactivates a deactivated user. Records `user.updated` with the changes.',
+    tags: TAGS,
+    scope: ADMIN_SCOPE,
+    params: IdParams,
+    body: UserChangesSchema,
+    errors: [409],
+    responses: { 200: { description: 'The user after the change.', schema: UserSchema } },
+    handler: async (req, res, { params, body }) => {
+      res.json(await users.update(tenantOf(req), params.id, body));
     },
   });
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createTestDatabase } from '@msp/db';
+import { createTestDatabase, type PoolOptions } from '@msp/db';
 import { createLogger } from '@msp/http';
 import { connectedRedis, freshModule, testOutbound, testWebhookSecrets, uniquePrefix } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
@@ -39,7 +39,7 @@ export interface TestDesk {
    * own Prisma client and its own copy of every module: nothing in memory is shared, as between
    * two processes. `settings` change some of its settings (a shorter export idle timeout).
    */
-  replica(settings?: Partial<DeskSettings>): Promise<http.RequestListener>;
+  replica(settings?: Partial<DeskSettings>, options?: { pool?: PoolOptions }): Promise<http.RequestListener>;
   /** An access token obtained through the real token endpoint. */
   token(client: TestClient, scope?: string): Promise<string>;
   close(): Promise<void>;
@@ -92,13 +92,13 @@ export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?:
       const { tenantId } = await ensureApiClient(clients, { tenant, clientId, secret, name: 'test', scopes: options.scopes });
       return { clientId, secret, tenantId, tenant };
     },
-    async replica(changed = {}) {
+    async replica(changed = {}, replicaOptions = {}) {
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
       const isolated = freshModule<typeof DeskApp>(path.resolve(__dirname, '../../src/app'));
       // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
       // replica has a client of its own, from the shared module.
-      const replicaDb = createDb(database.url);
+      const replicaDb = createDb(database.url, replicaOptions.pool);
       replicaDbs.push(replicaDb);
       const replica = isolated.createDeskApp({
         db: replicaDb,
