@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import Cursor from 'pg-cursor';
 import { Pool, types, type PoolConfig } from 'pg';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './sql-reads';
 
 /**
  * A service's one way to its database: a Kysely instance over one pg pool. Every repository takes
@@ -25,7 +26,10 @@ export type AnyDatabase = Kysely<any>;
 export interface DatabaseOptions {
   /** Connections at most (pg's default 10). */
   max?: number;
-  /** How long a query waits for a free connection before DatabaseBusyError (a 503). */
+  /**
+   * How long a query waits for a free connection (DEFAULT_ACQUIRE_TIMEOUT_MS when not given); past it
+   * pg-pool's timeout error, which @msp/http answers as a 503 with Retry-After.
+   */
   acquireTimeoutMs?: number;
   /** How the connections show up in pg_stat_activity. */
   applicationName?: string;
@@ -64,7 +68,7 @@ export function poolConfig(url: string, options: DatabaseOptions = {}): PoolConf
     options: SESSION_OPTIONS,
     types: typeParsers,
     ...(options.max === undefined ? {} : { max: options.max }),
-    ...(options.acquireTimeoutMs === undefined ? {} : { connectionTimeoutMillis: options.acquireTimeoutMs }),
+    connectionTimeoutMillis: options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
     ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
   };
 }

@@ -68,6 +68,13 @@ export const commonConfigProperties = {
     pattern: '^postgres(ql)?://',
     description: 'The service\'s own PostgreSQL database; its migrations are applied to it at start.',
   }),
+  DATABASE_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 10_000,
+    description:
+      'How long a request waits for a connection of the service\'s database pool (all busy, or the database slow to ' +
+      'accept one) before it answers 503 with Retry-After.',
+  }),
   REDIS_URL: Type.Optional(
     Type.String({
       pattern: '^rediss?://',

@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsRetentionConfigProperties } from '@msp/events';
 import { ALL_SCOPES, parseScope } from '@msp/auth';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '@msp/db';
 import { ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties, loadConfig } from '@msp/http';
 import { isTimeZone } from '@msp/calendar';
 import { allowlistProblems } from '@msp/outbound';
@@ -78,11 +77,6 @@ export const DeskConfigSchema = Type.Object({
     minimum: 100,
     default: TIME_EXPORT_ACQUIRE_TIMEOUT_MS,
     description: 'How long a time export waits for one of its pool\'s connections before it answers 503 with Retry-After.',
-  }),
-  DATABASE_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
-    minimum: 100,
-    default: DEFAULT_ACQUIRE_TIMEOUT_MS,
-    description: 'How long a request waits for a connection of desk\'s database pool before it answers 503 with Retry-After.',
   }),
   BOOTSTRAP_CLIENT_ID: Type.Optional(
     Type.String({

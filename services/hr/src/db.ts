@@ -16,8 +16,12 @@ const API_CONNECTIONS = 10;
  * instance (the export's semaphore); the pool holds that many more than the API's requests need, so
  * long downloads never take the connections the API answers with.
  */
-export function createDb(databaseUrl: string, options: { exportConnections: number }): HrDatabase {
-  return openDatabase<DB>(databaseUrl, { max: API_CONNECTIONS + options.exportConnections, applicationName: 'hr' });
+export function createDb(databaseUrl: string, options: { exportConnections: number; acquireTimeoutMs?: number }): HrDatabase {
+  return openDatabase<DB>(databaseUrl, {
+    max: API_CONNECTIONS + options.exportConnections,
+    applicationName: 'hr',
+    ...(options.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: options.acquireTimeoutMs }),
+  });
 }
 
 /** How many rows `query` finds: count(*) over its FROM and WHERE. */

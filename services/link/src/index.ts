@@ -16,7 +16,7 @@ import { createDb, MIGRATIONS_DIR } from './db';
 runService('link', loadLinkConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const database = createDb(config.DATABASE_URL);
+  const database = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS });
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
 
   const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });

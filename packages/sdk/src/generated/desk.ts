@@ -363,7 +363,13 @@ export interface paths {
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a user
+         * @description Changes `name`, `email`, `role` or `active` of a user, active or deactivated; a field set to its current value changes nothing and answers 200. An e-mail address another user of the tenant has (deactivated ones included, compared case-insensitively) is a 409. `active: false` deactivates the user as `DELETE /users/{id}` does: they leave the list and can no longer be assigned, and their open, in-progress and pending tickets become unassigned in the same transaction (a `ticket.updated` each); `active: true` reactivates a deactivated user. Records `user.updated` with the changes.
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/tickets/{id}/time-entries": {
@@ -457,14 +463,14 @@ export interface paths {
         };
         /**
          * Export a month of billable time (CSV, for invoicing)
-         * @description The billable time of one month for invoicing: one row per client, ticket and technician with the minutes of their **billable** entries dated in the month summed (non-billable entries are left out; a combination with none has no row).
-         *     Rows are ordered by client name, then ticket number, then technician name. Names and titles are the current ones; a deactivated technician keeps their rows.
+         * @description The billable time of one month for invoicing: one row per client, ticket, technician and price (currency and hourly rate) with the minutes of their **billable** entries dated in the month summed (non-billable entries are left out; a combination with none has no row). Entries priced apart (their own `hourly_rate`) make a row of their own.
+         *     Rows are ordered by client name, then ticket number, then technician name, then currency and rate. Names and titles are the current ones; a deactivated technician keeps their rows.
          *
-         *     `text/csv; charset=utf-8`, RFC 4180 (comma, CRLF after every record, double quotes where a field needs them), a header row (also when the month has no billable time), file name `time-YYYY-MM.csv`. Columns: `client_id`, `client_name`, `ticket_number`, `ticket_title`, `user_id`, `user_name`, `billable_minutes`, `hours`:
-         *     `client_id` and `client_name` (the ticket's client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`).
+         *     `text/csv; charset=utf-8`, RFC 4180 (comma, CRLF after every record, double quotes where a field needs them), a header row (also when the month has no billable time), file name `time-YYYY-MM.csv`. Columns: `client_id`, `client_name`, `ticket_number`, `ticket_title`, `user_id`, `user_name`, `billable_minutes`, `hours`, `currency`, `hourly_rate`, `amount`:
+         *     `client_id` and `client_name` (the ticket's client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`), `currency` (ISO 4217, the entries' currency), `hourly_rate` (the entries' rate in minor units, cents, per hour; empty for entries without a rate) and `amount` (in minor units, an integer: `billable_minutes` × `hourly_rate` / 60 rounded half up to the minor unit once per row, as an invoice line is; empty without a rate). 80 minutes at 9500 (95.00 EUR an hour) is 12667 (126.67 EUR). A row's amount may differ by a minor unit from the sum of its entries' own `amount`s, each of which is rounded on its own.
          *     A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `'` (OWASP CSV injection), exactly as in hr's payroll CSV.
          *     The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.
-         *     A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer cut short: the file it holds is incomplete (no final chunk), and it must export again.
+         *     **Limits**: the exports of all tenants share a pool of 4 connections per instance; when none comes free within `EXPORT_POOL_ACQUIRE_TIMEOUT_MS` (5 s by default) the answer is 503 with `Retry-After`. An export still running when the service shuts down is cut short (an incomplete file: export again); one still waiting for its first row answers 503 with `Retry-After`. A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer cut short: the file it holds is incomplete (no final chunk), and it must export again.
          *
          *     Requires scope `read:tickets` (or `admin:tenant`).
          */
@@ -606,7 +612,7 @@ export interface paths {
         head?: never;
         /**
          * Change a calendar
-         * @description The calendar is checked whole: an unknown `time_zone`, a `holidays.region` that is no German state, a country other than `DE`, an interval whose `end` is not after its `start`, overlapping intervals or a week without any hours are each a 400 naming the field in `errors`. Tickets already running keep the calendar as it was when they were opened; new tickets count on the changed one.
+         * @description The calendar is checked whole: an unknown `time_zone`, a `holidays.region` that is no German state, a country other than `DE`, an interval whose `end` is not after its `start`, overlapping intervals or a week without any hours are each a 400 naming the field in `errors`. Tickets already running keep the calendar as it was when they were opened; new tickets count on the changed one. New `hours` must leave every SLA policy counting on the calendar able to reach each of its targets within 260 weeks (5 years) of the calendar's regular weeks (its weekly business minutes × 260), else 422 `urn:msp:problem:targets-beyond-calendar` naming each policy and target under `hours`.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -644,7 +650,7 @@ export interface paths {
         };
         /**
          * Count business time on a calendar
-         * @description `?from=&minutes=N` answers `{due_at}`: the instant N business minutes after `from` (a `from` outside business hours starts at the next opening; running out at closing time is due at closing time). `?from=&to=` answers `{business_minutes}` between the two. Wall-clock hours: across a daylight-saving change the skipped hour is not counted and the repeated one counts twice. Both or neither of `minutes` and `to` is a 400. A `+` in `from` or `to` is an offset's sign (sent as is or as `%2B`).
+         * @description `?from=&minutes=N` answers `{due_at}`: the instant N business minutes after `from` (a `from` outside business hours starts at the next opening; running out at closing time is due at closing time). `?from=&to=` answers `{business_minutes}` between the two. Wall-clock hours: across a daylight-saving change the skipped hour is not counted and the repeated one counts twice. Both or neither of `minutes` and `to` is a 400. A `+` in `from` or `to` is an offset's sign (sent as is or as `%2B`). **Bounds**: `to` lies within 36,525 days (100 years) of `from`, else 400. A `due_at` is looked for within 100 years of `from` and must be at the latest 9999-12-31T23:59:59.999Z: a calendar with fewer business minutes than `minutes` in that time (open a minute a week and asked for a year of minutes), or a due time past the year 9999, is a 422 `urn:msp:problem:business-time-out-of-range` naming the bound in `limit` and `minutes` in `errors`. The work grows with the years a span covers, not with its days.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -674,7 +680,7 @@ export interface paths {
         put?: never;
         /**
          * Create an SLA policy
-         * @description A tenant has at most one default: `is_default: true` unsets the previous default (never a 409). An unknown `calendar_id` is a 422; a name the tenant already uses a 409.
+         * @description A tenant has at most one default: `is_default: true` unsets the previous default (never a 409). Each target must be reachable within 260 weeks (5 years) of the calendar's regular weeks: at most 260 × its business minutes a week (a calendar open 08:00–17:00 on weekdays, 2,700 minutes a week, takes any target up to the maximum; one open a minute a week at most 260), else 422 `urn:msp:problem:targets-beyond-calendar` naming each target; without a calendar (24×7) every target fits. An unknown `calendar_id` is a 422; a name the tenant already uses a 409.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -710,7 +716,7 @@ export interface paths {
         head?: never;
         /**
          * Change an SLA policy
-         * @description A tenant has at most one default: `is_default: true` unsets the previous default (never a 409). Tickets opened before the change keep the targets and calendar they were opened with.
+         * @description A tenant has at most one default: `is_default: true` unsets the previous default (never a 409). Each target must be reachable within 260 weeks (5 years) of the calendar's regular weeks: at most 260 × its business minutes a week (a calendar open 08:00–17:00 on weekdays, 2,700 minutes a week, takes any target up to the maximum; one open a minute a week at most 260), else 422 `urn:msp:problem:targets-beyond-calendar` naming each target; without a calendar (24×7) every target fits. Tickets opened before the change keep the targets and calendar they were opened with.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -894,7 +900,7 @@ export interface paths {
         };
         /**
          * Read the audit log
-         * @description Every change of your tenant in this service, newest first: who (`actor`), what (`action`, the resource, the changed fields with their old and new values as `{from, to}`; secrets never), when, and the request id. The same stream feeds the webhooks. Filters combine with AND; `from` is inclusive, `to` exclusive; `actor` matches the caller or the client it acted for. `pagination.total` is exact, read from counters kept with every change (no count of the log), and the first page with each single filter is as fast at ten million events as at a hundred thousand. Deep pages: follow the `Link` header's `next` (`after`, keyset), as fast at any depth; `page` reads and skips every event before its page. Events older than the service's retention (`EVENTS_RETENTION_DAYS`, default 400) are removed, except those with a webhook delivery still pending.
+         * @description Every change of your tenant in this service, newest first: who (`actor`), what (`action`, the resource, the changed fields with their old and new values as `{from, to}`; secrets never), when, and the request id. The same stream feeds the webhooks. Filters combine with AND; `type` names one or several event types (`ticket.updated`, or `ticket.created,ticket.updated`: any of them); `from` is inclusive, `to` exclusive; `actor` matches the caller or the client it acted for. This service's event types: `ticket.created`, `ticket.updated`, `ticket.sla_breached`, `ticket.merged`, `comment.created`, `client.created`, `client.updated`, `user.created`, `user.updated`, `user.deactivated`, `time_entry.created`, `time_entry.updated`, `time_entry.deleted`, `calendar.created`, `calendar.updated`, `calendar.deleted`, `sla_policy.created`, `sla_policy.updated`, `sla_policy.deleted`. `pagination.total` is exact, read from counters kept with every change (no count of the log), and the first page with each single filter is as fast at ten million events as at a hundred thousand. Deep pages: follow the `Link` header's `next` (`after`, keyset), as fast at any depth; `page` reads and skips every event before its page. Events older than the service's retention (`EVENTS_RETENTION_DAYS`, default 400) are removed, except those with a webhook delivery still pending.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -1039,6 +1045,23 @@ export interface webhooks {
         put?: never;
         /** A technician was created. */
         post: operations["webhook_user_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A user changed (`PATCH /users/{id}`); `changes` has the fields that differ. A deactivation by PATCH (`changes.active`) unassigns their open tickets, which follow as `ticket.updated`; `DELETE /users/{id}` records `user.deactivated` instead. */
+        post: operations["webhook_user_updated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1547,20 +1570,12 @@ export interface components {
              */
             policy_id: string;
             first_response: {
-                /**
-                 * Format: date-time
-                 * @description When the first public comment is due: the policy's minutes for the ticket's priority, counted on its calendar from the ticket's creation.
-                 */
-                due_at: string;
+                due_at: string | null;
                 completed_at: string | null;
                 status: components["schemas"]["SlaTargetStatus"];
             };
             resolution: {
-                /**
-                 * Format: date-time
-                 * @description When the resolution is due: the policy's minutes for the ticket's priority, counted on its calendar from the ticket's creation.
-                 */
-                due_at: string;
+                due_at: string | null;
                 completed_at: string | null;
                 status: components["schemas"]["SlaTargetStatus"];
             };
@@ -1813,7 +1828,7 @@ export interface components {
                 /** @enum {string} */
                 category?: "network" | "hardware" | "software" | "account" | "email" | "security" | "other";
             };
-            /** @description Optional: for some of the `ids`, the ETag (as `GET /tickets/{id}` sends it) the ticket must still have, as `If-Match` on its PATCH; a ticket that changed since answers 412 in its result and is not changed. `*` matches any ticket. A key not in `ids` is a 400. */
+            /** @description Optional: for some of the `ids`, the ETag (as `GET /tickets/{id}` sends it) the ticket must still have, as `If-Match` on its PATCH; a ticket that changed since answers 412 in its result and is not changed. `*` matches any ticket. Keys are ids in either letter case, as `ids` are; a key not in `ids`, or one id given twice in different cases, is a 400. */
             if_match?: {
                 [key: string]: string;
             };
@@ -1903,6 +1918,8 @@ export interface components {
          *           "phone": "+49 30 1234567",
          *           "notes": "Office hours 8–17; call before on-site visits.",
          *           "sla_policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *           "hourly_rate": 9500,
+         *           "currency": "EUR",
          *           "created_at": "2026-11-02T10:00:00.000Z",
          *           "updated_at": "2026-11-02T10:00:00.000Z"
          *         }
@@ -1928,6 +1945,8 @@ export interface components {
          *       "phone": "+49 30 1234567",
          *       "notes": "Office hours 8–17; call before on-site visits.",
          *       "sla_policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *       "hourly_rate": 9500,
+         *       "currency": "EUR",
          *       "created_at": "2026-11-02T10:00:00.000Z",
          *       "updated_at": "2026-11-02T10:00:00.000Z"
          *     }
@@ -1940,6 +1959,12 @@ export interface components {
             phone: string | null;
             notes: string | null;
             sla_policy_id: string | null;
+            hourly_rate: number | null;
+            /**
+             * @description ISO 4217 code of `hourly_rate` and of the amounts of the client's time (default EUR); another code is a 400. Time entries take it when they are recorded.
+             * @enum {string}
+             */
+            currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1977,11 +2002,14 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * @description `hourly_rate` defaults to null (none), `currency` to EUR.
          * @example {
          *       "name": "Contoso Ltd",
          *       "email": "it@contoso.example",
          *       "phone": "+49 30 1234567",
-         *       "notes": "Office hours 8–17; call before on-site visits."
+         *       "notes": "Office hours 8–17; call before on-site visits.",
+         *       "hourly_rate": 9500,
+         *       "currency": "EUR"
          *     }
          */
         NewClient: {
@@ -1991,9 +2019,15 @@ export interface components {
             phone?: string | null;
             notes?: string | null;
             sla_policy_id?: string | null;
+            hourly_rate?: number | null;
+            /**
+             * @description ISO 4217 code of `hourly_rate` and of the amounts of the client's time (default EUR); another code is a 400. Time entries take it when they are recorded.
+             * @enum {string}
+             */
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
         };
         /**
-         * @description The fields to change; at least one. `null` clears email, phone, notes or sla_policy_id.
+         * @description The fields to change; at least one. `null` clears email, phone, notes, sla_policy_id or hourly_rate. A new rate or currency applies to time entries recorded afterwards.
          * @example {
          *       "phone": "+49 30 7654321",
          *       "notes": null
@@ -2009,6 +2043,12 @@ export interface components {
             phone?: string | null;
             notes?: string | null;
             sla_policy_id?: string | null;
+            hourly_rate?: number | null;
+            /**
+             * @description ISO 4217 code of `hourly_rate` and of the amounts of the client's time (default EUR); another code is a 400. Time entries take it when they are recorded.
+             * @enum {string}
+             */
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
         };
         /**
          * @example {
@@ -2087,6 +2127,31 @@ export interface components {
             role?: "technician" | "lead" | "admin";
         };
         /**
+         * @description The fields to change; at least one. Setting a field to its current value changes nothing.
+         * @example {
+         *       "role": "lead"
+         *     }
+         * @example {
+         *       "name": "Erika Musterfrau",
+         *       "email": "erika.musterfrau@msp.example"
+         *     }
+         * @example {
+         *       "active": false
+         *     }
+         */
+        UserChanges: {
+            name?: string;
+            /**
+             * Format: email
+             * @description Unique within the tenant among all users, deactivated ones included; compared case-insensitively.
+             */
+            email?: string;
+            /** @enum {string} */
+            role?: "technician" | "lead" | "admin";
+            /** @description `false` deactivates the user as `DELETE /users/{id}` does (they leave the list, cannot be assigned, and their open, in-progress and pending tickets become unassigned); `true` reactivates a deactivated user (`deactivated_at` back to null; tickets unassigned before stay unassigned). */
+            active?: boolean;
+        };
+        /**
          * @example {
          *       "data": [
          *         {
@@ -2098,6 +2163,9 @@ export interface components {
          *           "date": "2026-11-23",
          *           "billable": true,
          *           "note": "Replaced the fuser unit, tested duplex printing.",
+         *           "hourly_rate": 9500,
+         *           "currency": "EUR",
+         *           "amount": 7125,
          *           "created_at": "2026-11-23T10:15:00.000Z",
          *           "updated_at": "2026-11-23T10:15:00.000Z"
          *         }
@@ -2115,6 +2183,7 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
         };
         /**
+         * @description An entry is priced when it is recorded: without `hourly_rate` it takes its client's `hourly_rate` and `currency` as they are then (null if the client has none); a number overrides the client's rate for this entry, null records it without one. It keeps its price when the client's rate changes later or its ticket moves to another client; a PATCH of `hourly_rate` prices it again (in its `currency`).
          * @example {
          *       "id": "3f9c2a71-6b0d-4e8f-a2c5-9d1e7b4f6a03",
          *       "ticket_id": "7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70",
@@ -2124,6 +2193,9 @@ export interface components {
          *       "date": "2026-11-23",
          *       "billable": true,
          *       "note": "Replaced the fuser unit, tested duplex printing.",
+         *       "hourly_rate": 9500,
+         *       "currency": "EUR",
+         *       "amount": 7125,
          *       "created_at": "2026-11-23T10:15:00.000Z",
          *       "updated_at": "2026-11-23T10:15:00.000Z"
          *     }
@@ -2159,6 +2231,13 @@ export interface components {
             /** @description Whether the time is invoiced to the client (the time export counts only billable entries). */
             billable: boolean;
             note: string | null;
+            hourly_rate: number | null;
+            /**
+             * @description ISO 4217 code of `hourly_rate` and `amount`: the client's when the entry was recorded.
+             * @enum {string}
+             */
+            currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+            amount: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2196,6 +2275,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * @description An entry is priced when it is recorded: without `hourly_rate` it takes its client's `hourly_rate` and `currency` as they are then (null if the client has none); a number overrides the client's rate for this entry, null records it without one. It keeps its price when the client's rate changes later or its ticket moves to another client; a PATCH of `hourly_rate` prices it again (in its `currency`).
          * @example {
          *       "user_id": "0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01",
          *       "minutes": 45,
@@ -2205,7 +2285,8 @@ export interface components {
          *     }
          * @example {
          *       "user_id": "0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01",
-         *       "minutes": 15
+         *       "minutes": 15,
+         *       "hourly_rate": 12000
          *     }
          */
         NewTimeEntry: {
@@ -2230,6 +2311,7 @@ export interface components {
              */
             billable?: boolean;
             note?: string | null;
+            hourly_rate?: number | null;
         };
         /**
          * @example {
@@ -2243,6 +2325,9 @@ export interface components {
          *           "date": "2026-11-23",
          *           "billable": true,
          *           "note": "Replaced the fuser unit, tested duplex printing.",
+         *           "hourly_rate": 9500,
+         *           "currency": "EUR",
+         *           "amount": 7125,
          *           "created_at": "2026-11-23T10:15:00.000Z",
          *           "updated_at": "2026-11-23T10:15:00.000Z"
          *         }
@@ -2255,7 +2340,14 @@ export interface components {
          *       },
          *       "totals": {
          *         "minutes": 45,
-         *         "billable_minutes": 45
+         *         "billable_minutes": 45,
+         *         "amounts": [
+         *           {
+         *             "currency": "EUR",
+         *             "amount": 7125,
+         *             "billable_amount": 7125
+         *           }
+         *         ]
          *       }
          *     }
          */
@@ -2267,7 +2359,14 @@ export interface components {
         /**
          * @example {
          *       "minutes": 45,
-         *       "billable_minutes": 45
+         *       "billable_minutes": 45,
+         *       "amounts": [
+         *         {
+         *           "currency": "EUR",
+         *           "amount": 7125,
+         *           "billable_amount": 7125
+         *         }
+         *       ]
          *     }
          */
         TimeTotals: {
@@ -2281,15 +2380,36 @@ export interface components {
              * @description Of those, the minutes of the billable entries.
              */
             billable_minutes: number;
+            /** @description The amounts of the entries with a rate, one element per currency (by code); entries without a rate count in the minutes only. Amounts of different currencies are never added together. */
+            amounts: {
+                /**
+                 * @description ISO 4217 code.
+                 * @enum {string}
+                 */
+                currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                /**
+                 * Format: int64
+                 * @description The sum of the `amount`s of the entries matching the filters in this currency, in its minor units.
+                 */
+                amount: number;
+                /**
+                 * Format: int64
+                 * @description Of that, the billable entries' amounts.
+                 */
+                billable_amount: number;
+            }[];
         };
         /**
-         * @description The fields to change; at least one. An entry stays on its ticket (`ticket_id` cannot change).
+         * @description The fields to change; at least one. An entry stays on its ticket (`ticket_id` cannot change). `hourly_rate` prices it again, null takes its rate away; `currency` stays.
          * @example {
          *       "minutes": 60
          *     }
          * @example {
          *       "billable": false,
          *       "note": "Goodwill: the fault was ours."
+         *     }
+         * @example {
+         *       "hourly_rate": 7500
          *     }
          */
         TimeEntryChanges: {
@@ -2311,6 +2431,28 @@ export interface components {
             /** @description Whether the time is invoiced to the client (the time export counts only billable entries). */
             billable?: boolean;
             note?: string | null;
+            hourly_rate?: number | null;
+        };
+        /**
+         * @description RFC 9457 problem document: no export now (every connection of the time export is busy, or the service is shutting down); retry after `Retry-After` seconds.
+         * @example {
+         *       "type": "urn:msp:problem:export-capacity-exhausted",
+         *       "title": "Service Unavailable",
+         *       "status": 503,
+         *       "detail": "Every connection of the time export is busy (4 exports at once) and none came free within 5000 ms. Retry after the time given in Retry-After.",
+         *       "request_id": "0e45781e-5e6d-481c-a743-4ca9e0ce2fec"
+         *     }
+         */
+        TimeExportBusyProblem: {
+            /** @description `urn:msp:problem:export-capacity-exhausted`, or `urn:msp:problem:shutting-down` when the service stops before the export began. */
+            type: string;
+            title: string;
+            /** @constant */
+            status: 503;
+            detail: string;
+            request_id: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * @example {
@@ -3936,6 +4078,19 @@ export interface components {
                 object: components["schemas"]["User"];
             };
         };
+        UserUpdatedEvent: {
+            /** @constant */
+            type: "user.updated";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["User"];
+                changes: components["schemas"]["EventChanges"];
+            };
+        };
         UserDeactivatedEvent: {
             /** @constant */
             type: "user.deactivated";
@@ -4855,7 +5010,7 @@ export interface operations {
                 client_id?: string;
                 /** @description Only tickets assigned to this user. */
                 assignee_id?: string;
-                /** @description Full-text search in the title, the description and the comments (internal ones too), German and English: every word must occur (in any inflection, umlauts as typed), the last one also as a prefix (`netw` finds `network`). Combines with the other filters; ordered by relevance (title over description over comments, then newest first) unless `sort` is given. A search looks at the 1,000 newest tickets that match it and the other filters: it ranks (or sorts) those, `pagination.total` counts them, and `pagination.total_exact` is false when more tickets match (add words or filters to reach older ones); then a page past them (page × per_page over 1,000) is a 400. A `q` of only stop words or punctuation is a 400. */
+                /** @description Full-text search in the title, the description and the comments (internal ones too; of a thread longer than 100,000 characters, its newest comments up to that), German and English: every word must occur (in any inflection, umlauts as typed), the last one also as a prefix (`netw` finds `network`). Combines with the other filters; ordered by relevance (title over description over comments, then newest first) unless `sort` is given. A search looks at the 1,000 newest tickets that match it and the other filters: it ranks (or sorts) those, `pagination.total` counts them, and `pagination.total_exact` is false when more tickets match (add words or filters to reach older ones); then a page past them (page × per_page over 1,000) is a 400. A `q` of only stop words or punctuation is a 400. */
                 q?: string;
                 /** @description Only tickets with SLA clocks in this state: `breached` (a target breached), `at_risk` (not breached, a running target due within `at_risk_minutes`), `running` (not breached, a target running; at-risk ones included), `paused` (only a paused resolution left), `met` (both targets met). */
                 sla_status?: "breached" | "at_risk" | "running" | "paused" | "met";
@@ -5865,6 +6020,61 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: if the resource has changed since (its current ETag differs), the answer is 412 and nothing changes. `*` matches any existing resource. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserChanges"];
+            };
+        };
+        responses: {
+            /** @description The user after the change. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     listTicketTimeEntries: {
         parameters: {
             query?: {
@@ -6270,6 +6480,30 @@ export interface operations {
             403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+            /** @description Every connection of the export's pool stayed busy for `EXPORT_POOL_ACQUIRE_TIMEOUT_MS` (other exports are running), or the service is shutting down. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again (5). */
+                    "Retry-After"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TimeExportBusyProblem"];
+                };
+            };
         };
     };
     listApiClients: {
@@ -6786,6 +7020,28 @@ export interface operations {
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            /** @description The new hours leave an SLA policy counting on the calendar with a target it cannot reach within 260 of its weeks (`urn:msp:problem:targets-beyond-calendar`). */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BusinessRuleProblem"];
+                };
+            };
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6886,6 +7142,28 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            /** @description `minutes` cannot be counted from `from` on this calendar within 100 years, or the due time would lie after 9999-12-31 (`urn:msp:problem:business-time-out-of-range`, `limit` names the bound). */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BusinessRuleProblem"];
+                };
+            };
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -6986,7 +7264,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
-            /** @description `calendar_id` names no calendar of the tenant. */
+            /** @description `calendar_id` names no calendar of the tenant (`urn:msp:problem:unknown-reference`), or a target is beyond what the calendar reaches in 260 of its weeks (`urn:msp:problem:targets-beyond-calendar`, naming each target). */
             422: {
                 headers: {
                     /** @description Requests allowed in the current window. */
@@ -7163,7 +7441,7 @@ export interface operations {
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
-            /** @description `calendar_id` names no calendar of the tenant. */
+            /** @description `calendar_id` names no calendar of the tenant (`urn:msp:problem:unknown-reference`), or a target is beyond what the calendar reaches in 260 of its weeks (`urn:msp:problem:targets-beyond-calendar`, naming each target). */
             422: {
                 headers: {
                     /** @description Requests allowed in the current window. */
@@ -7776,9 +8054,11 @@ export interface operations {
                 per_page?: number;
                 /** @description Keyset paging: the id of the last item of the page before; answers the items that follow it in the list's order, as fast deep in a large list as on its first page (`page` reads and skips every row before its page). The `Link` header's `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. An id that is not an item of this list (deleted since, or of another list) is a 400. */
                 after?: string;
+                /** @description Only events of these types (`action`), comma-separated without spaces, e.g. `ticket.created` or `ticket.created,ticket.updated`: each one of this service's event types (its webhooks' names; another is a 400), each at most once. */
+                type?: string;
                 /** @description Only changes of this kind of resource, e.g. `ticket`. */
                 resource_type?: string;
-                /** @description Only changes of this resource. */
+                /** @description Only changes of this resource. An id (UUID) matches in either letter case, as ids do everywhere. */
                 resource_id?: string;
                 /** @description Only changes made by this client id (as caller or on whose behalf). */
                 actor?: string;
@@ -8066,6 +8346,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UserCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_user_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdatedEvent"];
             };
         };
         responses: {

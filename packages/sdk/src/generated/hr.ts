@@ -568,7 +568,7 @@ export interface paths {
         };
         /**
          * Read the audit log
-         * @description Every change of your tenant in this service, newest first: who (`actor`), what (`action`, the resource, the changed fields with their old and new values as `{from, to}`; secrets never), when, and the request id. The same stream feeds the webhooks. Filters combine with AND; `from` is inclusive, `to` exclusive; `actor` matches the caller or the client it acted for. `pagination.total` is exact, read from counters kept with every change (no count of the log), and the first page with each single filter is as fast at ten million events as at a hundred thousand. Deep pages: follow the `Link` header's `next` (`after`, keyset), as fast at any depth; `page` reads and skips every event before its page. Events older than the service's retention (`EVENTS_RETENTION_DAYS`, default 400) are removed, except those with a webhook delivery still pending.
+         * @description Every change of your tenant in this service, newest first: who (`actor`), what (`action`, the resource, the changed fields with their old and new values as `{from, to}`; secrets never), when, and the request id. The same stream feeds the webhooks. Filters combine with AND; `type` names one or several event types (`ticket.updated`, or `ticket.created,ticket.updated`: any of them); `from` is inclusive, `to` exclusive; `actor` matches the caller or the client it acted for. This service's event types: `timesheet.created`, `timesheet.updated`, `timesheet.deleted`, `leave.requested`, `leave.approved`, `leave.rejected`, `leave.cancelled`, `contract.created`, `leave_adjustment.created`, `leave_settings.updated`. `pagination.total` is exact, read from counters kept with every change (no count of the log), and the first page with each single filter is as fast at ten million events as at a hundred thousand. Deep pages: follow the `Link` header's `next` (`after`, keyset), as fast at any depth; `page` reads and skips every event before its page. Events older than the service's retention (`EVENTS_RETENTION_DAYS`, default 400) are removed, except those with a webhook delivery still pending.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -5349,9 +5349,11 @@ export interface operations {
                 per_page?: number;
                 /** @description Keyset paging: the id of the last item of the page before; answers the items that follow it in the list's order, as fast deep in a large list as on its first page (`page` reads and skips every row before its page). The `Link` header's `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. An id that is not an item of this list (deleted since, or of another list) is a 400. */
                 after?: string;
+                /** @description Only events of these types (`action`), comma-separated without spaces, e.g. `timesheet.created` or `timesheet.created,timesheet.updated`: each one of this service's event types (its webhooks' names; another is a 400), each at most once. */
+                type?: string;
                 /** @description Only changes of this kind of resource, e.g. `ticket`. */
                 resource_type?: string;
-                /** @description Only changes of this resource. */
+                /** @description Only changes of this resource. An id (UUID) matches in either letter case, as ids do everywhere. */
                 resource_id?: string;
                 /** @description Only changes made by this client id (as caller or on whose behalf). */
                 actor?: string;
