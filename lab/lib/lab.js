@@ -618,7 +618,10 @@ async function serviceEnvironment(runDir, state, host, service) {
     });
   }
   const apps = state.apps || {};
-  return { ...env, ...(apps.env || {}), ...((apps.serviceEnv || {})[service.name] || {}) };
+  const merged = { ...env, ...(apps.env || {}), ...((apps.serviceEnv || {})[service.name] || {}) };
+  // null removes a variable of the lab's (e.g. REDIS_SENTINELS, to run the services without Sentinel).
+  for (const [name, value] of Object.entries(merged)) if (value === null) delete merged[name];
+  return merged;
 }
 
 const DEFAULT_APP_CMD = `${process.execPath} --max-semi-space-size=8 --max-old-space-size=256 --expose-gc dist/index.js`;
