@@ -154,7 +154,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   base.use('/docs', createDocsRouter({ title: options.openapi.title, tokenUrl: options.openapi.tokenUrl }));
 
   // The routes go on the base router itself, after the reference routes.
-  const idempotency = createIdempotency(options.idempotencyStore ?? (redis ? redisIdempotencyStore(redis, `idem:${options.service}:`) : memoryIdempotencyStore()), logger);
+  const idempotency = createIdempotency(options.idempotencyStore ?? (redis ? redisIdempotencyStore(redis, `idem:${options.service}:`, {}, logger) : memoryIdempotencyStore()), logger);
   const api = createApiRouter({ router: base, requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency, resourceLock: options.resourceLock });
   options.routes(api);
   const document = buildOpenApiDocument(

@@ -80,9 +80,23 @@ export const commonConfigProperties = {
       pattern: '^rediss?://',
       description:
         'Redis shared by every instance: rate-limit counters, Idempotency-Key records, desk\'s token-guessing ' +
-        'counters and hr\'s export leases. Unset: kept in the process, right for one instance only.',
+        'counters and hr\'s export leases. Unset: kept in the process, right for one instance only. With ' +
+        'REDIS_SENTINELS, only its password and database number are used.',
     }),
   ),
+  REDIS_SENTINELS: Type.Optional(
+    Type.String({
+      pattern: '^\\s*[^,\\s]+(\\s*,\\s*[^,\\s]+)*\\s*$',
+      description:
+        'Redis Sentinels (`host:port,host:port`, port 26379 by default): every Redis client of the service asks them ' +
+        'for the master named REDIS_SENTINEL_NAME and follows it through a failover; an Idempotency-Key record is ' +
+        'acknowledged only once a replica has it. Takes precedence over REDIS_URL\'s host.',
+    }),
+  ),
+  REDIS_SENTINEL_NAME: Type.String({
+    default: 'mymaster',
+    description: 'The master\'s name in the Sentinels\' configuration (`sentinel monitor <name> …`).',
+  }),
   LOG_LEVEL: Type.Union([Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug')], {
     default: 'info',
     description: 'The lowest level logged. Logs are JSON lines on stdout; `info` includes one line per request.',

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, validationFailed } from './errors';
 import type { Logger } from './logger';
+import { hasReplicas } from './redis';
 
 /*
  * Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field") on every POST that
@@ -14,8 +15,11 @@ import type { Logger } from './logger';
  * replay, never a 409.
  *
  * The records live in Redis when the service has one (so every instance sees them), else in the
- * process. A Redis outage does not take creating down with it: the request runs without the
- * guarantee, and that is logged once per outage, as for the rate limiter.
+ * process. Behind Sentinels a record counts as written once a replica has it too (WAIT), so the
+ * replica promoted after the master's loss knows every key that was answered. While Redis cannot
+ * be reached a request with a key is answered 503 before anything runs (running it without the
+ * guarantee is how a retry becomes a second ticket); once the handler has run, storing its answer
+ * is retried through a failover before the answer is sent.
  */
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +51,10 @@ export interface IdempotencyStore {
 export interface IdempotencyStoreOptions {
   /** How long a claim lives unless renewed (60 s). */
   runningTtlMs?: number;
+  /** Replicas a record must reach before it counts (Redis WAIT); by default 1 behind Sentinels, else 0. */
+  replicas?: number;
+  /** How long WAIT waits for them (1 s); fewer replicas after it are logged, not refused. */
+  replicaTimeoutMs?: number;
 }
 
 const running = (fingerprint: string, claim: string) => JSON.stringify({ state: 'running', fingerprint, claim });
@@ -85,14 +93,31 @@ export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): I
 /** PEXPIRE only while the key still holds this claim (not an answer, not another request's claim). */
 const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 
-export function redisIdempotencyStore(redis: Redis, prefix: string, options: IdempotencyStoreOptions = {}): IdempotencyStore {
+export function redisIdempotencyStore(redis: Redis, prefix: string, options: IdempotencyStoreOptions = {}, logger?: Logger): IdempotencyStore {
   const runningTtlMs = options.runningTtlMs ?? RUNNING_TTL_MS;
+  const replicas = options.replicas ?? (hasReplicas(redis) ? 1 : 0);
+  const replicaTimeoutMs = options.replicaTimeoutMs ?? 1000;
+  let underReplicated = false;
+  /**
+   * Waits until `replicas` replicas have every write of this connection so far. A connection lost
+   * meanwhile throws: the write may exist on a master that is gone, so it did not happen.
+   */
+  async function replicated() {
+    if (replicas === 0) return;
+    const reached = await redis.wait(replicas, replicaTimeoutMs);
+    // A replica down (not a failover) leaves the master alone with the records: creating goes on.
+    if (reached < replicas && !underReplicated) logger?.warn('idempotency records reach fewer Redis replicas than configured', { replicas, reached });
+    underReplicated = reached < replicas;
+  }
   return {
     runningTtlMs,
     async claim(key, fingerprint, claim) {
       // SET NX: of two requests with one key, exactly one claims it, on any instance.
       const set = await redis.set(prefix + key, running(fingerprint, claim), 'PX', runningTtlMs, 'NX');
-      if (set === 'OK') return 'claimed';
+      if (set === 'OK') {
+        await replicated();
+        return 'claimed';
+      }
       const existing = await redis.get(prefix + key);
       // Expired between the two commands: claim again.
       if (existing === null) return this.claim(key, fingerprint, claim);
@@ -103,6 +128,7 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, options: Ide
     },
     async complete(key, fingerprint, response) {
       await redis.set(prefix + key, JSON.stringify({ state: 'done', fingerprint, response }), 'PX', IDEMPOTENCY_WINDOW_MS);
+      await replicated();
     },
     async release(key) {
       await redis.del(prefix + key);
@@ -145,13 +171,43 @@ export interface Idempotency {
   run(req: Request, res: Response, handle: () => Promise<unknown>): Promise<void>;
 }
 
-export function createIdempotency(store: IdempotencyStore, logger: Logger): Idempotency {
+export interface IdempotencyOptions {
+  /** How long storing a handler's answer is retried (through a Redis failover) before it is sent unstored (15 s). */
+  completeRetryMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createIdempotency(store: IdempotencyStore, logger: Logger, options: IdempotencyOptions = {}): Idempotency {
+  const completeRetryMs = options.completeRetryMs ?? 15_000;
   let outage = false;
   const storeFailed = (error: unknown) => {
     if (outage) return;
     outage = true;
-    logger.error('idempotency store failed; creating without replay protection until it is back', { error: error instanceof Error ? error.message : String(error) });
+    logger.error('idempotency store failed; requests with an Idempotency-Key are answered 503 until it is back', {
+      error: error instanceof Error ? error.message : String(error),
+    });
   };
+  /** The handler's effect is done: its answer must be findable by a retry, so storing it outlasts a failover. */
+  async function completeDurably(key: string, fingerprint: string, response: StoredResponse) {
+    const deadline = Date.now() + completeRetryMs;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await store.complete(key, fingerprint, response);
+        storeWorked();
+        return;
+      } catch (error) {
+        storeFailed(error);
+        if (Date.now() >= deadline) {
+          logger.error('the answer to a request with an Idempotency-Key could not be stored; a retry with that key may run it again', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+          return;
+        }
+        await sleep(Math.min(100 * attempt, 1000));
+      }
+    }
+  }
   const storeWorked = () => {
     if (!outage) return;
     outage = false;
@@ -176,8 +232,11 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger): Idem
         storeWorked();
       } catch (error) {
         storeFailed(error);
-        await handle();
-        return;
+        // Nothing has run: the client's retry with the same key is safe.
+        throw new AppError(503, 'Idempotency-Key records cannot be reached just now; retry with the same key.', {
+          code: 'service-unavailable',
+          headers: { 'Retry-After': '1' },
+        });
       }
       if (claim !== 'claimed') {
         if (claim.fingerprint !== fingerprint) {
@@ -225,7 +284,7 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger): Idem
         clearInterval(renewal);
         res.json = json;
       }
-      if (captured && captured.status < 500) await store.complete(key, fingerprint, captured).catch(storeFailed);
+      if (captured && captured.status < 500) await completeDurably(key, fingerprint, captured);
       else await store.release(key).catch(storeFailed);
       if (captured) json(captured.body);
     },

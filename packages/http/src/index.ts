@@ -17,7 +17,7 @@ export { createHttpMetrics } from './metrics';
 export { createReadiness, type Readiness, type ReadinessCheck } from './health';
 export { startServer, exitOnSignals, serverClassesFor, serverClassesPay, type RunningServer } from './server';
 export { loadConfig, ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties } from './config';
-export { createRedis } from './redis';
+export { createRedis, redisFromConfig, parseSentinels, hasReplicas, type RedisEndpoint } from './redis';
 export { createLeases, type Lease, type Leases, type LeasesOptions } from './leases';
 export { createServiceApp, API_BASE_PATH, type ServiceApp, type ServiceAppOptions } from './app';
 export * from './schema-helpers';

@@ -1,27 +1,69 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from './logger';
 
+/** Where a service's Redis is: one server (`REDIS_URL`), or the master a set of Sentinels names. */
+export interface RedisEndpoint {
+  /** `REDIS_URL`; with Sentinels, only its password and database number are used. */
+  url?: string;
+  /** `REDIS_SENTINELS`: `host:port,host:port,…` */
+  sentinels?: string;
+  /** `REDIS_SENTINEL_NAME`: the master's name in the Sentinels' configuration. */
+  sentinelName?: string;
+}
+
+/** Reconnection never gives up: a Redis (or a Sentinel) that comes back is used again without a restart. */
+const retryForever = (attempt: number) => Math.min(attempt * 200, 2000);
+
+/** `REDIS_SENTINELS` parsed, or the reason it cannot be. */
+export function parseSentinels(value: string): { host: string; port: number }[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item) => {
+      const match = /^(\[[0-9a-fA-F:]+\]|[^:\s]+)(?::(\d{1,5}))?$/.exec(item);
+      const port = Number(match?.[2] ?? 26379);
+      if (!match || port < 1 || port > 65535) throw new Error(`"${item}" is not host:port`);
+      return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+    });
+}
+
 /**
- * A Redis connection tuned for a rate limiter that must fail open: commands
- * fail at once while disconnected instead of queueing behind a dead server,
- * and reconnection goes on in the background.
- *
- * The commands issued while the event loop serves one batch of ready sockets (the rate limiter's
- * one per request, under load several at once) leave in one socket write at setImmediate instead
- * of one write each (coalesceWrites). Every command still reaches Redis and every caller still
- * waits for its own reply, so counts stay exact; a loopback write costs several µs of CPU on a
- * small VM, which made the rate limiter's command ~6 % of a request's CPU (bench/README.md).
+ * The service's Redis connection, or none when it has no Redis (in-process limits and records).
+ * Commands fail at once while disconnected instead of queueing behind a dead server (the rate
+ * limiter fails open, Idempotency-Key answers 503), and reconnection goes on in the background,
+ * through the Sentinels to whichever server they name master after a failover.
  */
-export function createRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
+export function createRedis(endpoint: RedisEndpoint | string, logger: Logger): Redis {
+  const { url, sentinels, sentinelName } = typeof endpoint === 'string' ? { url: endpoint } : endpoint;
+  const common: RedisOptions = {
     enableOfflineQueue: false,
-    // coalesceWrites does what auto-pipelining did for this, without a Pipeline per batch.
-    enableAutoPipelining: false,
+    // The commands of one turn of the event loop leave in one write (several requests' rate-limit
+    // commands under load).
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-  });
-  coalesceWrites(redis);
+    retryStrategy: retryForever,
+  };
+  let redis: Redis;
+  if (sentinels) {
+    const parsed = url ? new URL(url) : undefined;
+    redis = new Redis({
+      ...common,
+      sentinels: parseSentinels(sentinels),
+      name: sentinelName ?? 'mymaster',
+      sentinelRetryStrategy: retryForever,
+      // Subscribes to the Sentinels' +switch-master: a master cut off (not dead) is left at once.
+      failoverDetector: true,
+      ...(parsed?.password ? { password: decodeURIComponent(parsed.password) } : {}),
+      ...(parsed?.username ? { username: decodeURIComponent(parsed.username) } : {}),
+      ...(parsed && parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),
+    });
+  } else if (url) {
+    redis = new Redis(url, common);
+  } else {
+    throw new Error('createRedis needs REDIS_URL or REDIS_SENTINELS');
+  }
   let healthy = true;
   redis.on('error', (error) => {
     if (healthy) logger.error('redis unavailable', { error: error.message });
@@ -34,27 +76,13 @@ export function createRedis(url: string, logger: Logger): Redis {
   return redis;
 }
 
-/**
- * Corks the connection's socket at the first command of a turn of the event loop and uncorks it at
- * setImmediate, after the turn's I/O callbacks: the turn's commands go out in one `writev`.
- * ioredis's auto-pipelining batches the same way, but builds a Pipeline (its queue, its promise,
- * its result arrays) per batch: at one or two commands per batch under the single read's load that
- * was 5 µs of garbage collection per request, half of desk's (issue 25, bench/README.md). Only a
- * ready connection is corked: the commands of its handshake go out as ioredis sends them.
- */
-function coalesceWrites(redis: Redis): void {
-  let corked: Redis['stream'] | undefined;
-  const send = redis.sendCommand.bind(redis);
-  redis.sendCommand = (command, stream) => {
-    const socket = redis.stream;
-    if (redis.status === 'ready' && socket && corked !== socket && !socket.destroyed) {
-      socket.cork();
-      corked = socket;
-      setImmediate(() => {
-        corked = undefined;
-        socket.uncork();
-      });
-    }
-    return send(command, stream);
-  };
+/** The service's Redis from its configuration, or undefined without REDIS_URL and REDIS_SENTINELS. */
+export function redisFromConfig(config: { REDIS_URL?: string; REDIS_SENTINELS?: string; REDIS_SENTINEL_NAME?: string }, logger: Logger): Redis | undefined {
+  if (!config.REDIS_URL && !config.REDIS_SENTINELS) return undefined;
+  return createRedis({ url: config.REDIS_URL, sentinels: config.REDIS_SENTINELS, sentinelName: config.REDIS_SENTINEL_NAME }, logger);
+}
+
+/** Whether the connection goes through Sentinels, i.e. the master has replicas a write must reach. */
+export function hasReplicas(redis: Redis): boolean {
+  return Boolean(redis.options.sentinels?.length);
 }

@@ -49,6 +49,39 @@ const until = async (condition: () => Promise<boolean>) => {
   throw new Error('condition not reached');
 };
 
+describe('Idempotency-Key when Redis is unreachable', () => {
+  test('When Redis is down, then a create with a key is 503 with Retry-After and runs nothing, one without a key is served, and the key works once Redis is back', async () => {
+    const port = await freePort();
+    const redis = createRedis(`redis://127.0.0.1:${port}`, createLogger({ service: 'kit', level: 'error' }));
+    const kit = kitApp({ redis, prefix: `rl:idem:${port}:` });
+    const post = (key?: string) => {
+      const call = request(kit.app).post('/api/v1/things').set(AUTH('alice'));
+      return (key ? call.set('Idempotency-Key', key) : call).send({ name: 'a' });
+    };
+    let server: ChildProcess | undefined;
+    try {
+      const refused = await post('k-1');
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(kit.created()).toBe(0);
+      expect((await post()).status).toBe(201);
+      expect(kit.created()).toBe(1);
+
+      server = await startRedisServer(port);
+      await until(async () => redis.status === 'ready');
+      const first = await post('k-1');
+      expect(first.status).toBe(201);
+      const replay = await post('k-1');
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(kit.created()).toBe(2);
+    } finally {
+      redis.disconnect();
+      if (server) await stop(server);
+    }
+  });
+});
+
 describe('rate limiter when Redis is unreachable', () => {
   test('When the Redis server is down from the start, then requests are still served (fail open) and the failure is logged once', async () => {
     // Nothing listens on port 1: every command fails at once.

@@ -1,4 +1,4 @@
-import { createRedis, runService, parseOriginList } from '@msp/http';
+import { redisFromConfig, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
 import { webhookSecretsFromConfig } from '@msp/events';
 import { outboundFromConfig } from '@msp/outbound';
@@ -14,7 +14,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
   const db = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS });
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
+  const redis = redisFromConfig(config, logger);
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 

@@ -1,4 +1,4 @@
-import { createRedis, runService, parseOriginList } from '@msp/http';
+import { redisFromConfig, runService, parseOriginList } from '@msp/http';
 import { applyMigrations } from '@msp/db';
 import { webhookSecretsFromConfig } from '@msp/events';
 import { outboundFromConfig } from '@msp/outbound';
@@ -10,7 +10,7 @@ runService('hr', loadHrConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
   const database = createDb(config.DATABASE_URL, { exportConnections: config.EXPORT_POOL_SIZE, acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS });
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
+  const redis = redisFromConfig(config, logger);
 
   const { app, readiness, dispatcher, eventsRetention } = createHrApp({
     database,

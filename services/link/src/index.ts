@@ -1,4 +1,4 @@
-import { createRedis, runService, parseOriginList } from '@msp/http';
+import { redisFromConfig, runService, parseOriginList } from '@msp/http';
 import { advisoryResourceLock, applyMigrations } from '@msp/db';
 import { webhookSecretsFromConfig } from '@msp/events';
 import { outboundFromConfig } from '@msp/outbound';
@@ -17,7 +17,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
   const database = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS });
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, logger) : undefined;
+  const redis = redisFromConfig(config, logger);
 
   const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });
   const secrets = createSecretBox(resolveEncryptionKey(config.CONNECTOR_ENCRYPTION_KEY, config.DATA_DIR, { variable: 'CONNECTOR_ENCRYPTION_KEY', file: 'connector-encryption.key' }), 'CONNECTOR_ENCRYPTION_KEY');
