@@ -6,6 +6,7 @@ import { registerAuditRoutes } from './audit/audit.routes';
 import type { EventCatalogue } from './catalogue';
 import { createDeliveriesRepository } from './delivery/deliveries.repository';
 import { createDispatcher, type DispatcherOptions } from './delivery/dispatcher';
+import { effectOfClaim } from './record';
 import { createEventsRetention, type EventsRetentionOptions } from './retention';
 import type { TransactionalSql } from './sql';
 import { createWebhooksRepository } from './webhooks/webhooks.repository';
@@ -70,6 +71,8 @@ export function createServiceEvents(options: ServiceEventsOptions) {
     retention,
     tags: EVENT_TAGS,
     webhookDocs: options.catalogue.webhookDocs(),
+    /** For @msp/http's Idempotency-Key: what a request whose instance died had committed. */
+    effectOfClaim: (claim: string, resourceType: string) => effectOfClaim(options.db, claim, resourceType),
     registerRoutes(api: ApiRouter) {
       registerWebhookRoutes(api, webhooks);
       registerAuditRoutes(api, audit, options.catalogue.names);

@@ -7,6 +7,7 @@ export {
   eventHead,
   EVENT_HEAD_COLUMNS,
   eventHeadValues,
+  effectOfClaim,
   SYSTEM_ACTOR,
   type Changes,
   type EventHead,

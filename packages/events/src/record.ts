@@ -47,9 +47,11 @@ export interface EventHead {
   actor_client_id: string;
   actor_on_behalf_of: string | null;
   request_id: string | null;
+  /** The Idempotency-Key claim of the request that made the change (see effectOfClaim). */
+  idempotency_claim: string | null;
 }
 
-const HEAD_COLUMNS = ['type', 'resource_type', 'actor_client_id', 'actor_on_behalf_of', 'request_id'] as const satisfies readonly (keyof EventHead)[];
+const HEAD_COLUMNS = ['type', 'resource_type', 'actor_client_id', 'actor_on_behalf_of', 'request_id', 'idempotency_claim'] as const satisfies readonly (keyof EventHead)[];
 
 /** The events table's columns of an EventHead, for any INSERT of an events row (this file's, or a statement that inserts its own event); eventHeadValues gives their values in this order. */
 export const EVENT_HEAD_COLUMNS = HEAD_COLUMNS.join(', ');
@@ -57,7 +59,7 @@ export const eventHeadValues = (head: EventHead): (string | null)[] => HEAD_COLU
 
 const INSERT_EVENT = `
   INSERT INTO events (${EVENT_HEAD_COLUMNS}, tenant_id, resource_id, changes, data)
-  VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, $8::jsonb, $9::jsonb)`;
+  VALUES ($1, $2, $3, $4, $5, $6, $7::uuid, $8, $9::jsonb, $10::jsonb)`;
 
 /** What happened and who did it: the caller of the request by default (see recordActor), else SYSTEM_ACTOR. */
 export function eventHead(event: Pick<EventToRecord, 'type' | 'resourceType' | 'actor'>): EventHead {
@@ -69,6 +71,7 @@ export function eventHead(event: Pick<EventToRecord, 'type' | 'resourceType' | '
     actor_client_id: actor.client_id,
     actor_on_behalf_of: actor.on_behalf_of,
     request_id: context?.requestId ?? null,
+    idempotency_claim: context?.idempotencyClaim ?? null,
   };
 }
 
@@ -120,4 +123,20 @@ export function changesBetween(before: object, after: object, ignore: readonly s
     changes[field] = { from: was[field] ?? null, to: is[field] ?? null };
   }
   return changes;
+}
+
+/**
+ * What the request holding an Idempotency-Key claim committed, from the events its transaction
+ * recorded: the resource of the first event of `resourceType` (else of its first event) as that
+ * event shows it. A request whose instance died before storing its answer is answered from this.
+ */
+export async function effectOfClaim(db: Sql, claim: string, resourceType: string): Promise<{ resourceId: string; object: unknown } | undefined> {
+  const rows = await db.$queryRawUnsafe<{ resource_id: string; object: unknown }[]>(
+    `SELECT resource_id, data -> 'object' AS object FROM events
+     WHERE idempotency_claim = $1 ORDER BY (resource_type = $2) DESC, seq LIMIT 1`,
+    claim,
+    resourceType,
+  );
+  const row = rows[0];
+  return row ? { resourceId: row.resource_id, object: row.object } : undefined;
 }

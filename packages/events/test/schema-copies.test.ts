@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { AUDIT_TYPE_SQL, LISTS_RETENTION_SQL, MIGRATION_SQL } from './support';
+import { AUDIT_TYPE_SQL, IDEMPOTENCY_CLAIM_SQL, LISTS_RETENTION_SQL, MIGRATION_SQL } from './support';
 
 // Each service owns its database, so each schema declares the package's tables and each migration
 // history creates them; these copies must stay the package's.
@@ -21,5 +21,8 @@ describe.each(['desk', 'link', 'hr'])('%s', (service) => {
     // The audit log's type filter.
     const types = path.join(ROOT, 'services', service, 'prisma/migrations/20261128090000_events_audit_type/migration.sql');
     expect(readFileSync(types, 'utf8')).toBe(AUDIT_TYPE_SQL);
+    // The Idempotency-Key claim of each event.
+    const claims = path.join(ROOT, 'services', service, 'prisma/migrations/20261128230000_events_idempotency_claim/migration.sql');
+    expect(readFileSync(claims, 'utf8')).toBe(IDEMPOTENCY_CLAIM_SQL);
   });
 });

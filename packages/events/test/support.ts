@@ -13,6 +13,8 @@ export const MIGRATION_SQL = readFileSync(path.join(__dirname, '../prisma/migrat
 export const LISTS_RETENTION_SQL = listCountsSql() + readFileSync(path.join(__dirname, '../prisma/lists-retention.sql'), 'utf8');
 /** The third: the audit log's `type` filter (its index and counters). */
 export const AUDIT_TYPE_SQL = readFileSync(path.join(__dirname, '../prisma/audit-type.sql'), 'utf8');
+/** The fourth: the Idempotency-Key claim each event carries. */
+export const IDEMPOTENCY_CLAIM_SQL = readFileSync(path.join(__dirname, '../prisma/idempotency-claim.sql'), 'utf8');
 
 /** A database holding just the package's tables, and a Sql over it (as a service's Prisma client would be). */
 export async function eventsDatabase() {
@@ -28,6 +30,7 @@ export async function eventsDatabase() {
   // list_counts' trigger functions as every service's later *_list_counts_grouped migration leaves them.
   await pool.query(listCountsGroupedSql());
   await pool.query(AUDIT_TYPE_SQL);
+  await pool.query(IDEMPOTENCY_CLAIM_SQL);
   const sql: TransactionalSql = transactionalSqlOver(pool);
   return {
     url,

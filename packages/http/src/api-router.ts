@@ -3,7 +3,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError, notFound, validationFailed, type FieldError } from './errors';
 import { checkIfMatch } from './conditional';
 import { inOrder } from './in-order';
-import type { Idempotency } from './idempotency';
+import { createRouteOf, type Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
 import { compileValidator, fieldsWithNul, MAX_BODY_DEPTH, nestedDeeperThan, toFieldErrors, type Location } from './validation';
 
@@ -218,6 +218,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
     const consumes = spec.consumes ?? ['application/json'];
     // A POST that creates (answers 201, or 202 for a queued run) takes an Idempotency-Key.
     const idempotent = Boolean(options.idempotency && spec.method === 'post' && (spec.responses[201] || spec.responses[202]) && spec.idempotent !== false);
+    const createRoute = createRouteOf(spec.path, spec.responses[201] ? 201 : 202);
 
     const handle: RequestHandler = async (req, res) => {
       const params = checkParams ? checkParams({ ...req.params }) : undefined;
@@ -253,7 +254,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         });
         return;
       }
-      if (idempotent) await options.idempotency!.run(req, res, run);
+      if (idempotent) await options.idempotency!.run(req, res, run, createRoute);
       else await run();
     };
 

@@ -5,7 +5,7 @@ import { evaluateIfNoneMatch } from './conditional';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
 import { forwardedPrefix } from './forwarded';
-import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore } from './idempotency';
+import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore, type EffectOfClaim, type IdempotencyStore } from './idempotency';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import { leanJson } from './json-response';
 import type { Logger } from './logger';
@@ -58,6 +58,8 @@ export interface ServiceAppOptions {
   resourceLock?: ResourceLock;
   /** Where Idempotency-Key records live; by default in the rate limiter's Redis, else in the process. */
   idempotencyStore?: IdempotencyStore;
+  /** What a request holding an Idempotency-Key claim committed (@msp/events effectOfClaim over the service's events). */
+  effectOfIdempotencyClaim?: EffectOfClaim;
 }
 
 export interface ServiceApp {
@@ -154,7 +156,11 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   base.use('/docs', createDocsRouter({ title: options.openapi.title, tokenUrl: options.openapi.tokenUrl }));
 
   // The routes go on the base router itself, after the reference routes.
-  const idempotency = createIdempotency(options.idempotencyStore ?? (redis ? redisIdempotencyStore(redis, `idem:${options.service}:`, {}, logger) : memoryIdempotencyStore()), logger);
+  const idempotency = createIdempotency(
+    options.idempotencyStore ?? (redis ? redisIdempotencyStore(redis, `idem:${options.service}:`, {}, logger) : memoryIdempotencyStore()),
+    logger,
+    { effectOfClaim: options.effectOfIdempotencyClaim },
+  );
   const api = createApiRouter({ router: base, requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency, resourceLock: options.resourceLock });
   options.routes(api);
   const document = buildOpenApiDocument(

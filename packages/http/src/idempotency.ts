@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { AppError, validationFailed } from './errors';
 import type { Logger } from './logger';
 import { hasReplicas } from './redis';
+import { currentContext } from './request-context';
 
 /*
  * Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field") on every POST that
@@ -20,12 +21,19 @@ import { hasReplicas } from './redis';
  * be reached a request with a key is answered 503 before anything runs (running it without the
  * guarantee is how a retry becomes a second ticket); once the handler has run, storing its answer
  * is retried through a failover before the answer is sent.
+ *
+ * A process that dies between its transaction's commit and storing the answer leaves a claim that
+ * is no longer renewed. A retry that finds such a stale claim asks the service whether the claim's
+ * request committed (its events carry the claim, written in the same transaction as the change:
+ * `effectOfClaim`): if it did, the retry is answered from what was recorded and nothing runs
+ * again; if not, the retry takes the claim over and runs.
  */
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
- * How long a claim holds without being renewed: a process that died mid-request frees its keys
- * after this. A live request renews its claim every third of it, for as long as it runs.
+ * How long a claim counts as alive without being renewed: after it, a retry may look at what the
+ * claim's request committed and take the key over. A live request renews its claim every third of
+ * it, for as long as it runs.
  */
 const RUNNING_TTL_MS = 60_000;
 
@@ -35,17 +43,38 @@ export interface StoredResponse {
   body: unknown;
 }
 
-type Record_ = { state: 'running'; fingerprint: string; claim: string } | { state: 'done'; fingerprint: string; response: StoredResponse };
+/** `beat`: when the claim was taken or last renewed (ms since the epoch). */
+type Record_ = { state: 'running'; fingerprint: string; claim: string; beat: number } | { state: 'done'; fingerprint: string; response: StoredResponse };
 
 export interface IdempotencyStore {
-  /** How long a claim lives unless renewed. */
+  /** How long a claim counts as alive unless renewed. */
   readonly runningTtlMs: number;
   /** Takes the key for this request (the claim named `claim`), or returns what holds it already. */
   claim(key: string, fingerprint: string, claim: string): Promise<'claimed' | Record_>;
-  /** Gives the claim another `runningTtlMs`, if the key is still held by it. */
+  /** Renews the claim's beat, if the key is still held by it. */
   renew(key: string, fingerprint: string, claim: string): Promise<void>;
+  /** Replaces the claim `stale` by `claim`; false when the key is no longer held by `stale`. */
+  takeOver(key: string, fingerprint: string, stale: string, claim: string): Promise<boolean>;
   complete(key: string, fingerprint: string, response: StoredResponse): Promise<void>;
   release(key: string): Promise<void>;
+}
+
+/**
+ * What a request that holds `claim` committed: the resource of its events of `resourceType` (else
+ * of its first event), as that event shows it; nothing when it recorded no event.
+ */
+export type EffectOfClaim = (claim: string, resourceType: string) => Promise<{ resourceId: string; object: unknown } | undefined>;
+
+/** What a create route makes: its collection's type (`/tickets/:id/comments` → `comment`, `/sla-policies` → `sla_policy`). */
+export interface CreateRoute {
+  createdStatus: number;
+  resourceType: string;
+}
+
+export function createRouteOf(path: string, createdStatus: number): CreateRoute {
+  const collection = path.split('/').filter((segment) => segment && !segment.startsWith(':')).pop() ?? '';
+  const resourceType = collection.replace(/-/g, '_').replace(/ies$/, 'y').replace(/s$/, '');
+  return { createdStatus, resourceType };
 }
 
 export interface IdempotencyStoreOptions {
@@ -57,7 +86,7 @@ export interface IdempotencyStoreOptions {
   replicaTimeoutMs?: number;
 }
 
-const running = (fingerprint: string, claim: string) => JSON.stringify({ state: 'running', fingerprint, claim });
+const running = (fingerprint: string, claim: string) => JSON.stringify({ state: 'running', fingerprint, claim, beat: Date.now() });
 
 export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): IdempotencyStore {
   const runningTtlMs = options.runningTtlMs ?? RUNNING_TTL_MS;
@@ -72,14 +101,20 @@ export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): I
     async claim(key, fingerprint, claim) {
       const existing = live(key);
       if (existing) return existing;
-      records.set(key, { record: { state: 'running', fingerprint, claim }, expires: Date.now() + runningTtlMs });
+      records.set(key, { record: { state: 'running', fingerprint, claim, beat: Date.now() }, expires: Date.now() + IDEMPOTENCY_WINDOW_MS });
       // Expired entries of other keys go as new ones come: the map stays as large as a day's keys.
       if (records.size % 1000 === 0) for (const other of records.keys()) live(other);
       return 'claimed';
     },
     async renew(key, _fingerprint, claim) {
       const entry = records.get(key);
-      if (entry && entry.record.state === 'running' && entry.record.claim === claim) entry.expires = Date.now() + runningTtlMs;
+      if (entry && entry.record.state === 'running' && entry.record.claim === claim) entry.record.beat = Date.now();
+    },
+    async takeOver(key, fingerprint, stale, claim) {
+      const entry = records.get(key);
+      if (!entry || entry.record.state !== 'running' || entry.record.claim !== stale) return false;
+      entry.record = { state: 'running', fingerprint, claim, beat: Date.now() };
+      return true;
     },
     async complete(key, fingerprint, response) {
       records.set(key, { record: { state: 'done', fingerprint, response }, expires: Date.now() + IDEMPOTENCY_WINDOW_MS });
@@ -90,8 +125,17 @@ export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): I
   };
 }
 
-/** PEXPIRE only while the key still holds this claim (not an answer, not another request's claim). */
-const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
+/**
+ * Replaces the record by ARGV[2] only while the key still holds the claim ARGV[1] (not an answer,
+ * not another request's claim): a renewal's new beat, or a takeover.
+ */
+const REPLACE_CLAIM_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local record = cjson.decode(current)
+if record.state ~= 'running' or record.claim ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1`;
 
 export function redisIdempotencyStore(redis: Redis, prefix: string, options: IdempotencyStoreOptions = {}, logger?: Logger): IdempotencyStore {
   const runningTtlMs = options.runningTtlMs ?? RUNNING_TTL_MS;
@@ -113,7 +157,7 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, options: Ide
     runningTtlMs,
     async claim(key, fingerprint, claim) {
       // SET NX: of two requests with one key, exactly one claims it, on any instance.
-      const set = await redis.set(prefix + key, running(fingerprint, claim), 'PX', runningTtlMs, 'NX');
+      const set = await redis.set(prefix + key, running(fingerprint, claim), 'PX', IDEMPOTENCY_WINDOW_MS, 'NX');
       if (set === 'OK') {
         await replicated();
         return 'claimed';
@@ -124,7 +168,13 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, options: Ide
       return JSON.parse(existing) as Record_;
     },
     async renew(key, fingerprint, claim) {
-      await redis.eval(RENEW_SCRIPT, 1, prefix + key, running(fingerprint, claim), String(runningTtlMs));
+      await redis.eval(REPLACE_CLAIM_SCRIPT, 1, prefix + key, claim, running(fingerprint, claim));
+    },
+    async takeOver(key, fingerprint, stale, claim) {
+      const replaced = await redis.eval(REPLACE_CLAIM_SCRIPT, 1, prefix + key, stale, running(fingerprint, claim));
+      if (replaced !== 1) return false;
+      await replicated();
+      return true;
     },
     async complete(key, fingerprint, response) {
       await redis.set(prefix + key, JSON.stringify({ state: 'done', fingerprint, response }), 'PX', IDEMPOTENCY_WINDOW_MS);
@@ -168,18 +218,33 @@ export interface Idempotency {
    * Runs `handle` at most once per client and key: a replay answers the stored response instead.
    * Without the header, `handle` simply runs.
    */
-  run(req: Request, res: Response, handle: () => Promise<unknown>): Promise<void>;
+  run(req: Request, res: Response, handle: () => Promise<unknown>, route?: CreateRoute): Promise<void>;
 }
 
 export interface IdempotencyOptions {
   /** How long storing a handler's answer is retried (through a Redis failover) before it is sent unstored (15 s). */
   completeRetryMs?: number;
+  /** What a claim's request committed (the service's events); without it a stale claim is simply taken over. */
+  effectOfClaim?: EffectOfClaim;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createIdempotency(store: IdempotencyStore, logger: Logger, options: IdempotencyOptions = {}): Idempotency {
   const completeRetryMs = options.completeRetryMs ?? 15_000;
+  const { effectOfClaim } = options;
+
+  /**
+   * The answer of a claim's request that committed and never stored its answer, rebuilt from what
+   * its transaction recorded: the route's status, the resource as its event shows it, and its
+   * Location by the API's convention (the collection's path and the id).
+   */
+  async function answerOfCommitted(req: Request, claim: string, route: CreateRoute): Promise<StoredResponse | undefined> {
+    const effect = effectOfClaim ? await effectOfClaim(claim, route.resourceType) : undefined;
+    if (!effect) return undefined;
+    return { status: route.createdStatus, headers: { location: `${`${req.baseUrl}${req.path}`.replace(/\/+$/, '')}/${effect.resourceId}` }, body: effect.object };
+  }
+
   let outage = false;
   const storeFailed = (error: unknown) => {
     if (outage) return;
@@ -215,7 +280,7 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger, optio
   };
 
   return {
-    async run(req, res, handle) {
+    async run(req, res, handle, route = createRouteOf(req.path, 201)) {
       const raw = req.get('Idempotency-Key');
       if (raw === undefined) {
         await handle();
@@ -244,15 +309,28 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger, optio
             code: 'idempotency-key-reused',
           });
         }
-        if (claim.state === 'running') {
-          throw new AppError(409, 'A request with this Idempotency-Key is still being processed; retry after it has finished.', {
+        const inUse = () =>
+          new AppError(409, 'A request with this Idempotency-Key is still being processed; retry after it has finished.', {
             code: 'idempotency-key-in-use',
             headers: { 'Retry-After': '1' },
           });
+        let replay = claim.state === 'done' ? claim.response : undefined;
+        if (claim.state === 'running') {
+          // A claim renewed lately belongs to a request still running somewhere.
+          if (Date.now() - claim.beat <= store.runningTtlMs) throw inUse();
+          // Its instance died. If its change committed, answer that; else run in its place.
+          replay = await answerOfCommitted(req, claim.claim, route);
+          if (replay) await completeDurably(key, fingerprint, replay);
+          else if (!(await store.takeOver(key, fingerprint, claim.claim, ours))) throw inUse();
         }
-        res.status(claim.response.status).set(claim.response.headers).set('Idempotent-Replayed', 'true').json(claim.response.body);
-        return;
+        if (replay) {
+          res.status(replay.status).set(replay.headers).set('Idempotent-Replayed', 'true').json(replay.body);
+          return;
+        }
       }
+      // The events this request records carry its claim (see answerOfCommitted).
+      const context = currentContext();
+      if (context) context.idempotencyClaim = ours;
 
       // However long the handler runs, the key stays claimed: a retry meanwhile is 409, never a
       // second run (a claim that lapsed mid-request let one through).
@@ -277,9 +355,14 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger, optio
       try {
         await handle();
       } catch (error) {
-        // Nothing was created: the key is free for a corrected retry.
-        await store.release(key).catch(storeFailed);
-        throw error;
+        // An error after the change committed (the connection lost on the way back) is answered as
+        // the change; otherwise nothing was created and the key is free for a corrected retry.
+        const committed = await answerOfCommitted(req, ours, route).catch(() => undefined);
+        if (!committed) {
+          await store.release(key).catch(storeFailed);
+          throw error;
+        }
+        captured = committed;
       } finally {
         clearInterval(renewal);
         res.json = json;

@@ -28,4 +28,4 @@ export { endStreamedFiles, sendStreamedFile, STREAMED_FILE_IDLE_DOC, STREAMED_FI
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
 export { startMemoryReducer, exposedGc, memoryReductions, DEFAULT_MEMORY_TARGET_MB, type MemoryReducer, type CollectGarbage } from './memory-reducer';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';
-export { memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './idempotency';
+export { memoryIdempotencyStore, redisIdempotencyStore, createRouteOf, type EffectOfClaim, type IdempotencyStore, type IdempotencyStoreOptions } from './idempotency';

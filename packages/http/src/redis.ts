@@ -53,8 +53,11 @@ export function createRedis(endpoint: RedisEndpoint | string, logger: Logger): R
       sentinels: parseSentinels(sentinels),
       name: sentinelName ?? 'mymaster',
       sentinelRetryStrategy: retryForever,
-      // Subscribes to the Sentinels' +switch-master: a master cut off (not dead) is left at once.
-      failoverDetector: true,
+      // No failoverDetector: its +switch-master arriving while the client resolves the master again
+      // ends the connection for good (ioredis then never reconnects). A connection left on a former
+      // master instead finds out from its answers: READONLY once it is a replica, NOREPLICAS while it
+      // is cut off from them (min-replicas-to-write); both send the client back to the Sentinels.
+      reconnectOnError: (error) => /^(READONLY|NOREPLICAS)/.test(error.message),
       ...(parsed?.password ? { password: decodeURIComponent(parsed.password) } : {}),
       ...(parsed?.username ? { username: decodeURIComponent(parsed.username) } : {}),
       ...(parsed && parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),

@@ -17,6 +17,8 @@ export interface RequestContext {
   requestId: string;
   /** Set once the token is verified. */
   actor?: Actor;
+  /** The Idempotency-Key claim the request holds, recorded with its events (idempotency.ts). */
+  idempotencyClaim?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -155,6 +155,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   const service = createServiceApp({
     service: 'desk',
     logger,
+    effectOfIdempotencyClaim: events.effectOfClaim,
     openapi: {
       title: 'Helpdesk API (desk)',
       version: '1.0.0',

@@ -129,6 +129,7 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
   const service = createServiceApp({
     service: 'hr',
     logger,
+    effectOfIdempotencyClaim: events.effectOfClaim,
     openapi: {
       title: 'HR API (hr)',
       version: '1.0.0',

@@ -122,6 +122,7 @@ export function createLinkApp({ database, redis, logger, settings, runs, queue, 
   const service = createServiceApp({
     service: 'link',
     logger,
+    effectOfIdempotencyClaim: events.effectOfClaim,
     openapi: {
       title: 'Integration API (link)',
       version: '1.0.0',
