@@ -15,7 +15,7 @@ export { createRateLimiter, callerKey, type RateLimitOptions } from './rate-limi
 export { ipKeyGenerator } from 'express-rate-limit';
 export { createHttpMetrics } from './metrics';
 export { createReadiness, type Readiness, type ReadinessCheck } from './health';
-export { startServer, exitOnSignals, serverClassesFor, serverClassesPay, type RunningServer } from './server';
+export { startServer, exitOnSignals, type RunningServer } from './server';
 export { loadConfig, ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties } from './config';
 export { createRedis } from './redis';
 export { createLeases, type Lease, type Leases, type LeasesOptions } from './leases';
