@@ -26,6 +26,5 @@ export { statusMachine, transitionProblem } from './status-machine';
 export { etagOf } from './conditional';
 export { endStreamedFiles, sendStreamedFile, STREAMED_FILE_IDLE_DOC, STREAMED_FILE_IDLE_TIMEOUT_MS, type StreamedFile, type StreamedFileOptions } from './streamed-file';
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
-export { startMemoryReducer, exposedGc, memoryReductions, DEFAULT_MEMORY_TARGET_MB, type MemoryReducer, type CollectGarbage } from './memory-reducer';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';
 export { memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore, type IdempotencyStoreOptions } from './idempotency';
