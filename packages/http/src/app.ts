@@ -7,7 +7,6 @@ import { apiCors, securityHeaders } from './hardening';
 import { forwardedPrefix } from './forwarded';
 import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore, type IdempotencyStore } from './idempotency';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
-import { leanJson } from './json-response';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
@@ -113,7 +112,6 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   // Strong ETags on every JSON body, and 304 for a GET whose If-None-Match is current (conditional.ts).
   app.set('etag', 'strong');
   evaluateIfNoneMatch(app.request);
-  leanJson(app.response);
   app.set('trust proxy', options.trustProxy ?? 'loopback, linklocal, uniquelocal');
 
   const metrics = createHttpMetrics(options.service);

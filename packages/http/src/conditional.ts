@@ -12,16 +12,11 @@ import { AppError } from './errors';
  */
 
 /**
- * The strong ETag of a JSON text: the one res.json sends (json-response.ts) and Express's `strong`
- * setting would (the etag package hashes a string's UTF-8 bytes, as it does a Buffer's).
+ * The strong ETag Express's res.json sends for this body with the app's `strong` setting: the
+ * same serialisation, hashed by the same etag package.
  */
-export function etagOfText(text: string): string {
-  return etag(text, { weak: false });
-}
-
-/** The strong ETag sent for this JSON body (same serialisation, same hash). */
 export function etagOf(body: unknown): string {
-  return etagOfText(JSON.stringify(body));
+  return etag(JSON.stringify(body), { weak: false });
 }
 
 function ifMatchHolds(header: string, current: string): boolean {
