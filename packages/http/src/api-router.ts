@@ -2,7 +2,6 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError, notFound, validationFailed, type FieldError } from './errors';
 import { checkIfMatch } from './conditional';
-import { inOrder } from './in-order';
 import type { Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
 import { compileValidator, fieldsWithNul, MAX_BODY_DEPTH, nestedDeeperThan, toFieldErrors, type Location } from './validation';
@@ -55,11 +54,7 @@ export interface ApiRouter {
 }
 
 export interface ApiRouterOptions {
-  /**
-   * The router the routes go on (their groups are mounted there); a new one by default. The app
-   * gives its API base router, so a request passes one router less (issue 25: each level is a
-   * `handle`, a `next` closure and a prefix trimmed and restored per request).
-   */
+  /** The router the routes go on; a new one by default. */
   router?: express.Router;
   /** Rejects callers that lack the scope (401 without a valid token, 403 without the scope). */
   requireScope: (scope: string) => RequestHandler;
@@ -175,36 +170,11 @@ function processLock(): ResourceLock {
   };
 }
 
-/**
- * The routes grouped by their path's first segment (`/tickets/:id` under `/tickets`), one router
- * each, mounted on `router` in the order the groups first appear. Express tries a request against
- * each layer in turn; with every route on one router a request walked past every route registered
- * before its own (~40 in desk, a path match and a `next()` each). Now it passes one mount check
- * per group and then only its group's routes. Two routes can only both match a request when they
- * share the first segment, so the order that matters (within a group) is kept; `req.baseUrl +
- * req.route.path` is still the whole pattern (metrics' label), `req.baseUrl + req.path` the path.
- */
-function segmentRouters(router: express.Router) {
-  const groups = new Map<string, express.Router>();
-  return (path: string): { target: express.Router; path: string } => {
-    // A literal first segment only: a parameter, a wildcard or an optional part ({…}, Express 5's
-    // path syntax) there stays on the API router itself.
-    const match = /^\/([^/:*?(){}]+)(\/.*)?$/.exec(path);
-    const segment = match?.[1];
-    if (!segment) return { target: router, path };
-    let group = groups.get(segment);
-    if (!group) {
-      group = express.Router();
-      groups.set(segment, group);
-      router.use(`/${segment}`, group);
-    }
-    return { target: group, path: match[2] ?? '/' };
-  };
-}
-
 export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   const router = options.router ?? express.Router();
-  const routerFor = segmentRouters(router);
+  // Consecutive routes of one path share one Express route (`router.route(path).get(…).patch(…)`);
+  // a path met again later gets a route of its own there, since Express matches in registration order.
+  let current: { path: string; route: express.IRoute } | undefined;
   const operations: OperationDoc[] = [];
   const readBody = bodyReader(options.bodyLimit ?? '1mb');
   const lock = options.resourceLock ?? processLock();
@@ -262,8 +232,8 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
     if (spec.scope) chain.push(options.requireScope(spec.scope));
     if (spec.body) chain.push(readBody(consumes, spec.onInvalidBody));
     chain.push(...(spec.before ?? []), handle);
-    const { target, path } = routerFor(spec.path);
-    target[spec.method](path, inOrder(...chain));
+    if (current?.path !== spec.path) current = { path: spec.path, route: router.route(spec.path) };
+    current.route[spec.method](...chain);
     operations.push({
       method: spec.method,
       path: spec.path,

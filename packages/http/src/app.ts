@@ -13,7 +13,6 @@ import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
 import { errorHandler, methodNotAllowed, notFoundHandler } from './problem';
 import { MAX_PAGE_TEXT } from './pagination';
 import { createRateLimiter } from './rate-limit';
-import { inOrder } from './in-order';
 import { recordActor, requestContext } from './request-context';
 
 export const API_BASE_PATH = '/api/v1';
@@ -122,7 +121,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   // What every request gets before routing, in this order: the drain signal, the hook that records
   // it, the security headers, and its context (X-Request-Id, and the AsyncLocalStorage the rest of
   // the request runs in).
-  app.use(inOrder(drainSignal(readiness), observeRequests(metrics, logger), securityHeaders(), requestContext()));
+  app.use(drainSignal(readiness), observeRequests(metrics, logger), securityHeaders(), requestContext());
   // With no origins listed the layer would only call next(): not mounted, one prefix trim less per request.
   if (options.corsOrigins?.length) app.use(API_BASE_PATH, apiCors(options.corsOrigins));
   options.rootRoutes?.(app);
@@ -131,18 +130,16 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   // Who is calling, before any route: the token verified, the caller recorded as the request's
   // actor, the request counted against the caller's limit.
   base.use(
-    inOrder(
-      options.authenticate,
-      recordActor(),
-      createRateLimiter({
-        limit: options.rateLimit.limit,
-        windowMs: options.rateLimit.windowMs,
-        redis: options.rateLimit.redis,
-        prefix: options.rateLimit.prefix ?? `rl:${options.service}:`,
-        name: `${options.service}-api`,
-        logger,
-      }),
-    ),
+    options.authenticate,
+    recordActor(),
+    createRateLimiter({
+      limit: options.rateLimit.limit,
+      windowMs: options.rateLimit.windowMs,
+      redis: options.rateLimit.redis,
+      prefix: options.rateLimit.prefix ?? `rl:${options.service}:`,
+      name: `${options.service}-api`,
+      logger,
+    }),
   );
   base.get('/openapi.json', (req, res) => {
     // Behind an ingress path prefix, the API is at <prefix>/api/v1 for the reference page's "try it".
