@@ -75,7 +75,7 @@ function observeRequests(metrics: HttpMetrics, logger: Logger): RequestHandler {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.observe(req, res, ms / 1000);
-      logger.direct(res.statusCode >= 500 ? 'error' : 'info', 'request', {
+      logger.log(res.statusCode >= 500 ? 'error' : 'info', 'request', {
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,
