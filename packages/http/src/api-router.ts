@@ -42,7 +42,15 @@ export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | un
   idempotent?: boolean;
   /** Run after authentication and before validation (e.g. a tighter rate limit). */
   before?: RequestHandler[];
-  handler: (req: Request, res: Response, input: RouteInput<P, Q, B>) => unknown;
+  /**
+   * A GET of one resource: its representation, loaded through the service (an AppError 404 when
+   * there is none). Without a `handler` the GET answers it with res.json. A PATCH, PUT or DELETE of
+   * the same path compares its If-Match with the ETag of what this loads, so every GET that shares
+   * its path with a write has one.
+   */
+  load?: (req: Request, input: RouteInput<P, Q, B>) => Promise<unknown>;
+  /** Answers the request; a GET with `load` may leave it out. */
+  handler?: (req: Request, res: Response, input: RouteInput<P, Q, B>) => unknown;
 }
 
 export interface ApiRouter {
@@ -178,8 +186,11 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   const operations: OperationDoc[] = [];
   const readBody = bodyReader(options.bodyLimit ?? '1mb');
   const lock = options.resourceLock ?? processLock();
-  /** The GET of each path, which a write's If-Match is checked against. */
-  const readers = new Map<string, RouteSpec<TSchema, TSchema, TSchema>>();
+  /** The loader of each path's GET, which a write's If-Match is checked against. */
+  const loaders = new Map<string, (req: Request, input: RouteInput<TSchema, TSchema, TSchema>) => Promise<unknown>>();
+  // A write beside a GET without a loader could not check If-Match: refused when registered, in either order.
+  const getsWithoutLoad = new Set<string>();
+  const writePaths = new Set<string>();
 
   function route<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(spec: RouteSpec<P, Q, B>) {
     const checkParams = spec.params ? validator(spec.params, 'params') : undefined;
@@ -188,6 +199,17 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
     const consumes = spec.consumes ?? ['application/json'];
     // A POST that creates (answers 201, or 202 for a queued run) takes an Idempotency-Key.
     const idempotent = Boolean(options.idempotency && spec.method === 'post' && (spec.responses[201] || spec.responses[202]) && spec.idempotent !== false);
+
+    const isWrite = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete';
+    if (spec.method === 'get' && spec.load) loaders.set(spec.path, spec.load as never);
+    if (spec.method === 'get' && !spec.load) getsWithoutLoad.add(spec.path);
+    if (isWrite) writePaths.add(spec.path);
+    if (getsWithoutLoad.has(spec.path) && writePaths.has(spec.path)) {
+      throw new Error(`${spec.path}: its GET needs a load function, which its writes check If-Match against`);
+    }
+    const { load: loadOwn, handler } = spec;
+    if (!handler && !loadOwn) throw new Error(`${spec.method.toUpperCase()} ${spec.path}: a route needs a handler (or, a GET, a load function)`);
+    const answer = handler ?? (async (_req: Request, res: Response, input: RouteInput<P, Q, B>) => res.json(await loadOwn!(_req, input)));
 
     const handle: RequestHandler = async (req, res) => {
       const params = checkParams ? checkParams({ ...req.params }) : undefined;
@@ -207,9 +229,10 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         }
         body = checkBody(req.body);
       }
-      const run = async () => spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);
-      const reader = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete' ? readers.get(spec.path) : undefined;
-      if (reader) {
+      const input = { params, query, body } as RouteInput<P, Q, B>;
+      const run = async () => answer(req, res, input);
+      const load = isWrite ? loaders.get(spec.path) : undefined;
+      if (load) {
         // Every write to one resource, with If-Match or without, holds the resource's lock from
         // before If-Match is checked against a fresh read until its own change has committed (the
         // handler has returned): of two writers holding the same tag, on any instance, the second
@@ -218,7 +241,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         // case), so two spellings of one resource's path share it.
         const key = resourceLockKey(req.principal?.tenantId, spec.path, params);
         await lock(key, async () => {
-          await checkIfMatch(req, (r, shim) => reader.handler(r, shim, { params, query: undefined, body: undefined } as never));
+          await checkIfMatch(req, () => load(req, { params, query: undefined, body: undefined } as never));
           await run();
         });
         return;
@@ -227,7 +250,6 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
       else await run();
     };
 
-    if (spec.method === 'get') readers.set(spec.path, spec as unknown as RouteSpec<TSchema, TSchema, TSchema>);
     const chain: RequestHandler[] = [];
     if (spec.scope) chain.push(options.requireScope(spec.scope));
     if (spec.body) chain.push(readBody(consumes, spec.onInvalidBody));
