@@ -98,12 +98,6 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
 # V8 keeps the pages a collection frees, resident, in its page pool until a memory-reducing GC,
 # which never comes under steady load: desk ended `pnpm bench`'s cases at 240 MB instead of 177,
 # link a long list run at 322 instead of 200, at the same req/s and p99 (bench/heap-limit.js).
-# --expose-gc: gives the service's memory reducer (@msp/http memory-reducer.ts, MEMORY_TARGET_MB)
-# V8's collector. V8 keeps the pages a full collection frees in its page pool and gives them back
-# only in a memory-reducing collection, which its own reducer starts only when allocation slows
-# down, never under steady load; when RSS passes the target the service runs one (at most every
-# 15 s, less often while one gives nothing back): desk ended `pnpm bench`'s flat cases at up to
-# 142 MB instead of 164 (bench/README.md, "The page pool given back").
 # `pnpm bench` starts services with the flags given here.
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "--expose-gc", "dist/index.js"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/index.js"]

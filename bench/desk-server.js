@@ -7,7 +7,7 @@ const { randomBytes } = require('node:crypto');
 
 const DESK = path.resolve(__dirname, '../services/desk');
 const fromDesk = (id) => require(require.resolve(id, { paths: [DESK] }));
-const { createLogger, createRedis, startServer, startMemoryReducer, DEFAULT_MEMORY_TARGET_MB } = fromDesk('@msp/http');
+const { createLogger, createRedis, startServer } = fromDesk('@msp/http');
 const { freePort } = require('./support');
 const { createDeskApp } = require(`${DESK}/dist/app.js`);
 const { createSecretBox } = fromDesk('@msp/secrets');
@@ -41,8 +41,6 @@ async function main() {
     },
   });
   await startServer({ app, port, host: '127.0.0.1', logger });
-  // As runService starts it in production (MEMORY_TARGET_MB's default; acts with the CMD's --expose-gc).
-  startMemoryReducer({ targetBytes: DEFAULT_MEMORY_TARGET_MB * 1048576, logger });
 
   const clients = createApiClientsRepository(db);
   const credentials = {};

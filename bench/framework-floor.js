@@ -2,8 +2,7 @@
 // `pnpm bench:floor`: what Express 5 itself costs per request, before any of the services' code.
 // The same handler (a fixed ticket as JSON, no database, no middleware) served by node:http, by an
 // Express app as the services create it (express(), no x-powered-by, strong ETags: the version
-// packages/http uses) on a plain node:http server, and by the same app on a server with the
-// services' request classes (@msp/http serverClassesFor, what startServer uses on Node 20 and 22), each in a process
+// packages/http uses) on a plain node:http server, as startServer serves it, each in a process
 // of its own, under the load of `pnpm bench` (10 connections) in alternating rounds. Reports each server's CPU time per request (utime + stime
 // from /proc/<pid>/stat) and req/s, and writes bench/results/latest-floor.md. Environment
 // (optional): BENCH_DURATION (seconds per server, default 12), BENCH_ROUNDS (default 3),
@@ -25,7 +24,7 @@ const TICKET = {
   created_at: '2026-11-24T08:00:00.000Z', updated_at: '2026-11-24T08:00:00.000Z', resolved_at: null, closed_at: null,
 };
 
-/** The child: one server, `node`, `express` or `express-classes`, answering GET /api/v1/tickets/:id with TICKET. */
+/** The child: one server, `node` or `express`, answering GET /api/v1/tickets/:id with TICKET. */
 function serve(kind) {
   const http = require('node:http');
   let handler;
@@ -45,15 +44,14 @@ function serve(kind) {
       res.end(json);
     };
   }
-  const options = kind === 'express-classes' ? require('../packages/http/dist/index.js').serverClassesFor(handler) : {};
-  const server = http.createServer(options, handler).listen(0, '127.0.0.1', () => process.send(server.address().port));
+  const server = http.createServer(handler).listen(0, '127.0.0.1', () => process.send(server.address().port));
   process.on('disconnect', () => process.exit(0));
 }
 
 async function main() {
   const servers = [];
   try {
-    for (const kind of ['node', 'express', 'express-classes']) {
+    for (const kind of ['node', 'express']) {
       const child = fork(__filename, ['serve', kind], { execPath: serverNode().path, execArgv: serverNode().flags, env: { ...process.env, ...serverNode().env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
       const port = await new Promise((resolve, reject) => {
         child.once('message', resolve);
@@ -76,19 +74,19 @@ async function main() {
       requests_per_sec: median(s.rounds.map((r) => r.requests_per_sec)),
       rounds: s.rounds,
     }));
-    const [node, express, classes] = rows;
-    const label = { node: 'node:http', express: 'Express 5 on a plain node:http server', 'express-classes': 'Express 5 on a server of serverClassesFor (what startServer uses on Node 20 and 22)' };
+    const [node, express] = rows;
+    const label = { node: 'node:http', express: 'Express 5 on a plain node:http server' };
     const lines = [
       '# What Express 5 costs per request (`pnpm bench:floor`)',
       '',
       `Run ${new Date().toISOString()} on ${describeMachine(machine(''))}.`,
-      `The same handler (one ticket as JSON, no database, no middleware) on node:http and on an Express 5 app as the services create it, on a plain server and on the services' own; autocannon, ${CONNECTIONS} connections${RATE ? ` at ${RATE} req/s` : ''}, ${DURATION} s per server in ${ROUNDS} alternating rounds after 3 s of warm-up; medians of the rounds. CPU: the server process's utime + stime per request.`,
+      `The same handler (one ticket as JSON, no database, no middleware) on node:http and on an Express 5 app as the services create it; autocannon, ${CONNECTIONS} connections${RATE ? ` at ${RATE} req/s` : ''}, ${DURATION} s per server in ${ROUNDS} alternating rounds after 3 s of warm-up; medians of the rounds. CPU: the server process's utime + stime per request.`,
       '',
       '| server | CPU µs per request | req/s |',
       '|---|---:|---:|',
       ...rows.map((r) => `| ${label[r.kind]} | ${r.cpu_us_per_request} | ${r.requests_per_sec} |`),
       '',
-      `On a plain server Express adds ${round(express.cpu_us_per_request - node.cpu_us_per_request)} µs of CPU to every request (×${round(express.cpu_us_per_request / node.cpu_us_per_request, 1)} node:http's) before a service runs any code of its own; on a server whose requests and responses are born with the app's prototypes so Express need not re-parent them (serverClassesFor), ${round(classes.cpu_us_per_request - node.cpu_us_per_request)} µs (×${round(classes.cpu_us_per_request / node.cpu_us_per_request, 1)}). startServer uses that server where it is the cheaper one (serverClassesPay: Node 20 and 22).`,
+      `On a plain server Express adds ${round(express.cpu_us_per_request - node.cpu_us_per_request)} µs of CPU to every request (×${round(express.cpu_us_per_request / node.cpu_us_per_request, 1)} node:http's) before a service runs any code of its own.`,
       '',
     ];
     writeFileSync(path.join(__dirname, 'results', 'latest-floor.md'), lines.join('\n'));

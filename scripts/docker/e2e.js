@@ -84,22 +84,6 @@ async function token(clientId, clientSecret, extra = {}) {
 }
 const claims = (jwt) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
 
-const MIB = 1048576;
-/** Run with the image's node inside a container: RSS with a burst of objects, after a regular full collection, after the reducer's. */
-const MEMORY_PROBE = `const http = require(process.argv[1]);
-const rss = () => process.memoryUsage.rss();
-let burst = [];
-for (let i = 0; i < 300; i++) { const block = []; for (let j = 0; j < 2000; j++) block.push({ i, text: 'item ' + j }); burst.push(block); }
-const withBurst = rss();
-burst = undefined;
-gc({ type: 'major' });
-const afterRegular = rss();
-const reducer = http.startMemoryReducer({ targetBytes: afterRegular - 10 * 1048576, logger: http.createLogger({ service: 'probe', level: 'error' }), intervalMs: 60000 });
-const ran = reducer ? reducer.check() : false;
-const afterReducer = rss();
-if (reducer) reducer.stop();
-process.stdout.write(JSON.stringify({ withBurst, afterRegular, afterReducer, ran }));`;
-
 function docker(...args) {
   return execFileSync(DOCKER, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
@@ -144,16 +128,6 @@ async function smoke() {
     // warn and node fall back to glibc's malloc, silently holding more memory under load.
     const mapped = docker('exec', id, 'sh', '-c', 'grep -c libjemalloc /proc/1/maps || true');
     check(Number(mapped) > 0, `${service}: node (PID 1) runs on jemalloc`, mapped);
-    // The memory reducer (@msp/http memory-reducer.ts): the CMD's --expose-gc gives it V8's
-    // collector, and runService starts it at MEMORY_TARGET_MB (default 135).
-    const listening = docker('logs', id).split('\n').find((line) => line.includes(`"${service} listening"`)) ?? '';
-    check(/"memory_target_mb":135\b/.test(listening), `${service}: the memory reducer runs, at 135 MB`, listening);
-    // What it does, on the image's Node and flags: after a burst of objects a regular full
-    // collection frees them but V8 keeps their pages resident in its pool; the reducer's
-    // collection gives them back (the Node of the unit tests may be another).
-    const probe = JSON.parse(docker('exec', id, 'node', '--expose-gc', '--max-semi-space-size=8', '--max-old-space-size=256', '-e', MEMORY_PROBE, '/app/node_modules/@msp/http'));
-    check(probe.ran && probe.withBurst - probe.afterRegular < 20 * MIB && probe.afterRegular - probe.afterReducer > 40 * MIB,
-      `${service}: on the image's Node the reducer gives back the pages a full collection keeps`, probe);
     // The zones of desk's calendars come from the tz database (Dockerfile: tzdata); without it
     // @msp/calendar falls back to ICU, ~20 MB more RSS.
     const berlin = docker('exec', id, 'sh', '-c', 'head -c 4 /usr/share/zoneinfo/Europe/Berlin || true');

@@ -1,87 +1,90 @@
-import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { KeyObject, type webcrypto } from 'node:crypto';
+// Types only: jose is ESM, loaded with import() below.
+import type { createLocalJWKSet, createRemoteJWKSet } from 'jose' with { 'resolution-mode': 'import' };
 
 /** Where a verifier finds the public key named by a token's `kid`. */
 export interface KeySource {
-  getKey(kid: string): Promise<KeyObject | undefined>;
+  /** The public key `kid` names for a token signed with `alg`; `undefined` when there is none. */
+  getKey(kid: string, alg: string): Promise<KeyObject | undefined>;
   /**
    * The key as getKey would answer it, when it can be answered now without fetching anything;
    * `undefined` when getKey would fetch (or the source cannot tell): then ask getKey. Lets the
-   * verifier answer a token it has already verified without waiting a turn (issue 25).
+   * verifier answer a token it has already verified without waiting a turn.
    */
-  keyNow?(kid: string): KeyObject | undefined;
-}
-
-export interface Jwk extends JsonWebKey {
-  kid?: string;
-  use?: string;
-  alg?: string;
-}
-
-function toKeys(jwks: { keys?: Jwk[] }): Map<string, KeyObject> {
-  const keys = new Map<string, KeyObject>();
-  for (const jwk of jwks.keys ?? []) {
-    if (!jwk.kid || (jwk.use && jwk.use !== 'sig')) continue;
-    // Only asymmetric public keys: a symmetric "oct" key in a JWKS is never trusted.
-    if (jwk.kty !== 'EC' && jwk.kty !== 'RSA') continue;
-    try {
-      keys.set(jwk.kid, createPublicKey({ key: jwk, format: 'jwk' }));
-    } catch {
-      // A malformed entry must not hide the good ones.
-    }
-  }
-  return keys;
+  keyNow?(kid: string, alg: string): KeyObject | undefined;
 }
 
 export interface RemoteJwksOptions {
   url: string;
-  /** How long a fetched key set is trusted before it is fetched again. */
+  /** How long a fetched key set is trusted before it is fetched again (jose's cacheMaxAge). */
   cacheMs?: number;
-  /** At most one refetch for unknown kids in this interval, so bad tokens cannot hammer desk. */
+  /** At most one refetch for unknown kids in this interval, so bad tokens cannot hammer desk (jose's cooldownDuration). */
   refetchCooldownMs?: number;
   fetchTimeoutMs?: number;
 }
 
-/** Desk's JWKS over HTTP, cached, and refetched once when an unknown `kid` appears (key rotation). */
+type RemoteJwkSet = ReturnType<typeof createRemoteJWKSet>;
+type LocalJwkSet = ReturnType<typeof createLocalJWKSet>;
+
+/**
+ * Desk's JWKS over HTTP through jose's createRemoteJWKSet: cached, refetched when stale or when an
+ * unknown `kid` appears (key rotation), at most once per cooldown. While desk cannot be reached
+ * after the cache went stale, the keys last fetched still verify (jose's local set over them).
+ */
 export function remoteJwks(options: RemoteJwksOptions): KeySource {
-  const cacheMs = options.cacheMs ?? 10 * 60_000;
-  const cooldownMs = options.refetchCooldownMs ?? 5_000;
-  let keys = new Map<string, KeyObject>();
-  let fetchedAt = 0;
-  // Attempts, failed ones included, are spaced by the cooldown: an unreachable
-  // or slow JWKS must not add a fetch to every request.
-  let attemptedAt = Number.NEGATIVE_INFINITY;
-  let inFlight: Promise<void> | undefined;
-
-  const refresh = () =>
-    (inFlight ??= (async () => {
-      attemptedAt = Date.now();
-      try {
-        const response = await fetch(options.url, { signal: AbortSignal.timeout(options.fetchTimeoutMs ?? 5000) });
-        if (!response.ok) throw new Error(`JWKS answered ${response.status}`);
-        keys = toKeys((await response.json()) as { keys?: Jwk[] });
-        fetchedAt = Date.now();
-      } finally {
-        inFlight = undefined;
-      }
-    })());
-
-  /** Whether getKey(kid) fetches the JWKS first: a fetch under way, or one due (stale keys or an unknown kid, past the cooldown). */
-  const fetchesFirst = (kid: string) => {
-    const due = Date.now() - attemptedAt > cooldownMs;
-    return Boolean(inFlight) || (due && (Date.now() - fetchedAt > cacheMs || !keys.has(kid)));
+  let remote: RemoteJwkSet | undefined;
+  let lastSet = '';
+  let fallback: LocalJwkSet | undefined;
+  const jose = import('jose');
+  const ready = jose.then(({ createRemoteJWKSet }) =>
+    (remote = createRemoteJWKSet(new URL(options.url), {
+      cacheMaxAge: options.cacheMs ?? 10 * 60_000,
+      cooldownDuration: options.refetchCooldownMs ?? 5_000,
+      timeoutDuration: options.fetchTimeoutMs ?? 5_000,
+    })),
+  );
+  // jose imports each key of a fetched set once (the same CryptoKey until the set is fetched
+  // again), so each gets one KeyObject: the verifier tells a replaced key by its identity.
+  const keyObjects = new WeakMap<object, KeyObject>();
+  const asKeyObject = (key: unknown): KeyObject => {
+    let object = keyObjects.get(key as object);
+    if (!object) {
+      object = key instanceof KeyObject ? key : KeyObject.from(key as webcrypto.CryptoKey);
+      keyObjects.set(key as object, object);
+    }
+    return object;
+  };
+  /** The key last answered per `alg kid`, answered at once while the set it came from is fresh. */
+  const recent = new Map<string, KeyObject>();
+  /** After every lookup (which is when jose fetches): a set that changed invalidates what was answered from the old one. */
+  const noteSet = async (set: RemoteJwkSet) => {
+    const now = JSON.stringify(set.jwks() ?? null);
+    if (now === lastSet) return;
+    lastSet = now;
+    recent.clear();
+    const { createLocalJWKSet } = await jose;
+    fallback = set.jwks() ? createLocalJWKSet(set.jwks()!) : undefined;
   };
 
   return {
-    keyNow: (kid) => (fetchesFirst(kid) ? undefined : keys.get(kid)),
-    async getKey(kid) {
-      if (fetchesFirst(kid)) {
-        try {
-          await refresh();
-        } catch {
-          // Unreachable JWKS: keep serving with the keys we have; an unknown kid fails below.
+    keyNow(kid, alg) {
+      if (!remote || !remote.fresh || remote.reloading) return undefined;
+      return recent.get(`${alg} ${kid}`);
+    },
+    async getKey(kid, alg) {
+      const set = await ready;
+      let key: KeyObject | undefined;
+      try {
+        key = asKeyObject(await set({ alg, kid }));
+      } catch (error) {
+        // An unknown kid (or one jose refuses) is no key; an unreachable JWKS falls back to the keys last fetched.
+        if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' && fallback) {
+          key = await fallback({ alg, kid }).then(asKeyObject, () => undefined);
         }
       }
-      return keys.get(kid);
+      await noteSet(set);
+      if (key) recent.set(`${alg} ${kid}`, key);
+      return key;
     },
   };
 }

@@ -48,6 +48,7 @@ export interface TokenVerifier {
 interface Verified {
   principal: Principal;
   kid: string;
+  alg: string;
   key: KeyObject;
   /** `exp` in ms: the entry is never used from this instant on, clock tolerance or not. */
   expiresAtMs: number;
@@ -86,7 +87,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     const { alg, kid } = decoded.header;
     if (!(ALLOWED_ALGORITHMS as readonly string[]).includes(alg)) throw new InvalidTokenError('The access token is signed with an algorithm that is not accepted.');
     if (!kid) throw new InvalidTokenError('The access token names no signing key.');
-    const key = await options.keys.getKey(kid);
+    const key = await options.keys.getKey(kid, alg);
     if (!key) throw new InvalidTokenError('The access token is signed with an unknown key.');
     let payload: JwtPayload;
     try {
@@ -118,13 +119,13 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       // Only desk's exact word makes a service client; anything else (or nothing) is a tenant's client.
       serviceClient: clientKind === 'service',
     });
-    return { principal, kid, key, expiresAtMs: exp * 1000 };
+    return { principal, kid, alg, key, expiresAtMs: exp * 1000 };
   }
 
   const verify: TokenVerifier = async (token) => {
     const known = cached(token);
     if (known) {
-      if (Date.now() < known.expiresAtMs && (await options.keys.getKey(known.kid)) === known.key) return known.principal;
+      if (Date.now() < known.expiresAtMs && (await options.keys.getKey(known.kid, known.alg)) === known.key) return known.principal;
       if (verified.get(keyOf(token)) === known) verified.delete(keyOf(token));
     }
     const fresh = await verifyFully(token);
@@ -139,7 +140,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   if (keyNow) {
     verify.known = (token) => {
       const known = cached(token);
-      if (known && Date.now() < known.expiresAtMs && keyNow(known.kid) === known.key) return known.principal;
+      if (known && Date.now() < known.expiresAtMs && keyNow(known.kid, known.alg) === known.key) return known.principal;
       return undefined;
     };
   }

@@ -2,7 +2,6 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Static, TSchema } from '@sinclair/typebox';
 import { AppError, notFound, validationFailed, type FieldError } from './errors';
 import { checkIfMatch } from './conditional';
-import { inOrder } from './in-order';
 import { createRouteOf, type Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
 import { compileValidator, fieldsWithNul, MAX_BODY_DEPTH, nestedDeeperThan, toFieldErrors, type Location } from './validation';
@@ -43,7 +42,15 @@ export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | un
   idempotent?: boolean;
   /** Run after authentication and before validation (e.g. a tighter rate limit). */
   before?: RequestHandler[];
-  handler: (req: Request, res: Response, input: RouteInput<P, Q, B>) => unknown;
+  /**
+   * A GET of one resource: its representation, loaded through the service (an AppError 404 when
+   * there is none). Without a `handler` the GET answers it with res.json. A PATCH, PUT or DELETE of
+   * the same path compares its If-Match with the ETag of what this loads, so every GET that shares
+   * its path with a write has one.
+   */
+  load?: (req: Request, input: RouteInput<P, Q, B>) => Promise<unknown>;
+  /** Answers the request; a GET with `load` may leave it out. */
+  handler?: (req: Request, res: Response, input: RouteInput<P, Q, B>) => unknown;
 }
 
 export interface ApiRouter {
@@ -55,11 +62,7 @@ export interface ApiRouter {
 }
 
 export interface ApiRouterOptions {
-  /**
-   * The router the routes go on (their groups are mounted there); a new one by default. The app
-   * gives its API base router, so a request passes one router less (issue 25: each level is a
-   * `handle`, a `next` closure and a prefix trimmed and restored per request).
-   */
+  /** The router the routes go on; a new one by default. */
   router?: express.Router;
   /** Rejects callers that lack the scope (401 without a valid token, 403 without the scope). */
   requireScope: (scope: string) => RequestHandler;
@@ -175,41 +178,19 @@ function processLock(): ResourceLock {
   };
 }
 
-/**
- * The routes grouped by their path's first segment (`/tickets/:id` under `/tickets`), one router
- * each, mounted on `router` in the order the groups first appear. Express tries a request against
- * each layer in turn; with every route on one router a request walked past every route registered
- * before its own (~40 in desk, a path match and a `next()` each). Now it passes one mount check
- * per group and then only its group's routes. Two routes can only both match a request when they
- * share the first segment, so the order that matters (within a group) is kept; `req.baseUrl +
- * req.route.path` is still the whole pattern (metrics' label), `req.baseUrl + req.path` the path.
- */
-function segmentRouters(router: express.Router) {
-  const groups = new Map<string, express.Router>();
-  return (path: string): { target: express.Router; path: string } => {
-    // A literal first segment only: a parameter, a wildcard or an optional part ({…}, Express 5's
-    // path syntax) there stays on the API router itself.
-    const match = /^\/([^/:*?(){}]+)(\/.*)?$/.exec(path);
-    const segment = match?.[1];
-    if (!segment) return { target: router, path };
-    let group = groups.get(segment);
-    if (!group) {
-      group = express.Router();
-      groups.set(segment, group);
-      router.use(`/${segment}`, group);
-    }
-    return { target: group, path: match[2] ?? '/' };
-  };
-}
-
 export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   const router = options.router ?? express.Router();
-  const routerFor = segmentRouters(router);
+  // Consecutive routes of one path share one Express route (`router.route(path).get(…).patch(…)`);
+  // a path met again later gets a route of its own there, since Express matches in registration order.
+  let current: { path: string; route: express.IRoute } | undefined;
   const operations: OperationDoc[] = [];
   const readBody = bodyReader(options.bodyLimit ?? '1mb');
   const lock = options.resourceLock ?? processLock();
-  /** The GET of each path, which a write's If-Match is checked against. */
-  const readers = new Map<string, RouteSpec<TSchema, TSchema, TSchema>>();
+  /** The loader of each path's GET, which a write's If-Match is checked against. */
+  const loaders = new Map<string, (req: Request, input: RouteInput<TSchema, TSchema, TSchema>) => Promise<unknown>>();
+  // A write beside a GET without a loader could not check If-Match: refused when registered, in either order.
+  const getsWithoutLoad = new Set<string>();
+  const writePaths = new Set<string>();
 
   function route<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(spec: RouteSpec<P, Q, B>) {
     const checkParams = spec.params ? validator(spec.params, 'params') : undefined;
@@ -219,6 +200,17 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
     // A POST that creates (answers 201, or 202 for a queued run) takes an Idempotency-Key.
     const idempotent = Boolean(options.idempotency && spec.method === 'post' && (spec.responses[201] || spec.responses[202]) && spec.idempotent !== false);
     const createRoute = createRouteOf(spec.path, spec.responses[201] ? 201 : 202);
+
+    const isWrite = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete';
+    if (spec.method === 'get' && spec.load) loaders.set(spec.path, spec.load as never);
+    if (spec.method === 'get' && !spec.load) getsWithoutLoad.add(spec.path);
+    if (isWrite) writePaths.add(spec.path);
+    if (getsWithoutLoad.has(spec.path) && writePaths.has(spec.path)) {
+      throw new Error(`${spec.path}: its GET needs a load function, which its writes check If-Match against`);
+    }
+    const { load: loadOwn, handler } = spec;
+    if (!handler && !loadOwn) throw new Error(`${spec.method.toUpperCase()} ${spec.path}: a route needs a handler (or, a GET, a load function)`);
+    const answer = handler ?? (async (_req: Request, res: Response, input: RouteInput<P, Q, B>) => res.json(await loadOwn!(_req, input)));
 
     const handle: RequestHandler = async (req, res) => {
       const params = checkParams ? checkParams({ ...req.params }) : undefined;
@@ -238,9 +230,10 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         }
         body = checkBody(req.body);
       }
-      const run = async () => spec.handler(req, res, { params, query, body } as RouteInput<P, Q, B>);
-      const reader = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete' ? readers.get(spec.path) : undefined;
-      if (reader) {
+      const input = { params, query, body } as RouteInput<P, Q, B>;
+      const run = async () => answer(req, res, input);
+      const load = isWrite ? loaders.get(spec.path) : undefined;
+      if (load) {
         // Every write to one resource, with If-Match or without, holds the resource's lock from
         // before If-Match is checked against a fresh read until its own change has committed (the
         // handler has returned): of two writers holding the same tag, on any instance, the second
@@ -249,7 +242,7 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
         // case), so two spellings of one resource's path share it.
         const key = resourceLockKey(req.principal?.tenantId, spec.path, params);
         await lock(key, async () => {
-          await checkIfMatch(req, (r, shim) => reader.handler(r, shim, { params, query: undefined, body: undefined } as never));
+          await checkIfMatch(req, () => load(req, { params, query: undefined, body: undefined } as never));
           await run();
         });
         return;
@@ -258,13 +251,12 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
       else await run();
     };
 
-    if (spec.method === 'get') readers.set(spec.path, spec as unknown as RouteSpec<TSchema, TSchema, TSchema>);
     const chain: RequestHandler[] = [];
     if (spec.scope) chain.push(options.requireScope(spec.scope));
     if (spec.body) chain.push(readBody(consumes, spec.onInvalidBody));
     chain.push(...(spec.before ?? []), handle);
-    const { target, path } = routerFor(spec.path);
-    target[spec.method](path, inOrder(...chain));
+    if (current?.path !== spec.path) current = { path: spec.path, route: router.route(spec.path) };
+    current.route[spec.method](...chain);
     operations.push({
       method: spec.method,
       path: spec.path,

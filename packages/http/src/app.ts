@@ -7,14 +7,12 @@ import { apiCors, securityHeaders } from './hardening';
 import { forwardedPrefix } from './forwarded';
 import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore, type EffectOfClaim, type IdempotencyStore } from './idempotency';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
-import { leanJson } from './json-response';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi';
 import { errorHandler, methodNotAllowed, notFoundHandler } from './problem';
 import { MAX_PAGE_TEXT } from './pagination';
 import { createRateLimiter } from './rate-limit';
-import { inOrder } from './in-order';
 import { recordActor, requestContext } from './request-context';
 
 export const API_BASE_PATH = '/api/v1';
@@ -79,7 +77,7 @@ function observeRequests(metrics: HttpMetrics, logger: Logger): RequestHandler {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       metrics.observe(req, res, ms / 1000);
-      logger.direct(res.statusCode >= 500 ? 'error' : 'info', 'request', {
+      logger.log(res.statusCode >= 500 ? 'error' : 'info', 'request', {
         method: req.method,
         path: req.originalUrl.split('?')[0],
         status: res.statusCode,
@@ -115,7 +113,6 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   // Strong ETags on every JSON body, and 304 for a GET whose If-None-Match is current (conditional.ts).
   app.set('etag', 'strong');
   evaluateIfNoneMatch(app.request);
-  leanJson(app.response);
   app.set('trust proxy', options.trustProxy ?? 'loopback, linklocal, uniquelocal');
 
   const metrics = createHttpMetrics(options.service);
@@ -126,7 +123,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   // What every request gets before routing, in this order: the drain signal, the hook that records
   // it, the security headers, and its context (X-Request-Id, and the AsyncLocalStorage the rest of
   // the request runs in).
-  app.use(inOrder(drainSignal(readiness), observeRequests(metrics, logger), securityHeaders(), requestContext()));
+  app.use(drainSignal(readiness), observeRequests(metrics, logger), securityHeaders(), requestContext());
   // With no origins listed the layer would only call next(): not mounted, one prefix trim less per request.
   if (options.corsOrigins?.length) app.use(API_BASE_PATH, apiCors(options.corsOrigins));
   options.rootRoutes?.(app);
@@ -135,18 +132,16 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   // Who is calling, before any route: the token verified, the caller recorded as the request's
   // actor, the request counted against the caller's limit.
   base.use(
-    inOrder(
-      options.authenticate,
-      recordActor(),
-      createRateLimiter({
-        limit: options.rateLimit.limit,
-        windowMs: options.rateLimit.windowMs,
-        redis: options.rateLimit.redis,
-        prefix: options.rateLimit.prefix ?? `rl:${options.service}:`,
-        name: `${options.service}-api`,
-        logger,
-      }),
-    ),
+    options.authenticate,
+    recordActor(),
+    createRateLimiter({
+      limit: options.rateLimit.limit,
+      windowMs: options.rateLimit.windowMs,
+      redis: options.rateLimit.redis,
+      prefix: options.rateLimit.prefix ?? `rl:${options.service}:`,
+      name: `${options.service}-api`,
+      logger,
+    }),
   );
   base.get('/openapi.json', (req, res) => {
     // Behind an ingress path prefix, the API is at <prefix>/api/v1 for the reference page's "try it".

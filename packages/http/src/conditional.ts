@@ -1,27 +1,22 @@
 import etag from 'etag';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { AppError } from './errors';
 
 /*
  * ETag / If-Match / If-None-Match (RFC 9110 §13) for single resources. Express sends a strong
  * ETag with every JSON body (the app's `etag` setting is `strong`) and answers a GET whose
  * If-None-Match matches with 304. A write (PATCH, PUT, DELETE) with If-Match is checked here
- * against the resource as its GET would show it, before anything changes: a tag that no longer
+ * against the resource as its GET's loader gives it, before anything changes: a tag that no longer
  * matches is 412. The comparison is strong (a weak tag never matches), `*` matches any existing
  * resource.
  */
 
 /**
- * The strong ETag of a JSON text: the one res.json sends (json-response.ts) and Express's `strong`
- * setting would (the etag package hashes a string's UTF-8 bytes, as it does a Buffer's).
+ * The strong ETag Express's res.json sends for this body with the app's `strong` setting: the
+ * same serialisation, hashed by the same etag package.
  */
-export function etagOfText(text: string): string {
-  return etag(text, { weak: false });
-}
-
-/** The strong ETag sent for this JSON body (same serialisation, same hash). */
 export function etagOf(body: unknown): string {
-  return etagOfText(JSON.stringify(body));
+  return etag(JSON.stringify(body), { weak: false });
 }
 
 function ifMatchHolds(header: string, current: string): boolean {
@@ -30,51 +25,20 @@ function ifMatchHolds(header: string, current: string): boolean {
 }
 
 /**
- * What the GET handler of the same path answers now, without sending anything: `undefined` when it
- * finds nothing (the write itself then answers 404).
+ * Throws 412 when the request's If-Match no longer names the resource's current state: the ETag of
+ * what `load` (the loader its GET answers with) gives now. A resource that does not exist is left
+ * to the write itself, which answers 404.
  */
-async function representation(read: (req: Request, res: Response) => unknown, req: Request): Promise<unknown> {
-  let body: unknown;
-  const shim = {
-    statusCode: 200,
-    status() {
-      return shim;
-    },
-    set() {
-      return shim;
-    },
-    setHeader() {
-      return shim;
-    },
-    location() {
-      return shim;
-    },
-    type() {
-      return shim;
-    },
-    json(value: unknown) {
-      body = value;
-      return shim;
-    },
-    send(value: unknown) {
-      body = value;
-      return shim;
-    },
-  };
-  try {
-    await read(req, shim as unknown as Response);
-  } catch (error) {
-    if (error instanceof AppError && error.status === 404) return undefined;
-    throw error;
-  }
-  return body;
-}
-
-/** Throws 412 when the request's If-Match no longer names the resource's current state. */
-export async function checkIfMatch(req: Request, read: (req: Request, res: Response) => unknown): Promise<void> {
+export async function checkIfMatch(req: Request, load: () => Promise<unknown>): Promise<void> {
   const header = req.get('If-Match');
   if (header === undefined) return;
-  const current = await representation(read, req);
+  let current: unknown;
+  try {
+    current = await load();
+  } catch (error) {
+    if (error instanceof AppError && error.status === 404) return;
+    throw error;
+  }
   if (current === undefined) return;
   if (!ifMatchHolds(header, etagOf(current))) {
     throw new AppError(412, 'The resource has changed since the ETag given in If-Match (or the tag is weak): GET it again and retry with its current ETag. Nothing was changed.', {

@@ -2,7 +2,6 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { ORIGIN_LIST_PATTERN } from './hardening';
-import { DEFAULT_MEMORY_TARGET_MB } from './memory-reducer';
 import { STREAMED_FILE_IDLE_TIMEOUT_MS } from './streamed-file';
 
 export class ConfigError extends Error {
@@ -117,15 +116,6 @@ export const commonConfigProperties = {
     description:
       'After SIGTERM, how long in-flight requests may take before the service closes its database and Redis ' +
       'connections and exits.',
-  }),
-  // The memory reducer (memory-reducer.ts) needs V8's collector exposed, which only the images' CMD does.
-  MEMORY_TARGET_MB: Type.Integer({
-    minimum: 0,
-    maximum: 1048576,
-    default: DEFAULT_MEMORY_TARGET_MB,
-    description:
-      'RSS (MB) past which the service gives V8\'s pooled heap pages back with a memory-reducing collection; ' +
-      '`0`: never. Acts only where node runs with `--expose-gc`, as the images do.',
   }),
   TRUST_PROXY: Type.String({
     default: 'loopback, linklocal, uniquelocal',

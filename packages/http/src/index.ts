@@ -15,7 +15,7 @@ export { createRateLimiter, callerKey, type RateLimitOptions } from './rate-limi
 export { ipKeyGenerator } from 'express-rate-limit';
 export { createHttpMetrics } from './metrics';
 export { createReadiness, type Readiness, type ReadinessCheck } from './health';
-export { startServer, exitOnSignals, serverClassesFor, serverClassesPay, type RunningServer } from './server';
+export { startServer, exitOnSignals, type RunningServer } from './server';
 export { loadConfig, ConfigError, commonConfigProperties, exportIdleTimeoutConfigProperties } from './config';
 export { createRedis, redisFromConfig, parseSentinels, hasReplicas, type RedisEndpoint } from './redis';
 export { createLeases, type Lease, type Leases, type LeasesOptions } from './leases';
@@ -26,6 +26,5 @@ export { statusMachine, transitionProblem } from './status-machine';
 export { etagOf } from './conditional';
 export { endStreamedFiles, sendStreamedFile, STREAMED_FILE_IDLE_DOC, STREAMED_FILE_IDLE_TIMEOUT_MS, type StreamedFile, type StreamedFileOptions } from './streamed-file';
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
-export { startMemoryReducer, exposedGc, memoryReductions, DEFAULT_MEMORY_TARGET_MB, type MemoryReducer, type CollectGarbage } from './memory-reducer';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';
 export { memoryIdempotencyStore, redisIdempotencyStore, createRouteOf, type EffectOfClaim, type IdempotencyStore, type IdempotencyStoreOptions } from './idempotency';

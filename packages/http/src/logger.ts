@@ -3,14 +3,7 @@ import { configure } from 'safe-stable-stringify';
 import { BatchedLines, MESSAGE } from './log-lines';
 import { currentContext } from './request-context';
 
-export interface Logger extends winston.Logger {
-  /**
-   * Writes what `log(level, message, fields)` writes, through the same format and transport,
-   * without winston's stream pipeline (the logger is a Transform piped into its transports: ~3 % of
-   * the single read's CPU, issue 25). For the line of every request (app.ts).
-   */
-  direct(level: string, message: string, fields: Record<string, unknown>): void;
-}
+export type Logger = winston.Logger;
 
 // Keys whose values never reach a log line, wherever they appear.
 const SECRET_KEYS = /^(authorization|password|client_secret|secret|access_token|refresh_token|token|cookie|private_key)$/i;
@@ -80,20 +73,9 @@ export interface LoggerOptions {
   stream?: NodeJS.WritableStream;
 }
 
-const LEVEL = Symbol.for('level');
-const written = () => {};
-
 /** JSON lines, one per event, each carrying the service and the current request id. */
 export function createLogger(options: LoggerOptions): Logger {
   const defaultMeta = { service: options.service };
   const format = winston.format.combine(line(), winston.format.errors({ stack: true }), json());
-  const transport = new BatchedLines(options.stream ?? process.stdout);
-  const logger = winston.createLogger({ level: options.level ?? 'info', defaultMeta, format, transports: [transport] }) as Logger;
-  logger.direct = (level, message, fields) => {
-    if (logger.silent || !logger.isLevelEnabled(level)) return;
-    // The info winston's log(level, message, fields) builds, in its order of keys.
-    const info = format.transform({ ...defaultMeta, ...fields, [LEVEL]: level, level, message });
-    if (typeof info === 'object') transport.log(info, written);
-  };
-  return logger;
+  return winston.createLogger({ level: options.level ?? 'info', defaultMeta, format, transports: [new BatchedLines(options.stream ?? process.stdout)] });
 }

@@ -1,6 +1,5 @@
 import client from 'prom-client';
 import type { Request, RequestHandler, Response } from 'express';
-import { memoryReductions } from './memory-reducer';
 
 export interface HttpMetrics {
   registry: client.Registry;
@@ -27,24 +26,6 @@ export function createHttpMetrics(service: string): HttpMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-
-  // What the memory reducer (memory-reducer.ts) did in this process: read when scraped.
-  const counted = (name: string, help: string, read: () => number) => {
-    let seen = 0;
-    new client.Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        const now = read();
-        if (now > seen) this.inc(now - seen);
-        seen = now;
-      },
-    });
-  };
-  counted('memory_reductions_total', 'Memory-reducing collections run because RSS passed MEMORY_TARGET_MB.', () => memoryReductions.count);
-  counted('memory_reduction_pause_seconds_total', 'Time those collections stopped the process.', () => memoryReductions.pauseSeconds);
-  counted('memory_reduction_freed_bytes_total', 'RSS those collections gave back.', () => memoryReductions.freedBytes);
 
   const observe = (req: Request, res: Response, seconds: number) => {
     // The route pattern, never the raw URL: ids would explode the label set. A router's root

@@ -2,7 +2,6 @@ import type { Express } from 'express';
 import { ConfigError } from './config';
 import type { Readiness } from './health';
 import { createLogger, type Logger } from './logger';
-import { startMemoryReducer } from './memory-reducer';
 import { exitOnSignals, startServer } from './server';
 
 export interface BaseServiceConfig {
@@ -10,7 +9,6 @@ export interface BaseServiceConfig {
   HOST: string;
   LOG_LEVEL: string;
   SHUTDOWN_TIMEOUT_MS: number;
-  MEMORY_TARGET_MB?: number;
   HEADERS_TIMEOUT_MS?: number;
   REQUEST_TIMEOUT_MS?: number;
 }
@@ -56,9 +54,8 @@ export function runService<C extends BaseServiceConfig>(
       requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
       cleanup: service.cleanup,
     });
-    const reducer = startMemoryReducer({ targetBytes: (config.MEMORY_TARGET_MB ?? 0) * 1_048_576, logger });
     exitOnSignals(running, logger);
-    logger.info(`${name} listening`, { port: running.port, memory_target_mb: reducer ? config.MEMORY_TARGET_MB : null, ...service.describe });
+    logger.info(`${name} listening`, { port: running.port, ...service.describe });
   })().catch((error) => {
     logger.error(`${name} failed to start`, { error: error instanceof Error ? error.message : String(error) });
     process.exit(1);

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from './logger';
 import type { Readiness } from './health';
@@ -47,53 +47,13 @@ async function bounded(step: () => Promise<unknown>, timeoutMs: number, logger: 
   }
 }
 
-/**
- * Node's request and response classes for a server of `app`, whose objects are born with the
- * app's request and response prototypes (Express's `app.request`, `app.response`). Express gives
- * every request and response those prototypes on arrival (Object.setPrototypeOf, twice per
- * request), and V8 pays for an object whose prototype changed on every later property access of
- * Node's HTTP code and Express's own. An object that already has its prototype makes that call a
- * no-op. Measured (`pnpm bench:floor`, an Express 5 app serving one JSON body): ~200 -> ~95 µs of
- * CPU per request. Node's constructors are plain functions, called on the new object as a
- * subclass's would be (Reflect.construct with another new.target, tried too, cost 300 µs: V8
- * builds such objects the slow way).
- */
-export function serverClassesFor(app: Express): Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
-  const IncomingMessage = http.IncomingMessage as unknown as (this: object, socket: Socket) => void;
-  const ServerResponse = http.ServerResponse as unknown as (this: object, req: http.IncomingMessage, options?: unknown) => void;
-  function AppRequest(this: object, socket: Socket) {
-    IncomingMessage.call(this, socket);
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: object, req: http.IncomingMessage, options?: unknown) {
-    ServerResponse.call(this, req, options);
-  }
-  AppResponse.prototype = app.response;
-  return {
-    IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage,
-    ServerResponse: AppResponse as unknown as typeof http.ServerResponse,
-  };
-}
-
-/**
- * Whether serverClassesFor pays on Node `nodeMajor` (default: this process's). It does where an object
- * whose prototype was changed stays slow: Express on a plain server against the same app with
- * these classes, `pnpm bench:floor` on 2026-11-25, Node 20: 262 -> 121 µs of CPU per request;
- * Node 22: 178 -> 96. On Node 24 Express's own re-parenting is cheap and these classes cost more
- * than they save: 75 -> 93 µs, and desk's `GET /tickets/:id` took 365 µs without them against 476
- * with them (8 interleaved rounds; bench/README.md). The images run Node 24; development may run 20.
- */
-export function serverClassesPay(nodeMajor = Number(process.versions.node.split('.')[0])): boolean {
-  return nodeMajor < 24;
-}
-
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout);
   const server = http.createServer(
     // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check often
     // enough that a slow client is cut near its limit, not up to 30 s later.
-    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeout / 2)), ...(serverClassesPay() ? serverClassesFor(options.app) : {}) },
+    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeout / 2)) },
     options.app,
   );
   // Longer than a typical load balancer's idle timeout, so it closes connections first.

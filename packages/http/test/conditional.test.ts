@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { etagOf } from '../src';
-import { kitApp } from './support';
+import { bareServiceApp, kitApp } from './support';
 
 const AUTH = { Authorization: 'Bearer alice:read:things' };
 
@@ -62,6 +62,27 @@ describe('ETag, If-None-Match and If-Match', () => {
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 412]);
     expect((await request(app).get('/api/v1/things/1').set(AUTH)).body.version).toBe(2);
+  });
+
+  test("When the resource's GET sets Vary and Content-Language, then a PATCH with If-Match is still checked against its loader: 412 when stale, 200 when current", async () => {
+    const { app } = kitApp();
+    const read = await request(app).get('/api/v1/things/1').set(AUTH);
+    expect([read.status, read.headers['vary'], read.headers['content-language']]).toEqual([200, expect.stringContaining('Accept-Language'), 'en']);
+    const stale = await request(app).patch('/api/v1/things/1').set(AUTH).set('If-Match', '"stale"').send({ name: 'x' });
+    expect([stale.status, stale.body.type]).toEqual([412, 'urn:msp:problem:precondition-failed']);
+    const changed = await request(app).patch('/api/v1/things/1').set(AUTH).set('If-Match', read.headers['etag']!).send({ name: 'changed' });
+    expect([changed.status, changed.body.name]).toEqual([200, 'changed']);
+    const after = await request(app).get('/api/v1/things/1').set(AUTH);
+    expect([after.body.name, after.headers['etag']]).toEqual(['changed', changed.headers['etag']]);
+  });
+
+  test('When a GET that shares its path with a write has no loader, then the router refuses it at start', () => {
+    expect(() =>
+      bareServiceApp('kit', (api) => {
+        api.route({ method: 'patch', path: '/x/:id', operationId: 'px', summary: 'x', tags: ['X'], scope: null, responses: { 200: { description: 'x' } }, handler: (_req, res) => res.json({}) });
+        api.route({ method: 'get', path: '/x/:id', operationId: 'gx', summary: 'x', tags: ['X'], scope: null, responses: { 200: { description: 'x' } }, handler: (_req, res) => res.json({}) });
+      }),
+    ).toThrow(/GET needs a load function/);
   });
 
   test('When the resource does not exist, then If-Match does not hide the 404', async () => {

@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
+import request from 'supertest';
+import winston from 'winston';
 import { createLogger, runAs } from '../src';
+import { kitApp } from './support';
 
 /** A logger whose lines are collected as written (one JSON document per line). */
 function collected() {
@@ -76,35 +79,42 @@ describe('log lines', () => {
   });
 });
 
-describe('the request line, written without winston\'s streams', () => {
-  test('When a request line is written directly, then it is the line log() writes, with the same fields in the same order', async () => {
-    const { logger, lines } = collected();
-    const fields = { method: 'GET', path: '/api/v1/things/1', status: 200, duration_ms: 1.5, client_id: 'c1', tenant_id: undefined, client_secret: 'hide me' };
-    runAs({ client_id: 'c1', on_behalf_of: null }, () => {
-      logger.log('info', 'request', fields);
-      logger.direct('info', 'request', fields);
-      logger.log('error', 'request', { ...fields, status: 503 });
-      logger.direct('error', 'request', { ...fields, status: 503 });
+describe('the transports', () => {
+  test('When a transport is added to a running service\'s logger, then it receives every line from then on, the request lines included', async () => {
+    const { app, logger, logs: lines } = kitApp();
+    const stream = new PassThrough();
+    const added: Record<string, unknown>[] = [];
+    stream.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) added.push(JSON.parse(line) as Record<string, unknown>);
     });
+    logger.add(new winston.transports.Stream({ stream }));
+    logger.info('after the transport was added', { step: 1 });
+    const thing = await request(app).get('/api/v1/things/1').set('Authorization', 'Bearer c1:read:things');
+    const missing = await request(app).get('/api/v1/things/404').set('Authorization', 'Bearer c1:read:things');
+    expect([thing.status, missing.status]).toEqual([200, 404]);
     await flushed();
-    expect(lines).toHaveLength(4);
-    // The time may have moved on by a millisecond between the two.
-    const [viaLog, direct, errorViaLog, errorDirect] = lines.map((line) => line.replace(/"timestamp":"[^"]+"/, '"timestamp":"T"'));
-    expect(direct).toBe(viaLog);
-    expect(errorDirect).toBe(errorViaLog);
-    expect(Object.keys(JSON.parse(direct!))).toEqual(['service', 'method', 'path', 'status', 'duration_ms', 'client_id', 'client_secret', 'level', 'message', 'request_id', 'timestamp']);
-    expect(JSON.parse(direct!).client_secret).toBe('[redacted]');
+    const summary = (line: Record<string, unknown>) => [line.message, line.path, line.status, line.level];
+    expect(added.map(summary)).toEqual([
+      ['after the transport was added', undefined, undefined, 'info'],
+      ['request', '/api/v1/things/1', 200, 'info'],
+      ['request', '/api/v1/things/404', 404, 'info'],
+    ]);
+    // The added transport gets the same lines, request id and redaction included, as the service's own.
+    const own = lines.filter((line) => line.message === 'request' || line.message === 'after the transport was added');
+    expect(own.map(summary)).toEqual(added.map(summary));
+    expect(added[1]!.request_id).toBe(thing.headers['x-request-id']);
+    expect(added[1]).toEqual(own[1]);
   });
 
-  test('When the level is off or the logger silent, then nothing is written', async () => {
+  test('When the level is off or the logger silent, then no request line is written', async () => {
     const stream = new PassThrough();
     const lines: string[] = [];
     stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
     const logger = createLogger({ service: 'kit', level: 'warn', stream });
-    logger.direct('info', 'request', { status: 200 });
-    logger.direct('error', 'request', { status: 500 });
+    logger.log('info', 'request', { status: 200 });
+    logger.log('error', 'request', { status: 500 });
     logger.silent = true;
-    logger.direct('error', 'request', { status: 502 });
+    logger.log('error', 'request', { status: 502 });
     await flushed();
     expect(lines.map((line) => JSON.parse(line).status)).toEqual([500]);
   });

@@ -141,4 +141,23 @@ describe('rate limiter when Redis is unreachable', () => {
       await stop(server);
     }
   }, 60_000);
+
+  test('When Redis is down when the service starts and comes up later, then requests are served meanwhile and the limit applies once it is up', async () => {
+    const port = await freePort();
+    const redis = createRedis(`redis://127.0.0.1:${port}`, createLogger({ service: 'kit', level: 'error' }));
+    const { app, logs } = kitApp({ redis, limit: 3, prefix: `rl:late:${port}:` });
+    let server: ChildProcess | undefined;
+    try {
+      for (let i = 0; i < 5; i += 1) expect((await request(app).get('/api/v1/things').set(AUTH('early'))).status).toBe(200);
+      server = await startRedisServer(port);
+      await until(async () => (await request(app).get('/readyz')).body.status === 'ready');
+      const after = [];
+      for (let i = 0; i < 4; i += 1) after.push((await request(app).get('/api/v1/things').set(AUTH('late'))).status);
+      expect(after).toEqual([200, 200, 200, 429]);
+      expect(logs.filter((line) => String(line.message).startsWith('rate limiter store failed'))).toHaveLength(1);
+    } finally {
+      redis.disconnect();
+      if (server) await stop(server);
+    }
+  }, 60_000);
 });

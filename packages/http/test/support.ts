@@ -56,6 +56,12 @@ export function kitApp(
 ) {
   let created = 0;
   const things = new Map<string, { id: string; name: string; version: number }>([['1', { id: '1', name: 'first', version: 1 }]]);
+  /** The thing as its GET shows it, or a 404: the loader its GET and the If-Match of its writes share. */
+  const loadThing = async (id: string) => {
+    const thing = things.get(id);
+    if (!thing) throw new AppError(404, `No thing ${id}.`, { code: 'not-found' });
+    return thing;
+  };
   const { logger, lines } = capturedLogger('kit', 'debug');
   const service = createServiceApp({
     service: 'kit',
@@ -110,10 +116,10 @@ export function kitApp(
         scope: 'read:things',
         params: Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }) }),
         responses: { 200: { description: 'The thing.' } },
-        handler: (_req, res, { params }) => {
-          const thing = things.get(params.id);
-          if (!thing) throw new AppError(404, `No thing ${params.id}.`, { code: 'not-found' });
-          res.json(thing);
+        load: (_req, { params }) => loadThing(params.id),
+        // A handler of its own that uses more of Express's response than res.json.
+        handler: async (_req, res, { params }) => {
+          res.vary('Accept-Language').set('Content-Language', 'en').status(200).json(await loadThing(params.id));
         },
       });
       api.route({

@@ -27,6 +27,6 @@ export { seedWebhook } from './seed-webhook';
 export { testOutbound } from './test-outbound';
 export { testWebhookSecrets } from './test-webhook-secrets';
 export { storedEvents, whileEventsCannotBeStored, type RawSql, type StoredEvent } from './event-stream';
-export { describeImportRules, importCycles, importGraph } from './imports.suite';
+export { describeImportRules, importViolations } from './imports.suite';
 export { configProblems } from './config-problems';
 export { freshModule } from './fresh-module';

@@ -78,9 +78,7 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     scope: SCOPE,
     params: IdParams,
     responses: { 200: { description: 'The webhook (without its secret).', schema: WebhookSchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await webhooks.get(tenant(req), params.id));
-    },
+    load: (req, { params }) => webhooks.get(tenant(req), params.id),
   });
 
   api.route({

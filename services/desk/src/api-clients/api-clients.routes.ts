@@ -56,9 +56,7 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     scope: ADMIN_SCOPE,
     params: IdParams,
     responses: { 200: { description: 'The client (without its secret).', schema: ApiClientSchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await clients.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => clients.get(tenantOf(req), params.id),
   });
 
   api.route({

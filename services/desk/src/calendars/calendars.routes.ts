@@ -76,9 +76,7 @@ export function registerCalendarRoutes(api: ApiRouter, calendars: CalendarsServi
     scope: ADMIN_SCOPE,
     params: IdParams,
     responses: { 200: { description: 'The calendar.', schema: CalendarSchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await calendars.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => calendars.get(tenantOf(req), params.id),
   });
 
   api.route({

@@ -51,9 +51,7 @@ export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
     scope: 'read:tickets',
     params: IdParams,
     responses: { 200: { description: 'The client.', schema: ClientSchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await clients.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => clients.get(tenantOf(req), params.id),
   });
 
   api.route({

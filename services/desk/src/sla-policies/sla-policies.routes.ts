@@ -61,9 +61,7 @@ export function registerSlaPolicyRoutes(api: ApiRouter, policies: SlaPoliciesSer
     scope: ADMIN_SCOPE,
     params: IdParams,
     responses: { 200: { description: 'The SLA policy.', schema: SlaPolicySchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await policies.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => policies.get(tenantOf(req), params.id),
   });
 
   api.route({

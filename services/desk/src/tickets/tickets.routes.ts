@@ -67,9 +67,7 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     scope: 'read:tickets',
     params: IdParams,
     responses: { 200: { description: 'The ticket.', schema: TicketSchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await tickets.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => tickets.get(tenantOf(req), params.id),
   });
 
   api.route({

@@ -109,9 +109,7 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     scope: 'read:tickets',
     params: IdParams,
     responses: { 200: { description: 'The time entry.', schema: TimeEntrySchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await timeEntries.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => timeEntries.get(tenantOf(req), params.id),
   });
 
   api.route({

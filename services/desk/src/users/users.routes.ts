@@ -34,9 +34,7 @@ export function registerUserRoutes(api: ApiRouter, users: UsersService) {
     scope: 'read:users',
     params: IdParams,
     responses: { 200: { description: 'The user.', schema: UserSchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await users.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => users.get(tenantOf(req), params.id),
   });
 
   api.route({

@@ -38,9 +38,7 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     scope: 'read:hr',
     params: IdParams,
     responses: { 200: { description: 'The employee.', schema: Employee } },
-    handler: async (req, res, { params }) => {
-      res.json(employeeJson(await employees.get(tenantOf(req), params.id)));
-    },
+    load: async (req, { params }) => employeeJson(await employees.get(tenantOf(req), params.id)),
   });
 
   api.route({

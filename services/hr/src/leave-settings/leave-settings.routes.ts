@@ -18,9 +18,7 @@ export function registerLeaveSettingsRoutes(api: ApiRouter, deps: { settings: Le
     tags: TAGS,
     scope: 'read:hr',
     responses: { 200: { description: 'The settings in effect.', schema: LeaveSettings } },
-    handler: async (req, res) => {
-      res.json(leaveSettingsJson(await settings.get(tenantOf(req))));
-    },
+    load: async (req) => leaveSettingsJson(await settings.get(tenantOf(req))),
   });
 
   api.route({

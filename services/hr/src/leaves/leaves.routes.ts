@@ -41,9 +41,7 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
     scope: 'read:hr',
     params: IdParams,
     responses: { 200: { description: 'The leave.', schema: Leave } },
-    handler: async (req, res, { params }) => {
-      res.json(leaveJson(await leaves.get(tenantOf(req), params.id)));
-    },
+    load: async (req, { params }) => leaveJson(await leaves.get(tenantOf(req), params.id)),
   });
 
   api.route({

@@ -30,9 +30,7 @@ export function registerPayrollSettingsRoutes(api: ApiRouter, deps: { settings: 
     tags: TAGS,
     scope: 'read:payroll',
     responses: { 200: { description: 'The settings in effect.', schema: PayrollSettings } },
-    handler: async (req, res) => {
-      res.json(toJson(await settings.get(tenantOf(req))));
-    },
+    load: async (req) => toJson(await settings.get(tenantOf(req))),
   });
 
   api.route({

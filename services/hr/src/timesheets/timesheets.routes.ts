@@ -53,9 +53,7 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     scope: 'read:hr',
     params: IdParams,
     responses: { 200: { description: 'The timesheet.', schema: Timesheet } },
-    handler: async (req, res, { params }) => {
-      res.json(timesheetJson(await timesheets.get(tenantOf(req), params.id)));
-    },
+    load: async (req, { params }) => timesheetJson(await timesheets.get(tenantOf(req), params.id)),
   });
 
   api.route({

@@ -84,9 +84,7 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     scope: SCOPE,
     params: IdParams,
     responses: { 200: { description: 'The connector.', schema: Connector } },
-    handler: async (req, res, { params }) => {
-      res.json(connectorJson(await connectors.get(tenantOf(req), params.id)));
-    },
+    load: async (req, { params }) => connectorJson(await connectors.get(tenantOf(req), params.id)),
   });
 
   api.route({

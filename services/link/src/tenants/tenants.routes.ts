@@ -38,9 +38,7 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     scope: SCOPE,
     params: IdParams,
     responses: { 200: { description: 'The managed tenant.', schema: Tenant } },
-    handler: async (req, res, { params }) => {
-      res.json(tenantJson(await tenants.get(tenantOf(req), params.id)));
-    },
+    load: async (req, { params }) => tenantJson(await tenants.get(tenantOf(req), params.id)),
   });
 
   api.route({
