@@ -107,6 +107,20 @@ export function isDatabaseOutage(error: unknown, depth = 0): boolean {
   return isDatabaseOutage(e.cause, depth + 1) || isDatabaseOutage(e.meta?.driverAdapterError, depth + 1);
 }
 
+/** PostgreSQL rolled the transaction back for colliding with a concurrent one (deadlock, serialization). */
+const COLLISION_CODES = new Set(['40P01', '40001']);
+
+/** Whether an error says the transaction lost a collision with a concurrent one: nothing was changed, a retry may pass. */
+export function isTransactionCollision(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown; code?: unknown } };
+  if (typeof e.code === 'string' && COLLISION_CODES.has(e.code)) return true;
+  if (typeof e.meta?.code === 'string' && COLLISION_CODES.has(e.meta.code)) return true;
+  // Prisma's raw queries name the database's code only in their message.
+  if (typeof e.message === 'string' && /Code: `(40P01|40001)`/.test(e.message)) return true;
+  return isTransactionCollision(e.cause, depth + 1) || isTransactionCollision(e.meta?.driverAdapterError, depth + 1);
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     // The database going away is no bug of ours nor the caller's: a 503 to retry, not a 500.
@@ -116,7 +130,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
           headers: { 'Retry-After': '5' },
         })
       : undefined;
-    const known = isAppError(error) ? error : (outage ?? fromBodyParser(error ?? {}));
+    const collision =
+      !isAppError(error) && !outage && isTransactionCollision(error)
+        ? new AppError(503, 'The change collided with a concurrent change to the same data and was rolled back; nothing was changed. Retry after the time given in Retry-After.', {
+            code: 'concurrent-change',
+            headers: { 'Retry-After': '1' },
+          })
+        : undefined;
+    const known = isAppError(error) ? error : (outage ?? collision ?? fromBodyParser(error ?? {}));
     if (known) {
       if (known.status >= 500) logger.error('request failed', { err: error, status: known.status });
       if (res.headersSent) return res.end();

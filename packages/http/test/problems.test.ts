@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { kitApp } from './support';
+import { bareServiceApp, kitApp } from './support';
 
 const AUTH = { Authorization: 'Bearer alice:read:things' };
 
@@ -166,5 +166,32 @@ describe('deeply nested bodies', () => {
     const at65 = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send(nested(65));
     expect(at65.status).toBe(400);
     expect(at65.body.errors).toEqual([{ field: '(body)', message: 'must not nest arrays and objects more than 64 levels deep' }]);
+  });
+});
+
+describe('a transaction PostgreSQL rolled back for colliding with a concurrent one', () => {
+  test.each([
+    ['a deadlock (pg)', Object.assign(new Error('deadlock detected'), { code: '40P01' })],
+    ['a serialization failure (pg)', Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' })],
+    ['a deadlock in a Prisma raw query', Object.assign(new Error('Invalid `prisma.$queryRaw()` invocation: Raw query failed. Code: `40P01`. Message: `deadlock detected`'), { code: 'P2010' })],
+  ])('When a handler fails with %s, then the caller gets 503 concurrent-change with Retry-After, not a 500', async (_name, failure) => {
+    const { app } = bareServiceApp('kit', (api) => {
+      api.route({
+        method: 'get',
+        path: '/collide',
+        operationId: 'collide',
+        summary: 'Collide',
+        tags: ['Things'],
+        scope: 'read:things',
+        responses: { 200: { description: 'OK' } },
+        handler: async () => {
+          throw failure;
+        },
+      });
+    });
+    const response = await request(app).get('/api/v1/collide').set('Authorization', 'Bearer alice:read:things');
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.body.type).toBe('urn:msp:problem:concurrent-change');
   });
 });

@@ -34,8 +34,10 @@ export function createCommentsService(store: Store, sla: SlaService) {
         if (!ticket) throw ticketNotFound();
         if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket takes no more comments.', 'ticket-closed');
         const comment = await tx.comments.create(tenantId, { ticketId, body: input.body, internal: input.internal ?? false, author });
-        await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
+        // The clocks before the event, in the order every other writer takes them (the ticket, its
+        // clocks, then the event's counters): the breach sweep holds clocks and waits for counters.
         if (!comment.internal) await sla.onPublicComment(tx, tenantId, ticket, new Date(comment.created_at));
+        await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
         return comment;
       });
     },
