@@ -12,6 +12,16 @@ export interface Database<DB> {
   db: Kysely<DB>;
   /** The pool under `db`: for readiness checks, advisory locks and tests; queries go through `db`. */
   pool: Pool;
+  /**
+   * Where reads that tolerate replica lag go (list pages and their totals, exports): Kysely over a
+   * second pool to the read-only replica when `readUrl` was given, else `db` itself. A read that
+   * follows the caller's own write in the same request goes through `db`: the replica may not
+   * have that write yet.
+   */
+  reads: Kysely<DB>;
+  /** The pool under `reads` (the same object as `pool` without a replica): for its readiness check. */
+  readPool: Pool;
+  /** Closes both pools. */
   close(): Promise<void>;
 }
 
@@ -31,8 +41,13 @@ export interface DatabaseOptions {
    * pg-pool's timeout error, which @msp/http answers as a 503 with Retry-After.
    */
   acquireTimeoutMs?: number;
-  /** How the connections show up in pg_stat_activity. */
+  /** How the connections show up in pg_stat_activity; the replica's connections carry it with `-reads`. */
   applicationName?: string;
+  /**
+   * A read-only replica (DATABASE_READ_URL, e.g. HAProxy's replica port): `reads` goes there over a
+   * pool of the same settings. Unset, everything reads the primary.
+   */
+  readUrl?: string;
 }
 
 const DATE = 1082;
@@ -87,8 +102,21 @@ export function createPool(config: PoolConfig): Pool {
   return pool;
 }
 
+function kyselyOver<DB>(pool: Pool): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+}
+
 export function openDatabase<DB>(url: string, options: DatabaseOptions = {}): Database<DB> {
-  const pool = createPool(poolConfig(url, options));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
-  return { db, pool, close: () => db.destroy() };
+  const { readUrl, ...poolOptions } = options;
+  const pool = createPool(poolConfig(url, poolOptions));
+  const db = kyselyOver<DB>(pool);
+  if (readUrl === undefined) return { db, pool, reads: db, readPool: pool, close: () => db.destroy() };
+  const readPool = createPool(
+    poolConfig(readUrl, {
+      ...poolOptions,
+      ...(poolOptions.applicationName === undefined ? {} : { applicationName: `${poolOptions.applicationName}-reads` }),
+    }),
+  );
+  const reads = kyselyOver<DB>(readPool);
+  return { db, pool, reads, readPool, close: async () => void (await Promise.all([db.destroy(), reads.destroy()])) };
 }

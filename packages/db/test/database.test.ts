@@ -94,3 +94,26 @@ describe('streamQueryRows', () => {
     expect(idle()).toBe(0);
   });
 });
+
+describe('openDatabase readUrl', () => {
+  test('When a readUrl is given, then reads runs on that database as <name>-reads with the same parsers, db stays on the primary, and close ends both pools', async () => {
+    const replica = await emptyDatabase('kysely_reads');
+    const both = openDatabase<Tables>(empty.url, { applicationName: 'probe', readUrl: replica.url });
+    try {
+      const on = async (client: Database<Tables>['db']) =>
+        (await sql<{ db: string; app: string; big: number }>`SELECT current_database() AS db, current_setting('application_name') AS app, (2^40)::int8 AS big`.execute(client)).rows[0]!;
+      expect(await on(both.reads)).toEqual({ db: replica.name, app: 'probe-reads', big: 2 ** 40 });
+      expect(await on(both.db)).toEqual({ db: empty.name, app: 'probe', big: 2 ** 40 });
+      expect(both.readPool).not.toBe(both.pool);
+    } finally {
+      await both.close();
+    }
+    expect([both.pool.ended, both.readPool.ended]).toEqual([true, true]);
+    await replica.drop();
+  });
+
+  test('When no readUrl is given, then reads is db over the one pool', () => {
+    expect(database.reads).toBe(database.db);
+    expect(database.readPool).toBe(database.pool);
+  });
+});

@@ -36,6 +36,11 @@ export interface ServiceAppOptions {
   openapi: OpenApiInfo;
   /** The service's own dependencies (its database); the rate limiter's Redis is checked without asking. */
   readinessChecks: Record<string, ReadinessCheck>;
+  /**
+   * Dependencies reported by /readyz but not gating it (the read replica): without them the service
+   * still answers, from the primary or with a degraded feature, so they never take it out of the balancer.
+   */
+  optionalReadinessChecks?: Record<string, ReadinessCheck>;
   rateLimit: { limit: number; windowMs?: number; redis?: Redis; prefix?: string };
   /** Verifies a presented token and sets req.principal; never rejects (see requireScope). */
   authenticate: RequestHandler;
@@ -118,7 +123,8 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const metrics = createHttpMetrics(options.service);
   const { redis } = options.rateLimit;
   // Redis backs only the rate limiter, which fails open: reported, but never a reason to be unready.
-  const readiness = createReadiness({ ...options.readinessChecks, ...(redis ? { redis: () => redis.ping() } : {}) }, logger, { optional: ['redis'] });
+  const optionalChecks = { ...options.optionalReadinessChecks, ...(redis ? { redis: () => redis.ping() } : {}) };
+  const readiness = createReadiness({ ...options.readinessChecks, ...optionalChecks }, logger, { optional: Object.keys(optionalChecks) });
 
   // What every request gets before routing, in this order: the drain signal, the hook that records
   // it, the security headers, and its context (X-Request-Id, and the AsyncLocalStorage the rest of

@@ -67,6 +67,15 @@ export const commonConfigProperties = {
     pattern: '^postgres(ql)?://',
     description: 'The service\'s own PostgreSQL database; its migrations are applied to it at start.',
   }),
+  DATABASE_READ_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description:
+        'A read-only replica of DATABASE_URL (e.g. HAProxy\'s replica port) for the reads that tolerate replica lag: list ' +
+        'pages with their totals and the streamed exports. A read that follows the caller\'s own write in the same request ' +
+        'stays on the primary. Unset: everything reads the primary.',
+    }),
+  ),
   DATABASE_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     default: 10_000,

@@ -30,3 +30,4 @@ export { storedEvents, whileEventsCannotBeStored, type RawSql, type StoredEvent 
 export { describeImportRules, importViolations } from './imports.suite';
 export { configProblems } from './config-problems';
 export { freshModule } from './fresh-module';
+export { createStandInReplica, READ_REPLICA_ROLE, type StandInReplica } from './read-replica';

@@ -132,8 +132,8 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/$/, '')}`;
   const metadata = serverMetadata(settings.issuer);
 
-  // The export streams from a pool of its own on the same database (Prisma has no cursor).
-  const timeExports = createTimeExportRepository(db.pool.options.connectionString!, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
+  // The export streams from a pool of its own (Prisma has no cursor), on the read replica when there is one.
+  const timeExports = createTimeExportRepository(db.readPool.options.connectionString!, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
 
   const events = createServiceEvents({
     db,
@@ -170,6 +170,8 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
     readinessChecks: {
       database: () => db.$queryRaw`SELECT 1`,
     },
+    // Reported, not gating: without the replica only the lists and the export fail, with a 503.
+    optionalReadinessChecks: db.readPool === db.pool ? {} : { database_reads: () => db.readPool.query('SELECT 1') },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix },
     resourceLock,
     authenticate: auth.authenticate,

@@ -4,17 +4,33 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Pool } from 'pg';
 import { Prisma, PrismaClient } from './generated/prisma/client';
 
-/** The Prisma client, and the pg pool under it that the hottest reads use directly (@msp/db sqlRows). */
-export type Db = PrismaClient & { readonly pool: Pool };
+/**
+ * The Prisma client, and the pg pool under it that the hottest reads use directly (@msp/db sqlRows);
+ * `readPool` is where the lists read (the replica's pool with DATABASE_READ_URL, else `pool`).
+ */
+export type Db = PrismaClient & { readonly pool: Pool; readonly readPool: Pool };
 /** A client or an interactive transaction: repositories accept either. */
 export type DbTx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
-/** `options.acquireTimeoutMs`: DATABASE_POOL_ACQUIRE_TIMEOUT_MS (a request that gets no connection within it answers 503). */
-export function createDb(databaseUrl: string, options: PoolOptions = {}): Db {
-  const pool = createPool(databaseUrl, options);
+/**
+ * `options.acquireTimeoutMs`: DATABASE_POOL_ACQUIRE_TIMEOUT_MS (a request that gets no connection within it answers 503);
+ * `options.readUrl`: DATABASE_READ_URL, the read replica's pool of the same settings.
+ */
+export function createDb(databaseUrl: string, options: PoolOptions & { readUrl?: string } = {}): Db {
+  const { readUrl, ...poolOptions } = options;
+  const pool = createPool(databaseUrl, poolOptions);
   // $disconnect() ends the pool too.
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  return Object.assign(prisma, { pool });
+  if (readUrl === undefined) return Object.assign(prisma, { pool, readPool: pool });
+  const readPool = createPool(readUrl, poolOptions);
+  const disconnect = prisma.$disconnect.bind(prisma);
+  return Object.assign(prisma, {
+    pool,
+    readPool,
+    async $disconnect() {
+      await Promise.all([disconnect(), readPool.end()]);
+    },
+  });
 }
 
 /** The same folder from src/ (tests) and dist/ (production). */

@@ -13,7 +13,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   const signingKey = loadSigningKey(config, (message) => logger.info(message));
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const db = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS });
+  const db = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS, readUrl: config.DATABASE_READ_URL });
   const redis = redisFromConfig(config, logger);
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);

@@ -13,18 +13,19 @@ import { createUsersRepository, type UsersRepository } from './users/users.repos
 /**
  * The helpdesk's repositories over the database or one transaction. `connection` (the database's
  * pool, never inside a Prisma transaction) lets the hottest reads skip Prisma; inside a
- * transaction they go through it.
+ * transaction they go through it. `reads` (the read replica's pool, never inside a transaction)
+ * serves the list pages and their totals, which tolerate the replica's lag.
  */
-function repositories(db: DbTx, connection?: Queryable) {
+function repositories(db: DbTx, connection?: Queryable, reads?: Queryable) {
   return {
-    tickets: createTicketsRepository(db, connection),
-    comments: createCommentsRepository(db),
-    clients: createClientsRepository(db, connection),
-    users: createUsersRepository(db, connection),
-    timeEntries: createTimeEntriesRepository(db, connection),
+    tickets: createTicketsRepository(db, connection, reads),
+    comments: createCommentsRepository(db, reads),
+    clients: createClientsRepository(db, connection, reads),
+    users: createUsersRepository(db, connection, reads),
+    timeEntries: createTimeEntriesRepository(db, connection, reads),
     events: createEventsRepository(db),
-    calendars: createCalendarsRepository(db),
-    slaPolicies: createSlaPoliciesRepository(db),
+    calendars: createCalendarsRepository(db, reads),
+    slaPolicies: createSlaPoliciesRepository(db, reads),
     ticketSlas: createTicketSlasRepository(db),
   };
 }
@@ -44,7 +45,7 @@ export interface Store extends Omit<Repositories, 'events' | 'users'> {
 
 export function createStore(db: Db): Store {
   return {
-    ...repositories(db, db.pool),
+    ...repositories(db, db.pool, db.readPool === db.pool ? undefined : db.readPool),
     transaction: (work) => db.$transaction((tx) => work(repositories(tx))),
   };
 }

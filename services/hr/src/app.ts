@@ -81,17 +81,18 @@ export interface HrDeps {
 
 /** The app, and the webhook dispatcher and the events retention sweep (start them with the service, stop them on shutdown). */
 export function createHrApp({ database, redis, logger, outbound, webhookSecrets, settings }: HrDeps) {
-  const { db } = database;
+  // List pages and the payroll export read `reads` (the replica with DATABASE_READ_URL); the rest, and every write, `db`.
+  const { db, reads } = database;
   // hr verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
     audience: settings.audience,
     keys: remoteJwks({ url: settings.jwksUrl, refetchCooldownMs: settings.jwksRefetchCooldownMs }),
   });
-  const employeesRepository = createEmployeesRepository(db);
+  const employeesRepository = createEmployeesRepository(db, reads);
   const employees = createEmployeesService(employeesRepository);
-  const contractsRepository = createContractsRepository(db);
-  const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db), employees: employeesRepository, contracts: contractsRepository });
+  const contractsRepository = createContractsRepository(db, reads);
+  const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db, reads), employees: employeesRepository, contracts: contractsRepository });
   const contracts = createContractsService({ contracts: contractsRepository, employees: employeesRepository });
   const timeAccounts = createTimeAccountsService({ accounts: createTimeAccountsRepository(db), contracts: contractsRepository, employees: employeesRepository });
   const workingTime = createWorkingTimeService({ records: createWorkingTimeRepository(db), employees: employeesRepository });
@@ -103,11 +104,11 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
     employees: employeesRepository,
     settings: leaveSettingsRepository,
   });
-  const leaves = createLeavesService({ leaves: createLeavesRepository(db), employees: employeesRepository, contracts: contractsRepository, accounts: leaveAccounts });
+  const leaves = createLeavesService({ leaves: createLeavesRepository(db, reads), employees: employeesRepository, contracts: contractsRepository, accounts: leaveAccounts });
   const payrollSettingsRepository = createPayrollSettingsRepository(db);
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
   const exportSettings = { ...EXPORT_DEFAULTS, ...settings.exports };
-  const exportRepository = createPayrollExportRepository(db, exportSettings);
+  const exportRepository = createPayrollExportRepository(reads, exportSettings);
   const payrollExports = createPayrollExportService({
     settings: payrollSettingsRepository,
     exports: exportRepository,
@@ -156,6 +157,8 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
     readinessChecks: {
       database: () => sql`SELECT 1`.execute(db),
     },
+    // Reported, not gating: without the replica only the lists and the export fail, with a 503.
+    optionalReadinessChecks: reads === db ? {} : { database_reads: () => sql`SELECT 1`.execute(reads) },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
     resourceLock: advisoryResourceLock(database.pool),

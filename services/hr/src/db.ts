@@ -12,15 +12,17 @@ export type HrDatabase = Database<DB>;
 const API_CONNECTIONS = 10;
 
 /**
- * hr's one pool. The payroll exports stream from it too, at most `exportConnections` at once per
+ * hr's pool (and, with `readUrl`, the replica's of the same size, which the lists and the exports
+ * read). The payroll exports stream from it too, at most `exportConnections` at once per
  * instance (the export's semaphore); the pool holds that many more than the API's requests need, so
  * long downloads never take the connections the API answers with.
  */
-export function createDb(databaseUrl: string, options: { exportConnections: number; acquireTimeoutMs?: number }): HrDatabase {
+export function createDb(databaseUrl: string, options: { exportConnections: number; acquireTimeoutMs?: number; readUrl?: string }): HrDatabase {
   return openDatabase<DB>(databaseUrl, {
     max: API_CONNECTIONS + options.exportConnections,
     applicationName: 'hr',
     ...(options.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: options.acquireTimeoutMs }),
+    ...(options.readUrl === undefined ? {} : { readUrl: options.readUrl }),
   });
 }
 

@@ -9,7 +9,11 @@ import { createDb, MIGRATIONS_DIR } from './db';
 runService('hr', loadHrConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const database = createDb(config.DATABASE_URL, { exportConnections: config.EXPORT_POOL_SIZE, acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS });
+  const database = createDb(config.DATABASE_URL, {
+    exportConnections: config.EXPORT_POOL_SIZE,
+    acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
+    readUrl: config.DATABASE_READ_URL,
+  });
   const redis = redisFromConfig(config, logger);
 
   const { app, readiness, dispatcher, eventsRetention } = createHrApp({

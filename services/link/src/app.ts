@@ -97,12 +97,13 @@ export function createLinkApp({ database, redis, logger, settings, runs, queue, 
     audience: settings.audience,
     keys: remoteJwks({ url: settings.jwksUrl, refetchCooldownMs: settings.jwksRefetchCooldownMs }),
   });
-  const { db } = database;
-  const tenantsRepository = createTenantsRepository(db);
+  // List pages read `reads` (the replica with DATABASE_READ_URL); the rest, and every write, `db`.
+  const { db, reads } = database;
+  const tenantsRepository = createTenantsRepository(db, reads);
   const tenants = createTenantsService(tenantsRepository);
-  const connectorsRepository = createConnectorsRepository(db);
+  const connectorsRepository = createConnectorsRepository(db, reads);
   const directories = createConnectorDirectories({ connectors: connectorsRepository, secrets, outbound });
-  const syncsRepository = createSyncsRepository(db);
+  const syncsRepository = createSyncsRepository(db, reads);
   const syncRunner = createSyncRunner({ queue, syncs: syncsRepository, directories, logger, options: settings.sync });
   syncRunner.define();
   const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
@@ -146,6 +147,8 @@ export function createLinkApp({ database, redis, logger, settings, runs, queue, 
     readinessChecks: {
       database: () => sql`SELECT 1`.execute(db),
     },
+    // Reported, not gating: without the replica only the lists fail, with a 503.
+    optionalReadinessChecks: reads === db ? {} : { database_reads: () => sql`SELECT 1`.execute(reads) },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
     // The run engine's workers take it too, for the run they work on (src/runs/run-lock.ts).

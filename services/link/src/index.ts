@@ -16,7 +16,10 @@ import { createDb, MIGRATIONS_DIR } from './db';
 runService('link', loadLinkConfig, async (config, logger) => {
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const database = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS });
+  const database = createDb(config.DATABASE_URL, {
+    acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
+    ...(config.DATABASE_READ_URL === undefined ? {} : { readUrl: config.DATABASE_READ_URL }),
+  });
   const redis = redisFromConfig(config, logger);
 
   const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });
@@ -32,6 +35,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
   const resourceLock = advisoryResourceLock(database.pool);
   const runs = createRuns({
     db: database.db,
+    reads: database.reads,
     resourceLock,
     logger,
     desk,

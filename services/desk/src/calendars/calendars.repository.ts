@@ -1,5 +1,5 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { listCountSql, sqlRows } from '@msp/db';
+import { listCountSql, sqlRows, type Queryable } from '@msp/db';
 import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Calendar as CalendarRow } from '../generated/prisma/client';
@@ -32,7 +32,8 @@ function toData(calendar: CalendarDefinition) {
   };
 }
 
-export function createCalendarsRepository(db: DbTx) {
+/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
+export function createCalendarsRepository(db: DbTx, reads?: Queryable) {
   async function findById(tenantId: string, id: string): Promise<Calendar | null> {
     const row = await db.calendar.findFirst({ where: { id, tenantId } });
     return row && toCalendar(row);
@@ -44,7 +45,7 @@ export function createCalendarsRepository(db: DbTx) {
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: Calendar[]; total: number }> {
       const found = await lists.keysetListPage<CalendarRow>(
-        sqlRows(db),
+        sqlRows(db, reads),
         listWindow(page),
         {
           table: 'calendars',

@@ -21,7 +21,8 @@ function toClient(row: ClientRow): Client {
 }
 
 /** `connection`: where the SQL of `exists` runs when given (the pool); inside a transaction, through it. */
-export function createClientsRepository(db: DbTx, connection?: Queryable) {
+/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
+export function createClientsRepository(db: DbTx, connection?: Queryable, reads?: Queryable) {
   const rows = sqlRows(db, connection);
 
   async function findById(tenantId: string, id: string): Promise<Client | null> {
@@ -33,7 +34,7 @@ export function createClientsRepository(db: DbTx, connection?: Queryable) {
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. Through Prisma's connection, as the model reads were. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: Client[]; total: number }> {
       const found = await lists.keysetListPage<ClientRow>(
-        sqlRows(db),
+        sqlRows(db, reads),
         listWindow(page),
         {
           table: 'clients',

@@ -1,4 +1,4 @@
-import { sqlRows } from '@msp/db';
+import { sqlRows, type Queryable } from '@msp/db';
 import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Comment as CommentRow } from '../generated/prisma/client';
@@ -17,7 +17,8 @@ function toComment(row: CommentRow): Comment {
   };
 }
 
-export function createCommentsRepository(db: DbTx) {
+/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
+export function createCommentsRepository(db: DbTx, reads?: Queryable) {
   return {
     /** Oldest first: a conversation reads from the top. */
     /**
@@ -27,7 +28,7 @@ export function createCommentsRepository(db: DbTx) {
     async listForTicket(tenantId: string, ticketId: string, page: PageRequest): Promise<{ items: Comment[]; total: number }> {
       const scope = Prisma.sql`ticket_id = ${ticketId}::uuid AND tenant_id = ${tenantId}::uuid`;
       const found = await lists.keysetListPage<CommentRow>(
-        sqlRows(db),
+        sqlRows(db, reads),
         listWindow(page),
         {
           table: 'ticket_comments',

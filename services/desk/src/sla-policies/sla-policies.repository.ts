@@ -1,5 +1,5 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { listCountSql, sqlRows } from '@msp/db';
+import { listCountSql, sqlRows, type Queryable } from '@msp/db';
 import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type SlaPolicy as SlaPolicyRow } from '../generated/prisma/client';
@@ -51,7 +51,8 @@ export function noPolicyAppliesSql(tenantId: string, clientId: string): Prisma.S
     AND NOT EXISTS (SELECT 1 FROM sla_policies WHERE tenant_id = ${tenantId}::uuid AND is_default)`;
 }
 
-export function createSlaPoliciesRepository(db: DbTx) {
+/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
+export function createSlaPoliciesRepository(db: DbTx, reads?: Queryable) {
   async function findById(tenantId: string, id: string): Promise<SlaPolicy | null> {
     const row = await db.slaPolicy.findFirst({ where: { id, tenantId } });
     return row && toPolicy(row);
@@ -63,7 +64,7 @@ export function createSlaPoliciesRepository(db: DbTx) {
     /** Newest first, off (tenant_id, created_at, id); the total from list_counts. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: SlaPolicy[]; total: number }> {
       const found = await lists.keysetListPage<SlaPolicyRow>(
-        sqlRows(db),
+        sqlRows(db, reads),
         listWindow(page),
         {
           table: 'sla_policies',

@@ -138,8 +138,10 @@ export interface TicketWrite {
 /** What opening a ticket takes: a title and a client, the rest as the columns' defaults. */
 export type NewTicketRow = TicketWrite & { title: string; clientId: string };
 
-export function createTicketsRepository(db: DbTx, connection?: Queryable) {
+/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
+export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?: Queryable) {
   const rows = sqlRows(db, connection);
+  const listRows = reads ? sqlRows(db, reads) : rows;
 
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
     const [row] = await rows<TicketSqlRow>({ text: FIND_BY_ID, values: [id, tenantId] });
@@ -227,7 +229,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
     const newest = (limit: number) =>
       Prisma.sql`(SELECT * FROM tickets t0 WHERE t0.tenant_id = ${tenantId}::uuid ORDER BY t0.created_at DESC, t0.id DESC LIMIT ${limit}) AS tickets`;
     const order = Prisma.raw(sortByDue ? 'key ASC NULLS LAST, created_at DESC, id DESC' : 'key DESC, created_at DESC, id DESC');
-    const found = await rows<TicketSqlRow & { total: string | bigint; position: string | bigint | null }>(Prisma.sql`
+    const found = await listRows<TicketSqlRow & { total: string | bigint; position: string | bigint | null }>(Prisma.sql`
       WITH peek AS MATERIALIZED (
         SELECT count(*) AS matched FROM ${newest(SEARCH_PEEK)} ${join} WHERE ${where}
       ),
@@ -348,7 +350,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
       // tickets after that one, where the (tenant_id, [filter,] created_at, id) index continues; an
       // `after` the tenant does not have is a 400 (keysetPage).
       const keysetOrder = { ...KEYSET_ORDER, scope: Prisma.sql`k.tenant_id = ${tenantId}::uuid` };
-      const found = await lists.keysetPage<TicketSqlRow>(rows, page, {
+      const found = await lists.keysetPage<TicketSqlRow>(listRows, page, {
         page: Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${lists.keysetAfter(page, keysetOrder)} ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`,
         total,
         exists: lists.afterExists(page, keysetOrder),

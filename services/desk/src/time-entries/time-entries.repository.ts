@@ -128,12 +128,14 @@ export interface TimeEntryWrite {
   currency?: string;
 }
 
-export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
+/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
+export function createTimeEntriesRepository(db: DbTx, connection?: Queryable, reads?: Queryable) {
   const rows = sqlRows(db, connection);
+  const listRows = reads ? sqlRows(db, reads) : rows;
 
   /** A page in the list's order (by number or keyset) and the total, in one round trip (keysetListPage). */
   async function page(scope: Prisma.Sql, filters: TimeEntryFilters, total: SqlQuery, request: PageRequest) {
-    const found = await lists.keysetListPage<TimeEntrySqlRow>(rows, listWindow(request), { table: 'time_entries', select: COLUMNS, scope, filters: filtersOf(filters), columns: KEY, direction: 'desc', total });
+    const found = await lists.keysetListPage<TimeEntrySqlRow>(listRows, listWindow(request), { table: 'time_entries', select: COLUMNS, scope, filters: filtersOf(filters), columns: KEY, direction: 'desc', total });
     return { items: found.items.map(fromSql), total: found.total };
   }
 
@@ -166,8 +168,8 @@ export function createTimeEntriesRepository(db: DbTx, connection?: Queryable) {
     async list(tenantId: string, filters: TimeEntryFilters, request: PageRequest): Promise<{ items: TimeEntry[]; total: number; totals: TimeTotals }> {
       const [found, [sums], amounts] = await Promise.all([
         page(Prisma.sql`tenant_id = ${tenantId}::uuid`, filters, countOf(tenantId, filters), request),
-        rows<{ minutes: string; billable_minutes: string }>(minutesOf(tenantId, filters)),
-        rows<{ currency: TimeEntry['currency']; amount: string; billable_amount: string }>(amountsOf(tenantId, filters)),
+        listRows<{ minutes: string; billable_minutes: string }>(minutesOf(tenantId, filters)),
+        listRows<{ currency: TimeEntry['currency']; amount: string; billable_amount: string }>(amountsOf(tenantId, filters)),
       ]);
       return {
         items: found.items,

@@ -28,7 +28,8 @@ export interface UserWrite {
 }
 
 /** `connection`: where the SQL of `isActiveLocked` runs when given (the pool); inside a transaction, through it. */
-export function createUsersRepository(db: DbTx, connection?: Queryable) {
+/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
+export function createUsersRepository(db: DbTx, connection?: Queryable, reads?: Queryable) {
   const rows = sqlRows(db, connection);
   return {
     /** Active users only: a deactivated user has left the list. */
@@ -38,7 +39,7 @@ export function createUsersRepository(db: DbTx, connection?: Queryable) {
      */
     async listActive(tenantId: string, page: PageRequest): Promise<{ items: User[]; total: number }> {
       const found = await lists.keysetListPage<UserRow>(
-        sqlRows(db),
+        sqlRows(db, reads),
         listWindow(page),
         {
           table: 'users',

@@ -50,9 +50,12 @@ export interface TestDesk {
  * Redis for the rate limiter (under a prefix of its own), a real signing key,
  * listening on a free port so the issuer URL is a real one.
  */
-export async function startDesk(overrides: Partial<DeskSettings> & { withRedis?: boolean; verifySecret?: SecretVerifier } = {}): Promise<TestDesk> {
+export async function startDesk(
+  // readUrl: DATABASE_READ_URL (test/read-replica.test.ts).
+  overrides: Partial<DeskSettings> & { withRedis?: boolean; verifySecret?: SecretVerifier; readUrl?: string } = {},
+): Promise<TestDesk> {
   const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
-  const db = createDb(database.url);
+  const db = createDb(database.url, { readUrl: overrides.readUrl });
   const logger = createLogger({ service: 'desk', level: 'error' });
   const redis = overrides.withRedis === false ? undefined : await connectedRedis(logger);
   const server = http.createServer();

@@ -42,8 +42,13 @@ export function toContract(row: Selectable<Contract>): ContractRecord {
 
 const LIST_ORDER = { columns: ['valid_from', 'id'], direction: 'desc' } as const;
 
-/** Every query is bounded by the caller's tenant: another tenant's contracts are simply not found. */
-export function createContractsRepository(db: Db) {
+/**
+ * Every query is bounded by the caller's tenant: another tenant's contracts are simply not found.
+ *
+ * `reads` serves the list's page and total alone (the read replica, tolerating its lag; `db` when
+ * there is none); everything else, and every read in a write, goes through `db`.
+ */
+export function createContractsRepository(db: Db, reads: Db = db) {
   /** An employee's contracts (by employee id or by its desk user id), oldest first. */
   async function history(tenantId: string, by: { employeeId: string } | { userId: string }): Promise<ContractRecord[]> {
     const rows = await db
@@ -81,7 +86,7 @@ export function createContractsRepository(db: Db) {
      * so contracts keep no list_counts counter.
      */
     list(tenantId: string, employeeId: string, window: ListWindow): Promise<{ items: ContractRecord[]; total: number }> {
-      const ofEmployee = db.selectFrom('contracts').where('tenant_id', '=', tenantId).where('employee_id', '=', employeeId);
+      const ofEmployee = reads.selectFrom('contracts').where('tenant_id', '=', tenantId).where('employee_id', '=', employeeId);
       return listPage({
         window,
         afterKey: async (id) => {

@@ -144,8 +144,13 @@ function withCurrentContract(db: Db, employees: SelectQueryBuilder<DB, 'employee
     .orderBy('e.id', 'desc');
 }
 
-/** Every query is bounded by the caller's tenant: another tenant's rows are simply not found. */
-export function createEmployeesRepository(db: Db) {
+/**
+ * Every query is bounded by the caller's tenant: another tenant's rows are simply not found.
+ *
+ * `reads` serves the list's page and total alone (the read replica, tolerating its lag; `db` when
+ * there is none); everything else, and every read in a write, goes through `db`.
+ */
+export function createEmployeesRepository(db: Db, reads: Db = db) {
   /** The employee as the API shows it, read through `on` (the database or a transaction). */
   async function findById(tenantId: string, id: string, on: Db = db): Promise<EmployeeRecord | null> {
     const row = await withCurrentContract(on, on.selectFrom('employees').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id)).executeTakeFirst();
@@ -164,15 +169,15 @@ export function createEmployeesRepository(db: Db) {
       return listPage({
         window,
         afterKey: async (id) => {
-          const row = await db.selectFrom('employees').select(['created_at', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          const row = await reads.selectFrom('employees').select(['created_at', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
           return row && [row.created_at, row.id];
         },
         page: async (afterKey) => {
-          const page = inListOrder(db.selectFrom('employees').selectAll().where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
-          return (await withCurrentContract(db, page).execute()).map(toEmployee);
+          const page = inListOrder(reads.selectFrom('employees').selectAll().where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          return (await withCurrentContract(reads, page).execute()).map(toEmployee);
         },
         total: async () =>
-          filtered ? countOf(db.selectFrom('employees').where(matching(tenantId, filter))) : listCount(db, { tenantId, list: 'employees' }),
+          filtered ? countOf(reads.selectFrom('employees').where(matching(tenantId, filter))) : listCount(reads, { tenantId, list: 'employees' }),
         unknownAfter: unknownAfterItem,
       });
     },
@@ -184,6 +189,12 @@ export function createEmployeesRepository(db: Db) {
     },
 
     findById: (tenantId: string, id: string) => findById(tenantId, id),
+
+    /** The tenant's employee with this helpdesk user, from the primary (a write's checks read it). */
+    async findByUserId(tenantId: string, userId: string): Promise<EmployeeRecord | null> {
+      const row = await withCurrentContract(db, db.selectFrom('employees').selectAll().where('tenant_id', '=', tenantId).where('user_id', '=', userId)).executeTakeFirst();
+      return row ? toEmployee(row) : null;
+    },
 
     /**
      * Writes, then reads the employee as the API shows it, in one transaction: a connection lost

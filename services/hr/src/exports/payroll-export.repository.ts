@@ -91,7 +91,7 @@ export interface PayrollExportRepositoryOptions {
 }
 
 /**
- * The export streams from the service's pool, through a cursor inside a read-only transaction that
+ * The export streams from `db` (the read replica's pool when there is one), through a cursor inside a read-only transaction that
  * names its connection EXPORT_APPLICATION_NAME while it lasts; at most `poolSize` exports at once.
  */
 export function createPayrollExportRepository(db: Db, options: PayrollExportRepositoryOptions) {

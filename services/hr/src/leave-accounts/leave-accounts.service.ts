@@ -71,7 +71,7 @@ export function createLeaveAccountsService(deps: {
      */
     async assertVacationFits(tenantId: string, userId: string, days: readonly string[]): Promise<void> {
       if (days.length === 0) return;
-      const [employee] = (await employees.list(tenantId, { userId }, { skip: 0, take: 1 })).items;
+      const employee = await employees.findByUserId(tenantId, userId);
       if (!employee) return;
       const lastYear = yearOf(days[days.length - 1]!);
       const { inputs, allowNegativeBalance, hasContract } = await inputsOf(tenantId, employee, lastYear);

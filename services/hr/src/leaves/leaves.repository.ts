@@ -129,8 +129,13 @@ async function countedTotal(db: Db, tenantId: string, filter: LeaveFilter): Prom
   return all - endedBefore - startedAfter;
 }
 
-/** Every query is bounded by the caller's tenant: another tenant's leaves are simply not found. */
-export function createLeavesRepository(db: Db) {
+/**
+ * Every query is bounded by the caller's tenant: another tenant's leaves are simply not found.
+ *
+ * `reads` serves the list's page and total alone (the read replica, tolerating its lag; `db` when
+ * there is none); everything else, and every read in a write, goes through `db`.
+ */
+export function createLeavesRepository(db: Db, reads: Db = db) {
   const findById = async (tenantId: string, id: string, on: Db = db): Promise<LeaveRecord | null> => {
     const row = await leaves(on, tenantId).where('leaves.id', '=', id).executeTakeFirst();
     return row ? toLeave(row) : null;
@@ -147,14 +152,14 @@ export function createLeavesRepository(db: Db) {
       return listPage({
         window,
         afterKey: async (id) => {
-          const row = await db.selectFrom('leaves').select(['start_date', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          const row = await reads.selectFrom('leaves').select(['start_date', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
           return row && [row.start_date, row.id];
         },
         page: async (afterKey) => {
-          const page = inListOrder(leaves(db, tenantId).where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          const page = inListOrder(leaves(reads, tenantId).where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
           return (await page.execute()).map(toLeave);
         },
-        total: async () => (await countedTotal(db, tenantId, filter)) ?? countOf(db.selectFrom('leaves').where(matching(tenantId, filter))),
+        total: async () => (await countedTotal(reads, tenantId, filter)) ?? countOf(reads.selectFrom('leaves').where(matching(tenantId, filter))),
         unknownAfter: unknownAfterItem,
       });
     },

@@ -208,8 +208,13 @@ async function ownerOf(trx: Db, tenantId: string, id: string): Promise<{ userId:
   return row ? { userId: row.user_id, date: row.date } : null;
 }
 
-/** Every query is bounded by the caller's tenant: another tenant's sheets are simply not found. */
-export function createTimesheetsRepository(db: Db) {
+/**
+ * Every query is bounded by the caller's tenant: another tenant's sheets are simply not found.
+ *
+ * `reads` serves the list's page and total alone (the read replica, tolerating its lag; `db` when
+ * there is none); everything else, and every read in a write, goes through `db`.
+ */
+export function createTimesheetsRepository(db: Db, reads: Db = db) {
   return {
     /**
      * A page and the exact total; the newest day first, the id keeping pages stable within a day;
@@ -221,14 +226,14 @@ export function createTimesheetsRepository(db: Db) {
       return listPage({
         window,
         afterKey: async (id) => {
-          const row = await db.selectFrom('timesheets').select(['date', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          const row = await reads.selectFrom('timesheets').select(['date', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
           return row && [row.date, row.id];
         },
         page: async (afterKey) => {
-          const page = inListOrder(sheets(db, tenantId).where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          const page = inListOrder(sheets(reads, tenantId).where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
           return (await page.execute()).map(toTimesheet);
         },
-        total: () => total(db, tenantId, filter),
+        total: () => total(reads, tenantId, filter),
         unknownAfter: unknownAfterItem,
       });
     },

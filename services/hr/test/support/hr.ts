@@ -18,8 +18,8 @@ export type TestDb = PrismaClient & { service: HrDatabase };
 export type TestHr = ServiceUnderTest<TestDb>;
 
 /** The oracle beside a service database of `databaseUrl` whose pool has room for `exportConnections` exports. */
-export function testDb(databaseUrl: string, exportConnections: number = EXPORT_DEFAULTS.poolSize): TestDb & { $disconnect(): Promise<void> } {
-  const service = createDb(databaseUrl, { exportConnections });
+export function testDb(databaseUrl: string, exportConnections: number = EXPORT_DEFAULTS.poolSize, readUrl?: string): TestDb & { $disconnect(): Promise<void> } {
+  const service = createDb(databaseUrl, { exportConnections, readUrl });
   const oracle = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   const disconnect = oracle.$disconnect.bind(oracle);
   return Object.assign(oracle, {
@@ -37,11 +37,13 @@ export interface StartHrOptions {
   databaseUrl?: string;
   /** Instead of the kit's (errors to stdout), e.g. one whose lines a test reads. */
   logger?: Logger;
+  /** DATABASE_READ_URL: where the lists and the exports read (test/read-replica.test.ts). */
+  readUrl?: string;
 }
 
 /** hr in-process on a fresh database, real Redis and real tokens; `token()` holds `read:hr write:hr`. */
 export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
-  const createTestDb = (databaseUrl: string) => testDb(databaseUrl, options.settings?.exports?.poolSize);
+  const createTestDb = (databaseUrl: string) => testDb(databaseUrl, options.settings?.exports?.poolSize, options.readUrl);
   const depsOf = (db: TestDb, redis: Redis, logger: Logger, settings: Omit<HrSettings, 'exports'>): HrDeps => ({
     database: db.service,
     redis,

@@ -72,9 +72,14 @@ function toConnector(row: Pick<Selectable<Connector>, (typeof COLUMNS)[number]>)
   };
 }
 
-/** Every query of the API is bounded by the owner (the caller's MSP tenant); the workers' are not. */
-export function createConnectorsRepository(db: Db) {
-  const ownedBy = (ownerTenantId: string) => db.selectFrom('connectors').where('owner_tenant_id', '=', ownerTenantId);
+/**
+ * Every query of the API is bounded by the owner (the caller's MSP tenant); the workers' are not.
+ *
+ * `reads` serves the lists' pages and totals alone (the read replica, tolerating its lag; `db` when
+ * there is none); everything else, and every read in a write, goes through `db`.
+ */
+export function createConnectorsRepository(db: Db, reads: Db = db) {
+  const ownedBy = (ownerTenantId: string, on: Db = db) => on.selectFrom('connectors').where('owner_tenant_id', '=', ownerTenantId);
   const one = async (query: Promise<Pick<Selectable<Connector>, (typeof COLUMNS)[number]> | undefined>) => {
     const row = await query;
     return row ? toConnector(row) : null;
@@ -88,17 +93,17 @@ export function createConnectorsRepository(db: Db) {
      * bounded by them, not by the owner's size.
      */
     async list(ownerTenantId: string, filter: ConnectorFilter, window: ListWindow): Promise<{ items: ConnectorRecord[]; total: number }> {
-      let rows = ownedBy(ownerTenantId);
+      let rows = ownedBy(ownerTenantId, reads);
       if (filter.managedTenantId !== undefined) rows = rows.where('managed_tenant_id', '=', filter.managedTenantId);
       if (filter.enabledOnly) rows = rows.where('enabled', '=', true);
       const filtered = rows;
       const { items, total } = await listPage({
         window,
-        afterKey: (id) => afterKeyOf(ownedBy(ownerTenantId), NEWEST_FIRST, id),
+        afterKey: (id) => afterKeyOf(ownedBy(ownerTenantId, reads), NEWEST_FIRST, id),
         page: (key) => inListOrder(filtered.select(COLUMNS), NEWEST_FIRST, window, key).execute(),
         total: async () =>
           filter.managedTenantId === undefined
-            ? listCount(db, { tenantId: ownerTenantId, list: 'connectors', ...(filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : {}) })
+            ? listCount(reads, { tenantId: ownerTenantId, list: 'connectors', ...(filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : {}) })
             : (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
         unknownAfter: unknownAfterItem,
       });

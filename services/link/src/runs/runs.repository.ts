@@ -67,8 +67,11 @@ const NEWEST_FIRST = { columns: ['created_at', 'id'], direction: 'desc' } as con
 /**
  * The bookkeeping of one kind's runs, the same for every kind: its table (the kind's input
  * columns plus the run's status and times) and its rows of `run_tasks`.
+ *
+ * `reads` serves the lists' pages and totals alone (the read replica, tolerating its lag; `db` when
+ * there is none); everything else, and every read in a write, goes through `db`.
  */
-export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spec: RunTable<R, I>) {
+export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spec: RunTable<R, I>, reads: Db = db) {
   const { table, taskKey, openColumn } = spec;
   const runsIn = (client: Db) => client as unknown as RunsDatabase;
 
@@ -146,18 +149,18 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
 
     /** A page of the owner's runs, newest first, with their tasks, and its exact total (a counter of list_counts, whole or by status). */
     async list(ownerTenantId: string, filter: { status?: RunStatus }, window: ListWindow): Promise<{ items: R[]; total: number }> {
-      const owned = runsIn(db).selectFrom(table).where('owner_tenant_id', '=', ownerTenantId);
+      const owned = runsIn(reads).selectFrom(table).where('owner_tenant_id', '=', ownerTenantId);
       const filtered = filter.status === undefined ? owned : owned.where('status', '=', filter.status);
       const { items, total } = await listPage({
         window,
         afterKey: (id) => afterKeyOf(owned, NEWEST_FIRST, id),
         page: (key) => inListOrder(filtered.selectAll(), NEWEST_FIRST, window, key).execute(),
         total: () =>
-          listCount(db, { tenantId: ownerTenantId, list: table, ...(filter.status === undefined ? {} : { dimension: 'status', value: filter.status }) }),
+          listCount(reads, { tenantId: ownerTenantId, list: table, ...(filter.status === undefined ? {} : { dimension: 'status', value: filter.status }) }),
         unknownAfter: unknownAfterItem,
       });
       if (!items.length) return { items: [], total };
-      const tasks = await tasksOf(db, items.map((run) => run.id));
+      const tasks = await tasksOf(reads, items.map((run) => run.id));
       return { items: items.map((run) => spec.toRun(run, tasks.get(run.id) ?? [])), total };
     },
 

@@ -20,6 +20,8 @@ import { createTenantsRepository } from '../tenants/tenants.repository';
 
 export interface RunsDeps {
   db: Db;
+  /** Where the runs' lists read (the read replica, DATABASE_READ_URL); `db` when not given. */
+  reads?: Db;
   logger: Logger;
   desk: DeskClient;
   directories: Directories;
@@ -53,7 +55,7 @@ export function createRuns(deps: RunsDeps) {
     // The kind names its table; its executors save to it through the repository made from it.
     const made: { runs?: RunsRepository<R, I> } = {};
     const kind = make({ directories, desk, tenants, save: (id, fields) => made.runs!.save(id, fields) });
-    const runs = (made.runs = createRunsRepository<R, I>(db, kind.table));
+    const runs = (made.runs = createRunsRepository<R, I>(db, kind.table, deps.reads ?? db));
     const lock = runLockOf(deps.resourceLock, kind.name);
     return {
       kind,

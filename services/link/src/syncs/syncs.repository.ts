@@ -180,7 +180,11 @@ export class OpenRunExistsError extends Error {
   }
 }
 
-export function createSyncsRepository(db: Db) {
+/**
+ * `reads` serves the lists' pages and totals alone (the read replica, tolerating its lag; `db` when
+ * there is none); everything else, and every read in a write, goes through `db`.
+ */
+export function createSyncsRepository(db: Db, reads: Db = db) {
   const findOpen = async (connectorId: string): Promise<SyncRunRecord | null> => {
     const row = await db.selectFrom('sync_runs').select(RUN_COLUMNS).where('open_connector_id', '=', connectorId).executeTakeFirst();
     return row ? toSyncRun(row) : null;
@@ -206,12 +210,12 @@ export function createSyncsRepository(db: Db) {
 
     /** A page of the connector's runs, newest first, and its exact total (a counter of list_counts kept per connector). */
     async list(connectorId: string, window: ListWindow): Promise<{ items: SyncRunRecord[]; total: number }> {
-      const runs = db.selectFrom('sync_runs').where('connector_id', '=', connectorId);
+      const runs = reads.selectFrom('sync_runs').where('connector_id', '=', connectorId);
       const { items, total } = await listPage({
         window,
         afterKey: (id) => afterKeyOf(runs, NEWEST_FIRST, id),
         page: (key) => inListOrder(runs.select(RUN_COLUMNS), NEWEST_FIRST, window, key).execute(),
-        total: () => listCount(db, { tenantId: connectorId, list: 'sync_runs' }),
+        total: () => listCount(reads, { tenantId: connectorId, list: 'sync_runs' }),
         unknownAfter: unknownAfterItem,
       });
       return { items: items.map(toSyncRun), total };
@@ -405,12 +409,12 @@ export function createSyncsRepository(db: Db) {
 
     /** A page of the mirror's users (deleted ones too) by user name, and its exact total (list_counts, per connector). */
     async listMirror(connectorId: string, window: ListWindow): Promise<{ items: StoredMirrorUser[]; total: number }> {
-      const users = db.selectFrom('directory_users').where('connector_id', '=', connectorId);
+      const users = reads.selectFrom('directory_users').where('connector_id', '=', connectorId);
       const { items, total } = await listPage({
         window,
         afterKey: (scimId) => afterKeyOf(users, BY_USER_NAME, scimId, 'scim_id'),
         page: (key) => inListOrder(users.select(MIRROR_USER_COLUMNS), BY_USER_NAME, window, key).execute(),
-        total: () => listCount(db, { tenantId: connectorId, list: 'directory_users' }),
+        total: () => listCount(reads, { tenantId: connectorId, list: 'directory_users' }),
         unknownAfter: unknownAfterItem,
       });
       return { items: items.map(toMirrorUser), total };
@@ -418,12 +422,12 @@ export function createSyncsRepository(db: Db) {
 
     /** A page of the mirror's groups by display name, and its exact total (list_counts, per connector). */
     async listGroups(connectorId: string, window: ListWindow): Promise<{ items: MirrorGroupRow[]; total: number }> {
-      const groups = db.selectFrom('directory_groups').where('connector_id', '=', connectorId);
+      const groups = reads.selectFrom('directory_groups').where('connector_id', '=', connectorId);
       const { items, total } = await listPage({
         window,
         afterKey: (scimId) => afterKeyOf(groups, BY_DISPLAY_NAME, scimId, 'scim_id'),
         page: (key) => inListOrder(groups.select(GROUP_ROW_COLUMNS), BY_DISPLAY_NAME, window, key).execute(),
-        total: () => listCount(db, { tenantId: connectorId, list: 'directory_groups' }),
+        total: () => listCount(reads, { tenantId: connectorId, list: 'directory_groups' }),
         unknownAfter: unknownAfterItem,
       });
       return { items: items.map(toGroupRow), total };

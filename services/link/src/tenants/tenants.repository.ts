@@ -50,9 +50,12 @@ function toTenant(row: Pick<Selectable<ManagedTenant>, (typeof COLUMNS)[number]>
 /**
  * Every query is bounded by the owner, the MSP tenant named by the caller's token: another
  * owner's rows are simply not found.
+ *
+ * `reads` serves the lists' pages and totals alone (the read replica, tolerating its lag; `db` when
+ * there is none); everything else, and every read in a write, goes through `db`.
  */
-export function createTenantsRepository(db: Db) {
-  const ownedBy = (ownerTenantId: string) => db.selectFrom('managed_tenants').where('owner_tenant_id', '=', ownerTenantId);
+export function createTenantsRepository(db: Db, reads: Db = db) {
+  const ownedBy = (ownerTenantId: string, on: Db = db) => on.selectFrom('managed_tenants').where('owner_tenant_id', '=', ownerTenantId);
 
   return {
     /**
@@ -61,13 +64,13 @@ export function createTenantsRepository(db: Db) {
      * bounded by the client's tenants).
      */
     async list(ownerTenantId: string, filter: TenantFilter, window: ListWindow): Promise<{ items: TenantRecord[]; total: number }> {
-      let rows = ownedBy(ownerTenantId);
+      let rows = ownedBy(ownerTenantId, reads);
       if (filter.status !== undefined) rows = rows.where('status', '=', filter.status);
       if (filter.clientId !== undefined) rows = rows.where('client_id', '=', filter.clientId);
       const filtered = rows;
       const { items, total } = await listPage({
         window,
-        afterKey: (id) => afterKeyOf(ownedBy(ownerTenantId), NEWEST_FIRST, id),
+        afterKey: (id) => afterKeyOf(ownedBy(ownerTenantId, reads), NEWEST_FIRST, id),
         page: (key) => inListOrder(filtered.select(COLUMNS), NEWEST_FIRST, window, key).execute(),
         total: async () => {
           if (filter.status !== undefined && filter.clientId !== undefined) {
@@ -79,7 +82,7 @@ export function createTenantsRepository(db: Db) {
               : filter.clientId !== undefined
                 ? { dimension: 'client_id', value: filter.clientId }
                 : {};
-          return listCount(db, { tenantId: ownerTenantId, list: 'managed_tenants', ...counted });
+          return listCount(reads, { tenantId: ownerTenantId, list: 'managed_tenants', ...counted });
         },
         unknownAfter: unknownAfterItem,
       });

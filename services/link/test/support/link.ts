@@ -26,6 +26,8 @@ export interface StartLinkOptions {
    * queued. Not started at all when `databaseUrl` is given and this is unset (it may be unreachable).
    */
   workers?: boolean;
+  /** DATABASE_READ_URL: where the lists read (test/read-replica.test.ts). */
+  readUrl?: string;
 }
 
 /** link in-process on a fresh database, real Redis, real tokens and its job queue; `token()` holds `admin:tenant`. */
@@ -37,7 +39,7 @@ export function startLink(options: StartLinkOptions = {}): Promise<TestLink> {
     defaultScope: 'admin:tenant',
     databaseUrl: options.databaseUrl,
     createApp: async ({ databaseUrl, redis, logger, settings }) => {
-      const database = createDb(databaseUrl);
+      const database = createDb(databaseUrl, options.readUrl === undefined ? {} : { readUrl: options.readUrl });
       const log: Logger = options.logStream ? createLogger({ service: 'link', level: 'debug', stream: options.logStream }) : logger;
       const queue = createJobQueue({ databaseUrl, logger: log, pollingIntervalSeconds: 0.5, superviseIntervalSeconds: 1, stopTimeoutMs: 1000, work: options.workers !== false });
       const { app, schedule } = createLinkApp({
