@@ -2,6 +2,8 @@ import type { Outbound } from '@msp/outbound';
 import { createScimClient, ScimError, type ScimClient } from '../scim/scim-client';
 import type { SecretBox } from '@msp/secrets';
 import { createLdapDirectory } from '../ldap/ldap-directory';
+import { createLdapAccounts } from '../ldap/ldap-accounts';
+import type { Directory } from '../runs/directory';
 import { LdapError } from '../ldap/ldap-connection';
 import { modifiedSinceFilter, type SyncSource } from '../syncs/sync.mirror';
 import type { ConnectorRecord, ConnectorsRepository } from './connectors.repository';
@@ -25,8 +27,8 @@ export interface ConnectorDirectories {
   enabledConnectorOf(managedTenantId: string): Promise<ConnectorRecord | null>;
   /** Whether the managed tenant has an enabled connector. */
   hasEnabledConnector(managedTenantId: string): Promise<boolean>;
-  /** The SCIM client of the managed tenant's enabled connector; a NoConnectorError when there is none. */
-  open(managedTenantId: string): Promise<ScimClient>;
+  /** The directory of the managed tenant's enabled connector (SCIM or LDAP); a NoConnectorError when there is none. */
+  open(managedTenantId: string): Promise<Directory>;
   /** Network, timeout, 429 and 5xx from a directory: worth another try. */
   isRetryable(error: unknown): boolean;
   /** A directory's failure in words, whether to try again, and how long it asked to wait; null for errors that are not a directory's. */
@@ -86,6 +88,9 @@ export function createConnectorDirectories(deps: { connectors: ConnectorsReposit
     async open(managedTenantId) {
       const connector = await connectors.findEnabledForManagedTenant(managedTenantId);
       if (!connector) throw new NoConnectorError(managedTenantId);
+      if (connector.type === 'ldap' && connector.ldap) {
+        return createLdapAccounts({ url: connector.baseUrl, settings: connector.ldap, bindPassword: secrets.open(connector.bearerTokenEncrypted), outbound });
+      }
       return clientOf(connector);
     },
     isRetryable: (error) => (error instanceof ScimError || error instanceof LdapError) && error.retryable,
