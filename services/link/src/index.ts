@@ -38,6 +38,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
     desk,
     directories: createConnectorDirectories({ connectors: createConnectorsRepository(database.db), secrets, outbound: directoryOutbound }),
     queue,
+    secrets,
   });
   defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 30 });
 

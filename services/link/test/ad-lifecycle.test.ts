@@ -111,6 +111,37 @@ describe('Active Directory joiner and leaver', () => {
     });
     expect(run.tasks.find((task: { name: string }) => task.name === 'assign_bundles')).toMatchObject({ status: 'succeeded', result: { assigned: ['vpn'], missing: [] } });
     expect(JSON.stringify(run)).not.toMatch(/initial_password/);
+
+    // The initial password, once: it lets the new account bind (AD's complexity rules were met).
+    const credentials = await request(h.link.app).post(`/api/v1/onboardings/${run.id}/credentials`).set('Authorization', h.auth);
+    expect(credentials.status).toBe(200);
+    expect(credentials.body).toEqual({ user_name: 'ada.lovelace', initial_password: expect.stringMatching(/^.{20}$/) });
+    expect(JSON.stringify(await h.link.db.onboarding.findUniqueOrThrow({ where: { id: run.id } }))).not.toContain(credentials.body.initial_password);
+    const again = await request(h.link.app).post(`/api/v1/onboardings/${run.id}/credentials`).set('Authorization', h.auth);
+    expect(again.status).toBe(410);
+    expect(again.body.type).toBe('urn:msp:problem:credentials_already_retrieved');
+    // pwdLastSet 0: the password is right but must be changed (AD answers 773 "must change" in the bind's data).
+    const bind = await dc.connect({ bindDn: `CN=Ada Lovelace,${dc.usersOu}`, password: credentials.body.initial_password }).then(
+      async (client) => {
+        await client.unbind();
+        return 'bound';
+      },
+      (error: Error) => error.message,
+    );
+    expect(bind).toMatch(/bound|data 773/);
+    const wrong = await dc.connect({ bindDn: `CN=Ada Lovelace,${dc.usersOu}`, password: 'Not-The-Password-1' }).then(
+      async (client) => {
+        await client.unbind();
+        return 'bound';
+      },
+      (error: Error) => error.message,
+    );
+    expect(wrong).not.toMatch(/bound|data 773/);
+  });
+
+  test('When credentials are asked of an onboarding of another tenant or one that does not exist, then 404', async () => {
+    const response = await request(h.link.app).post(`/api/v1/onboardings/00000000-0000-4000-8000-000000000000/credentials`).set('Authorization', h.auth);
+    expect(response.status).toBe(404);
   });
 
   test('When a second joiner has the same name, then they get a unique sAMAccountName and cn rather than a failed run', async () => {

@@ -89,7 +89,16 @@ export function createConnectorDirectories(deps: { connectors: ConnectorsReposit
       const connector = await connectors.findEnabledForManagedTenant(managedTenantId);
       if (!connector) throw new NoConnectorError(managedTenantId);
       if (connector.type === 'ldap' && connector.ldap) {
-        return createLdapAccounts({ url: connector.baseUrl, settings: connector.ldap, bindPassword: secrets.open(connector.bearerTokenEncrypted), outbound });
+        const accounts = createLdapAccounts({ url: connector.baseUrl, settings: connector.ldap, bindPassword: secrets.open(connector.bearerTokenEncrypted), outbound });
+        return {
+          ...accounts,
+          // The password leaves the LDAP client sealed: the run stores it so, and only the
+          // credentials endpoint opens it.
+          async createUser(user) {
+            const { id, userName, initialPassword } = await accounts.createUser(user);
+            return { id, userName, initialPasswordSealed: secrets.seal(initialPassword) };
+          },
+        };
       }
       return clientOf(connector);
     },

@@ -65,7 +65,7 @@ export interface LdapAccountsOptions {
   outbound: Outbound;
 }
 
-export type LdapAccounts = Directory & {
+export type LdapAccounts = Omit<Directory, 'createUser'> & {
   createUser(user: DirectoryUserInput): Promise<{ id: string; userName: string; dn: string; initialPassword: string }>;
   /** The DN a joiner would get, and whether the OU exists (dry runs). */
   dnOf(userId: string): Promise<string | null>;

@@ -22,8 +22,12 @@ export interface DisableOutcome {
 }
 
 export interface Directory {
-  /** SCIM POST /Users; answers the directory's id. */
-  createUser(user: DirectoryUserInput): Promise<{ id: string }>;
+  /**
+   * SCIM POST /Users; answers the directory's id. A directory where link sets the first password
+   * (LDAP) also answers the account's own user name and that password, sealed (never in clear
+   * outside the directory client).
+   */
+  createUser(user: DirectoryUserInput): Promise<{ id: string; userName?: string; initialPasswordSealed?: string }>;
   /** The user whose userName is exactly this, or null. */
   findUserByUserName(userName: string): Promise<{ id: string; active: boolean } | null>;
   /** The group of exactly this displayName, or null. */

@@ -101,6 +101,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           desk: deskClient,
           directories: createConnectorDirectories({ connectors: createConnectorsRepository(db), secrets, outbound }),
           queue: jobs,
+          secrets,
           maxAttempts: options.maxAttempts ?? 5,
           now: options.now,
         });
