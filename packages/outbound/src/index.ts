@@ -189,6 +189,14 @@ export interface Outbound {
    * read up to the size limit (OutboundResponseTooLargeError).
    */
   fetch(url: string | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * The addresses of `host` a socket may connect to, judged as `check` judges a URL's (an
+   * OutboundBlockedError otherwise): for protocols other than HTTP (LDAP), whose client connects to
+   * the address answered here rather than resolving the name again.
+   */
+  addressesFor(host: string): Promise<string[]>;
+  /** Whether loopback addresses are let through (OUTBOUND_ALLOW_LOOPBACK). */
+  readonly allowsLoopback: boolean;
   readonly timeoutMs: number;
 }
 
@@ -289,6 +297,8 @@ export function createOutbound(options: OutboundOptions = {}): Outbound {
   return {
     check,
     timeoutMs,
+    allowsLoopback: options.allowLoopback ?? false,
+    addressesFor: (host) => permittedAddresses(host.replace(/^\[(.*)\]$/, '$1')),
     async fetch(target, init = {}) {
       await check(target);
       const origin = new URL(target).origin;

@@ -79,8 +79,10 @@ export interface LinkDeps {
   queue: JobQueue;
   /** Seals and opens connector secrets (CONNECTOR_ENCRYPTION_KEY). */
   secrets: SecretBox;
-  /** Calls to directories and webhook endpoints: the address policy and the timeout. */
+  /** Calls to webhook endpoints (and directories, unless `directoryOutbound` is given): the address policy and the timeout. */
   outbound: Outbound;
+  /** Connections to connectors' directories (SCIM and LDAP): OUTBOUND_ALLOWED_NETWORKS on top of `outbound`'s policy. */
+  directoryOutbound?: Outbound;
   /** Seals and opens webhook signing secrets (webhookSecretsFromConfig: WEBHOOK_ENCRYPTION_KEY). */
   webhookSecrets: SecretBox;
   /**
@@ -90,7 +92,7 @@ export interface LinkDeps {
   resourceLock?: ResourceLock;
 }
 
-export function createLinkApp({ database, redis, logger, settings, runs, queue, secrets, outbound, webhookSecrets, resourceLock }: LinkDeps) {
+export function createLinkApp({ database, redis, logger, settings, runs, queue, secrets, outbound, directoryOutbound = outbound, webhookSecrets, resourceLock }: LinkDeps) {
   // link verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -102,12 +104,12 @@ export function createLinkApp({ database, redis, logger, settings, runs, queue, 
   const tenantsRepository = createTenantsRepository(db, reads);
   const tenants = createTenantsService(tenantsRepository);
   const connectorsRepository = createConnectorsRepository(db, reads);
-  const directories = createConnectorDirectories({ connectors: connectorsRepository, secrets, outbound });
+  const directories = createConnectorDirectories({ connectors: connectorsRepository, secrets, outbound: directoryOutbound });
   const syncsRepository = createSyncsRepository(db, reads);
   const syncRunner = createSyncRunner({ queue, syncs: syncsRepository, directories, logger, options: settings.sync });
   syncRunner.define();
-  const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound });
-  const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner });
+  const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound: directoryOutbound });
+  const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner, directories });
   const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
   // @msp/events still speaks raw SQL, not Kysely: it gets link's database through that surface.
   const events = createServiceEvents({

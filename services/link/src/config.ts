@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventsRetentionConfigProperties } from '@msp/events';
 import { commonConfigProperties, ConfigError, loadConfig } from '@msp/http';
-import { allowlistProblems } from '@msp/outbound';
+import { allowlistProblems, createOutbound, parseAllowlist, type Outbound } from '@msp/outbound';
+import { isIP } from 'node:net';
 import { encryptionKeyProblems } from '@msp/secrets';
 
 export const LinkConfigSchema = Type.Object({
@@ -38,6 +39,14 @@ export const LinkConfigSchema = Type.Object({
         'at rest. Required in production; elsewhere generated once into `$DATA_DIR/connector-encryption.key`.',
     }),
   ),
+  OUTBOUND_ALLOWED_NETWORKS: Type.Optional(
+    Type.String({
+      description:
+        'Comma-separated CIDR ranges (`10.20.0.0/16, fd00:1::/64`) link\'s directory connectors (SCIM and LDAP) may ' +
+        'reach although private: the networks of customers\' domain controllers behind a VPN. Every other private, ' +
+        'link-local and metadata address stays refused, checked where the socket connects. Webhooks do not get them.',
+    }),
+  ),
   SYNC_INTERVAL_MINUTES: Type.Number({
     exclusiveMinimum: 0,
     default: 60,
@@ -61,6 +70,34 @@ export function loadLinkConfig(env: NodeJS.ProcessEnv = process.env): LinkConfig
     ...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV),
   ];
   problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
+  try {
+    parseAllowedNetworks(config.OUTBOUND_ALLOWED_NETWORKS);
+  } catch (error) {
+    problems.push(`OUTBOUND_ALLOWED_NETWORKS ${(error as Error).message}`);
+  }
   if (problems.length) throw new ConfigError(problems);
   return config;
+}
+
+/** OUTBOUND_ALLOWED_NETWORKS: CIDR ranges only (a host name there would be trusted whatever it resolves to). */
+export function parseAllowedNetworks(value: string | undefined): string[] {
+  const entries = parseAllowlist(value);
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    if (prefix === undefined || !isIP(address)) throw new Error(`"${entry}" is not a CIDR range (such as 10.20.0.0/16)`);
+  }
+  return entries;
+}
+
+/**
+ * The address policy of link's directory connections: the service's own (OUTBOUND_ALLOWLIST,
+ * OUTBOUND_ALLOW_LOOPBACK) and the customers' networks of OUTBOUND_ALLOWED_NETWORKS.
+ */
+export function directoryOutboundFromConfig(config: Pick<LinkConfig, 'OUTBOUND_ALLOW_LOOPBACK' | 'OUTBOUND_ALLOWLIST' | 'OUTBOUND_ALLOWED_NETWORKS' | 'OUTBOUND_TIMEOUT_MS'>, options: { lookup?: (hostname: string) => Promise<string[]> } = {}): Outbound {
+  return createOutbound({
+    allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK ?? false,
+    allowlist: [...parseAllowlist(config.OUTBOUND_ALLOWLIST), ...parseAllowedNetworks(config.OUTBOUND_ALLOWED_NETWORKS)],
+    timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+    ...options,
+  });
 }

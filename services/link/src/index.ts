@@ -10,7 +10,7 @@ import { createDeskClient } from './desk/desk-client';
 import { createJobQueue } from './jobs/job-queue';
 import { defineRunQueues } from './runs/run-workers';
 import { createRuns } from './runs/runs';
-import { loadLinkConfig } from './config';
+import { directoryOutboundFromConfig, loadLinkConfig } from './config';
 import { createDb, MIGRATIONS_DIR } from './db';
 
 runService('link', loadLinkConfig, async (config, logger) => {
@@ -25,6 +25,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
   const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });
   const secrets = createSecretBox(resolveEncryptionKey(config.CONNECTOR_ENCRYPTION_KEY, config.DATA_DIR, { variable: 'CONNECTOR_ENCRYPTION_KEY', file: 'connector-encryption.key' }), 'CONNECTOR_ENCRYPTION_KEY');
   const outbound = outboundFromConfig(config);
+  const directoryOutbound = directoryOutboundFromConfig(config);
 
   // Onboarding and offboarding: link calls desk with its own service credential.
   const desk = createDeskClient(
@@ -39,8 +40,9 @@ runService('link', loadLinkConfig, async (config, logger) => {
     resourceLock,
     logger,
     desk,
-    directories: createConnectorDirectories({ connectors: createConnectorsRepository(database.db), secrets, outbound }),
+    directories: createConnectorDirectories({ connectors: createConnectorsRepository(database.db), secrets, outbound: directoryOutbound }),
     queue,
+    secrets,
   });
   defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 30 });
 
@@ -52,6 +54,7 @@ runService('link', loadLinkConfig, async (config, logger) => {
     runs,
     secrets,
     outbound,
+    directoryOutbound,
     webhookSecrets: webhookSecretsFromConfig(config),
     resourceLock,
     settings: {

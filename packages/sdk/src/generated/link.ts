@@ -73,7 +73,7 @@ export interface paths {
         put?: never;
         /**
          * Create a connector
-         * @description A SCIM 2.0 connector of one of your managed tenants. `config.bearer_token` is stored encrypted and never returned (`bearer_token_set: true`). In production, a `base_url` on a loopback, link-local or private address is refused (422 here, and again at every call, whatever the name resolves to then), unless OUTBOUND_ALLOWLIST names it.
+         * @description A SCIM 2.0 (`type: scim`) or Active Directory / OpenLDAP (`type: ldap`) connector of one of your managed tenants. `config.bearer_token` and `config.bind_password` are stored encrypted and never returned (`bearer_token_set`, `bind_password_set: true`). An `ldap` URL that would bind in clear (`ldap://` without `start_tls`, not on an allowed loopback) is 422 `insecure_transport`. In production, a `base_url` on a loopback, link-local or private address is refused (422 here, and again at every call, whatever the name resolves to then), unless OUTBOUND_ALLOWLIST names it.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -109,7 +109,7 @@ export interface paths {
         head?: never;
         /**
          * Change a connector
-         * @description Renames, enables or disables a connector, or changes its `config` (`base_url` and/or a new `bearer_token`; an omitted member keeps its value).
+         * @description Renames, enables or disables a connector, or changes its `config` (`scim`: `base_url` and/or a new `bearer_token`; `ldap`: any of its settings but `flavor`; an omitted member keeps its value).
          *
          *     Requires scope `admin:tenant`.
          */
@@ -233,7 +233,7 @@ export interface paths {
         };
         /**
          * Show a connector's health
-         * @description Derived from its finished sync runs: `disabled`, `unknown`, `healthy`, `degraded` (1–2 failures in a row) or `failing` (3 or more).
+         * @description Derived from its finished sync runs: `disabled`, `unknown`, `healthy`, `degraded` (1–2 failures in a row) or `failing` (3 or more). An enabled `ldap` connector is also checked at once (bind, read `base_dn` and `users_ou`): a failed check is `failing` with its `reason`; a passing one is at least `healthy` when no run has finished yet.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -312,6 +312,28 @@ export interface paths {
          *     Requires scope `admin:tenant`.
          */
         post: operations["cancelOnboarding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/onboardings/{id}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a joiner's initial password, once
+         * @description For directories where link sets the first password (`ldap` connectors): the account's user name (`sAMAccountName` / `uid`) and its random initial password, which must be changed at first logon. It is kept sealed until this call and erased by it: a second call is 410 `credentials_already_retrieved`. Before `create_account` has made the account (or for a directory that sets the password itself) 409.
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        post: operations["retrieveOnboardingCredentials"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1268,10 +1290,10 @@ export interface components {
              */
             tenant_id: string;
             /**
-             * @description `scim`: a SCIM 2.0 client (RFC 7643/7644).
+             * @description `scim`: a SCIM 2.0 client (RFC 7643/7644); `ldap`: Active Directory or OpenLDAP over LDAPS or StartTLS.
              * @enum {string}
              */
-            type: "scim";
+            type: "scim" | "ldap";
             name: string;
             /** @description Disabled connectors are kept but neither synchronised nor used by onboarding and offboarding. */
             enabled: boolean;
@@ -1280,6 +1302,29 @@ export interface components {
                 base_url: string;
                 /** @description Always true: a token is stored (encrypted); it is never returned. */
                 bearer_token_set: boolean;
+            } | {
+                /**
+                 * @description `active_directory` (also Samba AD) or `openldap`: which attributes hold the id, the user name, the disabled state and the change counter.
+                 * @enum {string}
+                 */
+                flavor: "active_directory" | "openldap";
+                url: string;
+                start_tls: boolean;
+                bind_dn: string;
+                /** @description Always true: a password is stored (encrypted); it is never returned. */
+                bind_password_set: boolean;
+                base_dn: string;
+                users_ou: string;
+                disabled_ou: string | null;
+                groups_base: string | null;
+                ca_certificate: string | null;
+                bundle_groups: {
+                    [key: string]: string;
+                };
+                upn_suffix: string | null;
+                department_ous: {
+                    [key: string]: string;
+                };
             };
             /** Format: date-time */
             created_at: string;
@@ -1320,6 +1365,25 @@ export interface components {
         /**
          * @example {
          *       "tenant_id": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *       "type": "ldap",
+         *       "name": "Corp Active Directory",
+         *       "config": {
+         *         "flavor": "active_directory",
+         *         "url": "ldaps://dc1.corp.example",
+         *         "bind_dn": "CN=link-svc,OU=Service Accounts,DC=corp,DC=example",
+         *         "bind_password": "<the bind account's password>",
+         *         "base_dn": "DC=corp,DC=example",
+         *         "users_ou": "OU=Staff,DC=corp,DC=example",
+         *         "disabled_ou": "OU=Disabled,DC=corp,DC=example",
+         *         "groups_base": "OU=Groups,DC=corp,DC=example",
+         *         "bundle_groups": {
+         *           "vpn": "CN=VPN,OU=Groups,DC=corp,DC=example"
+         *         },
+         *         "upn_suffix": "corp.example"
+         *       }
+         *     }
+         * @example {
+         *       "tenant_id": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *       "type": "scim",
          *       "name": "Contoso Entra ID",
          *       "config": {
@@ -1335,11 +1399,11 @@ export interface components {
              */
             tenant_id: string;
             /** @enum {string} */
-            type: "scim";
+            type: "scim" | "ldap";
             name: string;
             /** @default true */
             enabled?: boolean;
-            /** @description How to reach the SCIM directory. */
+            /** @description `scim`: base_url and bearer_token; `ldap`: see LdapConfigInput. */
             config: {
                 /**
                  * Format: uri
@@ -1352,6 +1416,77 @@ export interface components {
                  * @example <the directory's SCIM token>
                  */
                 bearer_token: string;
+            } | {
+                /**
+                 * @description `active_directory` (also Samba AD) or `openldap`: which attributes hold the id, the user name, the disabled state and the change counter.
+                 * @enum {string}
+                 */
+                flavor: "active_directory" | "openldap";
+                /**
+                 * @description `ldaps://host[:port]` (TLS from the first byte), or `ldap://host[:port]` with `start_tls: true`. A plain `ldap://` without StartTLS is refused (`insecure_transport`) unless the server is on loopback and OUTBOUND_ALLOW_LOOPBACK is set.
+                 * @example ldaps://dc1.corp.example
+                 */
+                url: string;
+                /**
+                 * @description Upgrade an `ldap://` connection with StartTLS before binding.
+                 * @default false
+                 */
+                start_tls?: boolean;
+                /**
+                 * @description The account link binds as (see docs/directories.md for the permissions it needs).
+                 * @example CN=link-svc,OU=Service Accounts,DC=corp,DC=example
+                 */
+                bind_dn: string;
+                /**
+                 * @description The bind account's password. Write-only: stored encrypted (AES-256-GCM), never returned or logged.
+                 * @example <the bind account's password>
+                 */
+                bind_password: string;
+                /**
+                 * @description The naming context (`DC=corp,DC=example`).
+                 * @example DC=corp,DC=example
+                 */
+                base_dn: string;
+                /**
+                 * @description Where users are read and joiners created.
+                 * @example OU=Staff,DC=corp,DC=example
+                 */
+                users_ou: string;
+                /**
+                 * @description Where leavers are moved; omit to leave them in place.
+                 * @example OU=Disabled,DC=corp,DC=example
+                 */
+                disabled_ou?: string;
+                /**
+                 * @description Where groups are read (default: `base_dn`).
+                 * @example OU=Groups,DC=corp,DC=example
+                 */
+                groups_base?: string;
+                /** @description PEM of the CA that issued the server's certificate, when it is not a public one. The certificate is always verified. */
+                ca_certificate?: string;
+                /**
+                 * @description Bundle name → group DN or name: what `assign_bundles` and `change_bundles` add and remove.
+                 * @example {
+                 *       "vpn": "CN=VPN,OU=Groups,DC=corp,DC=example"
+                 *     }
+                 */
+                bundle_groups?: {
+                    [key: string]: string;
+                };
+                /**
+                 * @description AD: `userPrincipalName` is `<sAMAccountName>@<upn_suffix>` when a joiner has no e-mail.
+                 * @example corp.example
+                 */
+                upn_suffix?: string;
+                /**
+                 * @description Department → OU DN: a mover whose new department is named here is moved there.
+                 * @example {
+                 *       "Finance": "OU=Finance,DC=corp,DC=example"
+                 *     }
+                 */
+                department_ous?: {
+                    [key: string]: string;
+                };
             };
         };
         /**
@@ -1367,7 +1502,6 @@ export interface components {
         UpdateConnectorRequest: {
             name?: string;
             enabled?: boolean;
-            /** @description Either or both; an omitted member keeps its value. */
             config?: {
                 /**
                  * Format: uri
@@ -1380,6 +1514,59 @@ export interface components {
                  * @example <the directory's SCIM token>
                  */
                 bearer_token?: string;
+            } | {
+                /**
+                 * @description `ldaps://host[:port]` (TLS from the first byte), or `ldap://host[:port]` with `start_tls: true`. A plain `ldap://` without StartTLS is refused (`insecure_transport`) unless the server is on loopback and OUTBOUND_ALLOW_LOOPBACK is set.
+                 * @example ldaps://dc1.corp.example
+                 */
+                url?: string;
+                /**
+                 * @description Upgrade an `ldap://` connection with StartTLS before binding.
+                 * @default false
+                 */
+                start_tls?: boolean;
+                /**
+                 * @description The account link binds as (see docs/directories.md for the permissions it needs).
+                 * @example CN=link-svc,OU=Service Accounts,DC=corp,DC=example
+                 */
+                bind_dn?: string;
+                /**
+                 * @description The bind account's password. Write-only: stored encrypted (AES-256-GCM), never returned or logged.
+                 * @example <the bind account's password>
+                 */
+                bind_password?: string;
+                /**
+                 * @description The naming context (`DC=corp,DC=example`).
+                 * @example DC=corp,DC=example
+                 */
+                base_dn?: string;
+                /**
+                 * @description Where users are read and joiners created.
+                 * @example OU=Staff,DC=corp,DC=example
+                 */
+                users_ou?: string;
+                disabled_ou?: string | null;
+                groups_base?: string | null;
+                ca_certificate?: string | null;
+                /**
+                 * @description Bundle name → group DN or name: what `assign_bundles` and `change_bundles` add and remove.
+                 * @example {
+                 *       "vpn": "CN=VPN,OU=Groups,DC=corp,DC=example"
+                 *     }
+                 */
+                bundle_groups?: {
+                    [key: string]: string;
+                };
+                upn_suffix?: string | null;
+                /**
+                 * @description Department → OU DN: a mover whose new department is named here is moved there.
+                 * @example {
+                 *       "Finance": "OU=Finance,DC=corp,DC=example"
+                 *     }
+                 */
+                department_ous?: {
+                    [key: string]: string;
+                };
             };
         };
         /**
@@ -1598,6 +1785,14 @@ export interface components {
         };
         /**
          * @example {
+         *       "status": "failing",
+         *       "last_run": null,
+         *       "last_success_at": null,
+         *       "consecutive_failures": 0,
+         *       "checked_at": "2026-11-23T10:05:00.000Z",
+         *       "reason": "ldaps://dc1.corp.example refused the bind as config.bind_dn (invalid credentials): check the bind DN and set the right config.bind_password; the account may also be disabled or locked"
+         *     }
+         * @example {
          *       "status": "degraded",
          *       "last_run": {
          *         "id": "5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
@@ -1633,6 +1828,8 @@ export interface components {
              * @description When this answer was computed.
              */
             checked_at: string;
+            /** @description `ldap` connectors, which are checked live (a bind and a read of `base_dn`) at every request: why the check failed (`status: failing`), in words a technician can act on (wrong password, unreachable server, a certificate that does not verify). Absent when the check passed. */
+            reason?: string;
         };
         /**
          * @example {
@@ -2146,6 +2343,18 @@ export interface components {
              * @example 1b2c3d4e-5f60-4718-8a9b-0c1d2e3f4a5b
              */
             tenant_id?: string;
+        };
+        /**
+         * @example {
+         *       "user_name": "ada.lovelace",
+         *       "initial_password": "k7#Qm2-vRt9!xWp4Zc8e"
+         *     }
+         */
+        OnboardingCredentials: {
+            /** @description The account's logon name (`sAMAccountName` on AD, `uid` on OpenLDAP). */
+            user_name: string;
+            /** @description The random initial password; it must be changed at first logon. Shown once. */
+            initial_password: string;
         };
         /**
          * @example {
@@ -4453,7 +4662,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
-            /** @description `tenant_id` is not one of your managed tenants, or (in production) `config.base_url` is a loopback, link-local or private address not in OUTBOUND_ALLOWLIST. */
+            /** @description `tenant_id` is not one of your managed tenants, `config` does not fit `type`, the URL would bind in clear (`insecure_transport`), or `config.base_url` / `config.url` is a loopback, link-local or private address not in OUTBOUND_ALLOWLIST or OUTBOUND_ALLOWED_NETWORKS. */
             422: {
                 headers: {
                     /** @description Requests allowed in the current window. */
@@ -4629,7 +4838,7 @@ export interface operations {
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
-            /** @description (In production) `config.base_url` is a loopback, link-local or private address not in OUTBOUND_ALLOWLIST. */
+            /** @description `config` does not fit the connector's type, the URL would bind in clear (`insecure_transport`), or the URL is a loopback, link-local or private address not allowed. */
             422: {
                 headers: {
                     /** @description Requests allowed in the current window. */
@@ -5185,6 +5394,70 @@ export interface operations {
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
+        };
+    };
+    retrieveOnboardingCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials; they are not kept any longer. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnboardingCredentials"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            /** @description `credentials_already_retrieved`: the password was read once and is no longer kept. */
+            410: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BusinessRuleProblem"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
         };
     };
     retryOnboarding: {

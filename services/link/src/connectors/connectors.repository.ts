@@ -3,8 +3,9 @@ import { unknownAfterItem, type ListWindow } from '@msp/http';
 import type { Selectable } from 'kysely';
 import type { Connector } from '../generated/kysely/database';
 import type { Db } from '../db';
+import { ldapSettingsOf, type LdapSettings } from '../ldap/ldap-settings';
 
-export type ConnectorType = 'scim';
+export type ConnectorType = 'scim' | 'ldap';
 
 /** A connector as stored: the bearer token only in its sealed (encrypted) form. */
 export interface ConnectorRecord {
@@ -16,6 +17,8 @@ export interface ConnectorRecord {
   enabled: boolean;
   baseUrl: string;
   bearerTokenEncrypted: string;
+  /** `ldap` connectors' settings (base_url is their URL, bearerTokenEncrypted their bind password); null for `scim`. */
+  ldap: LdapSettings | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -27,6 +30,7 @@ export interface NewConnector {
   enabled: boolean;
   baseUrl: string;
   bearerTokenEncrypted: string;
+  ldap?: LdapSettings | null;
 }
 
 export interface ConnectorChanges {
@@ -34,6 +38,7 @@ export interface ConnectorChanges {
   enabled?: boolean;
   baseUrl?: string;
   bearerTokenEncrypted?: string;
+  ldap?: LdapSettings;
 }
 
 export interface ConnectorFilter {
@@ -51,6 +56,7 @@ const COLUMNS = [
   'enabled',
   'base_url',
   'bearer_token_encrypted',
+  'ldap_config',
   'created_at',
   'updated_at',
 ] as const;
@@ -67,6 +73,7 @@ function toConnector(row: Pick<Selectable<Connector>, (typeof COLUMNS)[number]>)
     enabled: row.enabled,
     baseUrl: row.base_url,
     bearerTokenEncrypted: row.bearer_token_encrypted,
+    ldap: ldapSettingsOf(row.ldap_config),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -130,6 +137,7 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
           enabled: input.enabled,
           base_url: input.baseUrl,
           bearer_token_encrypted: input.bearerTokenEncrypted,
+          ldap_config: input.ldap ? JSON.stringify(input.ldap) : null,
         })
         .returning(COLUMNS)
         .executeTakeFirstOrThrow();
@@ -145,6 +153,7 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
             enabled: changes.enabled,
             base_url: changes.baseUrl,
             bearer_token_encrypted: changes.bearerTokenEncrypted,
+            ldap_config: changes.ldap ? JSON.stringify(changes.ldap) : undefined,
             updated_at: new Date(),
           })
           .where('id', '=', id)

@@ -3,6 +3,25 @@ import { tenantOf } from '@msp/auth';
 import { Connector, ConnectorPage, CreateConnectorBody, ListConnectorsQuery, UpdateConnectorBody, type ConnectorJson } from './connector.schemas';
 import type { ConnectorRecord } from './connectors.repository';
 import type { ConnectorsService } from './connectors.service';
+import type { LdapSettings } from '../ldap/ldap-settings';
+
+function ldapConfigJson(url: string, ldap: LdapSettings) {
+  return {
+    flavor: ldap.flavor,
+    url,
+    start_tls: ldap.startTls,
+    bind_dn: ldap.bindDn,
+    bind_password_set: true,
+    base_dn: ldap.baseDn,
+    users_ou: ldap.usersOu,
+    disabled_ou: ldap.disabledOu,
+    groups_base: ldap.groupsBase,
+    ca_certificate: ldap.caCertificate,
+    bundle_groups: ldap.bundleGroups,
+    upn_suffix: ldap.upnSuffix,
+    department_ous: ldap.departmentOus,
+  };
+}
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Connectors'];
@@ -15,7 +34,7 @@ export function connectorJson(connector: ConnectorRecord): ConnectorJson {
     type: connector.type,
     name: connector.name,
     enabled: connector.enabled,
-    config: { base_url: connector.baseUrl, bearer_token_set: true },
+    config: connector.type === 'ldap' && connector.ldap ? ldapConfigJson(connector.baseUrl, connector.ldap) : { base_url: connector.baseUrl, bearer_token_set: true },
     created_at: connector.createdAt.toISOString(),
     updated_at: connector.updatedAt.toISOString(),
   };
@@ -49,7 +68,8 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     operationId: 'createConnector',
     summary: 'Create a connector',
     description:
-      'A SCIM 2.0 connector of one of your managed tenants. `config.bearer_token` is stored encrypted and never returned (`bearer_token_set: true`). ' +
+      'A SCIM 2.0 (`type: scim`) or Active Directory / OpenLDAP (`type: ldap`) connector of one of your managed tenants. `config.bearer_token` and `config.bind_password` are stored encrypted and never returned (`bearer_token_set`, `bind_password_set: true`). ' +
+      'An `ldap` URL that would bind in clear (`ldap://` without `start_tls`, not on an allowed loopback) is 422 `insecure_transport`. ' +
       'In production, a `base_url` on a loopback, link-local or private address is refused (422 here, and again at every call, whatever the name resolves to then), unless OUTBOUND_ALLOWLIST names it.',
     tags: TAGS,
     scope: SCOPE,
@@ -60,7 +80,7 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
         schema: Connector,
         headers: { Location: { description: 'URL of the new connector.', schema: { type: 'string' } } },
       },
-      422: unprocessableResponse('`tenant_id` is not one of your managed tenants, or (in production) `config.base_url` is a loopback, link-local or private address not in OUTBOUND_ALLOWLIST.'),
+      422: unprocessableResponse('`tenant_id` is not one of your managed tenants, `config` does not fit `type`, the URL would bind in clear (`insecure_transport`), or `config.base_url` / `config.url` is a loopback, link-local or private address not in OUTBOUND_ALLOWLIST or OUTBOUND_ALLOWED_NETWORKS.'),
     },
     handler: async (req, res, { body }) => {
       const connector = await connectors.create(tenantOf(req), {
@@ -68,8 +88,7 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
         type: body.type,
         name: body.name,
         enabled: body.enabled ?? true,
-        baseUrl: body.config.base_url,
-        bearerToken: body.config.bearer_token,
+        config: body.config,
       });
       res.status(201).location(`${API_BASE_PATH}/connectors/${connector.id}`).json(connectorJson(connector));
     },
@@ -92,21 +111,20 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     path: '/connectors/:id',
     operationId: 'updateConnector',
     summary: 'Change a connector',
-    description: 'Renames, enables or disables a connector, or changes its `config` (`base_url` and/or a new `bearer_token`; an omitted member keeps its value).',
+    description: 'Renames, enables or disables a connector, or changes its `config` (`scim`: `base_url` and/or a new `bearer_token`; `ldap`: any of its settings but `flavor`; an omitted member keeps its value).',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
     body: UpdateConnectorBody,
     responses: {
       200: { description: 'The changed connector.', schema: Connector },
-      422: unprocessableResponse('(In production) `config.base_url` is a loopback, link-local or private address not in OUTBOUND_ALLOWLIST.'),
+      422: unprocessableResponse('`config` does not fit the connector\'s type, the URL would bind in clear (`insecure_transport`), or the URL is a loopback, link-local or private address not allowed.'),
     },
     handler: async (req, res, { params, body }) => {
       const connector = await connectors.update(tenantOf(req), params.id, {
         name: body.name,
         enabled: body.enabled,
-        baseUrl: body.config?.base_url,
-        bearerToken: body.config?.bearer_token,
+        config: body.config,
       });
       res.json(connectorJson(connector));
     },

@@ -77,8 +77,13 @@ export function offboardingSteps(deps: RunKindDeps): RunStep<OffboardingRecord, 
 
     async disable_account(run) {
       const { directory, userId } = await directoryAccount(run);
-      await directory.deactivateUser(userId);
-      return { detail: `Disabled ${run.email} in the directory (id ${userId}).`, result: { directory_user_id: userId } };
+      const outcome = (await directory.deactivateUser(userId, { note: `Left ${run.lastDay}` })) || {};
+      const removed = outcome.removedGroups ?? [];
+      const extra = [removed.length ? ` Removed from ${removed.join(', ')}.` : '', outcome.movedTo ? ` Moved to ${outcome.movedTo}.` : ''].join('');
+      return {
+        detail: `Disabled ${run.email} in the directory (id ${userId}).${extra}`,
+        result: { directory_user_id: userId, ...(outcome.removedGroups ? { removed_groups: removed } : {}), ...(outcome.movedTo ? { moved_to: outcome.movedTo } : {}) },
+      };
     },
 
     async delegate_mailbox(run, task) {

@@ -152,3 +152,14 @@ export const OnboardingPreview = previewSchema('OnboardingPreview', 'onboarding'
   plans: ["create user ada.lovelace@contoso.com in contoso.com's directory", 'add to group M365 E3, add to group VPN', 'open a hardware ticket in desk for the equipment of Ada Lovelace (laptop ThinkPad T14 Gen 5)'],
   problems: [{ task: 'assign_bundles', code: 'group_missing', detail: 'The directory has no group named "VPN".' }],
 });
+
+export const OnboardingCredentialsJson = named(
+  'OnboardingCredentials',
+  Type.Object(
+    {
+      user_name: Type.String({ description: 'The account\'s logon name (`sAMAccountName` on AD, `uid` on OpenLDAP).' }),
+      initial_password: Type.String({ description: 'The random initial password; it must be changed at first logon. Shown once.' }),
+    },
+    { additionalProperties: false, examples: [{ user_name: 'ada.lovelace', initial_password: 'k7#Qm2-vRt9!xWp4Zc8e' }] },
+  ),
+);

@@ -96,6 +96,7 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
         earlier ??
         (await directory.createUser({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department, active: !isStaged(run) }));
       await save(run.id, { directoryUserId: user.id });
+      if ('initialPasswordSealed' in user && user.initialPasswordSealed && user.userName) await deps.credentials?.store(run.id, user.userName, user.initialPasswordSealed);
       run.directoryUserId = user.id;
       return { detail: `Created ${run.email} in the directory (id ${user.id}).`, result: { directory_user_id: user.id } };
     },

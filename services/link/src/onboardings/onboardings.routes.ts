@@ -1,16 +1,18 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
+import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter, LIST_PAGES_DOC, unprocessableResponse } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { onboardingJson } from './onboarding.mapper';
 import { CreateOnboardingBody, ListOnboardingsQuery, OnboardingPreview, Onboarding, OnboardingPage } from './onboarding.schemas';
 import { DryRunQuery, previewJson, registerRetryRoute } from '../runs/run-routes';
 import type { RunsService } from '../runs/runs.service';
 import type { OnboardingRecord } from './onboarding.tasks';
+import type { OnboardingCredentials } from './onboarding-credentials';
+import { OnboardingCredentialsJson } from './onboarding.schemas';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Onboarding'];
 
-export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: RunsService<OnboardingRecord, CreateOnboardingBody> }) {
-  const { onboardings } = deps;
+export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: RunsService<OnboardingRecord, CreateOnboardingBody>; credentials: Pick<OnboardingCredentials, 'retrieve'> }) {
+  const { onboardings, credentials } = deps;
 
   api.route({
     method: 'get',
@@ -99,6 +101,28 @@ export function registerOnboardingRoutes(api: ApiRouter, deps: { onboardings: Ru
     responses: { 200: { description: 'Cancelled: the equipment ticket is resolved, the staged account is gone and nothing more will run.', schema: Onboarding } },
     handler: async (req, res, { params }) => {
       res.json(onboardingJson(await onboardings.cancel(tenantOf(req), params.id)));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/onboardings/:id/credentials',
+    operationId: 'retrieveOnboardingCredentials',
+    summary: 'Read a joiner\'s initial password, once',
+    description:
+      'For directories where link sets the first password (`ldap` connectors): the account\'s user name (`sAMAccountName` / `uid`) and its random initial password, which must be changed at first logon. ' +
+      'It is kept sealed until this call and erased by it: a second call is 410 `credentials_already_retrieved`. Before `create_account` has made the account (or for a directory that sets the password itself) 409.',
+    tags: TAGS,
+    scope: SCOPE,
+    params: IdParams,
+    errors: [409],
+    responses: {
+      200: { description: 'The credentials; they are not kept any longer.', schema: OnboardingCredentialsJson },
+      410: unprocessableResponse('`credentials_already_retrieved`: the password was read once and is no longer kept.'),
+    },
+    handler: async (req, res, { params }) => {
+      const found = await credentials.retrieve(tenantOf(req), params.id);
+      res.set('Cache-Control', 'no-store').json({ user_name: found.userName, initial_password: found.initialPassword });
     },
   });
 

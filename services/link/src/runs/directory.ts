@@ -11,19 +11,34 @@ export interface DirectoryUserInput {
   department: string;
   /** false: a staged account, made ahead of the start date and activated on it (default true). */
   active?: boolean;
+  /** The job title, where the directory keeps one (LDAP `title`). */
+  title?: string;
+}
+
+/** What a leaver's disabling did beyond the flag (LDAP): the groups left and where the entry went, so a person or a retry can restore them. */
+export interface DisableOutcome {
+  removedGroups?: string[];
+  movedTo?: string;
 }
 
 export interface Directory {
-  /** SCIM POST /Users; answers the directory's id. */
-  createUser(user: DirectoryUserInput): Promise<{ id: string }>;
+  /**
+   * SCIM POST /Users; answers the directory's id. A directory where link sets the first password
+   * (LDAP) also answers the account's own user name and that password, sealed (never in clear
+   * outside the directory client).
+   */
+  createUser(user: DirectoryUserInput): Promise<{ id: string; userName?: string; initialPasswordSealed?: string }>;
   /** The user whose userName is exactly this, or null. */
   findUserByUserName(userName: string): Promise<{ id: string; active: boolean } | null>;
   /** The group of exactly this displayName, or null. */
   findGroupByDisplayName(displayName: string): Promise<{ id: string } | null>;
   /** SCIM PATCH of the group: add the user as a member. */
   addGroupMember(groupId: string, userId: string): Promise<void>;
-  /** SCIM PATCH of the user: active false. */
-  deactivateUser(userId: string): Promise<void>;
+  /**
+   * SCIM PATCH of the user: active false. LDAP also removes the user from its groups, moves it to
+   * disabled_ou when there is one and notes `note` in its description.
+   */
+  deactivateUser(userId: string, options?: { note?: string }): Promise<void | DisableOutcome>;
   /** SCIM PATCH of the user: active true. */
   activateUser(userId: string): Promise<void>;
   /** SCIM DELETE /Users/:id; false when the directory no longer had it. */

@@ -48,6 +48,8 @@ export interface RunKindDeps {
   tenants: RunTenants;
   /** Remembers on the run what an executor found (its managed tenant) or made (its directory account). */
   save(runId: string, fields: RunFindings): Promise<void>;
+  /** Keeps a joiner's initial password (sealed) for the one read of POST /onboardings/:id/credentials. */
+  credentials?: { store(runId: string, userName: string, initialPasswordSealed: string): Promise<void> };
 }
 
 export interface RunStep<R extends RunRecord, I> {

@@ -8,6 +8,7 @@ import { offboardingKind } from '../offboardings/offboarding.kind';
 import { registerOffboardingRoutes } from '../offboardings/offboardings.routes';
 import { onboardingKind } from '../onboardings/onboarding.kind';
 import { registerOnboardingRoutes } from '../onboardings/onboardings.routes';
+import { createOnboardingCredentials } from '../onboardings/onboarding-credentials';
 import type { Directories } from './directory';
 import { createRunWorker } from './run-engine';
 import { runLockOf } from './run-lock';
@@ -35,6 +36,8 @@ export interface RunsDeps {
    * advisoryResourceLock): workers, cancel and retry hold it for the run they change.
    */
   resourceLock: ResourceLock;
+  /** Opens what a directory sealed (a joiner's initial password); without it no password is kept. */
+  secrets?: { open(sealed: string): string };
 }
 
 /** The job handler of each run queue: the job's data is `{ runId }`. */
@@ -50,11 +53,12 @@ export function createRuns(deps: RunsDeps) {
   const now = deps.now ?? (() => new Date());
   const tenants = createTenantsRepository(db);
   const tasks = createRunTasksRepository(db);
+  const credentials = createOnboardingCredentials(db, deps.secrets ?? { open: () => { throw new Error('no secret box'); } });
 
   function engine<R extends RunRecord, B, I extends object>(make: (deps: RunKindDeps) => RunKind<R, B, I>) {
     // The kind names its table; its executors save to it through the repository made from it.
     const made: { runs?: RunsRepository<R, I> } = {};
-    const kind = make({ directories, desk, tenants, save: (id, fields) => made.runs!.save(id, fields) });
+    const kind = make({ directories, desk, tenants, save: (id, fields) => made.runs!.save(id, fields), credentials: deps.secrets ? credentials : undefined });
     const runs = (made.runs = createRunsRepository<R, I>(db, kind.table, deps.reads ?? db));
     const lock = runLockOf(deps.resourceLock, kind.name);
     return {
@@ -80,7 +84,7 @@ export function createRuns(deps: RunsDeps) {
     stepsPerJob: Math.max(...engines.map(({ kind }) => kind.steps.length)),
 
     registerRoutes(api: ApiRouter) {
-      registerOnboardingRoutes(api, { onboardings: onboardings.service });
+      registerOnboardingRoutes(api, { onboardings: onboardings.service, credentials });
       registerOffboardingRoutes(api, { offboardings: offboardings.service });
       registerMoveRoutes(api, { moves: moves.service });
     },

@@ -1,4 +1,15 @@
-import { ScimError, type ScimClient, type ScimGroup, type ScimUser } from '../scim/scim-client';
+import { ScimError, type ScimGroup, type ScimUser } from '../scim/scim-client';
+
+/**
+ * What a sync reads from a connector's directory, whatever its type: users and groups (in SCIM's
+ * shape), all or those changed since a time, and whether it can filter so.
+ */
+export interface SyncSource {
+  /** Whether deltas are possible, and the directory's clock when it tells it. */
+  serviceProviderConfig(): Promise<{ filterSupported: boolean; date: Date | null }>;
+  listUsers(since?: Date): AsyncIterable<ScimUser[]>;
+  listGroups(since?: Date): AsyncIterable<ScimGroup[]>;
+}
 import type { MirrorGroup, MirrorUser, StoredMirrorUser, SyncBaseline, SyncOutcomeStats, SyncsRepository } from './syncs.repository';
 
 /**
@@ -52,7 +63,7 @@ function refusedFilter(error: unknown): boolean {
 
 export async function synchronise(
   connectorId: string,
-  client: ScimClient,
+  client: SyncSource,
   syncs: SyncsRepository,
   baseline: SyncBaseline,
   options: { fullSyncIntervalMs: number },
@@ -75,7 +86,7 @@ export async function synchronise(
 }
 
 /** Whether the directory filters, and its clock. */
-async function directoryFeatures(client: ScimClient): Promise<{ filterSupported: boolean; reason?: string; date: Date | null }> {
+async function directoryFeatures(client: SyncSource): Promise<{ filterSupported: boolean; reason?: string; date: Date | null }> {
   try {
     return await client.serviceProviderConfig();
   } catch (error) {
@@ -102,8 +113,8 @@ const validGroup = (group: ScimGroup) => typeof group.displayName === 'string';
  * listings do not depend on each other, so a directory that answers requests in parallel (Entra,
  * Okta, a SCIM gateway) serves a sync in the time of the longer one, not of both.
  */
-function readUsersAndGroups(client: ScimClient, filter?: string): Promise<[Map<string, ScimUser>, Map<string, ScimGroup>]> {
-  return Promise.all([collect(client.listUsers(filter), validUser), collect(client.listGroups(filter), validGroup)]);
+function readUsersAndGroups(client: SyncSource, since?: Date): Promise<[Map<string, ScimUser>, Map<string, ScimGroup>]> {
+  return Promise.all([collect(client.listUsers(since), validUser), collect(client.listGroups(since), validGroup)]);
 }
 
 function mirrorGroup(group: ScimGroup): MirrorGroup {
@@ -144,7 +155,7 @@ function withGroups(user: MirrorUser, names: Iterable<string> | undefined): Mirr
 }
 
 /** Everything: users missing from the directory are marked deleted, groups missing are dropped. */
-async function full(connectorId: string, client: ScimClient, syncs: SyncsRepository): Promise<Counts> {
+async function full(connectorId: string, client: SyncSource, syncs: SyncsRepository): Promise<Counts> {
   const [users, groupsById] = await readUsersAndGroups(client);
   const groups = [...groupsById.values()].map(mirrorGroup);
   const groupsOf = membership(groups);
@@ -171,9 +182,8 @@ async function full(connectorId: string, client: ScimClient, syncs: SyncsReposit
  * `groups` of its members, old and new, so those users are brought up to date too. Deletions are
  * not visible in a delta (the next full sync notices them).
  */
-async function delta(connectorId: string, client: ScimClient, syncs: SyncsRepository, since: Date): Promise<Counts> {
-  const filter = modifiedSinceFilter(since);
-  const [users, groupsById] = await readUsersAndGroups(client, filter);
+async function delta(connectorId: string, client: SyncSource, syncs: SyncsRepository, since: Date): Promise<Counts> {
+  const [users, groupsById] = await readUsersAndGroups(client, since);
   const changedGroups = [...groupsById.values()].map(mirrorGroup);
   if (!users.size && !changedGroups.length) return { usersSeen: 0, usersAdded: 0, usersUpdated: 0, usersRemoved: 0, groupsSeen: 0 };
 

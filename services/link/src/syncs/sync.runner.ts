@@ -3,7 +3,6 @@ import type { Logger } from '@msp/http';
 import { linkEvents } from '../events/link-events';
 import type { ConnectorDirectories } from '../connectors/connector-directories';
 import type { JobQueue } from '../jobs/job-queue';
-import { ScimError } from '../scim/scim-client';
 import { syncRunJson } from './sync.mapper';
 import { DEFAULT_FULL_SYNC_INTERVAL_MS, synchronise } from './sync.mirror';
 import { OpenRunExistsError, type SyncsRepository } from './syncs.repository';
@@ -104,10 +103,12 @@ export function createSyncRunner(deps: {
     if (!run) return; // finished or gone (its connector deleted): nothing to do
     let client;
     try {
-      client = directories.clientOf(run.connector, { signal: job.signal, pageSize: deps.options?.pageSize });
+      client = directories.syncSourceOf(run.connector, { signal: job.signal, pageSize: deps.options?.pageSize });
     } catch {
       // GCM refuses a token sealed under another key: retrying cannot help, a technician can.
-      const message = 'the connector\'s bearer token cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.bearer_token';
+      const secret = run.connector.type === 'ldap' ? 'bind password' : 'bearer token';
+      const field = run.connector.type === 'ldap' ? 'bind_password' : 'bearer_token';
+      const message = `the connector's ${secret} cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.${field}`;
       await finishAttempt(runId, run.attempts, { status: 'failed', error: message });
       return;
     }
@@ -120,9 +121,10 @@ export function createSyncRunner(deps: {
       // wrong, and pg-boss fails the job into the dead-letter queue, whose handler retries the run
       // saying why. Recording the aborted request here as well would race it for the run's error.
       if (job.signal.aborted) return;
-      if (!(error instanceof ScimError)) throw error; // a fault of link itself: pg-boss fails the job → dead letter
-      logger.warn('sync attempt failed', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, kind: error.kind, error: error.message });
-      await retryOrFail(runId, run.attempts, error.message, error.retryable, error.retryAfterMs);
+      const failure = directories.failureOf(error);
+      if (!failure) throw error; // a fault of link itself: pg-boss fails the job → dead letter
+      logger.warn('sync attempt failed', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, kind: failure.kind, error: failure.message });
+      await retryOrFail(runId, run.attempts, failure.message, failure.retryable, failure.retryAfterMs);
     }
   }
 

@@ -102,10 +102,24 @@ export const ConnectorHealth = named(
       last_success_at: Nullable(DateTime()),
       consecutive_failures: Type.Integer({ minimum: 0, description: 'Failed finished runs since the last success.' }),
       checked_at: DateTime({ description: 'When this answer was computed.' }),
+      reason: Type.Optional(
+        Type.String({
+          description:
+            '`ldap` connectors, which are checked live (a bind and a read of `base_dn`) at every request: why the check failed (`status: failing`), in words a technician can act on (wrong password, unreachable server, a certificate that does not verify). Absent when the check passed.',
+        }),
+      ),
     },
     {
       additionalProperties: false,
       examples: [
+        {
+          status: 'failing',
+          last_run: null,
+          last_success_at: null,
+          consecutive_failures: 0,
+          checked_at: '2026-11-23T10:05:00.000Z',
+          reason: 'ldaps://dc1.corp.example refused the bind as config.bind_dn (invalid credentials): check the bind DN and set the right config.bind_password; the account may also be disabled or locked',
+        },
         {
           status: 'degraded',
           last_run: { id: '5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f', status: 'failed', finished_at: '2026-11-23T10:00:04.000Z' },

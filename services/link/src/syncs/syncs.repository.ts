@@ -4,6 +4,7 @@ import { unknownAfterItem, type ListWindow } from '@msp/http';
 import { sql, type Selectable } from 'kysely';
 import type { DirectoryGroup, DirectoryUser, SyncRun } from '../generated/kysely/database';
 import type { Db } from '../db';
+import { ldapSettingsOf } from '../ldap/ldap-settings';
 import type { ConnectorRecord } from '../connectors/connectors.repository';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -155,7 +156,7 @@ const toMirrorGroup = (row: Pick<Selectable<DirectoryGroup>, 'scim_id' | 'displa
 const OPEN_RUN_KEY = 'sync_runs_open_connector_id_key';
 
 /** What an attempt needs of its connector to call the directory. */
-type AttemptConnector = Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>;
+type AttemptConnector = Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>;
 
 /** The mirror's lists are in name order, then by the SCIM id that `after` names. */
 const BY_USER_NAME = { columns: ['user_name', 'scim_id'], direction: 'asc' } as const;
@@ -254,8 +255,10 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
         .whereRef('c.id', '=', 'r.connector_id')
         .returning((eb) => [
           ...RUN_COLUMNS_OF_R,
+          'c.type',
           'c.base_url',
           'c.bearer_token_encrypted',
+          'c.ldap_config',
           eb
             .selectFrom('sync_runs as b')
             .select('b.directory_started_at')
@@ -280,7 +283,7 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
       if (!row) return null;
       return {
         ...toSyncRun(row),
-        connector: { baseUrl: row.base_url, bearerTokenEncrypted: row.bearer_token_encrypted },
+        connector: { type: row.type, baseUrl: row.base_url, bearerTokenEncrypted: row.bearer_token_encrypted, ldap: ldapSettingsOf(row.ldap_config) },
         baseline: { lastDirectoryStartedAt: row.last_directory_started_at, lastFullStartedAt: row.last_full_started_at },
       };
     },

@@ -115,7 +115,9 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
     path: '/connectors/:id/health',
     operationId: 'getConnectorHealth',
     summary: 'Show a connector\'s health',
-    description: 'Derived from its finished sync runs: `disabled`, `unknown`, `healthy`, `degraded` (1–2 failures in a row) or `failing` (3 or more).',
+    description:
+      'Derived from its finished sync runs: `disabled`, `unknown`, `healthy`, `degraded` (1–2 failures in a row) or `failing` (3 or more). ' +
+      'An enabled `ldap` connector is also checked at once (bind, read `base_dn` and `users_ou`): a failed check is `failing` with its `reason`; a passing one is at least `healthy` when no run has finished yet.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
@@ -128,6 +130,7 @@ export function registerSyncRoutes(api: ApiRouter, deps: { syncs: SyncsService }
         last_success_at: health.lastSuccessAt?.toISOString() ?? null,
         consecutive_failures: health.consecutiveFailures,
         checked_at: health.checkedAt.toISOString(),
+        ...(health.reason ? { reason: health.reason } : {}),
       });
     },
   });

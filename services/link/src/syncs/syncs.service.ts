@@ -1,4 +1,5 @@
 import { AppError, conflict, listWindow, notFound, type PageRequest } from '@msp/http';
+import type { ConnectorDirectories } from '../connectors/connector-directories';
 import type { ConnectorsService } from '../connectors/connectors.service';
 import type { TenantsRepository } from '../tenants/tenants.repository';
 import { QueueUnavailableError, type SyncRunner } from './sync.runner';
@@ -7,8 +8,14 @@ import { OpenRunExistsError, type SyncRunRecord, type SyncsRepository } from './
 /** A run of 3 or more failures in a row is `failing`, fewer `degraded`. */
 const FAILING_AFTER = 3;
 
-export function createSyncsService(deps: { connectors: ConnectorsService; tenants: TenantsRepository; syncs: SyncsRepository; runner: SyncRunner }) {
-  const { connectors, tenants, syncs, runner } = deps;
+export function createSyncsService(deps: {
+  connectors: ConnectorsService;
+  tenants: TenantsRepository;
+  syncs: SyncsRepository;
+  runner: SyncRunner;
+  directories: Pick<ConnectorDirectories, 'probe'>;
+}) {
+  const { connectors, tenants, syncs, runner, directories } = deps;
 
   return {
     async start(ownerTenantId: string, connectorId: string): Promise<SyncRunRecord> {
@@ -65,7 +72,9 @@ export function createSyncsService(deps: { connectors: ConnectorsService; tenant
       }
       const lastSuccess = latest.find((run) => run.status === 'succeeded')?.finishedAt ?? (await syncs.lastSuccessAt(connectorId))?.finishedAt ?? null;
       const last = latest[0];
-      const status = !connector.enabled
+      // A directory that can be checked at once is: a wrong password shows now, not after three runs.
+      const probed = connector.enabled ? await directories.probe(connector) : undefined;
+      const derived = !connector.enabled
         ? 'disabled'
         : !last
           ? 'unknown'
@@ -74,8 +83,10 @@ export function createSyncsService(deps: { connectors: ConnectorsService; tenant
             : consecutiveFailures >= FAILING_AFTER
               ? 'failing'
               : 'degraded';
+      const status = typeof probed === 'string' ? 'failing' : probed === null && derived === 'unknown' ? 'healthy' : derived;
       return {
         status,
+        reason: typeof probed === 'string' ? probed : undefined,
         lastRun: last ? { id: last.id, status: last.status, finishedAt: last.finishedAt } : null,
         lastSuccessAt: lastSuccess,
         consecutiveFailures,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import type { Outbound } from '@msp/outbound';
 import { freshModule, startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
 import { createLinkApp } from '../../src/app';
 import { createSecretBox } from '@msp/secrets';
@@ -64,6 +65,8 @@ export interface RunsHarnessOptions {
   now?: () => Date;
   /** Tries of one step through an outage (default 5). */
   maxAttempts?: number;
+  /** The directories' address policy (default: the development one, loopback allowed). */
+  outbound?: Outbound;
 }
 
 export async function startRunsHarness(options: RunsHarnessOptions = {}): Promise<RunsHarness> {
@@ -71,7 +74,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
   const deskTenant = await desk.newTenant();
   const scim = await startScimDirectory();
   const secrets = createSecretBox(randomBytes(32));
-  const outbound = testOutbound({ timeoutMs: 5000 });
+  const outbound = options.outbound ?? testOutbound({ timeoutMs: 5000 });
 
   let app!: http.RequestListener;
   let jobs: JobQueue | undefined;
@@ -98,6 +101,7 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           desk: deskClient,
           directories: createConnectorDirectories({ connectors: createConnectorsRepository(db), secrets, outbound }),
           queue: jobs,
+          secrets,
           maxAttempts: options.maxAttempts ?? 5,
           now: options.now,
         });

@@ -1,0 +1,93 @@
+import type { Entry } from 'ldapts';
+import type { LdapFlavor } from './ldap-settings';
+
+/**
+ * What differs between Active Directory and OpenLDAP, and nothing else: which attribute is the
+ * stable id and the user name, how "disabled" is written, which objects are users and groups,
+ * and how a change time is asked for in a delta.
+ */
+export interface Flavor {
+  /** The attribute of the entry's stable id. */
+  idAttribute: string;
+  /** The entry's id in the string form the directory's own tools show. */
+  idOf(entry: Entry): string | null;
+  userNameAttribute: string;
+  departmentAttribute: string;
+  userFilter: string;
+  groupFilter: string;
+  /** Attributes read as buffers (binary ids). */
+  binaryAttributes: string[];
+  /** Whether the account may sign in. */
+  activeOf(entry: Entry, dn: string, disabledOu: string | null): boolean;
+  /** The filter of entries changed at or after `since`. */
+  changedSinceFilter(since: Date): string;
+}
+
+const first = (value: Entry[string] | undefined): string | Buffer | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** AD's objectGUID (16 bytes, little-endian first three groups) as AD's tools write it. */
+export function guidToString(guid: Buffer): string {
+  const hex = guid.toString('hex');
+  const swap = (part: string) => part.match(/../g)!.reverse().join('');
+  return `${swap(hex.slice(0, 8))}-${swap(hex.slice(8, 12))}-${swap(hex.slice(12, 16))}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The inverse, for a filter on objectGUID: each byte escaped (RFC 4515). */
+export function guidFilterValue(id: string): string {
+  const hex = id.replace(/-/g, '');
+  const swap = (part: string) => part.match(/../g)!.reverse().join('');
+  const bytes = swap(hex.slice(0, 8)) + swap(hex.slice(8, 12)) + swap(hex.slice(12, 16)) + hex.slice(16);
+  return bytes.replace(/../g, (byte) => `\\${byte}`);
+}
+
+/** LDAP generalized time (RFC 4517 §3.3.13) of a date, whole seconds, UTC. */
+function generalizedTime(date: Date, fraction: boolean): string {
+  const text = date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return `${text}${fraction ? '.0' : ''}Z`;
+}
+
+const isUnder = (dn: string, ou: string | null) => ou !== null && dn.toLowerCase().endsWith(`,${ou.toLowerCase()}`);
+
+/** userAccountControl's ACCOUNTDISABLE bit. */
+export const UF_ACCOUNTDISABLE = 2;
+export const UF_NORMAL_ACCOUNT = 512;
+
+const activeDirectory: Flavor = {
+  idAttribute: 'objectGUID',
+  idOf(entry) {
+    const guid = first(entry.objectGUID);
+    return Buffer.isBuffer(guid) && guid.length === 16 ? guidToString(guid) : null;
+  },
+  userNameAttribute: 'sAMAccountName',
+  departmentAttribute: 'department',
+  // Users, not computers (which are users too in AD's schema).
+  userFilter: '(&(objectCategory=person)(objectClass=user))',
+  groupFilter: '(objectClass=group)',
+  binaryAttributes: ['objectGUID'],
+  activeOf(entry) {
+    const control = Number(first(entry.userAccountControl) ?? UF_NORMAL_ACCOUNT);
+    return (control & UF_ACCOUNTDISABLE) === 0;
+  },
+  // whenChanged is each entry's change time, kept by the DC that holds it.
+  changedSinceFilter: (since) => `(whenChanged>=${generalizedTime(since, true)})`,
+};
+
+const openLdap: Flavor = {
+  idAttribute: 'entryUUID',
+  idOf(entry) {
+    const uuid = first(entry.entryUUID);
+    return typeof uuid === 'string' && uuid ? uuid.toLowerCase() : null;
+  },
+  userNameAttribute: 'uid',
+  departmentAttribute: 'departmentNumber',
+  userFilter: '(objectClass=inetOrgPerson)',
+  groupFilter: '(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames))',
+  binaryAttributes: [],
+  // OpenLDAP has no disabled flag of its own: a leaver is moved to disabled_ou (and loses its password).
+  activeOf: (_entry, dn, disabledOu) => !isUnder(dn, disabledOu),
+  changedSinceFilter: (since) => `(modifyTimestamp>=${generalizedTime(since, false)})`,
+};
+
+export function flavorOf(flavor: LdapFlavor): Flavor {
+  return flavor === 'openldap' ? openLdap : activeDirectory;
+}
