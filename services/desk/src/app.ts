@@ -25,6 +25,8 @@ import { registerCalendarRoutes } from './calendars/calendars.routes';
 import { createCalendarsService } from './calendars/calendars.service';
 import { registerClientRoutes } from './clients/clients.routes';
 import { createClientsService } from './clients/clients.service';
+import { registerContactRoutes } from './contacts/contacts.routes';
+import { createContactsService } from './contacts/contacts.service';
 import { registerCommentRoutes } from './comments/comments.routes';
 import { createCommentsService } from './comments/comments.service';
 import { registerSlaPolicyRoutes } from './sla-policies/sla-policies.routes';
@@ -191,6 +193,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerTicketRoutes(api, createTicketsService(store, sla, resourceLock));
       registerCommentRoutes(api, createCommentsService(store, sla));
       registerClientRoutes(api, createClientsService(createStore(db)));
+      registerContactRoutes(api, createContactsService(store));
       registerUserRoutes(api, createUsersService(createStore(db)));
       registerTimeEntryRoutes(api, {
         timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),

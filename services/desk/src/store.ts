@@ -2,6 +2,7 @@ import type { Queryable } from '@msp/db';
 import type { Db, DbTx } from './db';
 import { createCalendarsRepository } from './calendars/calendars.repository';
 import { createClientsRepository } from './clients/clients.repository';
+import { createContactsRepository } from './contacts/contacts.repository';
 import { createCommentsRepository } from './comments/comments.repository';
 import { createEventsRepository } from './events/events.repository';
 import { createSlaPoliciesRepository } from './sla-policies/sla-policies.repository';
@@ -20,6 +21,7 @@ function repositories(db: DbTx, connection?: Queryable) {
     tickets: createTicketsRepository(db, connection),
     comments: createCommentsRepository(db),
     clients: createClientsRepository(db, connection),
+    contacts: createContactsRepository(db, connection),
     users: createUsersRepository(db, connection),
     timeEntries: createTimeEntriesRepository(db, connection),
     events: createEventsRepository(db),

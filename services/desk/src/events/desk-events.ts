@@ -5,6 +5,7 @@ import type { EventType } from '@msp/events';
 import { eventCatalogue } from '@msp/events';
 import { CalendarSchema } from '../calendars/calendar.schemas';
 import { ClientSchema } from '../clients/client.schemas';
+import { ContactSchema } from '../contacts/contact.schemas';
 import { CommentSchema } from '../comments/comment.schemas';
 import { SlaPolicySchema } from '../sla-policies/sla-policy.schemas';
 import { SLA_TARGETS } from '../sla/sla.schemas';
@@ -53,6 +54,9 @@ const EVENTS = [
   { type: 'comment.created', summary: 'A comment was written on a ticket.', object: CommentSchema },
   { type: 'client.created', summary: 'A client was created.', object: ClientSchema },
   { type: 'client.updated', summary: 'A client changed; `changes` has the fields that differ.', object: ClientSchema, changes: true },
+  { type: 'contact.created', summary: 'A contact was created (`POST /contacts`, a ticket naming a new `requester_email`, or a mail from a new sender).', object: ContactSchema },
+  { type: 'contact.updated', summary: 'A contact changed; `changes` has the fields that differ (`email_status` when a mail to it bounced).', object: ContactSchema, changes: true },
+  { type: 'contact.deleted', summary: 'A contact was deleted; `object` is the contact as it was.', object: ContactSchema },
   { type: 'user.created', summary: 'A technician was created.', object: UserSchema },
   {
     type: 'user.updated',
