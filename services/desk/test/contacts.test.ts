@@ -1,6 +1,6 @@
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
-import { BASE, bearer, createClient, newTenant, snapshot, startHelpdesk, unique, uniqueEmail } from './support/helpdesk';
+import { BASE, bearer, createClient, createTicket, newTenant, snapshot, startHelpdesk, unique, uniqueEmail } from './support/helpdesk';
 
 let desk: TestDesk;
 let http: Api;
@@ -162,4 +162,71 @@ describe('DELETE /contacts/:id', () => {
     expect(events.map((e) => e.type)).toEqual(['contact.created', 'contact.deleted']);
   });
 
+  test('When the contact requested a ticket, then it answers 409 and the contact stays', async () => {
+    const contact = await createContact();
+    await createTicket(http, token, { requester_id: contact.id });
+    const before = await snapshot(desk);
+    const response = await http.delete(`${BASE}/contacts/${contact.id}`).set(bearer(token)).expect(409);
+    expect(response.body.type).toBe('urn:msp:problem:contact-in-use');
+    expect(await snapshot(desk)).toEqual(before);
+  });
+});
+
+describe('tickets with a requester', () => {
+  test('When a ticket names requester_id without client_id, then it takes the contact\'s client and shows the requester', async () => {
+    const client = await createClient(http, token);
+    const contact = await createContact({ client_id: client.id, name: 'Anna Berger' });
+    const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: 'VPN', requester_id: contact.id, cc: ['Boss@Contoso.example'] }).expect(201);
+    expect(response.body).toMatchObject({
+      client_id: client.id,
+      requester: { id: contact.id, name: 'Anna Berger', email: contact.email },
+      cc: ['boss@contoso.example'],
+      source: 'api',
+      mailbox_id: null,
+      follow_up_of: null,
+    });
+    const read = await http.get(`${BASE}/tickets/${response.body.id}`).set(bearer(token)).expect(200);
+    expect(read.body.requester).toEqual({ id: contact.id, name: 'Anna Berger', email: contact.email });
+    const listed = await http.get(`${BASE}/tickets`).query({ requester_id: contact.id }).set(bearer(token)).expect(200);
+    expect(listed.body.data.map((t: { id: string }) => t.id)).toEqual([response.body.id]);
+    expect(listed.body.pagination.total).toBe(1);
+    const bySource = await http.get(`${BASE}/tickets`).query({ source: 'email', client_id: client.id }).set(bearer(token)).expect(200);
+    expect(bySource.body.data).toEqual([]);
+  });
+
+  test('When a ticket names an unknown requester_email, then a contact is created under the ticket\'s client', async () => {
+    const client = await createClient(http, token);
+    const email = uniqueEmail('new.requester');
+    const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: 'Mail', client_id: client.id, requester_email: email }).expect(201);
+    const contacts = await http.get(`${BASE}/contacts`).query({ email }).set(bearer(token)).expect(200);
+    expect(contacts.body.data).toEqual([expect.objectContaining({ email, client_id: client.id })]);
+    expect(response.body.requester).toEqual({ id: contacts.body.data[0].id, name: email.split('@')[0], email });
+  });
+
+  test('When a ticket names a known requester_email in another case, then that contact is the requester', async () => {
+    const contact = await createContact({ client_id: (await createClient(http, token)).id });
+    const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: 'Again', requester_email: contact.email.toUpperCase() }).expect(201);
+    expect(response.body.requester.id).toBe(contact.id);
+  });
+
+  test.each([
+    ['no client and a requester without one', async () => ({ requester_id: (await createContact()).id }), 400],
+    ['no client and an unknown requester_email', async () => ({ requester_email: uniqueEmail() }), 400],
+    ['both requester_id and requester_email', async () => ({ requester_id: (await createContact()).id, requester_email: uniqueEmail(), client_id: (await createClient(http, token)).id }), 400],
+    ['a requester_id of no contact of the tenant', async () => ({ requester_id: '00000000-0000-4000-8000-000000000000', client_id: (await createClient(http, token)).id }), 422],
+  ] as const)('When the ticket has %s, then it answers %s and stores nothing', async (_case, body, status) => {
+    const sent = { title: 'x', ...(await body()) };
+    const before = await snapshot(desk);
+    await http.post(`${BASE}/tickets`).set(bearer(token)).send(sent).expect(status);
+    expect(await snapshot(desk)).toEqual(before);
+  });
+
+  test('When a technician changes cc and the requester, then the ticket shows them and ticket.updated has the changes', async () => {
+    const ticket = await createTicket(http, token);
+    const contact = await createContact();
+    const response = await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ cc: ['a@x.example'], requester_id: contact.id }).expect(200);
+    expect(response.body).toMatchObject({ cc: ['a@x.example'], requester: { id: contact.id } });
+    const [event] = await desk.db.$queryRaw<{ data: { changes: Record<string, unknown> } }[]>`SELECT data FROM events WHERE resource_id = ${ticket.id} AND type = 'ticket.updated'`;
+    expect(Object.keys(event!.data.changes)).toEqual(expect.arrayContaining(['cc', 'requester']));
+  });
 });
