@@ -3,6 +3,7 @@ import type { Db, DbTx } from './db';
 import { createCalendarsRepository } from './calendars/calendars.repository';
 import { createClientsRepository } from './clients/clients.repository';
 import { createContactsRepository } from './contacts/contacts.repository';
+import { createMailboxesRepository } from './mailboxes/mailboxes.repository';
 import { createCommentsRepository } from './comments/comments.repository';
 import { createEventsRepository } from './events/events.repository';
 import { createSlaPoliciesRepository } from './sla-policies/sla-policies.repository';
@@ -22,6 +23,7 @@ function repositories(db: DbTx, connection?: Queryable) {
     comments: createCommentsRepository(db),
     clients: createClientsRepository(db, connection),
     contacts: createContactsRepository(db, connection),
+    mailboxes: createMailboxesRepository(db),
     users: createUsersRepository(db, connection),
     timeEntries: createTimeEntriesRepository(db, connection),
     events: createEventsRepository(db),

@@ -40,7 +40,7 @@ function expectedEvent(caller: Tenant, response: request.Response, type: string,
 
 const get = async (caller: Tenant, path: string) => (await http.get(`${BASE}${path}`).set(bearer(caller.token)).expect(200)).body;
 
-test('The catalogue names the twenty-two events desk records', () => {
+test('The catalogue names the twenty-six events desk records', () => {
   expect(deskEvents.names).toEqual([
     'ticket.created',
     'ticket.updated',
@@ -52,6 +52,10 @@ test('The catalogue names the twenty-two events desk records', () => {
     'contact.created',
     'contact.updated',
     'contact.deleted',
+    'email.received',
+    'email.quarantined',
+    'mailbox.failing',
+    'mailbox.recovered',
     'user.created',
     'user.updated',
     'user.deactivated',

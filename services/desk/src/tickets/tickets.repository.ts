@@ -306,6 +306,12 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable) {
   return {
     findById,
 
+    /** The id of the tenant's ticket of this number, if any. */
+    async findIdByNumber(tenantId: string, number: number): Promise<string | null> {
+      const [row] = await rows<{ id: string }>(Prisma.sql`SELECT id FROM tickets WHERE tenant_id = ${tenantId}::uuid AND number = ${number}`);
+      return row?.id ?? null;
+    },
+
     /**
      * The tsquery (as text) that finds the words: each word as its German or English stem or as
      * written, all of them (AND), the last also as a prefix of a word as written (`netw:*`). A word
