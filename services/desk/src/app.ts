@@ -30,6 +30,8 @@ import { createContactsService } from './contacts/contacts.service';
 import { createImapReader } from './mailboxes/imap-reader';
 import { createInboundService } from './mailboxes/inbound.service';
 import type { MailReader } from './mailboxes/mail-reader';
+import { createSmtpSender, type MailSender } from './mailboxes/mail-sender';
+import { createOutboundSender } from './mailboxes/outbound';
 import { registerMailboxRoutes } from './mailboxes/mailboxes.routes';
 import { createMailboxesService } from './mailboxes/mailboxes.service';
 import { registerCommentRoutes } from './comments/comments.routes';
@@ -73,6 +75,8 @@ export interface DeskSettings {
   eventsRetention?: { days: number; intervalMs: number };
   /** How often due mailboxes are looked for (MAIL_POLL_SWEEP_MS); default 5 s. Each mailbox has its own poll_interval_seconds. */
   mailPollSweepMs?: number;
+  /** How often queued replies are looked for (tests shorten it); default 2 s. */
+  mailSendSweepMs?: number;
   /** How often the SLA breach sweep runs (SLA_SWEEP_INTERVAL_MS); default 15 s. */
   slaSweepIntervalMs?: number;
   /** IANA zone of the tenants' calendar days (DEFAULT_TIME_ZONE): a time entry's default date is today there. Europe/Berlin when not given. */
@@ -95,6 +99,8 @@ export interface DeskDeps {
   settings: DeskSettings;
   /** Reads mailboxes; IMAP (imapflow) unless given. */
   mailReader?: MailReader;
+  /** Sends replies; SMTP (nodemailer) unless given. */
+  mailSender?: MailSender;
   /** How client secrets are checked against their hashes: scrypt (tests observe the calls). */
   verifySecret?: SecretVerifier;
 }
@@ -103,7 +109,7 @@ export interface DeskDeps {
  * The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them
  * on shutdown), and `close()` for what it opened itself (the time export's pg Pool).
  */
-export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret, mailReader }: DeskDeps) {
+export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret, mailReader, mailSender }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
@@ -174,6 +180,12 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   // The same durable, claim-based loop as the SLA sweep: what is due lives in mailboxes.next_poll_at,
   // and a claim (FOR UPDATE SKIP LOCKED, a lease) makes each poll run on one instance.
   const mailPolls = createSlaBreachJob(() => mailboxes.pollDue(), settings.mailPollSweepMs ?? 5_000, logger);
+  // Replies go out the same way: queued in the comment's transaction, claimed and sent by one instance.
+  const mailSends = createSlaBreachJob(
+    () => createOutboundSender({ store, sender: mailSender ?? createSmtpSender(), secrets: webhookSecrets, logger }).sendDue(),
+    settings.mailSendSweepMs ?? 2_000,
+    logger,
+  );
 
   const service = createServiceApp({
     service: 'desk',
@@ -228,5 +240,5 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, mailPolls, close: () => timeExports.close() };
+  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, mailPolls, mailSends, close: () => timeExports.close() };
 }

@@ -1,4 +1,5 @@
 import { notFound, type PageRequest } from '@msp/http';
+import { queueReplyIn } from '../mailboxes/outbound';
 import type { SlaService } from '../sla/sla.service';
 import type { Store } from '../store';
 import { isFinal } from '../tickets/ticket-status';
@@ -36,6 +37,7 @@ export function createCommentsService(store: Store, sla: SlaService) {
         const comment = await tx.comments.create(tenantId, { ticketId, body: input.body, internal: input.internal ?? false, author });
         await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
         if (!comment.internal) await sla.onPublicComment(tx, tenantId, ticket, new Date(comment.created_at));
+        await queueReplyIn(tx, tenantId, ticket, comment);
         return comment;
       });
     },

@@ -9,6 +9,7 @@ import { timestampsFor } from '../tickets/ticket-status';
 import { openTicketIn } from '../tickets/tickets.service';
 import { automaticReason, bareMessageId, parseMail, stripReply, subjectTicketNumber, type ParsedMail } from './mail-message';
 import type { FetchedMessage } from './mail-reader';
+import { toTicketEmail } from './outbound';
 import type { InboundEmail } from './mailbox.schemas';
 import type { MailboxRecord } from './mailboxes.repository';
 
@@ -52,6 +53,21 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     return belongs ? ticket : null;
   }
 
+  /** A delivery-status report of desk's mail: that mail `bounced`, its recipients' contacts `bounced`. */
+  async function bounce(tx: Repositories, tenantId: string, mail: ParsedMail, raw: Buffer) {
+    // The report names the original in its headers, or quotes them (Message-ID of the returned mail).
+    const quoted = (raw.toString('latin1').match(/^message-id:\s*<[^>]+>/gim) ?? []).map((line) => bareMessageId(line.replace(/^message-id:\s*/i, '')));
+    const bounced = await tx.mailboxes.bounceOutbound(tenantId, [...new Set([...mail.inReplyTo, ...mail.references, ...quoted])]);
+    for (const row of bounced) {
+      await tx.events.record({ type: 'email.bounced', tenantId, resourceType: 'outbound_email', resourceId: row.id, object: toTicketEmail(row) });
+      for (const address of row.to) {
+        const before = await tx.contacts.findByEmail(tenantId, address);
+        const after = await tx.contacts.markBounced(tenantId, address);
+        if (before && after) await tx.events.record({ type: 'contact.updated', tenantId, resourceType: 'contact', resourceId: after.id, object: after, before });
+      }
+    }
+  }
+
   async function changeStatus(tx: Repositories, tenantId: string, ticket: Ticket, status: 'open'): Promise<Ticket> {
     const now = new Date();
     const written = await tx.tickets.update(tenantId, ticket.id, { status, ...timestampsFor(ticket.status, status, now), closedAt: null }, now);
@@ -73,6 +89,7 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     let sender = await tx.contacts.findByEmail(tenantId, mail.from);
     const automatic = automaticReason(mail);
     let ticket = await threadOf(tx, tenantId, mail, sender);
+    if (automatic === 'bounce') await bounce(tx, tenantId, mail, raw);
     // Automatic mail never reopens, opens or comments: it is logged on the ticket it threads to.
     if (automatic) return { status: 'ignored', reason: automatic, ticketId: ticket?.id ?? null, commentId: null };
 

@@ -193,3 +193,44 @@ export const InboundListQuery = Type.Object(
 );
 export type InboundFilters = Pick<Static<typeof InboundListQuery>, 'mailbox_id' | 'status' | 'message_id'>;
 export const InboundPageSchema = pageSchema('InboundEmailPage', InboundEmailSchema);
+
+export const TicketEmailSchema = named(
+  'TicketEmail',
+  Type.Object(
+    {
+      id: Uuid(),
+      direction: stringEnum(['inbound', 'outbound'] as const),
+      message_id: Type.String({ description: 'Without angle brackets.' }),
+      from: Type.String(),
+      to: Type.Array(Type.String()),
+      cc: Type.Array(Type.String()),
+      subject: Type.String(),
+      status: stringEnum(['received', 'queued', 'sent', 'failed', 'bounced'] as const, {
+        description: 'Inbound: `received`. Outbound: `queued` (retried while the SMTP server does not take it), `sent`, `failed` (given up), `bounced` (a delivery-status report came back).',
+      }),
+      error: Nullable(Type.String()),
+      created_at: DateTime(),
+    },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+          direction: 'outbound',
+          message_id: 'desk.4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f@msp.example',
+          from: 'help@msp.example',
+          to: ['anna.berger@contoso.example'],
+          cc: [],
+          subject: '[#42] Printer jams',
+          status: 'sent',
+          error: null,
+          created_at: '2026-11-02T10:05:00.000Z',
+        },
+      ],
+    },
+  ),
+);
+export const TicketEmailListSchema = named(
+  'TicketEmailList',
+  Type.Object({ data: Type.Array(TicketEmailSchema) }, { additionalProperties: false, examples: [{ data: [TicketEmailSchema.examples[0]] }] }),
+);

@@ -227,11 +227,54 @@ export function createMailboxesRepository(db: DbTx) {
       return found.map((row) => ({ id: row.id, raw: row.raw ? Buffer.from(row.raw) : null }));
     },
 
-    /** The ticket a Message-ID desk received threads to, if any. */
+    /** The ticket a Message-ID desk received or sent threads to, if any. */
     async ticketOfMessageIds(tenantId: string, messageIds: string[]): Promise<string | null> {
       if (!messageIds.length) return null;
+      const sent = await db.outboundEmail.findFirst({ where: { tenantId, messageId: { in: messageIds } }, orderBy: { createdAt: 'desc' } });
+      if (sent) return sent.ticketId;
       const found = await db.inboundEmail.findFirst({ where: { tenantId, messageId: { in: messageIds }, ticketId: { not: null } }, orderBy: { receivedAt: 'desc' } });
       return found?.ticketId ?? null;
+    },
+
+    /** The Message-IDs of a ticket's thread, oldest first: what a reply's References continue. */
+    async threadOf(tenantId: string, ticketId: string): Promise<string[]> {
+      const found = await rows<{ message_id: string }>(Prisma.sql`
+        SELECT message_id FROM (
+          SELECT message_id, received_at AS at FROM inbound_emails WHERE tenant_id = ${tenantId}::uuid AND ticket_id = ${ticketId}::uuid AND status = 'processed'
+          UNION ALL
+          SELECT message_id, created_at FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND ticket_id = ${ticketId}::uuid
+        ) thread ORDER BY at`);
+      return found.map((row) => row.message_id);
+    },
+
+    async queueOutbound(entry: Prisma.OutboundEmailUncheckedCreateInput) {
+      return db.outboundEmail.create({ data: entry });
+    },
+
+    /** Claims one due queued mail for `leaseMs` (SKIP LOCKED: one instance sends it). */
+    async claimOutbound(leaseMs: number) {
+      const [claimed] = await rows<{ id: string }>(Prisma.sql`
+        UPDATE outbound_emails SET locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
+        WHERE id = (SELECT id FROM outbound_emails WHERE status = 'queued' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+          ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id`);
+      return claimed ? db.outboundEmail.findUnique({ where: { id: claimed.id } }) : null;
+    },
+
+    async finishOutbound(id: string, data: { status: string; error?: string | null; nextAttemptAt?: Date; sentAt?: Date }) {
+      return db.outboundEmail.update({ where: { id }, data: { ...data, lockedUntil: null } });
+    },
+
+    /** Marks the sent mails of these Message-IDs bounced; answers them. */
+    async bounceOutbound(tenantId: string, messageIds: string[]) {
+      if (!messageIds.length) return [];
+      return db.outboundEmail.updateManyAndReturn({ where: { tenantId, messageId: { in: messageIds }, status: { in: ['sent', 'queued'] } }, data: { status: 'bounced' } });
+    },
+
+    async ticketEmails(tenantId: string, ticketId: string) {
+      const inbound = await db.inboundEmail.findMany({ where: { tenantId, ticketId }, omit: { raw: true }, orderBy: { receivedAt: 'asc' } });
+      const outbound = await db.outboundEmail.findMany({ where: { tenantId, ticketId }, orderBy: { createdAt: 'asc' } });
+      return { inbound, outbound };
     },
 
     async listInbound(tenantId: string, filters: InboundFilters, page: PageRequest): Promise<{ items: InboundEmail[]; total: number }> {

@@ -12,6 +12,7 @@ import {
   MailboxPageSchema,
   MailboxSchema,
   NewMailboxSchema,
+  TicketEmailListSchema,
 } from './mailbox.schemas';
 import type { MailboxesService } from './mailboxes.service';
 
@@ -126,6 +127,21 @@ export function registerMailboxRoutes(api: ApiRouter, mailboxes: MailboxesServic
     responses: { 200: { description: '`failing` with `last_error` while its polls fail; polls back off then and it recovers by itself.', schema: MailboxHealthSchema } },
     handler: async (req, res, { params }) => {
       res.json(await mailboxes.health(tenantOf(req), params.id));
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/tickets/:id/emails',
+    operationId: 'listTicketEmails',
+    summary: 'The mail of a ticket, in and out',
+    description: 'Oldest first: the mails that came in on the ticket and the replies desk sent (or is retrying) from its public comments.',
+    tags: ['Tickets'],
+    scope: 'read:tickets',
+    params: IdParams,
+    responses: { 200: { description: 'The ticket\'s e-mails.', schema: TicketEmailListSchema } },
+    handler: async (req, res, { params }) => {
+      res.json({ data: await mailboxes.ticketEmails(tenantOf(req), params.id) });
     },
   });
 

@@ -4,6 +4,7 @@ import type { SecretBox } from '@msp/secrets';
 import { unlessDuplicate } from '../db';
 import type { Repositories, Store } from '../store';
 import type { InboundService } from './inbound.service';
+import { toTicketEmail, type TicketEmail } from './outbound';
 import type { MailReader } from './mail-reader';
 import type { InboundFilters, Mailbox, MailboxChanges, MailboxHealth, NewMailbox } from './mailbox.schemas';
 import { publicMailbox, type MailboxRecord, type MailboxWrite, type ServerSettings } from './mailboxes.repository';
@@ -162,6 +163,25 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
         polled++;
         if (id) return polled;
       }
+    },
+
+    /** A ticket's messages in and out, oldest first. */
+    async ticketEmails(tenantId: string, ticketId: string): Promise<TicketEmail[]> {
+      if (!(await store.tickets.findById(tenantId, ticketId))) throw notFound('No ticket with this id exists in your tenant.');
+      const { inbound, outbound } = await store.mailboxes.ticketEmails(tenantId, ticketId);
+      const received: TicketEmail[] = inbound.map((row) => ({
+        id: row.id,
+        direction: 'inbound',
+        message_id: row.messageId,
+        from: row.from,
+        to: row.to ?? [],
+        cc: [],
+        subject: row.subject,
+        status: 'received',
+        error: null,
+        created_at: row.receivedAt.toISOString(),
+      }));
+      return [...received, ...outbound.map(toTicketEmail)].sort((a, b) => a.created_at.localeCompare(b.created_at));
     },
 
     listInbound(tenantId: string, filters: InboundFilters, page: PageRequest) {
