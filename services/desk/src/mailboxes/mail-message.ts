@@ -1,4 +1,10 @@
-import PostalMime from 'postal-mime';
+import type PostalMimeClass from 'postal-mime' with { 'resolution-mode': 'import' };
+
+// postal-mime's package ships a CommonJS build (its `require` export); TypeScript only resolves its
+// types for `import`, which this CommonJS build may not use on an ES module.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const postalMime = require('postal-mime') as typeof PostalMimeClass & { default?: typeof PostalMimeClass };
+const PostalMime = postalMime.default ?? postalMime;
 
 /** What inbound processing reads of a message. */
 export interface ParsedMail {
