@@ -73,7 +73,7 @@ export interface DeskSettings {
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
   /** EVENTS_RETENTION_DAYS and EVENTS_RETENTION_INTERVAL_MS: the events retention sweep (none without it). */
   eventsRetention?: { days: number; intervalMs: number };
-  /** How often due mailboxes are looked for (MAIL_POLL_SWEEP_MS); default 5 s. Each mailbox has its own poll_interval_seconds. */
+  /** How often due mailboxes are looked for (tests shorten it); default 5 s. Each mailbox has its own poll_interval_seconds. */
   mailPollSweepMs?: number;
   /** How often queued replies are looked for (tests shorten it); default 2 s. */
   mailSendSweepMs?: number;
@@ -179,12 +179,13 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   });
   // The same durable, claim-based loop as the SLA sweep: what is due lives in mailboxes.next_poll_at,
   // and a claim (FOR UPDATE SKIP LOCKED, a lease) makes each poll run on one instance.
-  const mailPolls = createSlaBreachJob(() => mailboxes.pollDue(), settings.mailPollSweepMs ?? 5_000, logger);
+  const mailPolls = createSlaBreachJob(() => mailboxes.pollDue(), settings.mailPollSweepMs ?? 5_000, logger, 'mailbox poll');
   // Replies go out the same way: queued in the comment's transaction, claimed and sent by one instance.
   const mailSends = createSlaBreachJob(
     () => createOutboundSender({ store, sender: mailSender ?? createSmtpSender(), secrets: webhookSecrets, logger }).sendDue(),
     settings.mailSendSweepMs ?? 2_000,
     logger,
+    'mail send',
   );
 
   const service = createServiceApp({
