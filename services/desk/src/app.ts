@@ -25,6 +25,15 @@ import { registerCalendarRoutes } from './calendars/calendars.routes';
 import { createCalendarsService } from './calendars/calendars.service';
 import { registerClientRoutes } from './clients/clients.routes';
 import { createClientsService } from './clients/clients.service';
+import { registerContactRoutes } from './contacts/contacts.routes';
+import { createContactsService } from './contacts/contacts.service';
+import { createImapReader } from './mailboxes/imap-reader';
+import { createInboundService } from './mailboxes/inbound.service';
+import type { MailReader } from './mailboxes/mail-reader';
+import { createSmtpSender, type MailSender } from './mailboxes/mail-sender';
+import { createOutboundSender } from './mailboxes/outbound';
+import { registerMailboxRoutes } from './mailboxes/mailboxes.routes';
+import { createMailboxesService } from './mailboxes/mailboxes.service';
 import { registerCommentRoutes } from './comments/comments.routes';
 import { createCommentsService } from './comments/comments.service';
 import { registerSlaPolicyRoutes } from './sla-policies/sla-policies.routes';
@@ -64,6 +73,10 @@ export interface DeskSettings {
   webhooks?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
   /** EVENTS_RETENTION_DAYS and EVENTS_RETENTION_INTERVAL_MS: the events retention sweep (none without it). */
   eventsRetention?: { days: number; intervalMs: number };
+  /** How often due mailboxes are looked for (tests shorten it); default 5 s. Each mailbox has its own poll_interval_seconds. */
+  mailPollSweepMs?: number;
+  /** How often queued replies are looked for (tests shorten it); default 2 s. */
+  mailSendSweepMs?: number;
   /** How often the SLA breach sweep runs (SLA_SWEEP_INTERVAL_MS); default 15 s. */
   slaSweepIntervalMs?: number;
   /** IANA zone of the tenants' calendar days (DEFAULT_TIME_ZONE): a time entry's default date is today there. Europe/Berlin when not given. */
@@ -84,6 +97,10 @@ export interface DeskDeps {
   /** Keys desk signed with before a rotation: served in the JWKS and accepted by desk itself. */
   previousKeys?: VerificationKey[];
   settings: DeskSettings;
+  /** Reads mailboxes; IMAP (imapflow) unless given. */
+  mailReader?: MailReader;
+  /** Sends replies; SMTP (nodemailer) unless given. */
+  mailSender?: MailSender;
   /** How client secrets are checked against their hashes: scrypt (tests observe the calls). */
   verifySecret?: SecretVerifier;
 }
@@ -92,7 +109,7 @@ export interface DeskDeps {
  * The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them
  * on shutdown), and `close()` for what it opened itself (the time export's pg Pool).
  */
-export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret }: DeskDeps) {
+export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret, mailReader, mailSender }: DeskDeps) {
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
@@ -151,6 +168,25 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   // The tickets service takes the same locks for the tickets a bulk change or a merge writes.
   const resourceLock = advisoryResourceLock(db.pool);
   const slaBreaches = createSlaBreachJob(() => sla.sweepBreaches(), settings.slaSweepIntervalMs ?? 15_000, logger);
+  // Mailbox passwords are sealed with the same key as the webhook secrets (WEBHOOK_ENCRYPTION_KEY).
+  const mailboxes = createMailboxesService({
+    store,
+    secrets: webhookSecrets,
+    reader: mailReader ?? createImapReader(),
+    inbound: createInboundService(store, sla, logger),
+    outbound: outbound ?? createOutbound(),
+    logger,
+  });
+  // The same durable, claim-based loop as the SLA sweep: what is due lives in mailboxes.next_poll_at,
+  // and a claim (FOR UPDATE SKIP LOCKED, a lease) makes each poll run on one instance.
+  const mailPolls = createSlaBreachJob(() => mailboxes.pollDue(), settings.mailPollSweepMs ?? 5_000, logger, 'mailbox poll');
+  // Replies go out the same way: queued in the comment's transaction, claimed and sent by one instance.
+  const mailSends = createSlaBreachJob(
+    () => createOutboundSender({ store, sender: mailSender ?? createSmtpSender(), secrets: webhookSecrets, logger }).sendDue(),
+    settings.mailSendSweepMs ?? 2_000,
+    logger,
+    'mail send',
+  );
 
   const service = createServiceApp({
     service: 'desk',
@@ -194,6 +230,8 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerTicketRoutes(api, createTicketsService(store, sla, resourceLock));
       registerCommentRoutes(api, createCommentsService(store, sla));
       registerClientRoutes(api, createClientsService(createStore(db)));
+      registerContactRoutes(api, createContactsService(store));
+      registerMailboxRoutes(api, mailboxes);
       registerUserRoutes(api, createUsersService(createStore(db)));
       registerTimeEntryRoutes(api, {
         timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),
@@ -206,5 +244,5 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, close: () => timeExports.close() };
+  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, mailPolls, mailSends, close: () => timeExports.close() };
 }

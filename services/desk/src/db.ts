@@ -36,9 +36,12 @@ export function createDb(databaseUrl: string, options: PoolOptions & { readUrl?:
 /** The same folder from src/ (tests) and dist/ (production). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../prisma/migrations');
 
-/** A unique constraint refused the write (Prisma P2002). */
+/** A unique constraint refused the write (Prisma P2002; through a raw query, P2010 with PostgreSQL's 23505). */
 export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
+  if (error.code === 'P2002') return true;
+  // A raw query's meta carries the driver's SQLSTATE; its message says it too.
+  return error.code === 'P2010' && (JSON.stringify(error.meta ?? {}).includes('"23505"') || error.message.includes('Code: `23505`'));
 }
 
 /** A foreign key refused the write (Prisma P2003): e.g. deleting a row that another still names. */

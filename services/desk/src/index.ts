@@ -18,7 +18,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   await bootstrapClients(config, createApiClientsRepository(db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
 
-  const { app, readiness, dispatcher, eventsRetention, slaBreaches, close } = createDeskApp({
+  const { app, readiness, dispatcher, eventsRetention, slaBreaches, mailPolls, mailSends, close } = createDeskApp({
     db,
     outbound: outboundFromConfig(config),
     webhookSecrets: webhookSecretsFromConfig(config),
@@ -48,10 +48,12 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   await dispatcher.start();
   eventsRetention.start();
   slaBreaches.start();
+  mailPolls.start();
+  mailSends.start();
   return {
     app,
     readiness,
-    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), () => slaBreaches.stop(), close, () => db.$disconnect(), async () => redis?.quit()],
+    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), () => slaBreaches.stop(), () => mailPolls.stop(), () => mailSends.stop(), close, () => db.$disconnect(), async () => redis?.quit()],
     describe: { redis: Boolean(redis) },
   };
 });

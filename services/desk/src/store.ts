@@ -2,6 +2,8 @@ import type { Queryable } from '@msp/db';
 import type { Db, DbTx } from './db';
 import { createCalendarsRepository } from './calendars/calendars.repository';
 import { createClientsRepository } from './clients/clients.repository';
+import { createContactsRepository } from './contacts/contacts.repository';
+import { createMailboxesRepository } from './mailboxes/mailboxes.repository';
 import { createCommentsRepository } from './comments/comments.repository';
 import { createEventsRepository } from './events/events.repository';
 import { createSlaPoliciesRepository } from './sla-policies/sla-policies.repository';
@@ -21,6 +23,8 @@ function repositories(db: DbTx, connection?: Queryable, reads?: Queryable) {
     tickets: createTicketsRepository(db, connection, reads),
     comments: createCommentsRepository(db, reads),
     clients: createClientsRepository(db, connection, reads),
+    contacts: createContactsRepository(db, connection),
+    mailboxes: createMailboxesRepository(db),
     users: createUsersRepository(db, connection, reads),
     timeEntries: createTimeEntriesRepository(db, connection, reads),
     events: createEventsRepository(db),

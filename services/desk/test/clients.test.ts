@@ -26,6 +26,7 @@ describe('POST /clients', () => {
       email: 'it@acme.example',
       phone: '+49 30 1234-567',
       notes: 'Key account.',
+      email_domains: [],
       sla_policy_id: null,
       hourly_rate: null,
       currency: 'EUR',
@@ -126,5 +127,52 @@ describe('PATCH /clients/:id', () => {
 
   test('When the client is unknown, then it answers 404', async () => {
     await http.patch(`${BASE}/clients/00000000-0000-4000-8000-000000000000`).set(bearer(token)).send({ notes: 'x' }).expect(404);
+  });
+});
+
+describe('email_domains', () => {
+  const domain = () => `${unique('acme').replace(' ', '-')}.example`;
+
+  test('When a client is created with mail domains in any case, then they are stored lower-cased and sorted', async () => {
+    const [a, b] = [domain(), domain()].sort();
+    const response = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Dom'), email_domains: [b!.toUpperCase(), a] }).expect(201);
+    expect(response.body.email_domains).toEqual([a, b]);
+    expect((await http.get(`${BASE}/clients/${response.body.id}`).set(bearer(token)).expect(200)).body.email_domains).toEqual([a, b]);
+  });
+
+  test('When a domain is another client\'s, then creating or changing answers 409 email-domain-taken and stores nothing', async () => {
+    const taken = domain();
+    const owner = await createClient(http, token, { email_domains: [taken] });
+    const other = await createClient(http, token);
+    const before = await snapshot(desk);
+    const created = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Dom'), email_domains: [taken.toUpperCase()] }).expect(409);
+    expect(created.body.type).toBe('urn:msp:problem:email-domain-taken');
+    const changed = await http.patch(`${BASE}/clients/${other.id}`).set(bearer(token)).send({ email_domains: [taken] }).expect(409);
+    expect(changed.body.type).toBe('urn:msp:problem:email-domain-taken');
+    expect(await snapshot(desk)).toEqual(before);
+    expect(owner.id).toBeDefined();
+  });
+
+  test.each(['gmail.com', 'GMX.de', 't-online.de', 'outlook.com'])('When %s is given, then it answers 422 free-mail-domain and stores nothing', async (free) => {
+    const client = await createClient(http, token);
+    const before = await snapshot(desk);
+    const created = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Free'), email_domains: [free] }).expect(422);
+    expect(created.body.type).toBe('urn:msp:problem:free-mail-domain');
+    const changed = await http.patch(`${BASE}/clients/${client.id}`).set(bearer(token)).send({ email_domains: [domain(), free] }).expect(422);
+    expect(changed.body.type).toBe('urn:msp:problem:free-mail-domain');
+    expect(await snapshot(desk)).toEqual(before);
+  });
+
+  test('When the domains are replaced, then a dropped domain is free for another client', async () => {
+    const dropped = domain();
+    const client = await createClient(http, token, { email_domains: [dropped] });
+    const kept = domain();
+    const response = await http.patch(`${BASE}/clients/${client.id}`).set(bearer(token)).send({ email_domains: [kept] }).expect(200);
+    expect(response.body.email_domains).toEqual([kept]);
+    await createClient(http, token, { email_domains: [dropped] });
+  });
+
+  test.each([['not a host name', ['not a domain']], ['no dot', ['localhost']]])('When a domain is %s, then it answers 400', async (_case, email_domains) => {
+    await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Bad'), email_domains }).expect(400);
   });
 });

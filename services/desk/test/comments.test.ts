@@ -26,6 +26,8 @@ describe('POST /tickets/:id/comments', () => {
       author: clientId,
       created_at: expect.any(String),
       merged_from_ticket_id: null,
+      author_type: 'technician',
+      author_contact_id: null,
     });
     expect(response.headers.location).toBe(`${comments(ticket.id)}/${response.body.id}`);
     const stored = await desk.db.comment.findUniqueOrThrow({ where: { id: response.body.id } });

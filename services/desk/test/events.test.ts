@@ -40,7 +40,7 @@ function expectedEvent(caller: Tenant, response: request.Response, type: string,
 
 const get = async (caller: Tenant, path: string) => (await http.get(`${BASE}${path}`).set(bearer(caller.token)).expect(200)).body;
 
-test('The catalogue names the nineteen events desk records', () => {
+test('The catalogue names the twenty-nine events desk records', () => {
   expect(deskEvents.names).toEqual([
     'ticket.created',
     'ticket.updated',
@@ -49,6 +49,16 @@ test('The catalogue names the nineteen events desk records', () => {
     'comment.created',
     'client.created',
     'client.updated',
+    'contact.created',
+    'contact.updated',
+    'contact.deleted',
+    'email.received',
+    'email.quarantined',
+    'email.sent',
+    'email.failed',
+    'email.bounced',
+    'mailbox.failing',
+    'mailbox.recovered',
     'user.created',
     'user.updated',
     'user.deactivated',

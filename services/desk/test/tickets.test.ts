@@ -39,6 +39,12 @@ describe('POST /tickets', () => {
       closed_at: null,
       merged_into_id: null,
       merged_ids: [],
+      requester: null,
+      cc: [],
+      cc_suggested: [],
+      source: 'api',
+      mailbox_id: null,
+      follow_up_of: null,
       sla: null,
     });
     const stored = await desk.db.ticket.findUniqueOrThrow({ where: { id: response.body.id } });

@@ -303,11 +303,259 @@ export interface paths {
         head?: never;
         /**
          * Change a client
-         * @description `null` clears `email`, `phone`, `notes` or `sla_policy_id`. A name another client of the tenant has is a 409. `sla_policy_id` applies to tickets opened afterwards.
+         * @description `null` clears `email`, `phone`, `notes` or `sla_policy_id`. A name another client of the tenant has is a 409, as is a domain of `email_domains` another client owns (`urn:msp:problem:email-domain-taken`). `sla_policy_id` applies to tickets opened afterwards.
          *
          *     Requires scope `write:tickets` (or `admin:tenant`).
          */
         patch: operations["updateClient"];
+        trace?: never;
+    };
+    "/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contacts
+         * @description Newest first (`created_at` descending, then `id`). Filters combine with AND. `pagination.total` is exact (never an estimate), and a first page with its total costs the same however long the list. Deep pages: follow the `Link` header's `next`, which pages by keyset (`after`: the id of the last item of the page before), as fast at any depth; `page=N` still works but reads and skips every item before its page.
+         *
+         *     Requires scope `read:tickets` (or `admin:tenant`).
+         */
+        get: operations["listContacts"];
+        put?: never;
+        /**
+         * Create a contact
+         * @description An address another contact of the tenant has (any letter case) is a 409 (`urn:msp:problem:email-taken`).
+         *
+         *     Requires scope `write:tickets` (or `admin:tenant`).
+         */
+        post: operations["createContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a contact
+         * @description Requires scope `read:tickets` (or `admin:tenant`).
+         */
+        get: operations["getContact"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a contact
+         * @description A contact that requested tickets is a 409 (`urn:msp:problem:contact-in-use`). Comments it wrote keep their text.
+         *
+         *     Requires scope `write:tickets` (or `admin:tenant`).
+         */
+        delete: operations["deleteContact"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a contact
+         * @description An address another contact of the tenant has is a 409 (`urn:msp:problem:email-taken`). Any change sets `email_status` to `ok`: mail goes to the contact again.
+         *
+         *     Requires scope `write:tickets` (or `admin:tenant`).
+         */
+        patch: operations["updateContact"];
+        trace?: never;
+    };
+    "/mailboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List mailboxes
+         * @description Newest first. `pagination.total` is exact (never an estimate), and a first page with its total costs the same however long the list. Deep pages: follow the `Link` header's `next`, which pages by keyset (`after`: the id of the last item of the page before), as fast at any depth; `page=N` still works but reads and skips every item before its page.
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        get: operations["listMailboxes"];
+        put?: never;
+        /**
+         * Connect a mailbox
+         * @description Passwords are stored encrypted and never answered (`password_set`). An address the tenant has a mailbox of is a 409. Polling starts at once.
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        post: operations["createMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailboxes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a mailbox
+         * @description Requires scope `admin:tenant`.
+         */
+        get: operations["getMailbox"];
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a mailbox
+         * @description Tickets and the inbound log keep what came in through it (their `mailbox_id` becomes null in the log).
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        delete: operations["deleteMailbox"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a mailbox
+         * @description A JSON merge patch (RFC 7396): `imap` and `smtp` merge into the stored settings, so `{"imap": {"password": "…"}}` changes the password alone.
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        patch: operations["updateMailbox"];
+        trace?: never;
+    };
+    "/mailboxes/{id}/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll a mailbox now
+         * @description Reads the mailbox now instead of at its next interval (unless a poll of it is under way on any instance). Watch `GET /mailboxes/{id}/health` and `GET /inbound-emails`.
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        post: operations["pollMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailboxes/{id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How a mailbox's polls go
+         * @description Requires scope `admin:tenant`.
+         */
+        get: operations["getMailboxHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{id}/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mail of a ticket, in and out
+         * @description Oldest first: the mails that came in on the ticket and the replies desk sent (or is retrying) from its public comments.
+         *
+         *     Requires scope `read:tickets` (or `admin:tenant`).
+         */
+        get: operations["listTicketEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound-emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the mail read from mailboxes
+         * @description Newest first (`received_at`). Every message a poll read, whatever came of it. `pagination.total` is exact (never an estimate), and a first page with its total costs the same however long the list. Deep pages: follow the `Link` header's `next`, which pages by keyset (`after`: the id of the last item of the page before), as fast at any depth; `page=N` still works but reads and skips every item before its page.
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        get: operations["listInboundEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound-emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an entry of the inbound log
+         * @description Requires scope `admin:tenant`.
+         */
+        get: operations["getInboundEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound-emails/{id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The message as it was read
+         * @description The raw message (`message/rfc822`), as an attachment. A message over its mailbox's `max_message_bytes` was not stored: 404.
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        get: operations["getInboundEmailRaw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/users": {
@@ -900,7 +1148,7 @@ export interface paths {
         };
         /**
          * Read the audit log
-         * @description Every change of your tenant in this service, newest first: who (`actor`), what (`action`, the resource, the changed fields with their old and new values as `{from, to}`; secrets never), when, and the request id. The same stream feeds the webhooks. Filters combine with AND; `type` names one or several event types (`ticket.updated`, or `ticket.created,ticket.updated`: any of them); `from` is inclusive, `to` exclusive; `actor` matches the caller or the client it acted for. This service's event types: `ticket.created`, `ticket.updated`, `ticket.sla_breached`, `ticket.merged`, `comment.created`, `client.created`, `client.updated`, `user.created`, `user.updated`, `user.deactivated`, `time_entry.created`, `time_entry.updated`, `time_entry.deleted`, `calendar.created`, `calendar.updated`, `calendar.deleted`, `sla_policy.created`, `sla_policy.updated`, `sla_policy.deleted`. `pagination.total` is exact, read from counters kept with every change (no count of the log), and the first page with each single filter is as fast at ten million events as at a hundred thousand. Deep pages: follow the `Link` header's `next` (`after`, keyset), as fast at any depth; `page` reads and skips every event before its page. Events older than the service's retention (`EVENTS_RETENTION_DAYS`, default 400) are removed, except those with a webhook delivery still pending.
+         * @description Every change of your tenant in this service, newest first: who (`actor`), what (`action`, the resource, the changed fields with their old and new values as `{from, to}`; secrets never), when, and the request id. The same stream feeds the webhooks. Filters combine with AND; `type` names one or several event types (`ticket.updated`, or `ticket.created,ticket.updated`: any of them); `from` is inclusive, `to` exclusive; `actor` matches the caller or the client it acted for. This service's event types: `ticket.created`, `ticket.updated`, `ticket.sla_breached`, `ticket.merged`, `comment.created`, `client.created`, `client.updated`, `contact.created`, `contact.updated`, `contact.deleted`, `email.received`, `email.quarantined`, `email.sent`, `email.failed`, `email.bounced`, `mailbox.failing`, `mailbox.recovered`, `user.created`, `user.updated`, `user.deactivated`, `time_entry.created`, `time_entry.updated`, `time_entry.deleted`, `calendar.created`, `calendar.updated`, `calendar.deleted`, `sla_policy.created`, `sla_policy.updated`, `sla_policy.deleted`. `pagination.total` is exact, read from counters kept with every change (no count of the log), and the first page with each single filter is as fast at ten million events as at a hundred thousand. Deep pages: follow the `Link` header's `next` (`after`, keyset), as fast at any depth; `page` reads and skips every event before its page. Events older than the service's retention (`EVENTS_RETENTION_DAYS`, default 400) are removed, except those with a webhook delivery still pending.
          *
          *     Requires scope `admin:tenant`.
          */
@@ -1028,6 +1276,176 @@ export interface webhooks {
         put?: never;
         /** A client changed; `changes` has the fields that differ. */
         post: operations["webhook_client_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A contact was created (`POST /contacts`, a ticket naming a new `requester_email`, or a mail from a new sender). */
+        post: operations["webhook_contact_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A contact changed; `changes` has the fields that differ (`email_status` when a mail to it bounced). */
+        post: operations["webhook_contact_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A contact was deleted; `object` is the contact as it was. */
+        post: operations["webhook_contact_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A mail was read from a mailbox and processed, ignored or failed; `object` is its inbound log entry (`status`, `reason`, `ticket_id`, `comment_id`). */
+        post: operations["webhook_email_received"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.quarantined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A mail from an unknown sender was quarantined (`unknown_sender: quarantine`); replay it with `POST /inbound-emails/{id}/replay`. */
+        post: operations["webhook_email_quarantined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A technician's reply was taken by the SMTP server; `object` is the ticket's e-mail. */
+        post: operations["webhook_email_sent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A reply could not be sent after its retries; `object` is the ticket's e-mail with `error`. */
+        post: operations["webhook_email_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.bounced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A reply came back undeliverable (a delivery-status report); its contact's `email_status` is now `bounced`. */
+        post: operations["webhook_email_bounced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mailbox.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A mailbox's poll failed after succeeding (the server down, a login refused); `object` is its health. */
+        post: operations["webhook_mailbox_failing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mailbox.recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A failing mailbox's poll succeeded again; `object` is its health. */
+        post: operations["webhook_mailbox_recovered"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1450,6 +1868,18 @@ export interface components {
          *           "merged_ids": [
          *             "3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69"
          *           ],
+         *           "requester": {
+         *             "id": "2b7e4c1d-9a3f-4e5b-8c6d-1f0e2a3b4c5d",
+         *             "name": "Anna Berger",
+         *             "email": "anna.berger@contoso.example"
+         *           },
+         *           "cc": [],
+         *           "cc_suggested": [
+         *             "it@contoso.example"
+         *           ],
+         *           "source": "email",
+         *           "mailbox_id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
+         *           "follow_up_of": null,
          *           "sla": {
          *             "policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *             "first_response": {
@@ -1496,6 +1926,18 @@ export interface components {
          *       "merged_ids": [
          *         "3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69"
          *       ],
+         *       "requester": {
+         *         "id": "2b7e4c1d-9a3f-4e5b-8c6d-1f0e2a3b4c5d",
+         *         "name": "Anna Berger",
+         *         "email": "anna.berger@contoso.example"
+         *       },
+         *       "cc": [],
+         *       "cc_suggested": [
+         *         "it@contoso.example"
+         *       ],
+         *       "source": "email",
+         *       "mailbox_id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
+         *       "follow_up_of": null,
          *       "sla": {
          *         "policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *         "first_response": {
@@ -1536,6 +1978,18 @@ export interface components {
             merged_into_id: string | null;
             /** @description The tickets merged into this one, in the order they were merged; empty if none. */
             merged_ids: string[];
+            requester: components["schemas"]["TicketRequester"] | null;
+            /** @description Addresses mailed with every public reply besides the requester. */
+            cc: string[];
+            /** @description Addresses that were CC of the mail that opened the ticket: never mailed until a technician adds them to `cc`. */
+            cc_suggested: string[];
+            /**
+             * @description `email` when a mail opened it, else `api`.
+             * @enum {string}
+             */
+            source: "api" | "email";
+            mailbox_id: string | null;
+            follow_up_of: string | null;
             sla: components["schemas"]["TicketSla"] | null;
         };
         /** @enum {string} */
@@ -1547,6 +2001,13 @@ export interface components {
          * @enum {string}
          */
         TicketStatus: "open" | "in_progress" | "pending" | "resolved" | "closed";
+        /** @description The contact who asked. */
+        TicketRequester: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            email: string;
+        };
         /**
          * @description The ticket's SLA clocks; null when no policy applied at its creation. A change of priority re-targets both from the creation, keeping the elapsed time.
          * @example {
@@ -1655,6 +2116,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * @description `client_id` may be left out when the requester's contact has a client (the ticket takes it); `requester_id` and `requester_email` exclude each other.
          * @example {
          *       "title": "Printer on the 2nd floor jams",
          *       "description": "The HP LaserJet in room 2.14 jams on every duplex print since Monday.",
@@ -1682,8 +2144,20 @@ export interface components {
              * Format: uuid
              * @description A client of the tenant.
              */
-            client_id: string;
+            client_id?: string;
             assignee_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The contact who asked (a contact of the tenant, else 422).
+             */
+            requester_id?: string;
+            /**
+             * Format: email
+             * @description The address of who asked, instead of `requester_id`: its contact, else a new contact under the ticket's client (created with the ticket).
+             */
+            requester_email?: string;
+            /** @description Addresses mailed with every public reply on the ticket besides the requester, lower-cased, at most 20. */
+            cc?: string[];
         };
         /**
          * @description The fields to change; at least one.
@@ -1713,6 +2187,9 @@ export interface components {
              */
             client_id?: string;
             assignee_id?: string | null;
+            requester_id?: string | null;
+            /** @description Addresses mailed with every public reply on the ticket besides the requester, lower-cased, at most 20. */
+            cc?: string[];
         };
         /**
          * @example {
@@ -1738,6 +2215,18 @@ export interface components {
          *             "merged_ids": [
          *               "3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69"
          *             ],
+         *             "requester": {
+         *               "id": "2b7e4c1d-9a3f-4e5b-8c6d-1f0e2a3b4c5d",
+         *               "name": "Anna Berger",
+         *               "email": "anna.berger@contoso.example"
+         *             },
+         *             "cc": [],
+         *             "cc_suggested": [
+         *               "it@contoso.example"
+         *             ],
+         *             "source": "email",
+         *             "mailbox_id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
+         *             "follow_up_of": null,
          *             "sla": {
          *               "policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *               "first_response": {
@@ -1853,6 +2342,8 @@ export interface components {
          *           "body": "Replaced the fuser unit; duplex printing works again.",
          *           "internal": false,
          *           "author": "dev-7f3a9c",
+         *           "author_type": "technician",
+         *           "author_contact_id": null,
          *           "created_at": "2026-11-23T09:02:11.000Z",
          *           "merged_from_ticket_id": null
          *         }
@@ -1876,6 +2367,8 @@ export interface components {
          *       "body": "Replaced the fuser unit; duplex printing works again.",
          *       "internal": false,
          *       "author": "dev-7f3a9c",
+         *       "author_type": "technician",
+         *       "author_contact_id": null,
          *       "created_at": "2026-11-23T09:02:11.000Z",
          *       "merged_from_ticket_id": null
          *     }
@@ -1888,8 +2381,14 @@ export interface components {
             body: string;
             /** @description True for a note only the tenant's staff may read. */
             internal: boolean;
-            /** @description The API client (token `sub`) that wrote it. */
+            /** @description The API client (token `sub`) that wrote it; for a contact's mail, the sender's address; `system` for desk itself. */
             author: string;
+            /**
+             * @description `technician` (through the API), `contact` (a mail of a contact) or `system`.
+             * @enum {string}
+             */
+            author_type: "technician" | "contact" | "system";
+            author_contact_id: string | null;
             /** Format: date-time */
             created_at: string;
             merged_from_ticket_id: string | null;
@@ -1917,6 +2416,9 @@ export interface components {
          *           "email": "it@contoso.example",
          *           "phone": "+49 30 1234567",
          *           "notes": "Office hours 8–17; call before on-site visits.",
+         *           "email_domains": [
+         *             "contoso.example"
+         *           ],
          *           "sla_policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *           "hourly_rate": 9500,
          *           "currency": "EUR",
@@ -1944,6 +2446,9 @@ export interface components {
          *       "email": "it@contoso.example",
          *       "phone": "+49 30 1234567",
          *       "notes": "Office hours 8–17; call before on-site visits.",
+         *       "email_domains": [
+         *         "contoso.example"
+         *       ],
          *       "sla_policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *       "hourly_rate": 9500,
          *       "currency": "EUR",
@@ -1958,6 +2463,8 @@ export interface components {
             email: string | null;
             phone: string | null;
             notes: string | null;
+            /** @description The mail domains the client owns, lower-cased, sorted. */
+            email_domains: string[];
             sla_policy_id: string | null;
             hourly_rate: number | null;
             /**
@@ -2018,6 +2525,8 @@ export interface components {
             email?: string | null;
             phone?: string | null;
             notes?: string | null;
+            /** @description The mail domains the client's people write from, lower-cased (at most 50): a sender at one of them is taken as the client's. A domain is one client's per tenant (else 409 `urn:msp:problem:email-domain-taken`); a free-mail domain (gmail.com, outlook.com, gmx.de, …) is a 422 `urn:msp:problem:free-mail-domain`. */
+            email_domains?: string[];
             sla_policy_id?: string | null;
             hourly_rate?: number | null;
             /**
@@ -2027,7 +2536,7 @@ export interface components {
             currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
         };
         /**
-         * @description The fields to change; at least one. `null` clears email, phone, notes, sla_policy_id or hourly_rate. A new rate or currency applies to time entries recorded afterwards.
+         * @description The fields to change; at least one. `email_domains` replaces the list. `null` clears email, phone, notes, sla_policy_id or hourly_rate. A new rate or currency applies to time entries recorded afterwards.
          * @example {
          *       "phone": "+49 30 7654321",
          *       "notes": null
@@ -2042,6 +2551,8 @@ export interface components {
             email?: string | null;
             phone?: string | null;
             notes?: string | null;
+            /** @description The mail domains the client's people write from, lower-cased (at most 50): a sender at one of them is taken as the client's. A domain is one client's per tenant (else 409 `urn:msp:problem:email-domain-taken`); a free-mail domain (gmail.com, outlook.com, gmx.de, …) is a 422 `urn:msp:problem:free-mail-domain`. */
+            email_domains?: string[];
             sla_policy_id?: string | null;
             hourly_rate?: number | null;
             /**
@@ -2049,6 +2560,554 @@ export interface components {
              * @enum {string}
              */
             currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "2b7e4c1d-9a3f-4e5b-8c6d-1f0e2a3b4c5d",
+         *           "name": "Anna Berger",
+         *           "email": "anna.berger@contoso.example",
+         *           "emails": [
+         *             "anna.berger@contoso.example",
+         *             "a.berger@contoso.example"
+         *           ],
+         *           "client_id": "c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *           "phone": "+49 30 1234567",
+         *           "language": "de",
+         *           "email_status": "ok",
+         *           "created_at": "2026-11-02T10:00:00.000Z",
+         *           "updated_at": "2026-11-02T10:00:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "page": 1,
+         *         "per_page": 25,
+         *         "total": 1,
+         *         "total_pages": 1
+         *       }
+         *     }
+         */
+        ContactPage: {
+            data: components["schemas"]["Contact"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description A person who writes to the helpdesk, usually of a client.
+         * @example {
+         *       "id": "2b7e4c1d-9a3f-4e5b-8c6d-1f0e2a3b4c5d",
+         *       "name": "Anna Berger",
+         *       "email": "anna.berger@contoso.example",
+         *       "emails": [
+         *         "anna.berger@contoso.example",
+         *         "a.berger@contoso.example"
+         *       ],
+         *       "client_id": "c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "phone": "+49 30 1234567",
+         *       "language": "de",
+         *       "email_status": "ok",
+         *       "created_at": "2026-11-02T10:00:00.000Z",
+         *       "updated_at": "2026-11-02T10:00:00.000Z"
+         *     }
+         */
+        Contact: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The primary address, lower-cased. */
+            email: string;
+            /** @description Every address of the contact, the primary first. */
+            emails: string[];
+            client_id: string | null;
+            phone: string | null;
+            language: string | null;
+            /**
+             * @description `bounced` after a mail to the contact came back undeliverable: nothing is mailed to the contact until it is changed (any PATCH sets `ok` again).
+             * @enum {string}
+             */
+            email_status: "ok" | "bounced";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "name": "Anna Berger",
+         *       "email": "anna.berger@contoso.example",
+         *       "client_id": "c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "language": "de"
+         *     }
+         */
+        NewContact: {
+            name: string;
+            /** Format: email */
+            email: string;
+            /** @description Every address of the contact, the primary `email` included (added when missing), at most 20; lower-cased. Each is one contact's per tenant, compared case-insensitively (else 409 `urn:msp:problem:email-taken`). */
+            emails?: string[];
+            client_id?: string | null;
+            phone?: string | null;
+            language?: string | null;
+        };
+        /**
+         * @description The fields to change; at least one. `emails` replaces the list (the primary is kept in it); a new `email` alone is added to it. `null` clears client_id, phone or language. Any change sets `email_status` to `ok`.
+         * @example {
+         *       "phone": "+49 30 7654321"
+         *     }
+         * @example {
+         *       "email": "anna@contoso.example"
+         *     }
+         */
+        ContactChanges: {
+            name?: string;
+            /** Format: email */
+            email?: string;
+            /** @description Every address of the contact, the primary `email` included (added when missing), at most 20; lower-cased. Each is one contact's per tenant, compared case-insensitively (else 409 `urn:msp:problem:email-taken`). */
+            emails?: string[];
+            client_id?: string | null;
+            phone?: string | null;
+            language?: string | null;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
+         *           "address": "help@msp.example",
+         *           "name": "Helpdesk",
+         *           "imap": {
+         *             "host": "imap.msp.example",
+         *             "port": 993,
+         *             "tls": "implicit",
+         *             "username": "help@msp.example",
+         *             "password_set": true
+         *           },
+         *           "smtp": {
+         *             "host": "smtp.msp.example",
+         *             "port": 465,
+         *             "tls": "implicit",
+         *             "username": "help@msp.example",
+         *             "password_set": true
+         *           },
+         *           "folder": "INBOX",
+         *           "processed_folder": null,
+         *           "poll_interval_seconds": 60,
+         *           "default_client_id": null,
+         *           "unknown_sender": "quarantine",
+         *           "closed_ticket_policy": "reopen",
+         *           "reopen_within_days": 14,
+         *           "max_message_bytes": 10485760,
+         *           "auto_acknowledge": false,
+         *           "enabled": true,
+         *           "created_at": "2026-11-02T10:00:00.000Z",
+         *           "updated_at": "2026-11-02T10:00:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "page": 1,
+         *         "per_page": 25,
+         *         "total": 1,
+         *         "total_pages": 1
+         *       }
+         *     }
+         */
+        MailboxPage: {
+            data: components["schemas"]["Mailbox"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description A mailbox desk reads over IMAP (new mail becomes tickets and comments) and answers from over SMTP.
+         * @example {
+         *       "id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
+         *       "address": "help@msp.example",
+         *       "name": "Helpdesk",
+         *       "imap": {
+         *         "host": "imap.msp.example",
+         *         "port": 993,
+         *         "tls": "implicit",
+         *         "username": "help@msp.example",
+         *         "password_set": true
+         *       },
+         *       "smtp": {
+         *         "host": "smtp.msp.example",
+         *         "port": 465,
+         *         "tls": "implicit",
+         *         "username": "help@msp.example",
+         *         "password_set": true
+         *       },
+         *       "folder": "INBOX",
+         *       "processed_folder": null,
+         *       "poll_interval_seconds": 60,
+         *       "default_client_id": null,
+         *       "unknown_sender": "quarantine",
+         *       "closed_ticket_policy": "reopen",
+         *       "reopen_within_days": 14,
+         *       "max_message_bytes": 10485760,
+         *       "auto_acknowledge": false,
+         *       "enabled": true,
+         *       "created_at": "2026-11-02T10:00:00.000Z",
+         *       "updated_at": "2026-11-02T10:00:00.000Z"
+         *     }
+         */
+        Mailbox: {
+            /** Format: uuid */
+            id: string;
+            address: string;
+            imap: {
+                host: string;
+                /** Format: int32 */
+                port: number;
+                /**
+                 * @description `implicit` (TLS from the first byte, IMAPS 993 / SMTPS 465), `starttls`, or `none` (only for a server on a trusted network).
+                 * @enum {string}
+                 */
+                tls: "implicit" | "starttls" | "none";
+                username: string;
+                password_set: boolean;
+            };
+            smtp: {
+                host: string;
+                /** Format: int32 */
+                port: number;
+                /**
+                 * @description `implicit` (TLS from the first byte, IMAPS 993 / SMTPS 465), `starttls`, or `none` (only for a server on a trusted network).
+                 * @enum {string}
+                 */
+                tls: "implicit" | "starttls" | "none";
+                username: string | null;
+                password_set: boolean;
+            };
+            name: string | null;
+            folder: string;
+            processed_folder: string | null;
+            /**
+             * Format: int32
+             * @description Seconds between polls, at least 10 (default 60).
+             */
+            poll_interval_seconds: number;
+            default_client_id: string | null;
+            /**
+             * @description `create_contact` (under `default_client_id`) or `quarantine` a mail from an unknown sender.
+             * @enum {string}
+             */
+            unknown_sender: "create_contact" | "quarantine";
+            /**
+             * @description A mail to a closed ticket: `reopen` it (within `reopen_within_days` of its closing), else a new ticket with `follow_up_of`.
+             * @enum {string}
+             */
+            closed_ticket_policy: "reopen" | "follow_up";
+            /** Format: int32 */
+            reopen_within_days: number;
+            /**
+             * Format: int32
+             * @description A bigger message (attachments included) is logged `failed`/`too_large`, not processed (default 10,485,760).
+             */
+            max_message_bytes: number;
+            auto_acknowledge: boolean;
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "address": "help@msp.example",
+         *       "imap": {
+         *         "host": "imap.msp.example",
+         *         "port": 993,
+         *         "tls": "implicit",
+         *         "username": "help@msp.example",
+         *         "password": "app-password"
+         *       },
+         *       "smtp": {
+         *         "host": "smtp.msp.example",
+         *         "port": 465,
+         *         "tls": "implicit",
+         *         "username": "help@msp.example",
+         *         "password": "app-password"
+         *       },
+         *       "unknown_sender": "quarantine"
+         *     }
+         */
+        NewMailbox: {
+            /** Format: email */
+            address: string;
+            imap: {
+                host: string;
+                /** Format: int32 */
+                port: number;
+                /**
+                 * @description `implicit` (TLS from the first byte, IMAPS 993 / SMTPS 465), `starttls`, or `none` (only for a server on a trusted network).
+                 * @enum {string}
+                 */
+                tls: "implicit" | "starttls" | "none";
+                username: string;
+                /** @description Write-only: stored encrypted, never answered (`password_set` says whether one is). */
+                password?: string;
+            };
+            smtp: {
+                host: string;
+                /** Format: int32 */
+                port: number;
+                /**
+                 * @description `implicit` (TLS from the first byte, IMAPS 993 / SMTPS 465), `starttls`, or `none` (only for a server on a trusted network).
+                 * @enum {string}
+                 */
+                tls: "implicit" | "starttls" | "none";
+                username?: string | null;
+                /** @description Write-only: stored encrypted, never answered (`password_set` says whether one is). */
+                password?: string;
+            };
+            name?: string | null;
+            folder?: string;
+            processed_folder?: string | null;
+            /**
+             * Format: int32
+             * @description Seconds between polls, at least 10 (default 60).
+             */
+            poll_interval_seconds?: number;
+            default_client_id?: string | null;
+            /**
+             * @description `create_contact` (under `default_client_id`) or `quarantine` a mail from an unknown sender.
+             * @enum {string}
+             */
+            unknown_sender?: "create_contact" | "quarantine";
+            /**
+             * @description A mail to a closed ticket: `reopen` it (within `reopen_within_days` of its closing), else a new ticket with `follow_up_of`.
+             * @enum {string}
+             */
+            closed_ticket_policy?: "reopen" | "follow_up";
+            /** Format: int32 */
+            reopen_within_days?: number;
+            /**
+             * Format: int32
+             * @description A bigger message (attachments included) is logged `failed`/`too_large`, not processed (default 10,485,760).
+             */
+            max_message_bytes?: number;
+            auto_acknowledge?: boolean;
+            enabled?: boolean;
+        };
+        /**
+         * @description A JSON merge patch (RFC 7396): `imap` and `smtp` merge into the stored ones; a field left out keeps its value.
+         * @example {
+         *       "imap": {
+         *         "password": "new-app-password"
+         *       }
+         *     }
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        MailboxChanges: {
+            /** Format: email */
+            address?: string;
+            imap?: {
+                host?: string;
+                /** Format: int32 */
+                port?: number;
+                /**
+                 * @description `implicit` (TLS from the first byte, IMAPS 993 / SMTPS 465), `starttls`, or `none` (only for a server on a trusted network).
+                 * @enum {string}
+                 */
+                tls?: "implicit" | "starttls" | "none";
+                username?: string;
+                /** @description Write-only: stored encrypted, never answered (`password_set` says whether one is). */
+                password?: string;
+            };
+            smtp?: {
+                host?: string;
+                /** Format: int32 */
+                port?: number;
+                /**
+                 * @description `implicit` (TLS from the first byte, IMAPS 993 / SMTPS 465), `starttls`, or `none` (only for a server on a trusted network).
+                 * @enum {string}
+                 */
+                tls?: "implicit" | "starttls" | "none";
+                username?: string | null;
+                /** @description Write-only: stored encrypted, never answered (`password_set` says whether one is). */
+                password?: string;
+            };
+            name?: string | null;
+            folder?: string;
+            processed_folder?: string | null;
+            /**
+             * Format: int32
+             * @description Seconds between polls, at least 10 (default 60).
+             */
+            poll_interval_seconds?: number;
+            default_client_id?: string | null;
+            /**
+             * @description `create_contact` (under `default_client_id`) or `quarantine` a mail from an unknown sender.
+             * @enum {string}
+             */
+            unknown_sender?: "create_contact" | "quarantine";
+            /**
+             * @description A mail to a closed ticket: `reopen` it (within `reopen_within_days` of its closing), else a new ticket with `follow_up_of`.
+             * @enum {string}
+             */
+            closed_ticket_policy?: "reopen" | "follow_up";
+            /** Format: int32 */
+            reopen_within_days?: number;
+            /**
+             * Format: int32
+             * @description A bigger message (attachments included) is logged `failed`/`too_large`, not processed (default 10,485,760).
+             */
+            max_message_bytes?: number;
+            auto_acknowledge?: boolean;
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "status": "ok",
+         *       "last_poll_at": "2026-11-02T10:01:00.000Z",
+         *       "last_success_at": "2026-11-02T10:01:00.000Z",
+         *       "last_error": null,
+         *       "messages_processed": 12,
+         *       "messages_quarantined": 1
+         *     }
+         */
+        MailboxHealth: {
+            /** @enum {string} */
+            status: "ok" | "failing";
+            last_poll_at: string | null;
+            last_success_at: string | null;
+            last_error: string | null;
+            /** Format: int64 */
+            messages_processed: number;
+            /** Format: int64 */
+            messages_quarantined: number;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *           "direction": "outbound",
+         *           "message_id": "desk.4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f@msp.example",
+         *           "from": "help@msp.example",
+         *           "to": [
+         *             "anna.berger@contoso.example"
+         *           ],
+         *           "cc": [],
+         *           "subject": "[#42] Printer jams",
+         *           "status": "sent",
+         *           "error": null,
+         *           "created_at": "2026-11-02T10:05:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        TicketEmailList: {
+            data: components["schemas"]["TicketEmail"][];
+        };
+        /**
+         * @example {
+         *       "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "direction": "outbound",
+         *       "message_id": "desk.4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f@msp.example",
+         *       "from": "help@msp.example",
+         *       "to": [
+         *         "anna.berger@contoso.example"
+         *       ],
+         *       "cc": [],
+         *       "subject": "[#42] Printer jams",
+         *       "status": "sent",
+         *       "error": null,
+         *       "created_at": "2026-11-02T10:05:00.000Z"
+         *     }
+         */
+        TicketEmail: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound";
+            /** @description Without angle brackets. */
+            message_id: string;
+            from: string;
+            to: string[];
+            cc: string[];
+            subject: string;
+            /**
+             * @description Inbound: `received`. Outbound: `queued` (retried while the SMTP server does not take it), `sent`, `failed` (given up), `bounced` (a delivery-status report came back).
+             * @enum {string}
+             */
+            status: "received" | "queued" | "sent" | "failed" | "bounced";
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "8e7d6c5b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+         *           "mailbox_id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
+         *           "message_id": "CAF=abc123@mail.contoso.example",
+         *           "from": "anna.berger@contoso.example",
+         *           "to": [
+         *             "help@msp.example"
+         *           ],
+         *           "subject": "Printer jams",
+         *           "received_at": "2026-11-02T10:01:00.000Z",
+         *           "size_bytes": 2048,
+         *           "status": "processed",
+         *           "reason": null,
+         *           "ticket_id": "7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70",
+         *           "comment_id": null
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "page": 1,
+         *         "per_page": 25,
+         *         "total": 1,
+         *         "total_pages": 1
+         *       }
+         *     }
+         */
+        InboundEmailPage: {
+            data: components["schemas"]["InboundEmail"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @example {
+         *       "id": "8e7d6c5b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+         *       "mailbox_id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
+         *       "message_id": "CAF=abc123@mail.contoso.example",
+         *       "from": "anna.berger@contoso.example",
+         *       "to": [
+         *         "help@msp.example"
+         *       ],
+         *       "subject": "Printer jams",
+         *       "received_at": "2026-11-02T10:01:00.000Z",
+         *       "size_bytes": 2048,
+         *       "status": "processed",
+         *       "reason": null,
+         *       "ticket_id": "7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70",
+         *       "comment_id": null
+         *     }
+         */
+        InboundEmail: {
+            /** Format: uuid */
+            id: string;
+            mailbox_id: string | null;
+            /** @description Without angle brackets. */
+            message_id: string;
+            from: string;
+            to: string[];
+            subject: string;
+            /** Format: date-time */
+            received_at: string;
+            /** Format: int64 */
+            size_bytes: number;
+            /**
+             * @description `processed`; `quarantined` (unknown_sender); `ignored` (auto_reply, bounce, loop); `failed` (too_large, unparseable); `received` while it is being processed.
+             * @enum {string}
+             */
+            status: "received" | "processed" | "quarantined" | "ignored" | "failed";
+            reason: string | null;
+            ticket_id: string | null;
+            comment_id: string | null;
         };
         /**
          * @example {
@@ -4066,6 +5125,127 @@ export interface components {
                 changes: components["schemas"]["EventChanges"];
             };
         };
+        ContactCreatedEvent: {
+            /** @constant */
+            type: "contact.created";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["Contact"];
+            };
+        };
+        ContactUpdatedEvent: {
+            /** @constant */
+            type: "contact.updated";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["Contact"];
+                changes: components["schemas"]["EventChanges"];
+            };
+        };
+        ContactDeletedEvent: {
+            /** @constant */
+            type: "contact.deleted";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["Contact"];
+            };
+        };
+        EmailReceivedEvent: {
+            /** @constant */
+            type: "email.received";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["InboundEmail"];
+            };
+        };
+        EmailQuarantinedEvent: {
+            /** @constant */
+            type: "email.quarantined";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["InboundEmail"];
+            };
+        };
+        EmailSentEvent: {
+            /** @constant */
+            type: "email.sent";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["TicketEmail"];
+            };
+        };
+        EmailFailedEvent: {
+            /** @constant */
+            type: "email.failed";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["TicketEmail"];
+            };
+        };
+        EmailBouncedEvent: {
+            /** @constant */
+            type: "email.bounced";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["TicketEmail"];
+            };
+        };
+        MailboxFailingEvent: {
+            /** @constant */
+            type: "mailbox.failing";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["MailboxHealth"];
+            };
+        };
+        MailboxRecoveredEvent: {
+            /** @constant */
+            type: "mailbox.recovered";
+            /**
+             * Format: date-time
+             * @description When the change was committed.
+             */
+            timestamp: string;
+            data: {
+                object: components["schemas"]["MailboxHealth"];
+            };
+        };
         UserCreatedEvent: {
             /** @constant */
             type: "user.created";
@@ -5010,6 +6190,10 @@ export interface operations {
                 client_id?: string;
                 /** @description Only tickets assigned to this user. */
                 assignee_id?: string;
+                /** @description Only tickets this contact requested. */
+                requester_id?: string;
+                /** @description `email` when a mail opened it, else `api`. */
+                source?: "api" | "email";
                 /** @description Full-text search in the title, the description and the comments (internal ones too; of a thread longer than 100,000 characters, its newest comments up to that), German and English: every word must occur (in any inflection, umlauts as typed), the last one also as a prefix (`netw` finds `network`). Combines with the other filters; ordered by relevance (title over description over comments, then newest first) unless `sort` is given. A search looks at the 1,000 newest tickets that match it and the other filters: it ranks (or sorts) those, `pagination.total` counts them, and `pagination.total_exact` is false when more tickets match (add words or filters to reach older ones); then a page past them (page × per_page over 1,000) is a 400. A `q` of only stop words or punctuation is a 400. */
                 q?: string;
                 /** @description Only tickets with SLA clocks in this state: `breached` (a target breached), `at_risk` (not breached, a running target due within `at_risk_minutes`), `running` (not breached, a target running; at-risk ones included), `paused` (only a paused resolution left), `met` (both targets met). */
@@ -5661,7 +6845,7 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
-            /** @description `sla_policy_id` names no SLA policy of the tenant. */
+            /** @description `sla_policy_id` names no SLA policy of the tenant (`urn:msp:problem:unknown-reference`), or `email_domains` holds a free-mail domain (`urn:msp:problem:free-mail-domain`). */
             422: {
                 headers: {
                     /** @description Requests allowed in the current window. */
@@ -5794,7 +6978,7 @@ export interface operations {
             412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
-            /** @description `sla_policy_id` names no SLA policy of the tenant. */
+            /** @description `sla_policy_id` names no SLA policy of the tenant (`urn:msp:problem:unknown-reference`), or `email_domains` holds a free-mail domain (`urn:msp:problem:free-mail-domain`). */
             422: {
                 headers: {
                     /** @description Requests allowed in the current window. */
@@ -5816,6 +7000,893 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BusinessRuleProblem"];
                 };
             };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listContacts: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1–1,000,000. */
+                page?: number;
+                /** @description Items per page, 1–100 (default 25). */
+                per_page?: number;
+                /** @description Keyset paging: the id of the last item of the page before; answers the items that follow it in the list's order, as fast deep in a large list as on its first page (`page` reads and skips every row before its page). The `Link` header's `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. An id that is not an item of this list (deleted since, or of another list) is a 400. */
+                after?: string;
+                /** @description Only contacts of this client. */
+                client_id?: string;
+                /** @description Only the contact with this address (any of its `emails`), compared case-insensitively. */
+                email?: string;
+                /** @description Only contacts whose name or one of whose addresses contains this text, in any letter case. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contacts. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages. */
+                    Link?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactPage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (IETF httpapi Idempotency-Key): the same key with the same request within 24 hours answers the first response again, with `Idempotent-Replayed: true`, and creates nothing. The same key with another request is 422; while the first request with the key still runs, 409. Keys are per API client; use a new UUID for each new request.
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewContact"];
+            };
+        };
+        responses: {
+            /** @description The created contact. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description URL of the created resource. */
+                    Location?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description `client_id` names no client of the tenant. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BusinessRuleProblem"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag you hold: answered 304 without a body while it is still current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current. No body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: if the resource has changed since (its current ETag differs), the answer is 412 and nothing changes. `*` matches any existing resource. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: if the resource has changed since (its current ETag differs), the answer is 412 and nothing changes. `*` matches any existing resource. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactChanges"];
+            };
+        };
+        responses: {
+            /** @description The contact after the change. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description `client_id` names no client of the tenant. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BusinessRuleProblem"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listMailboxes: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1–1,000,000. */
+                page?: number;
+                /** @description Items per page, 1–100 (default 25). */
+                per_page?: number;
+                /** @description Keyset paging: the id of the last item of the page before; answers the items that follow it in the list's order, as fast deep in a large list as on its first page (`page` reads and skips every row before its page). The `Link` header's `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. An id that is not an item of this list (deleted since, or of another list) is a 400. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of mailboxes. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages. */
+                    Link?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxPage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (IETF httpapi Idempotency-Key): the same key with the same request within 24 hours answers the first response again, with `Idempotent-Replayed: true`, and creates nothing. The same key with another request is 422; while the first request with the key still runs, 409. Keys are per API client; use a new UUID for each new request.
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewMailbox"];
+            };
+        };
+        responses: {
+            /** @description The mailbox. */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description URL of the created resource. */
+                    Location?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description `default_client_id` names no client of the tenant. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BusinessRuleProblem"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag you hold: answered 304 without a body while it is still current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mailbox. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current. No body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: if the resource has changed since (its current ETag differs), the answer is 412 and nothing changes. `*` matches any existing resource. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            412: components["responses"]["Error412"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on: if the resource has changed since (its current ETag differs), the answer is 412 and nothing changes. `*` matches any existing resource. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxChanges"];
+            };
+        };
+        responses: {
+            /** @description The mailbox after the change. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description `default_client_id` names no client of the tenant. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BusinessRuleProblem"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    pollMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (IETF httpapi Idempotency-Key): the same key with the same request within 24 hours answers the first response again, with `Idempotent-Replayed: true`, and creates nothing. The same key with another request is 422; while the first request with the key still runs, 409. Keys are per API client; use a new UUID for each new request.
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A poll was started. */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "polling";
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getMailboxHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `failing` with `last_error` while its polls fail; polls back off then and it recovers by itself. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxHealth"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listTicketEmails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket's e-mails. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketEmailList"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listInboundEmails: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1–1,000,000. */
+                page?: number;
+                /** @description Items per page, 1–100 (default 25). */
+                per_page?: number;
+                /** @description Keyset paging: the id of the last item of the page before; answers the items that follow it in the list's order, as fast deep in a large list as on its first page (`page` reads and skips every row before its page). The `Link` header's `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. An id that is not an item of this list (deleted since, or of another list) is a 400. */
+                after?: string;
+                mailbox_id?: string;
+                status?: "received" | "processed" | "quarantined" | "ignored" | "failed";
+                /** @description With or without angle brackets. */
+                message_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the inbound log. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages. */
+                    Link?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmailPage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getInboundEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag you hold: answered 304 without a body while it is still current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmail"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current. No body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getInboundEmailRaw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The raw message. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description `attachment; filename="message.eml"`. */
+                    "Content-Disposition"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
         };
@@ -8317,6 +10388,296 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ClientUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contact_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contact_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_contact_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_email_received: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_email_quarantined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailQuarantinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_email_sent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_email_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_email_bounced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailBouncedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_mailbox_failing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxFailingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_mailbox_recovered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry of one delivery, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse ones far from now (replays). */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxRecoveredEvent"];
             };
         };
         responses: {

@@ -19,6 +19,16 @@ const HourlyRate = Nullable(
 const Currency = stringEnum(CURRENCIES, {
   description: `ISO 4217 code of \`hourly_rate\` and of the amounts of the client's time (default ${DEFAULT_CURRENCY}); another code is a 400. Time entries take it when they are recorded.`,
 });
+const EmailDomains = Type.Array(
+  Type.String({ format: 'hostname', pattern: '\\.', minLength: 3, maxLength: 253 }),
+  {
+    maxItems: 50,
+    uniqueItems: true,
+    description:
+      'The mail domains the client\'s people write from, lower-cased (at most 50): a sender at one of them is taken as the client\'s. ' +
+      'A domain is one client\'s per tenant (else 409 `urn:msp:problem:email-domain-taken`); a free-mail domain (gmail.com, outlook.com, gmx.de, …) is a 422 `urn:msp:problem:free-mail-domain`.',
+  },
+);
 const SlaPolicyId = Nullable(
   Uuid({ description: 'The SLA policy the client\'s new tickets take (an SLA policy of the tenant, else 422); null: the tenant\'s default policy, if any.' }),
 );
@@ -32,6 +42,7 @@ export const ClientSchema = named(
       email: Nullable(Type.String()),
       phone: Nullable(Type.String()),
       notes: Nullable(Type.String()),
+      email_domains: Type.Array(Type.String(), { description: 'The mail domains the client owns, lower-cased, sorted.' }),
       sla_policy_id: SlaPolicyId,
       hourly_rate: HourlyRate,
       currency: Currency,
@@ -48,6 +59,7 @@ export const ClientSchema = named(
           email: 'it@contoso.example',
           phone: '+49 30 1234567',
           notes: 'Office hours 8–17; call before on-site visits.',
+          email_domains: ['contoso.example'],
           sla_policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
           hourly_rate: 9500,
           currency: 'EUR',
@@ -68,6 +80,7 @@ export const NewClientSchema = named(
       email: Type.Optional(Email),
       phone: Type.Optional(Phone),
       notes: Type.Optional(Notes),
+      email_domains: Type.Optional(EmailDomains),
       sla_policy_id: Type.Optional(SlaPolicyId),
       hourly_rate: Type.Optional(HourlyRate),
       currency: Type.Optional(Currency),
@@ -88,13 +101,14 @@ export const ClientChangesSchema = named(
       email: Type.Optional(Email),
       phone: Type.Optional(Phone),
       notes: Type.Optional(Notes),
+      email_domains: Type.Optional(EmailDomains),
       sla_policy_id: Type.Optional(SlaPolicyId),
       hourly_rate: Type.Optional(HourlyRate),
       currency: Type.Optional(Currency),
     },
     {
       minProperties: 1,
-      description: 'The fields to change; at least one. `null` clears email, phone, notes, sla_policy_id or hourly_rate. A new rate or currency applies to time entries recorded afterwards.',
+      description: 'The fields to change; at least one. `email_domains` replaces the list. `null` clears email, phone, notes, sla_policy_id or hourly_rate. A new rate or currency applies to time entries recorded afterwards.',
       examples: [{ phone: '+49 30 7654321', notes: null }, { sla_policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d' }],
     },
   ),

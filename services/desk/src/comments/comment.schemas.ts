@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { DateTime, Nullable, Uuid, named, stringEnum, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
 import { LONG_TEXT_MAX, Text } from '../shared/http.schemas';
+
+export const COMMENT_AUTHOR_TYPES = ['technician', 'contact', 'system'] as const;
 
 export const CommentSchema = named(
   'Comment',
@@ -10,7 +12,9 @@ export const CommentSchema = named(
       ticket_id: Uuid(),
       body: Type.String(),
       internal: Type.Boolean({ description: 'True for a note only the tenant\'s staff may read.' }),
-      author: Type.String({ description: 'The API client (token `sub`) that wrote it.' }),
+      author: Type.String({ description: 'The API client (token `sub`) that wrote it; for a contact\'s mail, the sender\'s address; `system` for desk itself.' }),
+      author_type: stringEnum(COMMENT_AUTHOR_TYPES, { description: '`technician` (through the API), `contact` (a mail of a contact) or `system`.' }),
+      author_contact_id: Nullable(Uuid({ description: 'The contact who wrote it when `author_type` is `contact`; else null.' })),
       created_at: DateTime(),
       merged_from_ticket_id: Nullable(Uuid({ description: 'The ticket the comment was written on, when a merge moved it to this one; else null.' })),
     },
@@ -23,6 +27,8 @@ export const CommentSchema = named(
           body: 'Replaced the fuser unit; duplex printing works again.',
           internal: false,
           author: 'dev-7f3a9c',
+          author_type: 'technician',
+          author_contact_id: null,
           created_at: '2026-11-23T09:02:11.000Z',
           merged_from_ticket_id: null,
         },

@@ -14,6 +14,8 @@ function toComment(row: CommentRow): Comment {
     author: row.author,
     created_at: row.createdAt.toISOString(),
     merged_from_ticket_id: row.mergedFromTicketId,
+    author_type: row.authorType as Comment['author_type'],
+    author_contact_id: row.authorContactId,
   };
 }
 
@@ -33,7 +35,7 @@ export function createCommentsRepository(db: DbTx, reads?: Queryable) {
         {
           table: 'ticket_comments',
           select: Prisma.raw(
-            `id, tenant_id AS "tenantId", ticket_id AS "ticketId", body, internal, author, created_at AS "createdAt", merged_from_ticket_id AS "mergedFromTicketId"`,
+            `id, tenant_id AS "tenantId", ticket_id AS "ticketId", body, internal, author, created_at AS "createdAt", merged_from_ticket_id AS "mergedFromTicketId", author_type AS "authorType", author_contact_id AS "authorContactId"`,
           ),
           scope,
           columns: ['created_at', 'id'],
@@ -49,7 +51,10 @@ export function createCommentsRepository(db: DbTx, reads?: Queryable) {
       return row && toComment(row);
     },
 
-    async create(tenantId: string, comment: { ticketId: string; body: string; internal: boolean; author: string }): Promise<Comment> {
+    async create(
+      tenantId: string,
+      comment: { ticketId: string; body: string; internal: boolean; author: string; authorType?: Comment['author_type']; authorContactId?: string | null },
+    ): Promise<Comment> {
       return toComment(await db.comment.create({ data: { ...comment, tenantId } }));
     },
   };

@@ -1,4 +1,5 @@
 import { notFound, type PageRequest } from '@msp/http';
+import { queueReplyIn } from '../mailboxes/outbound';
 import type { SlaService } from '../sla/sla.service';
 import type { Store } from '../store';
 import { isFinal } from '../tickets/ticket-status';
@@ -38,6 +39,7 @@ export function createCommentsService(store: Store, sla: SlaService) {
         // clocks, then the event's counters): the breach sweep holds clocks and waits for counters.
         if (!comment.internal) await sla.onPublicComment(tx, tenantId, ticket, new Date(comment.created_at));
         await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
+        await queueReplyIn(tx, tenantId, ticket, comment);
         return comment;
       });
     },

@@ -5,6 +5,8 @@ import type { EventType } from '@msp/events';
 import { eventCatalogue } from '@msp/events';
 import { CalendarSchema } from '../calendars/calendar.schemas';
 import { ClientSchema } from '../clients/client.schemas';
+import { ContactSchema } from '../contacts/contact.schemas';
+import { InboundEmailSchema, MailboxHealthSchema, TicketEmailSchema } from '../mailboxes/mailbox.schemas';
 import { CommentSchema } from '../comments/comment.schemas';
 import { SlaPolicySchema } from '../sla-policies/sla-policy.schemas';
 import { SLA_TARGETS } from '../sla/sla.schemas';
@@ -53,6 +55,16 @@ const EVENTS = [
   { type: 'comment.created', summary: 'A comment was written on a ticket.', object: CommentSchema },
   { type: 'client.created', summary: 'A client was created.', object: ClientSchema },
   { type: 'client.updated', summary: 'A client changed; `changes` has the fields that differ.', object: ClientSchema, changes: true },
+  { type: 'contact.created', summary: 'A contact was created (`POST /contacts`, a ticket naming a new `requester_email`, or a mail from a new sender).', object: ContactSchema },
+  { type: 'contact.updated', summary: 'A contact changed; `changes` has the fields that differ (`email_status` when a mail to it bounced).', object: ContactSchema, changes: true },
+  { type: 'contact.deleted', summary: 'A contact was deleted; `object` is the contact as it was.', object: ContactSchema },
+  { type: 'email.received', summary: 'A mail was read from a mailbox and processed, ignored or failed; `object` is its inbound log entry (`status`, `reason`, `ticket_id`, `comment_id`).', object: InboundEmailSchema },
+  { type: 'email.quarantined', summary: 'A mail from an unknown sender was quarantined (`unknown_sender: quarantine`); replay it with `POST /inbound-emails/{id}/replay`.', object: InboundEmailSchema },
+  { type: 'email.sent', summary: 'A technician\'s reply was taken by the SMTP server; `object` is the ticket\'s e-mail.', object: TicketEmailSchema },
+  { type: 'email.failed', summary: 'A reply could not be sent after its retries; `object` is the ticket\'s e-mail with `error`.', object: TicketEmailSchema },
+  { type: 'email.bounced', summary: 'A reply came back undeliverable (a delivery-status report); its contact\'s `email_status` is now `bounced`.', object: TicketEmailSchema },
+  { type: 'mailbox.failing', summary: 'A mailbox\'s poll failed after succeeding (the server down, a login refused); `object` is its health.', object: MailboxHealthSchema },
+  { type: 'mailbox.recovered', summary: 'A failing mailbox\'s poll succeeded again; `object` is its health.', object: MailboxHealthSchema },
   { type: 'user.created', summary: 'A technician was created.', object: UserSchema },
   {
     type: 'user.updated',

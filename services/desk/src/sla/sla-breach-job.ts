@@ -12,7 +12,7 @@ export interface SlaBreachJob {
  * and what was noticed lives in ticket_slas, so a restarted process, or any replica, carries on
  * where another left off, and the claims make each breach noticed once (sla.service.ts).
  */
-export function createSlaBreachJob(sweep: () => Promise<number>, intervalMs: number, logger: Logger): SlaBreachJob {
+export function createSlaBreachJob(sweep: () => Promise<number>, intervalMs: number, logger: Logger, name = 'sla breach sweep'): SlaBreachJob {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = true;
@@ -21,10 +21,10 @@ export function createSlaBreachJob(sweep: () => Promise<number>, intervalMs: num
     timer = undefined;
     running = sweep()
       .then((found) => {
-        if (found) logger.info('sla breaches noticed', { breaches: found });
+        if (found) logger.info(name === 'sla breach sweep' ? 'sla breaches noticed' : `${name}: done`, { breaches: found });
       })
       .catch((error: unknown) => {
-        logger.error('sla breach sweep failed', { error: error instanceof Error ? error.message : String(error) });
+        logger.error(`${name} failed`, { error: error instanceof Error ? error.message : String(error) });
       })
       .finally(() => {
         running = undefined;

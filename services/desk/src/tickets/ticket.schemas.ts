@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, groupDigits, Uuid, UuidKeyed, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
-import { LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
+import { EMAIL_MAX, LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
 import { TicketSlaSchema, slaListQueryProperties } from '../sla/sla.schemas';
 import { TICKET_STATUSES } from './ticket-status';
 
@@ -21,6 +21,16 @@ export const TicketCategory = named('TicketCategory', stringEnum(TICKET_CATEGORI
 const Title = Text({ minLength: 1, maxLength: 200 });
 const Description = Text({ maxLength: LONG_TEXT_MAX });
 const ClientId = Uuid({ description: 'A client of the tenant.' });
+export const TICKET_SOURCES = ['api', 'email'] as const;
+export const TicketSource = stringEnum(TICKET_SOURCES, { description: '`email` when a mail opened it, else `api`.' });
+const CcList = Type.Array(Type.String({ format: 'email', maxLength: EMAIL_MAX }), {
+  maxItems: 20,
+  description: 'Addresses mailed with every public reply on the ticket besides the requester, lower-cased, at most 20.',
+});
+export const RequesterSchema = named(
+  'TicketRequester',
+  Type.Object({ id: Uuid(), name: Type.String(), email: Type.String() }, { additionalProperties: false, description: 'The contact who asked.' }),
+);
 const AssigneeId = Nullable(Uuid({ description: 'An active user of the tenant; null unassigns.' }));
 
 export const TicketSchema = named(
@@ -42,6 +52,14 @@ export const TicketSchema = named(
       closed_at: Nullable(DateTime({ description: 'When it was closed.' })),
       merged_into_id: Nullable(Uuid({ description: 'The ticket this one was merged into (`POST /tickets/{id}/merge`); it was closed then. Null if never merged.' })),
       merged_ids: Type.Array(Uuid(), { description: 'The tickets merged into this one, in the order they were merged; empty if none.' }),
+      requester: Nullable(RequesterSchema),
+      cc: Type.Array(Type.String(), { description: 'Addresses mailed with every public reply besides the requester.' }),
+      cc_suggested: Type.Array(Type.String(), {
+        description: 'Addresses that were CC of the mail that opened the ticket: never mailed until a technician adds them to `cc`.',
+      }),
+      source: TicketSource,
+      mailbox_id: Nullable(Uuid({ description: 'The mailbox the ticket came in through; null unless `source` is `email`.' })),
+      follow_up_of: Nullable(Uuid({ description: 'The closed ticket a mail to it opened this one in place of; else null.' })),
       sla: Nullable(TicketSlaSchema),
     },
     {
@@ -63,6 +81,12 @@ export const TicketSchema = named(
           closed_at: null,
           merged_into_id: null,
           merged_ids: ['3f6c2a1e-9b8d-4c7e-a5f4-1d2e3c4b5a69'],
+          requester: { id: '2b7e4c1d-9a3f-4e5b-8c6d-1f0e2a3b4c5d', name: 'Anna Berger', email: 'anna.berger@contoso.example' },
+          cc: [],
+          cc_suggested: ['it@contoso.example'],
+          source: 'email',
+          mailbox_id: '6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a',
+          follow_up_of: null,
           sla: {
             policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
             first_response: { due_at: '2026-11-23T09:15:00.000Z', completed_at: '2026-11-23T09:02:11.000Z', status: 'met' },
@@ -82,9 +106,20 @@ export const NewTicketSchema = named(
     description: Type.Optional(Text({ maxLength: LONG_TEXT_MAX, default: '' })),
     priority: Type.Optional(stringEnum(TICKET_PRIORITIES, { default: 'normal' })),
     category: Type.Optional(stringEnum(TICKET_CATEGORIES, { default: 'other' })),
-    client_id: ClientId,
+    client_id: Type.Optional(ClientId),
     assignee_id: Type.Optional(AssigneeId),
+    requester_id: Type.Optional(Uuid({ description: 'The contact who asked (a contact of the tenant, else 422).' })),
+    requester_email: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: EMAIL_MAX,
+        description: 'The address of who asked, instead of `requester_id`: its contact, else a new contact under the ticket\'s client (created with the ticket).',
+      }),
+    ),
+    cc: Type.Optional(CcList),
   }, {
+    description:
+      '`client_id` may be left out when the requester\'s contact has a client (the ticket takes it); `requester_id` and `requester_email` exclude each other.',
     examples: [
       {
         title: 'Printer on the 2nd floor jams',
@@ -110,6 +145,8 @@ export const TicketChangesSchema = named(
       status: Type.Optional(TicketStatus),
       client_id: Type.Optional(ClientId),
       assignee_id: Type.Optional(AssigneeId),
+      requester_id: Type.Optional(Nullable(Uuid({ description: 'The contact who asked (a contact of the tenant, else 422); null: none.' }))),
+      cc: Type.Optional(CcList),
     },
     { minProperties: 1, description: 'The fields to change; at least one.', examples: [{ status: 'resolved' }, { priority: 'urgent', assignee_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01' }] },
   ),
@@ -133,6 +170,8 @@ export const TicketFiltersSchema = Type.Object(
     category: Type.Optional(TicketCategory),
     client_id: Type.Optional(Uuid({ description: 'Only tickets of this client.' })),
     assignee_id: Type.Optional(Uuid({ description: 'Only tickets assigned to this user.' })),
+    requester_id: Type.Optional(Uuid({ description: 'Only tickets this contact requested.' })),
+    source: Type.Optional(TicketSource),
     q: Type.Optional(
       Type.String({
         minLength: 1,

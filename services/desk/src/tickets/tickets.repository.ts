@@ -14,8 +14,12 @@ import { WORKING_STATUSES, type StatusTimestamps, type TicketStatus } from './ti
 /** A ticket without its `sla` (a Prisma model row has none: the SLA clocks live in ticket_slas). */
 export type TicketCore = Omit<Ticket, 'sla'>;
 
+type TicketRecord = TicketRow & { requester: { id: string; name: string; email: string } | null };
+/** What a model read of a ticket includes: its requester as the API shows it. */
+const WITH_REQUESTER = { requester: { select: { id: true, name: true, email: true } } } as const;
+
 /** The stored ticket in the API's shape: the one place rows become responses. */
-function toTicket(row: TicketRow): TicketCore {
+function toTicket(row: TicketRecord): TicketCore {
   return {
     id: row.id,
     number: row.number,
@@ -32,6 +36,12 @@ function toTicket(row: TicketRow): TicketCore {
     closed_at: row.closedAt?.toISOString() ?? null,
     merged_into_id: row.mergedIntoId,
     merged_ids: row.mergedIds ?? [],
+    requester: row.requester,
+    cc: row.cc ?? [],
+    cc_suggested: row.ccSuggested ?? [],
+    source: row.source as Ticket['source'],
+    mailbox_id: row.mailboxId,
+    follow_up_of: row.followUpOf,
   };
 }
 
@@ -42,6 +52,9 @@ function toTicket(row: TicketRow): TicketCore {
  * (bench/README.md, issue 12), and the list needed two queries. Other writes keep the model API.
  */
 
+/** The requester as the API shows it, `{id, name, email}`, or null. */
+const REQUESTER_SQL = `(SELECT jsonb_build_object('id', r.id, 'name', r.name, 'email', r.email::text) FROM contacts r WHERE r.id = tickets.requester_id)`;
+
 /**
  * The ticket's columns as the API names them; enums as text; each timestamp as `timestamp` writes
  * it; its `sla` as `sla` gives it: from the clocks joined as `s` (TICKET_SLA_JOIN), or a subselect.
@@ -49,7 +62,8 @@ function toTicket(row: TicketRow): TicketCore {
 const ticketColumns = (timestamp: (column: string) => string, sla: string) =>
   Prisma.raw(`tickets.id, number, title, description, priority::text AS priority, category::text AS category,
   status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')},
-  merged_into_id, coalesce(merged_ids, '{}') AS merged_ids, ${sla}`);
+  merged_into_id, coalesce(merged_ids, '{}') AS merged_ids, ${REQUESTER_SQL} AS requester, coalesce(cc, '{}') AS cc,
+  coalesce(cc_suggested, '{}') AS cc_suggested, source, mailbox_id, follow_up_of, ${sla}`);
 
 /** Read as `FROM tickets ${TICKET_SLA_JOIN}`. */
 const TICKET_COLUMNS = ticketColumns((column) => column, `${SLA_JSON_SQL} AS sla`);
@@ -90,6 +104,12 @@ interface TicketSqlRow {
   closed_at: string | Date | null;
   merged_into_id: string | null;
   merged_ids: string[];
+  requester: Ticket['requester'];
+  cc: string[];
+  cc_suggested: string[];
+  source: Ticket['source'];
+  mailbox_id: string | null;
+  follow_up_of: string | null;
   sla: TicketSla | null;
 }
 
@@ -110,6 +130,12 @@ function fromSql(row: TicketSqlRow): Ticket {
     closed_at: isoOf(row.closed_at),
     merged_into_id: row.merged_into_id,
     merged_ids: row.merged_ids,
+    requester: row.requester ?? null,
+    cc: row.cc,
+    cc_suggested: row.cc_suggested,
+    source: row.source,
+    mailbox_id: row.mailbox_id,
+    follow_up_of: row.follow_up_of,
     sla: row.sla ?? null,
   };
 }
@@ -121,7 +147,11 @@ const FILTER_SQL: Record<keyof TicketFilters, (value: string) => Prisma.Sql> = {
   category: (value) => Prisma.sql`category = ${value}::ticket_category`,
   client_id: (value) => Prisma.sql`client_id = ${value}::uuid`,
   assignee_id: (value) => Prisma.sql`assignee_id = ${value}::uuid`,
+  requester_id: (value) => Prisma.sql`requester_id = ${value}::uuid`,
+  source: (value) => Prisma.sql`source = ${value}`,
 };
+/** The filters ticket_counts keeps a count of; the others count their tickets. */
+const COUNTED_FILTERS = new Set(['status', 'priority', 'category', 'client_id', 'assignee_id']);
 
 export interface TicketWrite {
   title?: string;
@@ -133,6 +163,12 @@ export interface TicketWrite {
   assigneeId?: string | null;
   mergedIntoId?: string;
   mergedIds?: string[];
+  requesterId?: string | null;
+  cc?: string[];
+  ccSuggested?: string[];
+  source?: Ticket['source'];
+  mailboxId?: string | null;
+  followUpOf?: string | null;
 }
 
 /** What opening a ticket takes: a title and a client, the rest as the columns' defaults. */
@@ -160,6 +196,12 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
         ['status', ticket.status === undefined ? undefined : Prisma.sql`${ticket.status}::ticket_status`],
         ['client_id', Prisma.sql`${ticket.clientId}::uuid`],
         ['assignee_id', ticket.assigneeId == null ? undefined : Prisma.sql`${ticket.assigneeId}::uuid`],
+        ['requester_id', ticket.requesterId == null ? undefined : Prisma.sql`${ticket.requesterId}::uuid`],
+        ['cc', ticket.cc?.length ? Prisma.sql`${ticket.cc}::text[]` : undefined],
+        ['cc_suggested', ticket.ccSuggested?.length ? Prisma.sql`${ticket.ccSuggested}::text[]` : undefined],
+        ['source', ticket.source === undefined ? undefined : Prisma.sql`${ticket.source}`],
+        ['mailbox_id', ticket.mailboxId == null ? undefined : Prisma.sql`${ticket.mailboxId}::uuid`],
+        ['follow_up_of', ticket.followUpOf == null ? undefined : Prisma.sql`${ticket.followUpOf}::uuid`],
       ] as [string, Prisma.Sql | undefined][]
     ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
     const assigneeHolds =
@@ -266,6 +308,12 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
   return {
     findById,
 
+    /** The id of the tenant's ticket of this number, if any. */
+    async findIdByNumber(tenantId: string, number: number): Promise<string | null> {
+      const [row] = await rows<{ id: string }>(Prisma.sql`SELECT id FROM tickets WHERE tenant_id = ${tenantId}::uuid AND number = ${number}`);
+      return row?.id ?? null;
+    },
+
     /**
      * The tsquery (as text) that finds the words: each word as its German or English stem or as
      * written, all of them (AND), the last also as a prefix of a word as written (`netw:*`). A word
@@ -338,7 +386,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
       const total =
         filters.sla_status && active.length === 0
           ? slaStatusTotalSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60)
-          : active.length > 1 || sla
+          : active.length > 1 || sla || (active[0] !== undefined && !COUNTED_FILTERS.has(active[0][0]))
             ? Prisma.sql`SELECT count(*) FROM tickets ${sla ? SLA_JOIN : Prisma.empty} WHERE ${where}`
             : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
       const order =
@@ -411,7 +459,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */
     async update(tenantId: string, id: string, changes: TicketWrite & StatusTimestamps, at: Date): Promise<TicketCore> {
-      const row = await db.ticket.update({ where: { id, tenantId }, data: { ...changes, updatedAt: at } });
+      const row = await db.ticket.update({ where: { id, tenantId }, data: { ...changes, updatedAt: at }, include: WITH_REQUESTER });
       return toTicket(row);
     },
 
@@ -425,10 +473,13 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
         data: { assigneeId: null },
       });
       if (!updated.length) return [];
-      const slas = await rows<{ id: string; sla: TicketSla | null }>(
-        Prisma.sql`SELECT id, ${Prisma.raw(TICKET_SLA_COLUMN)} FROM tickets WHERE id = ANY(${updated.map((row) => row.id)}::uuid[])`,
+      const slas = await rows<{ id: string; sla: TicketSla | null; requester: TicketRecord['requester'] }>(
+        Prisma.sql`SELECT id, ${Prisma.raw(TICKET_SLA_COLUMN)}, ${Prisma.raw(REQUESTER_SQL)} AS requester FROM tickets WHERE id = ANY(${updated.map((row) => row.id)}::uuid[])`,
       );
-      return updated.map((row) => ({ ...toTicket(row), sla: slas.find((sla) => sla.id === row.id)?.sla ?? null }));
+      return updated.map((row) => {
+        const read = slas.find((sla) => sla.id === row.id);
+        return { ...toTicket({ ...row, requester: read?.requester ?? null }), sla: read?.sla ?? null };
+      });
     },
   };
 }

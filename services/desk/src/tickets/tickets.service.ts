@@ -18,18 +18,27 @@ import type { SlaListing } from '../sla/sla.schemas';
 import type { Repositories, Store } from '../store';
 import { SEARCH_WINDOW, SEARCH_WINDOW_TEXT, type BulkChanges, type NewTicket, type Ticket, type TicketChanges, type TicketFilters } from './ticket.schemas';
 import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
-import type { TicketWrite } from './tickets.repository';
+import type { NewTicketRow, TicketWrite } from './tickets.repository';
+import { createContactIn } from '../contacts/contacts.service';
+import { isUniqueViolation } from '../db';
 
 export const ticketNotFound = () => notFound('No ticket with this id exists in your tenant.');
 
-function unknownReference(field: 'client_id' | 'assignee_id', message: string) {
+function unknownReference(field: 'client_id' | 'assignee_id' | 'requester_id', message: string) {
   return unprocessable(`${field} ${message}.`, { code: 'unknown-reference', errors: [{ field, message }] });
 }
 
 /** client_id must name a client of the tenant, assignee_id an active user of it (else 422). */
-async function assertReferences(tx: Pick<Repositories, 'clients' | 'users'>, tenantId: string, refs: { client_id?: string; assignee_id?: string | null }) {
+async function assertReferences(
+  tx: Pick<Repositories, 'clients' | 'users' | 'contacts'>,
+  tenantId: string,
+  refs: { client_id?: string; assignee_id?: string | null; requester_id?: string | null },
+) {
   if (refs.client_id !== undefined && !(await tx.clients.exists(tenantId, refs.client_id))) {
     throw unknownReference('client_id', 'does not name a client of your tenant');
+  }
+  if (refs.requester_id && !(await tx.contacts.findById(tenantId, refs.requester_id))) {
+    throw unknownReference('requester_id', 'does not name a contact of your tenant');
   }
   if (refs.assignee_id && !(await tx.users.isActiveLocked(tenantId, refs.assignee_id))) {
     throw unknownReference('assignee_id', 'does not name an active user of your tenant');
@@ -49,14 +58,22 @@ const CHANGEABLE = {
   status: 'status',
   client_id: 'clientId',
   assignee_id: 'assigneeId',
-} as const satisfies Record<keyof TicketChanges, keyof TicketWrite>;
+} as const satisfies Record<Exclude<keyof TicketChanges, 'requester_id' | 'cc'>, keyof TicketWrite>;
+
+/** Addresses as stored: lower-cased, each once, in the order given. */
+export const ccOf = (addresses: string[]) => [...new Set(addresses.map((address) => address.toLowerCase()))];
 
 /** The fields of `changes` that differ from the ticket, in the repository's terms. */
 function differences(ticket: Ticket, changes: TicketChanges): TicketWrite {
   const diff: Record<string, unknown> = {};
-  for (const [field, column] of Object.entries(CHANGEABLE) as [keyof TicketChanges, keyof TicketWrite][]) {
+  for (const [field, column] of Object.entries(CHANGEABLE) as [keyof typeof CHANGEABLE, keyof TicketWrite][]) {
     const value = changes[field];
     if (value !== undefined && value !== ticket[field]) diff[column] = value;
+  }
+  if (changes.requester_id !== undefined && changes.requester_id !== (ticket.requester?.id ?? null)) diff.requesterId = changes.requester_id;
+  if (changes.cc !== undefined) {
+    const cc = ccOf(changes.cc);
+    if (cc.join('\n') !== ticket.cc.join('\n')) diff.cc = cc;
   }
   return diff as TicketWrite;
 }
@@ -95,8 +112,62 @@ const BULK_ERROR_STATUSES = new Set([404, 412, 422]);
  */
 const ticketLockKey = (tenantId: string, id: string) => resourceLockKey(tenantId, '/tickets/:id', { id });
 
+/**
+ * Opens a ticket inside the caller's transaction: in one statement when no SLA policy applies,
+ * else with its clocks; records ticket.created. Null when a reference does not hold.
+ */
+export async function openTicketIn(tx: Repositories, sla: SlaService, tenantId: string, ticket: NewTicketRow): Promise<Ticket | null> {
+  const created = await tx.tickets.create(tenantId, ticket, deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' }));
+  return created ?? openUnderPolicy(tx, sla, tenantId, ticket);
+}
+
+async function openUnderPolicy(tx: Repositories, sla: SlaService, tenantId: string, ticket: NewTicketRow): Promise<Ticket | null> {
+  const policy = await sla.policyFor(tx, tenantId, ticket.clientId);
+  const opened = policy && (await tx.tickets.createUnderPolicy(tenantId, ticket));
+  if (!policy || !opened) return null;
+  const withSla = await sla.onTicketCreated(tx, tenantId, opened, policy);
+  await tx.events.record({ type: 'ticket.created', tenantId, resourceType: 'ticket', resourceId: withSla.id, object: withSla });
+  return withSla;
+}
+
 /** `lock`: the service's resource lock (the API router's; @msp/db's advisoryResourceLock in production). */
 export function createTicketsService(store: Store, sla: SlaService, lock: ResourceLock) {
+  /**
+   * The ticket's requester and client: `requester_id` names a contact; `requester_email` finds one
+   * or creates one under the ticket's client (which must then be given and exist). `client_id` may
+   * be left out when the contact has a client.
+   */
+  async function requesterOf(tenantId: string, input: NewTicket): Promise<{ requesterId: string | null; clientId: string }> {
+    if (input.requester_id !== undefined && input.requester_email !== undefined) {
+      throw validationFailed([{ field: 'requester_email', message: 'must not be given with requester_id' }]);
+    }
+    let contact = null;
+    if (input.requester_id !== undefined) {
+      contact = await store.contacts.findById(tenantId, input.requester_id);
+      if (!contact) throw unknownReference('requester_id', 'does not name a contact of your tenant');
+    } else if (input.requester_email !== undefined) {
+      contact = await store.contacts.findByEmail(tenantId, input.requester_email);
+      if (!contact) {
+        if (input.client_id === undefined) throw validationFailed([{ field: 'client_id', message: 'is required when requester_email names no contact yet' }]);
+        const email = input.requester_email;
+        const made = store.transaction(async (tx) => {
+          await assertReferences(tx, tenantId, { client_id: input.client_id });
+          return createContactIn(tx, tenantId, { name: email.split('@')[0]!, email, client_id: input.client_id });
+        });
+        // Created by another request meanwhile: that contact is the requester.
+        contact = await made.catch(async (error: unknown) => {
+          if (!isUniqueViolation(error)) throw error;
+          return (await store.contacts.findByEmail(tenantId, email))!;
+        });
+      }
+    }
+    const clientId = input.client_id ?? contact?.client_id ?? undefined;
+    if (clientId === undefined) {
+      throw validationFailed([{ field: 'client_id', message: contact ? 'is required: the requester\'s contact has no client' : 'is required without a requester' }]);
+    }
+    return { requesterId: contact?.id ?? null, clientId };
+  }
+
   const service = {
     async list(tenantId: string, { q, ...filters }: TicketFilters & SlaListing & { q?: string }, page: PageRequest) {
       if (page.after !== undefined && (q !== undefined || filters.sort !== undefined)) {
@@ -140,13 +211,16 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
      * opened in a transaction that also starts its SLA clocks, and records its event after them.
      */
     async create(tenantId: string, input: NewTicket): Promise<Ticket> {
-      const ticket = {
+      const { requesterId, clientId } = await requesterOf(tenantId, input);
+      const ticket: NewTicketRow = {
         title: input.title,
         description: input.description,
         priority: input.priority,
         category: input.category,
-        clientId: input.client_id,
+        clientId,
         assigneeId: input.assignee_id ?? null,
+        requesterId,
+        cc: input.cc ? ccOf(input.cc) : undefined,
       };
       // Which event, and whose; its object is the ticket as the statement inserts it.
       const event = deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' });
@@ -154,13 +228,8 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
         const created = await store.tickets.create(tenantId, ticket, event);
         if (created) return created;
         const underPolicy = await store.transaction(async (tx) => {
-          await assertReferences(tx, tenantId, input);
-          const policy = await sla.policyFor(tx, tenantId, input.client_id);
-          const opened = policy && (await tx.tickets.createUnderPolicy(tenantId, ticket));
-          if (!policy || !opened) return null;
-          const withSla = await sla.onTicketCreated(tx, tenantId, opened, policy);
-          await tx.events.record({ type: 'ticket.created', tenantId, resourceType: 'ticket', resourceId: withSla.id, object: withSla });
-          return withSla;
+          await assertReferences(tx, tenantId, { client_id: clientId, assignee_id: input.assignee_id });
+          return openUnderPolicy(tx, sla, tenantId, ticket);
         });
         if (underPolicy) return underPolicy;
       }
@@ -184,7 +253,7 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
           const allowed = allowedTransitions(ticket.status).join(', ');
           throw transitionProblem(ticket, `A ticket cannot move from ${ticket.status} to ${diff.status}; allowed: ${allowed}.`, 'illegal-transition');
         }
-        await assertReferences(tx, tenantId, { client_id: diff.clientId, assignee_id: diff.assigneeId });
+        await assertReferences(tx, tenantId, { client_id: diff.clientId, assignee_id: diff.assigneeId, requester_id: diff.requesterId });
         if (await reopensForAnInactiveAssignee(tx, tenantId, ticket, diff)) diff.assigneeId = null;
         const now = new Date();
         const timestamps = diff.status ? timestampsFor(ticket.status, diff.status, now) : {};

@@ -43,7 +43,7 @@ export async function newTenant(desk: TestDesk) {
   return { ...client, token: await desk.token(client) };
 }
 
-const TABLES = ['tenants', 'clients', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'time_entries', 'events', 'calendars', 'sla_policies', 'ticket_slas', 'ticket_sla_due_counts', 'list_counts', 'time_entry_minutes'];
+const TABLES = ['tenants', 'clients', 'client_email_domains', 'contacts', 'contact_emails', 'mailboxes', 'inbound_emails', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'time_entries', 'events', 'calendars', 'sla_policies', 'ticket_slas', 'ticket_sla_due_counts', 'list_counts', 'time_entry_minutes'];
 
 /** Every row desk's helpdesk keeps, to prove that a rejected request changed nothing. */
 export async function snapshot(desk: TestDesk): Promise<Record<string, unknown[]>> {

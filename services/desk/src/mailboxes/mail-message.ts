@@ -1,0 +1,106 @@
+import type PostalMimeClass from 'postal-mime' with { 'resolution-mode': 'import' };
+
+// postal-mime's package ships a CommonJS build (its `require` export); TypeScript only resolves its
+// types for `import`, which this CommonJS build may not use on an ES module.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const postalMime = require('postal-mime') as typeof PostalMimeClass & { default?: typeof PostalMimeClass };
+const PostalMime = postalMime.default ?? postalMime;
+
+/** What inbound processing reads of a message. */
+export interface ParsedMail {
+  messageId: string;
+  from: string;
+  fromName: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  inReplyTo: string[];
+  references: string[];
+  text: string;
+  headers: Map<string, string>;
+  isReport: boolean;
+}
+
+/** Message-IDs without angle brackets, as the API shows them. */
+export const bareMessageId = (value: string) => value.trim().replace(/^<|>$/g, '');
+const messageIdsIn = (value: string | undefined) => (value ? (value.match(/<[^<>\s]+>/g) ?? []).map(bareMessageId) : []);
+
+/** Text of an HTML-only mail: tags dropped, block ends as line breaks, entities of the common kind decoded. */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, '')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|li|tr|h[1-6])>/gi, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/**
+ * The new text of a reply: what precedes the quoted mail ("On … wrote:", "Am … schrieb …:",
+ * Outlook's "-----Original Message-----" or "From:" header block, `>` lines) and the signature ("-- ").
+ */
+export function stripReply(text: string): string {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (/^(On|Am) .+(wrote|schrieb)( .*)?:\s*$/.test(line) || /^-{2,}\s*(Original Message|Ursprüngliche Nachricht)\s*-{2,}/i.test(line)) break;
+    if (/^(From|Von): .+/.test(line) && kept.length > 0 && kept[kept.length - 1]!.trim() === '') break;
+    if (line === '-- ' || line === '--') break;
+    if (line.startsWith('>')) continue;
+    kept.push(line);
+  }
+  return kept.join('\n').trim();
+}
+
+/** Parses a raw message; throws when it is no message at all (no From, no headers). */
+export async function parseMail(raw: Buffer): Promise<ParsedMail> {
+  const mail = await PostalMime.parse(raw);
+  const headers = new Map<string, string>();
+  for (const header of mail.headers) if (!headers.has(header.key)) headers.set(header.key, header.value);
+  const from = mail.from?.address?.toLowerCase();
+  if (!from || !from.includes('@') || headers.size === 0) throw new Error('the message has no sender address');
+  const addresses = (list: { address?: string }[] | undefined) => (list ?? []).map((entry) => entry.address?.toLowerCase()).filter((a): a is string => !!a);
+  const contentType = headers.get('content-type') ?? '';
+  return {
+    messageId: mail.messageId ? bareMessageId(mail.messageId) : '',
+    from,
+    fromName: mail.from?.name || from.split('@')[0]!,
+    to: addresses(mail.to),
+    cc: addresses(mail.cc),
+    subject: (mail.subject ?? '').trim(),
+    inReplyTo: messageIdsIn(headers.get('in-reply-to')),
+    references: messageIdsIn(headers.get('references')),
+    text: mail.text?.trim() ? mail.text.trim() : mail.html ? htmlToText(mail.html) : '',
+    headers,
+    isReport: /multipart\/report/i.test(contentType) && /report-type\s*=\s*"?delivery-status/i.test(contentType),
+  };
+}
+
+/**
+ * Why a message is automatic, or null: a bounce (a delivery-status report, or an empty Return-Path
+ * from a mailer daemon) or an auto-reply (Auto-Submitted other than `no`, Precedence bulk/junk/list,
+ * X-Auto-Response-Suppress, X-Autoreply, X-Autorespond). A bounce is a bounce whatever else it says.
+ */
+export function automaticReason(mail: ParsedMail): 'bounce' | 'auto_reply' | null {
+  const header = (name: string) => mail.headers.get(name);
+  const returnPath = header('return-path');
+  if (mail.isReport || (returnPath !== undefined && /^<\s*>$/.test(returnPath.trim()) && /mailer-daemon|postmaster/i.test(mail.from))) return 'bounce';
+  const autoSubmitted = header('auto-submitted');
+  if (autoSubmitted !== undefined && autoSubmitted.trim().toLowerCase() !== 'no') return 'auto_reply';
+  if (/^\s*(bulk|junk|list|auto_reply)\s*$/i.test(header('precedence') ?? '')) return 'auto_reply';
+  if (header('x-auto-response-suppress') !== undefined || header('x-autoreply') !== undefined || header('x-autorespond') !== undefined) return 'auto_reply';
+  return null;
+}
+
+/** `[#42]` in a subject: the ticket number, or null. */
+export function subjectTicketNumber(subject: string): number | null {
+  const match = /\[#(\d{1,9})\]/.exec(subject);
+  return match ? Number(match[1]) : null;
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@msp/http';
+import type { SecretBox } from '@msp/secrets';
+import type { Comment } from '../comments/comment.schemas';
+import type { Repositories, Store } from '../store';
+import type { Ticket } from '../tickets/ticket.schemas';
+import type { MailSender } from './mail-sender';
+
+/** The retry schedule of a mail the SMTP server did not take; after the last, it is `failed`. */
+export const SEND_RETRY_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000];
+const SEND_LEASE_MS = 120_000;
+
+export interface TicketEmail {
+  id: string;
+  direction: 'inbound' | 'outbound';
+  message_id: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  status: 'received' | 'queued' | 'sent' | 'failed' | 'bounced';
+  error: string | null;
+  created_at: string;
+}
+
+/**
+ * Queues a technician's public comment as mail to the ticket's requester and `cc`, in the comment's
+ * transaction: through the ticket's mailbox or the tenant's first enabled one; a bounced requester
+ * gets nothing until their contact is changed. `cc_suggested` is never mailed.
+ */
+export async function queueReplyIn(tx: Repositories, tenantId: string, ticket: Ticket, comment: Comment): Promise<void> {
+  if (comment.internal || !ticket.requester) return;
+  const mailbox = (ticket.mailbox_id && (await tx.mailboxes.findById(tenantId, ticket.mailbox_id))) || (await tx.mailboxes.firstEnabled(tenantId));
+  if (!mailbox) return;
+  const requester = await tx.contacts.findById(tenantId, ticket.requester.id);
+  if (!requester || requester.email_status === 'bounced') return;
+  const thread = await tx.mailboxes.threadOf(tenantId, ticket.id);
+  const domain = mailbox.address.split('@')[1] ?? 'desk.invalid';
+  await tx.mailboxes.queueOutbound({
+    tenantId,
+    ticketId: ticket.id,
+    mailboxId: mailbox.id,
+    commentId: comment.id,
+    messageId: `desk.${randomUUID()}@${domain}`,
+    from: mailbox.address,
+    to: [requester.email],
+    cc: ticket.cc.filter((address) => address !== requester.email),
+    subject: `[#${ticket.number}] ${ticket.title}`,
+    inReplyTo: thread[thread.length - 1] ?? null,
+    references: thread,
+    body: comment.body,
+  });
+}
+
+/** Sends queued mail, each claimed by one instance; a refusal or an absent server retries later. */
+export function createOutboundSender({ store, sender, secrets, logger }: { store: Store; sender: MailSender; secrets: SecretBox; logger: Logger }) {
+  return {
+    async sendDue(): Promise<number> {
+      let sent = 0;
+      for (;;) {
+        const mail = await store.mailboxes.claimOutbound(SEND_LEASE_MS);
+        if (!mail) return sent;
+        const mailbox = mail.mailboxId ? await store.mailboxes.findById(mail.tenantId, mail.mailboxId) : null;
+        try {
+          if (!mailbox) throw new Error('the mailbox it was to be sent through was deleted');
+          await sender.send(
+            { ...mailbox.smtp, password: mailbox.smtpSecret ? secrets.open(mailbox.smtpSecret) : '' },
+            {
+              from: mail.from,
+              to: mail.to,
+              cc: mail.cc,
+              subject: mail.subject,
+              text: mail.body,
+              messageId: `<${mail.messageId}>`,
+              inReplyTo: mail.inReplyTo ? `<${mail.inReplyTo}>` : undefined,
+              references: mail.references.map((id) => `<${id}>`),
+            },
+          );
+          await store.transaction(async (tx) => {
+            const after = await tx.mailboxes.finishOutbound(mail.id, { status: 'sent', error: null, sentAt: new Date() });
+            await tx.events.record({ type: 'email.sent', tenantId: mail.tenantId, resourceType: 'outbound_email', resourceId: mail.id, object: toTicketEmail(after) });
+          });
+          sent++;
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          const delay = SEND_RETRY_DELAYS_MS[mail.attempts - 1];
+          logger.warn('mail not sent', { outbound_email_id: mail.id, attempt: mail.attempts, error: message });
+          if (delay === undefined || !mailbox) {
+            await store.transaction(async (tx) => {
+              const after = await tx.mailboxes.finishOutbound(mail.id, { status: 'failed', error: message });
+              await tx.events.record({ type: 'email.failed', tenantId: mail.tenantId, resourceType: 'outbound_email', resourceId: mail.id, object: toTicketEmail(after) });
+            });
+          } else {
+            await store.mailboxes.finishOutbound(mail.id, { status: 'queued', error: message, nextAttemptAt: new Date(Date.now() + delay) });
+          }
+        }
+      }
+    },
+  };
+}
+
+export function toTicketEmail(row: { id: string; messageId: string; from: string; to: string[]; cc: string[]; subject: string; status: string; error: string | null; createdAt: Date }): TicketEmail {
+  return {
+    id: row.id,
+    direction: 'outbound',
+    message_id: row.messageId,
+    from: row.from,
+    to: row.to,
+    cc: row.cc,
+    subject: row.subject,
+    status: row.status as TicketEmail['status'],
+    error: row.error,
+    created_at: row.createdAt.toISOString(),
+  };
+}
