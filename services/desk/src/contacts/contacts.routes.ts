@@ -52,9 +52,7 @@ export function registerContactRoutes(api: ApiRouter, contacts: ContactsService)
     scope: 'read:tickets',
     params: IdParams,
     responses: { 200: { description: 'The contact.', schema: ContactSchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await contacts.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => contacts.get(tenantOf(req), params.id),
   });
 
   api.route({

@@ -62,9 +62,7 @@ export function registerMailboxRoutes(api: ApiRouter, mailboxes: MailboxesServic
     scope: ADMIN_SCOPE,
     params: IdParams,
     responses: { 200: { description: 'The mailbox.', schema: MailboxSchema } },
-    handler: async (req, res, { params }) => {
-      res.json(await mailboxes.get(tenantOf(req), params.id));
-    },
+    load: (req, { params }) => mailboxes.get(tenantOf(req), params.id),
   });
 
   api.route({
