@@ -22,7 +22,7 @@ describe.each(['desk', 'link', 'hr'])('%s', (service) => {
     const types = path.join(ROOT, 'services', service, 'prisma/migrations/20261128090000_events_audit_type/migration.sql');
     expect(readFileSync(types, 'utf8')).toBe(AUDIT_TYPE_SQL);
     // The Idempotency-Key claim of each event.
-    const claims = path.join(ROOT, 'services', service, 'prisma/migrations/20261128230000_events_idempotency_claim/migration.sql');
+    const claims = path.join(ROOT, 'services', service, 'prisma/migrations/20261128235900_events_idempotency_claim/migration.sql');
     expect(readFileSync(claims, 'utf8')).toBe(IDEMPOTENCY_CLAIM_SQL);
   });
 });
