@@ -30,6 +30,16 @@ describeWebhooks({
     'sla_policy.created',
     'sla_policy.updated',
     'sla_policy.deleted',
+    'contact.created',
+    'contact.updated',
+    'contact.deleted',
+    'mailbox.failing',
+    'mailbox.recovered',
+    'email.received',
+    'email.quarantined',
+    'email.sent',
+    'email.failed',
+    'email.bounced',
   ],
   async setup() {
     const desk = await startDesk();
