@@ -74,5 +74,11 @@ export async function seedEveryResource(desk: TestDesk, token: string) {
   await post('/api-clients', { name: unique('Reporting'), scopes: ['read:tickets'] });
   const calendar = await post('/calendars', { name: unique('Office hours'), time_zone: 'Europe/Berlin', hours: { mon: [{ start: '08:00', end: '17:00' }] }, holidays: { country: 'DE', region: 'DE-BY' } });
   await post('/sla-policies', { name: unique('Standard'), calendar_id: calendar.id, targets: TARGETS });
+  await post('/contacts', { name: unique('Requester'), email: uniqueEmail(), client_id: client.id });
+  await post('/mailboxes', {
+    address: uniqueEmail(),
+    imap: { host: '127.0.0.1', port: 143, tls: 'starttls', username: 'desk', password: 'imap-pass' },
+    smtp: { host: '127.0.0.1', port: 587, tls: 'starttls' },
+  });
   await seedWebhook(desk.app, `Bearer ${token}`);
 }
