@@ -4,10 +4,6 @@ import { newTenant, seedEveryResource } from './support/helpdesk';
 
 describeTenantWall({
   service: 'desk',
-  skip: {
-    getInboundEmail: 'an inbound e-mail exists only after a real IMAP poll (email-inbound.test.ts), which this walk does not run',
-    getInboundEmailRaw: 'as getInboundEmail',
-  },
   async setup() {
     const desk = await startDesk();
     const owner = await newTenant(desk);

@@ -75,10 +75,18 @@ export async function seedEveryResource(desk: TestDesk, token: string) {
   const calendar = await post('/calendars', { name: unique('Office hours'), time_zone: 'Europe/Berlin', hours: { mon: [{ start: '08:00', end: '17:00' }] }, holidays: { country: 'DE', region: 'DE-BY' } });
   await post('/sla-policies', { name: unique('Standard'), calendar_id: calendar.id, targets: TARGETS });
   await post('/contacts', { name: unique('Requester'), email: uniqueEmail(), client_id: client.id });
-  await post('/mailboxes', {
+  const mailbox = await post('/mailboxes', {
     address: uniqueEmail(),
     imap: { host: '127.0.0.1', port: 143, tls: 'starttls', username: 'desk', password: 'imap-pass' },
     smtp: { host: '127.0.0.1', port: 587, tls: 'starttls' },
   });
+  // A message as a poll records it (the polls themselves run against Dovecot in email-inbound.test.ts).
+  await desk.db.$executeRawUnsafe(
+    `INSERT INTO inbound_emails (tenant_id, mailbox_id, message_id, "from", "to", subject, size_bytes, status, raw)
+     SELECT tenant_id, id, $2, 'Ada <ada@example.com>', ARRAY[address], 'Printer jams', 48, 'received', convert_to(E'Subject: Printer jams\\r\\n\\r\\nIt jams.', 'UTF8')
+     FROM mailboxes WHERE id = $1::uuid`,
+    mailbox.id,
+    `<${randomBytes(6).toString('hex')}@example.com>`,
+  );
   await seedWebhook(desk.app, `Bearer ${token}`);
 }
