@@ -1,5 +1,5 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { listCountSql, sqlRows, type Queryable } from '@msp/db';
+import { isoOf, listCountSql, sqlRows, type Queryable } from '@msp/db';
 import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Calendar as CalendarRow } from '../generated/prisma/client';
@@ -17,8 +17,8 @@ function toCalendar(row: CalendarRow): Calendar {
     hours: row.hours as Calendar['hours'],
     holidays: row.holidays as Calendar['holidays'],
     closed_days: row.closedDays,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: isoOf(row.createdAt),
+    updated_at: isoOf(row.updatedAt),
   };
 }
 

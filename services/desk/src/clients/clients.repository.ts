@@ -1,4 +1,4 @@
-import { listCountSql, sqlRows, type Queryable } from '@msp/db';
+import { isoOf, listCountSql, sqlRows, type Queryable } from '@msp/db';
 import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Client as ClientRow } from '../generated/prisma/client';
@@ -18,8 +18,8 @@ function toClient(row: ClientRecord): Client {
     sla_policy_id: row.slaPolicyId,
     hourly_rate: row.hourlyRate,
     currency: row.currency as Client['currency'],
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: isoOf(row.createdAt),
+    updated_at: isoOf(row.updatedAt),
   };
 }
 

@@ -1,4 +1,4 @@
-import { sqlRows, type Queryable } from '@msp/db';
+import { isoOf, sqlRows, type Queryable } from '@msp/db';
 import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Comment as CommentRow } from '../generated/prisma/client';
@@ -12,7 +12,7 @@ function toComment(row: CommentRow): Comment {
     body: row.body,
     internal: row.internal,
     author: row.author,
-    created_at: row.createdAt.toISOString(),
+    created_at: isoOf(row.createdAt),
     merged_from_ticket_id: row.mergedFromTicketId,
     author_type: row.authorType as Comment['author_type'],
     author_contact_id: row.authorContactId,

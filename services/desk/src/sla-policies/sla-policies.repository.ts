@@ -1,5 +1,5 @@
 import type { BusinessCalendar } from '@msp/calendar';
-import { listCountSql, sqlRows, type Queryable } from '@msp/db';
+import { isoOf, listCountSql, sqlRows, type Queryable } from '@msp/db';
 import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type SlaPolicy as SlaPolicyRow } from '../generated/prisma/client';
@@ -27,8 +27,8 @@ function toPolicy(row: SlaPolicyRow): SlaPolicy {
     calendar_id: row.calendarId,
     is_default: row.isDefault === true,
     targets: row.targets as SlaTargets,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: isoOf(row.createdAt),
+    updated_at: isoOf(row.updatedAt),
   };
 }
 

@@ -7,7 +7,7 @@ import { amountOf } from './amounts';
 import type { TimeEntry, TimeEntryFilters, TimeTotals } from './time-entry.schemas';
 
 /** A `date` column as Prisma hands it (midnight UTC) back to `YYYY-MM-DD`, and the other way. */
-const dateText = (date: Date) => date.toISOString().slice(0, 10);
+const dateText = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString()).slice(0, 10);
 const dateValue = (text: string) => new Date(`${text}T00:00:00.000Z`);
 
 function toTimeEntry(row: TimeEntryRow): TimeEntry {
@@ -23,8 +23,8 @@ function toTimeEntry(row: TimeEntryRow): TimeEntry {
     hourly_rate: row.hourlyRate,
     currency: row.currency as TimeEntry['currency'],
     amount: amountOf(row.minutes, row.hourlyRate),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: isoOf(row.createdAt),
+    updated_at: isoOf(row.updatedAt),
   };
 }
 

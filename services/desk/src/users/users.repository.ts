@@ -1,4 +1,4 @@
-import { listCountSql, sqlRows, type Queryable } from '@msp/db';
+import { isoOf, listCountSql, sqlRows, type Queryable } from '@msp/db';
 import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type User as UserRow } from '../generated/prisma/client';
@@ -12,9 +12,9 @@ function toUser(row: UserRow): User {
     email: row.email,
     role: row.role,
     active: row.active,
-    deactivated_at: row.deactivatedAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    deactivated_at: isoOf(row.deactivatedAt ?? null),
+    created_at: isoOf(row.createdAt),
+    updated_at: isoOf(row.updatedAt),
   };
 }
 
