@@ -165,6 +165,17 @@ describe.each(overlays)('overlay %s', (overlay) => {
     );
   });
 
+  test('the HA variables reach every service: the Redis Secret (REDIS_URL or the Sentinels) and the database Secret (DATABASE_URL, DATABASE_READ_URL) of each', () => {
+    const example = fs.readFileSync(path.join(__dirname, '../../../k8s/secrets.example.yaml'), 'utf8');
+    for (const name of ['REDIS_SENTINELS', 'REDIS_SENTINEL_NAME', 'DATABASE_READ_URL']) expect(example).toContain(name);
+    for (const deployment of services) {
+      const refs = deployment.spec.template.spec.containers[0].envFrom.filter((e: any) => e.secretRef).map((e: any) => e.secretRef.name as string);
+      // Every key of these Secrets becomes a variable of the same name: the HA ones need no manifest change.
+      expect(refs.some((ref: string) => ref.startsWith('msp-redis'))).toBe(true);
+      expect(refs.some((ref: string) => ref.startsWith(`${deployment.metadata.name}-secrets`))).toBe(true);
+    }
+  });
+
   if (overlay === 'production') {
     test('production images come from a registry at a pinned tag (no latest, no dev)', () => {
       for (const deployment of deployments) {
