@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError, validationFailed } from './errors';
+import { AppError, isAppError, validationFailed } from './errors';
 import type { Logger } from './logger';
 import { hasReplicas } from './redis';
 import { currentContext } from './request-context';
@@ -357,7 +357,9 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger, optio
       } catch (error) {
         // An error after the change committed (the connection lost on the way back) is answered as
         // the change; otherwise nothing was created and the key is free for a corrected retry.
-        const committed = await answerOfCommitted(req, ours, route).catch(() => undefined);
+        // A refusal (4xx) is thrown before anything commits: only other failures are looked up.
+        const refused = isAppError(error) && error.status < 500;
+        const committed = refused ? undefined : await answerOfCommitted(req, ours, route).catch(() => undefined);
         if (!committed) {
           await store.release(key).catch(storeFailed);
           throw error;
