@@ -29,13 +29,33 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const suites = [];
+const failures = [];
+
+/** Each failed test's file, title and the head of its message: CI's log keeps only the end of the run. */
+function failuresOf(result) {
+  const lines = [];
+  for (const suite of result.testResults ?? []) {
+    const file = path.relative(root, suite.name);
+    if (suite.status === 'failed' && !(suite.assertionResults ?? []).some((t) => t.status === 'failed')) {
+      lines.push(`FAILED ${file}\n${(suite.message ?? '').split('\n').slice(0, 12).join('\n')}`);
+    }
+    for (const test of suite.assertionResults ?? []) {
+      if (test.status !== 'failed') continue;
+      const message = (test.failureMessages ?? []).join('\n').split('\n').slice(0, 12).join('\n');
+      lines.push(`FAILED ${file} › ${test.fullName}\n${message}`);
+    }
+  }
+  return lines;
+}
 for (const file of fs.readdirSync(resultsDir).filter((f) => f.endsWith('.json'))) {
   const result = JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8'));
   passed += result.numPassedTests;
   failed += result.numFailedTests;
   skipped += result.numPendingTests + (result.numTodoTests ?? 0);
   suites.push(`${file.replace(/\.json$/, '')}: ${result.numPassedTests} passed, ${result.numFailedTests} failed`);
+  failures.push(...failuresOf(result));
 }
+if (failures.length > 0) console.log(`\n${failures.join('\n\n')}`);
 console.log(`\n${suites.join('\n')}`);
 const code = run.status ?? 1;
 if (code !== 0 && failed === 0) failed = 1; // a package that crashed before reporting still fails the run
