@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import Cursor from 'pg-cursor';
 import { Pool, types, type PoolConfig } from 'pg';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './sql-reads';
@@ -19,7 +19,11 @@ export interface Database<DB> {
    * have that write yet.
    */
   reads: Kysely<DB>;
-  /** The pool under `reads` (the same object as `pool` without a replica): for its readiness check. */
+  /**
+   * The replica's own pool (the same object as `pool` without a replica), for its readiness check:
+   * `reads` falls back to the primary when this pool cannot connect, so only this pool tells
+   * whether the replica answers.
+   */
   readPool: Pool;
   /** Closes both pools. */
   close(): Promise<void>;
@@ -102,8 +106,26 @@ export function createPool(config: PoolConfig): Pool {
   return pool;
 }
 
-function kyselyOver<DB>(pool: Pool): Kysely<DB> {
+function kyselyOver<DB>(pool: PostgresPool): Kysely<DB> {
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+}
+
+/**
+ * The replica's pool, which hands out a primary connection when no replica connection can be had
+ * (the replica down, being rebuilt, or HAProxy's replica port without a healthy server): a list may
+ * read the primary for a while, but it never fails because the replica is away.
+ */
+function replicaOrPrimary(readPool: Pool, primary: Pool): PostgresPool {
+  return {
+    async connect() {
+      try {
+        return await readPool.connect();
+      } catch {
+        return primary.connect();
+      }
+    },
+    end: () => readPool.end(),
+  };
 }
 
 export function openDatabase<DB>(url: string, options: DatabaseOptions = {}): Database<DB> {
@@ -117,6 +139,6 @@ export function openDatabase<DB>(url: string, options: DatabaseOptions = {}): Da
       ...(poolOptions.applicationName === undefined ? {} : { applicationName: `${poolOptions.applicationName}-reads` }),
     }),
   );
-  const reads = kyselyOver<DB>(readPool);
+  const reads = kyselyOver<DB>(replicaOrPrimary(readPool, pool));
   return { db, pool, reads, readPool, close: async () => void (await Promise.all([db.destroy(), reads.destroy()])) };
 }

@@ -112,6 +112,38 @@ describe('openDatabase readUrl', () => {
     await replica.drop();
   });
 
+  test('When the replica cannot be reached, then reads answer from the primary, and from the replica again once it is back', async () => {
+    const net = await import('node:net');
+    // The replica's port as HAProxy's: with no healthy server behind it, it accepts and at once closes.
+    let replicaUp = false;
+    const balancer = net.createServer((socket) => {
+      if (!replicaUp) return socket.destroy();
+      const server = net.connect(new URL(empty.url).port ? Number(new URL(empty.url).port) : 5432, new URL(empty.url).hostname);
+      socket.pipe(server).pipe(socket);
+      socket.on('error', () => server.destroy());
+      server.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => balancer.listen(0, '127.0.0.1', resolve));
+    const readUrl = new URL(empty.url);
+    readUrl.hostname = '127.0.0.1';
+    readUrl.port = String((balancer.address() as { port: number }).port);
+    const both = openDatabase<Tables>(empty.url, { applicationName: 'probe', readUrl: readUrl.toString(), acquireTimeoutMs: 2000 });
+    try {
+      const where = async () => (await sql<{ app: string }>`SELECT current_setting('application_name') AS app`.execute(both.reads)).rows[0]!.app;
+      expect(await where()).toBe('probe');
+      const rows = await both.reads.selectFrom('notes').select('title').where('title', '=', 'note 3').execute();
+      expect(rows).toEqual([{ title: 'note 3' }]);
+      await expect(both.readPool.query('SELECT 1')).rejects.toThrow();
+      replicaUp = true;
+      expect(await where()).toBe('probe-reads');
+      await expect(both.readPool.query('SELECT 1')).resolves.toBeDefined();
+    } finally {
+      replicaUp = false;
+      balancer.close();
+      await both.close();
+    }
+  });
+
   test('When no readUrl is given, then reads is db over the one pool', () => {
     expect(database.reads).toBe(database.db);
     expect(database.readPool).toBe(database.pool);

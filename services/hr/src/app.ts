@@ -158,7 +158,7 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
       database: () => sql`SELECT 1`.execute(db),
     },
     // Reported, not gating: without the replica only the lists and the export fail, with a 503.
-    optionalReadinessChecks: reads === db ? {} : { database_reads: () => sql`SELECT 1`.execute(reads) },
+    optionalReadinessChecks: reads === db ? {} : { database_reads: () => database.readPool.query('SELECT 1') },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
     resourceLock: advisoryResourceLock(database.pool),

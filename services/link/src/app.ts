@@ -150,7 +150,7 @@ export function createLinkApp({ database, redis, logger, settings, runs, queue, 
       database: () => sql`SELECT 1`.execute(db),
     },
     // Reported, not gating: without the replica only the lists fail, with a 503.
-    optionalReadinessChecks: reads === db ? {} : { database_reads: () => sql`SELECT 1`.execute(reads) },
+    optionalReadinessChecks: reads === db ? {} : { database_reads: () => database.readPool.query('SELECT 1') },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix: settings.rateLimitPrefix },
     // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
     // The run engine's workers take it too, for the run they work on (src/runs/run-lock.ts).
