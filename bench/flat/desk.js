@@ -162,6 +162,24 @@ async function seedRows(client, tenantId, { large }, indexed) {
     [tenantId, refs.users, big],
   );
 
+  // Contacts: `big`, on the 50 clients in turn, each with its one address; 20 first names by 50
+  // surnames, so a surname names 2 % of them at either size and an address one contact.
+  await inBatches(
+    client,
+    big,
+    `WITH c AS (
+       SELECT g, (ARRAY['Anna', 'Ben', 'Clara', 'David', 'Emma', 'Felix', 'Greta', 'Hans', 'Ida', 'Jonas', 'Karla', 'Lukas', 'Mia', 'Noah', 'Olga',
+                        'Paul', 'Rosa', 'Simon', 'Tilda', 'Uwe'])[1 + g % 20] AS first,
+              'Surname' || (g / 20) % 50 AS last, now() - make_interval(secs => $3 - g) AS at
+         FROM generate_series($4::int, $5::int) g)
+     INSERT INTO contacts (tenant_id, client_id, name, email, search_text, created_at, updated_at)
+     SELECT $1, ($2::uuid[])[1 + g % ${CLIENTS_WITH_TICKETS}], first || ' ' || last, lower(first || '.' || last || '-' || g) || '@client' || g % ${CLIENTS_WITH_TICKETS} || '.example',
+            first || ' ' || last || ' ' || lower(first || '.' || last || '-' || g) || '@client' || g % ${CLIENTS_WITH_TICKETS} || '.example', at, at
+       FROM c`,
+    [tenantId, refs.clients, big],
+  );
+  await client.query(`INSERT INTO contact_emails (tenant_id, email, contact_id) SELECT tenant_id, email, id FROM contacts WHERE tenant_id = $1`, t);
+
   await indexed();
   const [ticket] = (await client.query(`SELECT id FROM tickets WHERE tenant_id = $1 AND number = $2`, [tenantId, big])).rows;
   const [calendar] = (await client.query(`SELECT id FROM calendars WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, t)).rows;
@@ -178,6 +196,7 @@ async function seedRows(client, tenantId, { large }, indexed) {
       tickets: await oldestFirst('tickets'),
       timeEntries: await nearEnd(client, `SELECT id FROM time_entries WHERE tenant_id = $1 ORDER BY date, created_at, id`, t),
       clients: await oldestFirst('clients'),
+      contacts: await oldestFirst('contacts'),
       users: await oldestFirst('users', 'AND active'),
       apiClients: await oldestFirst('api_clients', 'AND revoked_at IS NULL'),
       calendars: await oldestFirst('calendars'),
@@ -210,6 +229,8 @@ async function count(client, tenantId) {
   await client.query(
     `INSERT INTO list_counts (tenant_id, list, dimension, value, count)
      SELECT $1::uuid, 'clients', 'all', '', count(*) FROM clients WHERE tenant_id = $1
+     UNION ALL SELECT $1::uuid, 'contacts', 'all', '', count(*) FROM contacts WHERE tenant_id = $1
+     UNION ALL SELECT $1::uuid, 'contacts', 'client_id', client_id::text, count(*) FROM contacts WHERE tenant_id = $1 AND client_id IS NOT NULL GROUP BY client_id
      UNION ALL SELECT $1::uuid, 'calendars', 'all', '', count(*) FROM calendars WHERE tenant_id = $1
      UNION ALL SELECT $1::uuid, 'sla_policies', 'all', '', count(*) FROM sla_policies WHERE tenant_id = $1
      UNION ALL SELECT $1::uuid, 'users', 'all', '', count(*) FROM users WHERE tenant_id = $1
@@ -252,7 +273,7 @@ async function seed(client, tenantId, options) {
     // btrees row by row was most of a million tickets' time. Rolled back with the rest on failure.
     const { rows: indexes } = await client.query(
       `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition FROM pg_index
-        WHERE indrelid IN ('tickets'::regclass, 'time_entries'::regclass) AND NOT indisprimary AND NOT indisunique`,
+        WHERE indrelid IN ('tickets'::regclass, 'time_entries'::regclass, 'contacts'::regclass) AND NOT indisprimary AND NOT indisunique`,
     );
     for (const index of indexes) await client.query(`DROP INDEX ${index.name}`);
     const params = await seedRows(client, tenantId, options, async () => {
@@ -297,6 +318,16 @@ function cases(p) {
     ),
     ...list(`/tickets/${p.ticketId}/time-entries`),
     ...list(`/tickets/${p.ticketId}/comments`),
+    ...list(
+      '/contacts',
+      `client_id=${p.clientId}`,
+      // Contact 4242's address, exactly and as q: one contact at either size.
+      'email=clara.surname12-4242%40client42.example',
+      'q=clara.surname12-4242%40',
+      // A surname: 2 % of the contacts at either size.
+      'q=Surname7',
+      `after=${p.after.contacts}`,
+    ),
     ...list('/clients', `after=${p.after.clients}`),
     ...list('/users', `after=${p.after.users}`),
     ...list('/api-clients', `after=${p.after.apiClients}`),
