@@ -66,7 +66,7 @@ export interface LdapAccountsOptions {
 }
 
 export type LdapAccounts = Omit<Directory, 'createUser'> & {
-  createUser(user: DirectoryUserInput): Promise<{ id: string; userName: string; dn: string; initialPassword: string }>;
+  createUser(user: DirectoryUserInput): Promise<{ id: string; userName: string; dn: string; initialPassword: string; managerDn: string | null }>;
   /** The DN a joiner would get, and whether the OU exists (dry runs). */
   dnOf(userId: string): Promise<string | null>;
   groupDnOf(bundle: string): Promise<string | null>;
@@ -172,6 +172,9 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
         const password = initialPassword();
         const common: Record<string, string | string[] | Buffer[]> = { givenName: user.givenName, sn: user.familyName || user.givenName, displayName, mail: user.email };
         if (user.title) common.title = user.title;
+        // The manager by e-mail; a manager the directory does not have is left unset, not a failed joiner.
+        const managerDn = user.managerUserName ? ((await userByName(client, user.managerUserName))?.dn ?? null) : null;
+        if (managerDn) common.manager = managerDn;
         if (ad) {
           const cn = await uniqueCn(client, settings.usersOu, displayName);
           const dn = `CN=${escapeDn(cn)},${settings.usersOu}`;
@@ -187,7 +190,7 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
             pwdLastSet: '0',
           } as unknown as Record<string, string[]>);
           const { searchEntries } = await client.search(dn, { scope: 'base', attributes: ['objectGUID'], explicitBufferAttributes: ['objectGUID'] });
-          return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password };
+          return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password, managerDn };
         }
         const dn = `uid=${escapeDn(userName)},${user.active === false && settings.disabledOu ? settings.disabledOu : settings.usersOu}`;
         await client.add(dn, {
@@ -199,7 +202,7 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
           userPassword: password,
         } as Record<string, string | string[]>);
         const { searchEntries } = await client.search(dn, { scope: 'base', attributes: ['entryUUID'] });
-        return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password };
+        return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password, managerDn };
       });
     },
 

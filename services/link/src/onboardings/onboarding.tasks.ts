@@ -14,6 +14,9 @@ export interface OnboardingRecord extends RunRecord {
   email: string;
   department: string;
   managerId: string;
+  /** The manager's e-mail as desk had it at creation: their directory account's userName. */
+  managerEmail: string | null;
+  jobTitle: string | null;
   /** YYYY-MM-DD. */
   startDate: string;
   bundles: string[];
@@ -94,7 +97,16 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
       const earlier = task.attempts > 1 ? await directory.findUserByUserName(run.email) : null;
       const user =
         earlier ??
-        (await directory.createUser({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department, active: !isStaged(run) }));
+        (await directory.createUser({
+          userName: run.email,
+          givenName: run.firstName,
+          familyName: run.lastName,
+          email: run.email,
+          department: run.department,
+          active: !isStaged(run),
+          ...(run.jobTitle ? { title: run.jobTitle } : {}),
+          ...(run.managerEmail ? { managerUserName: run.managerEmail } : {}),
+        }));
       await save(run.id, { directoryUserId: user.id });
       if ('initialPasswordSealed' in user && user.initialPasswordSealed && user.userName) await deps.credentials?.store(run.id, user.userName, user.initialPasswordSealed);
       run.directoryUserId = user.id;

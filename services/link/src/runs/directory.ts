@@ -11,8 +11,13 @@ export interface DirectoryUserInput {
   department: string;
   /** false: a staged account, made ahead of the start date and activated on it (default true). */
   active?: boolean;
-  /** The job title, where the directory keeps one (LDAP `title`). */
+  /** The job title (SCIM and LDAP `title`). */
   title?: string;
+  /**
+   * The userName (e-mail) of the person's manager: LDAP sets `manager` to that account's DN when
+   * the directory has it (and leaves it unset when not).
+   */
+  managerUserName?: string;
 }
 
 /** What a leaver's disabling did beyond the flag (LDAP): the groups left and where the entry went, so a person or a retry can restore them. */
