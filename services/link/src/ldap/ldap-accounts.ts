@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Attribute, Change, type Client, type Entry } from 'ldapts';
 import type { Outbound } from '@msp/outbound';
-import type { Directory, DirectoryUserInput, DisableOutcome } from '../runs/directory';
+import type { Directory, DirectoryDescription, DirectoryUserInput, DisableOutcome } from '../runs/directory';
 import { LdapError, ldapErrorOf, openLdapSession, originOf } from './ldap-connection';
 import { rdnValue } from './ldap-directory';
 import { flavorOf, UF_ACCOUNTDISABLE, UF_NORMAL_ACCOUNT } from './ldap-flavors';
@@ -70,7 +70,11 @@ export type LdapAccounts = Omit<Directory, 'createUser'> & {
   /** The DN a joiner would get, and whether the OU exists (dry runs). */
   dnOf(userId: string): Promise<string | null>;
   groupDnOf(bundle: string): Promise<string | null>;
+  describe: DirectoryDescription;
 };
+
+/** Minimum length of link's initial passwords (initialPassword). */
+const INITIAL_PASSWORD_LENGTH = 20;
 
 export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
   const { settings, outbound } = options;
@@ -303,6 +307,32 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
 
     async groupDnOf(bundle) {
       return session('a read', async (client) => (await groupEntry(client, bundle))?.dn ?? null);
+    },
+
+    describe: {
+      where: settings.baseDn.split(/(?<!\\),/).filter((rdn) => /^dc=/i.test(rdn.trim())).map((rdn) => rdnValue(rdn.trim())).join('.') || settings.baseDn,
+      async newUserName(user) {
+        return session(`a read of users_ou ${settings.usersOu}`, async (client) => {
+          // users_ou must exist (a missing parent is ou_missing, as the add would be).
+          await client.search(settings.usersOu, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] });
+          if (ad) return `CN=${escapeDn(await uniqueCn(client, settings.usersOu, `${user.givenName} ${user.familyName}`.trim()))},${settings.usersOu}`;
+          const uid = await uniqueName(client, user.email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, '') || 'user');
+          return `uid=${escapeDn(uid)},${user.active === false && settings.disabledOu ? settings.disabledOu : settings.usersOu}`;
+        });
+      },
+      userName: (userId) => accounts.dnOf(userId),
+      groupName: (bundle) => accounts.groupDnOf(bundle),
+      async passwordProblem() {
+        if (!ad) return null;
+        return session('a read of the password policy', async (client) => {
+          const { searchEntries } = await client.search(settings.baseDn, { scope: 'base', filter: '(objectClass=*)', attributes: ['minPwdLength'] });
+          const min = Number(first(searchEntries[0]?.minPwdLength) ?? 0);
+          return min > INITIAL_PASSWORD_LENGTH
+            ? `The domain's password policy asks for at least ${min} characters (minPwdLength); link's initial passwords have ${INITIAL_PASSWORD_LENGTH}: the domain controller would refuse the account (0000052D).`
+            : null;
+        });
+      },
+      departmentOu: (department) => settings.departmentOus[department] ?? null,
     },
   };
   return accounts;

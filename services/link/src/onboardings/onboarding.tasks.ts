@@ -1,7 +1,7 @@
 import { isDeskError, type DeskClient } from '../desk/desk-client';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
-import { deskClientProblems, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
+import { deskClientProblems, groupPlans, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import { startOfDay } from '../runs/run-dates';
 import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
 import type { OnboardingStatus, OnboardingTaskName } from './onboarding.schemas';
@@ -179,12 +179,21 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
       const { domain, directory } = await tenantAndDirectory(run, problems);
       const existing = directory ? await probe(problems, 'directory_unreachable', () => directory.findUserByUserName(run.email)) : null;
       if (existing) problems.push(problem('account_exists', `The directory of ${domain} already has an account with userName ${run.email}.`));
+      const describe = directory?.describe;
+      if (describe && !problems.some((p) => p.code !== 'account_exists')) {
+        // The entry it would get, and whether the domain would take link's initial password.
+        const dn = await probe(problems, 'directory_unreachable', () => describe.newUserName({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department, active: !isStaged(run) }));
+        const refusal = dn ? await probe(problems, 'directory_unreachable', () => describe.passwordProblem()) : null;
+        if (refusal) problems.push(problem('password_policy', refusal));
+        if (dn) return { plan: `create ${dn} in ${describe.where}${isStaged(run) ? ` (disabled until ${run.startDate})` : ''}`, problems };
+      }
       return { plan: `create user ${run.email} in ${domain}'s directory${isStaged(run) ? ` (inactive until ${run.startDate})` : ''}`, problems };
     },
     async assign_bundles(run) {
       const problems: StepProblem[] = [];
       if (run.bundles.length === 0) return { plan: 'assign no bundles', problems };
       const { directory } = await tenantAndDirectory(run, problems);
+      if (directory?.describe) return { plan: await groupPlans(problems, directory.describe, run.bundles.map((name) => ['add to', name])), problems };
       if (directory) await missingGroups(problems, directory, run.bundles);
       return { plan: run.bundles.map((name) => `add to group ${name}`).join(', '), problems };
     },

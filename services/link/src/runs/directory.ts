@@ -52,6 +52,26 @@ export interface Directory {
   updateUserProfile(userId: string, profile: { title?: string; department?: string; managerId?: string }): Promise<void>;
   /** SCIM PATCH of the group: remove the user from its members. */
   removeGroupMember(groupId: string, userId: string): Promise<void>;
+  /**
+   * For dry runs, where a directory can name more than a user name (LDAP: DNs); reads only.
+   * Absent: the plans name users and groups by name.
+   */
+  describe?: DirectoryDescription;
+}
+
+export interface DirectoryDescription {
+  /** Where the directory lives, in words (`corp.example`, from the base DN). */
+  where: string;
+  /** The entry a joiner would get (`CN=Ada Lovelace,OU=Staff,DC=corp,DC=example`). */
+  newUserName(user: DirectoryUserInput): Promise<string>;
+  /** The entry of an existing user (by directory id). */
+  userName(userId: string): Promise<string | null>;
+  /** The group a bundle names (its DN), or null when there is none. */
+  groupName(bundle: string): Promise<string | null>;
+  /** Why the directory would refuse the initial password link sets, or null. */
+  passwordProblem(): Promise<string | null>;
+  /** Where a department moves its members (`department_ous`), if anywhere. */
+  departmentOu(department: string): string | null;
 }
 
 export interface Directories {
