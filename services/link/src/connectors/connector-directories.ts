@@ -31,6 +31,8 @@ export interface ConnectorDirectories {
   open(managedTenantId: string): Promise<Directory>;
   /** Network, timeout, 429 and 5xx from a directory: worth another try. */
   isRetryable(error: unknown): boolean;
+  /** An LDAP failure's name (password_policy, account_exists, ou_missing, …); null for the others. */
+  failureName(error: unknown): string | null;
   /** A directory's failure in words, whether to try again, and how long it asked to wait; null for errors that are not a directory's. */
   failureOf(error: unknown): { message: string; kind: string; retryable: boolean; retryAfterMs?: number } | null;
 }
@@ -103,6 +105,7 @@ export function createConnectorDirectories(deps: { connectors: ConnectorsReposit
       return clientOf(connector);
     },
     isRetryable: (error) => (error instanceof ScimError || error instanceof LdapError) && error.retryable,
+    failureName: (error) => (error instanceof LdapError ? error.kind : null),
     failureOf(error) {
       if (error instanceof ScimError) return { message: error.message, kind: error.kind, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
       if (error instanceof LdapError) return { message: error.message, kind: error.kind, retryable: error.retryable };

@@ -81,4 +81,9 @@ export interface Directories {
   open(managedTenantId: string): Promise<Directory>;
   /** Whether a directory error may pass by itself (network, timeout, 429, 5xx). */
   isRetryable(error: unknown): boolean;
+  /**
+   * The name of a directory's failure where it has one a person acts on (LDAP: `password_policy`,
+   * `account_exists`, `ou_missing`, `insufficient_access`, `directory_unreachable`, …), else null.
+   */
+  failureName?(error: unknown): string | null;
 }
