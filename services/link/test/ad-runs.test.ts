@@ -241,6 +241,15 @@ describe('Active Directory errors, named', () => {
     }
   });
 
+  test('When the e-mail already has an account, then a second joiner fails with account_exists and creates nothing, not retried', async () => {
+    const email = `dup.${hex()}@${managed.domain}`;
+    expect((await onboard(email, { first_name: 'Dup', bundles: [] })).status).toBe('completed');
+    const run = await onboard(email, { first_name: 'Dup', bundles: [] });
+    expect(run.status).toBe('failed');
+    expect(task(run, 'create_account')).toMatchObject({ status: 'failed', attempts: 1, result: { error: 'account_exists' }, detail: expect.stringMatching(/^account_exists: /) });
+    expect(await read(`(mail=${email})`, ['1.1'])).toHaveLength(1);
+  });
+
   test('When users_ou does not exist, then the joiner fails with ou_missing, not retried', async () => {
     const tenant = await connectorTenant({ users_ou: `OU=Nowhere,${dc.baseDn}` });
     const run = await onboard(`om.${hex()}@${tenant.domain}`, { bundles: [] });

@@ -172,6 +172,9 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
     async createUser(user) {
       return session(`the creation of ${user.email}`, async (client) => {
         const displayName = `${user.givenName} ${user.familyName}`.trim();
+        // Another account with this e-mail (mail, UPN or logon name) is someone's: never a second one.
+        const existing = await userByName(client, user.email);
+        if (existing) throw new LdapError(`${origin} already has an account for ${user.email} (${existing.dn}): nothing was created`, 'account_exists', false);
         const userName = ad ? await uniqueName(client, samStem(user.givenName, user.familyName)) : await uniqueName(client, user.email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, '') || 'user');
         const password = initialPassword();
         const common: Record<string, string | string[] | Buffer[]> = { givenName: user.givenName, sn: user.familyName || user.givenName, displayName, mail: user.email };
