@@ -194,6 +194,30 @@ describe('Active Directory dry runs', () => {
     expect(await read(`(mail=${email})`, ['1.1'])).toEqual([]);
   });
 
+  test('When a move and an offboarding are dry-run, then their plans name the entry, the target OU and the group DNs, and nothing changes', async () => {
+    const email = `dm.${hex()}@${managed.domain}`;
+    expect((await onboard(email, { first_name: 'Dry', last_name: 'Mover' })).status).toBe('completed');
+    const user = await h.deskTenant.createUser({ name: 'Dry Mover', email });
+    const dn = `CN=Dry Mover,${dc.usersOu}`;
+
+    const move = await request(h.link.app)
+      .post('/api/v1/moves?dry_run=true')
+      .set('Authorization', h.auth)
+      .send({ user_id: user.id, effective_date: day(0), department: 'Sales', job_title: 'Account Executive', bundles: { add: ['sales'], remove: ['vpn'] } });
+    expect(move.status).toBe(200);
+    expect(task(move.body, 'update_account')).toMatchObject({ plan: `set title "Account Executive", department "Sales" of ${dn} in corp.example, and move it to ${salesOu}` });
+    expect(task(move.body, 'change_bundles')).toMatchObject({ plan: `add to CN=Sales Team,${groupsOu}, remove from CN=VPN,${groupsOu}` });
+    expect(move.body.problems).toEqual([]);
+
+    const successor = await h.deskTenant.createUser({ name: 'Sam Successor' });
+    const leave = await request(h.link.app).post('/api/v1/offboardings?dry_run=true').set('Authorization', h.auth).send({ user_id: user.id, last_day: day(-1), mailbox_retention_days: 30, successor_id: successor.id });
+    expect(leave.status).toBe(200);
+    expect(task(leave.body, 'disable_account').plan).toMatch(new RegExp(`^disable ${dn.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in corp\\.example`));
+
+    const [entry] = await read(`(mail=${email})`, ['department', 'userAccountControl', 'memberOf']);
+    expect(entry).toMatchObject({ dn, department: 'Research', userAccountControl: '512', memberOf: `CN=VPN,${groupsOu}` });
+  });
+
   test('When the e-mail already has an account, then the dry run says account_exists', async () => {
     const email = `twice.${hex()}@${managed.domain}`;
     expect((await onboard(email, { first_name: 'Twice', bundles: [] })).status).toBe('completed');
