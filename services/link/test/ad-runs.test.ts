@@ -14,7 +14,7 @@ const DAY_MS = 86_400_000;
 const day = (offsetDays: number) => new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
 const hex = () => randomBytes(3).toString('hex');
 
-type Task = { name: string; status: string; detail: string | null; attempts: number; result: Record<string, unknown> | null; finished_at: string | null };
+type Task = { name: string; status: string; detail: string | null; attempts: number; result: Record<string, unknown> | null; finished_at: string | null; plan?: string };
 type Run = { id: string; status: string; tasks: Task[] };
 
 let dc: SambaDc;
