@@ -195,6 +195,28 @@ describe('ldap syncs: Active Directory', () => {
     expect((await all(auth, `${CONNECTORS}/${id}/users`)).find((user) => user.user_name === 'person3')?.groups).toEqual(['Finance']);
   });
 
+  test('When the bind password is wrong, then the sync fails at once saying credentials_refused, not retried', async () => {
+    const auth = caller();
+    const id = await connector(auth, { ...adConfig(), bind_password: 'Wrong-Passw0rd!' });
+    const run = await sync(auth, id);
+    expect(run).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(run.error).toMatch(/^credentials_refused: .*config\.bind_password/);
+  });
+
+  test('When the domain controller is down, then the sync is retried as directory_unreachable and fails after its attempts saying so', async () => {
+    const auth = caller();
+    const id = await connector(auth, adConfig());
+    await dc.setDown(true);
+    try {
+      const run = await sync(auth, id);
+      expect(run).toMatchObject({ status: 'failed', attempts: 3 });
+      expect(run.error).toMatch(/^all 3 attempts failed; the last: directory_unreachable: /);
+    } finally {
+      await dc.setDown(false);
+    }
+    expect(await sync(auth, id)).toMatchObject({ status: 'succeeded', stats: { mode: 'full', users_seen: STAFF } });
+  }, 60_000);
+
   test('When users are read with a page size smaller than the directory, then every page holds at most that many and together they hold every user', async () => {
     const { url, settings } = ldapSettingsFrom({ ...adConfig() });
     const directory = createLdapDirectory({ url, settings, bindPassword: dc.adminPassword, outbound: directoryOutboundFromConfig(outboundConfig()), pageSize: 2 });
