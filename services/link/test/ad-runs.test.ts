@@ -144,6 +144,7 @@ describe('Active Directory joiner profile and mover', () => {
 
     expect(run.status).toBe('completed');
     expect(run).toMatchObject({ job_title: null });
+    expect(task(run, 'create_account').detail).toContain(`The manager ${nobody.email} has no account in the directory`);
     const [entry] = await read(`(mail=${email})`, ['title', 'manager']);
     expect([entry?.manager ?? []].flat()).toEqual([]);
     expect([entry?.title ?? []].flat()).toEqual([]);

@@ -97,8 +97,8 @@ export function createConnectorDirectories(deps: { connectors: ConnectorsReposit
           // The password leaves the LDAP client sealed: the run stores it so, and only the
           // credentials endpoint opens it.
           async createUser(user) {
-            const { id, userName, initialPassword } = await accounts.createUser(user);
-            return { id, userName, initialPasswordSealed: secrets.seal(initialPassword) };
+            const { id, userName, initialPassword, managerDn } = await accounts.createUser(user);
+            return { id, userName, initialPasswordSealed: secrets.seal(initialPassword), ...(user.managerUserName ? { managerSet: managerDn !== null } : {}) };
           },
         };
       }

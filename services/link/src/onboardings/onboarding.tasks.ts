@@ -110,7 +110,9 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
       await save(run.id, { directoryUserId: user.id });
       if ('initialPasswordSealed' in user && user.initialPasswordSealed && user.userName) await deps.credentials?.store(run.id, user.userName, user.initialPasswordSealed);
       run.directoryUserId = user.id;
-      return { detail: `Created ${run.email} in the directory (id ${user.id}).`, result: { directory_user_id: user.id } };
+      const managerNote =
+        'managerSet' in user && user.managerSet === false ? ` The manager ${run.managerEmail} has no account in the directory: set the manager by hand, or by a move once they have one.` : '';
+      return { detail: `Created ${run.email} in the directory (id ${user.id}).${managerNote}`, result: { directory_user_id: user.id } };
     },
 
     async assign_bundles(run) {

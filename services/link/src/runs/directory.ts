@@ -32,7 +32,7 @@ export interface Directory {
    * (LDAP) also answers the account's own user name and that password, sealed (never in clear
    * outside the directory client).
    */
-  createUser(user: DirectoryUserInput): Promise<{ id: string; userName?: string; initialPasswordSealed?: string }>;
+  createUser(user: DirectoryUserInput): Promise<{ id: string; userName?: string; initialPasswordSealed?: string; managerSet?: boolean }>;
   /** The user whose userName is exactly this, or null. */
   findUserByUserName(userName: string): Promise<{ id: string; active: boolean } | null>;
   /** The group of exactly this displayName, or null. */
