@@ -195,6 +195,21 @@ describe('ldap syncs: Active Directory', () => {
     expect((await all(auth, `${CONNECTORS}/${id}/users`)).find((user) => user.user_name === 'person3')?.groups).toEqual(['Finance']);
   });
 
+  test('When the last sync read another domain controller\'s USN, then the next sync is full and says why', async () => {
+    const auth = caller();
+    const id = await connector(auth, adConfig());
+    const first = await sync(auth, id);
+    expect(first.stats.mode).toBe('full');
+    const stored = await link.db.syncRun.findUniqueOrThrow({ where: { id: first.id } });
+    expect(stored.directoryCursor).toMatch(/^\d+@CN=NTDS Settings,CN=DC1,/);
+    await link.db.syncRun.update({ where: { id: first.id }, data: { directoryCursor: `12@CN=NTDS Settings,CN=DC2,CN=Servers,CN=Default-First-Site-Name,CN=Sites,CN=Configuration,${dc.baseDn}` } });
+
+    const next = await sync(auth, id);
+
+    expect(next.stats).toMatchObject({ mode: 'full', delta_since: null, mode_reason: expect.stringMatching(/CN=DC2,.*CN=DC1,.*uSNChanged/) });
+    expect(await sync(auth, id)).toMatchObject({ stats: { mode: 'delta' } });
+  });
+
   test('When the bind password is wrong, then the sync fails at once saying credentials_refused, not retried', async () => {
     const auth = caller();
     const id = await connector(auth, { ...adConfig(), bind_password: 'Wrong-Passw0rd!' });
