@@ -18,16 +18,39 @@ const outboundConfig = () =>
 
 beforeAll(async () => {
   [dc, slapd] = await Promise.all([startSambaDc({ usersOu: 'OU=Staff' }), startSlapd()]);
+  // Person 2 reports to Person 4 (listed after them), Person 3 to Person 1 (listed before).
+  const managerOf: Record<number, number> = { 2: 4, 3: 1 };
   const staff = Array.from({ length: STAFF }, (_, i) =>
-    adUser({ cn: `Person ${i + 1}`, parentDn: dc.usersOu!, sAMAccountName: `person${i + 1}`, mail: `person${i + 1}@corp.example`, displayName: `Person ${i + 1}`, enabled: i !== 4 }),
+    adUser({
+      cn: `Person ${i + 1}`,
+      parentDn: dc.usersOu!,
+      sAMAccountName: `person${i + 1}`,
+      mail: `person${i + 1}@corp.example`,
+      displayName: `Person ${i + 1}`,
+      enabled: i !== 4,
+      ...(i === 1 || i === 2 ? { department: i === 1 ? 'Finance' : 'Research' } : {}),
+      ...(managerOf[i + 1] ? { manager: `CN=Person ${managerOf[i + 1]},${dc.usersOu!}` } : {}),
+    }),
   );
   await dc.addEntries([
-    ...staff,
+    // A manager must exist before the entry naming it.
+    ...staff.filter((_, i) => !managerOf[i + 1]),
+    ...staff.filter((_, i) => managerOf[i + 1]),
     organizationalUnit(`OU=Groups,${dc.baseDn}`),
     adGroup({ cn: 'VPN', parentDn: `OU=Groups,${dc.baseDn}`, members: [staff[0]!.dn, staff[1]!.dn] }),
     adGroup({ cn: 'Finance', parentDn: `OU=Groups,${dc.baseDn}`, members: [staff[1]!.dn] }),
   ]);
-  const people = [1, 2, 3].map((i) => inetOrgPerson({ uid: `olly${i}`, parentDn: slapd.peopleOu, cn: `Olly ${i}`, sn: `${i}`, mail: `olly${i}@example.org`, displayName: `Olly ${i}` }));
+  const people = [1, 2, 3].map((i) =>
+    inetOrgPerson({
+      uid: `olly${i}`,
+      parentDn: slapd.peopleOu,
+      cn: `Olly ${i}`,
+      sn: `${i}`,
+      mail: `olly${i}@example.org`,
+      displayName: `Olly ${i}`,
+      ...(i === 2 ? { departmentNumber: 'Sales', manager: `uid=olly3,${slapd.peopleOu}` } : {}),
+    }),
+  );
   await slapd.addEntries([...people, groupOfNames({ cn: 'wiki', parentDn: slapd.groupsOu, members: [people[0]!.dn] })]);
   link = await startLink({ outbound: directoryOutboundFromConfig(outboundConfig()), settings: { sync: { pageSize: 2 } } });
 }, 120_000);
@@ -123,10 +146,13 @@ describe('ldap syncs: Active Directory', () => {
       email: 'person1@corp.example',
       active: true,
       groups: ['VPN'],
+      department: null,
+      manager: null,
       deleted: false,
       deleted_at: null,
     });
-    expect(users.find((user) => user.user_name === 'person2')?.groups).toEqual(['Finance', 'VPN']);
+    expect(users.find((user) => user.user_name === 'person2')).toMatchObject({ groups: ['Finance', 'VPN'], department: 'Finance', manager: await guidOf(`CN=Person 4,${dc.usersOu}`) });
+    expect(users.find((user) => user.user_name === 'person3')).toMatchObject({ department: 'Research', manager: await guidOf(`CN=Person 1,${dc.usersOu}`) });
     expect(users.find((user) => user.user_name === 'person5')?.active).toBe(false);
     const groups = await all(auth, `${CONNECTORS}/${id}/groups`);
     expect(groups.map((group) => [group.display_name, group.member_count])).toEqual([
@@ -136,7 +162,7 @@ describe('ldap syncs: Active Directory', () => {
     expect(groups.find((group) => group.display_name === 'VPN')?.id).toBe(await guidOf(`CN=VPN,OU=Groups,${dc.baseDn}`));
   });
 
-  test('When a user changes after a full sync, then the next sync is a delta (whenChanged since the last sync) and the mirror shows the change', async () => {
+  test('When a user changes after a full sync, then the next sync is a delta by uSNChanged (above the highest committed USN the last sync began at) and the mirror shows the change', async () => {
     const auth = caller();
     const id = await connector(auth, adConfig());
     expect((await sync(auth, id)).stats.mode).toBe('full');
@@ -149,11 +175,62 @@ describe('ldap syncs: Active Directory', () => {
 
     const delta = await sync(auth, id);
 
-    expect(delta).toMatchObject({ status: 'succeeded', stats: { mode: 'delta', users_updated: 1 } });
+    expect(delta).toMatchObject({ status: 'succeeded', stats: { mode: 'delta', users_seen: 1, users_updated: 1 } });
     expect(delta.stats.delta_since).toEqual(expect.any(String));
+    expect(delta.stats.mode_reason).toMatch(/^changes after uSNChanged \d+ of CN=NTDS Settings,/);
     const users = await all(auth, `${CONNECTORS}/${id}/users`);
-    expect(users.find((user) => user.user_name === 'person3')?.display_name).toBe('Person Three');
+    expect(users.find((user) => user.user_name === 'person3')).toMatchObject({ display_name: 'Person Three', manager: await guidOf(`CN=Person 1,${dc.usersOu}`) });
+
+    // Nothing changed since: the next delta reads nothing.
+    expect(await sync(auth, id)).toMatchObject({ status: 'succeeded', stats: { mode: 'delta', users_seen: 0, groups_seen: 0, users_updated: 0 } });
+
+    // A membership change touches the group (its uSNChanged), and its members' groups follow.
+    const admin = await dc.connect();
+    try {
+      await admin.modify(`CN=Finance,OU=Groups,${dc.baseDn}`, new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [`CN=Person 3,${dc.usersOu}`] }) }));
+    } finally {
+      await admin.unbind();
+    }
+    expect(await sync(auth, id)).toMatchObject({ status: 'succeeded', stats: { mode: 'delta', groups_seen: 1, users_updated: 1 } });
+    expect((await all(auth, `${CONNECTORS}/${id}/users`)).find((user) => user.user_name === 'person3')?.groups).toEqual(['Finance']);
   });
+
+  test('When the last sync read another domain controller\'s USN, then the next sync is full and says why', async () => {
+    const auth = caller();
+    const id = await connector(auth, adConfig());
+    const first = await sync(auth, id);
+    expect(first.stats.mode).toBe('full');
+    const stored = await link.db.syncRun.findUniqueOrThrow({ where: { id: first.id } });
+    expect(stored.directoryCursor).toMatch(/^\d+@CN=NTDS Settings,CN=DC1,/);
+    await link.db.syncRun.update({ where: { id: first.id }, data: { directoryCursor: `12@CN=NTDS Settings,CN=DC2,CN=Servers,CN=Default-First-Site-Name,CN=Sites,CN=Configuration,${dc.baseDn}` } });
+
+    const next = await sync(auth, id);
+
+    expect(next.stats).toMatchObject({ mode: 'full', delta_since: null, mode_reason: expect.stringMatching(/CN=DC2,.*CN=DC1,.*uSNChanged/) });
+    expect(await sync(auth, id)).toMatchObject({ stats: { mode: 'delta' } });
+  });
+
+  test('When the bind password is wrong, then the sync fails at once saying credentials_refused, not retried', async () => {
+    const auth = caller();
+    const id = await connector(auth, { ...adConfig(), bind_password: 'Wrong-Passw0rd!' });
+    const run = await sync(auth, id);
+    expect(run).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(run.error).toMatch(/^credentials_refused: .*config\.bind_password/);
+  });
+
+  test('When the domain controller is down, then the sync is retried as directory_unreachable and fails after its attempts saying so', async () => {
+    const auth = caller();
+    const id = await connector(auth, adConfig());
+    await dc.setDown(true);
+    try {
+      const run = await sync(auth, id);
+      expect(run).toMatchObject({ status: 'failed', attempts: 3 });
+      expect(run.error).toMatch(/^all 3 attempts failed; the last: directory_unreachable: /);
+    } finally {
+      await dc.setDown(false);
+    }
+    expect(await sync(auth, id)).toMatchObject({ status: 'succeeded', stats: { mode: 'full', users_seen: STAFF } });
+  }, 60_000);
 
   test('When users are read with a page size smaller than the directory, then every page holds at most that many and together they hold every user', async () => {
     const { url, settings } = ldapSettingsFrom({ ...adConfig() });
@@ -176,7 +253,8 @@ describe('ldap syncs: OpenLDAP', () => {
     expect(run).toMatchObject({ status: 'succeeded', stats: { mode: 'full', users_seen: 3, groups_seen: 1 } });
     const users = await all(auth, `${CONNECTORS}/${id}/users`);
     expect(users.map((user) => user.user_name)).toEqual(['olly1', 'olly2', 'olly3']);
-    expect(users[0]).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'olly1@example.org', display_name: 'Olly 1', active: true, groups: ['wiki'] });
+    expect(users[0]).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'olly1@example.org', display_name: 'Olly 1', active: true, groups: ['wiki'], department: null, manager: null });
+    expect(users[1]).toMatchObject({ department: 'Sales', manager: users[2]!.id });
     const groups = await all(auth, `${CONNECTORS}/${id}/groups`);
     expect(groups).toEqual([expect.objectContaining({ display_name: 'wiki', member_count: 1 })]);
 
@@ -187,7 +265,7 @@ describe('ldap syncs: OpenLDAP', () => {
       await client.unbind();
     }
     const delta = await sync(auth, id);
-    expect(delta.stats.mode).toBe('delta');
+    expect(delta.stats).toMatchObject({ mode: 'delta', mode_reason: expect.stringMatching(/^changes since /) });
     expect((await all(auth, `${CONNECTORS}/${id}/users`)).find((user) => user.user_name === 'olly2')?.email).toBe('second@example.org');
   });
 });

@@ -74,6 +74,27 @@ async function read(filter: string, attributes: string[]): Promise<Entry[]> {
 }
 
 describe('OpenLDAP joiner, mover and leaver', () => {
+  test('When a joiner with a job title is onboarded, then the inetOrgPerson holds title, departmentNumber and manager (the manager\'s DN found by e-mail), and the dry run named its DN and group DNs', async () => {
+    const uid = `mgr${randomBytes(3).toString('hex')}`;
+    const managerEmail = `${uid}@${managed.domain}`;
+    await slapd.addEntries([inetOrgPerson({ uid, parentDn: slapd.peopleOu, cn: 'Mia Manager', sn: 'Manager', mail: managerEmail })]);
+    const manager = await h.deskTenant.createUser({ name: 'Mia Manager', email: managerEmail });
+    const email = `tia.${randomBytes(3).toString('hex')}@${managed.domain}`;
+    const body = { first_name: 'Tia', last_name: 'Title', email, department: 'Research', job_title: 'Librarian', manager_id: manager.id, start_date: day(-1), bundles: ['wiki', 'nope'], physical: { laptop: 'X1', badge: false, phone_extension: false } };
+
+    const dry = await request(h.link.app).post('/api/v1/onboardings?dry_run=true').set('Authorization', h.auth).send(body);
+    expect(dry.status).toBe(200);
+    expect(dry.body.tasks.map((task: { plan: string }) => task.plan).slice(0, 2)).toEqual([`create uid=${email.split('@')[0]},${slapd.peopleOu} in ${slapd.baseDn.replace(/dc=/gi, '').replace(/,/g, '.')}`, `add to cn=wiki,${slapd.groupsOu}, add to group nope`]);
+    expect(dry.body.problems).toEqual([expect.objectContaining({ task: 'assign_bundles', code: 'group_missing' })]);
+
+    const created = await request(h.link.app).post('/api/v1/onboardings').set('Authorization', h.auth).send({ ...body, bundles: ['wiki'] });
+    expect(created.status).toBe(201);
+    const run = await until(`/api/v1/onboardings/${created.body.id}`, (r) => !['scheduled', 'in_progress'].includes(r.status));
+    expect(run.status).toBe('completed');
+    const [entry] = await read(`(mail=${email})`, ['title', 'departmentNumber', 'manager']);
+    expect(entry).toMatchObject({ title: 'Librarian', departmentNumber: 'Research', manager: `uid=${uid},${slapd.peopleOu}` });
+  });
+
   test('When a joiner is onboarded, moved and offboarded, then slapd holds the inetOrgPerson with its groups, then its new department, title and manager, then it sits in disabled_ou without groups', async () => {
     const email = `olly.${randomBytes(3).toString('hex')}@${managed.domain}`;
     const managerId = (await h.deskTenant.createUser({ name: 'Grace Manager' })).id;

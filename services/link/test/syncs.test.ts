@@ -113,6 +113,8 @@ describe('a sync run', () => {
       email: 'user1@contoso.example',
       active: true,
       groups: ['Engineering'],
+      department: null,
+      manager: null,
       deleted: false,
       deleted_at: null,
     });

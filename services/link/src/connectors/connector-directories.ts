@@ -31,6 +31,8 @@ export interface ConnectorDirectories {
   open(managedTenantId: string): Promise<Directory>;
   /** Network, timeout, 429 and 5xx from a directory: worth another try. */
   isRetryable(error: unknown): boolean;
+  /** An LDAP failure's name (password_policy, account_exists, ou_missing, …); null for the others. */
+  failureName(error: unknown): string | null;
   /** A directory's failure in words, whether to try again, and how long it asked to wait; null for errors that are not a directory's. */
   failureOf(error: unknown): { message: string; kind: string; retryable: boolean; retryAfterMs?: number } | null;
 }
@@ -95,14 +97,15 @@ export function createConnectorDirectories(deps: { connectors: ConnectorsReposit
           // The password leaves the LDAP client sealed: the run stores it so, and only the
           // credentials endpoint opens it.
           async createUser(user) {
-            const { id, userName, initialPassword } = await accounts.createUser(user);
-            return { id, userName, initialPasswordSealed: secrets.seal(initialPassword) };
+            const { id, userName, initialPassword, managerDn } = await accounts.createUser(user);
+            return { id, userName, initialPasswordSealed: secrets.seal(initialPassword), ...(user.managerUserName ? { managerSet: managerDn !== null } : {}) };
           },
         };
       }
       return clientOf(connector);
     },
     isRetryable: (error) => (error instanceof ScimError || error instanceof LdapError) && error.retryable,
+    failureName: (error) => (error instanceof LdapError ? error.kind : null),
     failureOf(error) {
       if (error instanceof ScimError) return { message: error.message, kind: error.kind, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
       if (error instanceof LdapError) return { message: error.message, kind: error.kind, retryable: error.retryable };

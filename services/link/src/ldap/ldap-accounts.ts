@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Attribute, Change, type Client, type Entry } from 'ldapts';
 import type { Outbound } from '@msp/outbound';
-import type { Directory, DirectoryUserInput, DisableOutcome } from '../runs/directory';
+import type { Directory, DirectoryDescription, DirectoryUserInput, DisableOutcome } from '../runs/directory';
 import { LdapError, ldapErrorOf, openLdapSession, originOf } from './ldap-connection';
 import { rdnValue } from './ldap-directory';
 import { flavorOf, UF_ACCOUNTDISABLE, UF_NORMAL_ACCOUNT } from './ldap-flavors';
@@ -66,11 +66,15 @@ export interface LdapAccountsOptions {
 }
 
 export type LdapAccounts = Omit<Directory, 'createUser'> & {
-  createUser(user: DirectoryUserInput): Promise<{ id: string; userName: string; dn: string; initialPassword: string }>;
+  createUser(user: DirectoryUserInput): Promise<{ id: string; userName: string; dn: string; initialPassword: string; managerDn: string | null }>;
   /** The DN a joiner would get, and whether the OU exists (dry runs). */
   dnOf(userId: string): Promise<string | null>;
   groupDnOf(bundle: string): Promise<string | null>;
+  describe: DirectoryDescription;
 };
+
+/** Minimum length of link's initial passwords (initialPassword). */
+const INITIAL_PASSWORD_LENGTH = 20;
 
 export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
   const { settings, outbound } = options;
@@ -168,10 +172,16 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
     async createUser(user) {
       return session(`the creation of ${user.email}`, async (client) => {
         const displayName = `${user.givenName} ${user.familyName}`.trim();
+        // Another account with this e-mail (mail, UPN or logon name) is someone's: never a second one.
+        const existing = await userByName(client, user.email);
+        if (existing) throw new LdapError(`${origin} already has an account for ${user.email} (${existing.dn}): nothing was created`, 'account_exists', false);
         const userName = ad ? await uniqueName(client, samStem(user.givenName, user.familyName)) : await uniqueName(client, user.email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, '') || 'user');
         const password = initialPassword();
         const common: Record<string, string | string[] | Buffer[]> = { givenName: user.givenName, sn: user.familyName || user.givenName, displayName, mail: user.email };
         if (user.title) common.title = user.title;
+        // The manager by e-mail; a manager the directory does not have is left unset, not a failed joiner.
+        const managerDn = user.managerUserName ? ((await userByName(client, user.managerUserName))?.dn ?? null) : null;
+        if (managerDn) common.manager = managerDn;
         if (ad) {
           const cn = await uniqueCn(client, settings.usersOu, displayName);
           const dn = `CN=${escapeDn(cn)},${settings.usersOu}`;
@@ -187,7 +197,7 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
             pwdLastSet: '0',
           } as unknown as Record<string, string[]>);
           const { searchEntries } = await client.search(dn, { scope: 'base', attributes: ['objectGUID'], explicitBufferAttributes: ['objectGUID'] });
-          return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password };
+          return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password, managerDn };
         }
         const dn = `uid=${escapeDn(userName)},${user.active === false && settings.disabledOu ? settings.disabledOu : settings.usersOu}`;
         await client.add(dn, {
@@ -199,7 +209,7 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
           userPassword: password,
         } as Record<string, string | string[]>);
         const { searchEntries } = await client.search(dn, { scope: 'base', attributes: ['entryUUID'] });
-        return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password };
+        return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password, managerDn };
       });
     },
 
@@ -300,6 +310,32 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
 
     async groupDnOf(bundle) {
       return session('a read', async (client) => (await groupEntry(client, bundle))?.dn ?? null);
+    },
+
+    describe: {
+      where: settings.baseDn.split(/(?<!\\),/).filter((rdn) => /^dc=/i.test(rdn.trim())).map((rdn) => rdnValue(rdn.trim())).join('.') || settings.baseDn,
+      async newUserName(user) {
+        return session(`a read of users_ou ${settings.usersOu}`, async (client) => {
+          // users_ou must exist (a missing parent is ou_missing, as the add would be).
+          await client.search(settings.usersOu, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] });
+          if (ad) return `CN=${escapeDn(await uniqueCn(client, settings.usersOu, `${user.givenName} ${user.familyName}`.trim()))},${settings.usersOu}`;
+          const uid = await uniqueName(client, user.email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, '') || 'user');
+          return `uid=${escapeDn(uid)},${user.active === false && settings.disabledOu ? settings.disabledOu : settings.usersOu}`;
+        });
+      },
+      userName: (userId) => accounts.dnOf(userId),
+      groupName: (bundle) => accounts.groupDnOf(bundle),
+      async passwordProblem() {
+        if (!ad) return null;
+        return session('a read of the password policy', async (client) => {
+          const { searchEntries } = await client.search(settings.baseDn, { scope: 'base', filter: '(objectClass=*)', attributes: ['minPwdLength'] });
+          const min = Number(first(searchEntries[0]?.minPwdLength) ?? 0);
+          return min > INITIAL_PASSWORD_LENGTH
+            ? `The domain's password policy asks for at least ${min} characters (minPwdLength); link's initial passwords have ${INITIAL_PASSWORD_LENGTH}: the domain controller would refuse the account (0000052D).`
+            : null;
+        });
+      },
+      departmentOu: (department) => settings.departmentOus[department] ?? null,
     },
   };
   return accounts;

@@ -10,6 +10,7 @@ import {
   InvalidCredentialsError,
   NoSuchObjectError,
   StrongAuthRequiredError,
+  TimeLimitExceededError,
   UnavailableError,
   UnwillingToPerformError,
 } from 'ldapts';
@@ -83,7 +84,9 @@ export function ldapErrorOf(error: unknown, origin: string, what: string): LdapE
   if (error instanceof ConstraintViolationError && /0000052D/i.test(message)) {
     return new LdapError(`${origin} refused the password for ${what}: it does not meet the domain's password policy (length, complexity or history)`, 'password_policy', false);
   }
-  if (error instanceof BusyError || error instanceof UnavailableError) return new LdapError(`${origin} is busy or unavailable (${message}) for ${what}`, 'directory_unreachable', true);
+  if (error instanceof BusyError || error instanceof UnavailableError || error instanceof TimeLimitExceededError) {
+    return new LdapError(`${origin} is busy or unavailable (${message}) for ${what}`, 'directory_unreachable', true);
+  }
   if (error instanceof UnwillingToPerformError && /0000052D|password/i.test(message)) {
     return new LdapError(`${origin} refused the password for ${what} (${message}): it does not meet the password policy, or the connection is not encrypted`, 'password_policy', false);
   }

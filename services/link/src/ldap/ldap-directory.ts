@@ -1,6 +1,6 @@
 import type { Client, Entry } from 'ldapts';
 import type { Outbound } from '@msp/outbound';
-import type { ScimGroup, ScimUser } from '../scim/scim-client';
+import { SCIM_ENTERPRISE_USER_SCHEMA, type ScimGroup, type ScimUser } from '../scim/scim-client';
 import { LdapError, ldapErrorOf, openLdapSession, originOf } from './ldap-connection';
 import { flavorOf } from './ldap-flavors';
 import type { LdapSettings } from './ldap-settings';
@@ -62,6 +62,34 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
 
   const userAttributes = [flavor.idAttribute, flavor.userNameAttribute, 'mail', 'displayName', 'cn', 'givenName', 'sn', 'userAccountControl', 'memberOf', flavor.departmentAttribute, 'title', 'manager'];
 
+  /** Every user DN seen by this directory object (one sync) → its id; null for a DN that is not an entry. */
+  const idOfUserDn = new Map<string, string | null>();
+
+  /**
+   * The ids of the managers the page's entries name: from the users already read (this page and
+   * the earlier ones), else by a base read of the DN (a manager later in the listing, outside
+   * users_ou, or in a delta that did not list it), each DN read once.
+   */
+  async function resolveManagers(client: Client, page: Entry[]): Promise<void> {
+    for (const entry of page) {
+      const id = flavor.idOf(entry);
+      if (id) idOfUserDn.set(entry.dn.toLowerCase(), id);
+    }
+    for (const entry of page) {
+      const dn = first(entry.manager);
+      if (!dn || idOfUserDn.has(dn.toLowerCase())) continue;
+      let id: string | null = null;
+      try {
+        const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes: [flavor.idAttribute], explicitBufferAttributes: flavor.binaryAttributes });
+        id = searchEntries[0] ? flavor.idOf(searchEntries[0]) : null;
+      } catch (error) {
+        // A manager DN that names no entry (deleted since) is no manager; anything else is the sync's failure.
+        if (ldapErrorOf(error, origin, 'read').kind !== 'ou_missing') throw error;
+      }
+      idOfUserDn.set(dn.toLowerCase(), id);
+    }
+  }
+
   function userOf(entry: Entry): ScimUser | null {
     const id = flavor.idOf(entry);
     const userName = first(entry[flavor.userNameAttribute]);
@@ -69,6 +97,7 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     const mail = first(entry.mail);
     const given = first(entry.givenName);
     const family = first(entry.sn);
+    const managerDn = first(entry.manager);
     return {
       id,
       userName,
@@ -77,6 +106,7 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       emails: mail ? [{ value: mail, primary: true }] : [],
       active: flavor.activeOf(entry, entry.dn, settings.disabledOu),
       groups: all(entry.memberOf).map((dn) => ({ display: rdnValue(dn) })),
+      [SCIM_ENTERPRISE_USER_SCHEMA]: { department: first(entry[flavor.departmentAttribute]), manager: managerDn ? { value: idOfUserDn.get(managerDn.toLowerCase()) ?? undefined } : undefined },
     };
   }
 
@@ -92,23 +122,33 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       });
     },
 
-    /** Deltas are always possible (a change-time filter); the server's clock where the rootDSE gives it. */
-    async serviceProviderConfig(): Promise<{ filterSupported: boolean; date: Date | null }> {
+    /**
+     * Deltas are always possible (a change-time filter); the server's clock where the rootDSE
+     * gives it, and AD's highest committed USN (`<usn>@<dsServiceName>`): the next delta asks for
+     * uSNChanged above it.
+     */
+    async serviceProviderConfig(): Promise<{ filterSupported: boolean; date: Date | null; cursor?: string | null; cursorName?: string }> {
+      const counter = flavor.changeCounter;
       return withSession('a read of the rootDSE', async (client) => {
-        const { searchEntries } = await client.search('', { scope: 'base', filter: '(objectClass=*)', attributes: ['currentTime'] });
-        const time = first(searchEntries[0]?.currentTime);
+        const { searchEntries } = await client.search('', { scope: 'base', filter: '(objectClass=*)', attributes: ['currentTime', ...(counter ? [counter.highest, counter.server] : [])] });
+        const root = searchEntries[0];
+        const time = first(root?.currentTime);
         const match = time ? /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})/.exec(time) : null;
         const date = match ? new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!)) : null;
-        return { filterSupported: true, date };
+        if (!counter) return { filterSupported: true, date };
+        const highest = first(root?.[counter.highest]);
+        const server = first(root?.[counter.server]) ?? originOf(options.url);
+        return { filterSupported: true, date, cursor: highest && /^\d+$/.test(highest) ? `${highest}@${server}` : null, cursorName: counter.name };
       });
     },
 
     /** Users under users_ou, a page at a time; with `since`, only those changed since. */
-    async *listUsers(since?: Date): AsyncGenerator<ScimUser[]> {
-      const filter = since ? `(&${flavor.userFilter}${flavor.changedSinceFilter(since)})` : flavor.userFilter;
+    async *listUsers(since?: Date, after?: string): AsyncGenerator<ScimUser[]> {
+      const filter = since ? `(&${flavor.userFilter}${flavor.changedSinceFilter(since, after)})` : flavor.userFilter;
       const client = await openLdapSession(endpoint, outbound);
       try {
         for await (const page of searchPages(client, settings.usersOu, filter, userAttributes)) {
+          await resolveManagers(client, page);
           yield page.map(userOf).filter((user): user is ScimUser => user !== null);
         }
       } catch (error) {
@@ -122,9 +162,9 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
      * Groups under groups_base (base_dn by default); members by their id. Member DNs are turned
      * into ids by reading the members (a page of DNs at a time, one OR filter per batch).
      */
-    async *listGroups(since?: Date): AsyncGenerator<ScimGroup[]> {
+    async *listGroups(since?: Date, after?: string): AsyncGenerator<ScimGroup[]> {
       const base = settings.groupsBase ?? settings.baseDn;
-      const filter = since ? `(&${flavor.groupFilter}${flavor.changedSinceFilter(since)})` : flavor.groupFilter;
+      const filter = since ? `(&${flavor.groupFilter}${flavor.changedSinceFilter(since, after)})` : flavor.groupFilter;
       const client = await openLdapSession(endpoint, outbound);
       const idOfDn = new Map<string, string | null>();
       try {

@@ -19,8 +19,13 @@ export interface Flavor {
   binaryAttributes: string[];
   /** Whether the account may sign in. */
   activeOf(entry: Entry, dn: string, disabledOu: string | null): boolean;
-  /** The filter of entries changed at or after `since`. */
-  changedSinceFilter(since: Date): string;
+  /** The filter of entries changed at or after `since`, or after the change counter `after` (AD). */
+  changedSinceFilter(since: Date, after?: string): string;
+  /**
+   * The rootDSE attribute of the server's change counter and the attribute naming the server
+   * (AD: highestCommittedUSN of dsServiceName), for deltas by counter; absent: by time.
+   */
+  changeCounter?: { name: string; highest: string; server: string };
 }
 
 const first = (value: Entry[string] | undefined): string | Buffer | undefined => (Array.isArray(value) ? value[0] : value);
@@ -68,8 +73,13 @@ const activeDirectory: Flavor = {
     const control = Number(first(entry.userAccountControl) ?? UF_NORMAL_ACCOUNT);
     return (control & UF_ACCOUNTDISABLE) === 0;
   },
-  // whenChanged is each entry's change time, kept by the DC that holds it.
-  changedSinceFilter: (since) => `(whenChanged>=${generalizedTime(since, true)})`,
+  // uSNChanged is the DC's own change counter: exact, unlike whenChanged (whole seconds, and a
+  // replicated change keeps the originating DC's time). whenChanged only for a delta without one.
+  changedSinceFilter: (since, after) => {
+    const usn = after ? /^\d+/.exec(after)?.[0] : undefined;
+    return usn ? `(uSNChanged>=${BigInt(usn) + 1n})` : `(whenChanged>=${generalizedTime(since, true)})`;
+  },
+  changeCounter: { name: 'uSNChanged', highest: 'highestCommittedUSN', server: 'dsServiceName' },
 };
 
 const openLdap: Flavor = {

@@ -1,5 +1,5 @@
 import { domainOf, personAccount } from '../runs/person-account';
-import { deskClientProblems, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
+import { deskClientProblems, groupPlans, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
 import { startOfDay } from '../runs/run-dates';
@@ -134,6 +134,12 @@ export function moveSteps(deps: RunKindDeps): RunStep<MoveRecord, NewMove>[] {
         ...(run.department ? [`department "${run.department}"`] : []),
         ...(run.managerEmail ? [`manager ${run.managerEmail}`] : []),
       ];
+      const describe = found?.directory.describe;
+      const dn = describe && changes.length ? await probe(problems, 'directory_unreachable', () => describe.userName(found!.userId)) : null;
+      if (describe && dn) {
+        const ou = run.department ? describe.departmentOu(run.department) : null;
+        return { plan: `set ${changes.join(', ')} of ${dn} in ${describe.where}${ou ? `, and move it to ${ou}` : ''}`, problems };
+      }
       return { plan: changes.length ? `set ${changes.join(', ')} of ${run.email} in ${domainOf(run.email)}'s directory` : `change nothing of ${run.email}'s profile`, problems };
     },
     async change_bundles(run) {
@@ -141,6 +147,10 @@ export function moveSteps(deps: RunKindDeps): RunStep<MoveRecord, NewMove>[] {
       const plan = [...run.bundlesAdd.map((name) => `add to group ${name}`), ...run.bundlesRemove.map((name) => `remove from group ${name}`)].join(', ');
       if (!plan) return { plan: 'change no groups', problems };
       const found = await previewAccount(run, problems);
+      if (found?.directory.describe) {
+        const changes: [string, string][] = [...run.bundlesAdd.map((name): [string, string] => ['add to', name]), ...run.bundlesRemove.map((name): [string, string] => ['remove from', name])];
+        return { plan: await groupPlans(problems, found.directory.describe, changes), problems };
+      }
       if (found) await missingGroups(problems, found.directory, [...run.bundlesAdd, ...run.bundlesRemove]);
       return { plan, problems };
     },

@@ -125,7 +125,10 @@ export function offboardingSteps(deps: RunKindDeps): RunStep<OffboardingRecord, 
     },
     async disable_account(run) {
       const problems: StepProblem[] = [];
-      await previewAccount(run, problems);
+      const found = await previewAccount(run, problems);
+      const describe = found?.directory.describe;
+      const dn = describe ? await probe(problems, 'directory_unreachable', () => describe.userName(found!.userId)) : null;
+      if (describe && dn) return { plan: `disable ${dn} in ${describe.where}, remove it from its groups and note "Left ${run.lastDay}"`, problems };
       return { plan: `disable ${run.email} in ${domainOf(run.email)}'s directory`, problems };
     },
     async delegate_mailbox(run) {

@@ -56,6 +56,8 @@ export function onboardingKind(deps: RunKindDeps): RunKind<OnboardingRecord, Cre
         email: input.email,
         department: input.department,
         manager_id: input.managerId,
+        manager_email: input.managerEmail,
+        job_title: input.jobTitle,
         start_date: input.startDate,
         bundles: input.bundles,
         laptop: input.laptop,
@@ -71,6 +73,8 @@ export function onboardingKind(deps: RunKindDeps): RunKind<OnboardingRecord, Cre
         email: row.email,
         department: row.department,
         managerId: row.manager_id,
+        managerEmail: row.manager_email,
+        jobTitle: row.job_title,
         startDate: row.start_date,
         bundles: row.bundles,
         laptop: row.laptop,
@@ -86,7 +90,8 @@ export function onboardingKind(deps: RunKindDeps): RunKind<OnboardingRecord, Cre
       const startDate = runDate('start_date', body.start_date, now);
       const email = body.email.toLowerCase();
       const tenant = await directoryTenantFor(deps, ownerTenantId, email, body.tenant_id);
-      if (!(await activeDeskUser(deps.desk, ownerTenantId, body.manager_id))) {
+      const manager = await activeDeskUser(deps.desk, ownerTenantId, body.manager_id);
+      if (!manager) {
         throw unprocessable(`manager_id ${body.manager_id} is not an active desk user of your tenant.`, {
           errors: [{ field: 'manager_id', message: 'does not name an active desk user of your tenant' }],
         });
@@ -98,6 +103,8 @@ export function onboardingKind(deps: RunKindDeps): RunKind<OnboardingRecord, Cre
         email,
         department: body.department,
         managerId: body.manager_id,
+        managerEmail: manager.email || null,
+        jobTitle: body.job_title ?? null,
         startDate,
         bundles: body.bundles,
         laptop: body.physical.laptop,

@@ -17,6 +17,7 @@ export function onboardingJson(run: OnboardingRecord): OnboardingJson {
     last_name: run.lastName,
     email: run.email,
     department: run.department,
+    job_title: run.jobTitle,
     manager_id: run.managerId,
     start_date: run.startDate,
     bundles: run.bundles,

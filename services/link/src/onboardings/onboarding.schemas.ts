@@ -48,6 +48,7 @@ export const Onboarding = named(
       last_name: Type.String(),
       email: Type.String({ description: 'In lower case; the directory userName and primary e-mail.' }),
       department: Type.String(),
+      job_title: Nullable(Type.String({ description: 'The job title (SCIM `title`, LDAP `title`), when given.' })),
       manager_id: Uuid({ description: 'The desk user who manages the new person.' }),
       start_date: DateOnly(),
       bundles: Type.Array(Type.String(), { description: 'Directory group names the account joins.' }),
@@ -75,6 +76,7 @@ export const Onboarding = named(
           last_name: 'Lovelace',
           email: 'ada.lovelace@contoso.com',
           department: 'Engineering',
+          job_title: 'Research Engineer',
           manager_id: EXAMPLE_MANAGER,
           start_date: '2026-11-23',
           bundles: ['M365 E3', 'VPN'],
@@ -108,7 +110,11 @@ export const CreateOnboardingBody = named(
       last_name: Type.String({ minLength: 1, maxLength: 100, examples: ['Lovelace'] }),
       email: Type.String({ format: 'email', maxLength: 254, description: 'The new person\'s address; its domain selects the managed tenant.', examples: ['ada.lovelace@contoso.com'] }),
       department: Type.String({ minLength: 1, maxLength: 200, description: 'Free text; goes to the SCIM enterprise extension.', examples: ['Engineering'] }),
-      manager_id: Uuid({ description: 'An active desk user of your tenant (else 422).', examples: [EXAMPLE_MANAGER] }),
+      manager_id: Uuid({
+        description: 'An active desk user of your tenant (else 422). Their directory account, found by their e-mail, becomes the account\'s manager where there is one.',
+        examples: [EXAMPLE_MANAGER],
+      }),
+      job_title: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The job title (SCIM `title`, LDAP `title`).', examples: ['Research Engineer'] })),
       start_date: DateOnly({
         description: 'First working day (YYYY-MM-DD). Still ahead: the account is created inactive now (licences and groups ready) and activated at its start (00:00 UTC). ' + RUN_DATE_BOUNDS_TEXT,
         examples: ['2026-12-01'],

@@ -1,7 +1,7 @@
 import { isDeskError, type DeskClient } from '../desk/desk-client';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
-import { deskClientProblems, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
+import { deskClientProblems, groupPlans, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
 import { startOfDay } from '../runs/run-dates';
 import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
 import type { OnboardingStatus, OnboardingTaskName } from './onboarding.schemas';
@@ -14,6 +14,9 @@ export interface OnboardingRecord extends RunRecord {
   email: string;
   department: string;
   managerId: string;
+  /** The manager's e-mail as desk had it at creation: their directory account's userName. */
+  managerEmail: string | null;
+  jobTitle: string | null;
   /** YYYY-MM-DD. */
   startDate: string;
   bundles: string[];
@@ -94,11 +97,22 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
       const earlier = task.attempts > 1 ? await directory.findUserByUserName(run.email) : null;
       const user =
         earlier ??
-        (await directory.createUser({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department, active: !isStaged(run) }));
+        (await directory.createUser({
+          userName: run.email,
+          givenName: run.firstName,
+          familyName: run.lastName,
+          email: run.email,
+          department: run.department,
+          active: !isStaged(run),
+          ...(run.jobTitle ? { title: run.jobTitle } : {}),
+          ...(run.managerEmail ? { managerUserName: run.managerEmail } : {}),
+        }));
       await save(run.id, { directoryUserId: user.id });
       if ('initialPasswordSealed' in user && user.initialPasswordSealed && user.userName) await deps.credentials?.store(run.id, user.userName, user.initialPasswordSealed);
       run.directoryUserId = user.id;
-      return { detail: `Created ${run.email} in the directory (id ${user.id}).`, result: { directory_user_id: user.id } };
+      const managerNote =
+        'managerSet' in user && user.managerSet === false ? ` The manager ${run.managerEmail} has no account in the directory: set the manager by hand, or by a move once they have one.` : '';
+      return { detail: `Created ${run.email} in the directory (id ${user.id}).${managerNote}`, result: { directory_user_id: user.id } };
     },
 
     async assign_bundles(run) {
@@ -167,12 +181,21 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
       const { domain, directory } = await tenantAndDirectory(run, problems);
       const existing = directory ? await probe(problems, 'directory_unreachable', () => directory.findUserByUserName(run.email)) : null;
       if (existing) problems.push(problem('account_exists', `The directory of ${domain} already has an account with userName ${run.email}.`));
+      const describe = directory?.describe;
+      if (describe && !problems.some((p) => p.code !== 'account_exists')) {
+        // The entry it would get, and whether the domain would take link's initial password.
+        const dn = await probe(problems, 'directory_unreachable', () => describe.newUserName({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department, active: !isStaged(run) }));
+        const refusal = dn ? await probe(problems, 'directory_unreachable', () => describe.passwordProblem()) : null;
+        if (refusal) problems.push(problem('password_policy', refusal));
+        if (dn) return { plan: `create ${dn} in ${describe.where}${isStaged(run) ? ` (disabled until ${run.startDate})` : ''}`, problems };
+      }
       return { plan: `create user ${run.email} in ${domain}'s directory${isStaged(run) ? ` (inactive until ${run.startDate})` : ''}`, problems };
     },
     async assign_bundles(run) {
       const problems: StepProblem[] = [];
       if (run.bundles.length === 0) return { plan: 'assign no bundles', problems };
       const { directory } = await tenantAndDirectory(run, problems);
+      if (directory?.describe) return { plan: await groupPlans(problems, directory.describe, run.bundles.map((name) => ['add to', name])), problems };
       if (directory) await missingGroups(problems, directory, run.bundles);
       return { plan: run.bundles.map((name) => `add to group ${name}`).join(', '), problems };
     },

@@ -35,6 +35,7 @@ export function createRunWorker<R extends RunRecord>(deps: RunWorkerDeps<R>) {
   const policy: TaskPolicy = {
     maxAttempts: deps.maxAttempts,
     isRetryable: (error) => (isDeskError(error) ? error.retryable : directories.isRetryable(error)),
+    failureName: (error) => (isDeskError(error) ? null : (directories.failureName?.(error) ?? null)),
     logger,
   };
 

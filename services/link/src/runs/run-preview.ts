@@ -2,7 +2,7 @@ import { Type, type TObject } from '@sinclair/typebox';
 import { named, stringEnum } from '@msp/http';
 import { isDeskError } from '../desk/desk-client';
 import type { DeskClient } from '../desk/desk-client';
-import type { Directory } from './directory';
+import type { Directory, DirectoryDescription } from './directory';
 import { TaskFailure } from './run-tasks';
 
 /**
@@ -10,7 +10,21 @@ import { TaskFailure } from './run-tasks';
  * would fail now (`problems`), reading the directory and desk but changing nothing.
  */
 
-export const PROBLEM_CODES = ['directory_unreachable', 'account_not_found', 'account_exists', 'group_missing', 'tenant_missing', 'desk_refusing'] as const;
+export const PROBLEM_CODES = [
+  'directory_unreachable',
+  'account_not_found',
+  'account_exists',
+  'group_missing',
+  'tenant_missing',
+  'desk_refusing',
+  'credentials_refused',
+  'password_policy',
+  'ou_missing',
+  'insufficient_access',
+] as const;
+
+/** A directory's failures that name their own problem (an LDAP bind refused, a missing OU). */
+const NAMED_DIRECTORY_FAILURES = new Set<string>(['credentials_refused', 'password_policy', 'ou_missing', 'insufficient_access', 'account_exists']);
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
 export interface StepProblem {
@@ -37,7 +51,11 @@ export async function probe<T>(problems: StepProblem[], code: ProblemCode, read:
     const message = (error as Error).message;
     if (error instanceof TaskFailure) problems.push(problem(code, message));
     else if (isDeskError(error)) problems.push(problem('desk_refusing', `desk refuses or cannot be asked: ${message}`));
-    else problems.push(problem('directory_unreachable', `The directory cannot be asked: ${message}`));
+    else {
+      const kind = (error as { kind?: unknown }).kind;
+      if (typeof kind === 'string' && NAMED_DIRECTORY_FAILURES.has(kind)) problems.push(problem(kind as ProblemCode, message));
+      else problems.push(problem('directory_unreachable', `The directory cannot be asked: ${message}`));
+    }
     return null;
   }
 }
@@ -45,9 +63,29 @@ export async function probe<T>(problems: StepProblem[], code: ProblemCode, read:
 /** Problems of adding to or removing from these groups: each one the directory does not have. */
 export async function missingGroups(problems: StepProblem[], directory: Directory, names: string[]): Promise<void> {
   for (const name of names) {
+    const before = problems.length;
     const group = await probe(problems, 'group_missing', () => directory.findGroupByDisplayName(name));
-    if (group === null && !problems.some((p) => p.code === 'directory_unreachable')) problems.push(problem('group_missing', `The directory has no group named "${name}".`));
+    if (group === null && problems.length === before) problems.push(problem('group_missing', `The directory has no group named "${name}".`));
+    // A directory that cannot be asked says so once, not once per group.
+    if (problems.length > before && problems[problems.length - 1]!.code !== 'group_missing') return;
   }
+}
+
+/**
+ * The plan of group changes in a directory that names its groups (LDAP: `add to CN=VPN,OU=Groups,…`),
+ * each group missing a problem; a directory that cannot be asked is one problem, not one per group.
+ */
+export async function groupPlans(problems: StepProblem[], describe: DirectoryDescription, changes: [verb: string, bundle: string][]): Promise<string> {
+  const lines: string[] = [];
+  let asked = true;
+  for (const [verb, bundle] of changes) {
+    const before = problems.length;
+    const dn = asked ? await probe(problems, 'directory_unreachable', () => describe.groupName(bundle)) : null;
+    if (problems.length > before) asked = false;
+    else if (asked && dn === null) problems.push(problem('group_missing', `The directory has no group for the bundle "${bundle}".`));
+    lines.push(dn ? `${verb} ${dn}` : `${verb} group ${bundle}`);
+  }
+  return lines.join(', ');
 }
 
 /** Problems of opening a desk ticket for the client: desk cannot be asked, or knows no such client. */

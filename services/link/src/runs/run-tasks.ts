@@ -33,6 +33,8 @@ export interface TaskPolicy {
   maxAttempts: number;
   /** Whether an error may pass by itself (outage, timeout, 5xx) rather than being a refusal. */
   isRetryable(error: unknown): boolean;
+  /** A failure's name (`password_policy`), recorded as the task's `result.error` and leading its detail. */
+  failureName?(error: unknown): string | null;
   logger: Logger;
 }
 
@@ -53,7 +55,8 @@ export async function runTask(
   try {
     outcome = await work(begun);
   } catch (error) {
-    const message = (error as Error).message;
+    const name = error instanceof TaskFailure ? null : (policy.failureName?.(error) ?? null);
+    const message = name ? `${name}: ${(error as Error).message}` : (error as Error).message;
     const retryable = !(error instanceof TaskFailure) && policy.isRetryable(error);
     if (retryable && begun.attempts < policy.maxAttempts) {
       policy.logger.warn('run task failed; will be retried', { task: task.name, task_id: task.id, attempt: begun.attempts, error: message });
@@ -62,7 +65,7 @@ export async function runTask(
     }
     const detail = retryable ? `${message} (gave up after ${begun.attempts} attempts)` : message;
     policy.logger.warn('run task failed', { task: task.name, task_id: task.id, error: message });
-    await tasks.finish(task.id, { status: 'failed', detail });
+    await tasks.finish(task.id, { status: 'failed', detail, ...(name ? { result: { error: name } } : {}) });
     return 'failed';
   }
   const status = outcome.status ?? 'succeeded';

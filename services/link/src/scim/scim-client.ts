@@ -40,6 +40,7 @@ export interface ScimUser {
   emails?: { value?: string; primary?: boolean; type?: string }[];
   active?: boolean;
   groups?: { value?: string; display?: string }[];
+  [SCIM_ENTERPRISE_USER_SCHEMA]?: { department?: string; manager?: { value?: string } };
 }
 
 export interface ScimGroup {
@@ -55,6 +56,7 @@ export interface NewScimUser {
   email: string;
   department: string;
   active?: boolean;
+  title?: string;
 }
 
 export interface ScimClientOptions {
@@ -229,6 +231,7 @@ export function createScimClient(options: ScimClientOptions) {
         displayName: `${user.givenName} ${user.familyName}`,
         emails: [{ value: user.email, type: 'work', primary: true }],
         active: user.active ?? true,
+        ...(user.title ? { title: user.title } : {}),
         [SCIM_ENTERPRISE_USER_SCHEMA]: { department: user.department },
       });
       const id = (json as { id?: unknown } | undefined)?.id;

@@ -36,6 +36,8 @@ export function directoryUserJson(user: StoredMirrorUser): DirectoryUserJson {
     email: user.email,
     active: user.active,
     groups: user.groups,
+    department: user.department,
+    manager: user.manager,
     deleted: user.deletedAt !== null,
     deleted_at: user.deletedAt?.toISOString() ?? null,
   };

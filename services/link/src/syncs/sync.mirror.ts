@@ -1,15 +1,24 @@
-import { ScimError, type ScimGroup, type ScimUser } from '../scim/scim-client';
+import { SCIM_ENTERPRISE_USER_SCHEMA, ScimError, type ScimGroup, type ScimUser } from '../scim/scim-client';
 
 /**
  * What a sync reads from a connector's directory, whatever its type: users and groups (in SCIM's
  * shape), all or those changed since a time, and whether it can filter so.
  */
 export interface SyncSource {
-  /** Whether deltas are possible, and the directory's clock when it tells it. */
-  serviceProviderConfig(): Promise<{ filterSupported: boolean; date: Date | null }>;
-  listUsers(since?: Date): AsyncIterable<ScimUser[]>;
-  listGroups(since?: Date): AsyncIterable<ScimGroup[]>;
+  /**
+   * Whether deltas are possible, and the directory's clock when it tells it. A directory with a
+   * change counter (AD's uSNChanged) also gives its value now, as `<counter>@<whose counter>`
+   * (`cursor`), and the counter's name for the runs' reasons (`cursorName`).
+   */
+  serviceProviderConfig(): Promise<{ filterSupported: boolean; date: Date | null; cursor?: string | null; cursorName?: string }>;
+  /** All users, or those changed since `since` (or, given `after`, changed after that cursor). */
+  listUsers(since?: Date, after?: string): AsyncIterable<ScimUser[]>;
+  listGroups(since?: Date, after?: string): AsyncIterable<ScimGroup[]>;
 }
+
+/** Whose counter a cursor is (the part after `@`): a counter of another server says nothing here. */
+const cursorScope = (cursor: string) => cursor.slice(cursor.indexOf('@') + 1);
+const cursorValue = (cursor: string) => (cursor.includes('@') ? cursor.slice(0, cursor.indexOf('@')) : cursor);
 import type { MirrorGroup, MirrorUser, StoredMirrorUser, SyncBaseline, SyncOutcomeStats, SyncsRepository } from './syncs.repository';
 
 /**
@@ -35,12 +44,12 @@ export function modifiedSinceFilter(since: Date): string {
   return `meta.lastModified gt ${JSON.stringify(since.toISOString())}`;
 }
 
-type Plan = { mode: 'full'; reason: string } | { mode: 'delta'; since: Date };
+type Plan = { mode: 'full'; reason: string } | { mode: 'delta'; since: Date; after?: string };
 
 /** Full or delta, and why. */
 export function planSync(
   baseline: SyncBaseline,
-  directory: { filterSupported: boolean; reason?: string },
+  directory: { filterSupported: boolean; reason?: string; cursor?: string | null; cursorName?: string },
   fullSyncIntervalMs: number,
   now: Date,
 ): Plan {
@@ -49,7 +58,17 @@ export function planSync(
   if (now.getTime() - baseline.lastFullStartedAt.getTime() >= fullSyncIntervalMs) {
     return { mode: 'full', reason: `the last full sync began at ${baseline.lastFullStartedAt.toISOString()}, FULL_SYNC_INTERVAL_HOURS (${round(fullSyncIntervalMs / 3600_000)}) ago or more: a full sync notices deletions` };
   }
-  return { mode: 'delta', since: new Date(baseline.lastDirectoryStartedAt.getTime() - DELTA_OVERLAP_MS) };
+  const since = new Date(baseline.lastDirectoryStartedAt.getTime() - DELTA_OVERLAP_MS);
+  if (directory.cursor) {
+    const name = directory.cursorName ?? 'change counter';
+    const previous = baseline.lastDirectoryCursor;
+    if (!previous) return { mode: 'full', reason: `the last successful sync recorded no ${name} of the directory to start a delta from` };
+    if (cursorScope(previous) !== cursorScope(directory.cursor)) {
+      return { mode: 'full', reason: `the last successful sync read ${cursorScope(previous)}, this one reads ${cursorScope(directory.cursor)}: a server's ${name} says nothing about another's` };
+    }
+    return { mode: 'delta', since, after: previous };
+  }
+  return { mode: 'delta', since };
 }
 
 function round(hours: number): number {
@@ -71,22 +90,26 @@ export async function synchronise(
   const startedAt = new Date();
   const directory = await directoryFeatures(client);
   const directoryStartedAt = directory.date ?? startedAt;
+  const directoryCursor = directory.cursor ?? null;
   const plan = planSync(baseline, directory, options.fullSyncIntervalMs, startedAt);
   if (plan.mode === 'delta') {
     try {
-      const stats = await delta(connectorId, client, syncs, plan.since);
-      return { ...stats, mode: 'delta', modeReason: `changes since ${plan.since.toISOString()} (the last successful sync's start by the directory's clock, less ${DELTA_OVERLAP_MS / 1000} s)`, deltaSince: plan.since, directoryStartedAt };
+      const stats = await delta(connectorId, client, syncs, plan.since, plan.after);
+      const modeReason = plan.after
+        ? `changes after ${directory.cursorName ?? 'change counter'} ${cursorValue(plan.after)} of ${cursorScope(plan.after)} (its highest committed value when the last successful sync began)`
+        : `changes since ${plan.since.toISOString()} (the last successful sync's start by the directory's clock, less ${DELTA_OVERLAP_MS / 1000} s)`;
+      return { ...stats, mode: 'delta', modeReason, deltaSince: plan.since, directoryStartedAt, directoryCursor };
     } catch (error) {
       if (!refusedFilter(error)) throw error;
       const reason = `the directory refused the delta's filter (${(error as ScimError).message}), so this run read everything`;
-      return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: reason, deltaSince: null, directoryStartedAt };
+      return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: reason, deltaSince: null, directoryStartedAt, directoryCursor };
     }
   }
-  return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: plan.reason, deltaSince: null, directoryStartedAt };
+  return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: plan.reason, deltaSince: null, directoryStartedAt, directoryCursor };
 }
 
 /** Whether the directory filters, and its clock. */
-async function directoryFeatures(client: SyncSource): Promise<{ filterSupported: boolean; reason?: string; date: Date | null }> {
+async function directoryFeatures(client: SyncSource): Promise<{ filterSupported: boolean; reason?: string; date: Date | null; cursor?: string | null; cursorName?: string }> {
   try {
     return await client.serviceProviderConfig();
   } catch (error) {
@@ -113,8 +136,8 @@ const validGroup = (group: ScimGroup) => typeof group.displayName === 'string';
  * listings do not depend on each other, so a directory that answers requests in parallel (Entra,
  * Okta, a SCIM gateway) serves a sync in the time of the longer one, not of both.
  */
-function readUsersAndGroups(client: SyncSource, since?: Date): Promise<[Map<string, ScimUser>, Map<string, ScimGroup>]> {
-  return Promise.all([collect(client.listUsers(since), validUser), collect(client.listGroups(since), validGroup)]);
+function readUsersAndGroups(client: SyncSource, since?: Date, after?: string): Promise<[Map<string, ScimUser>, Map<string, ScimGroup>]> {
+  return Promise.all([collect(client.listUsers(since, after), validUser), collect(client.listGroups(since, after), validGroup)]);
 }
 
 function mirrorGroup(group: ScimGroup): MirrorGroup {
@@ -126,6 +149,7 @@ function mirrorGroup(group: ScimGroup): MirrorGroup {
 function mirrorUser(user: ScimUser): MirrorUser {
   const emails = Array.isArray(user.emails) ? user.emails : [];
   const email = (emails.find((entry) => entry?.primary) ?? emails[0])?.value ?? null;
+  const enterprise = user[SCIM_ENTERPRISE_USER_SCHEMA];
   return {
     scimId: user.id,
     externalId: typeof user.externalId === 'string' ? user.externalId : null,
@@ -134,6 +158,8 @@ function mirrorUser(user: ScimUser): MirrorUser {
     email,
     active: user.active !== false,
     groups: (Array.isArray(user.groups) ? user.groups : []).map((group) => group?.display).filter((name): name is string => typeof name === 'string' && name.length > 0),
+    department: typeof enterprise?.department === 'string' ? enterprise.department : null,
+    manager: typeof enterprise?.manager?.value === 'string' ? enterprise.manager.value : null,
   };
 }
 
@@ -182,8 +208,8 @@ async function full(connectorId: string, client: SyncSource, syncs: SyncsReposit
  * `groups` of its members, old and new, so those users are brought up to date too. Deletions are
  * not visible in a delta (the next full sync notices them).
  */
-async function delta(connectorId: string, client: SyncSource, syncs: SyncsRepository, since: Date): Promise<Counts> {
-  const [users, groupsById] = await readUsersAndGroups(client, since);
+async function delta(connectorId: string, client: SyncSource, syncs: SyncsRepository, since: Date, after?: string): Promise<Counts> {
+  const [users, groupsById] = await readUsersAndGroups(client, since, after);
   const changedGroups = [...groupsById.values()].map(mirrorGroup);
   if (!users.size && !changedGroups.length) return { usersSeen: 0, usersAdded: 0, usersUpdated: 0, usersRemoved: 0, groupsSeen: 0 };
 
@@ -240,6 +266,8 @@ function sameUser(a: StoredMirrorUser | MirrorUser, b: MirrorUser): boolean {
     a.displayName === b.displayName &&
     a.email === b.email &&
     a.active === b.active &&
+    a.department === b.department &&
+    a.manager === b.manager &&
     a.groups.length === b.groups.length &&
     [...a.groups].sort().every((group, i) => group === b.groups[i])
   );

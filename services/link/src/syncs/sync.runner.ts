@@ -124,7 +124,9 @@ export function createSyncRunner(deps: {
       const failure = directories.failureOf(error);
       if (!failure) throw error; // a fault of link itself: pg-boss fails the job → dead letter
       logger.warn('sync attempt failed', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, kind: failure.kind, error: failure.message });
-      await retryOrFail(runId, run.attempts, failure.message, failure.retryable, failure.retryAfterMs);
+      // An LDAP failure leads with its name (credentials_refused, directory_unreachable, …), as a run task's does.
+      const name = directories.failureName(error);
+      await retryOrFail(runId, run.attempts, name ? `${name}: ${failure.message}` : failure.message, failure.retryable, failure.retryAfterMs);
     }
   }
 

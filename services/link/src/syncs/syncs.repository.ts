@@ -26,6 +26,8 @@ export interface SyncStats {
 /** What a successful attempt records beyond its stats: where the next delta starts. */
 export interface SyncOutcomeStats extends SyncStats {
   directoryStartedAt: Date;
+  /** The directory's change counter when the attempt began, where it has one (AD). */
+  directoryCursor?: string | null;
 }
 
 export interface SyncRunRecord extends SyncStats {
@@ -47,6 +49,8 @@ export interface SyncRunRecord extends SyncStats {
 export interface SyncBaseline {
   lastDirectoryStartedAt: Date | null;
   lastFullStartedAt: Date | null;
+  /** The change counter the latest successful run began at (AD's highest committed USN), if any. */
+  lastDirectoryCursor?: string | null;
 }
 
 export interface MirrorUser {
@@ -57,6 +61,9 @@ export interface MirrorUser {
   email: string | null;
   active: boolean;
   groups: string[];
+  department: string | null;
+  /** The directory id of the user's manager. */
+  manager: string | null;
 }
 
 /** A mirror user and whether a full sync found it gone. */
@@ -126,7 +133,7 @@ function toSyncRun(row: SyncRunRow): SyncRunRecord {
   };
 }
 
-const MIRROR_USER_COLUMNS = ['scim_id', 'external_id', 'user_name', 'display_name', 'email', 'active', 'groups', 'deleted_at'] as const;
+const MIRROR_USER_COLUMNS = ['scim_id', 'external_id', 'user_name', 'display_name', 'email', 'active', 'groups', 'department', 'manager', 'deleted_at'] as const;
 
 function toMirrorUser(row: Pick<Selectable<DirectoryUser>, (typeof MIRROR_USER_COLUMNS)[number]>): StoredMirrorUser {
   return {
@@ -137,6 +144,8 @@ function toMirrorUser(row: Pick<Selectable<DirectoryUser>, (typeof MIRROR_USER_C
     email: row.email,
     active: row.active,
     groups: row.groups,
+    department: row.department,
+    manager: row.manager,
     deletedAt: row.deleted_at,
   };
 }
@@ -270,6 +279,15 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
             .as('last_directory_started_at'),
           eb
             .selectFrom('sync_runs as b')
+            .select('b.directory_cursor')
+            .whereRef('b.connector_id', '=', 'r.connector_id')
+            .where('b.status', '=', 'succeeded')
+            .where('b.directory_started_at', 'is not', null)
+            .orderBy('b.finished_at', (order) => order.desc().nullsLast())
+            .limit(1)
+            .as('last_directory_cursor'),
+          eb
+            .selectFrom('sync_runs as b')
             .select('b.attempt_started_at')
             .whereRef('b.connector_id', '=', 'r.connector_id')
             .where('b.status', '=', 'succeeded')
@@ -284,7 +302,7 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
       return {
         ...toSyncRun(row),
         connector: { type: row.type, baseUrl: row.base_url, bearerTokenEncrypted: row.bearer_token_encrypted, ldap: ldapSettingsOf(row.ldap_config) },
-        baseline: { lastDirectoryStartedAt: row.last_directory_started_at, lastFullStartedAt: row.last_full_started_at },
+        baseline: { lastDirectoryStartedAt: row.last_directory_started_at, lastFullStartedAt: row.last_full_started_at, lastDirectoryCursor: row.last_directory_cursor },
       };
     },
 
@@ -330,6 +348,7 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
                   mode_reason: stats.modeReason,
                   delta_since: stats.deltaSince,
                   directory_started_at: stats.directoryStartedAt,
+                  directory_cursor: stats.directoryCursor ?? null,
                 }
               : {}),
           })
@@ -495,16 +514,18 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
               email: user.email,
               active: user.active,
               groups: user.groups,
+              department: user.department,
+              manager: user.manager,
             })),
           );
           await sql`
-            INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, synced_at, deleted_at)
-            SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, now(), NULL
+            INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, department, manager, synced_at, deleted_at)
+            SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, r.department, r.manager, now(), NULL
             FROM jsonb_to_recordset(${rows}::jsonb)
-              AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[])
+              AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[], department text, manager text)
             ON CONFLICT (connector_id, scim_id) DO UPDATE SET
               external_id = EXCLUDED.external_id, user_name = EXCLUDED.user_name, display_name = EXCLUDED.display_name, email = EXCLUDED.email,
-              active = EXCLUDED.active, groups = EXCLUDED.groups, synced_at = EXCLUDED.synced_at, deleted_at = NULL`.execute(tx);
+              active = EXCLUDED.active, groups = EXCLUDED.groups, department = EXCLUDED.department, manager = EXCLUDED.manager, synced_at = EXCLUDED.synced_at, deleted_at = NULL`.execute(tx);
         }
         if (removeGroups.length) {
           await tx
