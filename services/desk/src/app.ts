@@ -25,6 +25,8 @@ import { registerCalendarRoutes } from './calendars/calendars.routes';
 import { createCalendarsService } from './calendars/calendars.service';
 import { registerClientRoutes } from './clients/clients.routes';
 import { createClientsService } from './clients/clients.service';
+import { registerAttachmentRoutes } from './attachments/attachments.routes';
+import { createAttachmentsService } from './attachments/attachments.service';
 import { registerContactRoutes } from './contacts/contacts.routes';
 import { createContactsService } from './contacts/contacts.service';
 import { createImapReader } from './mailboxes/imap-reader';
@@ -232,6 +234,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerContactRoutes(api, createContactsService(store));
       registerMailboxRoutes(api, mailboxes);
+      registerAttachmentRoutes(api, createAttachmentsService(store));
       registerUserRoutes(api, createUsersService(createStore(db)));
       registerTimeEntryRoutes(api, {
         timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),

@@ -19,6 +19,22 @@ export interface ParsedMail {
   text: string;
   headers: Map<string, string>;
   isReport: boolean;
+  attachments: MailFile[];
+}
+
+/** A file of a message, decoded. */
+export interface MailFile {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/** A file name as a download may carry it: no path, no control characters, at most 255 characters. */
+function fileNameOf(given: string | null, mimeType: string, index: number): string {
+  const cleaned = (given ?? '').replace(/[\u0000-\u001f\u007f]/g, '').split(/[\\/]/).pop()!.trim().slice(0, 255);
+  if (cleaned && cleaned !== '.' && cleaned !== '..') return cleaned;
+  const subtype = /^[a-z]+\/([a-z0-9.+-]+)$/i.exec(mimeType)?.[1]?.replace(/^.*[.+]/, '');
+  return `attachment-${index + 1}${subtype ? `.${subtype}` : ''}`;
 }
 
 /** Message-IDs without angle brackets, as the API shows them. */
@@ -80,6 +96,11 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     text: mail.text?.trim() ? mail.text.trim() : mail.html ? htmlToText(mail.html) : '',
     headers,
     isReport: /multipart\/report/i.test(contentType) && /report-type\s*=\s*"?delivery-status/i.test(contentType),
+    attachments: mail.attachments.map((file, index) => ({
+      filename: fileNameOf(file.filename, file.mimeType, index),
+      contentType: (file.mimeType || 'application/octet-stream').toLowerCase().slice(0, 255),
+      content: typeof file.content === 'string' ? Buffer.from(file.content, file.encoding === 'base64' ? 'base64' : 'utf8') : Buffer.from(file.content),
+    })),
   };
 }
 

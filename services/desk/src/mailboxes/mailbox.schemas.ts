@@ -194,6 +194,19 @@ export const InboundListQuery = Type.Object(
 export type InboundFilters = Pick<Static<typeof InboundListQuery>, 'mailbox_id' | 'status' | 'message_id'>;
 export const InboundPageSchema = pageSchema('InboundEmailPage', InboundEmailSchema);
 
+export const InboundReplaySchema = named(
+  'InboundReplay',
+  strictObject(
+    {
+      action: stringEnum(['create_ticket', 'attach'] as const, { description: '`create_ticket`: a new e-mail ticket of the sender; `attach`: a public comment of the sender on `ticket_id`.' }),
+      ticket_id: Type.Optional(Uuid({ description: 'With `attach` (required there): a ticket of the tenant. A closed one opens again, as a mail to it would.' })),
+      client_id: Type.Optional(Uuid({ description: 'With `create_ticket`: the ticket\'s client; else the sender\'s contact\'s, its domain\'s, or the mailbox\'s `default_client_id`.' })),
+    },
+    { examples: [{ action: 'create_ticket' }, { action: 'attach', ticket_id: '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70' }] },
+  ),
+);
+export type InboundReplay = Static<typeof InboundReplaySchema>;
+
 export const TicketEmailSchema = named(
   'TicketEmail',
   Type.Object(

@@ -300,6 +300,20 @@ export function createMailboxesRepository(db: DbTx) {
       return row && toInbound(row as InboundRow);
     },
 
+    /** The entry and its bytes, locked for the rest of the transaction (a replay). */
+    async lockInbound(tenantId: string, id: string): Promise<{ entry: InboundEmail; raw: Buffer | null } | null> {
+      const [row] = await rows<InboundRow>(Prisma.sql`SELECT ${INBOUND_COLUMNS}, raw FROM inbound_emails WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
+      return row ? { entry: toInbound(row), raw: row.raw ? Buffer.from(row.raw) : null } : null;
+    },
+
+    /** Whether `address` was sent an acknowledgement since `since`; serialised per tenant and address for the rest of the transaction. */
+    async acknowledgedSince(tenantId: string, address: string, since: Date): Promise<boolean> {
+      await rows(Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ack:${tenantId}:${address}`}, 0)) IS NULL AS locked`);
+      const [found] = await rows<{ id: string }>(Prisma.sql`
+        SELECT id FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND kind = 'acknowledgement' AND ${address} = ANY("to") AND created_at > ${since} LIMIT 1`);
+      return found !== undefined;
+    },
+
     async rawOf(tenantId: string, id: string): Promise<Buffer | null | undefined> {
       const row = await db.inboundEmail.findFirst({ where: { id, tenantId }, select: { raw: true } });
       return row ? (row.raw ? Buffer.from(row.raw) : null) : undefined;

@@ -6,7 +6,7 @@ import type { Repositories, Store } from '../store';
 import type { InboundService } from './inbound.service';
 import { toTicketEmail, type TicketEmail } from './outbound';
 import type { MailReader } from './mail-reader';
-import type { InboundFilters, Mailbox, MailboxChanges, MailboxHealth, NewMailbox } from './mailbox.schemas';
+import type { InboundFilters, InboundReplay, Mailbox, MailboxChanges, MailboxHealth, NewMailbox } from './mailbox.schemas';
 import { publicMailbox, type MailboxRecord, type MailboxWrite, type ServerSettings } from './mailboxes.repository';
 
 const mailboxNotFound = () => notFound('No mailbox with this id exists in your tenant.');
@@ -192,6 +192,10 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
       const entry = await store.mailboxes.findInbound(tenantId, id);
       if (!entry) throw notFound('No inbound e-mail with this id exists in your tenant.');
       return entry;
+    },
+
+    replayInbound(tenantId: string, id: string, input: InboundReplay) {
+      return inbound.replay(tenantId, id, input);
     },
 
     async rawInbound(tenantId: string, id: string): Promise<Buffer> {

@@ -13,6 +13,9 @@ ALTER TABLE "ticket_comments" ADD COLUMN "attachments" JSONB NOT NULL DEFAULT '[
 -- AlterTable
 ALTER TABLE "outbound_emails" ADD COLUMN "kind" TEXT NOT NULL DEFAULT 'reply';
 
+-- CreateIndex
+CREATE INDEX "outbound_emails_tenant_id_kind_created_at_idx" ON "outbound_emails"("tenant_id", "kind", "created_at");
+
 -- CreateTable
 CREATE TABLE "attachments" (
     "id" UUID NOT NULL DEFAULT gen_random_uuid(),
