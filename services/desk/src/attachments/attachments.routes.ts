@@ -6,6 +6,13 @@ import type { AttachmentsService } from './attachments.service';
 
 const TAGS = ['Attachments'];
 
+/** RFC 6266: the name quoted (in ASCII, anything else replaced), and as `filename*` in UTF-8 when it has more. */
+export function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const header = `attachment; filename="${ascii}"`;
+  return ascii === filename ? header : `${header}; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+}
+
 export function registerAttachmentRoutes(api: ApiRouter, attachments: AttachmentsService) {
   api.route({
     method: 'get',
@@ -47,8 +54,7 @@ export function registerAttachmentRoutes(api: ApiRouter, attachments: Attachment
     },
     handler: async (req, res, { params }) => {
       const file = await attachments.content(tenantOf(req), params.id);
-      res.attachment(file.filename);
-      res.set({ 'Content-Type': file.contentType, 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" }).send(file.content);
+      res.set({ 'Content-Disposition': contentDisposition(file.filename), 'Content-Type': file.contentType, 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" }).send(file.content);
     },
   });
 }
