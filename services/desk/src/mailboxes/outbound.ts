@@ -7,6 +7,7 @@ import type { Repositories, Store } from '../store';
 import type { Ticket } from '../tickets/ticket.schemas';
 import type { MailSender } from './mail-sender';
 import type { MailboxRecord } from './mailboxes.repository';
+import type { OAuthTokens } from './oauth-tokens';
 
 /** The retry schedule of a mail the SMTP server did not take; after the last, it is `failed`. */
 export const SEND_RETRY_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000];
@@ -86,7 +87,7 @@ export async function queueAcknowledgementIn(tx: Repositories, tenantId: string,
 }
 
 /** Sends queued mail, each claimed by one instance; a refusal or an absent server retries later. */
-export function createOutboundSender({ store, sender, secrets, logger }: { store: Store; sender: MailSender; secrets: SecretBox; logger: Logger }) {
+export function createOutboundSender({ store, sender, secrets, logger, tokens }: { store: Store; sender: MailSender; secrets: SecretBox; logger: Logger; tokens?: OAuthTokens }) {
   return {
     async sendDue(): Promise<number> {
       let sent = 0;
@@ -96,8 +97,11 @@ export function createOutboundSender({ store, sender, secrets, logger }: { store
         const mailbox = mail.mailboxId ? await store.mailboxes.findById(mail.tenantId, mail.mailboxId) : null;
         try {
           if (!mailbox) throw new Error('the mailbox it was to be sent through was deleted');
+          const oauth2 = mailbox.smtpOAuth;
+          if (oauth2 && !tokens) throw new Error('XOAUTH2 is not available to this sender');
+          const accessToken = oauth2 ? await tokens!.accessToken(`${mailbox.id}:smtp`, oauth2, oauth2.secret ? secrets.open(oauth2.secret) : '') : undefined;
           await sender.send(
-            { ...mailbox.smtp, password: mailbox.smtpSecret ? secrets.open(mailbox.smtpSecret) : '' },
+            { ...mailbox.smtp, password: mailbox.smtpSecret ? secrets.open(mailbox.smtpSecret) : '', accessToken },
             {
               from: mail.from,
               to: mail.to,
