@@ -109,6 +109,8 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
       logger.warn('mailbox poll failed', { mailbox_id: mailbox.id, error });
+      // A token the server refused (revoked early) is not tried again: the next poll fetches one.
+      if (mailbox.imapOAuth) tokens.forget(`${mailbox.id}:imap`);
     }
     const delay = error === null ? mailbox.poll_interval_seconds * 1000 : Math.min(MAX_BACKOFF_MS, mailbox.poll_interval_seconds * 1000 * 2 ** Math.min(mailbox.failures, 10));
     const { before, after } = await store.mailboxes.finishPoll(mailbox.id, { error, nextPollAt: new Date(Date.now() + delay), processed, quarantined });

@@ -27,7 +27,9 @@ interface Cached {
  * own tokens: a token is cheap, and none is ever stored.
  */
 export function createOAuthTokens(outbound: Outbound) {
+  /** By key; `owners` gives the keys of an owner, to forget its token after a refused login. */
   const cache = new Map<string, Cached>();
+  const owners = new Map<string, string>();
   const pending = new Map<string, Promise<string>>();
 
   async function fetchToken(settings: StoredOAuth2, clientSecret: string, key: string): Promise<string> {
@@ -59,6 +61,7 @@ export function createOAuthTokens(outbound: Outbound) {
     async accessToken(owner: string, settings: StoredOAuth2, clientSecret: string): Promise<string> {
       // A changed endpoint, client or secret is another key: its token is never the old one's.
       const key = createHash('sha256').update(JSON.stringify([owner, settings.token_url, settings.client_id, settings.scope, clientSecret])).digest('hex');
+      owners.set(owner, key);
       const cached = cache.get(key);
       if (cached && Date.now() < cached.refreshAt) return cached.token;
       let running = pending.get(key);
@@ -67,6 +70,12 @@ export function createOAuthTokens(outbound: Outbound) {
         pending.set(key, running);
       }
       return running;
+    },
+
+    /** Drops `owner`'s token (a login refused it: revoked before its time); the next login fetches one. */
+    forget(owner: string): void {
+      const key = owners.get(owner);
+      if (key) cache.delete(key);
     },
   };
 }

@@ -121,6 +121,7 @@ export function createOutboundSender({ store, sender, secrets, logger, tokens }:
           sent++;
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
+          if (mailbox?.smtpOAuth) tokens?.forget(`${mailbox.id}:smtp`);
           const delay = SEND_RETRY_DELAYS_MS[mail.attempts - 1];
           logger.warn('mail not sent', { outbound_email_id: mail.id, attempt: mail.attempts, error: message });
           if (delay === undefined || !mailbox) {
