@@ -193,6 +193,23 @@ describe('attachments', () => {
   });
 });
 
+describe('reply text', () => {
+  test.each([
+    ['French', 'Merci, ça marche.\r\n\r\nLe lun. 2 nov. 2026 à 10:00, Helpdesk <help@msp.example> a écrit :\r\n> Quel modèle ?\r\n'],
+    ['German', 'Danke, geht wieder.\r\n\r\nAm 02.11.2026 um 10:00 schrieb Helpdesk <help@msp.example>:\r\n> Welches Modell?\r\n'],
+    ['Outlook', 'Thanks, fixed.\r\n\r\n-----Original Message-----\r\nFrom: Helpdesk\r\nSubject: Printer\r\n\r\nWhat model?\r\n'],
+  ])('When a %s reply quotes the mail it answers, then its comment is the new text only (email-reply-parser)', async (_case, body) => {
+    const { tenant, box, sender } = await setup();
+    const first = message({ From: sender });
+    dovecot.appendMessage(USER, 'INBOX', first.raw);
+    const [opened] = await pollUntil(tenant.token, box.id, 1);
+    dovecot.appendMessage(USER, 'INBOX', message({ From: sender, Subject: 'Re: Printer jams', 'In-Reply-To': `<${first.messageId}>` }, body).raw);
+    await pollUntil(tenant.token, box.id, 2);
+    const comments = (await http.get(`${BASE}/tickets/${opened!.ticket_id}/comments`).set(bearer(tenant.token)).expect(200)).body.data;
+    expect(comments.map((c: { body: string }) => c.body)).toEqual([body.split('\r\n')[0]]);
+  });
+});
+
 describe('replay', () => {
   test('When a quarantined mail is replayed as create_ticket with a client, then the entry is processed with the new ticket, and replaying it again is a 409', async () => {
     const { tenant, box, client } = await setup({ unknown_sender: 'quarantine' });

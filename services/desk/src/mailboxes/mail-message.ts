@@ -1,3 +1,4 @@
+import type EmailReplyParserClass from 'email-reply-parser' with { 'resolution-mode': 'import' };
 import type PostalMimeClass from 'postal-mime' with { 'resolution-mode': 'import' };
 
 // postal-mime's package ships a CommonJS build (its `require` export); TypeScript only resolves its
@@ -5,6 +6,11 @@ import type PostalMimeClass from 'postal-mime' with { 'resolution-mode': 'import
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const postalMime = require('postal-mime') as typeof PostalMimeClass & { default?: typeof PostalMimeClass };
 const PostalMime = postalMime.default ?? postalMime;
+// email-reply-parser is an ES module only: Node (20.19 and later) requires it as one; Jest compiles
+// it first (jest.config.js).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const replyParser = require('email-reply-parser') as { default: typeof EmailReplyParserClass };
+const EmailReplyParser = replyParser.default;
 
 /** What inbound processing reads of a message. */
 export interface ParsedMail {
@@ -59,20 +65,11 @@ export function htmlToText(html: string): string {
 }
 
 /**
- * The new text of a reply: what precedes the quoted mail ("On … wrote:", "Am … schrieb …:",
- * Outlook's "-----Original Message-----" or "From:" header block, `>` lines) and the signature ("-- ").
+ * The new text of a reply, by email-reply-parser: the quoted mail ("On … wrote:", "Am … schrieb …:",
+ * Outlook's "-----Original Message-----", `>` lines) and the signature ("-- ") cut off.
  */
 export function stripReply(text: string): string {
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
-  const kept: string[] = [];
-  for (const line of lines) {
-    if (/^(On|Am) .+(wrote|schrieb)( .*)?:\s*$/.test(line) || /^-{2,}\s*(Original Message|Ursprüngliche Nachricht)\s*-{2,}/i.test(line)) break;
-    if (/^(From|Von): .+/.test(line) && kept.length > 0 && kept[kept.length - 1]!.trim() === '') break;
-    if (line === '-- ' || line === '--') break;
-    if (line.startsWith('>')) continue;
-    kept.push(line);
-  }
-  return kept.join('\n').trim();
+  return new EmailReplyParser().parseReply(text.replace(/\r\n/g, '\n')).trim();
 }
 
 /** Parses a raw message; throws when it is no message at all (no From, no headers). */
