@@ -42,7 +42,7 @@ const filesOf = (mail: ParsedMail): NewAttachment[] => mail.attachments.map((fil
 /** A message replayed whose bytes were not kept (too large) or cannot be parsed: what its log entry knows. */
 function mailOfEntry(entry: InboundEmail, raw: Buffer | null): ParsedMail {
   const text = raw
-    ? raw.toString('utf8').replace(/\u0000/g, '').slice(0, 10_000)
+    ? raw.toString('utf8').replaceAll('\u0000', '').slice(0, 10_000)
     : '(The message was not stored: it was larger than its mailbox\'s max_message_bytes. It is on the mail server.)';
   return {
     messageId: entry.message_id,
@@ -114,7 +114,7 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     }
     await tx.mailboxes.finishInbound(entry.id, { status: 'received', from: mail.from, subject: mail.subject });
     if (mail.from === mailbox.address.toLowerCase() || (await isOwnMessage(tx, mailbox, entry.message_id))) return { status: 'ignored', reason: 'loop', ticketId: null, commentId: null };
-    let sender = await tx.contacts.findByEmail(tenantId, mail.from);
+    const sender = await tx.contacts.findByEmail(tenantId, mail.from);
     const automatic = automaticReason(mail);
     let ticket = await threadOf(tx, tenantId, mail, sender);
     if (automatic === 'bounce') await bounce(tx, tenantId, mail, raw);

@@ -37,7 +37,8 @@ export interface MailFile {
 
 /** A file name as a download may carry it: no path, no control characters, at most 255 characters. */
 function fileNameOf(given: string | null, mimeType: string, index: number): string {
-  const cleaned = (given ?? '').replace(/[\u0000-\u001f\u007f]/g, '').split(/[\\/]/).pop()!.trim().slice(0, 255);
+  // Control characters (below U+0020, and DEL) never make it into a header.
+  const cleaned = [...(given ?? '')].filter((c) => c >= ' ' && c !== '\u007f').join('').split(/[\\/]/).pop()!.trim().slice(0, 255);
   if (cleaned && cleaned !== '.' && cleaned !== '..') return cleaned;
   const subtype = /^[a-z]+\/([a-z0-9.+-]+)$/i.exec(mimeType)?.[1]?.replace(/^.*[.+]/, '');
   return `attachment-${index + 1}${subtype ? `.${subtype}` : ''}`;
