@@ -37,7 +37,8 @@ export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | un
   onInvalidBody?: (errors: FieldError[]) => AppError;
   /**
    * Whether the route takes an Idempotency-Key; by default every POST that creates (201, or 202 for
-   * a queued run). `false` for a route whose answer must not be kept, e.g. one holding a secret.
+   * a queued run). `false` for a route whose answer must not be kept, e.g. one holding a secret;
+   * `true` for a POST that acts on a resource and answers 200.
    */
   idempotent?: boolean;
   /** Run after authentication and before validation (e.g. a tighter rate limit). */
@@ -197,9 +198,10 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
     const checkQuery = spec.query ? validator(spec.query, 'query') : undefined;
     const checkBody = spec.body ? validator(spec.body, 'body', spec.onInvalidBody) : undefined;
     const consumes = spec.consumes ?? ['application/json'];
-    // A POST that creates (answers 201, or 202 for a queued run) takes an Idempotency-Key.
-    const idempotent = Boolean(options.idempotency && spec.method === 'post' && (spec.responses[201] || spec.responses[202]) && spec.idempotent !== false);
-    const createRoute = createRouteOf(spec.path, spec.responses[201] ? 201 : 202);
+    // A POST that creates (answers 201, or 202 for a queued run) takes an Idempotency-Key; another
+    // POST when it says so (`idempotent: true`: an action answering 200).
+    const idempotent = Boolean(options.idempotency && spec.method === 'post' && (spec.idempotent ?? Boolean(spec.responses[201] || spec.responses[202])));
+    const createRoute = createRouteOf(spec.path, spec.responses[201] ? 201 : spec.responses[202] ? 202 : 200);
 
     const isWrite = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete';
     if (spec.method === 'get' && spec.load) loaders.set(spec.path, spec.load as never);

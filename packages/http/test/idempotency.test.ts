@@ -154,3 +154,25 @@ describe('Idempotency-Key on a POST that creates', () => {
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['201', '409', '422']));
   });
 });
+
+describe('Idempotency-Key on a POST that acts and answers 200 (idempotent: true)', () => {
+  const bump = (app: Parameters<typeof request>[0], key: string | undefined) => {
+    const call = request(app).post('/api/v1/things/1/bump').set(AUTH());
+    return (key === undefined ? call : call.set('Idempotency-Key', key)).send({});
+  };
+
+  test('When the same key comes again, then the first answer is replayed and the action ran once; without a key it runs each time', async () => {
+    const kit = kitApp();
+    const key = randomUUID();
+    const first = await bump(kit.app, key);
+    expect(first.status).toBe(200);
+    expect(first.body.version).toBe(2);
+    const again = await bump(kit.app, key);
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await bump(kit.app, undefined)).body.version).toBe(3);
+    const operation = kit.openapi.paths['/things/{id}/bump']!['post'] as { parameters: { name: string; in: string }[] };
+    expect(operation.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
+  });
+});

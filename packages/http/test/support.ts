@@ -142,6 +142,23 @@ export function kitApp(
         },
       });
       api.route({
+        method: 'post',
+        path: '/things/:id/bump',
+        operationId: 'bumpThing',
+        summary: 'An action on a thing, answering 200',
+        tags: ['Things'],
+        scope: 'read:things',
+        params: Type.Object({ id: Type.String() }),
+        idempotent: true,
+        responses: { 200: { description: 'The thing after the action.' } },
+        handler: async (_req, res, { params }) => {
+          const thing = await loadThing(params.id);
+          const changed = { ...thing, version: thing.version + 1 };
+          things.set(params.id, changed);
+          res.json(changed);
+        },
+      });
+      api.route({
         method: 'get',
         path: '/boom',
         operationId: 'boom',

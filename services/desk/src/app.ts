@@ -25,6 +25,8 @@ import { registerCalendarRoutes } from './calendars/calendars.routes';
 import { createCalendarsService } from './calendars/calendars.service';
 import { registerClientRoutes } from './clients/clients.routes';
 import { createClientsService } from './clients/clients.service';
+import { registerAttachmentRoutes } from './attachments/attachments.routes';
+import { createAttachmentsService } from './attachments/attachments.service';
 import { registerContactRoutes } from './contacts/contacts.routes';
 import { createContactsService } from './contacts/contacts.service';
 import { createImapReader } from './mailboxes/imap-reader';
@@ -32,6 +34,7 @@ import { createInboundService } from './mailboxes/inbound.service';
 import type { MailReader } from './mailboxes/mail-reader';
 import { createSmtpSender, type MailSender } from './mailboxes/mail-sender';
 import { createOutboundSender } from './mailboxes/outbound';
+import { createOAuthTokens } from './mailboxes/oauth-tokens';
 import { registerMailboxRoutes } from './mailboxes/mailboxes.routes';
 import { createMailboxesService } from './mailboxes/mailboxes.service';
 import { registerCommentRoutes } from './comments/comments.routes';
@@ -169,12 +172,15 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   const resourceLock = advisoryResourceLock(db.pool);
   const slaBreaches = createSlaBreachJob(() => sla.sweepBreaches(), settings.slaSweepIntervalMs ?? 15_000, logger);
   // Mailbox passwords are sealed with the same key as the webhook secrets (WEBHOOK_ENCRYPTION_KEY).
+  // XOAUTH2 tokens for IMAP and SMTP logins, fetched through the same outbound rules as the webhooks.
+  const mailTokens = createOAuthTokens(outbound ?? createOutbound());
   const mailboxes = createMailboxesService({
     store,
     secrets: webhookSecrets,
     reader: mailReader ?? createImapReader(),
     inbound: createInboundService(store, sla, logger),
     outbound: outbound ?? createOutbound(),
+    tokens: mailTokens,
     logger,
   });
   // The same durable, claim-based loop as the SLA sweep: what is due lives in mailboxes.next_poll_at,
@@ -182,7 +188,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   const mailPolls = createSlaBreachJob(() => mailboxes.pollDue(), settings.mailPollSweepMs ?? 5_000, logger, 'mailbox poll');
   // Replies go out the same way: queued in the comment's transaction, claimed and sent by one instance.
   const mailSends = createSlaBreachJob(
-    () => createOutboundSender({ store, sender: mailSender ?? createSmtpSender(), secrets: webhookSecrets, logger }).sendDue(),
+    () => createOutboundSender({ store, sender: mailSender ?? createSmtpSender(), secrets: webhookSecrets, logger, tokens: mailTokens }).sendDue(),
     settings.mailSendSweepMs ?? 2_000,
     logger,
     'mail send',
@@ -232,6 +238,7 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerClientRoutes(api, createClientsService(createStore(db)));
       registerContactRoutes(api, createContactsService(store));
       registerMailboxRoutes(api, mailboxes);
+      registerAttachmentRoutes(api, createAttachmentsService(store));
       registerUserRoutes(api, createUsersService(createStore(db)));
       registerTimeEntryRoutes(api, {
         timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),

@@ -1,5 +1,6 @@
 import type { Queryable } from '@msp/db';
 import type { Db, DbTx } from './db';
+import { createAttachmentsRepository } from './attachments/attachments.repository';
 import { createCalendarsRepository } from './calendars/calendars.repository';
 import { createClientsRepository } from './clients/clients.repository';
 import { createContactsRepository } from './contacts/contacts.repository';
@@ -25,6 +26,7 @@ function repositories(db: DbTx, connection?: Queryable, reads?: Queryable) {
     clients: createClientsRepository(db, connection, reads),
     contacts: createContactsRepository(db, connection),
     mailboxes: createMailboxesRepository(db),
+    attachments: createAttachmentsRepository(db),
     users: createUsersRepository(db, connection, reads),
     timeEntries: createTimeEntriesRepository(db, connection, reads),
     events: createEventsRepository(db),

@@ -28,6 +28,7 @@ describe('POST /tickets/:id/comments', () => {
       merged_from_ticket_id: null,
       author_type: 'technician',
       author_contact_id: null,
+      attachments: [],
     });
     expect(response.headers.location).toBe(`${comments(ticket.id)}/${response.body.id}`);
     const stored = await desk.db.comment.findUniqueOrThrow({ where: { id: response.body.id } });

@@ -115,7 +115,7 @@ describe('mailboxes', () => {
     expect(stored.imapSecret).not.toContain('imap-pass');
 
     const patched = await http.patch(`${BASE}/mailboxes/${response.body.id}`).set(bearer(tenant.token)).send({ imap: { port: 993, tls: 'implicit' }, smtp: { password: 's' } }).expect(200);
-    expect(patched.body.imap).toEqual({ host: '127.0.0.1', port: 993, tls: 'implicit', username: 'u', password_set: true });
+    expect(patched.body.imap).toEqual({ host: '127.0.0.1', port: 993, tls: 'implicit', username: 'u', password_set: true, oauth2: null });
     expect(patched.body.smtp.password_set).toBe(true);
   });
 

@@ -64,7 +64,7 @@ describe('The conformance check every test runs', () => {
     id: '00000000-0000-4000-8000-000000000000', number: 1, title: 't', description: '', priority: 'normal', category: 'other', status: 'open',
     client_id: '00000000-0000-4000-8000-000000000001', assignee_id: null, created_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.000Z', resolved_at: null, closed_at: null, merged_into_id: null, merged_ids: [],
-    requester: null, cc: [], cc_suggested: [], source: 'api', mailbox_id: null, follow_up_of: null, sla: null,
+    requester: null, cc: [], cc_suggested: [], source: 'api', mailbox_id: null, follow_up_of: null, attachments: [], sla: null,
   };
 
   test('When a response matches its operation, then it passes', () => {

@@ -45,6 +45,7 @@ describe('POST /tickets', () => {
       source: 'api',
       mailbox_id: null,
       follow_up_of: null,
+      attachments: [],
       sla: null,
     });
     const stored = await desk.db.ticket.findUniqueOrThrow({ where: { id: response.body.id } });

@@ -558,6 +558,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inbound-emails/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a ticket or comment of a message that became none
+         * @description For a `quarantined`, `ignored` or `failed` entry: `create_ticket` opens an e-mail ticket of the sender (of `client_id`, else the sender's contact's client, the client of its domain, or the mailbox's `default_client_id`), `attach` makes it a public comment of the sender on `ticket_id`; the mail's files are kept as inbound processing keeps them. The entry becomes `processed` with `ticket_id` (and `comment_id`). A processed entry, or one a poll is processing, is a 409; a refusal changes nothing. A message that was not stored (`too_large`) or cannot be parsed becomes a ticket of what the log knows of it (sender, subject).
+         *
+         *     Requires scope `admin:tenant`.
+         */
+        post: operations["replayInboundEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the files of inbound mail
+         * @description Newest first. `ticket_id` gives a ticket's files (those of the mail that opened it and of the mails that became its comments). `pagination.total` is exact (never an estimate), and a first page with its total costs the same however long the list. Deep pages: follow the `Link` header's `next`, which pages by keyset (`after`: the id of the last item of the page before), as fast at any depth; `page=N` still works but reads and skips every item before its page.
+         *
+         *     Requires scope `read:tickets` (or `admin:tenant`).
+         */
+        get: operations["listAttachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bytes of an attachment
+         * @description Always as a download (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`): a file from a mail is never rendered inline. A content type that is not a plain `type/subtype` is answered as `application/octet-stream`.
+         *
+         *     Requires scope `read:tickets` (or `admin:tenant`).
+         */
+        get: operations["getAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -1880,6 +1946,14 @@ export interface components {
          *           "source": "email",
          *           "mailbox_id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
          *           "follow_up_of": null,
+         *           "attachments": [
+         *             {
+         *               "id": "4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a",
+         *               "filename": "error.png",
+         *               "content_type": "image/png",
+         *               "size_bytes": 48213
+         *             }
+         *           ],
          *           "sla": {
          *             "policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *             "first_response": {
@@ -1938,6 +2012,14 @@ export interface components {
          *       "source": "email",
          *       "mailbox_id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
          *       "follow_up_of": null,
+         *       "attachments": [
+         *         {
+         *           "id": "4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a",
+         *           "filename": "error.png",
+         *           "content_type": "image/png",
+         *           "size_bytes": 48213
+         *         }
+         *       ],
          *       "sla": {
          *         "policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *         "first_response": {
@@ -1990,6 +2072,8 @@ export interface components {
             source: "api" | "email";
             mailbox_id: string | null;
             follow_up_of: string | null;
+            /** @description The files of the mail it came from (`GET /attachments/{id}`); empty if none. */
+            attachments: components["schemas"]["AttachmentRef"][];
             sla: components["schemas"]["TicketSla"] | null;
         };
         /** @enum {string} */
@@ -2007,6 +2091,25 @@ export interface components {
             id: string;
             name: string;
             email: string;
+        };
+        /**
+         * @example {
+         *       "id": "4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a",
+         *       "filename": "error.png",
+         *       "content_type": "image/png",
+         *       "size_bytes": 48213
+         *     }
+         */
+        AttachmentRef: {
+            /**
+             * Format: uuid
+             * @description Read the bytes with `GET /attachments/{id}`.
+             */
+            id: string;
+            filename: string;
+            content_type: string;
+            /** Format: int64 */
+            size_bytes: number;
         };
         /**
          * @description The ticket's SLA clocks; null when no policy applied at its creation. A change of priority re-targets both from the creation, keeping the elapsed time.
@@ -2227,6 +2330,14 @@ export interface components {
          *             "source": "email",
          *             "mailbox_id": "6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a",
          *             "follow_up_of": null,
+         *             "attachments": [
+         *               {
+         *                 "id": "4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a",
+         *                 "filename": "error.png",
+         *                 "content_type": "image/png",
+         *                 "size_bytes": 48213
+         *               }
+         *             ],
          *             "sla": {
          *               "policy_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *               "first_response": {
@@ -2345,7 +2456,8 @@ export interface components {
          *           "author_type": "technician",
          *           "author_contact_id": null,
          *           "created_at": "2026-11-23T09:02:11.000Z",
-         *           "merged_from_ticket_id": null
+         *           "merged_from_ticket_id": null,
+         *           "attachments": []
          *         }
          *       ],
          *       "pagination": {
@@ -2370,7 +2482,8 @@ export interface components {
          *       "author_type": "technician",
          *       "author_contact_id": null,
          *       "created_at": "2026-11-23T09:02:11.000Z",
-         *       "merged_from_ticket_id": null
+         *       "merged_from_ticket_id": null,
+         *       "attachments": []
          *     }
          */
         Comment: {
@@ -2392,6 +2505,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             merged_from_ticket_id: string | null;
+            /** @description The files of the mail it came from (`GET /attachments/{id}`); empty if none. */
+            attachments: components["schemas"]["AttachmentRef"][];
         };
         /**
          * @example {
@@ -2680,14 +2795,16 @@ export interface components {
          *             "port": 993,
          *             "tls": "implicit",
          *             "username": "help@msp.example",
-         *             "password_set": true
+         *             "password_set": true,
+         *             "oauth2": null
          *           },
          *           "smtp": {
          *             "host": "smtp.msp.example",
          *             "port": 465,
          *             "tls": "implicit",
          *             "username": "help@msp.example",
-         *             "password_set": true
+         *             "password_set": true,
+         *             "oauth2": null
          *           },
          *           "folder": "INBOX",
          *           "processed_folder": null,
@@ -2726,14 +2843,16 @@ export interface components {
          *         "port": 993,
          *         "tls": "implicit",
          *         "username": "help@msp.example",
-         *         "password_set": true
+         *         "password_set": true,
+         *         "oauth2": null
          *       },
          *       "smtp": {
          *         "host": "smtp.msp.example",
          *         "port": 465,
          *         "tls": "implicit",
          *         "username": "help@msp.example",
-         *         "password_set": true
+         *         "password_set": true,
+         *         "oauth2": null
          *       },
          *       "folder": "INBOX",
          *       "processed_folder": null,
@@ -2764,6 +2883,12 @@ export interface components {
                 tls: "implicit" | "starttls" | "none";
                 username: string;
                 password_set: boolean;
+                oauth2: {
+                    token_url: string;
+                    client_id: string;
+                    scope: string | null;
+                    client_secret_set: boolean;
+                } | null;
             };
             smtp: {
                 host: string;
@@ -2776,6 +2901,12 @@ export interface components {
                 tls: "implicit" | "starttls" | "none";
                 username: string | null;
                 password_set: boolean;
+                oauth2: {
+                    token_url: string;
+                    client_id: string;
+                    scope: string | null;
+                    client_secret_set: boolean;
+                } | null;
             };
             name: string | null;
             folder: string;
@@ -2829,6 +2960,33 @@ export interface components {
          *       },
          *       "unknown_sender": "quarantine"
          *     }
+         * @example {
+         *       "address": "help@msp.example",
+         *       "imap": {
+         *         "host": "outlook.office365.com",
+         *         "port": 993,
+         *         "tls": "implicit",
+         *         "username": "help@msp.example",
+         *         "oauth2": {
+         *           "token_url": "https://login.microsoftonline.com/contoso.example/oauth2/v2.0/token",
+         *           "client_id": "desk-mail",
+         *           "client_secret": "client-secret",
+         *           "scope": "https://outlook.office365.com/.default"
+         *         }
+         *       },
+         *       "smtp": {
+         *         "host": "smtp.office365.com",
+         *         "port": 587,
+         *         "tls": "starttls",
+         *         "username": "help@msp.example",
+         *         "oauth2": {
+         *           "token_url": "https://login.microsoftonline.com/contoso.example/oauth2/v2.0/token",
+         *           "client_id": "desk-mail",
+         *           "client_secret": "client-secret",
+         *           "scope": "https://outlook.office365.com/.default"
+         *         }
+         *       }
+         *     }
          */
         NewMailbox: {
             /** Format: email */
@@ -2845,6 +3003,18 @@ export interface components {
                 username: string;
                 /** @description Write-only: stored encrypted, never answered (`password_set` says whether one is). */
                 password?: string;
+                /** @description XOAUTH2 instead of a password: a token of the client credentials grant, fetched and refreshed before it expires. */
+                oauth2?: {
+                    /**
+                     * Format: uri
+                     * @description The token endpoint of the client credentials grant (`https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token`).
+                     */
+                    token_url: string;
+                    client_id: string;
+                    /** @description Write-only: stored encrypted, never answered (`client_secret_set` says whether one is). */
+                    client_secret: string;
+                    scope?: string | null;
+                };
             };
             smtp: {
                 host: string;
@@ -2858,6 +3028,18 @@ export interface components {
                 username?: string | null;
                 /** @description Write-only: stored encrypted, never answered (`password_set` says whether one is). */
                 password?: string;
+                /** @description XOAUTH2 instead of a password: a token of the client credentials grant, fetched and refreshed before it expires. */
+                oauth2?: {
+                    /**
+                     * Format: uri
+                     * @description The token endpoint of the client credentials grant (`https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token`).
+                     */
+                    token_url: string;
+                    client_id: string;
+                    /** @description Write-only: stored encrypted, never answered (`client_secret_set` says whether one is). */
+                    client_secret: string;
+                    scope?: string | null;
+                };
             };
             name?: string | null;
             folder?: string;
@@ -2914,6 +3096,17 @@ export interface components {
                 username?: string;
                 /** @description Write-only: stored encrypted, never answered (`password_set` says whether one is). */
                 password?: string;
+                oauth2?: {
+                    /**
+                     * Format: uri
+                     * @description The token endpoint of the client credentials grant (`https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token`).
+                     */
+                    token_url?: string;
+                    client_id?: string;
+                    /** @description Write-only: stored encrypted, never answered (`client_secret_set` says whether one is). */
+                    client_secret?: string;
+                    scope?: string | null;
+                } | null;
             };
             smtp?: {
                 host?: string;
@@ -2927,6 +3120,17 @@ export interface components {
                 username?: string | null;
                 /** @description Write-only: stored encrypted, never answered (`password_set` says whether one is). */
                 password?: string;
+                oauth2?: {
+                    /**
+                     * Format: uri
+                     * @description The token endpoint of the client credentials grant (`https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token`).
+                     */
+                    token_url?: string;
+                    client_id?: string;
+                    /** @description Write-only: stored encrypted, never answered (`client_secret_set` says whether one is). */
+                    client_secret?: string;
+                    scope?: string | null;
+                } | null;
             };
             name?: string | null;
             folder?: string;
@@ -3108,6 +3312,84 @@ export interface components {
             reason: string | null;
             ticket_id: string | null;
             comment_id: string | null;
+        };
+        /**
+         * @example {
+         *       "action": "create_ticket"
+         *     }
+         * @example {
+         *       "action": "attach",
+         *       "ticket_id": "7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70"
+         *     }
+         */
+        InboundReplay: {
+            /**
+             * @description `create_ticket`: a new e-mail ticket of the sender; `attach`: a public comment of the sender on `ticket_id`.
+             * @enum {string}
+             */
+            action: "create_ticket" | "attach";
+            /**
+             * Format: uuid
+             * @description With `attach` (required there): a ticket of the tenant. A closed one opens again, as a mail to it would.
+             */
+            ticket_id?: string;
+            /**
+             * Format: uuid
+             * @description With `create_ticket`: the ticket's client; else the sender's contact's, its domain's, or the mailbox's `default_client_id`.
+             */
+            client_id?: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a",
+         *           "filename": "error.png",
+         *           "content_type": "image/png",
+         *           "size_bytes": 48213,
+         *           "ticket_id": "7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70",
+         *           "comment_id": null,
+         *           "inbound_email_id": "8e7d6c5b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+         *           "created_at": "2026-11-02T10:01:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "page": 1,
+         *         "per_page": 25,
+         *         "total": 1,
+         *         "total_pages": 1
+         *       }
+         *     }
+         */
+        AttachmentPage: {
+            data: components["schemas"]["Attachment"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description A file of an inbound mail; its bytes are `GET /attachments/{id}`.
+         * @example {
+         *       "id": "4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a",
+         *       "filename": "error.png",
+         *       "content_type": "image/png",
+         *       "size_bytes": 48213,
+         *       "ticket_id": "7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70",
+         *       "comment_id": null,
+         *       "inbound_email_id": "8e7d6c5b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+         *       "created_at": "2026-11-02T10:01:00.000Z"
+         *     }
+         */
+        Attachment: {
+            /** Format: uuid */
+            id: string;
+            filename: string;
+            content_type: string;
+            /** Format: int64 */
+            size_bytes: number;
+            ticket_id: string | null;
+            comment_id: string | null;
+            inbound_email_id: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         /**
          * @example {
@@ -7883,6 +8165,195 @@ export interface operations {
                 content: {
                     "message/rfc822": string;
                 };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    replayInboundEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (IETF httpapi Idempotency-Key): the same key with the same request within 24 hours answers the first response again, with `Idempotent-Replayed: true`, and creates nothing. The same key with another request is 422; while the first request with the key still runs, 409. Keys are per API client; use a new UUID for each new request.
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InboundReplay"];
+            };
+        };
+        responses: {
+            /** @description The entry, now `processed`. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmail"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            /** @description `ticket_id` or `client_id` names nothing of the tenant, the ticket was merged, or no client is known for the sender (`urn:msp:problem:client-required`). */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BusinessRuleProblem"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1–1,000,000. */
+                page?: number;
+                /** @description Items per page, 1–100 (default 25). */
+                per_page?: number;
+                /** @description Keyset paging: the id of the last item of the page before; answers the items that follow it in the list's order, as fast deep in a large list as on its first page (`page` reads and skips every row before its page). The `Link` header's `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. An id that is not an item of this list (deleted since, or of another list) is a 400. */
+                after?: string;
+                /** @description The files of this ticket (its own and its comments'). */
+                ticket_id?: string;
+                comment_id?: string;
+                inbound_email_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attachments. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages. */
+                    Link?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentPage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag you hold: answered 304 without a body while it is still current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file as it came in the mail. */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description IETF draft-8 RateLimit header. */
+                    RateLimit?: string;
+                    /** @description IETF draft-8 RateLimit-Policy header. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's request id, or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description `attachment; filename="…"` (and `filename*` for a name beyond ASCII). */
+                    "Content-Disposition"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                    "*/*": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current. No body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has. */
+                    ETag?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];

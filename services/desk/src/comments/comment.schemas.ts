@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid, named, stringEnum, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import { AttachmentListProperty } from '../attachments/attachment.schemas';
 import { LONG_TEXT_MAX, Text } from '../shared/http.schemas';
 
 export const COMMENT_AUTHOR_TYPES = ['technician', 'contact', 'system'] as const;
@@ -17,6 +18,7 @@ export const CommentSchema = named(
       author_contact_id: Nullable(Uuid({ description: 'The contact who wrote it when `author_type` is `contact`; else null.' })),
       created_at: DateTime(),
       merged_from_ticket_id: Nullable(Uuid({ description: 'The ticket the comment was written on, when a merge moved it to this one; else null.' })),
+      attachments: AttachmentListProperty,
     },
     {
       additionalProperties: false,
@@ -31,6 +33,7 @@ export const CommentSchema = named(
           author_contact_id: null,
           created_at: '2026-11-23T09:02:11.000Z',
           merged_from_ticket_id: null,
+          attachments: [],
         },
       ],
     },

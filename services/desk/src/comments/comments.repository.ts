@@ -3,6 +3,7 @@ import { listWindow, type PageRequest } from '@msp/http';
 import type { DbTx } from '../db';
 import { Prisma, type Comment as CommentRow } from '../generated/prisma/client';
 import { lists } from '../shared/lists';
+import type { AttachmentRef } from '../attachments/attachment.schemas';
 import type { Comment } from './comment.schemas';
 
 function toComment(row: CommentRow): Comment {
@@ -16,6 +17,7 @@ function toComment(row: CommentRow): Comment {
     merged_from_ticket_id: row.mergedFromTicketId,
     author_type: row.authorType as Comment['author_type'],
     author_contact_id: row.authorContactId,
+    attachments: (row.attachments ?? []) as unknown as AttachmentRef[],
   };
 }
 
@@ -35,7 +37,7 @@ export function createCommentsRepository(db: DbTx, reads?: Queryable) {
         {
           table: 'ticket_comments',
           select: Prisma.raw(
-            `id, tenant_id AS "tenantId", ticket_id AS "ticketId", body, internal, author, created_at AS "createdAt", merged_from_ticket_id AS "mergedFromTicketId", author_type AS "authorType", author_contact_id AS "authorContactId"`,
+            `id, tenant_id AS "tenantId", ticket_id AS "ticketId", body, internal, author, created_at AS "createdAt", merged_from_ticket_id AS "mergedFromTicketId", author_type AS "authorType", author_contact_id AS "authorContactId", attachments`,
           ),
           scope,
           columns: ['created_at', 'id'],
@@ -53,9 +55,9 @@ export function createCommentsRepository(db: DbTx, reads?: Queryable) {
 
     async create(
       tenantId: string,
-      comment: { ticketId: string; body: string; internal: boolean; author: string; authorType?: Comment['author_type']; authorContactId?: string | null },
+      comment: { ticketId: string; body: string; internal: boolean; author: string; authorType?: Comment['author_type']; authorContactId?: string | null; attachments?: AttachmentRef[] },
     ): Promise<Comment> {
-      return toComment(await db.comment.create({ data: { ...comment, tenantId } }));
+      return toComment(await db.comment.create({ data: { ...comment, attachments: comment.attachments as Prisma.InputJsonValue | undefined, tenantId } }));
     },
   };
 }

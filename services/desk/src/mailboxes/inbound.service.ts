@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
-import type { Logger } from '@msp/http';
+import { createHash, randomUUID } from 'node:crypto';
+import { conflict, notFound, unprocessable, validationFailed, type Logger } from '@msp/http';
+import { refsOf, type NewAttachment } from '../attachments/attachments.repository';
 import { createContactIn } from '../contacts/contacts.service';
 import type { Contact } from '../contacts/contact.schemas';
 import type { SlaService } from '../sla/sla.service';
@@ -9,8 +10,8 @@ import { timestampsFor } from '../tickets/ticket-status';
 import { openTicketIn } from '../tickets/tickets.service';
 import { automaticReason, bareMessageId, parseMail, stripReply, subjectTicketNumber, type ParsedMail } from './mail-message';
 import type { FetchedMessage } from './mail-reader';
-import { toTicketEmail } from './outbound';
-import type { InboundEmail } from './mailbox.schemas';
+import { queueAcknowledgementIn, toTicketEmail } from './outbound';
+import type { InboundEmail, InboundReplay } from './mailbox.schemas';
 import type { MailboxRecord } from './mailboxes.repository';
 
 const DAY_MS = 86_400_000;
@@ -30,6 +31,33 @@ function messageIdOf(fetched: FetchedMessage): string {
   const found = header ? /^message-id:\s*(<[^>]+>)/im.exec(header.toString('latin1')) : null;
   if (found) return bareMessageId(found[1]!);
   return `${createHash('sha256').update(fetched.raw ?? `${fetched.from}|${fetched.subject}|${fetched.size}`).digest('hex')}@desk.invalid`;
+}
+
+/** desk's own Message-IDs (outbound.ts): `desk.<uuid>@<the mailbox's domain>`. */
+const OWN_MESSAGE_ID = /^desk\.[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}@(.+)$/i;
+
+/** The files of a mail as they are to be kept, each with its id chosen now. */
+const filesOf = (mail: ParsedMail): NewAttachment[] => mail.attachments.map((file) => ({ id: randomUUID(), ...file }));
+
+/** A message replayed whose bytes were not kept (too large) or cannot be parsed: what its log entry knows. */
+function mailOfEntry(entry: InboundEmail, raw: Buffer | null): ParsedMail {
+  const text = raw
+    ? raw.toString('utf8').replaceAll('\u0000', '').slice(0, 10_000)
+    : '(The message was not stored: it was larger than its mailbox\'s max_message_bytes. It is on the mail server.)';
+  return {
+    messageId: entry.message_id,
+    from: entry.from.includes('@') ? entry.from.toLowerCase() : '',
+    fromName: entry.from.split('@')[0] ?? '',
+    to: entry.to,
+    cc: [],
+    subject: entry.subject,
+    inReplyTo: [],
+    references: [],
+    text,
+    headers: new Map(),
+    isReport: false,
+    attachments: [],
+  };
 }
 
 /**
@@ -85,8 +113,8 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
       return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
     }
     await tx.mailboxes.finishInbound(entry.id, { status: 'received', from: mail.from, subject: mail.subject });
-    if (mail.from === mailbox.address.toLowerCase()) return { status: 'ignored', reason: 'loop', ticketId: null, commentId: null };
-    let sender = await tx.contacts.findByEmail(tenantId, mail.from);
+    if (mail.from === mailbox.address.toLowerCase() || (await isOwnMessage(tx, mailbox, entry.message_id))) return { status: 'ignored', reason: 'loop', ticketId: null, commentId: null };
+    const sender = await tx.contacts.findByEmail(tenantId, mail.from);
     const automatic = automaticReason(mail);
     let ticket = await threadOf(tx, tenantId, mail, sender);
     if (automatic === 'bounce') await bounce(tx, tenantId, mail, raw);
@@ -103,21 +131,7 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
         ticket = null;
       }
     }
-    const body = stripReply(mail.text) || mail.text || '(no text)';
-    if (ticket) {
-      const comment = await tx.comments.create(tenantId, {
-        ticketId: ticket.id,
-        body: body.slice(0, 100_000),
-        internal: false,
-        author: mail.from,
-        authorType: 'contact',
-        authorContactId: sender?.id ?? null,
-      });
-      await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
-      // The requester answered what the technician asked: the ticket is being worked on again.
-      if (ticket.status === 'pending' && ticket.requester?.email === mail.from) await changeStatus(tx, tenantId, ticket, 'open');
-      return { status: 'processed', reason: null, ticketId: ticket.id, commentId: comment.id };
-    }
+    if (ticket) return commentFromMail(tx, tenantId, ticket, entry, mail, sender);
 
     // A new ticket: the sender's contact's client, else the client owning the sender's domain,
     // else the mailbox's default client when unknown senders become contacts; else quarantined.
@@ -125,20 +139,68 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     if (!clientId) clientId = (await tx.clients.findByEmailDomain(tenantId, mail.from.split('@')[1]!))?.id ?? null;
     if (!clientId && mailbox.unknown_sender === 'create_contact') clientId = mailbox.default_client_id;
     if (!clientId) return { status: 'quarantined', reason: 'unknown_sender', ticketId: null, commentId: null };
-    if (!sender) sender = await createContactIn(tx, tenantId, { name: mail.fromName.slice(0, 200), email: mail.from, client_id: clientId });
-    const own = mailbox.address.toLowerCase();
+    return ticketFromMail(tx, mailbox, tenantId, entry, mail, { sender, clientId, followUpOf });
+  }
+
+  /** A public comment of the sender on `ticket`, with the mail's files; a requester's answer opens a pending ticket. */
+  async function commentFromMail(tx: Repositories, tenantId: string, ticket: Ticket, entry: InboundEmail, mail: ParsedMail, sender: Contact | null): Promise<InboundOutcome> {
+    const body = stripReply(mail.text) || mail.text || '(no text)';
+    const files = filesOf(mail);
+    const comment = await tx.comments.create(tenantId, {
+      ticketId: ticket.id,
+      body: body.slice(0, 100_000),
+      internal: false,
+      author: mail.from || 'unknown',
+      authorType: 'contact',
+      authorContactId: sender?.id ?? null,
+      attachments: refsOf(files),
+    });
+    await tx.attachments.saveAll(tenantId, { inboundEmailId: entry.id, ticketId: ticket.id, commentId: comment.id }, files);
+    await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
+    // The requester answered what the technician asked: the ticket is being worked on again.
+    if (ticket.status === 'pending' && mail.from && ticket.requester?.email === mail.from) await changeStatus(tx, tenantId, ticket, 'open');
+    return { status: 'processed', reason: null, ticketId: ticket.id, commentId: comment.id };
+  }
+
+  /**
+   * A new e-mail ticket of `clientId`: the sender its requester (a contact made under the client when
+   * unknown), the mail's files listed on it, and an acknowledgement queued when the mailbox sends them.
+   */
+  async function ticketFromMail(
+    tx: Repositories,
+    mailbox: MailboxRecord | null,
+    tenantId: string,
+    entry: InboundEmail,
+    mail: ParsedMail,
+    { sender, clientId, followUpOf }: { sender: Contact | null; clientId: string; followUpOf: string | null },
+  ): Promise<InboundOutcome> {
+    if (!sender && mail.from) sender = await createContactIn(tx, tenantId, { name: (mail.fromName || mail.from.split('@')[0]!).slice(0, 200), email: mail.from, client_id: clientId });
+    const own = mailbox?.address.toLowerCase();
+    const files = filesOf(mail);
+    const body = stripReply(mail.text) || mail.text || '(no text)';
     const opened = await openTicketIn(tx, sla, tenantId, {
       title: (mail.subject || '(no subject)').slice(0, 200),
       description: body.slice(0, 10_000),
       clientId,
-      requesterId: sender.id,
+      requesterId: sender?.id ?? null,
       source: 'email',
-      mailboxId: mailbox.id,
+      mailboxId: mailbox?.id ?? null,
       ccSuggested: [...new Set([...mail.cc, ...mail.to].filter((address) => address !== own && address !== mail.from))],
       followUpOf,
+      attachments: refsOf(files),
     });
     if (!opened) return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
+    await tx.attachments.saveAll(tenantId, { inboundEmailId: entry.id, ticketId: opened.id, commentId: null }, files);
+    if (mailbox?.auto_acknowledge && sender) await queueAcknowledgementIn(tx, tenantId, mailbox, opened, sender, entry.message_id);
     return { status: 'processed', reason: null, ticketId: opened.id, commentId: null };
+  }
+
+  /** desk's own mail come back: a Message-ID of desk's form on the mailbox's domain, or one desk sent. */
+  async function isOwnMessage(tx: Repositories, mailbox: MailboxRecord, messageId: string): Promise<boolean> {
+    const own = OWN_MESSAGE_ID.exec(messageId);
+    if (!own) return false;
+    if (own[1]!.toLowerCase() === mailbox.address.split('@')[1]?.toLowerCase()) return true;
+    return (await tx.mailboxes.ticketOfMessageIds(mailbox.tenantId, [messageId])) !== null;
   }
 
   const service = {
@@ -174,6 +236,62 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
         await store.mailboxes.finishInbound(entry.id, { status: 'failed', reason: 'unparseable' });
         return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
       }
+    },
+
+    /**
+     * An entry that did not become a ticket or comment (quarantined, ignored, failed), made one now as
+     * the admin says: a new ticket (`client_id`, else the sender's or its domain's client, else the
+     * mailbox's default) or a comment on `ticket_id`. All or nothing, the entry locked meanwhile: a
+     * refusal changes nothing.
+     */
+    replay(tenantId: string, id: string, input: InboundReplay): Promise<InboundEmail> {
+      return store.transaction(async (tx) => {
+        const locked = await tx.mailboxes.lockInbound(tenantId, id);
+        if (!locked) throw notFound('No inbound e-mail with this id exists in your tenant.');
+        const { entry, raw } = locked;
+        if (entry.status === 'processed') throw conflict('The message was processed already: it is on the ticket `ticket_id` names.', { code: 'already-processed' });
+        if (entry.status === 'received') throw conflict('The message is being processed by a poll right now; look again in a moment.', { code: 'being-processed' });
+        if (input.action === 'attach' && input.ticket_id === undefined) throw validationFailed([{ field: 'ticket_id', message: 'is required with action attach' }]);
+        if (input.action === 'attach' && input.client_id !== undefined) throw validationFailed([{ field: 'client_id', message: 'is only taken with action create_ticket' }]);
+        if (input.action === 'create_ticket' && input.ticket_id !== undefined) throw validationFailed([{ field: 'ticket_id', message: 'is only taken with action attach' }]);
+
+        let mail: ParsedMail;
+        try {
+          mail = raw ? await parseMail(raw) : mailOfEntry(entry, null);
+        } catch {
+          mail = mailOfEntry(entry, raw);
+        }
+        const mailbox = entry.mailbox_id ? await tx.mailboxes.findById(tenantId, entry.mailbox_id) : null;
+        const sender = mail.from ? await tx.contacts.findByEmail(tenantId, mail.from) : null;
+        let outcome: InboundOutcome;
+        if (input.action === 'attach') {
+          let ticket = await tx.tickets.findForUpdate(tenantId, input.ticket_id!);
+          if (!ticket) throw unprocessable('ticket_id does not name a ticket of your tenant.', { code: 'unknown-reference', errors: [{ field: 'ticket_id', message: 'does not name a ticket of your tenant' }] });
+          if (ticket.merged_into_id !== null) {
+            throw unprocessable('The ticket was merged into another one: attach the message to that one.', { code: 'ticket-closed', errors: [{ field: 'ticket_id', message: 'was merged into another ticket' }] });
+          }
+          // As a mail to it would: a closed ticket opens again.
+          if (ticket.status === 'closed') ticket = await changeStatus(tx, tenantId, ticket, 'open');
+          outcome = await commentFromMail(tx, tenantId, ticket, entry, mail, sender);
+        } else {
+          let clientId = input.client_id ?? null;
+          if (clientId && !(await tx.clients.exists(tenantId, clientId))) {
+            throw unprocessable('client_id does not name a client of your tenant.', { code: 'unknown-reference', errors: [{ field: 'client_id', message: 'does not name a client of your tenant' }] });
+          }
+          if (!clientId) clientId = sender?.client_id ?? null;
+          if (!clientId && mail.from) clientId = (await tx.clients.findByEmailDomain(tenantId, mail.from.split('@')[1]!))?.id ?? null;
+          if (!clientId) clientId = mailbox?.default_client_id ?? null;
+          if (!clientId) {
+            throw unprocessable('No client is known for the sender: give client_id.', { code: 'client-required', errors: [{ field: 'client_id', message: 'is required: neither the sender nor the mailbox has a client' }] });
+          }
+          outcome = await ticketFromMail(tx, mailbox, tenantId, entry, mail, { sender, clientId, followUpOf: null });
+          if (outcome.status !== 'processed') throw unprocessable('The ticket could not be opened for this client.', { code: 'unknown-reference' });
+        }
+        await tx.mailboxes.finishInbound(entry.id, outcome);
+        const after = (await tx.mailboxes.findInbound(tenantId, entry.id))!;
+        await tx.events.record({ type: 'email.received', tenantId, resourceType: 'inbound_email', resourceId: entry.id, object: after });
+        return after;
+      });
     },
   };
   return service;

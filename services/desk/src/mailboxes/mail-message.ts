@@ -1,3 +1,4 @@
+import type EmailReplyParserClass from 'email-reply-parser' with { 'resolution-mode': 'import' };
 import type PostalMimeClass from 'postal-mime' with { 'resolution-mode': 'import' };
 
 // postal-mime's package ships a CommonJS build (its `require` export); TypeScript only resolves its
@@ -5,6 +6,11 @@ import type PostalMimeClass from 'postal-mime' with { 'resolution-mode': 'import
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const postalMime = require('postal-mime') as typeof PostalMimeClass & { default?: typeof PostalMimeClass };
 const PostalMime = postalMime.default ?? postalMime;
+// email-reply-parser is an ES module only: Node (20.19 and later) requires it as one; Jest compiles
+// it first (jest.config.js).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const replyParser = require('email-reply-parser') as { default: typeof EmailReplyParserClass };
+const EmailReplyParser = replyParser.default;
 
 /** What inbound processing reads of a message. */
 export interface ParsedMail {
@@ -19,6 +25,23 @@ export interface ParsedMail {
   text: string;
   headers: Map<string, string>;
   isReport: boolean;
+  attachments: MailFile[];
+}
+
+/** A file of a message, decoded. */
+export interface MailFile {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/** A file name as a download may carry it: no path, no control characters, at most 255 characters. */
+function fileNameOf(given: string | null, mimeType: string, index: number): string {
+  // Control characters (below U+0020, and DEL) never make it into a header.
+  const cleaned = [...(given ?? '')].filter((c) => c >= ' ' && c !== '\u007f').join('').split(/[\\/]/).pop()!.trim().slice(0, 255);
+  if (cleaned && cleaned !== '.' && cleaned !== '..') return cleaned;
+  const subtype = /^[a-z]+\/([a-z0-9.+-]+)$/i.exec(mimeType)?.[1]?.replace(/^.*[.+]/, '');
+  return `attachment-${index + 1}${subtype ? `.${subtype}` : ''}`;
 }
 
 /** Message-IDs without angle brackets, as the API shows them. */
@@ -43,20 +66,11 @@ export function htmlToText(html: string): string {
 }
 
 /**
- * The new text of a reply: what precedes the quoted mail ("On … wrote:", "Am … schrieb …:",
- * Outlook's "-----Original Message-----" or "From:" header block, `>` lines) and the signature ("-- ").
+ * The new text of a reply, by email-reply-parser: the quoted mail ("On … wrote:", "Am … schrieb …:",
+ * Outlook's "-----Original Message-----", `>` lines) and the signature ("-- ") cut off.
  */
 export function stripReply(text: string): string {
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
-  const kept: string[] = [];
-  for (const line of lines) {
-    if (/^(On|Am) .+(wrote|schrieb)( .*)?:\s*$/.test(line) || /^-{2,}\s*(Original Message|Ursprüngliche Nachricht)\s*-{2,}/i.test(line)) break;
-    if (/^(From|Von): .+/.test(line) && kept.length > 0 && kept[kept.length - 1]!.trim() === '') break;
-    if (line === '-- ' || line === '--') break;
-    if (line.startsWith('>')) continue;
-    kept.push(line);
-  }
-  return kept.join('\n').trim();
+  return new EmailReplyParser().parseReply(text.replace(/\r\n/g, '\n')).trim();
 }
 
 /** Parses a raw message; throws when it is no message at all (no From, no headers). */
@@ -80,6 +94,11 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     text: mail.text?.trim() ? mail.text.trim() : mail.html ? htmlToText(mail.html) : '',
     headers,
     isReport: /multipart\/report/i.test(contentType) && /report-type\s*=\s*"?delivery-status/i.test(contentType),
+    attachments: mail.attachments.map((file, index) => ({
+      filename: fileNameOf(file.filename, file.mimeType, index),
+      contentType: (file.mimeType || 'application/octet-stream').toLowerCase().slice(0, 255),
+      content: typeof file.content === 'string' ? Buffer.from(file.content, file.encoding === 'base64' ? 'base64' : 'utf8') : Buffer.from(file.content),
+    })),
   };
 }
 

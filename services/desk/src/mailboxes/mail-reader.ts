@@ -16,6 +16,8 @@ export interface MailServer {
   tls: 'implicit' | 'starttls' | 'none';
   username: string;
   password: string;
+  /** XOAUTH2 instead of the password when given. */
+  accessToken?: string;
 }
 
 /**

@@ -8,12 +8,33 @@ export const CLOSED_TICKET_POLICIES = ['reopen', 'follow_up'] as const;
 export const MIN_MESSAGE_BYTES = 10_000;
 export const DEFAULT_MESSAGE_BYTES = 10_485_760;
 
+const optional = <T extends Record<string, TSchema>>(props: T) =>
+  Object.fromEntries(Object.entries(props).map(([key, schema]) => [key, Type.Optional(schema)])) as { [K in keyof T]: TOptional<T[K]> };
+
 const Host = Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:\\[\\]-]+$' });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 const Tls = stringEnum(MAIL_TLS, { description: '`implicit` (TLS from the first byte, IMAPS 993 / SMTPS 465), `starttls`, or `none` (only for a server on a trusted network).' });
 const Username = Text({ minLength: 1, maxLength: 320 });
 const Password = Type.String({ minLength: 1, maxLength: 1000, description: 'Write-only: stored encrypted, never answered (`password_set` says whether one is).' });
 const Folder = Text({ minLength: 1, maxLength: 200 });
+
+const OAuth2Fields = {
+  token_url: Type.String({ format: 'uri', maxLength: 2000, pattern: '^https?://', description: 'The token endpoint of the client credentials grant (`https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token`).' }),
+  client_id: Text({ minLength: 1, maxLength: 500 }),
+  client_secret: Type.String({ minLength: 1, maxLength: 2000, description: 'Write-only: stored encrypted, never answered (`client_secret_set` says whether one is).' }),
+  scope: Nullable(Text({ minLength: 1, maxLength: 1000, description: 'E.g. `https://outlook.office365.com/.default`.' })),
+};
+const OAuth2In = strictObject(
+  { ...OAuth2Fields, scope: Type.Optional(OAuth2Fields.scope) },
+  { description: 'XOAUTH2 instead of a password: a token of the client credentials grant, fetched and refreshed before it expires.' },
+);
+const OAuth2Changes = Nullable(strictObject(optional(OAuth2Fields), { description: 'Merged into the stored settings; null turns XOAUTH2 off.' }));
+const OAuth2Out = Nullable(
+  Type.Object(
+    { token_url: Type.String(), client_id: Type.String(), scope: Nullable(Type.String()), client_secret_set: Type.Boolean() },
+    { additionalProperties: false, description: 'XOAUTH2 settings, or null when the login is by password.' },
+  ),
+);
 
 const ImapIn = { host: Host, port: Port, tls: Tls, username: Username, password: Password };
 const SmtpIn = { host: Host, port: Port, tls: Tls, username: Nullable(Username), password: Password };
@@ -38,8 +59,8 @@ export const MailboxSchema = named(
     {
       id: Uuid(),
       address: Type.String(),
-      imap: Type.Object({ host: Type.String(), port: Port, tls: Tls, username: Type.String(), password_set: Type.Boolean() }, { additionalProperties: false }),
-      smtp: Type.Object({ host: Type.String(), port: Port, tls: Tls, username: Nullable(Type.String()), password_set: Type.Boolean() }, { additionalProperties: false }),
+      imap: Type.Object({ host: Type.String(), port: Port, tls: Tls, username: Type.String(), password_set: Type.Boolean(), oauth2: OAuth2Out }, { additionalProperties: false }),
+      smtp: Type.Object({ host: Type.String(), port: Port, tls: Tls, username: Nullable(Type.String()), password_set: Type.Boolean(), oauth2: OAuth2Out }, { additionalProperties: false }),
       ...settings,
       created_at: DateTime(),
       updated_at: DateTime(),
@@ -52,8 +73,8 @@ export const MailboxSchema = named(
           id: '6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a',
           address: 'help@msp.example',
           name: 'Helpdesk',
-          imap: { host: 'imap.msp.example', port: 993, tls: 'implicit', username: 'help@msp.example', password_set: true },
-          smtp: { host: 'smtp.msp.example', port: 465, tls: 'implicit', username: 'help@msp.example', password_set: true },
+          imap: { host: 'imap.msp.example', port: 993, tls: 'implicit', username: 'help@msp.example', password_set: true, oauth2: null },
+          smtp: { host: 'smtp.msp.example', port: 465, tls: 'implicit', username: 'help@msp.example', password_set: true, oauth2: null },
           folder: 'INBOX',
           processed_folder: null,
           poll_interval_seconds: 60,
@@ -73,16 +94,13 @@ export const MailboxSchema = named(
 );
 export type Mailbox = Static<typeof MailboxSchema>;
 
-const optional = <T extends Record<string, TSchema>>(props: T) =>
-  Object.fromEntries(Object.entries(props).map(([key, schema]) => [key, Type.Optional(schema)])) as { [K in keyof T]: TOptional<T[K]> };
-
 export const NewMailboxSchema = named(
   'NewMailbox',
   strictObject(
     {
       address: Type.String({ format: 'email', maxLength: EMAIL_MAX }),
-      imap: strictObject({ ...ImapIn, password: Type.Optional(Password) }),
-      smtp: strictObject({ ...SmtpIn, username: Type.Optional(SmtpIn.username), password: Type.Optional(Password) }),
+      imap: strictObject({ ...ImapIn, password: Type.Optional(Password), oauth2: Type.Optional(OAuth2In) }),
+      smtp: strictObject({ ...SmtpIn, username: Type.Optional(SmtpIn.username), password: Type.Optional(Password), oauth2: Type.Optional(OAuth2In) }),
       ...optional(settings),
     },
     {
@@ -92,6 +110,23 @@ export const NewMailboxSchema = named(
           imap: { host: 'imap.msp.example', port: 993, tls: 'implicit', username: 'help@msp.example', password: 'app-password' },
           smtp: { host: 'smtp.msp.example', port: 465, tls: 'implicit', username: 'help@msp.example', password: 'app-password' },
           unknown_sender: 'quarantine',
+        },
+        {
+          address: 'help@msp.example',
+          imap: {
+            host: 'outlook.office365.com',
+            port: 993,
+            tls: 'implicit',
+            username: 'help@msp.example',
+            oauth2: { token_url: 'https://login.microsoftonline.com/contoso.example/oauth2/v2.0/token', client_id: 'desk-mail', client_secret: 'client-secret', scope: 'https://outlook.office365.com/.default' },
+          },
+          smtp: {
+            host: 'smtp.office365.com',
+            port: 587,
+            tls: 'starttls',
+            username: 'help@msp.example',
+            oauth2: { token_url: 'https://login.microsoftonline.com/contoso.example/oauth2/v2.0/token', client_id: 'desk-mail', client_secret: 'client-secret', scope: 'https://outlook.office365.com/.default' },
+          },
         },
       ],
     },
@@ -104,8 +139,8 @@ export const MailboxChangesSchema = named(
   strictObject(
     {
       address: Type.Optional(Type.String({ format: 'email', maxLength: EMAIL_MAX })),
-      imap: Type.Optional(strictObject(optional(ImapIn), { minProperties: 1 })),
-      smtp: Type.Optional(strictObject(optional(SmtpIn), { minProperties: 1 })),
+      imap: Type.Optional(strictObject({ ...optional(ImapIn), oauth2: Type.Optional(OAuth2Changes) }, { minProperties: 1 })),
+      smtp: Type.Optional(strictObject({ ...optional(SmtpIn), oauth2: Type.Optional(OAuth2Changes) }, { minProperties: 1 })),
       ...optional(settings),
     },
     {
@@ -193,6 +228,19 @@ export const InboundListQuery = Type.Object(
 );
 export type InboundFilters = Pick<Static<typeof InboundListQuery>, 'mailbox_id' | 'status' | 'message_id'>;
 export const InboundPageSchema = pageSchema('InboundEmailPage', InboundEmailSchema);
+
+export const InboundReplaySchema = named(
+  'InboundReplay',
+  strictObject(
+    {
+      action: stringEnum(['create_ticket', 'attach'] as const, { description: '`create_ticket`: a new e-mail ticket of the sender; `attach`: a public comment of the sender on `ticket_id`.' }),
+      ticket_id: Type.Optional(Uuid({ description: 'With `attach` (required there): a ticket of the tenant. A closed one opens again, as a mail to it would.' })),
+      client_id: Type.Optional(Uuid({ description: 'With `create_ticket`: the ticket\'s client; else the sender\'s contact\'s, its domain\'s, or the mailbox\'s `default_client_id`.' })),
+    },
+    { examples: [{ action: 'create_ticket' }, { action: 'attach', ticket_id: '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70' }] },
+  ),
+);
+export type InboundReplay = Static<typeof InboundReplaySchema>;
 
 export const TicketEmailSchema = named(
   'TicketEmail',

@@ -4,19 +4,27 @@ import type { DbTx } from '../db';
 import { Prisma, type Mailbox as MailboxRow, type InboundEmail as InboundRow } from '../generated/prisma/client';
 import { lists } from '../shared/lists';
 import type { InboundEmail, InboundFilters, Mailbox, MailboxHealth } from './mailbox.schemas';
+import type { StoredOAuth2 } from './oauth-tokens';
 
 export interface ServerSettings {
   host: string;
   port: number;
   tls: Mailbox['imap']['tls'];
   username: string | null;
+  oauth2?: StoredOAuth2 | null;
 }
+
+const publicOAuth2 = (stored: StoredOAuth2 | null | undefined): Mailbox['imap']['oauth2'] =>
+  stored ? { token_url: stored.token_url, client_id: stored.client_id, scope: stored.scope, client_secret_set: stored.secret !== null } : null;
 
 /** A mailbox with what polling needs and the API never shows: the sealed secrets. */
 export interface MailboxRecord extends Mailbox {
   tenantId: string;
   imapSecret: string | null;
   smtpSecret: string | null;
+  /** XOAUTH2 settings with the sealed client secret, or null. */
+  imapOAuth: StoredOAuth2 | null;
+  smtpOAuth: StoredOAuth2 | null;
   failures: number;
   health: MailboxHealth;
 }
@@ -28,8 +36,8 @@ function toMailbox(row: MailboxRow): MailboxRecord {
     id: row.id,
     address: row.address,
     name: row.name,
-    imap: { host: imap.host, port: imap.port, tls: imap.tls, username: imap.username ?? '', password_set: row.imapSecret !== null },
-    smtp: { host: smtp.host, port: smtp.port, tls: smtp.tls, username: smtp.username, password_set: row.smtpSecret !== null },
+    imap: { host: imap.host, port: imap.port, tls: imap.tls, username: imap.username ?? '', password_set: row.imapSecret !== null, oauth2: publicOAuth2(imap.oauth2) },
+    smtp: { host: smtp.host, port: smtp.port, tls: smtp.tls, username: smtp.username, password_set: row.smtpSecret !== null, oauth2: publicOAuth2(smtp.oauth2) },
     folder: row.folder,
     processed_folder: row.processedFolder,
     poll_interval_seconds: row.pollIntervalSeconds,
@@ -45,6 +53,8 @@ function toMailbox(row: MailboxRow): MailboxRecord {
     tenantId: row.tenantId,
     imapSecret: row.imapSecret,
     smtpSecret: row.smtpSecret,
+    imapOAuth: imap.oauth2 ?? null,
+    smtpOAuth: smtp.oauth2 ?? null,
     failures: row.failures,
     health: {
       status: row.lastError === null ? 'ok' : 'failing',
@@ -63,6 +73,8 @@ export function publicMailbox(record: MailboxRecord): Mailbox {
   delete mailbox.tenantId;
   delete mailbox.imapSecret;
   delete mailbox.smtpSecret;
+  delete mailbox.imapOAuth;
+  delete mailbox.smtpOAuth;
   delete mailbox.failures;
   delete mailbox.health;
   return mailbox as Mailbox;
@@ -298,6 +310,20 @@ export function createMailboxesRepository(db: DbTx) {
     async findInbound(tenantId: string, id: string): Promise<InboundEmail | null> {
       const row = await db.inboundEmail.findFirst({ where: { id, tenantId }, omit: { raw: true } });
       return row && toInbound(row as InboundRow);
+    },
+
+    /** The entry and its bytes, locked for the rest of the transaction (a replay). */
+    async lockInbound(tenantId: string, id: string): Promise<{ entry: InboundEmail; raw: Buffer | null } | null> {
+      const [row] = await rows<InboundRow>(Prisma.sql`SELECT ${INBOUND_COLUMNS}, raw FROM inbound_emails WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
+      return row ? { entry: toInbound(row), raw: row.raw ? Buffer.from(row.raw) : null } : null;
+    },
+
+    /** Whether `address` was sent an acknowledgement since `since`; serialised per tenant and address for the rest of the transaction. */
+    async acknowledgedSince(tenantId: string, address: string, since: Date): Promise<boolean> {
+      await rows(Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ack:${tenantId}:${address}`}, 0)) IS NULL AS locked`);
+      const [found] = await rows<{ id: string }>(Prisma.sql`
+        SELECT id FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND kind = 'acknowledgement' AND ${address} = ANY("to") AND created_at > ${since} LIMIT 1`);
+      return found !== undefined;
     },
 
     async rawOf(tenantId: string, id: string): Promise<Buffer | null | undefined> {

@@ -6,6 +6,7 @@ import {
   InboundEmailSchema,
   InboundListQuery,
   InboundPageSchema,
+  InboundReplaySchema,
   MailboxChangesSchema,
   MailboxHealthSchema,
   MailboxListQuery,
@@ -193,6 +194,32 @@ export function registerMailboxRoutes(api: ApiRouter, mailboxes: MailboxesServic
     handler: async (req, res, { params }) => {
       const raw = await mailboxes.rawInbound(tenantOf(req), params.id);
       res.set({ 'Content-Type': 'message/rfc822', 'Content-Disposition': 'attachment; filename="message.eml"', 'X-Content-Type-Options': 'nosniff' }).send(raw);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/inbound-emails/:id/replay',
+    operationId: 'replayInboundEmail',
+    summary: 'Make a ticket or comment of a message that became none',
+    description:
+      'For a `quarantined`, `ignored` or `failed` entry: `create_ticket` opens an e-mail ticket of the sender (of `client_id`, else the sender\'s contact\'s ' +
+      'client, the client of its domain, or the mailbox\'s `default_client_id`), `attach` makes it a public comment of the sender on `ticket_id`; the ' +
+      'mail\'s files are kept as inbound processing keeps them. The entry becomes `processed` with `ticket_id` (and `comment_id`). A processed entry, or one ' +
+      'a poll is processing, is a 409; a refusal changes nothing. A message that was not stored (`too_large`) or cannot be parsed becomes a ticket of what ' +
+      'the log knows of it (sender, subject).',
+    tags: INBOUND_TAGS,
+    scope: ADMIN_SCOPE,
+    params: IdParams,
+    body: InboundReplaySchema,
+    idempotent: true,
+    errors: [409],
+    responses: {
+      200: { description: 'The entry, now `processed`.', schema: InboundEmailSchema },
+      422: unprocessableResponse('`ticket_id` or `client_id` names nothing of the tenant, the ticket was merged, or no client is known for the sender (`urn:msp:problem:client-required`).'),
+    },
+    handler: async (req, res, { params, body }) => {
+      res.json(await mailboxes.replayInbound(tenantOf(req), params.id, body));
     },
   });
 }

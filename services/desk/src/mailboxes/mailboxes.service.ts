@@ -6,8 +6,31 @@ import type { Repositories, Store } from '../store';
 import type { InboundService } from './inbound.service';
 import { toTicketEmail, type TicketEmail } from './outbound';
 import type { MailReader } from './mail-reader';
-import type { InboundFilters, Mailbox, MailboxChanges, MailboxHealth, NewMailbox } from './mailbox.schemas';
+import type { InboundFilters, InboundReplay, Mailbox, MailboxChanges, MailboxHealth, NewMailbox } from './mailbox.schemas';
 import { publicMailbox, type MailboxRecord, type MailboxWrite, type ServerSettings } from './mailboxes.repository';
+import type { OAuthTokens, StoredOAuth2 } from './oauth-tokens';
+
+type OAuth2Input = { token_url?: string; client_id?: string; client_secret?: string; scope?: string | null };
+
+/** XOAUTH2 settings as stored: merged into `stored` (a JSON merge patch), the client secret sealed; null turns them off. */
+function oauth2Of(secrets: SecretBox, stored: StoredOAuth2 | null, given: OAuth2Input | null | undefined): StoredOAuth2 | null {
+  if (given === undefined) return stored;
+  if (given === null) return null;
+  const merged = {
+    token_url: given.token_url ?? stored?.token_url,
+    client_id: given.client_id ?? stored?.client_id,
+    scope: given.scope !== undefined ? given.scope : (stored?.scope ?? null),
+    secret: given.client_secret !== undefined ? secrets.seal(given.client_secret) : (stored?.secret ?? null),
+  };
+  if (!merged.token_url || !merged.client_id) {
+    const errors = [
+      ...(merged.token_url ? [] : [{ field: 'oauth2.token_url', message: 'is required to turn XOAUTH2 on' }]),
+      ...(merged.client_id ? [] : [{ field: 'oauth2.client_id', message: 'is required to turn XOAUTH2 on' }]),
+    ];
+    throw unprocessable('XOAUTH2 needs token_url and client_id.', { code: 'validation-error', errors });
+  }
+  return merged as StoredOAuth2;
+}
 
 const mailboxNotFound = () => notFound('No mailbox with this id exists in your tenant.');
 const addressTaken = () => conflict('Your tenant already has a mailbox of this address.', { code: 'duplicate-mailbox' });
@@ -45,14 +68,22 @@ export interface MailboxPollerDeps {
   reader: MailReader;
   inbound: InboundService;
   outbound: Outbound;
+  /** XOAUTH2 access tokens (the client credentials grant), fetched through `outbound`. */
+  tokens: OAuthTokens;
   logger: Logger;
 }
 
-export function createMailboxesService({ store, secrets, reader, inbound, outbound, logger }: MailboxPollerDeps) {
+export function createMailboxesService({ store, secrets, reader, inbound, outbound, tokens, logger }: MailboxPollerDeps) {
   async function record(tenantId: string, id: string): Promise<MailboxRecord> {
     const mailbox = await store.mailboxes.findById(tenantId, id);
     if (!mailbox) throw mailboxNotFound();
     return mailbox;
+  }
+
+  /** An XOAUTH2 login's token, or undefined for a password login. */
+  async function accessTokenOf(mailboxId: string, side: 'imap' | 'smtp', oauth2: StoredOAuth2 | null): Promise<string | undefined> {
+    if (!oauth2) return undefined;
+    return tokens.accessToken(`${mailboxId}:${side}`, oauth2, oauth2.secret ? secrets.open(oauth2.secret) : '');
   }
 
   /** Polls one claimed mailbox: every unseen message stored, flagged and processed; failures back off. */
@@ -62,7 +93,7 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
     let error: string | null = null;
     try {
       await outbound.check(`http://${mailbox.imap.host.includes(':') ? `[${mailbox.imap.host}]` : mailbox.imap.host}:${mailbox.imap.port}/`);
-      const server = { ...mailbox.imap, password: mailbox.imapSecret ? secrets.open(mailbox.imapSecret) : '' };
+      const server = { ...mailbox.imap, password: mailbox.imapSecret ? secrets.open(mailbox.imapSecret) : '', accessToken: await accessTokenOf(mailbox.id, 'imap', mailbox.imapOAuth) };
       // Left `received` by a poll that ended between storing and processing: processed first.
       for (const left of await store.mailboxes.unprocessed(mailbox.tenantId, mailbox.id)) {
         const entry = await store.mailboxes.findInbound(mailbox.tenantId, left.id);
@@ -78,6 +109,8 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
       logger.warn('mailbox poll failed', { mailbox_id: mailbox.id, error });
+      // A token the server refused (revoked early) is not tried again: the next poll fetches one.
+      if (mailbox.imapOAuth) tokens.forget(`${mailbox.id}:imap`);
     }
     const delay = error === null ? mailbox.poll_interval_seconds * 1000 : Math.min(MAX_BACKOFF_MS, mailbox.poll_interval_seconds * 1000 * 2 ** Math.min(mailbox.failures, 10));
     const { before, after } = await store.mailboxes.finishPoll(mailbox.id, { error, nextPollAt: new Date(Date.now() + delay), processed, quarantined });
@@ -104,14 +137,14 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
     create(tenantId: string, input: NewMailbox): Promise<Mailbox> {
       const created = store.transaction(async (tx) => {
         await assertClient(tx, tenantId, input.default_client_id);
-        const { password: imapPassword, ...imap } = input.imap;
-        const { password: smtpPassword, ...smtp } = input.smtp;
+        const { password: imapPassword, oauth2: imapOAuth, ...imap } = input.imap;
+        const { password: smtpPassword, oauth2: smtpOAuth, ...smtp } = input.smtp;
         const mailbox = await tx.mailboxes.create(tenantId, {
           ...settingsWrite(input),
           address: input.address.toLowerCase(),
-          imap: imap as ServerSettings,
+          imap: { ...imap, oauth2: oauth2Of(secrets, null, imapOAuth) } as ServerSettings,
           imapSecret: imapPassword ? secrets.seal(imapPassword) : null,
-          smtp: { ...smtp, username: smtp.username ?? null } as ServerSettings,
+          smtp: { ...smtp, username: smtp.username ?? null, oauth2: oauth2Of(secrets, null, smtpOAuth) } as ServerSettings,
           smtpSecret: smtpPassword ? secrets.seal(smtpPassword) : null,
         });
         return publicMailbox(mailbox);
@@ -127,13 +160,15 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
         await assertClient(tx, tenantId, changes.default_client_id);
         const write: MailboxWrite = { ...settingsWrite(changes), address: changes.address?.toLowerCase() };
         if (changes.imap) {
-          const { password, ...rest } = changes.imap;
-          write.imap = { host: mailbox.imap.host, port: mailbox.imap.port, tls: mailbox.imap.tls, username: mailbox.imap.username, ...rest } as ServerSettings;
+          const { password, oauth2, ...rest } = changes.imap;
+          const { host, port, tls, username } = mailbox.imap;
+          write.imap = { host, port, tls, username, ...rest, oauth2: oauth2Of(secrets, mailbox.imapOAuth, oauth2) } as ServerSettings;
           if (password !== undefined) write.imapSecret = secrets.seal(password);
         }
         if (changes.smtp) {
-          const { password, ...rest } = changes.smtp;
-          write.smtp = { host: mailbox.smtp.host, port: mailbox.smtp.port, tls: mailbox.smtp.tls, username: mailbox.smtp.username, ...rest } as ServerSettings;
+          const { password, oauth2, ...rest } = changes.smtp;
+          const { host, port, tls, username } = mailbox.smtp;
+          write.smtp = { host, port, tls, username, ...rest, oauth2: oauth2Of(secrets, mailbox.smtpOAuth, oauth2) } as ServerSettings;
           if (password !== undefined) write.smtpSecret = secrets.seal(password);
         }
         return publicMailbox(await tx.mailboxes.update(tenantId, id, write));
@@ -192,6 +227,10 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
       const entry = await store.mailboxes.findInbound(tenantId, id);
       if (!entry) throw notFound('No inbound e-mail with this id exists in your tenant.');
       return entry;
+    },
+
+    replayInbound(tenantId: string, id: string, input: InboundReplay) {
+      return inbound.replay(tenantId, id, input);
     },
 
     async rawInbound(tenantId: string, id: string): Promise<Buffer> {

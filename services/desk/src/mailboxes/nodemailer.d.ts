@@ -21,7 +21,7 @@ declare module 'nodemailer' {
     secure: boolean;
     ignoreTLS?: boolean;
     requireTLS?: boolean;
-    auth?: { user: string; pass: string };
+    auth?: { user: string; pass: string } | { type: 'OAuth2'; user: string; accessToken: string };
     connectionTimeout?: number;
     greetingTimeout?: number;
     socketTimeout?: number;

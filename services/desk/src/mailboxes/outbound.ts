@@ -2,13 +2,23 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@msp/http';
 import type { SecretBox } from '@msp/secrets';
 import type { Comment } from '../comments/comment.schemas';
+import type { Contact } from '../contacts/contact.schemas';
 import type { Repositories, Store } from '../store';
 import type { Ticket } from '../tickets/ticket.schemas';
 import type { MailSender } from './mail-sender';
+import type { MailboxRecord } from './mailboxes.repository';
+import type { OAuthTokens } from './oauth-tokens';
 
 /** The retry schedule of a mail the SMTP server did not take; after the last, it is `failed`. */
 export const SEND_RETRY_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000];
 const SEND_LEASE_MS = 120_000;
+/** One acknowledgement per sender in this time, whatever they send meanwhile. */
+export const ACKNOWLEDGE_EVERY_MS = 10 * 60_000;
+/** What marks an acknowledgement as automatic (RFC 3834), so that auto-responders do not answer it. */
+const AUTOMATIC_HEADERS = { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' };
+
+/** desk's own Message-ID on the mailbox's domain (inbound.service.ts knows it again as a loop). */
+const ownMessageId = (mailbox: { address: string }) => `desk.${randomUUID()}@${mailbox.address.split('@')[1] ?? 'desk.invalid'}`;
 
 export interface TicketEmail {
   id: string;
@@ -35,13 +45,12 @@ export async function queueReplyIn(tx: Repositories, tenantId: string, ticket: T
   const requester = await tx.contacts.findById(tenantId, ticket.requester.id);
   if (!requester || requester.email_status === 'bounced') return;
   const thread = await tx.mailboxes.threadOf(tenantId, ticket.id);
-  const domain = mailbox.address.split('@')[1] ?? 'desk.invalid';
   await tx.mailboxes.queueOutbound({
     tenantId,
     ticketId: ticket.id,
     mailboxId: mailbox.id,
     commentId: comment.id,
-    messageId: `desk.${randomUUID()}@${domain}`,
+    messageId: ownMessageId(mailbox),
     from: mailbox.address,
     to: [requester.email],
     cc: ticket.cc.filter((address) => address !== requester.email),
@@ -52,8 +61,33 @@ export async function queueReplyIn(tx: Repositories, tenantId: string, ticket: T
   });
 }
 
+/**
+ * Queues the acknowledgement of a new e-mail ticket (auto_acknowledge), in the ticket's transaction:
+ * to the sender alone, marked Auto-Submitted, at most one per sender and tenant in ACKNOWLEDGE_EVERY_MS,
+ * none to a bounced address.
+ */
+export async function queueAcknowledgementIn(tx: Repositories, tenantId: string, mailbox: MailboxRecord, ticket: Ticket, sender: Contact, inboundMessageId: string): Promise<void> {
+  if (sender.email_status === 'bounced') return;
+  if (await tx.mailboxes.acknowledgedSince(tenantId, sender.email, new Date(Date.now() - ACKNOWLEDGE_EVERY_MS))) return;
+  await tx.mailboxes.queueOutbound({
+    tenantId,
+    ticketId: ticket.id,
+    mailboxId: mailbox.id,
+    kind: 'acknowledgement',
+    messageId: ownMessageId(mailbox),
+    from: mailbox.address,
+    to: [sender.email],
+    subject: `[#${ticket.number}] ${ticket.title}`,
+    inReplyTo: inboundMessageId,
+    references: [inboundMessageId],
+    body:
+      `Hello ${sender.name},\n\nwe have received your message and opened ticket #${ticket.number}: ${ticket.title}\n` +
+      `To add to it, reply to this mail and keep [#${ticket.number}] in the subject.\n\nThis is an automatic acknowledgement.\n`,
+  });
+}
+
 /** Sends queued mail, each claimed by one instance; a refusal or an absent server retries later. */
-export function createOutboundSender({ store, sender, secrets, logger }: { store: Store; sender: MailSender; secrets: SecretBox; logger: Logger }) {
+export function createOutboundSender({ store, sender, secrets, logger, tokens }: { store: Store; sender: MailSender; secrets: SecretBox; logger: Logger; tokens?: OAuthTokens }) {
   return {
     async sendDue(): Promise<number> {
       let sent = 0;
@@ -63,8 +97,11 @@ export function createOutboundSender({ store, sender, secrets, logger }: { store
         const mailbox = mail.mailboxId ? await store.mailboxes.findById(mail.tenantId, mail.mailboxId) : null;
         try {
           if (!mailbox) throw new Error('the mailbox it was to be sent through was deleted');
+          const oauth2 = mailbox.smtpOAuth;
+          if (oauth2 && !tokens) throw new Error('XOAUTH2 is not available to this sender');
+          const accessToken = oauth2 ? await tokens!.accessToken(`${mailbox.id}:smtp`, oauth2, oauth2.secret ? secrets.open(oauth2.secret) : '') : undefined;
           await sender.send(
-            { ...mailbox.smtp, password: mailbox.smtpSecret ? secrets.open(mailbox.smtpSecret) : '' },
+            { ...mailbox.smtp, password: mailbox.smtpSecret ? secrets.open(mailbox.smtpSecret) : '', accessToken },
             {
               from: mail.from,
               to: mail.to,
@@ -74,6 +111,7 @@ export function createOutboundSender({ store, sender, secrets, logger }: { store
               messageId: `<${mail.messageId}>`,
               inReplyTo: mail.inReplyTo ? `<${mail.inReplyTo}>` : undefined,
               references: mail.references.map((id) => `<${id}>`),
+              headers: mail.kind === 'acknowledgement' ? AUTOMATIC_HEADERS : undefined,
             },
           );
           await store.transaction(async (tx) => {
@@ -83,6 +121,7 @@ export function createOutboundSender({ store, sender, secrets, logger }: { store
           sent++;
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
+          if (mailbox?.smtpOAuth) tokens?.forget(`${mailbox.id}:smtp`);
           const delay = SEND_RETRY_DELAYS_MS[mail.attempts - 1];
           logger.warn('mail not sent', { outbound_email_id: mail.id, attempt: mail.attempts, error: message });
           if (delay === undefined || !mailbox) {

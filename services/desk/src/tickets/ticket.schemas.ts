@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, groupDigits, Uuid, UuidKeyed, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
 import { EMAIL_MAX, LONG_TEXT_MAX, Text, businessRuleProblem } from '../shared/http.schemas';
+import { AttachmentListProperty } from '../attachments/attachment.schemas';
 import { TicketSlaSchema, slaListQueryProperties } from '../sla/sla.schemas';
 import { TICKET_STATUSES } from './ticket-status';
 
@@ -60,6 +61,7 @@ export const TicketSchema = named(
       source: TicketSource,
       mailbox_id: Nullable(Uuid({ description: 'The mailbox the ticket came in through; null unless `source` is `email`.' })),
       follow_up_of: Nullable(Uuid({ description: 'The closed ticket a mail to it opened this one in place of; else null.' })),
+      attachments: AttachmentListProperty,
       sla: Nullable(TicketSlaSchema),
     },
     {
@@ -87,6 +89,7 @@ export const TicketSchema = named(
           source: 'email',
           mailbox_id: '6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a',
           follow_up_of: null,
+          attachments: [{ id: '4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a', filename: 'error.png', content_type: 'image/png', size_bytes: 48213 }],
           sla: {
             policy_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
             first_response: { due_at: '2026-11-23T09:15:00.000Z', completed_at: '2026-11-23T09:02:11.000Z', status: 'met' },

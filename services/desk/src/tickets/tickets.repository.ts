@@ -6,6 +6,7 @@ import type { DbTx } from '../db';
 import { lists } from '../shared/lists';
 import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
 import { SLA_JSON_SQL, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaNextDueOrder, slaStatusSql, slaStatusTotalSql } from '../sla/ticket-slas.repository';
+import type { AttachmentRef } from '../attachments/attachment.schemas';
 import type { SlaListing, TicketSla } from '../sla/sla.schemas';
 import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
 import { SEARCH_WINDOW, type Ticket, type TicketFilters, type TicketSearch } from './ticket.schemas';
@@ -42,6 +43,7 @@ function toTicket(row: TicketRecord): TicketCore {
     source: row.source as Ticket['source'],
     mailbox_id: row.mailboxId,
     follow_up_of: row.followUpOf,
+    attachments: (row.attachments ?? []) as unknown as AttachmentRef[],
   };
 }
 
@@ -63,7 +65,7 @@ const ticketColumns = (timestamp: (column: string) => string, sla: string) =>
   Prisma.raw(`tickets.id, number, title, description, priority::text AS priority, category::text AS category,
   status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')},
   merged_into_id, coalesce(merged_ids, '{}') AS merged_ids, ${REQUESTER_SQL} AS requester, coalesce(cc, '{}') AS cc,
-  coalesce(cc_suggested, '{}') AS cc_suggested, source, mailbox_id, follow_up_of, ${sla}`);
+  coalesce(cc_suggested, '{}') AS cc_suggested, source, mailbox_id, follow_up_of, attachments, ${sla}`);
 
 /** Read as `FROM tickets ${TICKET_SLA_JOIN}`. */
 const TICKET_COLUMNS = ticketColumns((column) => column, `${SLA_JSON_SQL} AS sla`);
@@ -110,6 +112,7 @@ interface TicketSqlRow {
   source: Ticket['source'];
   mailbox_id: string | null;
   follow_up_of: string | null;
+  attachments: AttachmentRef[];
   sla: TicketSla | null;
 }
 
@@ -136,6 +139,7 @@ function fromSql(row: TicketSqlRow): Ticket {
     source: row.source,
     mailbox_id: row.mailbox_id,
     follow_up_of: row.follow_up_of,
+    attachments: row.attachments ?? [],
     sla: row.sla ?? null,
   };
 }
@@ -169,6 +173,7 @@ export interface TicketWrite {
   source?: Ticket['source'];
   mailboxId?: string | null;
   followUpOf?: string | null;
+  attachments?: AttachmentRef[];
 }
 
 /** What opening a ticket takes: a title and a client, the rest as the columns' defaults. */
@@ -202,6 +207,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
         ['source', ticket.source === undefined ? undefined : Prisma.sql`${ticket.source}`],
         ['mailbox_id', ticket.mailboxId == null ? undefined : Prisma.sql`${ticket.mailboxId}::uuid`],
         ['follow_up_of', ticket.followUpOf == null ? undefined : Prisma.sql`${ticket.followUpOf}::uuid`],
+        ['attachments', ticket.attachments?.length ? Prisma.sql`${JSON.stringify(ticket.attachments)}::jsonb` : undefined],
       ] as [string, Prisma.Sql | undefined][]
     ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
     const assigneeHolds =

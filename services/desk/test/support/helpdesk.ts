@@ -43,7 +43,7 @@ export async function newTenant(desk: TestDesk) {
   return { ...client, token: await desk.token(client) };
 }
 
-const TABLES = ['tenants', 'clients', 'client_email_domains', 'contacts', 'contact_emails', 'mailboxes', 'inbound_emails', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'time_entries', 'events', 'calendars', 'sla_policies', 'ticket_slas', 'ticket_sla_due_counts', 'list_counts', 'time_entry_minutes'];
+const TABLES = ['tenants', 'clients', 'client_email_domains', 'contacts', 'contact_emails', 'mailboxes', 'inbound_emails', 'attachments', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'time_entries', 'events', 'calendars', 'sla_policies', 'ticket_slas', 'ticket_sla_due_counts', 'list_counts', 'time_entry_minutes'];
 
 /** Every row desk's helpdesk keeps, to prove that a rejected request changed nothing. */
 export async function snapshot(desk: TestDesk): Promise<Record<string, unknown[]>> {
@@ -70,6 +70,12 @@ export async function seedEveryResource(desk: TestDesk, token: string) {
   const user = await post('/users', { name: unique('Tech'), email: uniqueEmail() });
   const ticket = await post('/tickets', { title: unique('Printer jams'), client_id: client.id, assignee_id: user.id });
   await post(`/tickets/${ticket.id}/comments`, { body: 'Toner replaced.' });
+  // A file of a mail, as inbound processing keeps it (the processing itself runs against Dovecot in email-attachments.test.ts).
+  await desk.db.$executeRawUnsafe(
+    `INSERT INTO attachments (tenant_id, ticket_id, filename, content_type, size_bytes, content)
+     SELECT tenant_id, id, 'log.txt', 'text/plain', 8, convert_to('It jams.', 'UTF8') FROM tickets WHERE id = $1::uuid`,
+    ticket.id,
+  );
   await post(`/tickets/${ticket.id}/time-entries`, { user_id: user.id, minutes: 30 });
   await post('/api-clients', { name: unique('Reporting'), scopes: ['read:tickets'] });
   const calendar = await post('/calendars', { name: unique('Office hours'), time_zone: 'Europe/Berlin', hours: { mon: [{ start: '08:00', end: '17:00' }] }, holidays: { country: 'DE', region: 'DE-BY' } });
