@@ -32,3 +32,11 @@ export { isForeignKeyViolation, uniqueViolation, unlessDuplicate, unlessReferenc
 export function isUniqueViolation(error: unknown): boolean {
   return uniqueViolation(error) !== undefined;
 }
+
+/**
+ * A value for a jsonb column, as its JSON text: pg would send a JS array as a PostgreSQL array
+ * literal, not as JSON. null stays SQL NULL.
+ */
+export function jsonb(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
