@@ -565,9 +565,9 @@ test('When the OpenAPI document is read, then ticket.sla_breached is a webhook w
 describe('breaches', () => {
   /** Another desk instance on the same database, its sweep every 50 ms: the service after a restart, or a replica. */
   async function instance() {
-    const db = createDb(desk.databaseUrl);
+    const database = createDb(desk.databaseUrl);
     const { slaBreaches, close } = createDeskApp({
-      db,
+      database,
       outbound: testOutbound(),
       webhookSecrets: testWebhookSecrets(),
       logger: createLogger({ service: 'desk', level: 'error' }),
@@ -575,7 +575,7 @@ describe('breaches', () => {
       settings: { issuer: desk.issuer, audience: 'msp-api', rateLimitPerMinute: 600, tokenRateLimitPerMinute: 600, refreshTokenTtlDays: 30, slaSweepIntervalMs: 50 },
     });
     slaBreaches.start();
-    return { stop: async () => (await slaBreaches.stop(), await close(), await db.$disconnect()) };
+    return { stop: async () => (await slaBreaches.stop(), await close(), await database.close()) };
   }
 
   const breachEvents = async (tenantId: string) => (await storedEvents(desk.db, tenantId)).filter((e) => e.type === 'ticket.sla_breached');
