@@ -1,4 +1,4 @@
-import { afterKeyOf, inListOrder, type ListOrder } from '@msp/db';
+import { afterKeyOf, type ListOrder } from '@msp/db';
 import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
 import { listWindow, pageWindow, unknownAfterItem, type PageRequest } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
