@@ -39,10 +39,6 @@ const iso = (column: string) => `to_char(ticket.${column} AT TIME ZONE 'UTC', 'Y
 const TICKET_JSON = sql.raw(
   `to_jsonb(ticket) || jsonb_build_object(${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map((column) => `'${column}', ${iso(column)}`).join(', ')})`,
 );
-/** searchPage: how many of the tenant's newest tickets it looks at first (the search's density among them decides the way). */
-const SEARCH_PEEK = 100;
-/** searchPage: the most of the tenant's newest tickets a walk reads before it leaves the search to the GIN index. */
-const SEARCH_WALK = 50_000;
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
 const NARROW_MATCHES = 500;
 /** The list's default order, which `after` pages: newest first, the id breaking ties. */
@@ -221,24 +217,12 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
   }
 
   /**
-   * A page of a search (`q`) and its total, in one statement: the SEARCH_WINDOW newest tickets that
-   * match (`where`: the words and the other filters), ranked or sorted among themselves, and how many
-   * match up to one more than the window (so `totalExact` knows whether more do).
-   *
-   * Why a window: ranking every match by relevance, and counting them all, cost as much as the
-   * matches (212,763 tickets of a million for `Drucker`: ~1 s a request, a pool connection held all
-   * along). The window's tickets are found one of two ways, and both find the same ones:
-   * - `walked`: the (tenant_id, created_at, id) index is read from the newest, each ticket checked,
-   *   until the window is full (at most SEARCH_WALK tickets). With d the share of the tenant's
-   *   SEARCH_PEEK newest tickets that match, a walk reads about window/d tickets, the GIN index
-   *   about d × N matches (N the tenant's tickets, ticket_counts): the walk is taken when it is the
-   *   shorter, d² × N ≥ window. So a common word costs the same at any size.
-   * - otherwise (a rare word, or the walk did not fill the window), the GIN index finds every match,
-   *   and the newest are taken: as costly as the matches, which are few. Its ORDER BY hides the
-   *   created_at index from the planner, which would otherwise walk it for a word it cannot
-   *   estimate (a prefix of a word nobody wrote walked a million tickets).
-   * The PEEK and WALK subqueries end in LIMIT, so the planner keeps them as they are: an index scan
-   * in the list's order that stops there.
+   * A page of a search (`q`) and its total: the SEARCH_WINDOW newest tickets that match (`where`:
+   * the words and the other filters), ranked or sorted among themselves, and how many match up to
+   * one more than the window (so `totalExact` knows whether more do). Two plain statements, run
+   * side by side on the replica: the GIN index (tenant_id, search_vector) finds the matches, the
+   * newest of them are kept, and only those are ranked. Ranking every match by relevance, and
+   * counting them all, would cost as much as the matches.
    */
   async function searchPage(
     tenantId: string,
@@ -249,48 +233,21 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
   ): Promise<{ items: Ticket[]; total: number; totalExact: boolean }> {
     const window = pageWindow(page);
     const join = sla || sortByDue ? SLA_JOIN : sql``;
-    // What the window's tickets are ordered by: computed as each is found (a walk) or read back by
-    // id (the GIN index), so a ticket's search_vector is read where it is, once; carried through
-    // the materialized window instead, it was copied out of TOAST for every row (4× the time).
-    const key = sortByDue ? sql.raw('s.next_due_at') : sql`ts_rank_cd(tickets.search_vector, ${query}::tsquery)`;
-    const newest = (limit: number) =>
-      sql`(SELECT * FROM tickets t0 WHERE t0.tenant_id = ${tenantId}::uuid ORDER BY t0.created_at DESC, t0.id DESC LIMIT ${limit}) AS tickets`;
+    const key = sortByDue ? sql`s.next_due_at` : sql`ts_rank_cd(tickets.search_vector, ${query}::tsquery)`;
     const order = sql.raw(sortByDue ? 'key ASC NULLS LAST, created_at DESC, id DESC' : 'key DESC, created_at DESC, id DESC');
-    const found = await rows(
-      sql<TicketSqlRow & { total: number; position: number | null }>`
-      WITH peek AS MATERIALIZED (
-        SELECT count(*) AS matched FROM ${newest(SEARCH_PEEK)} ${join} WHERE ${where}
+    const [found, counted] = await Promise.all([
+      rows(
+        sql<TicketSqlRow & { key: unknown }>`
+          SELECT ${TICKET_COLUMNS}, ${key} AS key
+          FROM (SELECT tickets.id FROM tickets ${join} WHERE ${where} ORDER BY tickets.created_at DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW}) newest
+          JOIN tickets ON tickets.id = newest.id ${SLA_JOIN}
+          ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`,
+        reads,
       ),
-      walked AS MATERIALIZED (
-        SELECT tickets.id, tickets.created_at, ${key} AS key FROM ${newest(SEARCH_WALK)} ${join}
-        WHERE ${where} AND (SELECT matched FROM peek) ^ 2 * (SELECT coalesce(max(count), 0) FROM ticket_counts
-          WHERE tenant_id = ${tenantId}::uuid AND dimension = 'all' AND value = '') >= ${(SEARCH_WINDOW + 1) * SEARCH_PEEK * SEARCH_PEEK}
-        ORDER BY tickets.created_at DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW + 1}
-      ),
-      matches AS MATERIALIZED (
-        SELECT * FROM walked WHERE (SELECT count(*) FROM walked) > ${SEARCH_WINDOW}
-        UNION ALL
-        SELECT found.id, found.created_at, ${key} FROM (
-          SELECT tickets.id, tickets.created_at FROM tickets ${join}
-          WHERE ${where} AND (SELECT count(*) FROM walked) <= ${SEARCH_WINDOW}
-          ORDER BY tickets.created_at + interval '0 seconds' DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW + 1}
-        ) found JOIN tickets ON tickets.id = found.id ${sortByDue ? SLA_JOIN : sql``}
-      ),
-      picked AS (
-        SELECT id, row_number() OVER (ORDER BY ${order}) AS position
-        FROM (SELECT * FROM matches ORDER BY created_at DESC, id DESC LIMIT ${SEARCH_WINDOW}) w
-        ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}
-      )
-      SELECT (SELECT count(*) FROM matches) AS total, page.*
-      FROM (SELECT 1) one LEFT JOIN LATERAL (
-        SELECT ${TICKET_COLUMNS}, picked.position FROM picked JOIN tickets ON tickets.id = picked.id ${SLA_JOIN}
-      ) page ON true
-      ORDER BY page.position`,
-      reads,
-    );
-    const matched = Number(found[0]?.total ?? 0);
-    const items = found.filter((row) => row.position !== null).map((row) => toTicket(row));
-    return { items, total: Math.min(matched, SEARCH_WINDOW), totalExact: matched <= SEARCH_WINDOW };
+      rows(sql<{ count: number }>`SELECT count(*) AS count FROM (SELECT 1 FROM tickets ${join} WHERE ${where} LIMIT ${SEARCH_WINDOW + 1}) matches`, reads),
+    ]);
+    const matched = Number(counted[0]?.count ?? 0);
+    return { items: found.map(toTicket), total: Math.min(matched, SEARCH_WINDOW), totalExact: matched <= SEARCH_WINDOW };
   }
 
   return {
