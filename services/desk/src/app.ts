@@ -152,7 +152,7 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/$/, '')}`;
   const metadata = serverMetadata(settings.issuer);
 
-  // The export streams from a pool of its own (Prisma has no cursor), on the read replica when there is one.
+  // The export streams from a small pool of its own, on the read replica when there is one.
   const timeExports = createTimeExportRepository(database.readPool.options.connectionString!, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
 
   const events = createServiceEvents({

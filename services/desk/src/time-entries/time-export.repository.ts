@@ -61,8 +61,8 @@ export interface TimeExportRepositoryOptions {
 }
 
 /**
- * Streams the export from a pool of its own on desk's database (@msp/db's stream pool: Prisma
- * cannot hand out a cursor), so long downloads never hold the connections the API's requests need.
+ * Streams the export from a small pool of its own on desk's database (@msp/db's stream pool, a
+ * cursor per export), so long downloads never hold the connections the API's requests need.
  */
 export function createTimeExportRepository(databaseUrl: string, options: TimeExportRepositoryOptions = {}) {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? TIME_EXPORT_ACQUIRE_TIMEOUT_MS;
