@@ -43,3 +43,4 @@ export { inListOrder, listPage, listCount, listCountRange, type ListOrder, type 
 export { afterKeyOf } from './list-key';
 export { streamRows as streamQueryRows, type StreamableQuery } from './stream-rows';
 export { rawSqlOverKysely } from './raw-sql-kysely';
+export { exportSlots, ExportSlotsBusyError } from './export-slots';

@@ -109,7 +109,7 @@ export interface DeskDeps {
 
 /**
  * The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them
- * on shutdown), and `close()` for what it opened itself (the time export's pg Pool).
+ * on shutdown), and `close()` for what it opened itself (nothing now: the database is the caller's).
  */
 export function createDeskApp({ database, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret, mailReader, mailSender }: DeskDeps) {
   const { db } = database;
@@ -152,8 +152,8 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/$/, '')}`;
   const metadata = serverMetadata(settings.issuer);
 
-  // The export streams from a small pool of its own, on the read replica when there is one.
-  const timeExports = createTimeExportRepository(database.readPool.options.connectionString!, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
+  // The export streams from `reads` (the read replica when there is one), a few exports at a time.
+  const timeExports = createTimeExportRepository(database.reads, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
 
   const events = createServiceEvents({
     // @msp/events still reads and writes through the raw-SQL surface; over the same pool.
@@ -248,5 +248,5 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, mailPolls, mailSends, close: () => timeExports.close() };
+  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, mailPolls, mailSends, close: async () => undefined };
 }

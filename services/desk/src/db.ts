@@ -2,6 +2,7 @@ import path from 'node:path';
 import { openDatabase, uniqueViolation, type Database, type DatabaseOptions } from '@msp/db';
 import type { Kysely } from 'kysely';
 import type { DB } from './generated/kysely/database';
+import { TIME_EXPORT_POOL_SIZE } from './time-entries/time-export.repository';
 
 export type { DB } from './generated/kysely/database';
 
@@ -15,12 +16,17 @@ export type Db = Kysely<DB>;
  */
 export type DeskDatabase = Database<DB>;
 
+/** Connections kept for the API's requests, beside the time exports' (TIME_EXPORT_POOL_SIZE). */
+const API_CONNECTIONS = 10;
+
 /**
+ * The pool holds the API's connections and, beside them, one for each time export that may stream
+ * at once, so long downloads never take the connections the API answers with.
  * `options.acquireTimeoutMs`: DATABASE_POOL_ACQUIRE_TIMEOUT_MS (a request that gets no connection within it answers 503);
  * `options.readUrl`: DATABASE_READ_URL, the read replica's pool of the same settings.
  */
 export function createDb(databaseUrl: string, options: DatabaseOptions = {}): DeskDatabase {
-  return openDatabase<DB>(databaseUrl, { applicationName: 'desk', ...options });
+  return openDatabase<DB>(databaseUrl, { applicationName: 'desk', max: API_CONNECTIONS + TIME_EXPORT_POOL_SIZE, ...options });
 }
 
 /** The same folder from src/ (tests) and dist/ (production). */
