@@ -32,7 +32,6 @@ export type { MigrationFile } from './migrations-folder';
 export { createPool, DEFAULT_ACQUIRE_TIMEOUT_MS, type PoolOptions, SESSION_OPTIONS, isoTimestamp, isoTimestampSql, pageWithTotal, sqlRows, statementName, type Queryable } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver, transactionalSqlOver } from './raw-sql-over';
-export { createStreamPool, DEFAULT_STREAM_ACQUIRE_TIMEOUT_MS, isAcquireTimeout, streamRows, StreamPoolBusyError, type StreamPool, type StreamPoolOptions, type StreamRowsOptions } from './row-stream';
 export { advisoryResourceLock } from './resource-lock';
 export { listCountsSql, listCountsGroupedSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, LIST_COUNTS_GROUPED_SQL_PATH, type CountedFilter } from './list-counts';
 export { afterExists, keysetAfter, keysetOrderLimit, keysetPage } from './keyset-pages';

@@ -53,7 +53,7 @@ export function isoTimestampSql(column: string): string {
  * once per statement. A search at a million tickets (desk's GET /tickets?q=) ran 28 ms and spent
  * ~25 ms more compiling expressions (jit_above_cost is reached by the estimate of a branch it does
  * not run), and 35 ms more starting two workers for a bitmap scan that found nothing
- * (bench/README.md, "Search"). Exports read through a pool of their own (createStreamPool).
+ * (bench/README.md, "Search").
  */
 export function createPool(databaseUrl: string, options: PoolOptions = {}): Pool {
   return poolSurvivingConnectionErrors({
