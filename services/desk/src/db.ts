@@ -2,7 +2,6 @@ import path from 'node:path';
 import { openDatabase, uniqueViolation, type Database, type DatabaseOptions } from '@msp/db';
 import type { Kysely } from 'kysely';
 import type { DB } from './generated/kysely/database';
-import { TIME_EXPORT_POOL_SIZE } from './time-entries/time-export.repository';
 
 export type { DB } from './generated/kysely/database';
 
@@ -16,8 +15,10 @@ export type Db = Kysely<DB>;
  */
 export type DeskDatabase = Database<DB>;
 
-/** Connections kept for the API's requests, beside the time exports' (TIME_EXPORT_POOL_SIZE). */
+/** Connections kept for the API's requests. */
 const API_CONNECTIONS = 10;
+/** Time exports streaming at once per instance, each on a connection of the pool beside the API's. */
+export const TIME_EXPORT_POOL_SIZE = 4;
 
 /**
  * The pool holds the API's connections and, beside them, one for each time export that may stream

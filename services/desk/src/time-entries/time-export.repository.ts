@@ -3,7 +3,9 @@ import { finished } from 'node:stream/promises';
 import { exportSlots, ExportSlotsBusyError, streamQueryRows, type StreamableQuery } from '@msp/db';
 import { AppError } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../db';
+import { TIME_EXPORT_POOL_SIZE, type Db } from '../db';
+
+export { TIME_EXPORT_POOL_SIZE };
 
 /** How the export's connections show up in pg_stat_activity (operators, and the disconnect test). */
 export const TIME_EXPORT_APPLICATION_NAME = 'desk-time-export';
@@ -53,8 +55,6 @@ SELECT s.client_id, c.name::text AS client_name, t.number AS ticket_number, t.ti
  ORDER BY c.name, c.id, t.number, u.name, u.id, s.currency, s.hourly_rate NULLS LAST`;
 }
 
-/** Connections the export may hold at once per instance (the pool holds this many beside the API's). */
-export const TIME_EXPORT_POOL_SIZE = 4;
 /** How long an export waits for one of them when configuration says nothing (EXPORT_POOL_ACQUIRE_TIMEOUT_MS). */
 export const TIME_EXPORT_ACQUIRE_TIMEOUT_MS = 5_000;
 /** What a caller that found every export busy is told to wait before trying again. */
