@@ -1,4 +1,5 @@
 import type { BusinessCalendar } from '@msp/calendar';
+import { isoTimestampSql } from '@msp/db';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { jsonb, type Db } from '../db';
 import type { TicketSla as TicketSlaRow } from '../generated/kysely/database';
@@ -36,9 +37,6 @@ const UNKNOWN_DUE = new Date('9999-12-31T23:59:59.999Z');
 const UNKNOWN_DUE_SQL = `'9999-12-31 23:59:59.999+00'::timestamptz`;
 const dueIn = (dueAt: Date | null) => dueAt ?? UNKNOWN_DUE;
 const dueOut = (dueAt: Date) => (dueAt.getTime() >= UNKNOWN_DUE.getTime() ? null : dueAt);
-
-/** A timestamp as the API writes it (`2026-03-29T08:00:00.000Z`), made by PostgreSQL inside a JSON value. */
-const isoTimestampSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const clockJson = (target: SlaTargetName) => `jsonb_build_object(
     'due_at', ${isoTimestampSql(`NULLIF(s.${target}_due_at, ${UNKNOWN_DUE_SQL})`)},

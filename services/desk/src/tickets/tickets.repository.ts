@@ -1,4 +1,4 @@
-import { afterKeyOf, type ListOrder } from '@msp/db';
+import { afterKeyOf, isoTimestampSql, type ListOrder } from '@msp/db';
 import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
 import { listWindow, pageWindow, unknownAfterItem, type PageRequest } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
@@ -33,11 +33,9 @@ const TICKET_COLUMNS = ticketColumns(`${SLA_JSON_SQL} AS sla`);
 const SLA_JOIN = sql.raw(TICKET_SLA_JOIN);
 /** A RETURNING's (no join there): the clocks by a subselect. */
 const TICKET_RETURNING = ticketColumns(TICKET_SLA_COLUMN);
-/** A timestamp as the API writes it, made by PostgreSQL (for the event a create records in its statement). */
-const iso = (column: string) => `to_char(ticket.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-/** The new ticket as the API answers it, as JSON: its row with the timestamps in the API's text. */
+/** The new ticket as the API answers it, as JSON: its row with the timestamps in the API's text (for the event a create records in its statement). */
 const TICKET_JSON = sql.raw(
-  `to_jsonb(ticket) || jsonb_build_object(${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map((column) => `'${column}', ${iso(column)}`).join(', ')})`,
+  `to_jsonb(ticket) || jsonb_build_object(${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map((column) => `'${column}', ${isoTimestampSql(`ticket.${column}`)}`).join(', ')})`,
 );
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
 const NARROW_MATCHES = 500;
