@@ -1,5 +1,5 @@
 'use strict';
-// desk as it runs in production (the built dist/ app: auth, rate limit, validation, Prisma,
+// desk as it runs in production (the built dist/ app: auth, rate limit, validation, its database,
 // served by @msp/http's startServer), started by run.js in a process of its own. It creates the
 // benchmark's API clients, listens on a free port and reports both to its parent over IPC.
 const path = require('node:path');
@@ -19,13 +19,16 @@ const { createApiClientsRepository } = require(`${DESK}/dist/auth/api-clients.re
 async function main() {
   const { databaseUrl, redisUrl, rateLimitPerMinute, logLevel, tenants } = JSON.parse(process.env.BENCH_DESK);
   const logger = createLogger({ service: 'desk', level: logLevel });
-  const db = createDb(databaseUrl);
+  const database = createDb(databaseUrl);
+  // createDb answers Kysely over the pool (`{ db, reads, … }`); a side-by-side run may start an older
+  // checkout's desk, whose createDb answered a Prisma client the app took as `db`.
+  const current = 'reads' in database;
   const redis = redisUrl ? createRedis(redisUrl, logger) : undefined;
   // The issuer names the address, so the port is chosen before the app exists.
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const { app } = createDeskApp({
-    db,
+    ...(current ? { database } : { db: database }),
     // Webhooks are not part of these measurements: a key of this run only.
     webhookSecrets: createSecretBox(randomBytes(32)),
     redis,
@@ -42,7 +45,7 @@ async function main() {
   });
   await startServer({ app, port, host: '127.0.0.1', logger });
 
-  const clients = createApiClientsRepository(db);
+  const clients = createApiClientsRepository(current ? database.db : database);
   const credentials = {};
   for (const tenant of tenants) {
     const clientId = `bench-${tenant}-${randomBytes(4).toString('hex')}`;

@@ -2,12 +2,10 @@
 'use strict';
 // Runs the project's pinned Prisma CLI with the WebAssembly schema engine stand-in
 // (bin/schema-engine.js), so that `generate`, `migrate *` and `db *` work with no download from
-// Prisma's servers. Arguments, stdio and the exit code pass through unchanged. After `generate`,
-// the client's loader of the query compiler is patched (bin/generated-client-patch.js).
+// Prisma's servers. Arguments, stdio and the exit code pass through unchanged.
 
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { patchGeneratedClients } = require('./generated-client-patch');
 
 const cli = require.resolve('prisma/build/index.js');
 const env = {
@@ -23,10 +21,5 @@ const child = spawn(process.execPath, [cli, ...args], { stdio: 'inherit', env })
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
   if (signal) return process.kill(process.pid, signal);
-  if (code === 0 && args[0] === 'generate') {
-    // The services' schemas sit at prisma/schema.prisma (their prisma.config.ts) unless --schema says otherwise.
-    const at = args.indexOf('--schema');
-    patchGeneratedClients(path.resolve(at >= 0 ? args[at + 1] : 'prisma/schema.prisma'));
-  }
   process.exit(code ?? 1);
 });

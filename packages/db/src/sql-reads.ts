@@ -45,13 +45,6 @@ export function isoTimestampSql(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-/** A timestamp column of a plain read: an ISO string from the pool, a Date through Prisma. */
-export function isoOf(value: string | Date): string;
-export function isoOf(value: string | Date | null): string | null;
-export function isoOf(value: string | Date | null): string | null {
-  return value === null || typeof value === 'string' ? value : value.toISOString();
-}
-
 /**
  * The connection pool a service's Prisma client (through `new PrismaPg(pool)`) and its plain reads share.
  *
@@ -60,7 +53,7 @@ export function isoOf(value: string | Date | null): string | null {
  * once per statement. A search at a million tickets (desk's GET /tickets?q=) ran 28 ms and spent
  * ~25 ms more compiling expressions (jit_above_cost is reached by the estimate of a branch it does
  * not run), and 35 ms more starting two workers for a bitmap scan that found nothing
- * (bench/README.md, "Search"). Exports read through a pool of their own (createStreamPool).
+ * (bench/README.md, "Search").
  */
 export function createPool(databaseUrl: string, options: PoolOptions = {}): Pool {
   return poolSurvivingConnectionErrors({
@@ -139,8 +132,8 @@ export function poolRows(pool: Queryable, parsers: ReturnType<typeof typeParsers
  * Runs a statement on `pool` when given (the pool, or one of its connections), else
  * through `db` (Prisma, or a Prisma transaction's client, whose reads must see its own writes and
  * locks). The two differ in two types: a bigint (int8) column is a string from
- * pg and a BigInt from Prisma (read it through Number()), and a timestamptz is an ISO string from
- * the pool and a Date from Prisma (read it through isoOf()).
+ * pg and a BigInt from Prisma (read it through Number()),, and a timestamptz is an ISO string from
+ * the pool and a Date from Prisma.
  */
 export function sqlRows(db: RawQueryRunner, pool?: Queryable): SqlRows {
   if (pool) return poolRows(pool);

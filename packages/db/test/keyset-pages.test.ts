@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { afterExists, createPool, keysetAfter, keysetListPage, keysetLists, keysetOrderLimit, keysetPage, sqlRows, type KeysetOrder, type SqlQuery, type SqlRows, type SqlTag } from '../src';
+import { afterExists, createPool, keysetAfter, keysetOrderLimit, keysetPage, sqlRows, type KeysetOrder, type SqlQuery, type SqlRows, type SqlTag } from '../src';
 import { emptyDatabase } from './fixture';
 
 /*
@@ -134,50 +134,5 @@ describe('keysetPage with keysetAfter', () => {
   test('When a page is answered, then its rows are what the page selected, without the total beside them', async () => {
     const { items } = await page({ skip: 0, take: 1 }, byN('asc'));
     expect(items).toEqual([{ id: itemId(1), n: '1' }]);
-  });
-});
-
-describe('keysetListPage', () => {
-  const list = (filters: Fragment[] = []) => ({
-    table: 'items',
-    select: tag.raw('id, n'),
-    scope: tag.sql`tenant_id = ${TENANT}::uuid`,
-    filters,
-    columns: ['n', 'id'],
-    direction: 'desc' as const,
-    total: tag.sql`SELECT count(*) FROM items WHERE tenant_id = ${TENANT}::uuid AND ${tag.join([tag.sql`true`, ...filters], ' AND ')}`,
-  });
-
-  test('When a filtered list is read after an item, then it answers the filtered items past it and their total', async () => {
-    const found = await keysetListPage<{ id: string; n: number }, Fragment>(tag, rows, { skip: 0, take: 2, after: itemId(6) }, list([tag.sql`n >= ${3}`]), unknownAfter);
-    expect(found).toEqual({ items: [{ id: itemId(5), n: 5 }, { id: itemId(4), n: 4 }], total: 8 });
-  });
-
-  test('When it is read by number, then the page is the one at its offset', async () => {
-    const found = await keysetListPage<{ id: string; n: number }, Fragment>(tag, rows, { skip: 8, take: 4 }, list(), unknownAfter);
-    expect(found).toEqual({ items: [{ id: itemId(2), n: 2 }, { id: itemId(1), n: 1 }], total: 10 });
-  });
-
-  test('When `after` is another tenant\'s item, then the caller\'s error is thrown', async () => {
-    await expect(keysetListPage(tag, rows, { skip: 0, take: 2, after: itemId(99) }, list(), unknownAfter)).rejects.toBeInstanceOf(UnknownAfter);
-  });
-});
-
-describe('keysetLists', () => {
-  const lists = keysetLists(tag, unknownAfter);
-  const list = { table: 'items', select: tag.raw('id'), scope: tag.sql`tenant_id = ${TENANT}::uuid`, columns: ['n', 'id'], direction: 'asc' as const, total };
-
-  test('When a service binds its tag and its error, then its pages are the free functions\' and an unknown after throws its error', async () => {
-    const window = { skip: 0, take: 3, after: itemId(4) };
-    expect(await lists.keysetListPage(rows, window, list)).toEqual(await keysetListPage(tag, rows, window, list, unknownAfter));
-    expect(await lists.keysetListPage(rows, window, list)).toEqual({ items: [{ id: itemId(5) }, { id: itemId(6) }, { id: itemId(7) }], total: 10 });
-    await expect(lists.keysetListPage(rows, { ...window, after: itemId(99) }, list)).rejects.toBeInstanceOf(UnknownAfter);
-    const order = byN('asc');
-    const found = await lists.keysetPage<{ id: string }>(rows, window, {
-      page: tag.sql`SELECT i.id FROM items i WHERE i.tenant_id = ${TENANT}::uuid${lists.keysetAfter(window, order)} ${lists.keysetOrderLimit(window, order)}`,
-      total,
-      exists: lists.afterExists(window, order),
-    });
-    expect(found.items.map((item) => item.id)).toEqual([5, 6, 7].map(itemId));
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
-import { createPool, rawSqlOver, testServerUrl, transactionalSqlOver, withPoolTransaction } from '../src';
+import { createPool, rawSqlOver, testServerUrl, transactionalSqlOver } from '../src';
+import { withPoolTransaction } from '../src/pool-transaction';
 
 // withPoolTransaction: BEGIN, the work, COMMIT; ROLLBACK when the work throws; a broken connection discarded.
 const pool = createPool(testServerUrl());

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { advisoryResourceLock } from '@msp/db';
+import { advisoryResourceLock, rawSqlOverKysely } from '@msp/db';
+import { sql } from 'kysely';
 import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
 import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, STREAMED_FILE_IDLE_TIMEOUT_MS, type Logger } from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
@@ -19,7 +20,7 @@ import { tokenEndpointCors } from './auth/token-cors';
 import { registerTokenRoutes } from './auth/token.routes';
 import { createTokenService } from './auth/token.service';
 import { registerWellKnownRoutes, serverMetadata } from './auth/well-known.routes';
-import type { Db } from './db';
+import type { DeskDatabase } from './db';
 import { createStore } from './store';
 import { registerCalendarRoutes } from './calendars/calendars.routes';
 import { createCalendarsService } from './calendars/calendars.service';
@@ -89,7 +90,8 @@ export interface DeskSettings {
 }
 
 export interface DeskDeps {
-  db: Db;
+  /** desk's database (createDb): Kysely over its pool, and `reads` (the replica with DATABASE_READ_URL). */
+  database: DeskDatabase;
   /** Calls to webhook endpoints; outside production by default (no address refused). */
   outbound?: Outbound;
   /** Seals and opens webhook signing secrets (webhookSecretsFromConfig: WEBHOOK_ENCRYPTION_KEY). */
@@ -110,9 +112,10 @@ export interface DeskDeps {
 
 /**
  * The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them
- * on shutdown), and `close()` for what it opened itself (the time export's pg Pool).
+ * on shutdown), and `close()` for what it opened itself (nothing now: the database is the caller's).
  */
-export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret, mailReader, mailSender }: DeskDeps) {
+export function createDeskApp({ database, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret, mailReader, mailSender }: DeskDeps) {
+  const { db } = database;
   // desk trusts its own key directly: no HTTP round trip to itself.
   const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
@@ -152,11 +155,12 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
   const metadataPath = `/.well-known/oauth-authorization-server${new URL(settings.issuer).pathname.replace(/\/$/, '')}`;
   const metadata = serverMetadata(settings.issuer);
 
-  // The export streams from a pool of its own (Prisma has no cursor), on the read replica when there is one.
-  const timeExports = createTimeExportRepository(db.readPool.options.connectionString!, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
+  // The export streams from `reads` (the read replica when there is one), a few exports at a time.
+  const timeExports = createTimeExportRepository(database.reads, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
 
   const events = createServiceEvents({
-    db,
+    // @msp/events still reads and writes through the raw-SQL surface; over the same pool.
+    db: rawSqlOverKysely(db),
     logger,
     catalogue: deskEvents,
     outbound: outbound ?? createOutbound(),
@@ -165,11 +169,11 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
     retention: settings.eventsRetention,
   });
 
-  const store = createStore(db);
+  const store = createStore(database);
   const sla = createSlaService(store);
   // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
   // The tickets service takes the same locks for the tickets a bulk change or a merge writes.
-  const resourceLock = advisoryResourceLock(db.pool);
+  const resourceLock = advisoryResourceLock(database.pool);
   const slaBreaches = createSlaBreachJob(() => sla.sweepBreaches(), settings.slaSweepIntervalMs ?? 15_000, logger);
   // Mailbox passwords are sealed with the same key as the webhook secrets (WEBHOOK_ENCRYPTION_KEY).
   // XOAUTH2 tokens for IMAP and SMTP logins, fetched through the same outbound rules as the webhooks.
@@ -210,10 +214,10 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       webhooks: events.webhookDocs,
     },
     readinessChecks: {
-      database: () => db.$queryRaw`SELECT 1`,
+      database: () => sql`SELECT 1`.execute(db),
     },
     // Reported, not gating: without the replica only the lists and the export fail, with a 503.
-    optionalReadinessChecks: db.readPool === db.pool ? {} : { database_reads: () => db.readPool.query('SELECT 1') },
+    optionalReadinessChecks: database.reads === db ? {} : { database_reads: () => sql`SELECT 1`.execute(database.reads) },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix },
     resourceLock,
     authenticate: auth.authenticate,
@@ -235,13 +239,13 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       registerWhoAmI(api);
       registerTicketRoutes(api, createTicketsService(store, sla, resourceLock));
       registerCommentRoutes(api, createCommentsService(store, sla));
-      registerClientRoutes(api, createClientsService(createStore(db)));
+      registerClientRoutes(api, createClientsService(createStore(database)));
       registerContactRoutes(api, createContactsService(store));
       registerMailboxRoutes(api, mailboxes);
       registerAttachmentRoutes(api, createAttachmentsService(store));
-      registerUserRoutes(api, createUsersService(createStore(db)));
+      registerUserRoutes(api, createUsersService(createStore(database)));
       registerTimeEntryRoutes(api, {
-        timeEntries: createTimeEntriesService(createStore(db), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),
+        timeEntries: createTimeEntriesService(createStore(database), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),
         logger,
         idleTimeoutMs: settings.exports?.idleTimeoutMs ?? STREAMED_FILE_IDLE_TIMEOUT_MS,
       });
@@ -251,5 +255,5 @@ export function createDeskApp({ db, outbound, webhookSecrets, redis, logger, sig
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, mailPolls, mailSends, close: () => timeExports.close() };
+  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, mailPolls, mailSends, close: async () => undefined };
 }

@@ -1,73 +1,49 @@
 import path from 'node:path';
-import { createPool, type PoolOptions } from '@msp/db';
-import { PrismaPg } from '@prisma/adapter-pg';
-import type { Pool } from 'pg';
-import { Prisma, PrismaClient } from './generated/prisma/client';
+import { openDatabase, uniqueViolation, type Database, type DatabaseOptions } from '@msp/db';
+import type { Kysely } from 'kysely';
+import type { DB } from './generated/kysely/database';
+
+export type { DB } from './generated/kysely/database';
+
+/** desk's database as every repository takes it: Kysely over the one pool, or a transaction of it (the same type). */
+export type Db = Kysely<DB>;
 
 /**
- * The Prisma client, and the pg pool under it that the hottest reads use directly (@msp/db sqlRows);
- * `readPool` is where the lists read (the replica's pool with DATABASE_READ_URL, else `pool`).
+ * The one way to desk's database: Kysely over one pg pool, with @msp/db's type parsers (a
+ * timestamptz is a Date, a date its text, an int8 a number), and `reads` for what tolerates the
+ * replica's lag (list pages, their totals, the time export).
  */
-export type Db = PrismaClient & { readonly pool: Pool; readonly readPool: Pool };
-/** A client or an interactive transaction: repositories accept either. */
-export type DbTx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+export type DeskDatabase = Database<DB>;
+
+/** Connections kept for the API's requests. */
+const API_CONNECTIONS = 10;
+/** Time exports streaming at once per instance, each on a connection of the pool beside the API's. */
+export const TIME_EXPORT_POOL_SIZE = 4;
 
 /**
+ * The pool holds the API's connections and, beside them, one for each time export that may stream
+ * at once, so long downloads never take the connections the API answers with.
  * `options.acquireTimeoutMs`: DATABASE_POOL_ACQUIRE_TIMEOUT_MS (a request that gets no connection within it answers 503);
  * `options.readUrl`: DATABASE_READ_URL, the read replica's pool of the same settings.
  */
-export function createDb(databaseUrl: string, options: PoolOptions & { readUrl?: string } = {}): Db {
-  const { readUrl, ...poolOptions } = options;
-  const pool = createPool(databaseUrl, poolOptions);
-  // $disconnect() ends the pool too.
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  if (readUrl === undefined) return Object.assign(prisma, { pool, readPool: pool });
-  const readPool = createPool(readUrl, poolOptions);
-  const disconnect = prisma.$disconnect.bind(prisma);
-  return Object.assign(prisma, {
-    pool,
-    readPool,
-    async $disconnect() {
-      await Promise.all([disconnect(), readPool.end()]);
-    },
-  });
+export function createDb(databaseUrl: string, options: DatabaseOptions = {}): DeskDatabase {
+  return openDatabase<DB>(databaseUrl, { applicationName: 'desk', max: API_CONNECTIONS + TIME_EXPORT_POOL_SIZE, ...options });
 }
 
 /** The same folder from src/ (tests) and dist/ (production). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../prisma/migrations');
 
-/** A unique constraint refused the write (Prisma P2002; through a raw query, P2010 with PostgreSQL's 23505). */
+export { isForeignKeyViolation, uniqueViolation, unlessDuplicate, unlessReferenced } from '@msp/db';
+
+/** A unique constraint refused the write (PostgreSQL's 23505). */
 export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
-  if (error.code === 'P2002') return true;
-  // A raw query's meta carries the driver's SQLSTATE; its message says it too.
-  return error.code === 'P2010' && (JSON.stringify(error.meta ?? {}).includes('"23505"') || error.message.includes('Code: `23505`'));
-}
-
-/** A foreign key refused the write (Prisma P2003): e.g. deleting a row that another still names. */
-export function isForeignKeyViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2003';
-}
-
-/** Runs a deletion and turns a foreign key's refusal (another row came to name it meanwhile) into `onReferenced()`. */
-export async function unlessReferenced<T>(write: Promise<T>, onReferenced: () => Error): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    if (isForeignKeyViolation(error)) throw onReferenced();
-    throw error;
-  }
+  return uniqueViolation(error) !== undefined;
 }
 
 /**
- * Runs a write that a unique constraint may refuse and turns that refusal into `onDuplicate()`.
- * The constraint, not a prior read, decides: two concurrent writers cannot both pass.
+ * A value for a jsonb column, as its JSON text: pg would send a JS array as a PostgreSQL array
+ * literal, not as JSON. null stays SQL NULL.
  */
-export async function unlessDuplicate<T>(write: Promise<T>, onDuplicate: () => Error): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw onDuplicate();
-    throw error;
-  }
+export function jsonb(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
 }

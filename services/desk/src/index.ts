@@ -13,13 +13,13 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   const signingKey = loadSigningKey(config, (message) => logger.info(message));
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const db = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS, readUrl: config.DATABASE_READ_URL });
+  const database = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS, readUrl: config.DATABASE_READ_URL });
   const redis = redisFromConfig(config, logger);
-  await bootstrapClients(config, createApiClientsRepository(db), logger);
-  await ensureServiceClients(config.serviceClients, createApiClientsRepository(db), logger);
+  await bootstrapClients(config, createApiClientsRepository(database.db), logger);
+  await ensureServiceClients(config.serviceClients, createApiClientsRepository(database.db), logger);
 
   const { app, readiness, dispatcher, eventsRetention, slaBreaches, mailPolls, mailSends, close } = createDeskApp({
-    db,
+    database,
     outbound: outboundFromConfig(config),
     webhookSecrets: webhookSecretsFromConfig(config),
     redis,
@@ -53,7 +53,7 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   return {
     app,
     readiness,
-    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), () => slaBreaches.stop(), () => mailPolls.stop(), () => mailSends.stop(), close, () => db.$disconnect(), async () => redis?.quit()],
+    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), () => slaBreaches.stop(), () => mailPolls.stop(), () => mailSends.stop(), close, () => database.close(), async () => redis?.quit()],
     describe: { redis: Boolean(redis) },
   };
 });

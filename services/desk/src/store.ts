@@ -1,5 +1,4 @@
-import type { Queryable } from '@msp/db';
-import type { Db, DbTx } from './db';
+import type { Db, DeskDatabase } from './db';
 import { createAttachmentsRepository } from './attachments/attachments.repository';
 import { createCalendarsRepository } from './calendars/calendars.repository';
 import { createClientsRepository } from './clients/clients.repository';
@@ -14,21 +13,20 @@ import { createTimeEntriesRepository } from './time-entries/time-entries.reposit
 import { createUsersRepository, type UsersRepository } from './users/users.repository';
 
 /**
- * The helpdesk's repositories over the database or one transaction. `connection` (the database's
- * pool, never inside a Prisma transaction) lets the hottest reads skip Prisma; inside a
- * transaction they go through it. `reads` (the read replica's pool, never inside a transaction)
+ * The helpdesk's repositories over the database or one transaction of it (the same Kysely type).
+ * `reads` (the read replica with DATABASE_READ_URL, else `db` itself; never inside a transaction)
  * serves the list pages and their totals, which tolerate the replica's lag.
  */
-function repositories(db: DbTx, connection?: Queryable, reads?: Queryable) {
+function repositories(db: Db, reads: Db = db) {
   return {
-    tickets: createTicketsRepository(db, connection, reads),
+    tickets: createTicketsRepository(db, reads),
     comments: createCommentsRepository(db, reads),
-    clients: createClientsRepository(db, connection, reads),
-    contacts: createContactsRepository(db, connection),
+    clients: createClientsRepository(db, reads),
+    contacts: createContactsRepository(db, reads),
     mailboxes: createMailboxesRepository(db),
-    attachments: createAttachmentsRepository(db),
-    users: createUsersRepository(db, connection, reads),
-    timeEntries: createTimeEntriesRepository(db, connection, reads),
+    attachments: createAttachmentsRepository(db, reads),
+    users: createUsersRepository(db, reads),
+    timeEntries: createTimeEntriesRepository(db, reads),
     events: createEventsRepository(db),
     calendars: createCalendarsRepository(db, reads),
     slaPolicies: createSlaPoliciesRepository(db, reads),
@@ -49,9 +47,9 @@ export interface Store extends Omit<Repositories, 'events' | 'users'> {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
 }
 
-export function createStore(db: Db): Store {
+export function createStore({ db, reads }: Pick<DeskDatabase, 'db' | 'reads'>): Store {
   return {
-    ...repositories(db, db.pool, db.readPool === db.pool ? undefined : db.readPool),
-    transaction: (work) => db.$transaction((tx) => work(repositories(tx))),
+    ...repositories(db, reads),
+    transaction: (work) => db.transaction().execute((tx) => work(repositories(tx))),
   };
 }

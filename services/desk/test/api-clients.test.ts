@@ -235,7 +235,7 @@ describe('secrets never reach the logs', () => {
     const logger = createLogger({ service: 'desk', level: 'debug', stream });
     const { app } = createDeskApp({
       webhookSecrets: testWebhookSecrets(),
-      db: desk.db,
+      database: desk.database,
       logger,
       signingKey: desk.signingKey,
       settings: { issuer: desk.issuer, audience: 'msp-api', rateLimitPerMinute: 600, tokenRateLimitPerMinute: 1000, refreshTokenTtlDays: 30 },

@@ -20,7 +20,7 @@ const tokenWith = (clientId: string, secret: string) =>
 
 describe('bootstrap client', () => {
   test('When BOOTSTRAP_CLIENT_ID/SECRET are set, then that client exists with every scope, and a restart with a new secret updates it', async () => {
-    const clients = createApiClientsRepository(desk.db);
+    const clients = createApiClientsRepository(desk.database.db);
     const settings = { NODE_ENV: 'production', BOOTSTRAP_CLIENT_ID: 'ops-automation', BOOTSTRAP_CLIENT_SECRET: 'first-secret-0123456789', BOOTSTRAP_TENANT: 'acme' };
     await bootstrapClients(settings, clients, logger);
 
@@ -37,7 +37,7 @@ describe('bootstrap client', () => {
   });
 
   test('When no bootstrap variables are set outside production, then a development client is created once and written to DEV_CLIENT_FILE', async () => {
-    const clients = createApiClientsRepository(desk.db);
+    const clients = createApiClientsRepository(desk.database.db);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'desk-dev-')), 'dev-client.json');
     const tenant = `dev-${Date.now()}`;
     const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
@@ -57,7 +57,7 @@ describe('bootstrap client', () => {
 
   test('When no bootstrap variables are set in production, then no client is created', async () => {
     const before = await desk.db.apiClient.count();
-    await bootstrapClients({ NODE_ENV: 'production', BOOTSTRAP_TENANT: 'prod-tenant' }, createApiClientsRepository(desk.db), logger);
+    await bootstrapClients({ NODE_ENV: 'production', BOOTSTRAP_TENANT: 'prod-tenant' }, createApiClientsRepository(desk.database.db), logger);
     expect(await desk.db.apiClient.count()).toBe(before);
   });
 });

@@ -16,7 +16,7 @@ describe('the database pool', () => {
     const caller = await newTenant(desk);
     const client = await createClient(request(desk.app), caller.token);
     // A replica whose pool has two connections and waits 300 ms for one.
-    const replica = http.createServer(await desk.replica({}, { pool: { size: 2, acquireTimeoutMs: 300 } }));
+    const replica = http.createServer(await desk.replica({}, { pool: { max: 2, acquireTimeoutMs: 300 } }));
     await new Promise<void>((resolve) => replica.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(replica.address() as AddressInfo).port}`;
     const read = () => request(url).get(`${BASE}/clients/${client.id}`).set(bearer(caller.token));
@@ -56,7 +56,7 @@ describe('the database pool', () => {
     const caller = await newTenant(desk);
     const client = await createClient(request(desk.app), caller.token);
     // A pool that waits longer for a connection than a transaction waits to start (Prisma's 2 s).
-    const replica = http.createServer(await desk.replica({}, { pool: { size: 2, acquireTimeoutMs: 8_000 } }));
+    const replica = http.createServer(await desk.replica({}, { pool: { max: 2, acquireTimeoutMs: 8_000 } }));
     await new Promise<void>((resolve) => replica.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(replica.address() as AddressInfo).port}`;
     const locker = new Client({ connectionString: desk.databaseUrl });

@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 /** The send job's work, as the service's loop runs it. */
-const sendDue = () => createOutboundSender({ store: createStore(desk.db), sender: createSmtpSender(), secrets: testWebhookSecrets(), logger: createLogger({ service: 'desk', level: 'error' }) }).sendDue();
+const sendDue = () => createOutboundSender({ store: createStore(desk.database), sender: createSmtpSender(), secrets: testWebhookSecrets(), logger: createLogger({ service: 'desk', level: 'error' }) }).sendDue();
 
 let counter = 0;
 const newMessageId = () => `m${Date.now()}.${++counter}.${Math.random().toString(36).slice(2)}@contoso.example`;

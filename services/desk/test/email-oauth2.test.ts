@@ -137,7 +137,7 @@ describe('XOAUTH2', () => {
     await http.post(`${BASE}/tickets/${ticket.id}/comments`).set(bearer(tenant.token)).send({ body: 'Sent with a token.' }).expect(201);
     const before = smtp.messages.length;
     const sender$ = createOutboundSender({
-      store: createStore(desk.db),
+      store: createStore(desk.database),
       sender: createSmtpSender(),
       secrets: testWebhookSecrets(),
       logger: createLogger({ service: 'desk', level: 'error' }),

@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 /** The send job's work, as the service's loop runs it. */
-const sendDue = () => createOutboundSender({ store: createStore(desk.db), sender: createSmtpSender(), secrets: testWebhookSecrets(), logger: createLogger({ service: 'desk', level: 'error' }) }).sendDue();
+const sendDue = () => createOutboundSender({ store: createStore(desk.database), sender: createSmtpSender(), secrets: testWebhookSecrets(), logger: createLogger({ service: 'desk', level: 'error' }) }).sendDue();
 
 async function setup() {
   const tenant = await newTenant(desk);

@@ -23,7 +23,7 @@ beforeAll(async () => {
   tenant = { tenantId: started.tenantId, token: started.token, clientId: started.clientId, secret: started.secret };
   // As desk's start does with SERVICE_CLIENTS (through the same parser).
   const config = loadDeskConfig({ DATABASE_URL: desk.databaseUrl, SERVICE_CLIENTS: JSON.stringify([{ ...service, scopes: 'read:users write:tickets' }]) });
-  await ensureServiceClients(config.serviceClients, createApiClientsRepository(desk.db), logger);
+  await ensureServiceClients(config.serviceClients, createApiClientsRepository(desk.database.db), logger);
 });
 afterAll(() => desk.close());
 
@@ -67,7 +67,7 @@ describe('SERVICE_CLIENTS configuration', () => {
 
   test('When the service clients are ensured, then they belong to no tenant, keep only a hash of the secret, and a second start changes nothing', async () => {
     const rows = await desk.db.apiClient.findMany({ where: { clientId: service.client_id } });
-    await ensureServiceClients([{ ...service, scopes: ['read:users', 'write:tickets'] }], createApiClientsRepository(desk.db), logger);
+    await ensureServiceClients([{ ...service, scopes: ['read:users', 'write:tickets'] }], createApiClientsRepository(desk.database.db), logger);
     const again = await desk.db.apiClient.findMany({ where: { clientId: service.client_id } });
     expect(rows).toHaveLength(1);
     expect(again).toHaveLength(1);

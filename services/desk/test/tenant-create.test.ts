@@ -8,12 +8,14 @@ import { testWebhookSecrets } from '@msp/testkit';
 import { createDeskApp } from '../src/app';
 import { verifySecret } from '../src/auth/secrets';
 import { generateSigningKey } from '../src/auth/signing-key';
-import { createDb, type Db } from '../src/db';
+import { createDb, type DeskDatabase } from '../src/db';
+import { createOracle, type Oracle } from './support/oracle';
 import { DESK_ROOT, ensureBuiltDesk } from './support/built-desk';
 
 const BASE = '/api/v1';
 const database = { name: `t_desk_cli_${randomBytes(8).toString('hex')}`, url: '' };
-let db: Db;
+let db: Oracle;
+let deskDatabase: DeskDatabase;
 let cli: string;
 
 beforeAll(async () => {
@@ -21,10 +23,11 @@ beforeAll(async () => {
   // An empty database: the command applies desk's migrations itself.
   await createDatabase(testServerUrl(), database.name);
   database.url = databaseUrlFor(testServerUrl(), database.name);
-  db = createDb(database.url);
+  db = createOracle(database.url);
+  deskDatabase = createDb(database.url);
 }, 120_000);
 afterAll(async () => {
-  await db.$disconnect();
+  await Promise.all([db.$disconnect(), deskDatabase.close()]);
   await dropDatabase(testServerUrl(), database.name);
 });
 
@@ -61,7 +64,7 @@ describe('node dist/cli/tenant-create.js <slug>', () => {
     // The printed credentials work at desk's token endpoint and manage that tenant's clients.
     const { app } = createDeskApp({
       webhookSecrets: testWebhookSecrets(),
-      db,
+      database: deskDatabase,
       logger: createLogger({ service: 'desk', level: 'error' }),
       signingKey: generateSigningKey(),
       settings: { issuer: 'http://127.0.0.1:1/api/v1', audience: 'msp-api', rateLimitPerMinute: 600, tokenRateLimitPerMinute: 1000, refreshTokenTtlDays: 30 },

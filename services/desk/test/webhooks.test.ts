@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createServiceDispatcher } from '@msp/events';
 import { describeWebhooks } from '@msp/testkit';
+import { rawSqlOverKysely } from '@msp/db';
 import { createDb } from '../src/db';
 import { startDesk } from './support/desk';
 import { BASE, bearer, createClient, unique } from './support/helpdesk';
@@ -58,7 +59,11 @@ describeWebhooks({
         return { type: 'ticket.created', resourceType: 'ticket', resourceId: response.body.id, response };
       },
       databaseUrl: desk.databaseUrl,
-      createDb,
+      // Another process's dispatcher: its own database, handed to @msp/events as the app hands it.
+      createDb: (url: string) => {
+        const database = createDb(url);
+        return Object.assign(rawSqlOverKysely(database.db), { $disconnect: () => database.close() });
+      },
       close: () => desk.close(),
     };
   },

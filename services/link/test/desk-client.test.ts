@@ -18,7 +18,16 @@ beforeAll(async () => {
 afterAll(() => desk.close());
 
 /** The refresh tokens desk issued to link's service client for a tenant: one per token request. */
-const tokenRequests = (tenantId: string) => desk.db.refreshToken.count({ where: { tenantId, apiClient: { clientId: desk.service.clientId } } });
+const tokenRequests = async (tenantId: string) =>
+  (
+    await desk.db.db
+      .selectFrom('refresh_tokens as r')
+      .innerJoin('api_clients as c', 'c.id', 'r.api_client_id')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('r.tenant_id', '=', tenantId)
+      .where('c.client_id', '=', desk.service.clientId)
+      .executeTakeFirstOrThrow()
+  ).count;
 
 async function expectDeskError(promise: Promise<unknown>, retryable: boolean, message: RegExp) {
   const error = await promise.then(

@@ -1,8 +1,7 @@
-import { sqlRows } from '@msp/db';
-import { listWindow, type PageRequest } from '@msp/http';
-import type { DbTx } from '../db';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../shared/lists';
+import { inListOrder, type ListOrder } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import type { Db } from '../db';
+import { pageOfList } from '../shared/lists';
 import type { Attachment, AttachmentFilters, AttachmentRef } from './attachment.schemas';
 
 /** A file of a mail, about to be kept: its id is chosen first, so the ticket or comment can list it in its own INSERT. */
@@ -13,31 +12,31 @@ export interface NewAttachment {
   content: Buffer;
 }
 
-interface AttachmentRow {
+/** What a list shows of a file: everything but its bytes. */
+const COLUMNS = ['id', 'filename', 'content_type', 'size_bytes', 'ticket_id', 'comment_id', 'inbound_email_id', 'created_at'] as const;
+
+/** Newest first, off (tenant_id, created_at, id). */
+const ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
+
+function toAttachment(row: {
   id: string;
   filename: string;
-  contentType: string;
-  sizeBytes: number;
-  ticketId: string | null;
-  commentId: string | null;
-  inboundEmailId: string | null;
-  createdAt: Date;
-}
-
-const COLUMNS = Prisma.raw(
-  `id, filename, content_type AS "contentType", size_bytes AS "sizeBytes", ticket_id AS "ticketId", comment_id AS "commentId", inbound_email_id AS "inboundEmailId", created_at AS "createdAt"`,
-);
-
-function toAttachment(row: AttachmentRow): Attachment {
+  content_type: string;
+  size_bytes: number;
+  ticket_id: string | null;
+  comment_id: string | null;
+  inbound_email_id: string | null;
+  created_at: Date;
+}): Attachment {
   return {
     id: row.id,
     filename: row.filename,
-    content_type: row.contentType,
-    size_bytes: row.sizeBytes,
-    ticket_id: row.ticketId,
-    comment_id: row.commentId,
-    inbound_email_id: row.inboundEmailId,
-    created_at: new Date(row.createdAt).toISOString(),
+    content_type: row.content_type,
+    size_bytes: row.size_bytes,
+    ticket_id: row.ticket_id,
+    comment_id: row.comment_id,
+    inbound_email_id: row.inbound_email_id,
+    created_at: row.created_at.toISOString(),
   };
 }
 
@@ -45,48 +44,47 @@ function toAttachment(row: AttachmentRow): Attachment {
 export const refsOf = (files: NewAttachment[]): AttachmentRef[] =>
   files.map((file) => ({ id: file.id, filename: file.filename, content_type: file.contentType, size_bytes: file.content.length }));
 
-export function createAttachmentsRepository(db: DbTx) {
-  const rows = sqlRows(db);
+export function createAttachmentsRepository(db: Db, reads: Db = db) {
   return {
     /** Keeps the files of a mail, under the ticket (and comment) it became. */
     async saveAll(tenantId: string, owner: { inboundEmailId: string | null; ticketId: string; commentId: string | null }, files: NewAttachment[]): Promise<void> {
       if (!files.length) return;
-      await db.attachment.createMany({
-        data: files.map((file) => ({
-          id: file.id,
-          tenantId,
-          inboundEmailId: owner.inboundEmailId,
-          ticketId: owner.ticketId,
-          commentId: owner.commentId,
-          filename: file.filename,
-          contentType: file.contentType,
-          sizeBytes: file.content.length,
-          content: new Uint8Array(file.content),
-        })),
-      });
+      await db
+        .insertInto('attachments')
+        .values(
+          files.map((file) => ({
+            id: file.id,
+            tenant_id: tenantId,
+            inbound_email_id: owner.inboundEmailId,
+            ticket_id: owner.ticketId,
+            comment_id: owner.commentId,
+            filename: file.filename,
+            content_type: file.contentType,
+            size_bytes: file.content.length,
+            content: file.content,
+          })),
+        )
+        .execute();
     },
 
     async list(tenantId: string, filters: AttachmentFilters, page: PageRequest): Promise<{ items: Attachment[]; total: number }> {
-      const where: Prisma.Sql[] = [];
-      if (filters.ticket_id) where.push(Prisma.sql`ticket_id = ${filters.ticket_id}::uuid`);
-      if (filters.comment_id) where.push(Prisma.sql`comment_id = ${filters.comment_id}::uuid`);
-      if (filters.inbound_email_id) where.push(Prisma.sql`inbound_email_id = ${filters.inbound_email_id}::uuid`);
-      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid`;
-      const found = await lists.keysetListPage<AttachmentRow>(rows, listWindow(page), {
-        table: 'attachments',
-        select: COLUMNS,
+      const scope = reads.selectFrom('attachments').where('tenant_id', '=', tenantId);
+      let filtered = scope;
+      if (filters.ticket_id) filtered = filtered.where('ticket_id', '=', filters.ticket_id);
+      if (filters.comment_id) filtered = filtered.where('comment_id', '=', filters.comment_id);
+      if (filters.inbound_email_id) filtered = filtered.where('inbound_email_id', '=', filters.inbound_email_id);
+      const found = await pageOfList(page, {
         scope,
-        filters: where,
-        columns: ['created_at', 'id'],
-        direction: 'desc',
-        total: Prisma.sql`SELECT count(*) FROM attachments WHERE ${Prisma.join([scope, ...where], ' AND ')}`,
+        order: ORDER,
+        page: (window, afterKey) => inListOrder(filtered.select(COLUMNS), ORDER, window, afterKey).execute(),
+        total: async () => (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
       });
       return { items: found.items.map(toAttachment), total: found.total };
     },
 
     async findContent(tenantId: string, id: string): Promise<{ filename: string; contentType: string; content: Buffer } | null> {
-      const row = await db.attachment.findFirst({ where: { id, tenantId }, select: { filename: true, contentType: true, content: true } });
-      return row && { filename: row.filename, contentType: row.contentType, content: Buffer.from(row.content) };
+      const row = await db.selectFrom('attachments').select(['filename', 'content_type', 'content']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      return row ? { filename: row.filename, contentType: row.content_type, content: row.content } : null;
     },
   };
 }

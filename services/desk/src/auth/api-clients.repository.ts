@@ -14,31 +14,56 @@ export interface ApiClientRecord {
   revokedAt: Date | null;
 }
 
+/** An api_clients row as an ApiClientRecord. */
+const RECORD = [
+  'id',
+  'tenant_id as tenantId',
+  'client_id as clientId',
+  'secret_hash as secretHash',
+  'previous_secret_hash as previousSecretHash',
+  'previous_secret_expires_at as previousSecretExpiresAt',
+  'name',
+  'scopes',
+  'revoked_at as revokedAt',
+] as const;
+
 export function createApiClientsRepository(db: Db) {
   return {
-    findByClientId(clientId: string): Promise<ApiClientRecord | null> {
-      return db.apiClient.findUnique({ where: { clientId } });
+    async findByClientId(clientId: string): Promise<ApiClientRecord | null> {
+      return (await db.selectFrom('api_clients').select(RECORD).where('client_id', '=', clientId).executeTakeFirst()) ?? null;
     },
 
     async ensureTenant(slug: string, name: string): Promise<{ id: string; slug: string }> {
-      return db.tenant.upsert({ where: { slug }, create: { slug, name }, update: {}, select: { id: true, slug: true } });
+      const created = await db.insertInto('tenants').values({ slug, name }).onConflict((oc) => oc.column('slug').doNothing()).returning(['id', 'slug']).executeTakeFirst();
+      return created ?? (await db.selectFrom('tenants').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirstOrThrow());
     },
 
     async tenantExists(tenantId: string): Promise<boolean> {
-      return (await db.tenant.count({ where: { id: tenantId } })) > 0;
+      return (await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst()) !== undefined;
     },
 
     async countInTenant(tenantId: string): Promise<number> {
-      return db.apiClient.count({ where: { tenantId } });
+      const row = await db
+        .selectFrom('api_clients')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirstOrThrow();
+      return row.count;
     },
 
     /** Creates the client, or brings an existing one to the given secret and scopes. */
     async upsert(input: { tenantId: string | null; clientId: string; secretHash: string; name: string; scopes: string[] }): Promise<ApiClientRecord> {
-      return db.apiClient.upsert({
-        where: { clientId: input.clientId },
-        create: input,
-        update: { tenantId: input.tenantId, secretHash: input.secretHash, name: input.name, scopes: input.scopes, revokedAt: null },
-      });
+      const now = new Date();
+      return db
+        .insertInto('api_clients')
+        .values({ tenant_id: input.tenantId, client_id: input.clientId, secret_hash: input.secretHash, name: input.name, scopes: input.scopes })
+        .onConflict((oc) =>
+          oc
+            .column('client_id')
+            .doUpdateSet({ tenant_id: input.tenantId, secret_hash: input.secretHash, name: input.name, scopes: input.scopes, revoked_at: null, updated_at: now }),
+        )
+        .returning(RECORD)
+        .executeTakeFirstOrThrow();
     },
   };
 }

@@ -48,9 +48,9 @@ export async function tenantCreate(argv: string[], env: NodeJS.ProcessEnv, io: {
     io.err(`tenant-create: cannot prepare desk's database at ${redact(databaseUrl)}: ${(error as Error).message}\n`);
     return 1;
   }
-  const db = createDb(databaseUrl);
+  const database = createDb(databaseUrl);
   try {
-    const { tenant_id, client } = await createApiClientsService(createApiClientsAdminRepository(db)).createTenant(slug);
+    const { tenant_id, client } = await createApiClientsService(createApiClientsAdminRepository(database.db)).createTenant(slug);
     io.out(`${JSON.stringify({ tenant_id, client_id: client.client_id, client_secret: client.client_secret })}\n`);
     io.err(`tenant-create: tenant "${slug}" created with an administrator client holding every scope; store the secret now, it is not shown again\n`);
     return 0;
@@ -62,7 +62,7 @@ export async function tenantCreate(argv: string[], env: NodeJS.ProcessEnv, io: {
     }
     return 1;
   } finally {
-    await db.$disconnect();
+    await database.close();
   }
 }
 

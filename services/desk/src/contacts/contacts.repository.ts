@@ -1,8 +1,8 @@
-import { listCountSql, sqlRows, type Queryable } from '@msp/db';
-import { listWindow, type PageRequest } from '@msp/http';
-import type { DbTx } from '../db';
-import { Prisma } from '../generated/prisma/client';
-import { lists } from '../shared/lists';
+import { inListOrder, listCount, type ListOrder } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db';
+import { pageOfList } from '../shared/lists';
 import type { Contact, ContactFilters } from './contact.schemas';
 
 interface ContactSqlRow {
@@ -19,9 +19,23 @@ interface ContactSqlRow {
 }
 
 /** The contact's columns; its addresses from contact_emails, the primary first. */
-const CONTACT_COLUMNS = Prisma.raw(`contacts.id, contacts.name, contacts.email::text AS email,
+const CONTACT_COLUMNS = sql.raw(`contacts.id, contacts.name, contacts.email::text AS email,
   ARRAY(SELECT e.email::text FROM contact_emails e WHERE e.contact_id = contacts.id ORDER BY e.email <> contacts.email, e.email) AS emails,
   contacts.client_id, contacts.phone, contacts.language, contacts.email_status, contacts.created_at, contacts.updated_at`);
+
+/** CONTACT_COLUMNS for a query builder over `contacts`. */
+const CONTACT_SELECTION = [
+  'contacts.id',
+  'contacts.name',
+  'contacts.email',
+  sql<string[]>`ARRAY(SELECT e.email::text FROM contact_emails e WHERE e.contact_id = contacts.id ORDER BY e.email <> contacts.email, e.email)`.as('emails'),
+  'contacts.client_id',
+  'contacts.phone',
+  'contacts.language',
+  sql<Contact['email_status']>`contacts.email_status`.as('email_status'),
+  'contacts.created_at',
+  'contacts.updated_at',
+] as const;
 
 function toContact(row: ContactSqlRow): Contact {
   return {
@@ -33,8 +47,8 @@ function toContact(row: ContactSqlRow): Contact {
     phone: row.phone,
     language: row.language,
     email_status: row.email_status,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
   };
 }
 
@@ -48,25 +62,37 @@ export interface ContactWrite {
 }
 
 /** Each list filter as SQL (unqualified: the list reads `contacts`). */
-function filterSql(tenantId: string, filters: ContactFilters): Prisma.Sql[] {
-  const out: Prisma.Sql[] = [];
-  if (filters.client_id !== undefined) out.push(Prisma.sql`client_id = ${filters.client_id}::uuid`);
+function filterSql(tenantId: string, filters: ContactFilters): RawBuilder<boolean>[] {
+  const out: RawBuilder<boolean>[] = [];
+  if (filters.client_id !== undefined) out.push(sql<boolean>`client_id = ${filters.client_id}::uuid`);
   if (filters.email !== undefined) {
-    out.push(Prisma.sql`id IN (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${filters.email}::citext)`);
+    out.push(sql<boolean>`id IN (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${filters.email}::citext)`);
   }
   if (filters.q !== undefined) {
     const pattern = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    out.push(Prisma.sql`(name ILIKE ${pattern} OR id IN (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email::text ILIKE ${pattern}))`);
+    out.push(sql<boolean>`(name ILIKE ${pattern} OR id IN (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email::text ILIKE ${pattern}))`);
   }
   return out;
 }
 
-export function createContactsRepository(db: DbTx, connection?: Queryable) {
-  const rows = sqlRows(db, connection);
-  const txRows = sqlRows(db);
+/** Newest first, off (tenant_id[, client_id], created_at, id). */
+const ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
+
+export function createContactsRepository(db: Db) {
+  async function rows<Row>(query: RawBuilder<Row>): Promise<Row[]> {
+    return (await query.execute(db)).rows;
+  }
 
   async function findById(tenantId: string, id: string): Promise<Contact | null> {
-    const [row] = await rows<ContactSqlRow>(Prisma.sql`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
+    const [row] = await rows(sql<ContactSqlRow>`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
+    return row ? toContact(row) : null;
+  }
+
+  async function findByEmail(tenantId: string, email: string): Promise<Contact | null> {
+    const [row] = await rows(
+      sql<ContactSqlRow>`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE tenant_id = ${tenantId}::uuid
+        AND id = (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${email}::citext)`,
+    );
     return row ? toContact(row) : null;
   }
 
@@ -75,70 +101,84 @@ export function createContactsRepository(db: DbTx, connection?: Queryable) {
 
     /** Newest first, off (tenant_id[, client_id], created_at, id); the unfiltered total from list_counts. */
     async list(tenantId: string, filters: ContactFilters, page: PageRequest): Promise<{ items: Contact[]; total: number }> {
-      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid`;
+      const scope = db.selectFrom('contacts').where('tenant_id', '=', tenantId);
       const where = filterSql(tenantId, filters);
-      const found = await lists.keysetListPage<ContactSqlRow>(txRows, listWindow(page), {
-        table: 'contacts',
-        select: CONTACT_COLUMNS,
+      const filtered = where.reduce((query, condition) => query.where(condition), scope);
+      const found = await pageOfList(page, {
         scope,
-        filters: where,
-        columns: ['created_at', 'id'],
-        direction: 'desc',
-        total: where.length ? Prisma.sql`SELECT count(*) FROM contacts WHERE ${Prisma.join([scope, ...where], ' AND ')}` : listCountSql(tenantId, 'contacts'),
+        order: ORDER,
+        page: (window, afterKey) => inListOrder(filtered.select(CONTACT_SELECTION), ORDER, window, afterKey).execute(),
+        total: async () =>
+          where.length
+            ? (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count
+            : listCount(db, { tenantId, list: 'contacts' }),
       });
       return { items: found.items.map(toContact), total: found.total };
     },
 
     /** The contact owning this address in the tenant (any of its addresses, in any letter case). */
-    async findByEmail(tenantId: string, email: string): Promise<Contact | null> {
-      const [row] = await rows<ContactSqlRow>(
-        Prisma.sql`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE tenant_id = ${tenantId}::uuid
-          AND id = (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${email}::citext)`,
-      );
-      return row ? toContact(row) : null;
-    },
+    findByEmail,
 
     /** Reads the contact and locks it until the transaction ends. */
     async findForUpdate(tenantId: string, id: string): Promise<Contact | null> {
-      const locked = await db.$queryRaw<{ id: string }[]>`SELECT id FROM contacts WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
-      return locked.length ? findById(tenantId, id) : null;
+      const locked = await db.selectFrom('contacts').select('id').where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      return locked ? findById(tenantId, id) : null;
     },
 
     /** Throws a unique violation when one of `emails` is another contact's. */
     async create(tenantId: string, contact: ContactWrite & { name: string; email: string }, emails: string[]): Promise<Contact> {
-      const row = await db.contact.create({ data: { tenantId, ...contact } });
-      await db.contactEmail.createMany({ data: emails.map((email) => ({ tenantId, email, contactId: row.id })) });
+      const row = await db.insertInto('contacts').values({ tenant_id: tenantId, ...columnsOf(contact), name: contact.name, email: contact.email }).returning('id').executeTakeFirstOrThrow();
+      if (emails.length) await db.insertInto('contact_emails').values(emails.map((email) => ({ tenant_id: tenantId, email, contact_id: row.id }))).execute();
       return (await findById(tenantId, row.id))!;
     },
 
     /** `emails` (when given) replaces the addresses; throws a unique violation when one is another contact's. */
     async update(tenantId: string, id: string, changes: ContactWrite, emails?: string[]): Promise<Contact> {
-      await db.contact.update({ where: { id, tenantId }, data: changes });
+      await db
+        .updateTable('contacts')
+        .set({ ...columnsOf(changes), updated_at: new Date() })
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .execute();
       if (emails) {
-        await db.contactEmail.deleteMany({ where: { tenantId, contactId: id, email: { notIn: emails } } });
+        let stale = db.deleteFrom('contact_emails').where('tenant_id', '=', tenantId).where('contact_id', '=', id);
+        if (emails.length) stale = stale.where('email', 'not in', emails);
+        await stale.execute();
         // Only the addresses new to it: one that is another contact's fails on the primary key.
-        await db.$executeRaw`INSERT INTO contact_emails (tenant_id, email, contact_id)
+        await sql`INSERT INTO contact_emails (tenant_id, email, contact_id)
           SELECT ${tenantId}::uuid, e, ${id}::uuid FROM unnest(${emails}::text[]) AS e
-          WHERE NOT EXISTS (SELECT 1 FROM contact_emails c WHERE c.tenant_id = ${tenantId}::uuid AND c.contact_id = ${id}::uuid AND c.email = e::citext)`;
+          WHERE NOT EXISTS (SELECT 1 FROM contact_emails c WHERE c.tenant_id = ${tenantId}::uuid AND c.contact_id = ${id}::uuid AND c.email = e::citext)`.execute(db);
       }
       return (await findById(tenantId, id))!;
     },
 
     async hasTickets(tenantId: string, id: string): Promise<boolean> {
-      return (await txRows(Prisma.sql`SELECT 1 FROM tickets WHERE tenant_id = ${tenantId}::uuid AND requester_id = ${id}::uuid LIMIT 1`)).length > 0;
+      return (await db.selectFrom('tickets').select('id').where('tenant_id', '=', tenantId).where('requester_id', '=', id).limit(1).executeTakeFirst()) !== undefined;
     },
 
     async delete(tenantId: string, id: string): Promise<void> {
-      await db.contact.delete({ where: { id, tenantId } });
+      await db.deleteFrom('contacts').where('id', '=', id).where('tenant_id', '=', tenantId).execute();
     },
 
     /** Marks the contact owning this address bounced; answers it as it is now, or null when none. */
     async markBounced(tenantId: string, email: string): Promise<Contact | null> {
-      const updated = await db.$executeRaw`UPDATE contacts SET email_status = 'bounced', updated_at = now()
+      const updated = await sql`UPDATE contacts SET email_status = 'bounced', updated_at = now()
         WHERE tenant_id = ${tenantId}::uuid AND email_status <> 'bounced'
-          AND id = (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${email}::citext)`;
-      return updated ? this.findByEmail(tenantId, email) : null;
+          AND id = (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${email}::citext)`.execute(db);
+      return Number(updated.numAffectedRows ?? 0) ? findByEmail(tenantId, email) : null;
     },
+  };
+}
+
+/** The columns a write sets: only the fields it gives (undefined is left out). */
+function columnsOf(contact: ContactWrite) {
+  return {
+    name: contact.name,
+    email: contact.email,
+    client_id: contact.clientId,
+    phone: contact.phone,
+    language: contact.language,
+    email_status: contact.emailStatus,
   };
 }
 

@@ -1,8 +1,9 @@
-import { sqlRows } from '@msp/db';
-import { listWindow, type PageRequest } from '@msp/http';
-import type { DbTx } from '../db';
-import { Prisma, type Mailbox as MailboxRow, type InboundEmail as InboundRow } from '../generated/prisma/client';
-import { lists } from '../shared/lists';
+import { inListOrder, type ListOrder } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { sql, type Selectable } from 'kysely';
+import { jsonb, type Db } from '../db';
+import type { InboundEmail as InboundTable, Mailbox as MailboxRow, OutboundEmail as OutboundRow } from '../generated/kysely/database';
+import { pageOfList } from '../shared/lists';
 import type { InboundEmail, InboundFilters, Mailbox, MailboxHealth } from './mailbox.schemas';
 import type { StoredOAuth2 } from './oauth-tokens';
 
@@ -29,40 +30,40 @@ export interface MailboxRecord extends Mailbox {
   health: MailboxHealth;
 }
 
-function toMailbox(row: MailboxRow): MailboxRecord {
+function toMailbox(row: Selectable<MailboxRow>): MailboxRecord {
   const imap = row.imap as unknown as ServerSettings;
   const smtp = row.smtp as unknown as ServerSettings;
   return {
     id: row.id,
     address: row.address,
     name: row.name,
-    imap: { host: imap.host, port: imap.port, tls: imap.tls, username: imap.username ?? '', password_set: row.imapSecret !== null, oauth2: publicOAuth2(imap.oauth2) },
-    smtp: { host: smtp.host, port: smtp.port, tls: smtp.tls, username: smtp.username, password_set: row.smtpSecret !== null, oauth2: publicOAuth2(smtp.oauth2) },
+    imap: { host: imap.host, port: imap.port, tls: imap.tls, username: imap.username ?? '', password_set: row.imap_secret !== null, oauth2: publicOAuth2(imap.oauth2) },
+    smtp: { host: smtp.host, port: smtp.port, tls: smtp.tls, username: smtp.username, password_set: row.smtp_secret !== null, oauth2: publicOAuth2(smtp.oauth2) },
     folder: row.folder,
-    processed_folder: row.processedFolder,
-    poll_interval_seconds: row.pollIntervalSeconds,
-    default_client_id: row.defaultClientId,
-    unknown_sender: row.unknownSender as Mailbox['unknown_sender'],
-    closed_ticket_policy: row.closedTicketPolicy as Mailbox['closed_ticket_policy'],
-    reopen_within_days: row.reopenWithinDays,
-    max_message_bytes: row.maxMessageBytes,
-    auto_acknowledge: row.autoAcknowledge,
+    processed_folder: row.processed_folder,
+    poll_interval_seconds: row.poll_interval_seconds,
+    default_client_id: row.default_client_id,
+    unknown_sender: row.unknown_sender as Mailbox['unknown_sender'],
+    closed_ticket_policy: row.closed_ticket_policy as Mailbox['closed_ticket_policy'],
+    reopen_within_days: row.reopen_within_days,
+    max_message_bytes: row.max_message_bytes,
+    auto_acknowledge: row.auto_acknowledge,
     enabled: row.enabled,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    tenantId: row.tenantId,
-    imapSecret: row.imapSecret,
-    smtpSecret: row.smtpSecret,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    tenantId: row.tenant_id,
+    imapSecret: row.imap_secret,
+    smtpSecret: row.smtp_secret,
     imapOAuth: imap.oauth2 ?? null,
     smtpOAuth: smtp.oauth2 ?? null,
     failures: row.failures,
     health: {
-      status: row.lastError === null ? 'ok' : 'failing',
-      last_poll_at: row.lastPollAt?.toISOString() ?? null,
-      last_success_at: row.lastSuccessAt?.toISOString() ?? null,
-      last_error: row.lastError,
-      messages_processed: row.messagesProcessed,
-      messages_quarantined: row.messagesQuarantined,
+      status: row.last_error === null ? 'ok' : 'failing',
+      last_poll_at: row.last_poll_at?.toISOString() ?? null,
+      last_success_at: row.last_success_at?.toISOString() ?? null,
+      last_error: row.last_error,
+      messages_processed: row.messages_processed,
+      messages_quarantined: row.messages_quarantined,
     },
   };
 }
@@ -99,71 +100,155 @@ export interface MailboxWrite {
   enabled?: boolean;
 }
 
+/** An inbound_emails row without its raw message. */
+type InboundRow = Omit<Selectable<InboundTable>, 'raw' | 'tenant_id'>;
+
 function toInbound(row: InboundRow): InboundEmail {
   return {
     id: row.id,
-    mailbox_id: row.mailboxId,
-    message_id: row.messageId,
+    mailbox_id: row.mailbox_id,
+    message_id: row.message_id,
     from: row.from,
     to: row.to ?? [],
     subject: row.subject,
-    received_at: new Date(row.receivedAt).toISOString(),
-    size_bytes: row.sizeBytes,
+    received_at: row.received_at.toISOString(),
+    size_bytes: row.size_bytes,
     status: row.status as InboundEmail['status'],
     reason: row.reason,
-    ticket_id: row.ticketId,
-    comment_id: row.commentId,
+    ticket_id: row.ticket_id,
+    comment_id: row.comment_id,
   };
 }
 
-const INBOUND_COLUMNS = Prisma.raw(
-  `id, mailbox_id AS "mailboxId", message_id AS "messageId", "from", "to", subject, received_at AS "receivedAt", size_bytes AS "sizeBytes", status, reason, ticket_id AS "ticketId", comment_id AS "commentId"`,
-);
+const INBOUND_COLUMNS = ['id', 'mailbox_id', 'message_id', 'from', 'to', 'subject', 'received_at', 'size_bytes', 'status', 'reason', 'ticket_id', 'comment_id'] as const;
 
-export function createMailboxesRepository(db: DbTx) {
-  const rows = sqlRows(db);
-  const toJson = (settings: ServerSettings | undefined) => settings as unknown as Prisma.InputJsonValue | undefined;
+/** A queued or sent reply, as the sender and the events read it. */
+export interface OutboundRecord {
+  id: string;
+  /** `reply` (a technician's comment) or `acknowledgement` (auto_acknowledge). */
+  kind: string;
+  tenantId: string;
+  ticketId: string;
+  mailboxId: string | null;
+  commentId: string | null;
+  messageId: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  inReplyTo: string | null;
+  references: string[];
+  body: string;
+  status: string;
+  error: string | null;
+  attempts: number;
+  sentAt: Date | null;
+  createdAt: Date;
+}
+
+function toOutbound(row: Selectable<OutboundRow>): OutboundRecord {
+  return {
+    id: row.id,
+    kind: row.kind,
+    tenantId: row.tenant_id,
+    ticketId: row.ticket_id,
+    mailboxId: row.mailbox_id,
+    commentId: row.comment_id,
+    messageId: row.message_id,
+    from: row.from,
+    to: row.to,
+    cc: row.cc,
+    subject: row.subject,
+    inReplyTo: row.in_reply_to,
+    references: row.references,
+    body: row.body,
+    status: row.status,
+    error: row.error,
+    attempts: row.attempts,
+    sentAt: row.sent_at,
+    createdAt: row.created_at,
+  };
+}
+
+/** Newest first. */
+const MAILBOX_ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
+const INBOUND_ORDER: ListOrder = { columns: ['received_at', 'id'], direction: 'desc' };
+
+/** The columns a write sets: only the fields it gives (undefined is left out). */
+function mailboxColumns(data: MailboxWrite) {
+  return {
+    address: data.address,
+    name: data.name,
+    imap: data.imap === undefined ? undefined : jsonb(data.imap),
+    imap_secret: data.imapSecret,
+    smtp: data.smtp === undefined ? undefined : jsonb(data.smtp),
+    smtp_secret: data.smtpSecret,
+    folder: data.folder,
+    processed_folder: data.processedFolder,
+    poll_interval_seconds: data.pollIntervalSeconds,
+    default_client_id: data.defaultClientId,
+    unknown_sender: data.unknownSender,
+    closed_ticket_policy: data.closedTicketPolicy,
+    reopen_within_days: data.reopenWithinDays,
+    max_message_bytes: data.maxMessageBytes,
+    auto_acknowledge: data.autoAcknowledge,
+    enabled: data.enabled,
+  };
+}
+
+export function createMailboxesRepository(db: Db) {
+  const byId = async (id: string) => toMailbox(await db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
 
   return {
     async list(tenantId: string, page: PageRequest): Promise<{ items: MailboxRecord[]; total: number }> {
-      const found = await lists.keysetListPage<{ id: string }>(rows, listWindow(page), {
-        table: 'mailboxes',
-        select: Prisma.raw('id'),
-        scope: Prisma.sql`tenant_id = ${tenantId}::uuid`,
-        columns: ['created_at', 'id'],
-        direction: 'desc',
-        total: Prisma.sql`SELECT count(*) FROM mailboxes WHERE tenant_id = ${tenantId}::uuid`,
+      const scope = db.selectFrom('mailboxes').where('tenant_id', '=', tenantId);
+      const found = await pageOfList(page, {
+        scope,
+        order: MAILBOX_ORDER,
+        page: (window, afterKey) => inListOrder(scope.selectAll(), MAILBOX_ORDER, window, afterKey).execute(),
+        total: async () => (await scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
       });
-      const all = await db.mailbox.findMany({ where: { id: { in: found.items.map((item) => item.id) } } });
-      return { items: found.items.map((item) => toMailbox(all.find((row) => row.id === item.id)!)), total: found.total };
+      return { items: found.items.map(toMailbox), total: found.total };
     },
 
     async findById(tenantId: string, id: string): Promise<MailboxRecord | null> {
-      const row = await db.mailbox.findFirst({ where: { id, tenantId } });
-      return row && toMailbox(row);
+      const row = await db.selectFrom('mailboxes').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      return row ? toMailbox(row) : null;
     },
 
     async findForUpdate(tenantId: string, id: string): Promise<MailboxRecord | null> {
-      const locked = await db.$queryRaw<{ id: string }[]>`SELECT id FROM mailboxes WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
-      if (!locked.length) return null;
-      return toMailbox((await db.mailbox.findUnique({ where: { id } }))!);
+      const row = await db.selectFrom('mailboxes').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      return row ? toMailbox(row) : null;
     },
 
     async create(tenantId: string, data: MailboxWrite & { address: string; imap: ServerSettings; smtp: ServerSettings }): Promise<MailboxRecord> {
-      return toMailbox(await db.mailbox.create({ data: { ...data, imap: toJson(data.imap)!, smtp: toJson(data.smtp)!, tenantId } }));
+      const row = await db
+        .insertInto('mailboxes')
+        .values({ ...mailboxColumns(data), address: data.address, imap: jsonb(data.imap), smtp: jsonb(data.smtp), tenant_id: tenantId })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toMailbox(row);
     },
 
     async update(tenantId: string, id: string, data: MailboxWrite): Promise<MailboxRecord> {
-      return toMailbox(await db.mailbox.update({ where: { id, tenantId }, data: { ...data, imap: toJson(data.imap), smtp: toJson(data.smtp) } }));
+      const row = await db
+        .updateTable('mailboxes')
+        .set({ ...mailboxColumns(data), updated_at: new Date() })
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toMailbox(row);
     },
 
     async delete(tenantId: string, id: string): Promise<void> {
-      await db.mailbox.delete({ where: { id, tenantId } });
+      await db.deleteFrom('mailboxes').where('id', '=', id).where('tenant_id', '=', tenantId).execute();
     },
 
     /** Makes the mailbox due now (POST /mailboxes/{id}/poll). */
     async dueNow(tenantId: string, id: string): Promise<void> {
-      await db.mailbox.update({ where: { id, tenantId }, data: { nextPollAt: new Date() } });
+      const now = new Date();
+      await db.updateTable('mailboxes').set({ next_poll_at: now, updated_at: now }).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
     },
 
     /**
@@ -171,38 +256,40 @@ export function createMailboxesRepository(db: DbTx) {
      * `id`'s when given and due. Answers null when none is due.
      */
     async claimDue(leaseMs: number, id?: string): Promise<MailboxRecord | null> {
-      const only = id ? Prisma.sql`AND id = ${id}::uuid` : Prisma.empty;
-      const [claimed] = await rows<{ id: string }>(Prisma.sql`
+      const only = id ? sql`AND id = ${id}::uuid` : sql``;
+      const { rows } = await sql<Selectable<MailboxRow>>`
         UPDATE mailboxes SET locked_until = now() + ${leaseMs} * interval '1 millisecond', last_poll_at = now()
         WHERE id = (SELECT id FROM mailboxes WHERE enabled AND next_poll_at <= now() AND (locked_until IS NULL OR locked_until < now()) ${only}
           ORDER BY next_poll_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING id`);
-      if (!claimed) return null;
-      return toMailbox((await db.mailbox.findUnique({ where: { id: claimed.id } }))!);
+        RETURNING *`.execute(db);
+      return rows[0] ? toMailbox(rows[0]) : null;
     },
 
     /** Ends a poll: the next one due after the interval, or (failing) after a back-off. */
     async finishPoll(id: string, outcome: { error: string | null; nextPollAt: Date; processed: number; quarantined: number }): Promise<{ before: MailboxRecord; after: MailboxRecord }> {
-      const before = toMailbox((await db.mailbox.findUnique({ where: { id } }))!);
-      const after = await db.mailbox.update({
-        where: { id },
-        data: {
-          lockedUntil: null,
-          nextPollAt: outcome.nextPollAt,
-          lastError: outcome.error,
-          failures: outcome.error === null ? 0 : { increment: 1 },
-          ...(outcome.error === null ? { lastSuccessAt: new Date() } : {}),
-          messagesProcessed: { increment: outcome.processed },
-          messagesQuarantined: { increment: outcome.quarantined },
-          updatedAt: before.updated_at,
-        },
-      });
+      const before = await byId(id);
+      const after = await db
+        .updateTable('mailboxes')
+        .set((eb) => ({
+          locked_until: null,
+          next_poll_at: outcome.nextPollAt,
+          last_error: outcome.error,
+          failures: outcome.error === null ? 0 : eb('failures', '+', 1),
+          ...(outcome.error === null ? { last_success_at: new Date() } : {}),
+          messages_processed: eb('messages_processed', '+', outcome.processed),
+          messages_quarantined: eb('messages_quarantined', '+', outcome.quarantined),
+          // A poll is no change of the mailbox's settings.
+          updated_at: new Date(before.updated_at),
+        }))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return { before, after: toMailbox(after) };
     },
 
     async firstEnabled(tenantId: string): Promise<MailboxRecord | null> {
-      const row = await db.mailbox.findFirst({ where: { tenantId, enabled: true }, orderBy: { createdAt: 'asc' } });
-      return row && toMailbox(row);
+      const row = await db.selectFrom('mailboxes').selectAll().where('tenant_id', '=', tenantId).where('enabled', '=', true).orderBy('created_at', 'asc').limit(1).executeTakeFirst();
+      return row ? toMailbox(row) : null;
     },
 
     // ---- the inbound log ----
@@ -220,115 +307,214 @@ export function createMailboxesRepository(db: DbTx) {
       status?: string;
       reason?: string | null;
     }): Promise<InboundEmail | null> {
-      const [row] = await rows<InboundRow>(Prisma.sql`
-        INSERT INTO inbound_emails (tenant_id, mailbox_id, message_id, "from", "to", subject, size_bytes, raw, status, reason)
-        VALUES (${entry.tenantId}::uuid, ${entry.mailboxId}::uuid, ${entry.messageId}, ${entry.from}, ${entry.to}::text[], ${entry.subject}, ${entry.sizeBytes},
-          ${entry.raw}, ${entry.status ?? 'received'}, ${entry.reason ?? null})
-        ON CONFLICT (tenant_id, message_id) DO NOTHING
-        RETURNING ${INBOUND_COLUMNS}`);
+      const row = await db
+        .insertInto('inbound_emails')
+        .values({
+          tenant_id: entry.tenantId,
+          mailbox_id: entry.mailboxId,
+          message_id: entry.messageId,
+          from: entry.from,
+          to: entry.to,
+          subject: entry.subject,
+          size_bytes: entry.sizeBytes,
+          raw: entry.raw,
+          status: entry.status ?? 'received',
+          reason: entry.reason ?? null,
+        })
+        .onConflict((oc) => oc.columns(['tenant_id', 'message_id']).doNothing())
+        .returning(INBOUND_COLUMNS)
+        .executeTakeFirst();
       return row ? toInbound(row) : null;
     },
 
     async finishInbound(id: string, outcome: { status: string; reason?: string | null; ticketId?: string | null; commentId?: string | null; from?: string; subject?: string }) {
-      await db.inboundEmail.update({ where: { id }, data: { status: outcome.status, reason: outcome.reason ?? null, ticketId: outcome.ticketId, commentId: outcome.commentId, from: outcome.from, subject: outcome.subject } });
+      await db
+        .updateTable('inbound_emails')
+        .set({
+          status: outcome.status,
+          reason: outcome.reason ?? null,
+          ticket_id: outcome.ticketId,
+          comment_id: outcome.commentId,
+          from: outcome.from,
+          subject: outcome.subject,
+        })
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
     },
 
     /** Messages left `received` by a poll that ended before processing them. */
     async unprocessed(tenantId: string, mailboxId: string): Promise<{ id: string; raw: Buffer | null }[]> {
-      const found = await db.inboundEmail.findMany({ where: { tenantId, mailboxId, status: 'received' }, select: { id: true, raw: true }, orderBy: { receivedAt: 'asc' } });
-      return found.map((row) => ({ id: row.id, raw: row.raw ? Buffer.from(row.raw) : null }));
+      return db
+        .selectFrom('inbound_emails')
+        .select(['id', 'raw'])
+        .where('tenant_id', '=', tenantId)
+        .where('mailbox_id', '=', mailboxId)
+        .where('status', '=', 'received')
+        .orderBy('received_at', 'asc')
+        .execute();
     },
 
     /** The ticket a Message-ID desk received or sent threads to, if any. */
     async ticketOfMessageIds(tenantId: string, messageIds: string[]): Promise<string | null> {
       if (!messageIds.length) return null;
-      const sent = await db.outboundEmail.findFirst({ where: { tenantId, messageId: { in: messageIds } }, orderBy: { createdAt: 'desc' } });
-      if (sent) return sent.ticketId;
-      const found = await db.inboundEmail.findFirst({ where: { tenantId, messageId: { in: messageIds }, ticketId: { not: null } }, orderBy: { receivedAt: 'desc' } });
-      return found?.ticketId ?? null;
+      const sent = await db
+        .selectFrom('outbound_emails')
+        .select('ticket_id')
+        .where('tenant_id', '=', tenantId)
+        .where('message_id', 'in', messageIds)
+        .orderBy('created_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (sent) return sent.ticket_id;
+      const found = await db
+        .selectFrom('inbound_emails')
+        .select('ticket_id')
+        .where('tenant_id', '=', tenantId)
+        .where('message_id', 'in', messageIds)
+        .where('ticket_id', 'is not', null)
+        .orderBy('received_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return found?.ticket_id ?? null;
     },
 
     /** The Message-IDs of a ticket's thread, oldest first: what a reply's References continue. */
     async threadOf(tenantId: string, ticketId: string): Promise<string[]> {
-      const found = await rows<{ message_id: string }>(Prisma.sql`
+      const { rows } = await sql<{ message_id: string }>`
         SELECT message_id FROM (
           SELECT message_id, received_at AS at FROM inbound_emails WHERE tenant_id = ${tenantId}::uuid AND ticket_id = ${ticketId}::uuid AND status = 'processed'
           UNION ALL
           SELECT message_id, created_at FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND ticket_id = ${ticketId}::uuid
-        ) thread ORDER BY at`);
-      return found.map((row) => row.message_id);
+        ) thread ORDER BY at`.execute(db);
+      return rows.map((row) => row.message_id);
     },
 
-    async queueOutbound(entry: Prisma.OutboundEmailUncheckedCreateInput) {
-      return db.outboundEmail.create({ data: entry });
+    async queueOutbound(entry: {
+      kind?: string;
+      tenantId: string;
+      ticketId: string;
+      mailboxId: string | null;
+      commentId: string | null;
+      messageId: string;
+      from: string;
+      to: string[];
+      cc: string[];
+      subject: string;
+      inReplyTo: string | null;
+      references: string[];
+      body: string;
+    }): Promise<OutboundRecord> {
+      const row = await db
+        .insertInto('outbound_emails')
+        .values({
+          ...(entry.kind === undefined ? {} : { kind: entry.kind }),
+          tenant_id: entry.tenantId,
+          ticket_id: entry.ticketId,
+          mailbox_id: entry.mailboxId,
+          comment_id: entry.commentId,
+          message_id: entry.messageId,
+          from: entry.from,
+          to: entry.to,
+          cc: entry.cc,
+          subject: entry.subject,
+          in_reply_to: entry.inReplyTo,
+          references: entry.references,
+          body: entry.body,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toOutbound(row);
     },
 
     /** Claims one due queued mail for `leaseMs` (SKIP LOCKED: one instance sends it). */
-    async claimOutbound(leaseMs: number) {
-      const [claimed] = await rows<{ id: string }>(Prisma.sql`
+    async claimOutbound(leaseMs: number): Promise<OutboundRecord | null> {
+      const { rows } = await sql<Selectable<OutboundRow>>`
         UPDATE outbound_emails SET locked_until = now() + ${leaseMs} * interval '1 millisecond', attempts = attempts + 1
         WHERE id = (SELECT id FROM outbound_emails WHERE status = 'queued' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
           ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING id`);
-      return claimed ? db.outboundEmail.findUnique({ where: { id: claimed.id } }) : null;
+        RETURNING *`.execute(db);
+      return rows[0] ? toOutbound(rows[0]) : null;
     },
 
-    async finishOutbound(id: string, data: { status: string; error?: string | null; nextAttemptAt?: Date; sentAt?: Date }) {
-      return db.outboundEmail.update({ where: { id }, data: { ...data, lockedUntil: null } });
+    async finishOutbound(id: string, data: { status: string; error?: string | null; nextAttemptAt?: Date; sentAt?: Date }): Promise<OutboundRecord> {
+      const row = await db
+        .updateTable('outbound_emails')
+        .set({ status: data.status, error: data.error, next_attempt_at: data.nextAttemptAt, sent_at: data.sentAt, locked_until: null })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toOutbound(row);
     },
 
     /** Marks the sent mails of these Message-IDs bounced; answers them. */
-    async bounceOutbound(tenantId: string, messageIds: string[]) {
+    async bounceOutbound(tenantId: string, messageIds: string[]): Promise<OutboundRecord[]> {
       if (!messageIds.length) return [];
-      return db.outboundEmail.updateManyAndReturn({ where: { tenantId, messageId: { in: messageIds }, status: { in: ['sent', 'queued'] } }, data: { status: 'bounced' } });
+      const rows = await db
+        .updateTable('outbound_emails')
+        .set({ status: 'bounced' })
+        .where('tenant_id', '=', tenantId)
+        .where('message_id', 'in', messageIds)
+        .where('status', 'in', ['sent', 'queued'])
+        .returningAll()
+        .execute();
+      return rows.map(toOutbound);
     },
 
-    async ticketEmails(tenantId: string, ticketId: string) {
-      const inbound = await db.inboundEmail.findMany({ where: { tenantId, ticketId }, omit: { raw: true }, orderBy: { receivedAt: 'asc' } });
-      const outbound = await db.outboundEmail.findMany({ where: { tenantId, ticketId }, orderBy: { createdAt: 'asc' } });
-      return { inbound, outbound };
+    async ticketEmails(tenantId: string, ticketId: string): Promise<{ inbound: InboundEmail[]; outbound: OutboundRecord[] }> {
+      const inbound = await db
+        .selectFrom('inbound_emails')
+        .select(INBOUND_COLUMNS)
+        .where('tenant_id', '=', tenantId)
+        .where('ticket_id', '=', ticketId)
+        .orderBy('received_at', 'asc')
+        .execute();
+      const outbound = await db.selectFrom('outbound_emails').selectAll().where('tenant_id', '=', tenantId).where('ticket_id', '=', ticketId).orderBy('created_at', 'asc').execute();
+      return { inbound: inbound.map(toInbound), outbound: outbound.map(toOutbound) };
     },
 
     async listInbound(tenantId: string, filters: InboundFilters, page: PageRequest): Promise<{ items: InboundEmail[]; total: number }> {
-      const where: Prisma.Sql[] = [];
-      if (filters.mailbox_id) where.push(Prisma.sql`mailbox_id = ${filters.mailbox_id}::uuid`);
-      if (filters.status) where.push(Prisma.sql`status = ${filters.status}`);
-      if (filters.message_id) where.push(Prisma.sql`message_id = ${filters.message_id.replace(/^<|>$/g, '')}`);
-      const scope = Prisma.sql`tenant_id = ${tenantId}::uuid`;
-      const found = await lists.keysetListPage<InboundRow>(rows, listWindow(page), {
-        table: 'inbound_emails',
-        select: INBOUND_COLUMNS,
+      const scope = db.selectFrom('inbound_emails').where('tenant_id', '=', tenantId);
+      let filtered = scope;
+      if (filters.mailbox_id) filtered = filtered.where('mailbox_id', '=', filters.mailbox_id);
+      if (filters.status) filtered = filtered.where('status', '=', filters.status);
+      if (filters.message_id) filtered = filtered.where('message_id', '=', filters.message_id.replace(/^<|>$/g, ''));
+      const found = await pageOfList(page, {
         scope,
-        filters: where,
-        columns: ['received_at', 'id'],
-        direction: 'desc',
-        total: Prisma.sql`SELECT count(*) FROM inbound_emails WHERE ${Prisma.join([scope, ...where], ' AND ')}`,
+        order: INBOUND_ORDER,
+        page: (window, afterKey) => inListOrder(filtered.select(INBOUND_COLUMNS), INBOUND_ORDER, window, afterKey).execute(),
+        total: async () => (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
       });
       return { items: found.items.map(toInbound), total: found.total };
     },
 
     async findInbound(tenantId: string, id: string): Promise<InboundEmail | null> {
-      const row = await db.inboundEmail.findFirst({ where: { id, tenantId }, omit: { raw: true } });
-      return row && toInbound(row as InboundRow);
+      const row = await db.selectFrom('inbound_emails').select(INBOUND_COLUMNS).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      return row ? toInbound(row) : null;
     },
 
     /** The entry and its bytes, locked for the rest of the transaction (a replay). */
     async lockInbound(tenantId: string, id: string): Promise<{ entry: InboundEmail; raw: Buffer | null } | null> {
-      const [row] = await rows<InboundRow>(Prisma.sql`SELECT ${INBOUND_COLUMNS}, raw FROM inbound_emails WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
+      const row = await db
+        .selectFrom('inbound_emails')
+        .select([...INBOUND_COLUMNS, 'raw'])
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return row ? { entry: toInbound(row), raw: row.raw ? Buffer.from(row.raw) : null } : null;
     },
 
     /** Whether `address` was sent an acknowledgement since `since`; serialised per tenant and address for the rest of the transaction. */
     async acknowledgedSince(tenantId: string, address: string, since: Date): Promise<boolean> {
-      await rows(Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ack:${tenantId}:${address}`}, 0)) IS NULL AS locked`);
-      const [found] = await rows<{ id: string }>(Prisma.sql`
-        SELECT id FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND kind = 'acknowledgement' AND ${address} = ANY("to") AND created_at > ${since} LIMIT 1`);
-      return found !== undefined;
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ack:${tenantId}:${address}`}, 0))`.execute(db);
+      const found = await sql<{ id: string }>`
+        SELECT id FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND kind = 'acknowledgement' AND ${address} = ANY("to") AND created_at > ${since} LIMIT 1`.execute(db);
+      return found.rows.length > 0;
     },
 
     async rawOf(tenantId: string, id: string): Promise<Buffer | null | undefined> {
-      const row = await db.inboundEmail.findFirst({ where: { id, tenantId }, select: { raw: true } });
-      return row ? (row.raw ? Buffer.from(row.raw) : null) : undefined;
+      const row = await db.selectFrom('inbound_emails').select('raw').where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      return row ? row.raw : undefined;
     },
   };
 }

@@ -207,14 +207,14 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
       const received: TicketEmail[] = inbound.map((row) => ({
         id: row.id,
         direction: 'inbound',
-        message_id: row.messageId,
+        message_id: row.message_id,
         from: row.from,
         to: row.to ?? [],
         cc: [],
         subject: row.subject,
         status: 'received',
         error: null,
-        created_at: row.receivedAt.toISOString(),
+        created_at: row.received_at,
       }));
       return [...received, ...outbound.map(toTicketEmail)].sort((a, b) => a.created_at.localeCompare(b.created_at));
     },

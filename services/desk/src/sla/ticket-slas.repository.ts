@@ -1,7 +1,8 @@
 import type { BusinessCalendar } from '@msp/calendar';
 import { isoTimestampSql } from '@msp/db';
-import type { DbTx } from '../db';
-import { Prisma, type TicketSla as TicketSlaRow } from '../generated/prisma/client';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { jsonb, type Db } from '../db';
+import type { TicketSla as TicketSlaRow } from '../generated/kysely/database';
 import type { SlaTargets } from '../sla-policies/sla-policy.schemas';
 import type { SlaClocks } from './sla-clock';
 import type { SlaListStatus, SlaTargetName, TicketSla } from './sla.schemas';
@@ -63,10 +64,10 @@ export const TICKET_SLA_COLUMN = `(SELECT ${SLA_JSON_SQL} FROM ticket_slas s WHE
  * one last, newest first among equals. `clocked`: every ticket listed has a next due time (a
  * `running` or `at_risk` filter), so the same order is the partial index's own, in its columns.
  */
-export function slaNextDueOrder(clocked: boolean): Prisma.Sql {
+export function slaNextDueOrder(clocked: boolean): RawBuilder<unknown> {
   return clocked
-    ? Prisma.raw('s.next_due_at, s.ticket_created_at DESC, s.ticket_id DESC')
-    : Prisma.raw('s.next_due_at ASC NULLS LAST, tickets.created_at DESC, tickets.id DESC');
+    ? sql.raw('s.next_due_at, s.ticket_created_at DESC, s.ticket_id DESC')
+    : sql.raw('s.next_due_at ASC NULLS LAST, tickets.created_at DESC, tickets.id DESC');
 }
 
 /**
@@ -95,18 +96,18 @@ const UNBREACHED_BY_RECORD = `s.first_response_breached_at IS NULL AND s.resolut
  * and "a running target due within m minutes" is next_due_at ≤ now() + m (LEAST skips the targets
  * that are not running). The other three keep the definitions' expressions.
  */
-export function slaStatusSql(tenantId: string, status: SlaListStatus, atRiskMinutes: number): Prisma.Sql {
+export function slaStatusSql(tenantId: string, status: SlaListStatus, atRiskMinutes: number): RawBuilder<boolean> {
   const breached = `(${breachedSql.first_response} OR ${breachedSql.resolution})`;
   const running = `(${runningSql.first_response} OR ${runningSql.resolution})`;
-  const condition: Record<SlaListStatus, Prisma.Sql> = {
-    breached: Prisma.raw(breached),
-    running: Prisma.raw(`${UNBREACHED_BY_RECORD} AND s.next_due_at >= now()`),
-    at_risk: Prisma.sql`${Prisma.raw(UNBREACHED_BY_RECORD)} AND s.next_due_at >= now() AND s.next_due_at <= now() + make_interval(mins => ${atRiskMinutes}::int)`,
-    paused: Prisma.raw(`NOT ${breached} AND NOT ${running} AND ${PAUSED_SQL}`),
-    met: Prisma.raw(`${metSql.first_response} AND ${metSql.resolution}`),
+  const condition: Record<SlaListStatus, RawBuilder<unknown>> = {
+    breached: sql.raw(breached),
+    running: sql.raw(`${UNBREACHED_BY_RECORD} AND s.next_due_at >= now()`),
+    at_risk: sql`${sql.raw(UNBREACHED_BY_RECORD)} AND s.next_due_at >= now() AND s.next_due_at <= now() + make_interval(mins => ${atRiskMinutes}::int)`,
+    paused: sql.raw(`NOT ${breached} AND NOT ${running} AND ${PAUSED_SQL}`),
+    met: sql.raw(`${metSql.first_response} AND ${metSql.resolution}`),
   };
   // s.tenant_id is the ticket's (the clocks are created with it): stated, the index's first column serves.
-  return Prisma.sql`s.tenant_id = ${tenantId}::uuid AND ${condition[status]}`;
+  return sql<boolean>`s.tenant_id = ${tenantId}::uuid AND ${condition[status]}`;
 }
 
 /**
@@ -117,10 +118,10 @@ export function slaStatusSql(tenantId: string, status: SlaListStatus, atRiskMinu
  * buckets at its ends off the partial index, so the count does not grow with the backlog of clocks
  * due in the window. The other states count their clocks.
  */
-export function slaStatusTotalSql(tenantId: string, status: SlaListStatus, atRiskMinutes: number): Prisma.Sql {
-  if (status === 'running') return Prisma.sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), NULL)`;
-  if (status === 'at_risk') return Prisma.sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), now() + make_interval(mins => ${atRiskMinutes}::int))`;
-  return Prisma.sql`SELECT count(*) FROM ticket_slas s WHERE ${slaStatusSql(tenantId, status, atRiskMinutes)}`;
+export function slaStatusTotalSql(tenantId: string, status: SlaListStatus, atRiskMinutes: number): RawBuilder<{ count: number }> {
+  if (status === 'running') return sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), NULL) AS count`;
+  if (status === 'at_risk') return sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), now() + make_interval(mins => ${atRiskMinutes}::int)) AS count`;
+  return sql`SELECT count(*) FROM ticket_slas s WHERE ${slaStatusSql(tenantId, status, atRiskMinutes)}`;
 }
 
 export interface TicketSlaRecord extends SlaClocks {
@@ -131,35 +132,35 @@ export interface TicketSlaRecord extends SlaClocks {
   policyId: string;
 }
 
-function toRecord(row: TicketSlaRow): TicketSlaRecord {
+function toRecord(row: Selectable<TicketSlaRow>): TicketSlaRecord {
   return {
-    ticketId: row.ticketId,
-    ticketCreatedAt: row.ticketCreatedAt,
-    tenantId: row.tenantId,
-    policyId: row.policyId,
+    ticketId: row.ticket_id,
+    ticketCreatedAt: row.ticket_created_at,
+    tenantId: row.tenant_id,
+    policyId: row.policy_id,
     calendar: row.calendar as BusinessCalendar | null,
     targets: row.targets as SlaTargets,
-    firstResponse: { dueAt: dueOut(row.firstResponseDueAt), completedAt: row.firstResponseCompletedAt, breachedAt: row.firstResponseBreachedAt },
+    firstResponse: { dueAt: dueOut(row.first_response_due_at), completedAt: row.first_response_completed_at, breachedAt: row.first_response_breached_at },
     resolution: {
-      dueAt: dueOut(row.resolutionDueAt),
-      completedAt: row.resolutionCompletedAt,
-      stoppedAt: row.resolutionStoppedAt,
-      pausedMinutes: row.resolutionPausedMinutes,
-      breachedAt: row.resolutionBreachedAt,
+      dueAt: dueOut(row.resolution_due_at),
+      completedAt: row.resolution_completed_at,
+      stoppedAt: row.resolution_stopped_at,
+      pausedMinutes: row.resolution_paused_minutes,
+      breachedAt: row.resolution_breached_at,
     },
   };
 }
 
 function clockColumns(clocks: SlaClocks) {
   return {
-    firstResponseDueAt: dueIn(clocks.firstResponse.dueAt),
-    firstResponseCompletedAt: clocks.firstResponse.completedAt,
-    firstResponseBreachedAt: clocks.firstResponse.breachedAt,
-    resolutionDueAt: dueIn(clocks.resolution.dueAt),
-    resolutionCompletedAt: clocks.resolution.completedAt,
-    resolutionStoppedAt: clocks.resolution.stoppedAt,
-    resolutionPausedMinutes: clocks.resolution.pausedMinutes,
-    resolutionBreachedAt: clocks.resolution.breachedAt,
+    first_response_due_at: dueIn(clocks.firstResponse.dueAt),
+    first_response_completed_at: clocks.firstResponse.completedAt,
+    first_response_breached_at: clocks.firstResponse.breachedAt,
+    resolution_due_at: dueIn(clocks.resolution.dueAt),
+    resolution_completed_at: clocks.resolution.completedAt,
+    resolution_stopped_at: clocks.resolution.stoppedAt,
+    resolution_paused_minutes: clocks.resolution.pausedMinutes,
+    resolution_breached_at: clocks.resolution.breachedAt,
   };
 }
 
@@ -169,37 +170,37 @@ const SWEEP = {
   resolution: { due: 'resolution_due_at', done: 'resolution_stopped_at', breached: 'resolution_breached_at' },
 } as const;
 
-export function createTicketSlasRepository(db: DbTx) {
+export function createTicketSlasRepository(db: Db) {
   return {
     async create(record: TicketSlaRecord): Promise<void> {
-      await db.ticketSla.create({
-        data: {
-          ticketId: record.ticketId,
-          ticketCreatedAt: record.ticketCreatedAt,
-          tenantId: record.tenantId,
-          policyId: record.policyId,
-          calendar: record.calendar ? (record.calendar as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
-          targets: record.targets as object,
+      await db
+        .insertInto('ticket_slas')
+        .values({
+          ticket_id: record.ticketId,
+          ticket_created_at: record.ticketCreatedAt,
+          tenant_id: record.tenantId,
+          policy_id: record.policyId,
+          calendar: jsonb(record.calendar),
+          targets: jsonb(record.targets),
           ...clockColumns(record),
-        },
-      });
+        })
+        .execute();
     },
 
     /** The ticket's clocks, locked until the transaction ends (the breach sweep skips them meanwhile), or null. */
     async findForUpdate(tenantId: string, ticketId: string): Promise<TicketSlaRecord | null> {
-      const locked = await db.$queryRaw<{ ticket_id: string }[]>`SELECT ticket_id FROM ticket_slas WHERE ticket_id = ${ticketId}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
-      if (!locked.length) return null;
-      return toRecord(await db.ticketSla.findUniqueOrThrow({ where: { ticketId } }));
+      const row = await db.selectFrom('ticket_slas').selectAll().where('ticket_id', '=', ticketId).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      return row ? toRecord(row) : null;
     },
 
     async save(record: TicketSlaRecord): Promise<void> {
-      await db.ticketSla.update({ where: { ticketId: record.ticketId }, data: clockColumns(record) });
+      await db.updateTable('ticket_slas').set(clockColumns(record)).where('ticket_id', '=', record.ticketId).execute();
     },
 
     /** The ticket's `sla` as its reads show it. */
     async json(ticketId: string): Promise<TicketSla | null> {
-      const [row] = await db.$queryRawUnsafe<{ sla: TicketSla | null }[]>(`SELECT ${SLA_JSON_SQL} AS sla FROM ticket_slas s WHERE s.ticket_id = $1::uuid`, ticketId);
-      return row?.sla ?? null;
+      const { rows } = await sql<{ sla: TicketSla | null }>`SELECT ${sql.raw(SLA_JSON_SQL)} AS sla FROM ticket_slas s WHERE s.ticket_id = ${ticketId}::uuid`.execute(db);
+      return rows[0]?.sla ?? null;
     },
 
     /**
@@ -210,15 +211,12 @@ export function createTicketSlasRepository(db: DbTx) {
      */
     async claimBreaches(target: SlaTargetName, limit: number): Promise<{ ticketId: string; tenantId: string }[]> {
       const c = SWEEP[target];
-      const rows = await db.$queryRawUnsafe<{ ticket_id: string; tenant_id: string }[]>(
-        `UPDATE ticket_slas SET ${c.breached} = now()
+      const { rows } = await sql<{ ticket_id: string; tenant_id: string }>`UPDATE ticket_slas SET ${sql.ref(c.breached)} = now()
          WHERE ticket_id IN (
            SELECT ticket_id FROM ticket_slas
-           WHERE ${c.due} < now() AND ${c.breached} IS NULL AND (${c.done} IS NULL OR ${c.done} > ${c.due})
-           ORDER BY ${c.due} LIMIT $1 FOR UPDATE SKIP LOCKED)
-         RETURNING ticket_id, tenant_id`,
-        limit,
-      );
+           WHERE ${sql.ref(c.due)} < now() AND ${sql.ref(c.breached)} IS NULL AND (${sql.ref(c.done)} IS NULL OR ${sql.ref(c.done)} > ${sql.ref(c.due)})
+           ORDER BY ${sql.ref(c.due)} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+         RETURNING ticket_id, tenant_id`.execute(db);
       return rows.map((row) => ({ ticketId: row.ticket_id, tenantId: row.tenant_id }));
     },
   };

@@ -1,94 +1,47 @@
-import { isoOf, isoTimestampSql, sqlRows, type KeysetOrder, type Queryable } from '@msp/db';
+import { afterKeyOf, isoTimestampSql, type ListOrder } from '@msp/db';
 import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
-import type { PageRequest } from '@msp/http';
-import { pageWindow } from '@msp/http';
-import type { DbTx } from '../db';
-import { lists } from '../shared/lists';
+import { listWindow, pageWindow, unknownAfterItem, type PageRequest } from '@msp/http';
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db';
 import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
 import { SLA_JSON_SQL, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaNextDueOrder, slaStatusSql, slaStatusTotalSql } from '../sla/ticket-slas.repository';
 import type { AttachmentRef } from '../attachments/attachment.schemas';
 import type { SlaListing, TicketSla } from '../sla/sla.schemas';
-import { Prisma, type Ticket as TicketRow } from '../generated/prisma/client';
 import { SEARCH_WINDOW, type Ticket, type TicketFilters, type TicketSearch } from './ticket.schemas';
 import { WORKING_STATUSES, type StatusTimestamps, type TicketStatus } from './ticket-status';
 
-/** A ticket without its `sla` (a Prisma model row has none: the SLA clocks live in ticket_slas). */
+/** A ticket without its `sla` (the SLA clocks live in ticket_slas). */
 export type TicketCore = Omit<Ticket, 'sla'>;
 
-type TicketRecord = TicketRow & { requester: { id: string; name: string; email: string } | null };
-/** What a model read of a ticket includes: its requester as the API shows it. */
-const WITH_REQUESTER = { requester: { select: { id: true, name: true, email: true } } } as const;
-
-/** The stored ticket in the API's shape: the one place rows become responses. */
-function toTicket(row: TicketRecord): TicketCore {
-  return {
-    id: row.id,
-    number: row.number,
-    title: row.title,
-    description: row.description,
-    priority: row.priority,
-    category: row.category,
-    status: row.status,
-    client_id: row.clientId,
-    assignee_id: row.assigneeId,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    resolved_at: row.resolvedAt?.toISOString() ?? null,
-    closed_at: row.closedAt?.toISOString() ?? null,
-    merged_into_id: row.mergedIntoId,
-    merged_ids: row.mergedIds ?? [],
-    requester: row.requester,
-    cc: row.cc ?? [],
-    cc_suggested: row.ccSuggested ?? [],
-    source: row.source as Ticket['source'],
-    mailbox_id: row.mailboxId,
-    follow_up_of: row.followUpOf,
-    attachments: (row.attachments ?? []) as unknown as AttachmentRef[],
-  };
-}
-
 /*
- * The two hottest reads, one ticket and a page of the list, and creating a ticket are plain SQL
- * (sqlRows of @msp/db: on the pg pool, else, inside a Prisma transaction, through it).
- * Prisma's model queries and result mapping were the largest cost of a read request
- * (bench/README.md, issue 12), and the list needed two queries. Other writes keep the model API.
+ * Every read of a ticket selects the same columns (TICKET_COLUMNS): the API's names, enums as
+ * text, the requester as the API shows it and the `sla` built by PostgreSQL from the clocks, so
+ * that one row type and one mapper (toTicket) serve every read, inside a transaction or not.
  */
 
 /** The requester as the API shows it, `{id, name, email}`, or null. */
 const REQUESTER_SQL = `(SELECT jsonb_build_object('id', r.id, 'name', r.name, 'email', r.email::text) FROM contacts r WHERE r.id = tickets.requester_id)`;
 
-/**
- * The ticket's columns as the API names them; enums as text; each timestamp as `timestamp` writes
- * it; its `sla` as `sla` gives it: from the clocks joined as `s` (TICKET_SLA_JOIN), or a subselect.
- */
-const ticketColumns = (timestamp: (column: string) => string, sla: string) =>
-  Prisma.raw(`tickets.id, number, title, description, priority::text AS priority, category::text AS category,
-  status::text AS status, client_id, assignee_id, ${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(timestamp).join(', ')},
+/** The ticket's columns as the API names them; its `sla` as `sla` gives it: from the clocks joined as `s` (TICKET_SLA_JOIN), or a subselect. */
+const ticketColumns = (sla: string) =>
+  sql.raw(`tickets.id, number, title, description, priority::text AS priority, category::text AS category,
+  status::text AS status, client_id, assignee_id, created_at, updated_at, resolved_at, closed_at,
   merged_into_id, coalesce(merged_ids, '{}') AS merged_ids, ${REQUESTER_SQL} AS requester, coalesce(cc, '{}') AS cc,
   coalesce(cc_suggested, '{}') AS cc_suggested, source, mailbox_id, follow_up_of, attachments, ${sla}`);
 
-/** Read as `FROM tickets ${TICKET_SLA_JOIN}`. */
-const TICKET_COLUMNS = ticketColumns((column) => column, `${SLA_JSON_SQL} AS sla`);
-const SLA_JOIN = Prisma.raw(TICKET_SLA_JOIN);
-/** searchPage: how many of the tenant's newest tickets it looks at first (the search's density among them decides the way). */
-const SEARCH_PEEK = 100;
-/** searchPage: the most of the tenant's newest tickets a walk reads before it leaves the search to the GIN index. */
-const SEARCH_WALK = 50_000;
+/** Read as `FROM tickets ${SLA_JOIN}`. */
+const TICKET_COLUMNS = ticketColumns(`${SLA_JSON_SQL} AS sla`);
+const SLA_JOIN = sql.raw(TICKET_SLA_JOIN);
+/** A RETURNING's (no join there): the clocks by a subselect. */
+const TICKET_RETURNING = ticketColumns(TICKET_SLA_COLUMN);
+/** The new ticket as the API answers it, as JSON: its row with the timestamps in the API's text (for the event a create records in its statement). */
+const TICKET_JSON = sql.raw(
+  `to_jsonb(ticket) || jsonb_build_object(${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map((column) => `'${column}', ${isoTimestampSql(`ticket.${column}`)}`).join(', ')})`,
+);
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
 const NARROW_MATCHES = 500;
-/** The list's default order, which `after` pages (lists.keysetAfter): newest first, the id breaking ties. */
-const KEYSET_ORDER: Omit<KeysetOrder<Prisma.Sql>, 'scope'> = { table: 'tickets', alias: 'tickets', columns: ['created_at', 'id'], direction: 'desc' };
-/**
- * One ticket by id ($1) of a tenant ($2), the API's cheapest read: its text is built once, not per
- * request (a Prisma.sql template joins its parts on every read of `.text`, and the prepared
- * statement's name is looked up by that text: a 2 KB string hashed anew each time; bench:profile).
- */
-const FIND_BY_ID = Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ${''}::uuid AND tickets.tenant_id = ${''}::uuid`.text;
-/**
- * A new ticket's RETURNING (no join there; it has no clocks yet, the subselect says so), with the
- * timestamps as the API's text, made by PostgreSQL: `to_jsonb` of such a row is the ticket as the API answers it.
- */
-const TICKET_API_COLUMNS = ticketColumns((column) => `${isoTimestampSql(column)} AS ${column}`, TICKET_SLA_COLUMN);
+/** The list's default order, which `after` pages: newest first, the id breaking ties. */
+const KEYSET_ORDER: ListOrder = { columns: ['tickets.created_at', 'tickets.id'], direction: 'desc' };
 
 interface TicketSqlRow {
   id: string;
@@ -100,10 +53,10 @@ interface TicketSqlRow {
   status: Ticket['status'];
   client_id: string;
   assignee_id: string | null;
-  created_at: string | Date;
-  updated_at: string | Date;
-  resolved_at: string | Date | null;
-  closed_at: string | Date | null;
+  created_at: Date;
+  updated_at: Date;
+  resolved_at: Date | null;
+  closed_at: Date | null;
   merged_into_id: string | null;
   merged_ids: string[];
   requester: Ticket['requester'];
@@ -116,7 +69,8 @@ interface TicketSqlRow {
   sla: TicketSla | null;
 }
 
-function fromSql(row: TicketSqlRow): Ticket {
+/** The stored ticket in the API's shape: the one place rows become responses. */
+function toTicket(row: TicketSqlRow): Ticket {
   return {
     id: row.id,
     number: row.number,
@@ -127,10 +81,10 @@ function fromSql(row: TicketSqlRow): Ticket {
     status: row.status,
     client_id: row.client_id,
     assignee_id: row.assignee_id,
-    created_at: isoOf(row.created_at),
-    updated_at: isoOf(row.updated_at),
-    resolved_at: isoOf(row.resolved_at),
-    closed_at: isoOf(row.closed_at),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    resolved_at: row.resolved_at?.toISOString() ?? null,
+    closed_at: row.closed_at?.toISOString() ?? null,
     merged_into_id: row.merged_into_id,
     merged_ids: row.merged_ids,
     requester: row.requester ?? null,
@@ -145,14 +99,14 @@ function fromSql(row: TicketSqlRow): Ticket {
 }
 
 /** Each list filter as SQL; the casts let PostgreSQL use the (tenant_id, <filter>, created_at, id) indexes. */
-const FILTER_SQL: Record<keyof TicketFilters, (value: string) => Prisma.Sql> = {
-  status: (value) => Prisma.sql`status = ${value}::ticket_status`,
-  priority: (value) => Prisma.sql`priority = ${value}::ticket_priority`,
-  category: (value) => Prisma.sql`category = ${value}::ticket_category`,
-  client_id: (value) => Prisma.sql`client_id = ${value}::uuid`,
-  assignee_id: (value) => Prisma.sql`assignee_id = ${value}::uuid`,
-  requester_id: (value) => Prisma.sql`requester_id = ${value}::uuid`,
-  source: (value) => Prisma.sql`source = ${value}`,
+const FILTER_SQL: Record<keyof TicketFilters, (value: string) => RawBuilder<boolean>> = {
+  status: (value) => sql<boolean>`status = ${value}::ticket_status`,
+  priority: (value) => sql<boolean>`priority = ${value}::ticket_priority`,
+  category: (value) => sql<boolean>`category = ${value}::ticket_category`,
+  client_id: (value) => sql<boolean>`client_id = ${value}::uuid`,
+  assignee_id: (value) => sql<boolean>`assignee_id = ${value}::uuid`,
+  requester_id: (value) => sql<boolean>`requester_id = ${value}::uuid`,
+  source: (value) => sql<boolean>`source = ${value}`,
 };
 /** The filters ticket_counts keeps a count of; the others count their tickets. */
 const COUNTED_FILTERS = new Set(['status', 'priority', 'category', 'client_id', 'assignee_id']);
@@ -179,136 +133,124 @@ export interface TicketWrite {
 /** What opening a ticket takes: a title and a client, the rest as the columns' defaults. */
 export type NewTicketRow = TicketWrite & { title: string; clientId: string };
 
-/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
-export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?: Queryable) {
-  const rows = sqlRows(db, connection);
-  const listRows = reads ? sqlRows(db, reads) : rows;
+/** The columns of a TicketWrite (and the status timestamps), as the update sets them. */
+function ticketColumnsOf(changes: TicketWrite & StatusTimestamps) {
+  return {
+    title: changes.title,
+    description: changes.description,
+    priority: changes.priority,
+    category: changes.category,
+    status: changes.status,
+    client_id: changes.clientId,
+    assignee_id: changes.assigneeId,
+    merged_into_id: changes.mergedIntoId,
+    merged_ids: changes.mergedIds,
+    requester_id: changes.requesterId,
+    cc: changes.cc,
+    cc_suggested: changes.ccSuggested,
+    source: changes.source,
+    mailbox_id: changes.mailboxId,
+    follow_up_of: changes.followUpOf,
+    resolved_at: changes.resolvedAt,
+    closed_at: changes.closedAt,
+  };
+}
+
+/** `reads`: where the list's page and total are read (the read replica with DATABASE_READ_URL); the rest reads `db`. */
+export function createTicketsRepository(db: Db, reads: Db = db) {
+  async function rows<Row>(query: RawBuilder<Row>, on: Db = db): Promise<Row[]> {
+    return (await query.execute(on)).rows;
+  }
 
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
-    const [row] = await rows<TicketSqlRow>({ text: FIND_BY_ID, values: [id, tenantId] });
-    return row ? fromSql(row) : null;
+    const [row] = await rows(sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ${id}::uuid AND tickets.tenant_id = ${tenantId}::uuid`);
+    return row ? toTicket(row) : null;
   }
 
   /** The single statement of create (with its event) and createUnderPolicy (without: `event` null). */
   async function open(tenantId: string, ticket: NewTicketRow, event: EventHead | null): Promise<Ticket | null> {
     // Only what the caller gave; the columns' defaults (description '', normal, other, open) do the rest.
-    const given: [string, Prisma.Sql][] = (
+    const given = (
       [
-        ['title', ticket.title === undefined ? undefined : Prisma.sql`${ticket.title}`],
-        ['description', ticket.description === undefined ? undefined : Prisma.sql`${ticket.description}`],
-        ['priority', ticket.priority === undefined ? undefined : Prisma.sql`${ticket.priority}::ticket_priority`],
-        ['category', ticket.category === undefined ? undefined : Prisma.sql`${ticket.category}::ticket_category`],
-        ['status', ticket.status === undefined ? undefined : Prisma.sql`${ticket.status}::ticket_status`],
-        ['client_id', Prisma.sql`${ticket.clientId}::uuid`],
-        ['assignee_id', ticket.assigneeId == null ? undefined : Prisma.sql`${ticket.assigneeId}::uuid`],
-        ['requester_id', ticket.requesterId == null ? undefined : Prisma.sql`${ticket.requesterId}::uuid`],
-        ['cc', ticket.cc?.length ? Prisma.sql`${ticket.cc}::text[]` : undefined],
-        ['cc_suggested', ticket.ccSuggested?.length ? Prisma.sql`${ticket.ccSuggested}::text[]` : undefined],
-        ['source', ticket.source === undefined ? undefined : Prisma.sql`${ticket.source}`],
-        ['mailbox_id', ticket.mailboxId == null ? undefined : Prisma.sql`${ticket.mailboxId}::uuid`],
-        ['follow_up_of', ticket.followUpOf == null ? undefined : Prisma.sql`${ticket.followUpOf}::uuid`],
-        ['attachments', ticket.attachments?.length ? Prisma.sql`${JSON.stringify(ticket.attachments)}::jsonb` : undefined],
-      ] as [string, Prisma.Sql | undefined][]
-    ).filter((entry): entry is [string, Prisma.Sql] => entry[1] !== undefined);
+        ['title', ticket.title === undefined ? undefined : sql`${ticket.title}`],
+        ['description', ticket.description === undefined ? undefined : sql`${ticket.description}`],
+        ['priority', ticket.priority === undefined ? undefined : sql`${ticket.priority}::ticket_priority`],
+        ['category', ticket.category === undefined ? undefined : sql`${ticket.category}::ticket_category`],
+        ['status', ticket.status === undefined ? undefined : sql`${ticket.status}::ticket_status`],
+        ['client_id', sql`${ticket.clientId}::uuid`],
+        ['assignee_id', ticket.assigneeId == null ? undefined : sql`${ticket.assigneeId}::uuid`],
+        ['requester_id', ticket.requesterId == null ? undefined : sql`${ticket.requesterId}::uuid`],
+        ['cc', ticket.cc?.length ? sql`${ticket.cc}::text[]` : undefined],
+        ['cc_suggested', ticket.ccSuggested?.length ? sql`${ticket.ccSuggested}::text[]` : undefined],
+        ['source', ticket.source === undefined ? undefined : sql`${ticket.source}`],
+        ['mailbox_id', ticket.mailboxId == null ? undefined : sql`${ticket.mailboxId}::uuid`],
+        ['follow_up_of', ticket.followUpOf == null ? undefined : sql`${ticket.followUpOf}::uuid`],
+        ['attachments', ticket.attachments?.length ? sql`${JSON.stringify(ticket.attachments)}::jsonb` : undefined],
+      ] as [string, RawBuilder<unknown> | undefined][]
+    ).filter((entry): entry is [string, RawBuilder<unknown>] => entry[1] !== undefined);
     const assigneeHolds =
       ticket.assigneeId == null
-        ? Prisma.empty
-        : Prisma.sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
+        ? sql``
+        : sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
     const recorded = event
-      ? Prisma.sql`,
+      ? sql`,
       event AS (
-        INSERT INTO events (${Prisma.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
-        SELECT ${Prisma.join(eventHeadValues(event))}, ${tenantId}::uuid, ticket.id::text, jsonb_build_object('object', to_jsonb(ticket)) FROM ticket
+        INSERT INTO events (${sql.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
+        SELECT ${sql.join(eventHeadValues(event))}, ${tenantId}::uuid, ticket.id::text, jsonb_build_object('object', ${TICKET_JSON}) FROM ticket
       )`
-      : Prisma.empty;
-    const [row] = await rows<TicketSqlRow>(Prisma.sql`
+      : sql``;
+    const [row] = await rows(sql<TicketSqlRow>`
       WITH sequence AS (
         INSERT INTO ticket_sequences (tenant_id, last_number)
         SELECT ${tenantId}::uuid, 1
         WHERE EXISTS (SELECT 1 FROM clients WHERE id = ${ticket.clientId}::uuid AND tenant_id = ${tenantId}::uuid) ${assigneeHolds}
-          ${event ? Prisma.sql`AND ${noPolicyAppliesSql(tenantId, ticket.clientId)}` : Prisma.empty}
+          ${event ? sql`AND ${noPolicyAppliesSql(tenantId, ticket.clientId)}` : sql``}
         ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_sequences.last_number + 1
         RETURNING last_number
       ),
       ticket AS (
-        INSERT INTO tickets (tenant_id, number, ${Prisma.raw(given.map(([column]) => column).join(', '))})
-        SELECT ${tenantId}::uuid, sequence.last_number, ${Prisma.join(given.map(([, value]) => value))} FROM sequence
-        RETURNING ${TICKET_API_COLUMNS}
+        INSERT INTO tickets (tenant_id, number, ${sql.raw(given.map(([column]) => column).join(', '))})
+        SELECT ${tenantId}::uuid, sequence.last_number, ${sql.join(given.map(([, value]) => value))} FROM sequence
+        RETURNING ${TICKET_RETURNING}
       )${recorded}
       SELECT * FROM ticket`);
     if (!row) return null;
     if (event) announceEventRecorded();
-    return fromSql(row);
+    return toTicket(row);
   }
 
   /**
-   * A page of a search (`q`) and its total, in one statement: the SEARCH_WINDOW newest tickets that
-   * match (`where`: the words and the other filters), ranked or sorted among themselves, and how many
-   * match up to one more than the window (so `totalExact` knows whether more do).
-   *
-   * Why a window: ranking every match by relevance, and counting them all, cost as much as the
-   * matches (212,763 tickets of a million for `Drucker`: ~1 s a request, a pool connection held all
-   * along). The window's tickets are found one of two ways, and both find the same ones:
-   * - `walked`: the (tenant_id, created_at, id) index is read from the newest, each ticket checked,
-   *   until the window is full (at most SEARCH_WALK tickets). With d the share of the tenant's
-   *   SEARCH_PEEK newest tickets that match, a walk reads about window/d tickets, the GIN index
-   *   about d × N matches (N the tenant's tickets, ticket_counts): the walk is taken when it is the
-   *   shorter, d² × N ≥ window. So a common word costs the same at any size.
-   * - otherwise (a rare word, or the walk did not fill the window), the GIN index finds every match,
-   *   and the newest are taken: as costly as the matches, which are few. Its ORDER BY hides the
-   *   created_at index from the planner, which would otherwise walk it for a word it cannot
-   *   estimate (a prefix of a word nobody wrote walked a million tickets).
-   * The PEEK and WALK subqueries end in LIMIT, so the planner keeps them as they are: an index scan
-   * in the list's order that stops there.
+   * A page of a search (`q`) and its total: the SEARCH_WINDOW newest tickets that match (`where`:
+   * the words and the other filters), ranked or sorted among themselves, and how many match up to
+   * one more than the window (so `totalExact` knows whether more do). Two plain statements, run
+   * side by side on the replica: the GIN index (tenant_id, search_vector) finds the matches, the
+   * newest of them are kept, and only those are ranked. Ranking every match by relevance, and
+   * counting them all, would cost as much as the matches.
    */
   async function searchPage(
     tenantId: string,
-    where: Prisma.Sql,
+    where: RawBuilder<boolean>,
     query: string,
     { sla, sortByDue }: { sla: boolean; sortByDue: boolean },
     page: PageRequest,
   ): Promise<{ items: Ticket[]; total: number; totalExact: boolean }> {
     const window = pageWindow(page);
-    const join = sla || sortByDue ? SLA_JOIN : Prisma.empty;
-    // What the window's tickets are ordered by: computed as each is found (a walk) or read back by
-    // id (the GIN index), so a ticket's search_vector is read where it is, once; carried through
-    // the materialized window instead, it was copied out of TOAST for every row (4× the time).
-    const key = sortByDue ? Prisma.raw('s.next_due_at') : Prisma.sql`ts_rank_cd(tickets.search_vector, ${query}::tsquery)`;
-    const newest = (limit: number) =>
-      Prisma.sql`(SELECT * FROM tickets t0 WHERE t0.tenant_id = ${tenantId}::uuid ORDER BY t0.created_at DESC, t0.id DESC LIMIT ${limit}) AS tickets`;
-    const order = Prisma.raw(sortByDue ? 'key ASC NULLS LAST, created_at DESC, id DESC' : 'key DESC, created_at DESC, id DESC');
-    const found = await listRows<TicketSqlRow & { total: string | bigint; position: string | bigint | null }>(Prisma.sql`
-      WITH peek AS MATERIALIZED (
-        SELECT count(*) AS matched FROM ${newest(SEARCH_PEEK)} ${join} WHERE ${where}
+    const join = sla || sortByDue ? SLA_JOIN : sql``;
+    const key = sortByDue ? sql`s.next_due_at` : sql`ts_rank_cd(tickets.search_vector, ${query}::tsquery)`;
+    const order = sql.raw(sortByDue ? 'key ASC NULLS LAST, created_at DESC, id DESC' : 'key DESC, created_at DESC, id DESC');
+    const [found, counted] = await Promise.all([
+      rows(
+        sql<TicketSqlRow & { key: unknown }>`
+          SELECT ${TICKET_COLUMNS}, ${key} AS key
+          FROM (SELECT tickets.id FROM tickets ${join} WHERE ${where} ORDER BY tickets.created_at DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW}) newest
+          JOIN tickets ON tickets.id = newest.id ${SLA_JOIN}
+          ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`,
+        reads,
       ),
-      walked AS MATERIALIZED (
-        SELECT tickets.id, tickets.created_at, ${key} AS key FROM ${newest(SEARCH_WALK)} ${join}
-        WHERE ${where} AND (SELECT matched FROM peek) ^ 2 * (SELECT coalesce(max(count), 0) FROM ticket_counts
-          WHERE tenant_id = ${tenantId}::uuid AND dimension = 'all' AND value = '') >= ${(SEARCH_WINDOW + 1) * SEARCH_PEEK * SEARCH_PEEK}
-        ORDER BY tickets.created_at DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW + 1}
-      ),
-      matches AS MATERIALIZED (
-        SELECT * FROM walked WHERE (SELECT count(*) FROM walked) > ${SEARCH_WINDOW}
-        UNION ALL
-        SELECT found.id, found.created_at, ${key} FROM (
-          SELECT tickets.id, tickets.created_at FROM tickets ${join}
-          WHERE ${where} AND (SELECT count(*) FROM walked) <= ${SEARCH_WINDOW}
-          ORDER BY tickets.created_at + interval '0 seconds' DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW + 1}
-        ) found JOIN tickets ON tickets.id = found.id ${sortByDue ? SLA_JOIN : Prisma.empty}
-      ),
-      picked AS (
-        SELECT id, row_number() OVER (ORDER BY ${order}) AS position
-        FROM (SELECT * FROM matches ORDER BY created_at DESC, id DESC LIMIT ${SEARCH_WINDOW}) w
-        ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}
-      )
-      SELECT (SELECT count(*) FROM matches) AS total, page.*
-      FROM (SELECT 1) one LEFT JOIN LATERAL (
-        SELECT ${TICKET_COLUMNS}, picked.position FROM picked JOIN tickets ON tickets.id = picked.id ${SLA_JOIN}
-      ) page ON true
-      ORDER BY page.position`);
-    const matched = Number(found[0]?.total ?? 0);
-    const items = found.filter((row) => row.position !== null).map((row) => fromSql(row));
-    return { items, total: Math.min(matched, SEARCH_WINDOW), totalExact: matched <= SEARCH_WINDOW };
+      rows(sql<{ count: number }>`SELECT count(*) AS count FROM (SELECT 1 FROM tickets ${join} WHERE ${where} LIMIT ${SEARCH_WINDOW + 1}) matches`, reads),
+    ]);
+    const matched = Number(counted[0]?.count ?? 0);
+    return { items: found.map(toTicket), total: Math.min(matched, SEARCH_WINDOW), totalExact: matched <= SEARCH_WINDOW };
   }
 
   return {
@@ -316,7 +258,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
 
     /** The id of the tenant's ticket of this number, if any. */
     async findIdByNumber(tenantId: string, number: number): Promise<string | null> {
-      const [row] = await rows<{ id: string }>(Prisma.sql`SELECT id FROM tickets WHERE tenant_id = ${tenantId}::uuid AND number = ${number}`);
+      const row = await db.selectFrom('tickets').select('id').where('tenant_id', '=', tenantId).where('number', '=', number).executeTakeFirst();
       return row?.id ?? null;
     },
 
@@ -334,7 +276,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
      * checks the whole query on those alone (a ticket's number and a word: 172 → ~1 ms at 1M tickets).
      */
     async searchQuery(tenantId: string, words: string[]): Promise<{ query: string; narrow: string | null } | null> {
-      const [row] = await rows<{ query: string | null; narrow: string | null }>(Prisma.sql`
+      const [row] = await rows(sql<{ query: string | null; narrow: string | null }>`
         WITH words AS (
           SELECT w, i, i = max(i) OVER () AS last
           FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, i)
@@ -358,8 +300,7 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
     },
 
     /**
-     * A page and the list's total, in one round trip unless the page is empty (lists.keysetPage:
-     * an empty page after an `after` the tenant does not have is a 400).
+     * A page and the list's total (an `after` the tenant does not have is a 400).
      * ticket_counts (kept by triggers) answers the total of the unfiltered list and of every single
      * filter with one row; an SLA status alone is counted off the clocks' table (each row of it is a
      * ticket of the tenant it names: ticket_slas' foreign key and tenant_id), `running` and
@@ -381,41 +322,44 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
         filters.query === undefined
           ? []
           : filters.narrow
-            ? [Prisma.sql`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`]
-            : [Prisma.sql`search_vector @@ ${filters.query}::tsquery`];
-      const where = Prisma.join(
-        [Prisma.sql`tickets.tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...(sla ? [sla] : []), ...search],
-        ' AND ',
-      );
+            ? [sql<boolean>`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`]
+            : [sql<boolean>`search_vector @@ ${filters.query}::tsquery`];
+      const where = sql<boolean>`${sql.join(
+        [sql`tickets.tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...(sla ? [sla] : []), ...search],
+        sql` AND `,
+      )}`;
       if (filters.query !== undefined) return searchPage(tenantId, where, filters.query, { sla: sla !== undefined, sortByDue: filters.sort === 'sla_due_at' }, page);
       const [dimension, value] = active[0] ?? ['all', ''];
       const total =
         filters.sla_status && active.length === 0
           ? slaStatusTotalSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60)
           : active.length > 1 || sla || (active[0] !== undefined && !COUNTED_FILTERS.has(active[0][0]))
-            ? Prisma.sql`SELECT count(*) FROM tickets ${sla ? SLA_JOIN : Prisma.empty} WHERE ${where}`
-            : Prisma.sql`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
+            ? sql<{ count: number }>`SELECT count(*) AS count FROM tickets ${sla ? SLA_JOIN : sql``} WHERE ${where}`
+            : sql<{ count: number }>`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
       const order =
         filters.sort === 'sla_due_at'
           ? slaNextDueOrder(filters.sla_status === 'running' || filters.sla_status === 'at_risk')
-          : Prisma.sql`created_at DESC, tickets.id DESC`;
-      const window = pageWindow(page);
+          : sql`tickets.created_at DESC, tickets.id DESC`;
+      const window = listWindow(page);
       // Keyset paging (`after`, default order only: the service refuses it with q or sort): the
-      // tickets after that one, where the (tenant_id, [filter,] created_at, id) index continues; an
-      // `after` the tenant does not have is a 400 (keysetPage).
-      const keysetOrder = { ...KEYSET_ORDER, scope: Prisma.sql`k.tenant_id = ${tenantId}::uuid` };
-      const found = await lists.keysetPage<TicketSqlRow>(listRows, page, {
-        page: Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${lists.keysetAfter(page, keysetOrder)} ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`,
-        total,
-        exists: lists.afterExists(page, keysetOrder),
-      });
-      return { items: found.items.map(fromSql), total: found.total };
+      // tickets after that one, where the (tenant_id, [filter,] created_at, id) index continues.
+      let afterKey: unknown[] | undefined;
+      if (window.after !== undefined) {
+        afterKey = await afterKeyOf(reads.selectFrom('tickets').where('tenant_id', '=', tenantId), KEYSET_ORDER, window.after);
+        if (!afterKey) throw unknownAfterItem();
+      }
+      const after = afterKey ? sql` AND (tickets.created_at, tickets.id) < (${afterKey[0]}, ${afterKey[1]})` : sql``;
+      const [items, counted] = await Promise.all([
+        rows(sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${after} ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`, reads),
+        rows(total, reads),
+      ]);
+      return { items: items.map(toTicket), total: Number(counted[0]?.count ?? 0) };
     },
 
     /** Reads the ticket and locks it until the transaction ends, so changes to one ticket queue. */
     async findForUpdate(tenantId: string, id: string): Promise<Ticket | null> {
-      const locked = await db.$queryRaw<{ id: string }[]>`SELECT id FROM tickets WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`;
-      return locked.length ? findById(tenantId, id) : null;
+      const locked = await db.selectFrom('tickets').select('id').where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      return locked ? findById(tenantId, id) : null;
     },
 
     /**
@@ -443,10 +387,10 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
 
     /** Reads the tickets of these ids that the tenant has and locks them, in id order (two such locks cannot deadlock). */
     async findManyForUpdate(tenantId: string, ids: string[]): Promise<Map<string, Ticket>> {
-      const locked = await rows<TicketSqlRow>(
-        Prisma.sql`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ANY(${ids}::uuid[]) AND tickets.tenant_id = ${tenantId}::uuid ORDER BY tickets.id FOR UPDATE OF tickets`,
+      const locked = await rows(
+        sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ANY(${ids}::uuid[]) AND tickets.tenant_id = ${tenantId}::uuid ORDER BY tickets.id FOR UPDATE OF tickets`,
       );
-      return new Map(locked.map((row) => [row.id, fromSql(row)]));
+      return new Map(locked.map((row) => [row.id, toTicket(row)]));
     },
 
     /**
@@ -457,16 +401,21 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
      * their ticket's client.
      */
     async moveActivity(tenantId: string, sourceIds: string[], target: Pick<Ticket, 'id' | 'client_id'>): Promise<void> {
-      await db.$executeRaw`UPDATE ticket_comments SET ticket_id = ${target.id}::uuid, merged_from_ticket_id = coalesce(merged_from_ticket_id, ticket_id)
-        WHERE ticket_id = ANY(${sourceIds}::uuid[]) AND tenant_id = ${tenantId}::uuid`;
-      await db.$executeRaw`UPDATE time_entries SET ticket_id = ${target.id}::uuid, client_id = ${target.client_id}::uuid
-        WHERE ticket_id = ANY(${sourceIds}::uuid[]) AND tenant_id = ${tenantId}::uuid`;
+      await sql`UPDATE ticket_comments SET ticket_id = ${target.id}::uuid, merged_from_ticket_id = coalesce(merged_from_ticket_id, ticket_id)
+        WHERE ticket_id = ANY(${sourceIds}::uuid[]) AND tenant_id = ${tenantId}::uuid`.execute(db);
+      await sql`UPDATE time_entries SET ticket_id = ${target.id}::uuid, client_id = ${target.client_id}::uuid
+        WHERE ticket_id = ANY(${sourceIds}::uuid[]) AND tenant_id = ${tenantId}::uuid`.execute(db);
     },
 
     /** `at` becomes updated_at, the same instant the status timestamps were taken from. */
-    async update(tenantId: string, id: string, changes: TicketWrite & StatusTimestamps, at: Date): Promise<TicketCore> {
-      const row = await db.ticket.update({ where: { id, tenantId }, data: { ...changes, updatedAt: at }, include: WITH_REQUESTER });
-      return toTicket(row);
+    async update(tenantId: string, id: string, changes: TicketWrite & StatusTimestamps, at: Date): Promise<Ticket> {
+      await db
+        .updateTable('tickets')
+        .set({ ...ticketColumnsOf(changes), updated_at: at })
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirstOrThrow();
+      return (await findById(tenantId, id))!;
     },
 
     /**
@@ -474,18 +423,11 @@ export function createTicketsRepository(db: DbTx, connection?: Queryable, reads?
      * their history. Answers the tickets it unassigned, as they are now.
      */
     async unassignOpen(tenantId: string, assigneeId: string): Promise<Ticket[]> {
-      const updated = await db.ticket.updateManyAndReturn({
-        where: { tenantId, assigneeId, status: { in: [...WORKING_STATUSES] } },
-        data: { assigneeId: null },
-      });
-      if (!updated.length) return [];
-      const slas = await rows<{ id: string; sla: TicketSla | null; requester: TicketRecord['requester'] }>(
-        Prisma.sql`SELECT id, ${Prisma.raw(TICKET_SLA_COLUMN)}, ${Prisma.raw(REQUESTER_SQL)} AS requester FROM tickets WHERE id = ANY(${updated.map((row) => row.id)}::uuid[])`,
-      );
-      return updated.map((row) => {
-        const read = slas.find((sla) => sla.id === row.id);
-        return { ...toTicket({ ...row, requester: read?.requester ?? null }), sla: read?.sla ?? null };
-      });
+      const updated = await rows(sql<TicketSqlRow>`
+        UPDATE tickets SET assignee_id = NULL, updated_at = ${new Date()}
+        WHERE tenant_id = ${tenantId}::uuid AND assignee_id = ${assigneeId}::uuid AND status = ANY(${[...WORKING_STATUSES]}::ticket_status[])
+        RETURNING ${TICKET_RETURNING}`);
+      return updated.map(toTicket);
     },
   };
 }

@@ -1,67 +1,45 @@
-import { isoOf, listCountRangeSql, listCountSql, sqlRows, type Queryable, type SqlQuery } from '@msp/db';
-import { listWindow, type PageRequest } from '@msp/http';
-import type { DbTx } from '../db';
-import { Prisma, type TimeEntry as TimeEntryRow } from '../generated/prisma/client';
-import { lists } from '../shared/lists';
+import { inListOrder, listCount, listCountRange, type ListOrder } from '@msp/db';
+import type { PageRequest } from '@msp/http';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type { Db } from '../db';
+import type { TimeEntry as TimeEntryRow } from '../generated/kysely/database';
+import { pageOfList } from '../shared/lists';
 import { amountOf } from './amounts';
 import type { TimeEntry, TimeEntryFilters, TimeTotals } from './time-entry.schemas';
 
-/** A `date` column as Prisma hands it (midnight UTC) back to `YYYY-MM-DD`, and the other way. */
-const dateText = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString()).slice(0, 10);
-const dateValue = (text: string) => new Date(`${text}T00:00:00.000Z`);
-
-function toTimeEntry(row: TimeEntryRow): TimeEntry {
+function toTimeEntry(row: Selectable<TimeEntryRow>): TimeEntry {
   return {
     id: row.id,
-    ticket_id: row.ticketId,
-    client_id: row.clientId,
-    user_id: row.userId,
+    ticket_id: row.ticket_id,
+    client_id: row.client_id,
+    user_id: row.user_id,
     minutes: row.minutes,
-    date: dateText(row.date),
+    date: row.date,
     billable: row.billable,
     note: row.note,
-    hourly_rate: row.hourlyRate,
+    hourly_rate: row.hourly_rate,
     currency: row.currency as TimeEntry['currency'],
-    amount: amountOf(row.minutes, row.hourlyRate),
-    created_at: isoOf(row.createdAt),
-    updated_at: isoOf(row.updatedAt),
+    amount: amountOf(row.minutes, row.hourly_rate),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
   };
 }
 
-/** The columns of a plain read, dates as the API's text. */
-const COLUMNS = Prisma.raw('id, ticket_id, client_id, user_id, minutes, date::text AS date, billable, note, hourly_rate, currency, created_at, updated_at');
-
-interface TimeEntrySqlRow extends Omit<TimeEntry, 'created_at' | 'updated_at' | 'amount'> {
-  created_at: string | Date;
-  updated_at: string | Date;
-}
-
-const fromSql = ({ created_at, updated_at, ...row }: TimeEntrySqlRow): TimeEntry => ({
-  ...row,
-  amount: amountOf(row.minutes, row.hourly_rate),
-  created_at: isoOf(created_at),
-  updated_at: isoOf(updated_at),
-});
-
-/**
- * The list's order: the day worked, latest first, then the newest entry of a day; the id breaks
- * ties. keysetListPage qualifies the columns: a bare `date` would name the selected `date::text` and
- * sort text, off the index.
- */
-const KEY = ['date', 'created_at', 'id'];
+/** The list's order: the day worked, latest first, then the newest entry of a day; the id breaks ties. */
+const ORDER: ListOrder = { columns: ['date', 'created_at', 'id'], direction: 'desc' };
 
 /**
  * Each filter as SQL, all on time_entries alone: client_id is on the entry (the ticket's, kept in
  * step by a trigger), so no filter joins. The (tenant_id, [user_id | client_id | billable,] date)
  * indexes serve them, each in the list's order.
  */
-function filtersOf(filters: TimeEntryFilters): Prisma.Sql[] {
-  const conditions: Prisma.Sql[] = [];
-  if (filters.client_id !== undefined) conditions.push(Prisma.sql`client_id = ${filters.client_id}::uuid`);
-  if (filters.user_id !== undefined) conditions.push(Prisma.sql`user_id = ${filters.user_id}::uuid`);
-  if (filters.from !== undefined) conditions.push(Prisma.sql`time_entries.date >= ${filters.from}::date`);
-  if (filters.to !== undefined) conditions.push(Prisma.sql`time_entries.date <= ${filters.to}::date`);
-  if (filters.billable !== undefined) conditions.push(Prisma.sql`billable = ${filters.billable}`);
+function filtersOf(filters: TimeEntryFilters): RawBuilder<boolean>[] {
+  const conditions: RawBuilder<boolean>[] = [];
+  if (filters.client_id !== undefined) conditions.push(sql`client_id = ${filters.client_id}::uuid`);
+  if (filters.user_id !== undefined) conditions.push(sql`user_id = ${filters.user_id}::uuid`);
+  if (filters.from !== undefined) conditions.push(sql`time_entries.date >= ${filters.from}::date`);
+  if (filters.to !== undefined) conditions.push(sql`time_entries.date <= ${filters.to}::date`);
+  if (filters.billable !== undefined) conditions.push(sql`billable = ${filters.billable}`);
   return conditions;
 }
 
@@ -79,43 +57,46 @@ function counterOf(filters: TimeEntryFilters): { combined: true } | { combined: 
  * The number of the filtered entries. The whole list and each single filter read list_counts
  * (kept by triggers): one row, or for `from`/`to` one per day between, whatever the tenant's size.
  */
-function countOf(tenantId: string, filters: TimeEntryFilters): SqlQuery {
+async function countOf(reads: Db, tenantId: string, filters: TimeEntryFilters): Promise<number> {
   const counter = counterOf(filters);
-  if (counter.combined) return Prisma.sql`SELECT count(*) FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${Prisma.join(filtersOf(filters), ' AND ')}`;
-  if (counter.days) return listCountRangeSql(tenantId, 'time_entries', 'date', counter.days);
-  return listCountSql(tenantId, 'time_entries', counter.filter);
+  if (counter.combined) {
+    const { rows } = await sql<{ count: number }>`SELECT count(*) AS count FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${sql.join(filtersOf(filters), sql` AND `)}`.execute(reads);
+    return Number(rows[0]?.count ?? 0);
+  }
+  if (counter.days) return listCountRange(reads, { tenantId, list: 'time_entries', dimension: 'date', ...counter.days });
+  return listCount(reads, { tenantId, list: 'time_entries', ...counter.filter });
 }
 
 /**
  * Their amounts and billable amounts per currency (entries with a rate only), the same way from
  * time_entry_amounts (same keys), or summed over the entries for several filters at once.
  */
-function amountsOf(tenantId: string, filters: TimeEntryFilters): Prisma.Sql {
+function amountsOf(tenantId: string, filters: TimeEntryFilters): RawBuilder<{ currency: TimeEntry['currency']; amount: number; billable_amount: number }> {
   const counter = counterOf(filters);
   if (counter.combined) {
-    return Prisma.sql`SELECT currency, coalesce(sum(time_entry_amount(minutes, hourly_rate)), 0)::bigint AS amount,
+    return sql`SELECT currency, coalesce(sum(time_entry_amount(minutes, hourly_rate)), 0)::bigint AS amount,
         coalesce(sum(time_entry_amount(minutes, hourly_rate)) FILTER (WHERE billable), 0)::bigint AS billable_amount
-      FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND hourly_rate IS NOT NULL AND ${Prisma.join(filtersOf(filters), ' AND ')}
+      FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND hourly_rate IS NOT NULL AND ${sql.join(filtersOf(filters), sql` AND `)}
       GROUP BY currency ORDER BY currency`;
   }
-  const sums = Prisma.sql`SELECT currency, sum(amount)::bigint AS amount, sum(billable_amount)::bigint AS billable_amount FROM time_entry_amounts WHERE tenant_id = ${tenantId}::uuid`;
+  const sums = sql`SELECT currency, sum(amount)::bigint AS amount, sum(billable_amount)::bigint AS billable_amount FROM time_entry_amounts WHERE tenant_id = ${tenantId}::uuid`;
   const where = counter.days
-    ? Prisma.sql`AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`
-    : Prisma.sql`AND dimension = ${counter.filter?.dimension ?? 'all'} AND value = ${counter.filter?.value ?? ''}`;
-  return Prisma.sql`${sums} ${where} GROUP BY currency HAVING sum(amount) <> 0 OR sum(billable_amount) <> 0 ORDER BY currency`;
+    ? sql`AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`
+    : sql`AND dimension = ${counter.filter?.dimension ?? 'all'} AND value = ${counter.filter?.value ?? ''}`;
+  return sql`${sums} ${where} GROUP BY currency HAVING sum(amount) <> 0 OR sum(billable_amount) <> 0 ORDER BY currency`;
 }
 
 /** Their minutes and billable minutes, the same way from time_entry_minutes (same keys as list_counts). */
-function minutesOf(tenantId: string, filters: TimeEntryFilters): Prisma.Sql {
+function minutesOf(tenantId: string, filters: TimeEntryFilters): RawBuilder<{ minutes: number; billable_minutes: number }> {
   const counter = counterOf(filters);
   if (counter.combined) {
-    return Prisma.sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(minutes) FILTER (WHERE billable), 0)::bigint AS billable_minutes
-      FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${Prisma.join(filtersOf(filters), ' AND ')}`;
+    return sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(minutes) FILTER (WHERE billable), 0)::bigint AS billable_minutes
+      FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${sql.join(filtersOf(filters), sql` AND `)}`;
   }
-  const sums = Prisma.sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(billable_minutes), 0)::bigint AS billable_minutes FROM time_entry_minutes WHERE tenant_id = ${tenantId}::uuid`;
+  const sums = sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(billable_minutes), 0)::bigint AS billable_minutes FROM time_entry_minutes WHERE tenant_id = ${tenantId}::uuid`;
   // Dates sort as text (YYYY-MM-DD); an open end is every day that way.
-  if (counter.days) return Prisma.sql`${sums} AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`;
-  return Prisma.sql`${sums} AND dimension = ${counter.filter?.dimension ?? 'all'} AND value = ${counter.filter?.value ?? ''}`;
+  if (counter.days) return sql`${sums} AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`;
+  return sql`${sums} AND dimension = ${counter.filter?.dimension ?? 'all'} AND value = ${counter.filter?.value ?? ''}`;
 }
 
 export interface TimeEntryWrite {
@@ -128,56 +109,60 @@ export interface TimeEntryWrite {
   currency?: string;
 }
 
-/** `reads`: where the list's page and total are read when given (the read replica's pool, DATABASE_READ_URL); the rest reads the primary. */
-export function createTimeEntriesRepository(db: DbTx, connection?: Queryable, reads?: Queryable) {
-  const rows = sqlRows(db, connection);
-  const listRows = reads ? sqlRows(db, reads) : rows;
-
-  /** A page in the list's order (by number or keyset) and the total, in one round trip (keysetListPage). */
-  async function page(scope: Prisma.Sql, filters: TimeEntryFilters, total: SqlQuery, request: PageRequest) {
-    const found = await lists.keysetListPage<TimeEntrySqlRow>(listRows, listWindow(request), { table: 'time_entries', select: COLUMNS, scope, filters: filtersOf(filters), columns: KEY, direction: 'desc', total });
-    return { items: found.items.map(fromSql), total: found.total };
+/** `reads`: where the list's page and total are read (the read replica with DATABASE_READ_URL); the rest reads `db`. */
+export function createTimeEntriesRepository(db: Db, reads: Db = db) {
+  /** A page in the list's order (by number or keyset) of the `scoped` entries, filtered. */
+  function page(scope: ReturnType<typeof scoped>, filters: TimeEntryFilters, total: () => Promise<number>, request: PageRequest) {
+    const filtered = filtersOf(filters).reduce((query, condition) => query.where(condition), scope);
+    return pageOfList(request, {
+      scope,
+      order: ORDER,
+      page: async (window, afterKey) => (await inListOrder(filtered.selectAll(), ORDER, window, afterKey).execute()).map(toTimeEntry),
+      total,
+    });
   }
+  const scoped = (tenantId: string) => reads.selectFrom('time_entries').where('tenant_id', '=', tenantId);
 
   return {
     async findById(tenantId: string, id: string): Promise<TimeEntry | null> {
-      const row = await db.timeEntry.findFirst({ where: { id, tenantId } });
-      return row && toTimeEntry(row);
+      const row = await db.selectFrom('time_entries').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      return row ? toTimeEntry(row) : null;
     },
 
     /** Reads the entry and locks it until the transaction ends, so changes to one entry queue. */
     async findForUpdate(tenantId: string, id: string): Promise<TimeEntry | null> {
-      const [row] = await rows<TimeEntrySqlRow>(Prisma.sql`SELECT ${COLUMNS} FROM time_entries WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid FOR UPDATE`);
-      return row ? fromSql(row) : null;
+      const row = await db.selectFrom('time_entries').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      return row ? toTimeEntry(row) : null;
     },
 
-    /** A ticket's entries in the list's order, and their number. */
     /**
-     * The total is count(*) of the ticket's entries through (ticket_id, date, …): bounded by the one
-     * ticket's entries, not by the tenant's (no counter needed).
+     * A ticket's entries in the list's order, and their number. The total is count(*) of the
+     * ticket's entries through (ticket_id, date, …): bounded by the one ticket's entries, not by the
+     * tenant's (no counter needed).
      */
     async listForTicket(tenantId: string, ticketId: string, request: PageRequest): Promise<{ items: TimeEntry[]; total: number }> {
-      const scope = Prisma.sql`ticket_id = ${ticketId}::uuid AND tenant_id = ${tenantId}::uuid`;
-      return page(scope, {}, Prisma.sql`SELECT count(*) FROM time_entries WHERE ${scope}`, request);
+      const scope = scoped(tenantId).where('ticket_id', '=', ticketId);
+      return page(scope, {}, async () => (await scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count, request);
     },
 
     /**
      * A page of the filtered entries, and the number and minutes of all of them, from counters for
-     * the whole list and each single filter (countOf, minutesOf); the page and the minutes in parallel.
+     * the whole list and each single filter (countOf, minutesOf); the page and the sums in parallel.
      */
     async list(tenantId: string, filters: TimeEntryFilters, request: PageRequest): Promise<{ items: TimeEntry[]; total: number; totals: TimeTotals }> {
-      const [found, [sums], amounts] = await Promise.all([
-        page(Prisma.sql`tenant_id = ${tenantId}::uuid`, filters, countOf(tenantId, filters), request),
-        listRows<{ minutes: string; billable_minutes: string }>(minutesOf(tenantId, filters)),
-        listRows<{ currency: TimeEntry['currency']; amount: string; billable_amount: string }>(amountsOf(tenantId, filters)),
+      const [found, sums, amounts] = await Promise.all([
+        page(scoped(tenantId), filters, () => countOf(reads, tenantId, filters), request),
+        minutesOf(tenantId, filters).execute(reads),
+        amountsOf(tenantId, filters).execute(reads),
       ]);
+      const minutes = sums.rows[0];
       return {
         items: found.items,
         total: found.total,
         totals: {
-          minutes: Number(sums?.minutes ?? 0),
-          billable_minutes: Number(sums?.billable_minutes ?? 0),
-          amounts: amounts.map((sum) => ({ currency: sum.currency, amount: Number(sum.amount), billable_amount: Number(sum.billable_amount) })),
+          minutes: Number(minutes?.minutes ?? 0),
+          billable_minutes: Number(minutes?.billable_minutes ?? 0),
+          amounts: amounts.rows.map((sum) => ({ currency: sum.currency, amount: Number(sum.amount), billable_amount: Number(sum.billable_amount) })),
         },
       };
     },
@@ -185,31 +170,47 @@ export function createTimeEntriesRepository(db: DbTx, connection?: Queryable, re
     /** `clientId` is the ticket's, read under the ticket's lock. */
     async create(tenantId: string, entry: Required<TimeEntryWrite> & { ticketId: string; clientId: string }): Promise<TimeEntry> {
       // (hourlyRate and currency: the price the service decided, kept with the entry.)
-      const row = await db.timeEntry.create({
-        data: {
-          tenantId,
-          ticketId: entry.ticketId,
-          clientId: entry.clientId,
-          userId: entry.userId,
+      const row = await db
+        .insertInto('time_entries')
+        .values({
+          tenant_id: tenantId,
+          ticket_id: entry.ticketId,
+          client_id: entry.clientId,
+          user_id: entry.userId,
           minutes: entry.minutes,
-          date: dateValue(entry.date),
+          date: entry.date,
           billable: entry.billable,
           note: entry.note,
-          hourlyRate: entry.hourlyRate,
+          hourly_rate: entry.hourlyRate,
           currency: entry.currency,
-        },
-      });
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return toTimeEntry(row);
     },
 
     async update(tenantId: string, id: string, changes: TimeEntryWrite): Promise<TimeEntry> {
-      const { date, ...rest } = changes;
-      const row = await db.timeEntry.update({ where: { id, tenantId }, data: { ...rest, ...(date === undefined ? {} : { date: dateValue(date) }) } });
+      const row = await db
+        .updateTable('time_entries')
+        .set({
+          user_id: changes.userId,
+          minutes: changes.minutes,
+          date: changes.date,
+          billable: changes.billable,
+          note: changes.note,
+          hourly_rate: changes.hourlyRate,
+          currency: changes.currency,
+          updated_at: new Date(),
+        })
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       return toTimeEntry(row);
     },
 
     async remove(tenantId: string, id: string): Promise<void> {
-      await db.timeEntry.delete({ where: { id, tenantId } });
+      await db.deleteFrom('time_entries').where('id', '=', id).where('tenant_id', '=', tenantId).execute();
     },
   };
 }

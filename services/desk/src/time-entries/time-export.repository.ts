@@ -1,6 +1,11 @@
 import type { Readable } from 'node:stream';
-import { createStreamPool, StreamPoolBusyError } from '@msp/db';
+import { finished } from 'node:stream/promises';
+import { exportSlots, ExportSlotsBusyError, streamQueryRows, type StreamableQuery } from '@msp/db';
 import { AppError } from '@msp/http';
+import { sql, type RawBuilder } from 'kysely';
+import { TIME_EXPORT_POOL_SIZE, type Db } from '../db';
+
+export { TIME_EXPORT_POOL_SIZE };
 
 /** How the export's connections show up in pg_stat_activity (operators, and the disconnect test). */
 export const TIME_EXPORT_APPLICATION_NAME = 'desk-time-export';
@@ -30,13 +35,14 @@ export interface TimeExportRow {
  * the (tenant_id, date) index before anything is joined, and ordered by client name, ticket
  * number, technician name (ids break ties between equal names), then currency and rate (no rate
  * last). A line's amount is its minutes at its rate, rounded half up to the minor unit once, as an
- * invoice line's: billable_minutes × hourly_rate / 60. $1 tenant, $2 the month (`YYYY-MM`).
+ * invoice line's: billable_minutes × hourly_rate / 60. `period` is the month (`YYYY-MM`).
  */
-export const TIME_EXPORT_SQL = `
+export function timeExportRows(tenantId: string, period: string): RawBuilder<TimeExportRow> {
+  return sql<TimeExportRow>`
 WITH sums AS (
   SELECT client_id, ticket_id, user_id, currency, hourly_rate, sum(minutes) AS minutes
     FROM time_entries
-   WHERE tenant_id = $1::uuid AND date >= ($2::text || '-01')::date AND date < (($2::text || '-01')::date + interval '1 month')::date AND billable
+   WHERE tenant_id = ${tenantId}::uuid AND date >= (${period}::text || '-01')::date AND date < ((${period}::text || '-01')::date + interval '1 month')::date AND billable
    GROUP BY client_id, ticket_id, user_id, currency, hourly_rate
 )
 SELECT s.client_id, c.name::text AS client_name, t.number AS ticket_number, t.title AS ticket_title,
@@ -47,47 +53,88 @@ SELECT s.client_id, c.name::text AS client_name, t.number AS ticket_number, t.ti
   JOIN tickets t ON t.id = s.ticket_id
   JOIN users u ON u.id = s.user_id
  ORDER BY c.name, c.id, t.number, u.name, u.id, s.currency, s.hourly_rate NULLS LAST`;
+}
 
-/** Connections of the export's pool: at most this many exports stream at once per instance. */
-export const TIME_EXPORT_POOL_SIZE = 4;
 /** How long an export waits for one of them when configuration says nothing (EXPORT_POOL_ACQUIRE_TIMEOUT_MS). */
 export const TIME_EXPORT_ACQUIRE_TIMEOUT_MS = 5_000;
-/** What a caller that found the pool full is told to wait before trying again. */
+/** What a caller that found every export busy is told to wait before trying again. */
 export const TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;
 
 export interface TimeExportRepositoryOptions {
-  /** How long an export waits for a connection of its pool before it answers 503 (TIME_EXPORT_ACQUIRE_TIMEOUT_MS when not given). */
+  /** How long an export waits for a free slot before it answers 503 (TIME_EXPORT_ACQUIRE_TIMEOUT_MS when not given). */
   acquireTimeoutMs?: number;
 }
 
+/** `query`'s rows through a cursor on `db`'s connection, `chunkSize` rows a round trip. */
+function streamable<Row>(db: Db, query: RawBuilder<Row>): StreamableQuery<Row> {
+  return {
+    async *stream(chunkSize = 500) {
+      for await (const result of db.getExecutor().stream(query.compile(db), chunkSize)) yield* result.rows;
+    },
+  };
+}
+
 /**
- * Streams the export from a pool of its own on desk's database (@msp/db's stream pool: Prisma
- * cannot hand out a cursor), so long downloads never hold the connections the API's requests need.
+ * The export streams from `db` (the read replica when there is one), through a cursor inside a
+ * read-only transaction that names its connection TIME_EXPORT_APPLICATION_NAME while it lasts; at
+ * most TIME_EXPORT_POOL_SIZE exports at once, so long downloads never take the connections the
+ * API's requests need (the pool holds that many more, createDb).
  */
-export function createTimeExportRepository(databaseUrl: string, options: TimeExportRepositoryOptions = {}) {
+export function createTimeExportRepository(db: Db, options: TimeExportRepositoryOptions = {}) {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? TIME_EXPORT_ACQUIRE_TIMEOUT_MS;
-  const pool = createStreamPool({ databaseUrl, applicationName: TIME_EXPORT_APPLICATION_NAME, size: TIME_EXPORT_POOL_SIZE, acquireTimeoutMs });
+  const slots = exportSlots(TIME_EXPORT_POOL_SIZE, acquireTimeoutMs);
+
+  /**
+   * The rows, streamed in a transaction of their own that ends (and gives the slot back) when the
+   * stream does. A caller gone before the first row (`signal`) cancels the query at once.
+   */
+  function stream(tenantId: string, period: string, signal: AbortSignal | undefined, release: () => void): Promise<Readable> {
+    return new Promise<Readable>((resolve, reject) => {
+      const transaction = db
+        .transaction()
+        .setAccessMode('read only')
+        .execute(async (trx) => {
+          const named = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, set_config('application_name', ${TIME_EXPORT_APPLICATION_NAME}, true)`;
+          const { rows } = await named.execute(trx);
+          signal?.throwIfAborted();
+          let cancelled: Promise<unknown> | undefined;
+          const cancel = () => (cancelled = sql`SELECT pg_cancel_backend(${rows[0]!.pid})`.execute(db).catch(() => undefined));
+          signal?.addEventListener('abort', cancel, { once: true });
+          let streamed: Readable;
+          try {
+            streamed = await streamQueryRows(streamable(trx, timeExportRows(tenantId, period)));
+          } finally {
+            signal?.removeEventListener('abort', cancel);
+            await cancelled;
+          }
+          resolve(streamed);
+          await finished(streamed).catch(() => undefined);
+        });
+      transaction.then(release, (error: unknown) => {
+        release();
+        reject(error);
+      });
+    });
+  }
 
   return {
     /**
      * The month's rows (object mode, {@link TimeExportRow}), streamed as the database produces them;
-     * a 503 problem with Retry-After when no connection of the pool came free within the acquire timeout.
+     * a 503 problem with Retry-After when no export slot came free within the acquire timeout.
      */
     async rows(tenantId: string, period: string, signal?: AbortSignal): Promise<Readable> {
+      let release: () => void;
       try {
-        return await pool.rows(TIME_EXPORT_SQL, [tenantId, period], { signal });
+        release = await slots.acquire(signal);
       } catch (error) {
-        if (!(error instanceof StreamPoolBusyError)) throw error;
+        if (!(error instanceof ExportSlotsBusyError)) throw error;
         throw new AppError(
           503,
           `Every connection of the time export is busy (${TIME_EXPORT_POOL_SIZE} exports at once) and none came free within ${acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
           { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS) }, cause: error },
         );
       }
-    },
-
-    close(): Promise<void> {
-      return pool.close();
+      return stream(tenantId, period, signal, release);
     },
   };
 }

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createTestDatabase, type PoolOptions } from '@msp/db';
+import { createTestDatabase, type DatabaseOptions } from '@msp/db';
 import { createLogger } from '@msp/http';
 import { connectedRedis, freshModule, testOutbound, testWebhookSecrets, uniquePrefix } from '@msp/testkit';
 import { createDeskApp, type DeskSettings } from '../../src/app';
@@ -11,7 +11,8 @@ import { createApiClientsRepository } from '../../src/auth/api-clients.repositor
 import { ensureApiClient } from '../../src/auth/bootstrap';
 import type { SecretVerifier } from '../../src/auth/secrets';
 import { generateSigningKey, type SigningKey } from '../../src/auth/signing-key';
-import { createDb, MIGRATIONS_DIR, type Db } from '../../src/db';
+import { createDb, MIGRATIONS_DIR, type DeskDatabase } from '../../src/db';
+import { createOracle, type Oracle } from './oracle';
 import { api } from './api';
 import type * as DeskApp from '../../src/app';
 
@@ -31,7 +32,10 @@ export interface TestDesk {
   /** Base URL of the listening server (its issuer is `${url}/api/v1`). */
   url: string;
   issuer: string;
-  db: Db;
+  /** What is stored, read through Prisma Client (test/support/oracle.ts), not through desk's own queries. */
+  db: Oracle;
+  /** desk's own database (createDb), as the app uses it. */
+  database: DeskDatabase;
   databaseUrl: string;
   createClient(options?: { scopes?: string[]; tenant?: string }): Promise<TestClient>;
   /**
@@ -39,7 +43,7 @@ export interface TestDesk {
    * own Prisma client and its own copy of every module: nothing in memory is shared, as between
    * two processes. `settings` change some of its settings (a shorter export idle timeout).
    */
-  replica(settings?: Partial<DeskSettings>, options?: { pool?: PoolOptions }): Promise<http.RequestListener>;
+  replica(settings?: Partial<DeskSettings>, options?: { pool?: DatabaseOptions }): Promise<http.RequestListener>;
   /** An access token obtained through the real token endpoint. */
   token(client: TestClient, scope?: string): Promise<string>;
   close(): Promise<void>;
@@ -55,7 +59,8 @@ export async function startDesk(
   overrides: Partial<DeskSettings> & { withRedis?: boolean; verifySecret?: SecretVerifier; readUrl?: string } = {},
 ): Promise<TestDesk> {
   const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
-  const db = createDb(database.url, { readUrl: overrides.readUrl });
+  const deskDatabase = createDb(database.url, { readUrl: overrides.readUrl });
+  const db = createOracle(database.url);
   const logger = createLogger({ service: 'desk', level: 'error' });
   const redis = overrides.withRedis === false ? undefined : await connectedRedis(logger);
   const server = http.createServer();
@@ -73,12 +78,12 @@ export async function startDesk(
     ...overrides,
   };
   const { verifySecret } = overrides;
-  const { app, openapi, close: closeApp } = createDeskApp({ db, redis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
+  const { app, openapi, close: closeApp } = createDeskApp({ database: deskDatabase, redis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
   const replicas: Redis[] = [];
   const closeReplicas: (() => Promise<void>)[] = [];
-  const replicaDbs: Db[] = [];
+  const replicaDbs: DeskDatabase[] = [];
   server.on('request', app);
-  const clients = createApiClientsRepository(db);
+  const clients = createApiClientsRepository(deskDatabase.db);
 
   const desk: TestDesk = {
     app,
@@ -87,6 +92,7 @@ export async function startDesk(
     url,
     issuer,
     db,
+    database: deskDatabase,
     databaseUrl: database.url,
     async createClient(options = {}) {
       const tenant = options.tenant ?? `t-${randomBytes(4).toString('hex')}`;
@@ -99,12 +105,11 @@ export async function startDesk(
       const replicaRedis = redis ? await connectedRedis(logger) : undefined;
       if (replicaRedis) replicas.push(replicaRedis);
       const isolated = freshModule<typeof DeskApp>(path.resolve(__dirname, '../../src/app'));
-      // Prisma's engine is loaded once per process (a second copy of its WebAssembly breaks): the
-      // replica has a client of its own, from the shared module.
+      // The replica has a database of its own (its own pool), from the shared module.
       const replicaDb = createDb(database.url, replicaOptions.pool);
       replicaDbs.push(replicaDb);
       const replica = isolated.createDeskApp({
-        db: replicaDb,
+        database: replicaDb,
         redis: replicaRedis,
         logger,
         signingKey,
@@ -126,10 +131,10 @@ export async function startDesk(
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([closeApp(), ...closeReplicas.map((close) => close())]);
-      await db.$disconnect();
+      await Promise.all([deskDatabase.close(), db.$disconnect()]);
       await redis?.quit();
       await Promise.all(replicas.map((r) => r.quit()));
-      await Promise.all(replicaDbs.map((d) => d.$disconnect()));
+      await Promise.all(replicaDbs.map((d) => d.close()));
       await database.drop();
     },
   };

@@ -60,7 +60,7 @@ export async function startRealDesk(): Promise<RealDesk> {
   const apiUrl = `http://127.0.0.1:${port}/api/v1`;
   const { app } = createDeskApp({
     webhookSecrets: testWebhookSecrets(),
-    db,
+    database: db,
     logger,
     signingKey: generateSigningKey(),
     settings: { issuer: apiUrl, audience: 'msp-api', rateLimitPerMinute: 100_000, tokenRateLimitPerMinute: 100_000, refreshTokenTtlDays: 30, rateLimitPrefix: uniquePrefix('desk') },
@@ -82,7 +82,7 @@ export async function startRealDesk(): Promise<RealDesk> {
     app(req, res);
   };
   server.on('request', listener);
-  const clients = createApiClientsRepository(db);
+  const clients = createApiClientsRepository(db.db);
   async function serviceClient(scopes: string[]) {
     const made = { clientId: `link-${hex(4)}`, clientSecret: randomBytes(24).toString('base64url') };
     await ensureServiceClients([{ client_id: made.clientId, client_secret: made.clientSecret, scopes }], clients, logger);
@@ -147,7 +147,7 @@ export async function startRealDesk(): Promise<RealDesk> {
     },
     async close() {
       if (server.listening) await suspend();
-      await db.$disconnect();
+      await db.close();
       await database.drop();
     },
   };

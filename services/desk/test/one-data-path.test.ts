@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@msp/db';
-import { createDb, MIGRATIONS_DIR, type Db } from '../src/db';
+import { createDb, MIGRATIONS_DIR, type DeskDatabase } from '../src/db';
 import { deskEvents } from '../src/events/desk-events';
 import { createStore, type Store } from '../src/store';
 
-// The hottest reads (one ticket, a page of tickets) run as plain SQL on the pool under Prisma's
-// adapter outside a transaction, and through the transaction's own client inside one.
+// Every query of desk goes through Kysely on one pool: the same row, and so the same answer,
+// inside a transaction and outside one.
 let database: TestDatabase;
-let db: Db;
+let db: DeskDatabase;
 let store: Store;
 const tenantId = randomUUID();
 
@@ -17,20 +17,20 @@ beforeAll(async () => {
   store = createStore(db);
 }, 120_000);
 afterAll(async () => {
-  await db.$disconnect();
+  await db.close();
   await database.drop();
 });
 
-describe('plain SQL reads beside Prisma', () => {
-  test('When Prisma runs a query, then it uses the same pg pool the plain reads use (one pool per service)', async () => {
-    await db.client.count();
+describe('one data path', () => {
+  test('When a repository runs a query, then it uses the one pg pool of the service', async () => {
+    await store.clients.exists(tenantId, randomUUID());
     expect(db.pool.totalCount).toBeGreaterThan(0);
     expect(db.pool.totalCount).toBeLessThanOrEqual(db.pool.options.max ?? 10);
   });
 
   test('When a transaction creates a ticket, then its own read sees it and a read outside sees it only after the commit', async () => {
-    await db.tenant.create({ data: { id: tenantId, slug: `sql-reads-${tenantId}`, name: 'SQL reads' } });
-    const client = await db.client.create({ data: { tenantId, name: 'Acme' } });
+    await db.db.insertInto('tenants').values({ id: tenantId, slug: `one-path-${tenantId}`, name: 'One path' }).execute();
+    const client = await db.db.insertInto('clients').values({ tenant_id: tenantId, name: 'Acme' }).returning('id').executeTakeFirstOrThrow();
     let seenInside: unknown;
     let seenOutside: unknown = 'not read';
     const ticket = await store.transaction(async (tx) => {
@@ -48,10 +48,10 @@ describe('plain SQL reads beside Prisma', () => {
     expect(await store.tickets.list(tenantId, { status: 'open', priority: ticket.priority }, { page: 1, per_page: 25 })).toEqual({ items: [ticket], total: 1 });
   });
 
-  test('When the database is disconnected, then the shared pool is ended with it', async () => {
+  test('When the database is closed, then its pool is ended with it', async () => {
     const other = createDb(database.url);
-    await other.client.count();
-    await other.$disconnect();
+    await createStore(other).clients.exists(tenantId, randomUUID());
+    await other.close();
     expect(other.pool.ended).toBe(true);
   });
 });
