@@ -108,6 +108,45 @@ describe('GET /contacts', () => {
     expect(byQ.body.data.map((c: { id: string }) => c.id)).toEqual([b.id, a.id]);
   });
 
+  test('When a contact is renamed or its addresses change, then q finds it by what it has now and no longer by what it had', async () => {
+    const marker = unique('Quokka').replace(' ', '').toLowerCase();
+    const contact = await createContact({ name: `${marker} Old` });
+    const find = async (q: string) => (await http.get(`${BASE}/contacts`).query({ q }).set(bearer(token)).expect(200)).body.data.map((c: { id: string }) => c.id);
+    await http.patch(`${BASE}/contacts/${contact.id}`).set(bearer(token)).send({ name: 'Renamed Person', emails: [contact.email, `${marker}.second@example.org`] }).expect(200);
+    expect(await find(`${marker} old`)).toEqual([]);
+    expect(await find(`${marker}.SECOND@`)).toEqual([contact.id]);
+    await http.patch(`${BASE}/contacts/${contact.id}`).set(bearer(token)).send({ emails: [contact.email] }).expect(200);
+    expect(await find(`${marker}.second`)).toEqual([]);
+    expect(await find(contact.email.toUpperCase())).toEqual([contact.id]);
+  });
+
+  test('When more contacts match q than the search counts, then the total stops there with total_exact false, and paging still reaches every match', async () => {
+    const tenant = await newTenant(desk);
+    const { rows } = await desk.db.pool.query<{ id: string }>(
+      `INSERT INTO contacts (tenant_id, name, email, created_at) SELECT $1, 'Many Walrus ' || g, 'walrus' || g || '@many.example', now() - make_interval(secs => g)
+         FROM generate_series(1, 1002) g RETURNING id`,
+      [tenant.tenantId],
+    );
+    const all = await http.get(`${BASE}/contacts`).query({ q: 'walrus', per_page: 100, page: 11 }).set(bearer(tenant.token)).expect(200);
+    expect(all.body.pagination).toMatchObject({ total: 1000, total_exact: false });
+    expect(all.body.data).toHaveLength(2);
+    const few = await http.get(`${BASE}/contacts`).query({ q: 'walrus1001' }).set(bearer(tenant.token)).expect(200);
+    expect(few.body.pagination).toMatchObject({ total: 1, total_exact: true });
+    expect(rows).toHaveLength(1002);
+  });
+
+  test('When contacts join, move between and leave clients, then each client\'s list total follows', async () => {
+    const [one, two] = [await createClient(http, token), await createClient(http, token)];
+    const total = async (clientId: string) => (await http.get(`${BASE}/contacts`).query({ client_id: clientId.toUpperCase() }).set(bearer(token)).expect(200)).body.pagination.total;
+    const a = await createContact({ client_id: one.id });
+    await createContact({ client_id: one.id });
+    expect([await total(one.id), await total(two.id)]).toEqual([2, 0]);
+    await http.patch(`${BASE}/contacts/${a.id}`).set(bearer(token)).send({ client_id: two.id }).expect(200);
+    expect([await total(one.id), await total(two.id)]).toEqual([1, 1]);
+    await http.delete(`${BASE}/contacts/${a.id}`).set(bearer(token)).expect(204);
+    expect([await total(one.id), await total(two.id)]).toEqual([1, 0]);
+  });
+
   test('When paged with after, then the next page continues after that contact', async () => {
     const client = await createClient(http, token);
     const made = [];

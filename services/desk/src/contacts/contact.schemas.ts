@@ -104,5 +104,8 @@ export const ContactListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+/** How many matches of a search (`q`) `pagination.total` counts at most: past it, `total_exact` is false. */
+export const CONTACT_SEARCH_COUNT_LIMIT = 1000;
+
 export type ContactFilters = Pick<Static<typeof ContactListQuery>, 'client_id' | 'email' | 'q'>;
 export const ContactPageSchema = pageSchema('ContactPage', ContactSchema);

@@ -3,7 +3,7 @@ import type { PageRequest } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db';
 import { pageOfList } from '../shared/lists';
-import type { Contact, ContactFilters } from './contact.schemas';
+import { CONTACT_SEARCH_COUNT_LIMIT, type Contact, type ContactFilters } from './contact.schemas';
 
 interface ContactSqlRow {
   id: string;
@@ -69,8 +69,9 @@ function filterSql(tenantId: string, filters: ContactFilters): RawBuilder<boolea
     out.push(sql<boolean>`id IN (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${filters.email}::citext)`);
   }
   if (filters.q !== undefined) {
+    // search_text: the name and every address (kept by triggers), indexed by trigrams.
     const pattern = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    out.push(sql<boolean>`(name ILIKE ${pattern} OR id IN (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email::text ILIKE ${pattern}))`);
+    out.push(sql<boolean>`search_text ILIKE ${pattern}`);
   }
   return out;
 }
@@ -78,7 +79,7 @@ function filterSql(tenantId: string, filters: ContactFilters): RawBuilder<boolea
 /** Newest first, off (tenant_id[, client_id], created_at, id). */
 const ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
 
-export function createContactsRepository(db: Db) {
+export function createContactsRepository(db: Db, reads: Db = db) {
   async function rows<Row>(query: RawBuilder<Row>): Promise<Row[]> {
     return (await query.execute(db)).rows;
   }
@@ -99,21 +100,35 @@ export function createContactsRepository(db: Db) {
   return {
     findById,
 
-    /** Newest first, off (tenant_id[, client_id], created_at, id); the unfiltered total from list_counts. */
-    async list(tenantId: string, filters: ContactFilters, page: PageRequest): Promise<{ items: Contact[]; total: number }> {
-      const scope = db.selectFrom('contacts').where('tenant_id', '=', tenantId);
+    /**
+     * Newest first, off (tenant_id[, client_id], created_at, id). The total: unfiltered or by client
+     * from list_counts; a search's counted up to CONTACT_SEARCH_COUNT_LIMIT (`totalExact` false past
+     * it); an address's by its rows (one at most per filter).
+     */
+    async list(tenantId: string, filters: ContactFilters, page: PageRequest): Promise<{ items: Contact[]; total: number; totalExact?: boolean }> {
+      const scope = reads.selectFrom('contacts').where('tenant_id', '=', tenantId);
       const where = filterSql(tenantId, filters);
       const filtered = where.reduce((query, condition) => query.where(condition), scope);
+      const counted = async (): Promise<{ total: number; totalExact?: boolean }> => {
+        if (filters.q !== undefined) {
+          const { count } = await reads
+            .selectFrom(filtered.select('id').limit(CONTACT_SEARCH_COUNT_LIMIT + 1).as('matches'))
+            .select((eb) => eb.fn.countAll<number>().as('count'))
+            .executeTakeFirstOrThrow();
+          return { total: Math.min(count, CONTACT_SEARCH_COUNT_LIMIT), totalExact: count <= CONTACT_SEARCH_COUNT_LIMIT };
+        }
+        if (filters.email !== undefined) return { total: (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count };
+        const byClient = filters.client_id === undefined ? {} : { dimension: 'client_id', value: filters.client_id.toLowerCase() };
+        return { total: await listCount(reads, { tenantId, list: 'contacts', ...byClient }) };
+      };
+      let counts: { total: number; totalExact?: boolean } = { total: 0 };
       const found = await pageOfList(page, {
         scope,
         order: ORDER,
         page: (window, afterKey) => inListOrder(filtered.select(CONTACT_SELECTION), ORDER, window, afterKey).execute(),
-        total: async () =>
-          where.length
-            ? (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count
-            : listCount(db, { tenantId, list: 'contacts' }),
+        total: async () => (counts = await counted()).total,
       });
-      return { items: found.items.map(toContact), total: found.total };
+      return { items: found.items.map(toContact), ...counts, total: found.total };
     },
 
     /** The contact owning this address in the tenant (any of its addresses, in any letter case). */

@@ -1,7 +1,7 @@
 import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
-import { ContactChangesSchema, ContactListQuery, ContactPageSchema, ContactSchema, NewContactSchema } from './contact.schemas';
+import { CONTACT_SEARCH_COUNT_LIMIT, ContactChangesSchema, ContactListQuery, ContactPageSchema, ContactSchema, NewContactSchema } from './contact.schemas';
 import type { ContactsService } from './contacts.service';
 
 const TAGS = ['Contacts'];
@@ -12,15 +12,18 @@ export function registerContactRoutes(api: ApiRouter, contacts: ContactsService)
     path: '/contacts',
     operationId: 'listContacts',
     summary: 'List contacts',
-    description: 'Newest first (`created_at` descending, then `id`). Filters combine with AND.' + LIST_PAGES_DOC,
+    description:
+      'Newest first (`created_at` descending, then `id`). Filters combine with AND. With `q`, `pagination.total` counts at most ' +
+      `${CONTACT_SEARCH_COUNT_LIMIT.toLocaleString('en')} matches and \`pagination.total_exact\` says whether more match.` +
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:tickets',
     query: ContactListQuery,
     responses: { 200: page('A page of contacts.', ContactPageSchema) },
     handler: async (req, res, { query: { page: pageNumber, per_page, after, ...filters } }) => {
       const paging = pageRequestOf({ page: pageNumber, per_page, after });
-      const { items, total } = await contacts.list(tenantOf(req), filters, paging);
-      sendPage(req, res, items, total, paging);
+      const { items, total, totalExact } = await contacts.list(tenantOf(req), filters, paging);
+      sendPage(req, res, items, total, paging, {}, totalExact);
     },
   });
 
