@@ -319,7 +319,7 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description Newest first (`created_at` descending, then `id`). Filters combine with AND. `pagination.total` is exact (never an estimate), and a first page with its total costs the same however long the list. Deep pages: follow the `Link` header's `next`, which pages by keyset (`after`: the id of the last item of the page before), as fast at any depth; `page=N` still works but reads and skips every item before its page.
+         * @description Newest first (`created_at` descending, then `id`). Filters combine with AND. With `q`, `pagination.total` counts at most 1,000 matches and `pagination.total_exact` says whether more match. `pagination.total` is exact (never an estimate), and a first page with its total costs the same however long the list. Deep pages: follow the `Link` header's `next`, which pages by keyset (`after`: the id of the last item of the page before), as fast at any depth; `page=N` still works but reads and skips every item before its page.
          *
          *     Requires scope `read:tickets` (or `admin:tenant`).
          */

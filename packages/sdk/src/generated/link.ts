@@ -1691,6 +1691,8 @@ export interface components {
          *           "groups": [
          *             "Engineering"
          *           ],
+         *           "department": "Engineering",
+         *           "manager": "6f1c2b0e-93a8-4c57-a0d2-2b5f7e1d9c40",
          *           "deleted": false,
          *           "deleted_at": null
          *         }
@@ -1719,6 +1721,8 @@ export interface components {
          *       "groups": [
          *         "Engineering"
          *       ],
+         *       "department": "Engineering",
+         *       "manager": "6f1c2b0e-93a8-4c57-a0d2-2b5f7e1d9c40",
          *       "deleted": false,
          *       "deleted_at": null
          *     }
@@ -1733,6 +1737,8 @@ export interface components {
             active: boolean;
             /** @description displayNames of the groups the user is a member of. */
             groups: string[];
+            department: string | null;
+            manager: string | null;
             /** @description A full sync no longer found the user in the directory. */
             deleted: boolean;
             deleted_at: string | null;
@@ -1842,6 +1848,7 @@ export interface components {
          *           "last_name": "Lovelace",
          *           "email": "ada.lovelace@contoso.com",
          *           "department": "Engineering",
+         *           "job_title": "Research Engineer",
          *           "manager_id": "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4",
          *           "start_date": "2026-11-23",
          *           "bundles": [
@@ -1930,6 +1937,7 @@ export interface components {
          *       "last_name": "Lovelace",
          *       "email": "ada.lovelace@contoso.com",
          *       "department": "Engineering",
+         *       "job_title": "Research Engineer",
          *       "manager_id": "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4",
          *       "start_date": "2026-11-23",
          *       "bundles": [
@@ -2014,6 +2022,7 @@ export interface components {
             /** @description In lower case; the directory userName and primary e-mail. */
             email: string;
             department: string;
+            job_title: string | null;
             /**
              * Format: uuid
              * @description The desk user who manages the new person.
@@ -2096,6 +2105,7 @@ export interface components {
          *       "last_name": "Lovelace",
          *       "email": "ada.lovelace@contoso.com",
          *       "department": "Engineering",
+         *       "job_title": "Research Engineer",
          *       "manager_id": "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4",
          *       "start_date": "2026-11-23",
          *       "bundles": [
@@ -2179,6 +2189,7 @@ export interface components {
             /** @description In lower case; the directory userName and primary e-mail. */
             email: string;
             department: string;
+            job_title: string | null;
             /**
              * Format: uuid
              * @description The desk user who manages the new person.
@@ -2258,7 +2269,7 @@ export interface components {
                  * @description What kind of problem.
                  * @enum {string}
                  */
-                code: "directory_unreachable" | "account_not_found" | "account_exists" | "group_missing" | "tenant_missing" | "desk_refusing";
+                code: "directory_unreachable" | "account_not_found" | "account_exists" | "group_missing" | "tenant_missing" | "desk_refusing" | "credentials_refused" | "password_policy" | "ou_missing" | "insufficient_access";
                 /** @description In words a technician can act on. */
                 detail: string;
             }[];
@@ -2301,10 +2312,15 @@ export interface components {
             department: string;
             /**
              * Format: uuid
-             * @description An active desk user of your tenant (else 422).
+             * @description An active desk user of your tenant (else 422). Their directory account, found by their e-mail, becomes the account's manager where there is one.
              * @example 9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4
              */
             manager_id: string;
+            /**
+             * @description The job title (SCIM `title`, LDAP `title`).
+             * @example Research Engineer
+             */
+            job_title?: string;
             /**
              * Format: date
              * @description First working day (YYYY-MM-DD). Still ahead: the account is created inactive now (licences and groups ready) and activated at its start (00:00 UTC). At most 10 years before and 5 years after today (UTC); a day outside is a 422 naming both limits.
@@ -2729,7 +2745,7 @@ export interface components {
                  * @description What kind of problem.
                  * @enum {string}
                  */
-                code: "directory_unreachable" | "account_not_found" | "account_exists" | "group_missing" | "tenant_missing" | "desk_refusing";
+                code: "directory_unreachable" | "account_not_found" | "account_exists" | "group_missing" | "tenant_missing" | "desk_refusing" | "credentials_refused" | "password_policy" | "ou_missing" | "insufficient_access";
                 /** @description In words a technician can act on. */
                 detail: string;
             }[];
@@ -3189,7 +3205,7 @@ export interface components {
                  * @description What kind of problem.
                  * @enum {string}
                  */
-                code: "directory_unreachable" | "account_not_found" | "account_exists" | "group_missing" | "tenant_missing" | "desk_refusing";
+                code: "directory_unreachable" | "account_not_found" | "account_exists" | "group_missing" | "tenant_missing" | "desk_refusing" | "credentials_refused" | "password_policy" | "ou_missing" | "insufficient_access";
                 /** @description In words a technician can act on. */
                 detail: string;
             }[];
