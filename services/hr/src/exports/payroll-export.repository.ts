@@ -1,12 +1,11 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { streamQueryRows, type StreamableQuery } from '@msp/db';
+import { exportSlots, ExportSlotsBusyError, streamQueryRows, type StreamableQuery } from '@msp/db';
 import { AppError, STREAMED_FILE_IDLE_TIMEOUT_MS } from '@msp/http';
 import { sql } from 'kysely';
 import type { Db } from '../db';
 import { WAGE_TYPE_KEYS, type WageTypes } from '../payroll/payroll-settings.schemas';
 import type { Period, PayrollRow } from './payroll-row';
-import { exportSlots, ExportSlotsBusyError } from './export-slots';
 
 /** How an export's connection shows up in pg_stat_activity while it streams (operators, and the disconnect test). */
 export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
