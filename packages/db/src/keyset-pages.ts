@@ -1,7 +1,7 @@
 import { pageWithTotal, type SqlQuery, type SqlRows } from './sql-reads';
 
 /*
- * The lists of the services (LISTS.md, issue 25): a page by number (`skip`/`take`) or by keyset
+ * The lists of the services (docs/api.md, "Lists"): a page by number (`skip`/`take`) or by keyset
  * (`after`, the id of the last item of the page before), and the page's total in one round trip
  * (pageWithTotal). A keyset page is a row comparison against the `after` item, which is the start
  * key of the list's index scan, so a deep page reads as little as the first.

@@ -22,7 +22,7 @@ function sha256(bytes: Buffer | string): string {
  * localeCompare; every folder name starts with its own 14-digit timestamp, so `sort()`'s own order
  * (by UTF-16 code units) is the same order (a test checks each service's folder), without ICU's
  * collator: the first localeCompare of a process brings ICU's code and collation data into memory
- * for good, ~7 MB RSS of every service, at start (bench/README.md, "Memory").
+ * for good, in every service, at start (docs/performance.md, "Memory").
  */
 export async function readMigrationsFolder(migrationsDir: string): Promise<MigrationFile[]> {
   if (!existsSync(migrationsDir)) {

@@ -6,7 +6,7 @@ import { poolSurvivingConnectionErrors } from './pool-errors';
  * Plain SQL for a service's hottest reads. Prisma's result mapping (the driver adapter normalising
  * each value, then the client deserialising it) cost ~290 µs of CPU for a page of 25 tickets more
  * than the same SELECT through pg (~165 µs), and a model query (findFirst, findMany) more again:
- * the largest single cost of a list request (issue 12, bench/README.md). Those reads run on the pg
+ * the largest single cost of a list request (docs/performance.md). Those reads run on the pg
  * pool that Prisma's adapter itself uses, so there is one pool per service, as before.
  */
 
@@ -53,7 +53,7 @@ export function isoTimestampSql(column: string): string {
  * once per statement. A search at a million tickets (desk's GET /tickets?q=) ran 28 ms and spent
  * ~25 ms more compiling expressions (jit_above_cost is reached by the estimate of a branch it does
  * not run), and 35 ms more starting two workers for a bitmap scan that found nothing
- * (bench/README.md, "Search").
+ * (docs/performance.md).
  */
 export function createPool(databaseUrl: string, options: PoolOptions = {}): Pool {
   return poolSurvivingConnectionErrors({
@@ -93,7 +93,7 @@ export type SqlRows = <T>(query: SqlQuery) => Promise<T[]>;
 /*
  * Prepared statements: each connection parses and plans a statement once and afterwards only binds
  * and runs it, which PostgreSQL, sharing the machine's CPUs with the service, spends less on
- * (issue 12). The name is derived from the text, so the same SQL always has the same name on every
+ * The name is derived from the text, so the same SQL always has the same name on every
  * connection. The texts are the code's own statement shapes, values always go as parameters; past
  * MAX_NAMED distinct texts (SQL built with a varying shape), a new text simply runs unnamed.
  * Behind PgBouncer in transaction mode this needs PgBouncer 1.21 or later with

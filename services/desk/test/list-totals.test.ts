@@ -3,7 +3,7 @@ import { startDesk, type TestDesk } from './support/desk';
 import { BASE, TARGETS, bearer, createClient, createTicket, createUser, newTenant, snapshot, unique } from './support/helpdesk';
 
 /*
- * Issue 25: every list's `total` is exact after the API's writes, with each filter, and kept in the
+ * Every list's `total` is exact after the API's writes, with each filter, and kept in the
  * writing transaction (list_counts, time_entry_minutes, ticket_counts); `after` walks a list once,
  * in its order; a bad `after` is a 400.
  */

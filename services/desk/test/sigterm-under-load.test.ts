@@ -9,7 +9,7 @@ import { freePort } from '@msp/testkit';
 import { DESK_ROOT, ensureBuiltDesk, startNode, stop, type Running } from './support/built-desk';
 
 /*
- * SIGTERM under a load of writes (issue 10 point 6): desk as it is deployed (its built process),
+ * SIGTERM under a load of writes: desk as it is deployed (its built process),
  * callers creating clients over keep-alive connections, then SIGTERM. Every write a caller saw
  * answered 201 is stored, no response is cut off once started, and the process exits cleanly.
  */

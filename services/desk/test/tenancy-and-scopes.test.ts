@@ -2,7 +2,7 @@ import { api, type Api } from './support/api';
 import { startDesk, type TestDesk } from './support/desk';
 import { BASE, bearer, createClient, createTicket, createUser, newTenant, snapshot, unique, uniqueEmail } from './support/helpdesk';
 
-// SPEC §3: every helpdesk route, its scope, and the tenant wall.
+// docs/api.md, "Authentication and scopes": every helpdesk route, its scope, and the tenant wall.
 
 interface Fixture {
   ticketId: string;

@@ -3,7 +3,7 @@ import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
 import { BASE, bearer, createClient, createTicket, startHelpdesk } from './support/helpdesk';
 
-// SPEC §6, written out independently of the implementation's table.
+// The status machine as docs/api.md gives it, written out independently of the implementation's table.
 const ALLOWED: Record<TicketStatus, TicketStatus[]> = {
   open: ['in_progress', 'pending', 'resolved', 'closed'],
   in_progress: ['open', 'pending', 'resolved'],

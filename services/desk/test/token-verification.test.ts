@@ -4,7 +4,7 @@ import { forgedTokens } from '@msp/testkit';
 import { api, type Api } from './support/api';
 import { startDesk, type TestClient, type TestDesk } from './support/desk';
 
-// SPEC §3 on desk's own routes: desk verifies the tokens it issues with the same rules
+// Token verification on desk's own routes: desk verifies the tokens it issues with the same rules
 // link and hr apply (packages/auth), against its own key instead of its JWKS.
 let desk: TestDesk;
 let http: Api;

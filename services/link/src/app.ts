@@ -22,7 +22,7 @@ import { registerTenantRoutes } from './tenants/tenants.routes';
 import { createTenantsService } from './tenants/tenants.service';
 
 export interface LinkSettings {
-  /** desk's issuer and audience, and where its public keys are (SPEC §3). */
+  /** desk's issuer and audience, and where its public keys are (docs/security.md). */
   issuer: string;
   audience: string;
   jwksUrl: string;

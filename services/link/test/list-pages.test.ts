@@ -4,7 +4,7 @@ import { startLink, type TestLink } from './support/link';
 import { startScimDirectory, type ScimDirectory } from './support/scim-directory';
 
 /*
- * Issue 25 point 1 for tenants, connectors, sync runs and the mirror: every list's `total` is exact
+ * Tenants, connectors, sync runs and the mirror: every list's `total` is exact
  * (a counter of list_counts kept by triggers in the writing transaction) after the API's own writes
  * and with each filter, a rejected write leaves every counter as it was, and `after` (keyset
  * paging) walks a list exactly once in its order. Over HTTP, against the real database, with a real

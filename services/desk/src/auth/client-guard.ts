@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import { AppError, type Logger } from '@msp/http';
 
 /**
- * Limits secret guessing per client id, across addresses (issue 21 point 6).
+ * Limits secret guessing per client id, across addresses: an attacker spreading guesses over many
+ * addresses still meets one limit per client id.
  *
  * The per-address limiter of the token endpoint cannot stop a guesser who spreads attempts over
  * many addresses (or sends X-Forwarded-For through a trusted proxy). So every attempt at a client

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 
-/** The ports of the three services when nothing moves them (SPEC §1). */
+/** The ports of the three services when nothing moves them (the README's table of services). */
 export const DEFAULT_PORTS = { desk: 3001, link: 3002, hr: 3003 } as const;
 
 /**

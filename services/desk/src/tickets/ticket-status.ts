@@ -1,4 +1,4 @@
-// The ticket status machine (SPEC §6), the one place that knows which moves are legal and what
+// The ticket status machine (docs/api.md, "Status machines"), the one place that knows which moves are legal and what
 // each move does to the ticket's timestamps. A closed ticket is final: nothing about it changes any more.
 import { statusMachine } from '@msp/http';
 

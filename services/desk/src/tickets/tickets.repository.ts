@@ -371,7 +371,7 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
      * nothing, when a reference does not hold or a policy applies. The number's row stays locked
      * until the commit, so every create of a tenant waits for the one before it: one statement,
      * with no round trip to this process while the lock is held, is what makes POST /tickets fast
-     * (bench/README.md).
+     * (docs/performance.md).
      */
     create(tenantId: string, ticket: NewTicketRow, event: EventHead): Promise<Ticket | null> {
       return open(tenantId, ticket, event);

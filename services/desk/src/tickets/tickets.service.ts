@@ -203,7 +203,7 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
 
     /**
      * One statement opens the ticket, checking its references and recording the ticket.created
-     * decided here (the tickets repository's create: the hottest write, bench/README.md). When it
+     * decided here (the tickets repository's create: the hottest write, docs/performance.md). When it
      * writes nothing, a reference did not hold, and the same checks as an update's say which
      * (422). Should both hold by then (the client was created, the user reactivated in between),
      * it tries again.

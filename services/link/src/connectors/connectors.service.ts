@@ -71,7 +71,7 @@ export function createConnectorsService(deps: { connectors: ConnectorsRepository
 
   async function get(ownerTenantId: string, id: string): Promise<ConnectorRecord> {
     const connector = await connectors.findById(ownerTenantId, id);
-    // Another owner's connector is as unknown as a missing one (SPEC §3).
+    // Another owner's connector is as unknown as a missing one: no existence leaks across tenants.
     if (!connector) throw notFound(`No connector ${id}.`);
     return connector;
   }

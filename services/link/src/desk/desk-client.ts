@@ -1,7 +1,7 @@
 import type { Logger } from '@msp/http';
 
 /**
- * link's client of desk's API (issue 7 point 7). It authenticates with link's own service
+ * link's client of desk's API. It authenticates with link's own service
  * credential and asks desk's token endpoint for a token of the tenant it acts for, never with the
  * caller's token: runs outlive the request that created them.
  */

@@ -6,7 +6,7 @@ import type { Directory, DirectoryDescription } from './directory';
 import { TaskFailure } from './run-tasks';
 
 /**
- * Dry runs (`?dry_run=true`, issue 24 point 4): each step says what it would do (`plan`) and what
+ * Dry runs (`?dry_run=true`): each step says what it would do (`plan`) and what
  * would fail now (`problems`), reading the directory and desk but changing nothing.
  */
 

@@ -283,7 +283,7 @@ export function createScimClient(options: ScimClientOptions) {
       }
     },
 
-    // Movers (issue 24 point 2): a profile PATCH and a member's removal.
+    // Movers: a profile PATCH and a member's removal.
 
     /** SCIM PATCH of the user: `title`, and the enterprise extension's `department` and `manager` (the manager's directory id); only what is given. */
     async updateUserProfile(userId: string, profile: { title?: string; department?: string; managerId?: string }): Promise<void> {

@@ -12,7 +12,7 @@ export function createTenantsService(tenants: TenantsRepository) {
 
     async get(ownerTenantId: string, id: string): Promise<TenantRecord> {
       const tenant = await tenants.findById(ownerTenantId, id);
-      // Another owner's tenant is as unknown as a missing one: no existence leaks (SPEC §3).
+      // Another owner's tenant is as unknown as a missing one: no existence leaks across tenants.
       if (!tenant) throw notFound(`No managed tenant ${id}.`);
       return tenant;
     },
