@@ -53,7 +53,7 @@ async function heapSpaces(serviceUrl) {
 /** memoryParts rounded to 0.1 MB. */
 const roundParts = (parts) => Object.fromEntries(Object.entries(parts).map(([part, mb]) => [part, round(mb, 1)]));
 
-// Targets of issue 6: within 3× of COPY; peak RSS under 150 MB and no larger at 10× the data.
+// Targets: within 3× of COPY; peak RSS under TARGET_RSS_MB and no larger at 10× the data.
 const TARGET_RATIO = 3;
 const TARGET_RSS_MB = 150;
 
