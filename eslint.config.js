@@ -43,6 +43,10 @@ module.exports = defineConfig([
     rules: {
       // `== null` is the one loose comparison worth keeping (null or undefined).
       eqeqeq: ['error', 'smart'],
+      // Prettier puts a computed member call of a chain (`request(app)\n[method](url)`) on a line
+      // of its own; with the semicolons it always prints that is no ASI hazard (eslint-config-prettier
+      // turns this rule off for the same reason).
+      'no-unexpected-multiline': 'off',
       // `_`-prefixed arguments are required by a signature (Express error handlers) but unused.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       // Type-only imports are erased by tsc and SWC alike; saying so keeps imports honest about
