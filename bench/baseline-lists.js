@@ -21,7 +21,7 @@ const LISTS = {
     '/api/v1/tenants': {
       page: `SELECT id, name, domain, client_id, status, created_at, updated_at FROM managed_tenants
              WHERE owner_tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-      // The total as link reads it (issue 25): its counter in list_counts, not count(*).
+      // The total as link reads it: its counter in list_counts, not count(*), so both sides do the same work.
       count: `SELECT coalesce((SELECT count FROM list_counts WHERE tenant_id = $1::uuid AND list = 'managed_tenants' AND dimension = 'all' AND value = ''), 0) AS count`,
       item: (row) => ({ ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) }),
     },
@@ -37,7 +37,7 @@ const LISTS = {
                  c.vacation_days_per_year::float8 AS vacation_days_per_year, c.state, c.created_at FROM contracts c
                WHERE c.tenant_id = e.tenant_id AND c.employee_id = e.id AND c.valid_from <= (now() AT TIME ZONE 'UTC')::date ORDER BY c.valid_from DESC LIMIT 1) cc ON true
              ORDER BY e.created_at DESC, e.id DESC`,
-      // The total as hr reads it (issue 25): its counter in list_counts, not count(*).
+      // The total as hr reads it: its counter in list_counts, not count(*), so both sides do the same work.
       count: `SELECT coalesce((SELECT count FROM list_counts WHERE tenant_id = $1::uuid AND list = 'employees' AND dimension = 'all' AND value = ''), 0) AS count`,
       item: (row) => ({
         id: row.id,
@@ -54,7 +54,7 @@ const LISTS = {
       // ORDER BY names the table's column: a bare `date` would sort by the text of the output column.
       page: `SELECT id, user_id, date::text AS date, worked_minutes, break_minutes, warnings, created_at, updated_at FROM timesheets
              WHERE tenant_id = $1 ORDER BY timesheets.date DESC, timesheets.id DESC LIMIT $2 OFFSET $3`,
-      // The total as hr reads it (issue 25): its counter in list_counts, not count(*).
+      // The total as hr reads it: its counter in list_counts, not count(*), so both sides do the same work.
       count: `SELECT coalesce((SELECT count FROM list_counts WHERE tenant_id = $1::uuid AND list = 'timesheets' AND dimension = 'all' AND value = ''), 0) AS count`,
       // The page's entries, in one more query, as Prisma loads a relation.
       children: {

@@ -1,8 +1,8 @@
 'use strict';
 // `pnpm bench:heap`: what the images' heap bound (--max-old-space-size, the Dockerfile's CMD)
-// costs and buys (issue 25, point 2). Two desks on one database, the images' Node and flags, one
-// of them without the bound (Node then sizes the old generation from the host's memory: ~4 GB on
-// a 23.5 GB host; in the pods' 384Mi it gives 256 MB itself). The same cases in alternating rounds
+// costs and buys. Two desks on one database, the images' Node and flags, one
+// of them without the bound (Node then sizes the old generation from the host's memory, far more
+// than a pod's limit allows). The same cases in alternating rounds
 // (measure.js), RSS before and after each, and at the end where each one's memory is. Prints a
 // table; writes nothing. Environment (optional): BENCH_DATABASE_URL, BENCH_REDIS_URL,
 // BENCH_DURATION (default 10 s per side), BENCH_LARGE (tickets, default 100000), BENCH_HEAP_FLAGS

@@ -1,5 +1,5 @@
 'use strict';
-// `pnpm bench:profile`: where desk's CPU goes under the list load (issue 12, "profile first").
+// `pnpm bench:profile`: where desk's CPU goes under the list load: profile before optimising.
 // Starts the built desk (bench/desk-server.js: auth, Redis rate limit, validation, logging, Prisma,
 // exactly as `pnpm bench` runs it) with V8's --cpu-prof, seeds a tenant, drives
 // `GET /api/v1/tickets?per_page=25` with autocannon, stops desk cleanly so it writes its profile,

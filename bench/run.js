@@ -3,7 +3,7 @@
 // bare node:http + pg baseline running the same SQL, with autocannon, in one run. desk: a tenant
 // with 100,000 tickets and one with 10,000; link: 1,000 managed tenants; hr: 2,000 employees with
 // a month of timesheets; each service in a database of its own. Prints one table with the ratios
-// and whether the targets hold (issue 12), and the RSS of each service and of its baseline at the
+// and whether the targets hold, and the RSS of each service and of its baseline at the
 // start and end of each case; writes bench/results/<date>-bench.json and bench/results/latest.md. Environment (all optional):
 //   BENCH_DATABASE_URL  a database URL of the PostgreSQL server to use (default the local one)
 //   BENCH_REDIS_URL     Redis for desk's rate limiter (default redis://127.0.0.1:6379; "" for none)
@@ -40,7 +40,7 @@ const chosen = (c) => !ONLY || ONLY.test(`${c.service} ${c.name}`);
 const MIGRATIONS = path.resolve(__dirname, '../services/desk/prisma/migrations');
 const RESULTS = path.join(__dirname, 'results');
 
-// Issue 12's targets, every case against its baseline in the same run.
+// The targets (floors against regressions), every case against its baseline in the same run.
 const TARGETS = { read: { rps: 0.6, p99: 3 }, write: { rps: 0.8, p99: 3 } };
 const targetOf = (method) => (method === 'GET' ? TARGETS.read : TARGETS.write);
 const describeTarget = (t) => `≥ ${t.rps}× req/s, p99 ≤ ${t.p99}×`;
@@ -194,7 +194,7 @@ async function main() {
     const cases = [
       { name: 'GET /tickets?per_page=25', path: '/api/v1/tickets?per_page=25' },
       { name: 'GET /tickets?per_page=25&status=open', path: '/api/v1/tickets?per_page=25&status=open' },
-      // Issue 22: a search of two words (the last a prefix, as typed) and the SLA list at risk, due first.
+      // A search of two words (the last a prefix, as typed) and the SLA list at risk, due first.
       { name: 'GET /tickets?q=printer netw', path: '/api/v1/tickets?per_page=25&q=printer%20netw' },
       { name: 'GET /tickets?sla_status=at_risk&sort=sla_due_at', path: '/api/v1/tickets?per_page=25&sla_status=at_risk&sort=sla_due_at' },
       { name: 'GET /tickets/:id', path: '/api/v1/tickets', paths: large.ticketIds.map((id) => `/api/v1/tickets/${id}`) },
@@ -264,7 +264,7 @@ async function main() {
         plans.push({ name: label, tenant, tickets: tenant === 'large' ? LARGE : SMALL, scan: `${scan['Node Type']} on ${scan['Index Name'] ?? scan['Relation Name']}`, buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], execution_ms: ms });
       }
     }
-    // Issue 22's lists: desk's own statement for the page and its total (its tickets repository,
+    // The search and SLA lists: desk's own statement for the page and its total (its tickets repository,
     // on a connection that EXPLAINs what it is sent), with the indexes the plan reads.
     const indexesOf = (node) => [...new Set([node['Index Name'], ...(node.Plans ?? []).flatMap(indexesOf)].filter(Boolean))];
     for (const [label, filters] of [['GET /tickets?q=printer netw', { q: ['printer', 'netw'] }], ['GET /tickets?sla_status=at_risk&sort=sla_due_at', { sla_status: 'at_risk', sort: 'sla_due_at' }]]) {

@@ -3,7 +3,7 @@
 // images' Node and flags, NODE_ENV=production, its own database, Redis), and where it is (smaps:
 // V8's pages, the node binary's pages, arenas). `BENCH_STARTS` starts each that many times (default
 // 2), one at a time, 5 s after /readyz; `BENCH_START_ONLY` (desk, link or hr) starts that one alone.
-// Prints; writes nothing. Issue 25, point 2: ≤ 150 MB.
+// Prints; writes nothing. Compare with the memory target in docs/performance.md.
 const { generateKeyPairSync, randomBytes } = require('node:crypto');
 const { ROOT, databaseUrlFor, describeMemoryParts, memory, memoryParts, round, startService, stopService, verifyingServiceEnv, withClient } = require('./support');
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);

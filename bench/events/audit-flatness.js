@@ -1,5 +1,5 @@
 'use strict';
-// Part 3 of `pnpm bench:events`: GET /audit-events flat from 100k to 10M events (issue 25 point 3),
+// Part 3 of `pnpm bench:events`: is GET /audit-events flat from 100k to 10M events,
 // and the retention sweep's throughput and longest lock. One desk (retention sweep off:
 // EVENTS_RETENTION_INTERVAL_MS=0, so the bench runs it itself) on a fresh database with two
 // tenants of the same shape, seeded with SQL (seed-audit.js): the smallest size and the largest.

@@ -9,7 +9,7 @@
 //   actor          portal 50 %; link 30 % (on behalf of portal for half of those); system 20 %
 //
 // Rows go in by generate_series in batches (one INSERT each). With `fast` (the
-// bench's shortcut, bench/README.md says so): the counter triggers are disabled and the events
+// bench's shortcut, docs/performance.md says so): the counter triggers are disabled and the events
 // table's indexes dropped while the rows go in, then the indexes built again and the counters
 // rebuilt by one GROUP BY GROUPING SETS (the migration's backfill statement: exactly the counters
 // the triggers would have kept). Without it every batch keeps them as the service's writes do.

@@ -1,5 +1,5 @@
 'use strict';
-// Issue 25's flat lists, desk's part (bench/flat/run.js times these cases at 10k and at the large
+// Lists flat by tenant size, desk's part (bench/flat/run.js times these cases at 10k and at the large
 // size). One tenant seeded with SQL only (generate_series); the triggers keep ticket_counts,
 // list_counts and time_entry_minutes as they do for the API's writes. Both sizes have the same shape:
 // tickets exactly as bench/seed.js spreads them (status, priority, category over 50 clients and 20
@@ -260,7 +260,7 @@ async function count(client, tenantId) {
  * Seeds with the session's triggers off (session_replication_role = replica: no per-row search
  * trigger, no statement triggers holding a million rows as JSON, no foreign-key checks of rows
  * made consistent by construction), then counts the counters once, as the migration's backfill
- * does: through the triggers, a million tickets took minutes (bench/README.md). The triggers
+ * does: through the triggers, a million tickets take too long to seed for every run. The triggers
  * themselves are tested through the API (services/desk/test/list-totals.test.ts).
  */
 async function seed(client, tenantId, options) {

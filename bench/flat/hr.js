@@ -1,5 +1,5 @@
 'use strict';
-// hr's lists for issue 25's flat-list cases (bench/flat/run.js): one tenant seeded with SQL at
+// hr's lists for the flat-list cases (bench/flat/run.js): one tenant seeded with SQL at
 // 10,000 rows per list, or at the large size (1,000,000 timesheets; 100,000 employees, leaves and
 // contracts), and the requests to time at both sizes. The triggers of list_counts keep the counters
 // while seeding, as they do for the API's writes.

@@ -1,5 +1,5 @@
 'use strict';
-// link's lists for bench/flat/run.js (issue 25 point 1): one MSP tenant seeded with SQL only
+// link's lists for bench/flat/run.js: one MSP tenant seeded with SQL only
 // (generate_series; the triggers of migration 20261125153045_list_counts keep list_counts), 10,000
 // rows per list for the small tenant and 100,000 for the large one, both of the same shape:
 //   managed tenants  10 % suspended; 100 clients, so a client_id matches 1 %

@@ -1,5 +1,5 @@
 'use strict';
-// Issue 25, point 1: is every list flat from 10,000 rows of the tenant to a million? Each service's
+// Is every list flat from 10,000 rows of the tenant to a million? Each service's
 // module (bench/flat/<service>.js, and events.js for the event lists every service has) seeds two
 // tenants of one database with SQL, a small one and a large one of the same shape, and names the
 // requests to time: each list without a filter, with each documented filter alone, and a deep
@@ -12,7 +12,7 @@
 //   BENCH_FLAT_CASES      a regular expression: only the cases whose name ("GET /tickets?per_page=25&q=…") matches
 //   BENCH_FLAT_SNAPSHOT   a folder: after each service's cases, a heap snapshot of it there (V8 collects all
 //                         garbage first), and its memory's parts before and after: what under load is live
-//                         and what is room the collector keeps (issue 25's 150 MB, bench/README "Memory")
+//                         and what is room the collector keeps (the memory bound, docs/performance.md "Memory")
 //   (with fewer services or cases, another scale or desk's row settings a run is partial: it prints, writes no results)
 const { randomBytes, randomUUID } = require('node:crypto');
 const { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } = require('node:fs');
@@ -147,7 +147,7 @@ async function runService(service, issuer) {
         const row = { service, name, totals, small: smallRow, large: bigRow, rps_ratio: ratio(bigRow.requests_per_sec, smallRow.requests_per_sec), rss_end_mb: Math.round(memory(running.pid).rss_mb) };
         row.met = row.rps_ratio >= TARGET && bigRow.non_2xx === 0 && smallRow.non_2xx === 0;
         rows.push(row);
-        // Where the memory is after each case (issue 25's 150 MB): a part that grows names its cause.
+        // Where the memory is after each case, against the memory bound: a part that grows names its cause.
         console.log(`${service} ${name}: ×${row.rps_ratio}, RSS ${row.rss_end_mb} MB (${describeMemoryParts(memoryParts(running.pid))} MB)`);
       }
     }

@@ -53,7 +53,7 @@ async function heapSpaces(serviceUrl) {
 /** memoryParts rounded to 0.1 MB. */
 const roundParts = (parts) => Object.fromEntries(Object.entries(parts).map(([part, mb]) => [part, round(mb, 1)]));
 
-// Targets of issue 6: within 3× of COPY; peak RSS under 150 MB and no larger at 10× the data.
+// Targets: within 3× of COPY; peak RSS under TARGET_RSS_MB and no larger at 10× the data.
 const TARGET_RATIO = 3;
 const TARGET_RSS_MB = 150;
 
@@ -350,9 +350,9 @@ async function main() {
     };
     // Unmeasured first passes of both sizes before either is measured: PostgreSQL's cache, hr's
     // JIT, and V8's heap. How high V8 lets the old generation run before a full collection varies
-    // from run to run, and the first long export can leave it higher (2026-11-26: V8's pages 47 ->
-    // 58 MB in the large size's first pass, when it came after the small size's measured runs, and
-    // its measured runs then added nothing; in the next run 42 -> 44). Measured the old way, that
+    // from run to run, and the first long export can leave it higher (V8's pages grew in the large
+    // size's first pass when it came after the small size's measured runs, and its measured runs
+    // then added nothing; the next run grew far less). Measured the old way, that
     // step landed in the large size's peak alone; now both sizes are measured on the same heap, and
     // the parts printed here show where each one's memory is.
     const warmUp = [];

@@ -62,8 +62,8 @@ const TARGET = { full: 1.3, delta: 1.1 };
  * How often the bench asks PostgreSQL whether a run has ended. A run's time is read off its own
  * row (started_at → finished_at), so this only sets how soon the bench notices; it is kept slow
  * because the bench's process is also the directory's, and each poll is work on the event loop
- * that answers link's requests during the run it measures (at 20 ms, a delta's 150 ms listing
- * shared it with 7 polls that the bare client never had).
+ * that answers link's requests during the run it measures (polled often, a delta's listing would
+ * share the loop with polls the bare client never had).
  */
 const END_POLL_MS = 250;
 const RESULTS = path.join(ROOT, 'bench/results');
@@ -241,9 +241,8 @@ async function moveOnce(link, authorization, body, db) {
 
 /**
  * Waits until the directory has been idle as long as it was before link's run began. An idle
- * process answers its first request late (its thread parked, caches cold: on the 2-CPU VM a
- * ServiceProviderConfig took ~13 ms after 200 ms of idleness and ~70 ms after 2.5 s, against ~1 ms
- * back to back), and link's run starts only once pg-boss picks its job up (up to 2 s), while the
+ * process answers its first request late (its thread parked, caches cold: the longer it idled, the
+ * slower its first answer, many times a back-to-back one), and link's run starts only once pg-boss picks its job up (up to 2 s), while the
  * bare client would start 250 ms after link ended: without this, link's first request met a colder
  * directory than the bare client's.
  */

@@ -129,7 +129,7 @@ async function smoke() {
     const mapped = docker('exec', id, 'sh', '-c', 'grep -c libjemalloc /proc/1/maps || true');
     check(Number(mapped) > 0, `${service}: node (PID 1) runs on jemalloc`, mapped);
     // The zones of desk's calendars come from the tz database (Dockerfile: tzdata); without it
-    // @msp/calendar falls back to ICU, ~20 MB more RSS.
+    // @msp/calendar falls back to ICU, which costs every process memory.
     const berlin = docker('exec', id, 'sh', '-c', 'head -c 4 /usr/share/zoneinfo/Europe/Berlin || true');
     check(berlin === 'TZif', `${service}: the image holds the tz database`, berlin);
   }

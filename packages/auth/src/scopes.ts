@@ -1,4 +1,4 @@
-/** The scopes of the platform (SPEC §3). */
+/** The scopes of the platform: every route names the one a token needs. */
 export const SCOPES = {
   'read:tickets': 'Read tickets, comments and clients in the helpdesk.',
   'write:tickets': 'Create and modify tickets, comments and clients.',

@@ -13,7 +13,7 @@ const BEARER_TOKEN = new RegExp(`^${B64TOKEN}$`);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Verified tokens remembered per process; at about 1 KB each, 10,000 is ~10 MB at most. */
+/** Verified tokens remembered per process: bounded, so the cache's memory is too. */
 export const DEFAULT_VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 
 export class InvalidTokenError extends Error {
@@ -39,7 +39,7 @@ export interface TokenVerifier {
    * The principal of a token verified before, answered at once, when the verifier can tell now
    * that it still holds (unexpired, its key still the source's); `undefined` otherwise (then call
    * the verifier). A request of a known token then goes on without waiting a turn of the event
-   * loop for a promise (1.7 % of the single read's CPU: issue 25).
+   * loop for a promise, a cost every request of a known token would otherwise pay.
    */
   known?(token: string): Principal | undefined;
 }
@@ -57,8 +57,8 @@ interface Verified {
 /**
  * Verifies desk's access tokens (signature, algorithm, issuer, audience, expiry, claims).
  *
- * Verifying an ES256 signature was ~9 % of a service's CPU under load (bench/README.md), paid again
- * for every request of the same token. So a token that passed is remembered (keyed by its
+ * Verifying an ES256 signature is a noticeable share of a service's CPU under load (figures in
+ * docs/performance.md), paid again for every request of the same token. So a token that passed is remembered (keyed by its
  * signature, answering only the very token it holds), and a repeat skips the signature, but only
  * while (a) it has not reached its `exp` (after that it is verified again, so the clock tolerance
  * applies exactly as before), and (b) the key source still holds the very key that verified it (a

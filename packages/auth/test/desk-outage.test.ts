@@ -5,7 +5,7 @@ import jwt from 'jsonwebtoken';
 import { createTokenVerifier, InvalidTokenError, remoteJwks } from '../src';
 
 /*
- * desk down (issue 10 point 6): link and hr verify tokens against desk's JWKS. While desk is
+ * desk down: link and hr verify tokens against desk's JWKS. While desk is
  * unreachable (nothing listens on its port), tokens of keys they already hold keep verifying from
  * the cache; a token of a new key is refused with 401 (never a 500); once desk is back, the new
  * kid is fetched once and accepted.

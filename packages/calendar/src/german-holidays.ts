@@ -2,8 +2,8 @@
  * Germany's public holidays as rules: for the whole country and for each state, the days of type
  * 'public' of date-holidays' data for Germany (github.com/commenthol/date-holidays; data CC BY-SA
  * 3.0, from Wikipedia), written out. The library computes every country's calendars (Chinese,
- * Hebrew, Hijri, equinoxes, moment-timezone's zone data): loading it cost a service ~32 MB of RSS
- * for these few fixed dates and Easter offsets (bench/README.md, "Memory").
+ * Hebrew, Hijri, equinoxes, moment-timezone's zone data): loading it cost a service far more memory
+ * than these few fixed dates and Easter offsets need (docs/performance.md, "Memory").
  *
  * test/holidays.test.ts holds these rules to the library (a devDependency): every region, every year
  * from 1990 to 2060, date and name. After upgrading date-holidays, a failing comparison names the

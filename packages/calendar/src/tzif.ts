@@ -1,9 +1,9 @@
 /**
  * A time zone's offsets from the tz database's compiled files (TZif, RFC 8536): the files glibc,
  * PostgreSQL (Debian builds it `--with-system-tzdata`) and Go read, and that the operating system
- * keeps current. Node's other source, ICU, costs a process ~13 MB of RSS at its first
- * `Intl.DateTimeFormat` and ~7 MB more at its first formatting (bench/README.md, "Memory"); a
- * zone's file is 1–3 KB, read once.
+ * keeps current. Node's other source, ICU, loads its data into every process at the first
+ * `Intl.DateTimeFormat` and more at the first formatting (docs/performance.md, "Memory"); a
+ * zone's file is small and read once.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -91,7 +91,7 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
     const created = await ensureDatabases(SERVICES.map((service) => databaseUrls[service.name]));
     if (created.length > 0) say(`created database${created.length > 1 ? 's' : ''} ${created.join(', ')}`);
     abort.signal.throwIfAborted();
-    // link's own credential at desk (issue 7), generated once and kept under the data folder.
+    // link's own credential at desk, generated once and kept under the data folder so restarts keep it.
     const serviceClient = ensureServiceClientFile(config.dataRoot);
     for (const service of SERVICES) services.push(spawnService(service, databaseUrls[service.name], serviceClient));
     await Promise.all(services.map(waitUntilReady));
@@ -131,7 +131,7 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
       name: service.name,
       command: command ?? process.execPath,
       args,
-      // link's connector secrets key (issue 7), generated once under the data folder.
+      // link's connector secrets key, generated once under the data folder: secrets stored with it stay readable.
       env: { ...buildServiceEnv(service, config, databaseUrl, io.env, serviceClient), ...connectorKeyEnv(service.name, config.dataRoot, io.env) },
       cwd: config.repoRoot,
       onLine: (line) => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DevstackError } from './devstack-error';
 
-/** link's own credential at desk (issue 7): a desk service client, made once per data folder. */
+/** link's own credential at desk: a desk service client, made once per data folder. */
 export interface ServiceClientCredential {
   readonly client_id: string;
   readonly client_secret: string;

@@ -9,7 +9,7 @@ import { startTestIssuer, type TestIssuer } from '@msp/testkit';
 import { findFreePort, startEmbeddedPostgres, type RunningEmbeddedPostgres } from '../src';
 
 /*
- * PostgreSQL faults against real servers (issue 10 point 6): hr as it is deployed (its built
+ * PostgreSQL faults against real servers: hr as it is deployed (its built
  * process) on a PostgreSQL of this test's own — the embedded one `pnpm start` runs, on a free port,
  * since the machine's serves the other suites and must not be restarted. hr's connections are
  * terminated under a load of writes, then the server is stopped and started again: requests in

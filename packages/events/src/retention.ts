@@ -32,9 +32,8 @@ export interface EventsRetentionOptions {
   intervalMs: number;
   /**
    * Rows one statement deletes: its transaction holds its rows' locks and the counters of their
-   * tenants (list_counts) until it commits, so it is kept short. Default 500: at 10M events ~100 ms
-   * a batch (60 of them the counter trigger), the longest 0.39 s on the loaded shared machine
-   * against 0.94 s at 2,000, for 20 % less throughput (bench/README.md).
+   * tenants (list_counts) until it commits, so it is kept short. Default 500: larger batches delete
+   * somewhat faster but hold those locks several times longer (docs/performance.md).
    */
   batchSize?: number;
   /** Pause between batches, so writers waiting on a counter row get their turn. Default 20 ms. */

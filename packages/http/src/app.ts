@@ -74,7 +74,7 @@ export interface ServiceApp {
 
 /**
  * What is recorded of every request once its response is sent: its metrics and its log line, in
- * one hook (one listener and one clock per request, not one per concern: issue 12).
+ * one hook (one listener and one clock per request, not one per concern: each costs every request).
  */
 function observeRequests(metrics: HttpMetrics, logger: Logger): RequestHandler {
   return (req, res, next) => {

@@ -92,7 +92,7 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-// Read once per process (about 2 MB), however many apps are created (tests create many), and only
+// Read once per process (the Swagger UI bundle is large), however many apps are created (tests create many), and only
 // when the first file is asked for: a service that nobody opens the docs of never holds them.
 let loaded: Map<string, { type: string; body: Buffer }> | undefined;
 function assets() {

@@ -10,7 +10,7 @@ let exitHooked = false;
 /**
  * Writes the lines logged during one turn of the event loop in one write. winston's Console
  * transport writes each line on its own, and stdout is synchronous for files and pipes on Linux:
- * a write(2) per request line was ~9 % of desk's CPU serving `GET /tickets/:id` (bench/README.md).
+ * a write(2) per request line is a large share of the CPU of a cheap read (docs/performance.md).
  * Lines are written in order, at the end of the turn (setImmediate), at once past 64 KiB, and,
  * should the process exit before that (process.exit after a fatal error), synchronously on exit:
  * no line is lost but to a SIGKILL within the turn.

@@ -51,7 +51,7 @@ const bigintAsString = (_key: string, value: unknown) => (typeof value === 'bigi
 /**
  * The line as JSON. logform's json format serialises every line with safe-stable-stringify (keys
  * sorted, a replacer run on every value) and configures a new serialiser for each line; with the
- * timestamp format's own Date, that was half of a request line's cost (issue 12). The engine's
+ * timestamp format's own Date, that dominated a request line's cost. The engine's
  * JSON.stringify writes nearly every line; only one it cannot write (circular, BigInt) goes the
  * careful way, as logform's format would have written it.
  */

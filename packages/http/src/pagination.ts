@@ -15,8 +15,7 @@ export const MAX_PAGE = 1_000_000;
 /**
  * A whole number as the docs write it, digits grouped by commas (`1,000,000`). Not
  * `toLocaleString('en')`: at module load that brought ICU's number formatting into every service,
- * ~7 MB RSS of the node binary's pages and ICU's own allocations, for one string (bench/README.md,
- * "Memory").
+ * the node binary's pages and ICU's own allocations, for one string (docs/performance.md, "Memory").
  */
 export function groupDigits(value: number): string {
   return String(value).replace(/\B(?=(\d{3})+$)/g, ',');
@@ -48,7 +47,7 @@ export const keysetQueryProperties = {
 };
 
 /**
- * What every list's OpenAPI description says of its total and its deep pages (issue 25), once for
+ * What every list's OpenAPI description says of its total and its deep pages, once for
  * the three services: append it to the list's own text (it starts with a space).
  */
 export const LIST_PAGES_DOC =

@@ -91,7 +91,18 @@ export function notFoundHandler(): RequestHandler {
 // up, too many connections), the socket errors of a server that went away, and Prisma's P2028 when
 // an interactive transaction got no connection within its wait (every connection of the pool busy).
 const OUTAGE_CODES = new Set(['P2028', '25006', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', 'P1001', 'P1002', 'P1017', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-const OUTAGE_MESSAGES = /Connection terminated|terminating connection|Server has closed the connection|Can't reach database server|the database system is (starting up|shutting down|in recovery mode)|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+const OUTAGE_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'terminating connection',
+    'Server has closed the connection',
+    "Can't reach database server",
+    'the database system is (starting up|shutting down|in recovery mode)',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+  ].join('|'),
+  'i',
+);
 
 /**
  * Whether an error says the database could not be reached or dropped the connection, wherever in

@@ -35,8 +35,8 @@ const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * Records the verified caller as the request's actor. A service client acting for another client
  * (link running an onboarding someone started) names it in `X-On-Behalf-Of`; the audit log keeps
- * it next to the caller, who stays the accountable actor. Only a service client's token (SPEC §2)
- * may say so: from anyone else the header is ignored, or any caller could put words in the log.
+ * it next to the caller, who stays the accountable actor. Only a service client's token
+ * (`client_kind: "service"`) may say so: from anyone else the header is ignored, or any caller could put words in the log.
  */
 export function recordActor(): RequestHandler {
   return (req, _res, next) => {

@@ -29,7 +29,7 @@ export const DateOnly = (options: SchemaOptions = {}) => Type.String({ format: '
 // Times of day are checked by format alone (a pattern as well would report every bad value twice).
 /** A time of day `HH:MM` that starts something: 00:00–23:59. */
 export const StartTimeOfDay = (options: SchemaOptions = {}) => Type.String({ format: 'hh-mm-start', ...options });
-/** A time of day `HH:MM` that ends something: 00:00–23:59 or 24:00, the end of the day (SPEC §4). */
+/** A time of day `HH:MM` that ends something: 00:00–23:59 or 24:00, the end of the day. */
 export const EndTimeOfDay = (options: SchemaOptions = {}) => Type.String({ format: 'hh-mm', ...options });
 
 /** Path parameter `:id`. */

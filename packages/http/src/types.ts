@@ -5,7 +5,7 @@ export interface Principal {
   tenantId: string;
   scopes: string[];
   /**
-   * A service client's token (claim `client_kind: "service"`, SPEC §2): a client of no tenant that
+   * A service client's token (claim `client_kind: "service"`): a client of no tenant that
    * acts for others, the only caller whose `X-On-Behalf-Of` is recorded.
    */
   serviceClient: boolean;

@@ -25,7 +25,7 @@ function createAjv(coerce: boolean): Ajv {
   addFormats(ajv);
   // The formats above accept 24:00 and leap seconds loosely; these are the exact ones the API documents.
   ajv.addFormat('hh-mm', /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/);
-  // A start (or any moment) of the day: 24:00 is only ever an end (SPEC §4).
+  // A start (or any moment) of the day: 24:00 is only ever an end, so a start refuses it.
   ajv.addFormat('hh-mm-start', /^(?:[01]\d|2[0-3]):[0-5]\d$/);
   // Year 0000 is refused as in dates below: PostgreSQL has no year 0.
   ajv.addFormat('year-month', /^(?!0000)\d{4}-(?:0[1-9]|1[0-2])$/);

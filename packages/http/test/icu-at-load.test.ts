@@ -4,8 +4,8 @@ import { groupDigits } from '../src';
 /*
  * ICU (Intl, and what Number, Date and String do with a locale) lives in the node binary: the
  * first call that needs it brings its code and data into memory, and they stay resident. Loading
- * @msp/http, which every service does at start, once cost each service ~7 MB RSS that way for one
- * string of its docs (`MAX_PAGE.toLocaleString('en')`; bench/README.md, "Memory").
+ * @msp/http, which every service does at start, once cost each service resident memory that way for
+ * one string of its docs (`MAX_PAGE.toLocaleString('en')`; docs/performance.md, "Memory").
  */
 describe('what loading @msp/http asks of ICU', () => {
   test('When the package is loaded and its docs are written, then nothing in it calls Intl or a locale-aware method; the docs still write 1,000,000', () => {

@@ -162,7 +162,12 @@ describe('writing the lines', () => {
     const script = `
       const ts = require('typescript');
       require.extensions['.ts'] = (mod, file) =>
-        mod._compile(ts.transpileModule(require('fs').readFileSync(file, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, file);
+        mod._compile(
+          ts.transpileModule(require('fs').readFileSync(file, 'utf8'), {
+            compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+          }).outputText,
+          file,
+        );
       const { BatchedLines, MESSAGE } = require(${JSON.stringify(path.join(__dirname, '../src/log-lines.ts'))});
       const lines = new BatchedLines(process.stdout);
       for (const n of [1, 2, 3]) lines.log({ [MESSAGE]: 'line ' + n }, () => undefined);
@@ -178,7 +183,12 @@ describe('writing the lines', () => {
     const script = `
       const ts = require('typescript');
       require.extensions['.ts'] = (mod, file) =>
-        mod._compile(ts.transpileModule(require('fs').readFileSync(file, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText, file);
+        mod._compile(
+          ts.transpileModule(require('fs').readFileSync(file, 'utf8'), {
+            compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+          }).outputText,
+          file,
+        );
       const { BatchedLines, MESSAGE } = require(${JSON.stringify(path.join(__dirname, '../src/log-lines.ts'))});
       const lines = new BatchedLines(process.stdout);
       lines.log({ [MESSAGE]: 'before' }, () => undefined);

@@ -4,7 +4,7 @@ import { BlockList, isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type * as Undici from 'undici';
 
-// undici (some 110 modules, 6 MB of heap) is loaded by the first outbound call, not at the start of
+// undici (many modules, a sizeable heap) is loaded by the first outbound call, not at the start of
 // every service: most instances call no webhook receiver or directory for a long time, if ever.
 let undici: typeof Undici | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports

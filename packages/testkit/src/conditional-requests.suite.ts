@@ -4,12 +4,12 @@ import request from 'supertest';
 import { API_PREFIX, discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocument } from './openapi-walk';
 
 /*
- * ETag / If-Match / If-None-Match on every single resource of the service (issue 11 point 5),
+ * ETag / If-Match / If-None-Match on every single resource of the service,
  * walked from its OpenAPI document: each GET of one resource carries a strong ETag and answers 304
  * to a current If-None-Match; each write to that path with a stale If-Match is 412 and changes
  * nothing, and with the current tag it is let through, its answer carrying the new ETag. Given a
  * second instance of the service on the same database, the same tag sent to both at once lets
- * exactly one write through (issue 21 point 4: no lost update across replicas).
+ * exactly one write through: no lost update across replicas.
  */
 export interface ConditionalRequestsSetup {
   app: http.RequestListener;

@@ -8,10 +8,10 @@ import { createConformanceChecker, type Checker } from './openapi-conformance';
 import { API_PREFIX, discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocument, type OpenApiOperation } from './openapi-walk';
 
 /*
- * Fuzzing from the OpenAPI document (issue 10 point 5). For every operation of the service,
+ * Fuzzing from the OpenAPI document. For every operation of the service,
  * requests made from its documented example and mutated off it — wrong types, missing and extra
  * fields, huge strings and numbers, unicode edge cases, malformed JSON, wrong content types, path
- * ids that are not UUIDs, junk query parameters; and the families issue 21 found 500s in: UUIDs
+ * ids that are not UUIDs, junk query parameters; and the families that once caused 500s: UUIDs
  * spelled otherwise (capitals, URN, braces), integers past 2^63, year 0000, bodies nested deep —
  * and for each: never a 5xx, an error is a problem
  * document, the response matches the documented status, content type and schema, and a rejected

@@ -18,7 +18,7 @@ export interface ServiceOperationsSuiteOptions {
 }
 
 /**
- * What every service answers the same way (SPEC §1, §4, §5): health,
+ * What every service answers the same way: health,
  * readiness, metrics, request ids, unknown routes, rate-limit headers and 429.
  */
 export function describeServiceOperations(options: ServiceOperationsSuiteOptions) {

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { discoverIds, exampleBody, fetchOpenApi, isCollection, rowsOf, type KnownIds, type OpenApiDocument } from './openapi-walk';
 
 /**
- * The tenant wall, walked from the service's own OpenAPI document (issue 10 point 4), so a new
+ * The tenant wall, walked from the service's own OpenAPI document, so a new
  * route is covered without editing this file:
  * - every operation with an id in its path, given tenant A's id and tenant B's token, answers 404
  *   and changes nothing (A's resource reads the same afterwards);

@@ -31,7 +31,7 @@ export function expectInvalidToken(response: request.Response, detail?: RegExp) 
 }
 
 /**
- * The verification matrix of SPEC §3, run against a real route of a service
+ * The token verification matrix, run against a real route of a service
  * that verifies desk's tokens through the JWKS: every way a token can be
  * wrong is a 401 with `WWW-Authenticate`, and the key set is cached and
  * refetched once for a new kid.

@@ -9,7 +9,7 @@ import { testWebhookSecrets } from './test-webhook-secrets';
 import { startWebhookReceiver } from './webhook-receiver';
 
 /*
- * Webhooks and the audit log of a service, through its HTTP API (issue 11 points 2, 3 and 6): what
+ * Webhooks and the audit log of a service, through its HTTP API: what
  * every service does alike, run by each against its own events. Deliveries go to real HTTP
  * receivers and are verified with the `standardwebhooks` package, as an integrator's would be.
  */

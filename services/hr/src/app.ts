@@ -40,7 +40,7 @@ import { registerPayrollSettingsRoutes } from './payroll/payroll-settings.routes
 import { createPayrollSettingsService } from './payroll/payroll-settings.service';
 
 export interface HrSettings {
-  /** desk's issuer and audience, and where its public keys are (SPEC §3). */
+  /** desk's issuer and audience, and where its public keys are: hr trusts desk's tokens only. */
   issuer: string;
   audience: string;
   jwksUrl: string;

@@ -5,7 +5,7 @@ import { expectProblem } from './support/callers';
 import { startHr, type TestHr } from './support/hr';
 import { employeeWith } from './support/employees';
 
-// Contracts, employment and leave accounts under the Bundesurlaubsgesetz (issue 23), through HTTP.
+// Contracts, employment and leave accounts under the Bundesurlaubsgesetz, through HTTP.
 // Today is whatever the clock says, so the accounts asked here are of past years (everything
 // approved is taken) or of far future ones (everything approved is planned).
 

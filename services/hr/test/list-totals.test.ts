@@ -4,7 +4,7 @@ import { addEmployee, expectProblem, newCallerWithEmployee, type CallerWithEmplo
 import { startHr, type TestHr } from './support/hr';
 
 /*
- * Issue 25: every list's `total` is exact (list_counts, kept by triggers in the writing transaction,
+ * Every list's `total` is exact (list_counts, kept by triggers in the writing transaction,
  * or count(*) where the filter bounds it), with and without each filter, after every kind of write
  * through the API and after rejected ones; and `after` walks each list once, in order.
  */

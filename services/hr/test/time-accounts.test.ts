@@ -4,7 +4,7 @@ import { expectProblem } from './support/callers';
 import { startHr, type TestHr } from './support/hr';
 import { approvedLeave, employeeWith, fullTime, seedSheets, workDay, type TestEmployee } from './support/employees';
 
-// The overtime account (issue 23, point 6), through HTTP. Full time: 480 minutes a working day.
+// The overtime account, through HTTP. Full time: 480 minutes a working day.
 
 let hr: TestHr;
 

@@ -4,7 +4,7 @@ import { expectProblem } from './support/callers';
 import { startHr, type TestHr } from './support/hr';
 import { employeeWith, seedSheets, type TestEmployee } from './support/employees';
 
-// The working-time record an inspector asks for (issue 23, point 5), through HTTP.
+// The working-time record an inspector asks for, through HTTP.
 
 let hr: TestHr;
 

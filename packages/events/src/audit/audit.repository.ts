@@ -184,10 +184,12 @@ export function createAuditRepository(db: Sql) {
       const actor = filter.actor === undefined ? undefined : param(filter.actor);
       const byActor = actor === undefined ? [undefined] : [`actor_client_id = ${actor}`, `actor_for = ${actor}`];
       const branches = byType.flatMap((type) => byActor.map((who) => [...conditions, ...[type, who].filter((c): c is string => c !== undefined)].join(' AND ')));
+      const branchPage = (branch: string) =>
+        `(SELECT ${COLUMNS} FROM events WHERE ${branch} ${ORDER} LIMIT ${offset}::bigint + ${limit}::bigint)`;
       const text =
         branches.length === 1
           ? `SELECT ${COLUMNS} FROM events WHERE ${branches[0]} ${ORDER} OFFSET ${offset} LIMIT ${limit}`
-          : `SELECT * FROM (${branches.map((branch) => `(SELECT ${COLUMNS} FROM events WHERE ${branch} ${ORDER} LIMIT ${offset}::bigint + ${limit}::bigint)`).join(' UNION ALL ')}) AS e ${ORDER} OFFSET ${offset} LIMIT ${limit}`;
+          : `SELECT * FROM (${branches.map(branchPage).join(' UNION ALL ')}) AS e ${ORDER} OFFSET ${offset} LIMIT ${limit}`;
       const found = await keysetPage<EventRow>(
         rows,
         page,

@@ -91,8 +91,8 @@ export function createDeliveriesRepository(db: TransactionalSql) {
      * Left to itself the planner sometimes did otherwise: whenever its statistics had fewer pending
      * rows than there were (a table never analysed, or analysed while the queue was empty, i.e.
      * every burst), it read every due delivery, joined them all and sorted them for the first few:
-     * 45 ms per claim at 5,000 pending, ~140 at 20,000, in PostgreSQL's CPU, and a fan-out at
-     * WEBHOOK_CONCURRENCY 32 took that once per 8 deliveries. So the checks of the endpoint and of
+     * a claim then cost time in PostgreSQL's CPU growing with the backlog, paid again by every
+     * claim of a fan-out. So the checks of the endpoint and of
      * the earlier pending delivery are per-row subqueries (never hashed over the whole backlog), and
      * sorting is off for this one statement: the index's order is then the only plan.
      */

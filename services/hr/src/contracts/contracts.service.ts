@@ -25,7 +25,7 @@ export function createContractsService(deps: { contracts: ContractsRepository; e
   const { contracts, employees } = deps;
 
   async function assertEmployee(tenantId: string, employeeId: string): Promise<void> {
-    // Another tenant's employee is as unknown as a missing one (SPEC §3).
+    // Another tenant's employee is as unknown as a missing one: no existence leaks.
     if (!(await employees.findById(tenantId, employeeId))) throw noEmployee(employeeId);
   }
 

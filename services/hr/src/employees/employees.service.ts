@@ -36,7 +36,7 @@ export function createEmployeesService(employees: EmployeesRepository) {
     },
 
     async get(tenantId: string, id: string): Promise<EmployeeRecord> {
-      // Another tenant's employee is as unknown as a missing one: no existence leaks (SPEC §3).
+      // Another tenant's employee is as unknown as a missing one: no existence leaks.
       const employee = await employees.findById(tenantId, id);
       if (!employee) throw missing(id);
       return employee;

@@ -20,7 +20,7 @@ export function createLeaveAccountsService(deps: {
   const { accounts, contracts, employees, settings } = deps;
 
   async function employeeOf(tenantId: string, employeeId: string): Promise<EmployeeRecord> {
-    // Another tenant's employee is as unknown as a missing one (SPEC §3).
+    // Another tenant's employee is as unknown as a missing one: no existence leaks.
     const employee = await employees.findById(tenantId, employeeId);
     if (!employee) throw noEmployee(employeeId);
     return employee;

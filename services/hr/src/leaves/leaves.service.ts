@@ -52,7 +52,7 @@ export function createLeavesService(deps: {
     },
 
     async get(tenantId: string, id: string): Promise<LeaveRecord> {
-      // Another tenant's leave is as unknown as a missing one: no existence leaks (SPEC §3).
+      // Another tenant's leave is as unknown as a missing one: no existence leaks.
       const leave = await leaves.findById(tenantId, id);
       if (!leave) throw missing(id);
       return leave;

@@ -82,7 +82,7 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
     },
 
     async get(tenantId: string, id: string): Promise<TimesheetRecord> {
-      // Another tenant's sheet is as unknown as a missing one: no existence leaks (SPEC §3).
+      // Another tenant's sheet is as unknown as a missing one: no existence leaks.
       const sheet = await timesheets.findById(tenantId, id);
       if (!sheet) throw missing(id);
       return sheet;
