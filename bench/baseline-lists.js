@@ -45,7 +45,11 @@ const LISTS = {
         personnel_number: row.personnel_number,
         name: row.name,
         employment: { start_date: row.employment_start, end_date: row.employment_end },
-        current_contract: row.current_contract && { ...row.current_contract, vacation_days_per_year: Number(row.current_contract.vacation_days_per_year), created_at: new Date(row.current_contract.created_at).toISOString() },
+        current_contract: row.current_contract && {
+          ...row.current_contract,
+          vacation_days_per_year: Number(row.current_contract.vacation_days_per_year),
+          created_at: new Date(row.current_contract.created_at).toISOString(),
+        },
         created_at: iso(row.created_at),
         updated_at: iso(row.updated_at),
       }),
@@ -65,7 +69,12 @@ const LISTS = {
         id: row.id,
         user_id: row.user_id,
         date: row.date,
-        entries: entries.map((e) => ({ start: time(e.start_minute), end: time(e.end_minute), category: e.category, minutes: e.minutes })),
+        entries: entries.map((e) => ({
+          start: time(e.start_minute),
+          end: time(e.end_minute),
+          category: e.category,
+          minutes: e.minutes,
+        })),
         worked_minutes: row.worked_minutes,
         break_minutes: row.break_minutes,
         warnings: row.warnings,
@@ -78,18 +87,25 @@ const LISTS = {
 
 function send(res, status, body) {
   const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+  });
   res.end(json);
 }
 
 async function list(spec, url, res) {
   const perPage = Number(url.searchParams.get('per_page') ?? 25);
   const page = Number(url.searchParams.get('page') ?? 1);
-  const [rows, total] = await Promise.all([pool.query(spec.page, [tenantId, perPage, (page - 1) * perPage]), pool.query(spec.count, [tenantId])]);
+  const [rows, total] = await Promise.all([
+    pool.query(spec.page, [tenantId, perPage, (page - 1) * perPage]),
+    pool.query(spec.count, [tenantId]),
+  ]);
   const children = new Map();
   if (spec.children && rows.rows.length) {
     const found = await pool.query(spec.children.sql, [rows.rows.map((row) => row.id)]);
-    for (const child of found.rows) children.set(child[spec.children.key], [...(children.get(child[spec.children.key]) ?? []), child]);
+    for (const child of found.rows)
+      children.set(child[spec.children.key], [...(children.get(child[spec.children.key]) ?? []), child]);
   }
   const count = Number(total.rows[0].count);
   send(res, 200, {

@@ -28,7 +28,11 @@ const toTicket = (row) => ({
 
 function send(res, status, body, headers = {}) {
   const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+    ...headers,
+  });
   res.end(json);
 }
 
@@ -39,8 +43,19 @@ function send(res, status, body, headers = {}) {
  * (prepared, named as @msp/db names them; timestamps as the API's text). What is left per request
  * is node:http, pg and JSON: none of desk's framework, authentication, validation or mapping.
  */
-const STAND_IN = { tenant: '00000000-0000-4000-8000-00000000beef', id: '00000000-0000-4000-8000-0000000000fe', status: 'STATUS', query: 'TSQUERY', perPage: 77, page: 3, minutes: 61 };
-const PLAIN_READ_TYPES = { getTypeParser: (oid, format) => (oid === 1184 && format !== 'binary' ? isoTimestamp : types.getTypeParser(oid, format)) };
+const STAND_IN = {
+  tenant: '00000000-0000-4000-8000-00000000beef',
+  id: '00000000-0000-4000-8000-0000000000fe',
+  status: 'STATUS',
+  query: 'TSQUERY',
+  perPage: 77,
+  page: 3,
+  minutes: 61,
+};
+const PLAIN_READ_TYPES = {
+  getTypeParser: (oid, format) =>
+    oid === 1184 && format !== 'binary' ? isoTimestamp : types.getTypeParser(oid, format),
+};
 
 /** The statements `run` makes desk's repository send, in order (pages answered empty, so each list's total-alone is recorded too). */
 async function record(run) {
@@ -95,12 +110,26 @@ async function list(url, res) {
   const q = url.searchParams.get('q');
   const slaStatus = url.searchParams.get('sla_status');
   const sort = url.searchParams.get('sort');
-  const actual = { perPage, page, status, minutes: Number(url.searchParams.get('at_risk_minutes') ?? 60), words: q?.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [] };
-  const filters = { ...(status ? { status: STAND_IN.status } : {}), ...(slaStatus ? { sla_status: slaStatus, at_risk_minutes: STAND_IN.minutes } : {}), ...(sort ? { sort } : {}) };
+  const actual = {
+    perPage,
+    page,
+    status,
+    minutes: Number(url.searchParams.get('at_risk_minutes') ?? 60),
+    words: q?.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [],
+  };
+  const filters = {
+    ...(status ? { status: STAND_IN.status } : {}),
+    ...(slaStatus ? { sla_status: slaStatus, at_risk_minutes: STAND_IN.minutes } : {}),
+    ...(sort ? { sort } : {}),
+  };
   const statements = await statementsFor(`list ${status !== null} ${q !== null} ${slaStatus} ${sort}`, async (repo) => {
     // Recorded without `narrow` (the stand-in words match nothing): the search through every match, which the benchmark's words take in desk too.
     const search = q === null ? undefined : await repo.searchQuery(STAND_IN.tenant, ['stand-in']);
-    await repo.list(STAND_IN.tenant, { ...filters, ...(search ? { query: search.query } : {}) }, { page: STAND_IN.page, per_page: STAND_IN.perPage });
+    await repo.list(
+      STAND_IN.tenant,
+      { ...filters, ...(search ? { query: search.query } : {}) },
+      { page: STAND_IN.page, per_page: STAND_IN.perPage },
+    );
   });
   let next = 0;
   if (q !== null) {
@@ -113,12 +142,25 @@ async function list(url, res) {
     // desk's searchPage: one statement, one row at least (its total), the page's rows by position.
     const matched = Number(rows[0]?.total ?? 0);
     const total = Math.min(matched, SEARCH_WINDOW);
-    const pagination = { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage), total_exact: matched <= SEARCH_WINDOW };
+    const pagination = {
+      page,
+      per_page: perPage,
+      total,
+      total_pages: Math.ceil(total / perPage),
+      total_exact: matched <= SEARCH_WINDOW,
+    };
     return send(res, 200, { data: rows.filter((row) => row.position !== null).map(ticketOf), pagination });
   }
   // @msp/db's pageWithTotal: the page with its total; the total alone only when the page is empty.
-  const total = Number(rows.length ? rows[0].total : Object.values((await pool.query(bound(statements[next], actual))).rows[0] ?? {})[0] ?? 0);
-  send(res, 200, { data: rows.map(ticketOf), pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } });
+  const total = Number(
+    rows.length
+      ? rows[0].total
+      : (Object.values((await pool.query(bound(statements[next], actual))).rows[0] ?? {})[0] ?? 0),
+  );
+  send(res, 200, {
+    data: rows.map(ticketOf),
+    pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) },
+  });
 }
 
 async function get(id, res) {
@@ -135,7 +177,10 @@ async function create(req, res) {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const known = await client.query('SELECT 1 FROM clients WHERE id = $1 AND tenant_id = $2', [body.client_id, tenantId]);
+    const known = await client.query('SELECT 1 FROM clients WHERE id = $1 AND tenant_id = $2', [
+      body.client_id,
+      tenantId,
+    ]);
     if (!known.rowCount) {
       await client.query('ROLLBACK');
       return send(res, 422, { status: 422 });
@@ -148,7 +193,15 @@ async function create(req, res) {
     const { rows } = await client.query(
       `INSERT INTO tickets (tenant_id, number, title, description, priority, category, client_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-      [tenantId, sequence.rows[0].last_number, body.title, body.description ?? '', body.priority ?? 'normal', body.category ?? 'other', body.client_id],
+      [
+        tenantId,
+        sequence.rows[0].last_number,
+        body.title,
+        body.description ?? '',
+        body.priority ?? 'normal',
+        body.category ?? 'other',
+        body.client_id,
+      ],
     );
     await client.query('COMMIT');
     send(res, 201, toTicket(rows[0]), { location: `/api/v1/tickets/${rows[0].id}` });

@@ -19,9 +19,19 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 0);
 const TICKET = {
-  id: '5f0c4e7e-8a51-4c1e-9d0e-3b2a1c4d5e6f', number: 4711, title: 'Printer on floor 3 is jammed', description: 'Paper jam in tray 2.',
-  priority: 'high', category: 'hardware', status: 'open', client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d', assignee_id: null,
-  created_at: '2026-11-24T08:00:00.000Z', updated_at: '2026-11-24T08:00:00.000Z', resolved_at: null, closed_at: null,
+  id: '5f0c4e7e-8a51-4c1e-9d0e-3b2a1c4d5e6f',
+  number: 4711,
+  title: 'Printer on floor 3 is jammed',
+  description: 'Paper jam in tray 2.',
+  priority: 'high',
+  category: 'hardware',
+  status: 'open',
+  client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+  assignee_id: null,
+  created_at: '2026-11-24T08:00:00.000Z',
+  updated_at: '2026-11-24T08:00:00.000Z',
+  resolved_at: null,
+  closed_at: null,
 };
 
 /** The child: one server, `node` or `express`, answering GET /api/v1/tickets/:id with TICKET. */
@@ -40,7 +50,10 @@ function serve(kind) {
   } else {
     handler = (_req, res) => {
       const json = JSON.stringify(TICKET);
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(json),
+      });
       res.end(json);
     };
   }
@@ -52,7 +65,12 @@ async function main() {
   const servers = [];
   try {
     for (const kind of ['node', 'express']) {
-      const child = fork(__filename, ['serve', kind], { execPath: serverNode().path, execArgv: serverNode().flags, env: { ...process.env, ...serverNode().env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const child = fork(__filename, ['serve', kind], {
+        execPath: serverNode().path,
+        execArgv: serverNode().flags,
+        env: { ...process.env, ...serverNode().env },
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      });
       const port = await new Promise((resolve, reject) => {
         child.once('message', resolve);
         child.once('exit', (code) => reject(new Error(`${kind} exited with code ${code}`)));
@@ -63,9 +81,18 @@ async function main() {
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of servers) {
         const before = cpuSeconds(s.child.pid) * 1e6;
-        const result = await autocannon({ url: s.url, connections: CONNECTIONS, duration: DURATION / ROUNDS, ...(RATE ? { overallRate: RATE } : {}) });
-        if (result.non2xx || result.errors) throw new Error(`${s.kind}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-        s.rounds.push({ cpu_us_per_request: round((cpuSeconds(s.child.pid) * 1e6 - before) / result.requests.total), requests_per_sec: Math.round(result.requests.average) });
+        const result = await autocannon({
+          url: s.url,
+          connections: CONNECTIONS,
+          duration: DURATION / ROUNDS,
+          ...(RATE ? { overallRate: RATE } : {}),
+        });
+        if (result.non2xx || result.errors)
+          throw new Error(`${s.kind}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+        s.rounds.push({
+          cpu_us_per_request: round((cpuSeconds(s.child.pid) * 1e6 - before) / result.requests.total),
+          requests_per_sec: Math.round(result.requests.average),
+        });
       }
     }
     const rows = servers.map((s) => ({

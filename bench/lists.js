@@ -5,7 +5,15 @@
 // (baseline-lists.js running the same SQL).
 const { randomBytes, randomUUID } = require('node:crypto');
 const path = require('node:path');
-const { ROOT, databaseUrlFor, forkServer, startService, stopService, verifyingServiceEnv, withClient } = require('./support');
+const {
+  ROOT,
+  databaseUrlFor,
+  forkServer,
+  startService,
+  stopService,
+  verifyingServiceEnv,
+  withClient,
+} = require('./support');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { seedTenant: seedHrTenant } = require('./hr/run');
 
@@ -32,7 +40,12 @@ async function seedHr(client, tenantId) {
 
 const SERVICES = {
   // link needs its key for connector credentials in production (none are used here).
-  link: { seed: seedLink, scope: 'admin:tenant', cases: ['/tenants?per_page=25'], env: () => ({ CONNECTOR_ENCRYPTION_KEY: randomBytes(32).toString('base64') }) },
+  link: {
+    seed: seedLink,
+    scope: 'admin:tenant',
+    cases: ['/tenants?per_page=25'],
+    env: () => ({ CONNECTOR_ENCRYPTION_KEY: randomBytes(32).toString('base64') }),
+  },
   hr: { seed: seedHr, scope: 'read:hr', cases: ['/employees?per_page=25', '/timesheets?per_page=25'], env: () => ({}) },
 };
 
@@ -49,12 +62,19 @@ async function prepareService(name, { serverUrl, redisUrl, issuer }) {
   let service;
   const stop = async () => {
     await stopService(service);
-    await Promise.all(started.map((child) => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', resolve);
-      child.disconnect();
-    })));
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch((error) => console.error(`could not drop ${database}: ${error.message}`));
+    await Promise.all(
+      started.map(
+        (child) =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            child.once('exit', resolve);
+            child.disconnect();
+          }),
+      ),
+    );
+    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch((error) =>
+      console.error(`could not drop ${database}: ${error.message}`),
+    );
   };
   try {
     await admin(`CREATE DATABASE "${database}"`);
@@ -67,10 +87,18 @@ async function prepareService(name, { serverUrl, redisUrl, issuer }) {
       return what;
     });
     console.log(`${name}: seeded ${seeded} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
-    service = await startService(name, { ...verifyingServiceEnv({ databaseUrl, redisUrl, issuer }), LOG_LEVEL: 'info', ...spec.env() });
-    const baseline = await forkServer('baseline-lists.js', { BENCH_BASELINE: JSON.stringify({ service: name, databaseUrl, tenantId }) });
+    service = await startService(name, {
+      ...verifyingServiceEnv({ databaseUrl, redisUrl, issuer }),
+      LOG_LEVEL: 'info',
+      ...spec.env(),
+    });
+    const baseline = await forkServer('baseline-lists.js', {
+      BENCH_BASELINE: JSON.stringify({ service: name, databaseUrl, tenantId }),
+    });
     started.push(baseline.child);
-    const headers = { authorization: `Bearer ${issuer.token({ tenant_id: tenantId, scope: spec.scope, sub: `bench-${name}` }, { expiresInSec: 4 * 3600 })}` };
+    const headers = {
+      authorization: `Bearer ${issuer.token({ tenant_id: tenantId, scope: spec.scope, sub: `bench-${name}` }, { expiresInSec: 4 * 3600 })}`,
+    };
     const cases = spec.cases.map((route) => ({
       name: `GET ${route}`,
       service: name,

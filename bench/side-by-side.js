@@ -56,7 +56,9 @@ async function main() {
     const settings = (side) =>
       JSON.stringify({
         databaseUrl,
-        redisUrl: (side === 'B' && process.env.BENCH_B_REDIS_URL !== undefined ? process.env.BENCH_B_REDIS_URL : REDIS_URL) || undefined,
+        redisUrl:
+          (side === 'B' && process.env.BENCH_B_REDIS_URL !== undefined ? process.env.BENCH_B_REDIS_URL : REDIS_URL) ||
+          undefined,
         rateLimitPerMinute: 1_000_000_000,
         logLevel: (side === 'B' && process.env.BENCH_B_LOG_LEVEL) || 'info',
         // Both desks' clients belong to one tenant (ensureApiClient finds it by name), so both read its tickets.
@@ -65,33 +67,65 @@ async function main() {
     const a = await forkServer('desk-server.js', { BENCH_DESK: settings('A') });
     servers.push(a);
     const b = BASELINE
-      ? { ...(await forkServer('baseline-server.js', { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: a.credentials.bench.tenantId }) }, { root: OTHER })), credentials: a.credentials }
+      ? {
+          ...(await forkServer(
+            'baseline-server.js',
+            { BENCH_BASELINE: JSON.stringify({ databaseUrl, tenantId: a.credentials.bench.tenantId }) },
+            { root: OTHER },
+          )),
+          credentials: a.credentials,
+        }
       : await forkServer('desk-server.js', { BENCH_DESK: settings('B') }, { root: OTHER });
     servers.push(b);
-    if (a.credentials.bench.tenantId !== b.credentials.bench.tenantId) throw new Error('the two desks did not share a tenant');
+    if (a.credentials.bench.tenantId !== b.credentials.bench.tenantId)
+      throw new Error('the two desks did not share a tenant');
     await seedTenant(databaseUrl, a.credentials.bench.tenantId, TICKETS);
     await withClient(databaseUrl, (client) => client.query('VACUUM ANALYZE'));
-    const ids = (await withClient(databaseUrl, (client) => client.query('SELECT id FROM tickets ORDER BY id LIMIT 1000'))).rows.map((row) => row.id);
+    const ids = (
+      await withClient(databaseUrl, (client) => client.query('SELECT id FROM tickets ORDER BY id LIMIT 1000'))
+    ).rows.map((row) => row.id);
     // The baseline checks no token; it is sent all the same (A's desk issues it), as pnpm bench sends it.
     const sides = [await sideOf('A', a, ids), await sideOf('B', b, ids, BASELINE ? a : b)];
-    console.log(`A: ${ROOT}\nB: ${OTHER}${BASELINE ? ', the baseline server' : ''}${process.env.BENCH_B_LOG_LEVEL ? `, log level ${process.env.BENCH_B_LOG_LEVEL}` : ''}${process.env.BENCH_B_REDIS_URL === '' ? ', rate limit in memory' : ''}`);
+    console.log(
+      `A: ${ROOT}\nB: ${OTHER}${BASELINE ? ', the baseline server' : ''}${process.env.BENCH_B_LOG_LEVEL ? `, log level ${process.env.BENCH_B_LOG_LEVEL}` : ''}${process.env.BENCH_B_REDIS_URL === '' ? ', rate limit in memory' : ''}`,
+    );
     console.log(`GET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per side\n`);
-    const [rowA, rowB] = await measurePair(sides[0], sides[1], { duration: DURATION * ROUNDS, warmup: 4, rounds: ROUNDS, abba: true, cpu: true });
-    for (const row of [rowA, rowB]) if (row.non_2xx || row.errors) throw new Error(`side ${row.target}: ${row.non_2xx} non-2xx answers, ${row.errors} errors`);
+    const [rowA, rowB] = await measurePair(sides[0], sides[1], {
+      duration: DURATION * ROUNDS,
+      warmup: 4,
+      rounds: ROUNDS,
+      abba: true,
+      cpu: true,
+    });
+    for (const row of [rowA, rowB])
+      if (row.non_2xx || row.errors)
+        throw new Error(`side ${row.target}: ${row.non_2xx} non-2xx answers, ${row.errors} errors`);
     for (let round = 0; round < ROUNDS; round++) {
       console.log(
         `round ${round + 1}: ` +
-          [rowA, rowB].map((row) => `${row.target} ${row.rounds[round].requests_per_sec} req/s, server ${row.rounds[round].server_cpu_us} µs, machine ${row.rounds[round].machine_cpu_us} µs`).join(' | '),
+          [rowA, rowB]
+            .map(
+              (row) =>
+                `${row.target} ${row.rounds[round].requests_per_sec} req/s, server ${row.rounds[round].server_cpu_us} µs, machine ${row.rounds[round].machine_cpu_us} µs`,
+            )
+            .join(' | '),
       );
     }
     const bCheaper = rowB.rounds.filter((round, i) => round.server_cpu_us < rowA.rounds[i].server_cpu_us).length;
     console.log('');
-    for (const row of [rowA, rowB]) console.log(`${row.target}: ${row.requests_per_sec} req/s, server ${row.server_cpu_us} µs per request, machine ${row.machine_cpu_us} µs per request`);
+    for (const row of [rowA, rowB])
+      console.log(
+        `${row.target}: ${row.requests_per_sec} req/s, server ${row.server_cpu_us} µs per request, machine ${row.machine_cpu_us} µs per request`,
+      );
     const ratio = (key) => (rowB[key] / rowA[key]).toFixed(3);
-    console.log(`B ÷ A: req/s ×${ratio('requests_per_sec')}, the server's CPU ×${ratio('server_cpu_us')}, the machine's ×${ratio('machine_cpu_us')}; B's server cheaper in ${bCheaper} of ${ROUNDS} rounds`);
+    console.log(
+      `B ÷ A: req/s ×${ratio('requests_per_sec')}, the server's CPU ×${ratio('server_cpu_us')}, the machine's ×${ratio('machine_cpu_us')}; B's server cheaper in ${bCheaper} of ${ROUNDS} rounds`,
+    );
   } finally {
     for (const server of servers) server.child.kill('SIGKILL');
-    await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${name}: ${error.message}`));
+    await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(
+      (error) => console.error(`could not drop ${name}: ${error.message}`),
+    );
   }
 }
 

@@ -5,7 +5,18 @@
 // 2), one at a time, 5 s after /readyz; `BENCH_START_ONLY` (desk, link or hr) starts that one alone.
 // Prints; writes nothing. Compare with the memory target in docs/performance.md.
 const { generateKeyPairSync, randomBytes } = require('node:crypto');
-const { ROOT, databaseUrlFor, describeMemoryParts, memory, memoryParts, round, startService, stopService, verifyingServiceEnv, withClient } = require('./support');
+const {
+  ROOT,
+  databaseUrlFor,
+  describeMemoryParts,
+  memory,
+  memoryParts,
+  round,
+  startService,
+  stopService,
+  verifyingServiceEnv,
+  withClient,
+} = require('./support');
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -19,16 +30,28 @@ const envOf = {
     DATABASE_URL: databaseUrl,
     REDIS_URL,
     // Production wants desk's signing key from the environment: a fresh one.
-    JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }),
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     BOOTSTRAP_CLIENT_ID: 'bench',
     BOOTSTRAP_CLIENT_SECRET: randomBytes(24).toString('base64url'),
     BOOTSTRAP_TENANT: 'bench',
-    SERVICE_CLIENTS: JSON.stringify([{ client_id: 'link-bench', client_secret: randomBytes(24).toString('base64url'), scopes: ['read:users'] }]),
+    SERVICE_CLIENTS: JSON.stringify([
+      { client_id: 'link-bench', client_secret: randomBytes(24).toString('base64url'), scopes: ['read:users'] },
+    ]),
     LOG_LEVEL: 'info',
   }),
-  link: (databaseUrl, issuer) => ({ ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }), CONNECTOR_ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'info' }),
-  hr: (databaseUrl, issuer) => ({ ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }), LOG_LEVEL: 'info' }),
+  link: (databaseUrl, issuer) => ({
+    ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }),
+    CONNECTOR_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'info',
+  }),
+  hr: (databaseUrl, issuer) => ({
+    ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }),
+    LOG_LEVEL: 'info',
+  }),
 };
 
 async function main() {
@@ -43,7 +66,9 @@ async function main() {
           running = await startService(service, envOf[service](databaseUrlFor(SERVER_URL, name), issuer));
           await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
           const pid = running.child.pid;
-          console.log(`${service}: RSS ${round(memory(pid).rss_mb, 1)} MB 5 s after /readyz (${describeMemoryParts(memoryParts(pid))} MB)`);
+          console.log(
+            `${service}: RSS ${round(memory(pid).rss_mb, 1)} MB 5 s after /readyz (${describeMemoryParts(memoryParts(pid))} MB)`,
+          );
         } finally {
           if (running) await stopService(running);
           await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));

@@ -54,7 +54,10 @@ async function startService(name, env, { root = ROOT } = {}) {
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} before it was ready`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return { child, url };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -67,9 +70,18 @@ async function startService(name, env, { root = ROOT } = {}) {
  * CPU profile there when it exits cleanly (disconnect it). `flags`: Node's flags, the images' unless given.
  * `root`: the checkout whose script (and so whose build) to start, this one unless given.
  */
-function forkServer(script, env, { profileDir = process.env.BENCH_PROFILE, flags = serverNode().flags, root = ROOT } = {}) {
+function forkServer(
+  script,
+  env,
+  { profileDir = process.env.BENCH_PROFILE, flags = serverNode().flags, root = ROOT } = {},
+) {
   const execArgv = [...flags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const child = fork(path.join(root, 'bench', script), { execPath: serverNode().path, env: { ...process.env, ...serverNode().env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(root, 'bench', script), {
+    execPath: serverNode().path,
+    env: { ...process.env, ...serverNode().env, ...env },
+    execArgv,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (message) => resolve({ child, ...message }));
     child.once('exit', (code) => reject(new Error(`${script} exited with code ${code} before it was ready`)));
@@ -145,14 +157,18 @@ async function serviceMetrics(serviceUrl) {
     const wanted = Object.entries(labels).map(([label, v]) => `${label}="${v}"`);
     for (const line of text.split('\n')) {
       const sample = /^(\w+)\{([^}]*)\} (\S+)$/.exec(line);
-      if (sample && sample[1] === name && wanted.every((pair) => sample[2].split(',').includes(pair))) return Number(sample[3]);
+      if (sample && sample[1] === name && wanted.every((pair) => sample[2].split(',').includes(pair)))
+        return Number(sample[3]);
     }
     return NaN;
   };
 }
 
 /** memoryParts as one line: `V8 256 KiB pages 56, node binary 57, ...` (MB). */
-const describeMemoryParts = (parts) => Object.entries(parts).map(([part, mb]) => `${part} ${Math.round(mb)}`).join(', ');
+const describeMemoryParts = (parts) =>
+  Object.entries(parts)
+    .map(([part, mb]) => `${part} ${Math.round(mb)}`)
+    .join(', ');
 
 /** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
 function cpuSeconds(pid) {
@@ -162,7 +178,11 @@ function cpuSeconds(pid) {
 
 /** Busy and total CPU seconds of the whole machine so far (every CPU), from /proc/stat. */
 function machineCpu() {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const busy = user + nice + system + irq + softirq + steal;
   return { busy: busy / 100, total: (busy + idle + iowait) / 100 };
 }
@@ -184,7 +204,11 @@ function machine(postgres) {
     cpu_model: os.cpus()[0]?.model ?? 'unknown',
     memory_gb: round(os.totalmem() / 1024 ** 3, 1),
     // Services and baselines run on serverNode() (the production images' Node); the client on this one.
-    node: [...Object.entries(serverNode().env).map(([name, value]) => `${name}=${value}`), serverNode().version, ...serverNode().flags].join(' '),
+    node: [
+      ...Object.entries(serverNode().env).map(([name, value]) => `${name}=${value}`),
+      serverNode().version,
+      ...serverNode().flags,
+    ].join(' '),
     node_source: serverNode().source,
     client_node: process.version,
     postgres,
@@ -206,6 +230,35 @@ async function stopService(service) {
 }
 
 /** The ticket `pnpm bench` creates with POST /tickets (and `pnpm bench:profile` with BENCH_METHOD=POST). */
-const newTicket = (clientId) => ({ title: 'Benchmark ticket', description: 'Created by autocannon.', priority: 'high', category: 'network', client_id: clientId });
+const newTicket = (clientId) => ({
+  title: 'Benchmark ticket',
+  description: 'Created by autocannon.',
+  priority: 'high',
+  category: 'network',
+  client_id: clientId,
+});
 
-module.exports = { ROOT, serverNode, newTicket, forkServer, clientToken, verifyingServiceEnv, round, median, databaseUrlFor, withClient, freePort, startService, stopService, memory, memoryParts, describeMemoryParts, serviceMetrics, cpuSeconds, machineCpu, resetPeak, machine, describeMachine };
+module.exports = {
+  ROOT,
+  serverNode,
+  newTicket,
+  forkServer,
+  clientToken,
+  verifyingServiceEnv,
+  round,
+  median,
+  databaseUrlFor,
+  withClient,
+  freePort,
+  startService,
+  stopService,
+  memory,
+  memoryParts,
+  describeMemoryParts,
+  serviceMetrics,
+  cpuSeconds,
+  machineCpu,
+  resetPeak,
+  machine,
+  describeMachine,
+};

@@ -53,7 +53,13 @@ function parseArgs(argv) {
       const [name, inline] = arg.slice(2).split(/=(.*)/s);
       const next = argv[i + 1];
       if (inline !== undefined) flags[name] = inline;
-      else if (['apps', 'app-cmd', 'from', 'min-replicas-to-write', 'run-dir', 'ttl', 'loop-wait', 'retry-timeout'].includes(name) && next !== undefined && !next.startsWith('--')) {
+      else if (
+        ['apps', 'app-cmd', 'from', 'min-replicas-to-write', 'run-dir', 'ttl', 'loop-wait', 'retry-timeout'].includes(
+          name,
+        ) &&
+        next !== undefined &&
+        !next.startsWith('--')
+      ) {
         flags[name] = next;
         i += 1;
       } else flags[name] = true;
@@ -67,7 +73,8 @@ async function main() {
   const [command, ...rest] = positional;
   const options = { runDir: flags['run-dir'] };
   const repoRoot = path.resolve(__dirname, '..');
-  const print = (value) => process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
+  const print = (value) =>
+    process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
 
   switch (command) {
     case 'up': {
@@ -76,7 +83,8 @@ async function main() {
         strict: Boolean(flags.strict),
         apps: flags.apps ? (flags.apps === true ? repoRoot : path.resolve(flags.apps)) : undefined,
         appCmd: typeof flags['app-cmd'] === 'string' ? flags['app-cmd'] : undefined,
-        minReplicasToWrite: flags['min-replicas-to-write'] !== undefined ? Number(flags['min-replicas-to-write']) : undefined,
+        minReplicasToWrite:
+          flags['min-replicas-to-write'] !== undefined ? Number(flags['min-replicas-to-write']) : undefined,
         timing: Object.fromEntries(
           [
             ['ttl', 'ttl'],
@@ -160,7 +168,11 @@ async function apps([sub, ...rest], flags, options, repoRoot) {
   const drain = !flags['no-drain'];
   switch (sub) {
     case 'start':
-      await lab.startApps(rest[0] ? path.resolve(rest[0]) : repoRoot, {}, { ...options, appCmd: typeof flags['app-cmd'] === 'string' ? flags['app-cmd'] : undefined });
+      await lab.startApps(
+        rest[0] ? path.resolve(rest[0]) : repoRoot,
+        {},
+        { ...options, appCmd: typeof flags['app-cmd'] === 'string' ? flags['app-cmd'] : undefined },
+      );
       return;
     case 'stop':
       if (!rest[0]) throw new lab.LabError('apps stop <host> [<service>]');
@@ -195,7 +207,11 @@ function printEnv(service, print) {
     API_CLIENT_SECRET: lab.credentials.apiClient.clientSecret,
     TOKEN_URL: `${e.serviceUrl('desk')}/api/v1/auth/token`,
   };
-  print(Object.entries(vars).map(([k, v]) => `${k}=${v}`).join('\n'));
+  print(
+    Object.entries(vars)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+  );
 }
 
 if (require.main === module) {

@@ -76,7 +76,9 @@ function loop(name, fn, intervalMs) {
         if (successes.some((s) => s.t > at)) return;
         await sleep(100);
       }
-      throw new Error(`${name}: no successful write within ${timeoutMs / 1000} s after the fault (last error: ${failures.at(-1)?.error})`);
+      throw new Error(
+        `${name}: no successful write within ${timeoutMs / 1000} s after the fault (last error: ${failures.at(-1)?.error})`,
+      );
     },
   };
 }
@@ -85,7 +87,12 @@ function pgWriter(endpoint) {
   let client;
   return async (id) => {
     if (!client) {
-      const fresh = new pg.Client({ connectionString: endpoint, connectionTimeoutMillis: 2000, query_timeout: 5000, application_name: 'smoke' });
+      const fresh = new pg.Client({
+        connectionString: endpoint,
+        connectionTimeoutMillis: 2000,
+        query_timeout: 5000,
+        application_name: 'smoke',
+      });
       fresh.on('error', () => {});
       try {
         await fresh.connect();
@@ -114,7 +121,15 @@ function redisWriter() {
     try {
       if (!master) master = (await lab.redisMaster()).ip;
       if (!master) throw new Error('no master agreed by the Sentinels');
-      const [set, replicas] = await redisCommands(master, 6379, [['SET', `smoke:${id}`, String(id)], ['WAIT', '1', '500']], { timeoutMs: 1500 });
+      const [set, replicas] = await redisCommands(
+        master,
+        6379,
+        [
+          ['SET', `smoke:${id}`, String(id)],
+          ['WAIT', '1', '500'],
+        ],
+        { timeoutMs: 1500 },
+      );
       if (set instanceof Error) throw set;
       return { replicated: Number(replicas) >= 1 };
     } catch (error) {
@@ -163,7 +178,10 @@ async function main() {
     if (found !== '1') await lab.psql('CREATE DATABASE smoke OWNER msp');
   });
   const smokeUrl = e.databaseUrl('smoke');
-  await query(smokeUrl, 'CREATE TABLE IF NOT EXISTS writes (id integer PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp())');
+  await query(
+    smokeUrl,
+    'CREATE TABLE IF NOT EXISTS writes (id integer PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp())',
+  );
 
   // --- PostgreSQL: the leader SIGKILLed, then partitioned --------------------------------------
   const writes = loop('postgres writes', pgWriter(smokeUrl), 50);
@@ -181,13 +199,19 @@ async function main() {
     const electedMs = Date.now() - at;
     await writes.waitSuccessAfter(at + electedMs, 60_000);
     const gap = writes.longestGap(at, writes.firstSuccessAfter(at + electedMs).t);
-    results.push({ step: `${label}: new leader`, value: `${elected.leader} serving as primary after ${seconds(electedMs)}` });
+    results.push({
+      step: `${label}: new leader`,
+      value: `${elected.leader} serving as primary after ${seconds(electedMs)}`,
+    });
     results.push({ step: `${label}: no successful write for`, value: seconds(gap) });
     if (kind === 'partition') {
       // No split brain: the old leader, still reachable from the balancer, must not take a write.
       let accepted = false;
       try {
-        await query(`postgresql://postgres:lab-postgres-password@${lab.hosts[oldLeader].ip}:5432/smoke`, 'INSERT INTO writes (id) VALUES (-1)');
+        await query(
+          `postgresql://postgres:lab-postgres-password@${lab.hosts[oldLeader].ip}:5432/smoke`,
+          'INSERT INTO writes (id) VALUES (-1)',
+        );
         accepted = true;
       } catch (error) {
         results.push({ step: `${label}: old leader refuses writes`, value: error.message.split('\n')[0] });
@@ -206,7 +230,13 @@ async function main() {
   results.push({ step: 'postgres: acknowledged writes', value: String(writes.successes.length) });
   results.push({ step: 'postgres: acknowledged writes lost', value: String(lost.length) });
   results.push({ step: 'postgres: failed attempts (retried)', value: String(writes.failures.length) });
-  if (lost.length) problems.push(`${lost.length} acknowledged PostgreSQL writes lost: ${lost.slice(0, 10).map((s) => s.id).join(', ')}`);
+  if (lost.length)
+    problems.push(
+      `${lost.length} acknowledged PostgreSQL writes lost: ${lost
+        .slice(0, 10)
+        .map((s) => s.id)
+        .join(', ')}`,
+    );
   if (stored.has(-1)) problems.push('the write to the partitioned old leader is in the table');
 
   // --- Redis: the master SIGKILLed --------------------------------------------------------------
@@ -220,7 +250,10 @@ async function main() {
   const promotedMs = Date.now() - at;
   await sets.waitSuccessAfter(at + promotedMs, 60_000);
   const gap = sets.longestGap(at, sets.firstSuccessAfter(at + promotedMs).t);
-  results.push({ step: 'Redis master killed: Sentinel promoted', value: `${promoted.master} after ${seconds(promotedMs)}` });
+  results.push({
+    step: 'Redis master killed: Sentinel promoted',
+    value: `${promoted.master} after ${seconds(promotedMs)}`,
+  });
   results.push({ step: 'Redis master killed: no successful write for', value: seconds(gap) });
   await waitAppsReady(results, 'the Redis failover');
   const healedRedis = await lab.heal(oldMaster, { quiet: true });
@@ -232,8 +265,14 @@ async function main() {
   const replicated = sets.successes.filter((s) => s.value.replicated);
   const lostReplicated = replicated.filter((s) => !keys.has(`smoke:${s.id}`));
   const lostAcked = sets.successes.filter((s) => !keys.has(`smoke:${s.id}`));
-  results.push({ step: 'Redis: writes acknowledged (OK) / also on a replica (WAIT 1)', value: `${sets.successes.length} / ${replicated.length}` });
-  results.push({ step: 'Redis: lost, of those acknowledged / of those on a replica', value: `${lostAcked.length} / ${lostReplicated.length}` });
+  results.push({
+    step: 'Redis: writes acknowledged (OK) / also on a replica (WAIT 1)',
+    value: `${sets.successes.length} / ${replicated.length}`,
+  });
+  results.push({
+    step: 'Redis: lost, of those acknowledged / of those on a replica',
+    value: `${lostAcked.length} / ${lostReplicated.length}`,
+  });
   if (lostReplicated.length) problems.push(`${lostReplicated.length} Redis writes confirmed by WAIT were lost`);
 
   await lab.waitHealthy({ timeoutMs: 120_000 });

@@ -54,21 +54,27 @@ const options = {
   rate: Number(flags.rate ?? process.env.HA_RATE ?? 30),
   workers: Number(flags.workers ?? process.env.HA_WORKERS ?? 8),
   variant: flags.variant ?? process.env.HA_VARIANT ?? 'ha',
-  faults: (flags.faults ?? process.env.HA_FAULTS ?? 'leader-kill,redis-kill,app-isolate,app-kill,rolling,db-partition').split(',').filter(Boolean),
+  faults: (flags.faults ?? process.env.HA_FAULTS ?? 'leader-kill,redis-kill,app-isolate,app-kill,rolling,db-partition')
+    .split(',')
+    .filter(Boolean),
   // The whole test, lab and build included, ends by then whatever happens.
   deadlineMs: Number(process.env.HA_DEADLINE_MS ?? 30 * 60_000),
 };
-if (!['ha', 'single-redis', 'no-idempotency'].includes(options.variant)) throw new Error(`unknown variant ${options.variant}`);
+if (!['ha', 'single-redis', 'no-idempotency'].includes(options.variant))
+  throw new Error(`unknown variant ${options.variant}`);
 
 const started = Date.now();
-const log = (message) => process.stderr.write(`[ha +${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${message}\n`);
+const log = (message) =>
+  process.stderr.write(`[ha +${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${message}\n`);
 
 // The variable that would let a test run without the protection it checks.
 function variantEnv() {
   const redis1 = lab.hosts.redis1.ip;
-  if (options.variant === 'single-redis') return { REDIS_URL: `redis://${redis1}:6379`, REDIS_SENTINELS: null, REDIS_SENTINEL_NAME: null };
+  if (options.variant === 'single-redis')
+    return { REDIS_URL: `redis://${redis1}:6379`, REDIS_SENTINELS: null, REDIS_SENTINEL_NAME: null };
   // A replica answers PING (so the services are ready) and refuses every write (READONLY).
-  if (options.variant === 'no-idempotency') return { REDIS_URL: `redis://${lab.hosts.redis3.ip}:6379`, REDIS_SENTINELS: null, REDIS_SENTINEL_NAME: null };
+  if (options.variant === 'no-idempotency')
+    return { REDIS_URL: `redis://${lab.hosts.redis3.ip}:6379`, REDIS_SENTINELS: null, REDIS_SENTINEL_NAME: null };
   return {};
 }
 
@@ -83,28 +89,111 @@ async function seed(api, receiverUrl, workers) {
   };
   const opts = (body) => ({ body, phase: 'seed' });
   const always = [{ start: '00:00', end: '24:00' }];
-  const calendar = await must('calendar', api.call('desk', 'POST', '/calendars', opts({ name: 'ha around the clock', time_zone: 'UTC', hours: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, always])) })));
+  const calendar = await must(
+    'calendar',
+    api.call(
+      'desk',
+      'POST',
+      '/calendars',
+      opts({
+        name: 'ha around the clock',
+        time_zone: 'UTC',
+        hours: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, always])),
+      }),
+    ),
+  );
   // The shortest targets the API takes: every ticket's first response and resolution are due a
   // minute after it opens, so the breach sweep has work all along the run.
   const minute = { first_response_minutes: 1, resolution_minutes: 1 };
-  const policy = await must('SLA policy', api.call('desk', 'POST', '/sla-policies', opts({ name: 'ha one minute', calendar_id: calendar.id, targets: { urgent: minute, high: minute, normal: minute, low: minute } })));
+  const policy = await must(
+    'SLA policy',
+    api.call(
+      'desk',
+      'POST',
+      '/sla-policies',
+      opts({
+        name: 'ha one minute',
+        calendar_id: calendar.id,
+        targets: { urgent: minute, high: minute, normal: minute, low: minute },
+      }),
+    ),
+  );
   const clientIds = [];
-  for (let i = 1; i <= 3; i += 1) clientIds.push((await must('client', api.call('desk', 'POST', '/clients', opts({ name: `ha seed client ${i}`, sla_policy_id: policy.id })))).id);
+  for (let i = 1; i <= 3; i += 1)
+    clientIds.push(
+      (
+        await must(
+          'client',
+          api.call('desk', 'POST', '/clients', opts({ name: `ha seed client ${i}`, sla_policy_id: policy.id })),
+        )
+      ).id,
+    );
   const webhooks = {
-    desk: await must('desk webhook', api.call('desk', 'POST', '/webhooks', opts({ url: `${receiverUrl}/desk`, events: ['ticket.created', 'comment.created', 'ticket.sla_breached'] }))),
-    link: await must('link webhook', api.call('link', 'POST', '/webhooks', opts({ url: `${receiverUrl}/link`, events: ['tenant.created'] }))),
-    hr: await must('hr webhook', api.call('hr', 'POST', '/webhooks', opts({ url: `${receiverUrl}/hr`, events: ['timesheet.created'] }))),
+    desk: await must(
+      'desk webhook',
+      api.call(
+        'desk',
+        'POST',
+        '/webhooks',
+        opts({ url: `${receiverUrl}/desk`, events: ['ticket.created', 'comment.created', 'ticket.sla_breached'] }),
+      ),
+    ),
+    link: await must(
+      'link webhook',
+      api.call('link', 'POST', '/webhooks', opts({ url: `${receiverUrl}/link`, events: ['tenant.created'] })),
+    ),
+    hr: await must(
+      'hr webhook',
+      api.call('hr', 'POST', '/webhooks', opts({ url: `${receiverUrl}/hr`, events: ['timesheet.created'] })),
+    ),
   };
   const seededWorkers = [];
   for (let w = 0; w < workers; w += 1) {
     const userId = randomUUID();
-    const employee = await must('employee', api.call('hr', 'POST', '/employees', opts({ user_id: userId, personnel_number: String(900000 + w), name: `ha worker ${w}`, employment: { start_date: '2019-01-01' } })));
-    await must('contract', api.call('hr', 'POST', `/employees/${employee.id}/contracts`, opts({ valid_from: '2019-01-01', weekly_minutes: 2400, working_days: ['mon', 'tue', 'wed', 'thu', 'fri'], vacation_days_per_year: 30, state: 'DE-BY' })));
+    const employee = await must(
+      'employee',
+      api.call(
+        'hr',
+        'POST',
+        '/employees',
+        opts({
+          user_id: userId,
+          personnel_number: String(900000 + w),
+          name: `ha worker ${w}`,
+          employment: { start_date: '2019-01-01' },
+        }),
+      ),
+    );
+    await must(
+      'contract',
+      api.call(
+        'hr',
+        'POST',
+        `/employees/${employee.id}/contracts`,
+        opts({
+          valid_from: '2019-01-01',
+          weekly_minutes: 2400,
+          working_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+          vacation_days_per_year: 30,
+          state: 'DE-BY',
+        }),
+      ),
+    );
     seededWorkers.push({ userId, employeeId: employee.id });
   }
   // A client of its own for the rate-limit probe: no other request counts against it.
-  const probe = await must('probe API client', api.call('desk', 'POST', '/api-clients', opts({ name: 'ha rate-limit probe', scopes: ['read:tickets'] })));
-  return { calendarId: calendar.id, policyId: policy.id, clientIds, webhooks, workers: seededWorkers, probeClient: { id: probe.client_id ?? probe.id, secret: probe.client_secret ?? probe.secret } };
+  const probe = await must(
+    'probe API client',
+    api.call('desk', 'POST', '/api-clients', opts({ name: 'ha rate-limit probe', scopes: ['read:tickets'] })),
+  );
+  return {
+    calendarId: calendar.id,
+    policyId: policy.id,
+    clientIds,
+    webhooks,
+    workers: seededWorkers,
+    probeClient: { id: probe.client_id ?? probe.id, secret: probe.client_secret ?? probe.secret },
+  };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -114,9 +203,12 @@ async function seed(api, receiverUrl, workers) {
 async function waitWrites(ledger, at, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const waiting = Object.entries(ledger.writeTimes).filter(([, times]) => !times.length || times[times.length - 1] <= at).map(([s]) => s);
+    const waiting = Object.entries(ledger.writeTimes)
+      .filter(([, times]) => !times.length || times[times.length - 1] <= at)
+      .map(([s]) => s);
     if (!waiting.length) return;
-    if (Date.now() > deadline) throw new Error(`no successful write on ${waiting.join(', ')} within ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`no successful write on ${waiting.join(', ')} within ${timeoutMs / 1000} s`);
     await sleep(200);
   }
 }
@@ -131,7 +223,15 @@ function pgModule() {
 async function directWrite(hostName, note) {
   const { Client } = pgModule();
   const { superuser } = lab.credentials;
-  const client = new Client({ host: lab.hosts[hostName].ip, port: 5432, user: superuser.username, password: superuser.password, database: 'postgres', connectionTimeoutMillis: 3000, query_timeout: 8000 });
+  const client = new Client({
+    host: lab.hosts[hostName].ip,
+    port: 5432,
+    user: superuser.username,
+    password: superuser.password,
+    database: 'postgres',
+    connectionTimeoutMillis: 3000,
+    query_timeout: 8000,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -221,11 +321,15 @@ const FAULTS = {
       const probeNote = `ha split-brain probe ${Date.now()}`;
       const tried = await directWrite(old, probeNote);
       results.splitBrain = tried.accepted;
-      note(`write on ${old} directly: ${tried.accepted ? 'ACCEPTED (split brain)' : `refused${tried.standby !== undefined ? ` (in recovery: ${tried.standby})` : ''}: ${tried.how.split('\n')[0]}`}`);
+      note(
+        `write on ${old} directly: ${tried.accepted ? 'ACCEPTED (split brain)' : `refused${tried.standby !== undefined ? ` (in recovery: ${tried.standby})` : ''}: ${tried.how.split('\n')[0]}`}`,
+      );
       await waitWrites(ledger, Date.now());
       const healed = await lab.heal(old, { quiet: true, timeoutMs: 180_000 });
       note(`${old} back as replica in ${seconds(healed.ms)}`);
-      const kept = await lab.psql(`SELECT count(*) FROM ha_probe WHERE note = '${probeNote}'`).catch((error) => `unknown (${error.message})`);
+      const kept = await lab
+        .psql(`SELECT count(*) FROM ha_probe WHERE note = '${probeNote}'`)
+        .catch((error) => `unknown (${error.message})`);
       if (kept !== '0') note(`the probe write on the old leader is in the cluster after the heal: ${kept}`);
       if (kept !== '0' && kept !== undefined) results.splitBrain = results.splitBrain || kept !== '0';
     },
@@ -252,7 +356,9 @@ function windowStats(api, ledger, t0, t1) {
     for (let i = 1; i < points.length; i += 1) ms = Math.max(ms, points[i] - points[i - 1]);
     return ms;
   };
-  const gapPerService = Object.fromEntries(Object.entries(ledger.writeTimes).map(([service, times]) => [service, longestGap(times)]));
+  const gapPerService = Object.fromEntries(
+    Object.entries(ledger.writeTimes).map(([service, times]) => [service, longestGap(times)]),
+  );
   const gap = { ms: longestGap(Object.values(ledger.writeTimes).flat()) };
   const byKind = {};
   for (const a of failed) {
@@ -285,7 +391,8 @@ function sampleForReplay(ledger, t0, t1, count = 20) {
   const older = acked.filter((c) => c.ackAt < t0).slice(0, -5);
   const random = Array.from({ length: 5 }, () => older[Math.floor(Math.random() * older.length)]).filter(Boolean);
   const chosen = new Map();
-  for (const c of [...retried.slice(0, 8), ...before, ...during.slice(0, 5), ...random]) if (chosen.size < count) chosen.set(c.key, c);
+  for (const c of [...retried.slice(0, 8), ...before, ...during.slice(0, 5), ...random])
+    if (chosen.size < count) chosen.set(c.key, c);
   return [...chosen.values()];
 }
 
@@ -307,9 +414,23 @@ function createChecker({ api, probeApi, ledger, seedData, receiver, findings }) 
     const now = Date.now();
     const readable = await checks.checkReadable(api, ledger);
     out.readable = { checked: readable.checked };
-    for (const l of readable.lost) add(findings.lost, `lost ${l.id}`, { at: now, what: `${l.kind} ${l.id} (key ${l.key}, acknowledged ${l.ackAt}) answers 404`, detail: l });
-    for (const l of readable.changesLost) add(findings.lost, `change ${l.id} ${l.problem}`, { at: now, what: `${l.kind} ${l.id} (key ${l.key}) ${l.problem}`, detail: l });
-    for (const u of readable.unverifiable) add(findings.unverifiable, `unverifiable ${u.id} ${label}`, { at: now, what: `${u.kind} ${u.id} could not be read back: ${u.status} ${u.body}` });
+    for (const l of readable.lost)
+      add(findings.lost, `lost ${l.id}`, {
+        at: now,
+        what: `${l.kind} ${l.id} (key ${l.key}, acknowledged ${l.ackAt}) answers 404`,
+        detail: l,
+      });
+    for (const l of readable.changesLost)
+      add(findings.lost, `change ${l.id} ${l.problem}`, {
+        at: now,
+        what: `${l.kind} ${l.id} (key ${l.key}) ${l.problem}`,
+        detail: l,
+      });
+    for (const u of readable.unverifiable)
+      add(findings.unverifiable, `unverifiable ${u.id} ${label}`, {
+        at: now,
+        what: `${u.kind} ${u.id} could not be read back: ${u.status} ${u.body}`,
+      });
     const dups = await checks.checkDuplicates(api, ledger, seedData);
     out.counts = dups.counts;
     out.unknown = { creates: dups.unknown, applied: dups.unknownApplied };
@@ -317,21 +438,54 @@ function createChecker({ api, probeApi, ledger, seedData, receiver, findings }) 
     // probe itself made when the key was not replayed.
     for (const d of dups.duplicates) {
       const entry = createOf(d.kind, d.key);
-      add(findings.duplicates, `key ${d.kind} ${d.key}`, { at: entry ? entry.ackAt ?? entry.startedAt : now, what: `${d.kind} key ${d.key} has ${d.ids.length} rows: ${d.ids.join(', ')}`, detail: d });
+      add(findings.duplicates, `key ${d.kind} ${d.key}`, {
+        at: entry ? (entry.ackAt ?? entry.startedAt) : now,
+        what: `${d.kind} key ${d.key} has ${d.ids.length} rows: ${d.ids.join(', ')}`,
+        detail: d,
+      });
     }
     const sla = await checks.checkSlaEvents(api, ourTickets, { graceMs: slaGraceMs });
     out.sla = { events: sla.events, byCaller: sla.byCaller, expectedSettled: sla.expectedSettled };
-    for (const p of sla.problems) add(p.twice ? findings.duplicates : findings.skipped, `sla ${p.ticket} ${p.problem}`, { at: p.at, what: `ticket ${p.ticket} (${p.title}): ${p.problem}`, detail: p });
+    for (const p of sla.problems)
+      add(p.twice ? findings.duplicates : findings.skipped, `sla ${p.ticket} ${p.problem}`, {
+        at: p.at,
+        what: `ticket ${p.ticket} (${p.title}): ${p.problem}`,
+        detail: p,
+      });
     const hooks = await checks.checkWebhooks(api, receiver.receipts, seedData.webhooks);
-    out.hooks = { receipts: hooks.receipts, deliveries: hooks.deliveries, events: hooks.events, retriedAfterFailure: hooks.retriedAfterFailure };
-    for (const p of hooks.problems) add(findings.duplicates, `hook ${p.delivery ?? p.event} ${p.problem}`, { at: p.at, what: `webhook ${p.event ?? ''} ${p.delivery ?? ''}: ${p.problem}`, detail: p });
-    const replays = await checks.probeReplays(api, ledger, final ? finalReplaySample(ledger) : sampleForReplay(ledger, t0, t1));
+    out.hooks = {
+      receipts: hooks.receipts,
+      deliveries: hooks.deliveries,
+      events: hooks.events,
+      retriedAfterFailure: hooks.retriedAfterFailure,
+    };
+    for (const p of hooks.problems)
+      add(findings.duplicates, `hook ${p.delivery ?? p.event} ${p.problem}`, {
+        at: p.at,
+        what: `webhook ${p.event ?? ''} ${p.delivery ?? ''}: ${p.problem}`,
+        detail: p,
+      });
+    const replays = await checks.probeReplays(
+      api,
+      ledger,
+      final ? finalReplaySample(ledger) : sampleForReplay(ledger, t0, t1),
+    );
     out.replays = { sent: replays.sent, replayed: replays.replayed };
     for (const r of replays.failures) {
-      add(findings.duplicates, `key ${r.kind} ${r.key}`, { at: Date.parse(r.acknowledgedAt), what: r.duplicate ? `${r.kind} key ${r.key} (acknowledged ${r.acknowledgedAt}) sent again created a second ${r.kind} ${r.newId}` : `${r.kind} key ${r.key} (acknowledged ${r.acknowledgedAt}) sent again was answered ${r.answer}, not replayed`, detail: r });
+      add(findings.duplicates, `key ${r.kind} ${r.key}`, {
+        at: Date.parse(r.acknowledgedAt),
+        what: r.duplicate
+          ? `${r.kind} key ${r.key} (acknowledged ${r.acknowledgedAt}) sent again created a second ${r.kind} ${r.newId}`
+          : `${r.kind} key ${r.key} (acknowledged ${r.acknowledgedAt}) sent again was answered ${r.answer}, not replayed`,
+        detail: r,
+      });
     }
     out.rateLimit = await checks.probeRateLimit(probeApi);
-    if (!out.rateLimit.ok) add(findings.rateLimit, `rate ${label}`, { at: now, what: `after ${label}: X-RateLimit-Remaining ${out.rateLimit.remaining.join(', ')} (not one shared counter)` });
+    if (!out.rateLimit.ok)
+      add(findings.rateLimit, `rate ${label}`, {
+        at: now,
+        what: `after ${label}: X-RateLimit-Remaining ${out.rateLimit.remaining.join(', ')} (not one shared counter)`,
+      });
     return out;
   };
 }
@@ -349,14 +503,27 @@ function finalReplaySample(ledger) {
  * database (a transaction left open on a row makes the sweep skip it, SKIP LOCKED).
  */
 async function diagnoseSla(problems) {
-  const ids = problems.map((p) => p.ticket).filter((id) => /^[0-9a-f-]{36}$/.test(id)).slice(0, 10);
+  const ids = problems
+    .map((p) => p.ticket)
+    .filter((id) => /^[0-9a-f-]{36}$/.test(id))
+    .slice(0, 10);
   const out = {};
   const ask = async (name, sql) => {
     out[name] = await lab.psql(sql, { database: 'desk' }).catch((error) => `failed: ${error.message}`);
   };
-  if (ids.length) await ask('ticket_slas', `SELECT row_to_json(s) FROM ticket_slas s WHERE ticket_id IN (${ids.map((id) => `'${id}'`).join(',')})`);
-  await ask('activity', "SELECT pid, client_addr, state, now() - xact_start AS in_transaction, wait_event_type, left(query, 200) FROM pg_stat_activity WHERE datname = 'desk' AND (state <> 'idle' OR xact_start IS NOT NULL)");
-  await ask('locks', "SELECT l.pid, l.mode, l.granted, c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname IN ('ticket_slas', 'tickets')");
+  if (ids.length)
+    await ask(
+      'ticket_slas',
+      `SELECT row_to_json(s) FROM ticket_slas s WHERE ticket_id IN (${ids.map((id) => `'${id}'`).join(',')})`,
+    );
+  await ask(
+    'activity',
+    "SELECT pid, client_addr, state, now() - xact_start AS in_transaction, wait_event_type, left(query, 200) FROM pg_stat_activity WHERE datname = 'desk' AND (state <> 'idle' OR xact_start IS NOT NULL)",
+  );
+  await ask(
+    'locks',
+    "SELECT l.pid, l.mode, l.granted, c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname IN ('ticket_slas', 'tickets')",
+  );
   return out;
 }
 
@@ -367,7 +534,10 @@ async function main(state) {
   if (options.build) {
     log('building the services (pnpm exec turbo run build)');
     const t = Date.now();
-    await run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only'], { timeoutMs: 20 * 60_000, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1' } });
+    await run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only'], {
+      timeoutMs: 20 * 60_000,
+      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1' },
+    });
     state.timings.build = Date.now() - t;
   }
   log(`lab up with the apps from ${repoRoot} (variant: ${options.variant})`);
@@ -386,20 +556,35 @@ async function main(state) {
   });
   state.timings.labUp = Date.now() - t;
   // The replica the no-idempotency variant points at stays one: Sentinel never promotes it.
-  if (options.variant === 'no-idempotency') await redisCommand(lab.hosts.redis3.ip, 6379, ['CONFIG', 'SET', 'replica-priority', '0']);
-  await lab.psql('CREATE TABLE IF NOT EXISTS ha_probe (id serial PRIMARY KEY, note text NOT NULL, at timestamptz NOT NULL DEFAULT now())');
+  if (options.variant === 'no-idempotency')
+    await redisCommand(lab.hosts.redis3.ip, 6379, ['CONFIG', 'SET', 'replica-priority', '0']);
+  await lab.psql(
+    'CREATE TABLE IF NOT EXISTS ha_probe (id serial PRIMARY KEY, note text NOT NULL, at timestamptz NOT NULL DEFAULT now())',
+  );
 
   const receiver = await startReceiver({ host: lab.topology.ROOT_IP });
   state.receiver = receiver;
   const e = lab.endpoints();
   const urls = { desk: e.serviceUrl('desk'), link: e.serviceUrl('link'), hr: e.serviceUrl('hr') };
   const runId = Math.random().toString(36).slice(2, 7);
-  const api = createApi({ urls, clientId: lab.credentials.apiClient.clientId, clientSecret: lab.credentials.apiClient.clientSecret, runId });
+  const api = createApi({
+    urls,
+    clientId: lab.credentials.apiClient.clientId,
+    clientSecret: lab.credentials.apiClient.clientSecret,
+    runId,
+  });
   state.api = api;
   await api.fetchToken();
   const seedData = await seed(api, receiver.url, options.workers);
-  log(`seeded: SLA policy (1-minute targets) on 3 clients, webhooks to ${receiver.url}, ${options.workers} employees with contracts`);
-  const probeApi = createApi({ urls, clientId: seedData.probeClient.id, clientSecret: seedData.probeClient.secret, runId: `${runId}p` });
+  log(
+    `seeded: SLA policy (1-minute targets) on 3 clients, webhooks to ${receiver.url}, ${options.workers} employees with contracts`,
+  );
+  const probeApi = createApi({
+    urls,
+    clientId: seedData.probeClient.id,
+    clientSecret: seedData.probeClient.secret,
+    runId: `${runId}p`,
+  });
 
   const load = createLoad({ api, runId, seed: seedData, workers: options.workers, ratePerSec: options.rate });
   state.load = load;
@@ -428,36 +613,62 @@ async function main(state) {
     await sleep(3000);
     row.t1 = Date.now();
     row.stats = windowStats(api, load.ledger, row.t0, row.t1);
-    log(`${id}: ${row.stats.failed} failed attempts, longest without a write ${seconds(row.stats.longestWithoutWrite.ms)}; checking`);
+    log(
+      `${id}: ${row.stats.failed} failed attempts, longest without a write ${seconds(row.stats.longestWithoutWrite.ms)}; checking`,
+    );
     const tc = Date.now();
     row.checks = await check({ label: id, t0: row.t0, t1: row.t1 });
     row.checkMs = Date.now() - tc;
     const found = (list) => list.filter((f) => f.foundAfter === id).length;
-    log(`${id}: checked ${row.checks.readable.checked} writes in ${seconds(row.checkMs)}: lost ${found(state.findings.lost)}, duplicate effects ${found(state.findings.duplicates)}, replays ${row.checks.replays.replayed}/${row.checks.replays.sent}, rate limit ${row.checks.rateLimit.ok ? 'shared' : 'NOT shared'}`);
+    log(
+      `${id}: checked ${row.checks.readable.checked} writes in ${seconds(row.checkMs)}: lost ${found(state.findings.lost)}, duplicate effects ${found(state.findings.duplicates)}, replays ${row.checks.replays.replayed}/${row.checks.replays.sent}, rate limit ${row.checks.rateLimit.ok ? 'shared' : 'NOT shared'}`,
+    );
   }
 
   log('stopping the load');
   await load.stop();
   state.loadStoppedAt = Date.now();
   // Every ticket's targets fall due a minute after it opened: wait for the last ones and the sweep.
-  const lastTicket = Math.max(0, ...load.ledger.creates.filter((c) => c.kind === 'ticket' && c.ackAt).map((c) => c.ackAt));
+  const lastTicket = Math.max(
+    0,
+    ...load.ledger.creates.filter((c) => c.kind === 'ticket' && c.ackAt).map((c) => c.ackAt),
+  );
   const waitDue = Math.min(90_000, Math.max(0, lastTicket + 60_000 + 5_000 - Date.now()));
   log(`waiting ${seconds(waitDue)} for the last SLA targets to fall due`);
   await sleep(waitDue);
   const final = { t0: state.loadStartedAt, t1: Date.now() };
   // Duties still catching up get a bounded while: breach events and deliveries that are due.
   const ourTickets = async () => (await checks.listAll(api, 'desk', '/tickets')).filter((t) => checks.keyOf(t.title));
-  const missingSla = await checks.settle(async () => (await checks.checkSlaEvents(api, ourTickets, { graceMs: 0 })).problems.filter((p) => p.skipped), { timeoutMs: 60_000 });
+  const missingSla = await checks.settle(
+    async () => (await checks.checkSlaEvents(api, ourTickets, { graceMs: 0 })).problems.filter((p) => p.skipped),
+    { timeoutMs: 60_000 },
+  );
   if (missingSla.length) state.slaDiagnosis = await diagnoseSla(missingSla);
-  const missingHooks = await checks.settle(async () => checks.missingDeliveries(load.ledger, receiver.receipts, await ourTickets(), { graceMs: 0 }), { timeoutMs: 120_000, intervalMs: 5000 });
+  const missingHooks = await checks.settle(
+    async () => checks.missingDeliveries(load.ledger, receiver.receipts, await ourTickets(), { graceMs: 0 }),
+    { timeoutMs: 120_000, intervalMs: 5000 },
+  );
   // Breaches skipped are what the bounded wait above left: the last check looks for doubles only.
   state.final = await check({ label: 'final', ...final, final: true, slaGraceMs: Number.POSITIVE_INFINITY });
-  for (const p of missingSla) state.findings.skipped.push({ at: p.at, foundAfter: 'final', what: `ticket ${p.ticket} (${p.title}): ${p.problem} — its trail: ${(p.trail || []).join('; ')}`, detail: p });
-  for (const m of missingHooks) state.findings.skipped.push({ at: Date.now(), foundAfter: 'final', what: `never delivered: ${m}` });
+  for (const p of missingSla)
+    state.findings.skipped.push({
+      at: p.at,
+      foundAfter: 'final',
+      what: `ticket ${p.ticket} (${p.title}): ${p.problem} — its trail: ${(p.trail || []).join('; ')}`,
+      detail: p,
+    });
+  for (const m of missingHooks)
+    state.findings.skipped.push({ at: Date.now(), foundAfter: 'final', what: `never delivered: ${m}` });
   state.final.stats = windowStats(api, load.ledger, state.loadStartedAt, state.loadStoppedAt);
   for (const a of load.ledger.anomalies) {
     const detail = { ...a, what: undefined, at: undefined };
-    if (/replay/.test(a.what)) state.findings.duplicates.push({ at: a.at, foundAfter: 'load', what: `${a.what}: ${a.kind} key ${a.key} answered ${a.status} after ${a.tries} attempts`, detail });
+    if (/replay/.test(a.what))
+      state.findings.duplicates.push({
+        at: a.at,
+        foundAfter: 'load',
+        what: `${a.what}: ${a.kind} key ${a.key} answered ${a.status} after ${a.tries} attempts`,
+        detail,
+      });
     else state.findings.unexpected.push({ at: a.at, foundAfter: 'load', what: a.what, detail });
   }
 }
@@ -474,7 +685,8 @@ function collectLogLines(requestIds) {
       } catch {
         continue;
       }
-      for (const line of text.split('\n')) if (requestIds.some((id) => line.includes(id))) lines.push(`${host}/${service}: ${line.slice(0, 1500)}`);
+      for (const line of text.split('\n'))
+        if (requestIds.some((id) => line.includes(id))) lines.push(`${host}/${service}: ${line.slice(0, 1500)}`);
     }
   }
   return lines;
@@ -493,7 +705,12 @@ async function teardown(state, { failed }) {
 }
 
 async function entry() {
-  const state = { rows: [], timings: {}, options, findings: { lost: [], duplicates: [], skipped: [], rateLimit: [], unverifiable: [], unexpected: [] } };
+  const state = {
+    rows: [],
+    timings: {},
+    options,
+    findings: { lost: [], duplicates: [], skipped: [], rateLimit: [], unverifiable: [], unexpected: [] },
+  };
   let failed = true;
   let interrupted = false;
   const onSignal = (signal) => {
@@ -504,7 +721,10 @@ async function entry() {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const watchdog = setTimeout(() => onSignal(`no end after ${options.deadlineMs / 60_000} minutes`), options.deadlineMs);
+  const watchdog = setTimeout(
+    () => onSignal(`no end after ${options.deadlineMs / 60_000} minutes`),
+    options.deadlineMs,
+  );
   watchdog.unref();
   let error;
   try {

@@ -44,10 +44,15 @@ function createBuildProgress(options) {
     write(message);
   };
 
-  say('building… (the first start builds everything and takes about 2 minutes; later starts rebuild only what changed)');
-  const timer = setInterval(() => {
-    if (now() - lastSaid >= quietMs) say(`still building… (${clock(now() - started)} so far)`);
-  }, Math.min(quietMs, 5_000));
+  say(
+    'building… (the first start builds everything and takes about 2 minutes; later starts rebuild only what changed)',
+  );
+  const timer = setInterval(
+    () => {
+      if (now() - lastSaid >= quietMs) say(`still building… (${clock(now() - started)} so far)`);
+    },
+    Math.min(quietMs, 5_000),
+  );
   timer.unref();
 
   return {
@@ -79,7 +84,11 @@ function createBuildProgress(options) {
         write(`the build failed after ${took} (turbo's output is above): fix it and run pnpm start again`);
         return false;
       }
-      write(ran === 0 ? `build up to date (${cached} task(s) from turbo's cache)` : `built in ${took}: ${ran} task(s) run, ${cached} from turbo's cache`);
+      write(
+        ran === 0
+          ? `build up to date (${cached} task(s) from turbo's cache)`
+          : `built in ${took}: ${ran} task(s) run, ${cached} from turbo's cache`,
+      );
       return true;
     },
   };

@@ -21,10 +21,13 @@ const say = (message) => process.stdout.write(`devstack | ${message}\n`);
  */
 function build() {
   const custom = process.env.DEVSTACK_BUILD_CMD?.trim();
-  const [command, ...args] = custom ? custom.split(/\s+/) : ['pnpm', 'exec', 'turbo', 'run', 'build', '--output-logs=new-only'];
+  const [command, ...args] = custom
+    ? custom.split(/\s+/)
+    : ['pnpm', 'exec', 'turbo', 'run', 'build', '--output-logs=new-only'];
   const progress = createBuildProgress({ write: say, echo: (line) => process.stdout.write(`${line}\n`) });
   const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
-  for (const stream of [child.stdout, child.stderr]) readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => progress.line(line));
+  for (const stream of [child.stdout, child.stderr])
+    readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => progress.line(line));
   // A stop asked for during the build stops the build (a Ctrl-C reaches turbo from the terminal as
   // well), and nothing is started afterwards.
   let interrupted;
@@ -54,12 +57,16 @@ function launch() {
   // Its own process group: every signal reaches the launcher exactly once, from
   // here, whether it came from the terminal (Ctrl-C) or was sent to this process.
   // (A second Ctrl-C means "skip the grace period" to the launcher.)
-  const launcher = spawn(process.execPath, [path.join(root, 'packages/devstack/dist/cli.js'), ...process.argv.slice(2)], {
-    cwd: root,
-    stdio: 'inherit',
-    env: process.env,
-    detached: true,
-  });
+  const launcher = spawn(
+    process.execPath,
+    [path.join(root, 'packages/devstack/dist/cli.js'), ...process.argv.slice(2)],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: process.env,
+      detached: true,
+    },
+  );
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => launcher.kill(signal));
   launcher.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }

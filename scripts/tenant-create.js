@@ -14,17 +14,24 @@ const root = path.resolve(__dirname, '..');
 async function main() {
   // Build output is for people: stderr, never stdout.
   const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1' };
-  const build = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@msp/desk...', '--filter=@msp/devstack', '--output-logs=errors-only'], {
-    cwd: root,
-    stdio: ['ignore', 2, 2],
-    env,
-  });
+  const build = spawnSync(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'build', '--filter=@msp/desk...', '--filter=@msp/devstack', '--output-logs=errors-only'],
+    {
+      cwd: root,
+      stdio: ['ignore', 2, 2],
+      env,
+    },
+  );
   if (build.status !== 0) {
     process.stderr.write('tenant:create: the build failed (see above)\n');
     return 1;
   }
   const { tenantCreate } = require(path.join(root, 'packages/devstack/dist/index.js'));
-  return tenantCreate(process.argv.slice(2), process.env, root, { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) });
+  return tenantCreate(process.argv.slice(2), process.env, root, {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  });
 }
 
 main().then((code) => {

@@ -10,20 +10,24 @@ const resultsDir = path.join(root, 'test-results');
 fs.rmSync(resultsDir, { recursive: true, force: true });
 fs.mkdirSync(resultsDir, { recursive: true });
 
-const run = spawnSync('pnpm', ['exec', 'turbo', 'run', 'typecheck', 'lint', 'test', '--concurrency=1', '--continue', ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-  // On two CPUs Jest runs a package's files in its own process, one after the other, and that
-  // process keeps some of every file's module graph: desk's and link's suites outgrew V8's default
-  // heap once the mail and directory clients joined them.
-  env: {
-    ...process.env,
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=8192`.trim(),
-    JEST_RESULTS_DIR: resultsDir,
-    TURBO_TELEMETRY_DISABLED: '1',
-    TURBO_NO_UPDATE_NOTIFIER: '1',
+const run = spawnSync(
+  'pnpm',
+  ['exec', 'turbo', 'run', 'typecheck', 'lint', 'test', '--concurrency=1', '--continue', ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    // On two CPUs Jest runs a package's files in its own process, one after the other, and that
+    // process keeps some of every file's module graph: desk's and link's suites outgrew V8's default
+    // heap once the mail and directory clients joined them.
+    env: {
+      ...process.env,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=8192`.trim(),
+      JEST_RESULTS_DIR: resultsDir,
+      TURBO_TELEMETRY_DISABLED: '1',
+      TURBO_NO_UPDATE_NOTIFIER: '1',
+    },
   },
-});
+);
 
 let passed = 0;
 let failed = 0;

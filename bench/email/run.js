@@ -17,13 +17,26 @@
 const { generateKeyPairSync, randomBytes } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const { ROOT, round, databaseUrlFor, withClient, startService, stopService, memory, clientToken, describeMachine, machine } = require('../support');
+const {
+  ROOT,
+  round,
+  databaseUrlFor,
+  withClient,
+  startService,
+  stopService,
+  memory,
+  clientToken,
+  describeMachine,
+  machine,
+} = require('../support');
 const { startDovecot } = require(`${ROOT}/packages/peers/dist/index.js`);
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 if (!Number.isInteger(MESSAGES) || MESSAGES < 100) {
-  console.error(`BENCH_MESSAGES must be a whole number of 100 or more (got ${JSON.stringify(process.env.BENCH_MESSAGES)})`);
+  console.error(
+    `BENCH_MESSAGES must be a whole number of 100 or more (got ${JSON.stringify(process.env.BENCH_MESSAGES)})`,
+  );
   process.exit(2);
 }
 const TARGET = { rate: 0.5, rssGrowthMb: 20 };
@@ -40,7 +53,8 @@ function backlog() {
   const messages = [];
   for (let n = 0; n < MESSAGES; n++) {
     const id = `bench-${n}@${DOMAIN}`;
-    const reply = n % 3 === 2 ? `In-Reply-To: <bench-${n - 1}@${DOMAIN}>\r\nReferences: <bench-${n - 1}@${DOMAIN}>\r\n` : '';
+    const reply =
+      n % 3 === 2 ? `In-Reply-To: <bench-${n - 1}@${DOMAIN}>\r\nReferences: <bench-${n - 1}@${DOMAIN}>\r\n` : '';
     const headers = `From: User ${n % 50} <user${n % 50}@${DOMAIN}>\r\nTo: ${BOX.username}\r\nSubject: ${reply ? 'Re: ' : ''}Printer ${n - (reply ? 1 : 0)} fails\r\nMessage-ID: <${id}>\r\n${reply}Date: ${new Date(Date.UTC(2026, 10, 1, 8) + n * 1000).toUTCString()}\r\nMIME-Version: 1.0\r\n`;
     const text = `Hello,\r\n\r\nthe printer on floor ${n % 7} stopped printing this morning (message ${n}).\r\n\r\nRegards\r\nUser ${n % 50}\r\n`;
     const raw =
@@ -59,8 +73,17 @@ async function drainBare(dovecot, databaseUrl) {
   const { Client } = require('pg');
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
-  await db.query('CREATE TABLE IF NOT EXISTS bare_messages (message_id text PRIMARY KEY, sender text, subject text, body text, raw bytea, received_at timestamptz DEFAULT now())');
-  const client = new ImapFlow({ host: dovecot.host, port: dovecot.port, secure: false, doSTARTTLS: false, auth: { user: BARE.username, pass: BARE.password }, logger: false });
+  await db.query(
+    'CREATE TABLE IF NOT EXISTS bare_messages (message_id text PRIMARY KEY, sender text, subject text, body text, raw bytea, received_at timestamptz DEFAULT now())',
+  );
+  const client = new ImapFlow({
+    host: dovecot.host,
+    port: dovecot.port,
+    secure: false,
+    doSTARTTLS: false,
+    auth: { user: BARE.username, pass: BARE.password },
+    logger: false,
+  });
   const began = process.hrtime.bigint();
   await client.connect();
   const lock = await client.getMailboxLock('INBOX');
@@ -70,7 +93,13 @@ async function drainBare(dovecot, databaseUrl) {
       await client.fetchOne(String(uid), { size: true, envelope: true }, { uid: true });
       const full = await client.fetchOne(String(uid), { source: true }, { uid: true });
       const parsed = await PostalMime.parse(full.source);
-      await db.query('INSERT INTO bare_messages (message_id, sender, subject, body, raw) VALUES ($1, $2, $3, $4, $5)', [parsed.messageId, parsed.from?.address, parsed.subject, parsed.text, full.source]);
+      await db.query('INSERT INTO bare_messages (message_id, sender, subject, body, raw) VALUES ($1, $2, $3, $4, $5)', [
+        parsed.messageId,
+        parsed.from?.address,
+        parsed.subject,
+        parsed.text,
+        full.source,
+      ]);
       await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
       count++;
     }
@@ -98,7 +127,10 @@ async function drainDesk(dovecot, databaseUrl) {
   const desk = await startService('desk', {
     DATABASE_URL: databaseUrl,
     // Production's required secrets, made for this run.
-    JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    JWT_PRIVATE_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }),
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     OUTBOUND_ALLOW_LOOPBACK: 'true',
     RATE_LIMIT_PER_MINUTE: '1000000000',
@@ -127,15 +159,30 @@ async function drainDesk(dovecot, databaseUrl) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       // Stored raw first, then processed: done once every message is stored and none waits.
       const stored = (await api(desk, 'GET', `/inbound-emails?mailbox_id=${box.id}&per_page=1`)).pagination.total;
-      const waiting = (await api(desk, 'GET', `/inbound-emails?mailbox_id=${box.id}&status=received&per_page=1`)).pagination.total;
+      const waiting = (await api(desk, 'GET', `/inbound-emails?mailbox_id=${box.id}&status=received&per_page=1`))
+        .pagination.total;
       done = stored - waiting;
       samples.push({ done, rss_mb: memory(desk.child.pid).rss_mb });
     }
     const seconds = Number(process.hrtime.bigint() - began) / 1e9;
-    const statuses = await withClient(databaseUrl, async (db) => (await db.query('SELECT status, count(*)::int AS n FROM inbound_emails GROUP BY status ORDER BY status')).rows);
+    const statuses = await withClient(
+      databaseUrl,
+      async (db) =>
+        (await db.query('SELECT status, count(*)::int AS n FROM inbound_emails GROUP BY status ORDER BY status')).rows,
+    );
     const tenth = samples.find((s) => s.done >= MESSAGES / 10) ?? samples[0];
     const end = samples[samples.length - 1];
-    return { messages: done, seconds, statuses, rss_mb: { after_start: round(startRss), at_tenth: round(tenth.rss_mb), at_end: round(end.rss_mb), peak: round(memory(desk.child.pid).hwm_mb) } };
+    return {
+      messages: done,
+      seconds,
+      statuses,
+      rss_mb: {
+        after_start: round(startRss),
+        at_tenth: round(tenth.rss_mb),
+        at_end: round(end.rss_mb),
+        peak: round(memory(desk.child.pid).hwm_mb),
+      },
+    };
   } finally {
     await stopService(desk);
   }
@@ -154,13 +201,22 @@ async function main() {
     const growth = desk.rss_mb.at_end - desk.rss_mb.at_tenth;
     const report = {
       date: new Date().toISOString(),
-      machine: machine(await withClient(SERVER_URL, async (db) => `PostgreSQL ${(await db.query('SHOW server_version')).rows[0].server_version}`)),
+      machine: machine(
+        await withClient(
+          SERVER_URL,
+          async (db) => `PostgreSQL ${(await db.query('SHOW server_version')).rows[0].server_version}`,
+        ),
+      ),
       settings: { messages: MESSAGES, replies: Math.floor(MESSAGES / 3), with_attachment: Math.floor(MESSAGES / 20) },
       bare: { ...bare, per_second: round(bare.messages / bare.seconds) },
       desk: { ...desk, per_second: round(desk.messages / desk.seconds) },
       rate_ratio: round(ratio, 2),
       rss_growth_mb: round(growth),
-      targets: { rate: TARGET.rate, rss_growth_mb: TARGET.rssGrowthMb, met: ratio >= TARGET.rate && growth <= TARGET.rssGrowthMb },
+      targets: {
+        rate: TARGET.rate,
+        rss_growth_mb: TARGET.rssGrowthMb,
+        met: ratio >= TARGET.rate && growth <= TARGET.rssGrowthMb,
+      },
     };
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(RESULTS, `${report.date.slice(0, 10)}-email.json`), `${JSON.stringify(report, null, 2)}\n`);
@@ -185,7 +241,10 @@ async function main() {
     if (process.env.BENCH_STRICT === '1' && !report.targets.met) process.exitCode = 1;
   } finally {
     await dovecot.stop();
-    for (const name of Object.values(names)) await withClient(SERVER_URL, (db) => db.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => undefined);
+    for (const name of Object.values(names))
+      await withClient(SERVER_URL, (db) => db.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(
+        () => undefined,
+      );
   }
 }
 

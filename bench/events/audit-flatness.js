@@ -45,17 +45,35 @@ async function timedPair(desk, tenants, name, pathOf) {
   for (const tenant of tenants) {
     const response = await fetch(url(tenant), { headers: tenant.auth });
     const body = await response.json();
-    if (response.status !== 200) throw new Error(`${pathOf(tenant)} answered ${response.status}: ${JSON.stringify(body)}`);
+    if (response.status !== 200)
+      throw new Error(`${pathOf(tenant)} answered ${response.status}: ${JSON.stringify(body)}`);
     totals.push(body.pagination.total);
   }
-  const sides = tenants.map((tenant) => ({ name, target: tenant.label, url: url(tenant), headers: tenant.auth, connections: CONNECTIONS }));
+  const sides = tenants.map((tenant) => ({
+    name,
+    target: tenant.label,
+    url: url(tenant),
+    headers: tenant.auth,
+    connections: CONNECTIONS,
+  }));
   const rows = await measurePair(sides[0], sides[1], { duration: DURATION, warmup: 1 });
-  return rows.map((row, i) => ({ req_per_sec: row.requests_per_sec, p50_ms: row.p50_ms, p99_ms: row.p99_ms, non2xx: row.non_2xx, errors: row.errors, total: totals[i] }));
+  return rows.map((row, i) => ({
+    req_per_sec: row.requests_per_sec,
+    p50_ms: row.p50_ms,
+    p99_ms: row.p99_ms,
+    non2xx: row.non_2xx,
+    errors: row.errors,
+    total: totals[i],
+  }));
 }
 
 /** A second tenant with an administrator client, made by desk's own operator command; answers its id and a token. */
 async function secondTenant(deskUrl, databaseUrl, slug) {
-  const out = execFileSync(process.execPath, [path.join(ROOT, 'services/desk/dist/cli/tenant-create.js'), slug], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'services/desk/dist/cli/tenant-create.js'), slug], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const created = JSON.parse(out.trim().split('\n').pop());
   return { tenantId: created.tenant_id, auth: await clientToken(deskUrl, created.client_id, created.client_secret) };
 }
@@ -88,7 +106,12 @@ async function auditFlatness({ freshDatabase, startDesk, signIn, stopService }) 
   const desk = await signIn(await startDesk(databaseUrl, { EVENTS_RETENTION_INTERVAL_MS: '0' }));
   const large = {
     label: 'large',
-    tenantId: await withClient(databaseUrl, async (client) => (await client.query('SELECT tenant_id::text FROM api_clients WHERE client_id = $1', [desk.clientIdOfToken])).rows[0].tenant_id),
+    tenantId: await withClient(
+      databaseUrl,
+      async (client) =>
+        (await client.query('SELECT tenant_id::text FROM api_clients WHERE client_id = $1', [desk.clientIdOfToken]))
+          .rows[0].tenant_id,
+    ),
     auth: desk.auth,
   };
   const small = { label: 'small', ...(await secondTenant(desk.url, databaseUrl, 'bench-audit-small')) };
@@ -96,12 +119,25 @@ async function auditFlatness({ freshDatabase, startDesk, signIn, stopService }) 
   const [smallSize, largeSize] = [SIZES[0], SIZES[SIZES.length - 1]];
   const sizes = [];
   try {
-    for (const [tenant, size] of [[small, smallSize], [large, largeSize]]) {
-      const seeded = await withClient(databaseUrl, (client) => seedAuditEvents(client, tenant.tenantId, { total: size }));
+    for (const [tenant, size] of [
+      [small, smallSize],
+      [large, largeSize],
+    ]) {
+      const seeded = await withClient(databaseUrl, (client) =>
+        seedAuditEvents(client, tenant.tenantId, { total: size }),
+      );
       console.log(`   ${size.toLocaleString('en')} events seeded in ${round(seeded.seconds, 1)} s`);
       tenant.seeded = seeded;
-      tenant.afterId = await withClient(databaseUrl, async (client) =>
-        (await client.query(`SELECT id::text FROM events WHERE tenant_id = $1 ORDER BY occurred_at DESC, seq DESC OFFSET $2 LIMIT 1`, [tenant.tenantId, Math.floor(size * 0.9)])).rows[0].id);
+      tenant.afterId = await withClient(
+        databaseUrl,
+        async (client) =>
+          (
+            await client.query(
+              `SELECT id::text FROM events WHERE tenant_id = $1 ORDER BY occurred_at DESC, seq DESC OFFSET $2 LIMIT 1`,
+              [tenant.tenantId, Math.floor(size * 0.9)],
+            )
+          ).rows[0].id,
+      );
       sizes.push({ events: size, seed_seconds: round(seeded.seconds, 1), cases: {} });
     }
     const names = cases(small.seeded, small.afterId).map(([name]) => name);
@@ -109,24 +145,47 @@ async function auditFlatness({ freshDatabase, startDesk, signIn, stopService }) 
       const results = await timedPair(desk, tenants, name, (tenant) => cases(tenant.seeded, tenant.afterId)[index][1]);
       for (const [i, result] of results.entries()) {
         sizes[i].cases[name] = result;
-        console.log(`   ${sizes[i].events.toLocaleString('en')} ${name}: ${result.req_per_sec} req/s, p50 ${result.p50_ms} ms, total ${result.total}`);
+        console.log(
+          `   ${sizes[i].events.toLocaleString('en')} ${name}: ${result.req_per_sec} req/s, p50 ${result.p50_ms} ms, total ${result.total}`,
+        );
       }
     }
   } finally {
     await stopService(desk);
   }
-  const ratios = Object.fromEntries(Object.keys(sizes[0].cases).map((name) => [name, round(sizes[1].cases[name].req_per_sec / sizes[0].cases[name].req_per_sec, 2)]));
-  console.log(`   retention sweep over ${(smallSize + largeSize).toLocaleString('en')} events (${SPAN_DAYS - 400} of ${SPAN_DAYS} days past 400)`);
+  const ratios = Object.fromEntries(
+    Object.keys(sizes[0].cases).map((name) => [
+      name,
+      round(sizes[1].cases[name].req_per_sec / sizes[0].cases[name].req_per_sec, 2),
+    ]),
+  );
+  console.log(
+    `   retention sweep over ${(smallSize + largeSize).toLocaleString('en')} events (${SPAN_DAYS - 400} of ${SPAN_DAYS} days past 400)`,
+  );
   const retention = await sweep(databaseUrl);
   const exact = await withClient(databaseUrl, async (client) => {
     const counts = { counted: 0, counter: 0 };
     for (const { tenantId } of tenants) {
-      counts.counted += Number((await client.query('SELECT count(*) AS c FROM events WHERE tenant_id = $1', [tenantId])).rows[0].c);
-      counts.counter += Number((await client.query(`SELECT count FROM list_counts WHERE tenant_id = $1 AND list = 'audit-events' AND dimension = 'all'`, [tenantId])).rows[0].count);
+      counts.counted += Number(
+        (await client.query('SELECT count(*) AS c FROM events WHERE tenant_id = $1', [tenantId])).rows[0].c,
+      );
+      counts.counter += Number(
+        (
+          await client.query(
+            `SELECT count FROM list_counts WHERE tenant_id = $1 AND list = 'audit-events' AND dimension = 'all'`,
+            [tenantId],
+          )
+        ).rows[0].count,
+      );
     }
     return { ...counts, exact: counts.counted === counts.counter };
   });
-  return { sizes, ratios, retention: { ...retention, ...exact }, settings: { sizes: [smallSize, largeSize], duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS } };
+  return {
+    sizes,
+    ratios,
+    retention: { ...retention, ...exact },
+    settings: { sizes: [smallSize, largeSize], duration_s: DURATION, rounds: ROUNDS, connections: CONNECTIONS },
+  };
 }
 
 function auditMarkdown(audit) {
@@ -139,7 +198,10 @@ function auditMarkdown(audit) {
     '',
     `| case | req/s at ${small.events.toLocaleString('en')} | p50 ms | req/s at ${large.events.toLocaleString('en')} | p50 ms | ratio (target ≥ 0.8) |`,
     '|---|---:|---:|---:|---:|---:|',
-    ...names.map((name) => `| ${name} | ${small.cases[name].req_per_sec} | ${small.cases[name].p50_ms} | ${large.cases[name].req_per_sec} | ${large.cases[name].p50_ms} | ${audit.ratios[name]} |`),
+    ...names.map(
+      (name) =>
+        `| ${name} | ${small.cases[name].req_per_sec} | ${small.cases[name].p50_ms} | ${large.cases[name].req_per_sec} | ${large.cases[name].p50_ms} | ${audit.ratios[name]} |`,
+    ),
     '',
     `Retention sweep (EVENTS_RETENTION_DAYS=400) over both tenants' ${(small.events + large.events).toLocaleString('en')} events: ${audit.retention.events_removed.toLocaleString('en')} removed in ${audit.retention.seconds} s (${audit.retention.events_per_sec.toLocaleString('en')} events/s), ${audit.retention.batches} batches; the longest batch (one statement and transaction: the longest any of its locks was held) ${audit.retention.longest_batch_ms} ms. Counter afterwards ${audit.retention.counter.toLocaleString('en')}, count(*) ${audit.retention.counted.toLocaleString('en')}: ${audit.retention.exact ? 'exact' : '**not exact**'}.`,
     '',

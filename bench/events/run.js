@@ -29,7 +29,22 @@ const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { auditFlatness, auditMarkdown } = require('./audit-flatness');
-const { ROOT, round, median, clientToken, databaseUrlFor, withClient, startService, stopService, memory, cpuSeconds, machineCpu, resetPeak, machine, describeMachine } = require('../support');
+const {
+  ROOT,
+  round,
+  median,
+  clientToken,
+  databaseUrlFor,
+  withClient,
+  startService,
+  stopService,
+  memory,
+  cpuSeconds,
+  machineCpu,
+  resetPeak,
+  machine,
+  describeMachine,
+} = require('../support');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -94,11 +109,25 @@ async function signIn(desk) {
   return desk;
 }
 
-const ticket = (desk) => ({ title: 'Benchmark ticket', description: 'Created by bench/events.', priority: 'high', category: 'network', client_id: desk.clientId });
+const ticket = (desk) => ({
+  title: 'Benchmark ticket',
+  description: 'Created by bench/events.',
+  priority: 'high',
+  category: 'network',
+  client_id: desk.clientId,
+});
 
 /** The endpoints: one node:http server answering 200 on /hook/0 … /hook/<n-1>; records when each delivery arrived. */
 async function startReceiver(endpoints) {
-  const state = { count: 0, perPath: new Uint32Array(endpoints), messageIds: new Set(), duplicates: 0, unsigned: 0, arrivals: [], waiter: null };
+  const state = {
+    count: 0,
+    perPath: new Uint32Array(endpoints),
+    messageIds: new Set(),
+    duplicates: 0,
+    unsigned: 0,
+    arrivals: [],
+    waiter: null,
+  };
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -123,7 +152,15 @@ async function startReceiver(endpoints) {
     state,
     url: (index) => `http://127.0.0.1:${server.address().port}/hook/${index}`,
     reset() {
-      Object.assign(state, { count: 0, perPath: new Uint32Array(endpoints), messageIds: new Set(), duplicates: 0, unsigned: 0, arrivals: [], waiter: null });
+      Object.assign(state, {
+        count: 0,
+        perPath: new Uint32Array(endpoints),
+        messageIds: new Set(),
+        duplicates: 0,
+        unsigned: 0,
+        arrivals: [],
+        waiter: null,
+      });
     },
     until(count, timeoutMs) {
       if (state.count >= count) return Promise.resolve(true);
@@ -143,7 +180,13 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0,
  * pool, its LISTEN connection. Not the server's background processes, nor other databases' work.
  */
 async function postgresCpu(databaseUrl) {
-  const pids = await withClient(databaseUrl, async (client) => (await client.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid));
+  const pids = await withClient(databaseUrl, async (client) =>
+    (
+      await client.query(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )
+    ).rows.map((r) => r.pid),
+  );
   const cpu = new Map();
   for (const pid of pids) {
     try {
@@ -156,11 +199,17 @@ async function postgresCpu(databaseUrl) {
 }
 
 /** CPU seconds the backends of `after` used since `before` (a backend new since then counts whole). */
-const postgresCpuSince = (before, after) => [...after].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(pid) ?? 0), 0);
+const postgresCpuSince = (before, after) =>
+  [...after].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(pid) ?? 0), 0);
 
 /** Where the CPU went between two `cpuSnapshot`s: desk, PostgreSQL, this process (receiver, load), the machine. */
 async function cpuSnapshot(pid, databaseUrl) {
-  return { desk: cpuSeconds(pid), postgres: await postgresCpu(databaseUrl), bench: process.cpuUsage(), machine: machineCpu() };
+  return {
+    desk: cpuSeconds(pid),
+    postgres: await postgresCpu(databaseUrl),
+    bench: process.cpuUsage(),
+    machine: machineCpu(),
+  };
 }
 async function cpuSince(before, pid, databaseUrl) {
   const after = await cpuSnapshot(pid, databaseUrl);
@@ -176,7 +225,12 @@ async function cpuSince(before, pid, databaseUrl) {
 
 /** Transactions PostgreSQL committed in a database so far. */
 const commits = (databaseUrl) =>
-  withClient(databaseUrl, async (client) => Number((await client.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit));
+  withClient(databaseUrl, async (client) =>
+    Number(
+      (await client.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0]
+        .xact_commit,
+    ),
+  );
 
 /** Point 1: BENCH_EVENTS changes fanned out to ENDPOINTS webhooks, with desk's WEBHOOK_CONCURRENCY = `concurrency`. */
 async function throughput(receiver, concurrency) {
@@ -190,7 +244,11 @@ async function throughput(receiver, concurrency) {
     const subscribeStarted = performance.now();
     const indexes = [...Array(ENDPOINTS).keys()];
     for (let i = 0; i < indexes.length; i += 10) {
-      await Promise.all(indexes.slice(i, i + 10).map((index) => api(desk, 'POST', '/webhooks', { url: receiver.url(index), events: ['ticket.created'] })));
+      await Promise.all(
+        indexes
+          .slice(i, i + 10)
+          .map((index) => api(desk, 'POST', '/webhooks', { url: receiver.url(index), events: ['ticket.created'] })),
+      );
     }
     const subscribeMs = performance.now() - subscribeStarted;
     await new Promise((resolve) => setTimeout(resolve, 1000)); // let desk settle
@@ -221,7 +279,9 @@ async function throughput(receiver, concurrency) {
     let statuses = {};
     for (let attempt = 0; attempt < 100; attempt++) {
       statuses = await withClient(databaseUrl, async (client) => {
-        const { rows } = await client.query('SELECT status, count(*)::int AS n, max(attempt)::int AS max_attempt FROM webhook_deliveries GROUP BY status');
+        const { rows } = await client.query(
+          'SELECT status, count(*)::int AS n, max(attempt)::int AS max_attempt FROM webhook_deliveries GROUP BY status',
+        );
         return Object.fromEntries(rows.map((r) => [r.status, { n: r.n, max_attempt: r.max_attempt }]));
       });
       if ((statuses.succeeded?.n ?? 0) >= expected || !complete) break;
@@ -252,7 +312,11 @@ async function throughput(receiver, concurrency) {
       total_ms: round(totalMs),
       events_per_sec: round(EVENTS / (totalMs / 1000), 2),
       deliveries_per_sec: round(receiver.state.count / (totalMs / 1000)),
-      latency_ms: { p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)), max: round(latencies.at(-1)) },
+      latency_ms: {
+        p50: round(percentile(latencies, 0.5)),
+        p99: round(percentile(latencies, 0.99)),
+        max: round(latencies.at(-1)),
+      },
       first_delivery_of_event_ms: { p50: round(percentile(firsts, 0.5)), max: round(firsts.at(-1)) },
       last_delivery_of_event_ms: { p50: round(percentile(lasts, 0.5)), max: round(lasts.at(-1)) },
       every_path_once_per_event: receiver.state.perPath.every((n) => n === EVENTS),
@@ -279,7 +343,8 @@ async function throughput(receiver, concurrency) {
 
 /** The desk of BASE_COMMIT (before events), in a worktree: made, installed and built unless already there. */
 function baseCheckout() {
-  const run = (command, args, cwd) => execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const run = (command, args, cwd) =>
+    execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   if (!existsSync(path.join(BASE_DIR, 'package.json'))) {
     console.log(`git worktree ${BASE_DIR} at ${BASE_COMMIT}`);
     run('git', ['-C', ROOT, 'worktree', 'add', '--detach', BASE_DIR, BASE_COMMIT]);
@@ -314,15 +379,20 @@ async function postLoad(desk, connections, duration) {
     requests: result.requests.total,
     bad: result.non2xx + result.errors + result.timeouts,
     desk_cpu_ms_per_request: ((cpuSeconds(desk.child.pid) - before.desk) * 1000) / requests,
-    postgres_cpu_ms_per_request: (postgresCpuSince(before.postgres, await postgresCpu(desk.databaseUrl)) * 1000) / requests,
+    postgres_cpu_ms_per_request:
+      (postgresCpuSince(before.postgres, await postgresCpu(desk.databaseUrl)) * 1000) / requests,
   };
 }
 
 /** Point 2: the same POST /tickets load against desk without (base) and with (current) the outbox. */
 async function outboxLatency() {
   const base = baseCheckout();
-  const started = async (databaseUrl, options) => Object.assign(await signIn(await startDesk(databaseUrl, options)), { databaseUrl });
-  const desks = { base: await started(await freshDatabase('base'), { root: base.root }), current: await started(await freshDatabase('current')) };
+  const started = async (databaseUrl, options) =>
+    Object.assign(await signIn(await startDesk(databaseUrl, options)), { databaseUrl });
+  const desks = {
+    base: await started(await freshDatabase('base'), { root: base.root }),
+    current: await started(await freshDatabase('current')),
+  };
   try {
     for (const name of ['base', 'current']) await postLoad(desks[name], 10, 3); // warm-up: JIT, pools
     const samples = { base: { 1: [], 10: [] }, current: { 1: [], 10: [] } };
@@ -332,7 +402,9 @@ async function outboxLatency() {
         for (const name of order) {
           const sample = await postLoad(desks[name], connections, DURATION);
           samples[name][connections].push(sample);
-          console.log(`  round ${r + 1} ${name.padEnd(7)} ${String(connections).padStart(2)} conn: ${round(sample.req_per_sec)} req/s, p50 ${sample.p50_ms} ms, p99 ${sample.p99_ms} ms, mean ${round(sample.mean_ms, 2)} ms${sample.bad ? ` (!) ${sample.bad} failed` : ''}`);
+          console.log(
+            `  round ${r + 1} ${name.padEnd(7)} ${String(connections).padStart(2)} conn: ${round(sample.req_per_sec)} req/s, p50 ${sample.p50_ms} ms, p99 ${sample.p99_ms} ms, mean ${round(sample.mean_ms, 2)} ms${sample.bad ? ` (!) ${sample.bad} failed` : ''}`,
+          );
         }
       }
     }
@@ -352,11 +424,34 @@ async function outboxLatency() {
         connections,
         base: b,
         current: c,
-        diff: { req_per_sec: round(c.req_per_sec - b.req_per_sec), p50_ms: round(c.p50_ms - b.p50_ms, 2), p99_ms: round(c.p99_ms - b.p99_ms, 2), mean_ms: round(c.mean_ms - b.mean_ms, 2), req_per_sec_pct: round(((c.req_per_sec - b.req_per_sec) / b.req_per_sec) * 100, 1) },
+        diff: {
+          req_per_sec: round(c.req_per_sec - b.req_per_sec),
+          p50_ms: round(c.p50_ms - b.p50_ms, 2),
+          p99_ms: round(c.p99_ms - b.p99_ms, 2),
+          mean_ms: round(c.mean_ms - b.mean_ms, 2),
+          req_per_sec_pct: round(((c.req_per_sec - b.req_per_sec) / b.req_per_sec) * 100, 1),
+        },
       };
     });
-    const events = await withClient(databaseUrlFor(SERVER_URL, databases.at(-1)), async (client) => (await client.query('SELECT count(*)::int AS n, count(*) FILTER (WHERE dispatched_at IS NULL)::int AS undispatched FROM events')).rows[0]);
-    return { approach: 'worktree', base_commit: base.commit, current_commit: execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(), rounds: ROUNDS, duration_s: DURATION, rows, samples, current_events: events };
+    const events = await withClient(
+      databaseUrlFor(SERVER_URL, databases.at(-1)),
+      async (client) =>
+        (
+          await client.query(
+            'SELECT count(*)::int AS n, count(*) FILTER (WHERE dispatched_at IS NULL)::int AS undispatched FROM events',
+          )
+        ).rows[0],
+    );
+    return {
+      approach: 'worktree',
+      base_commit: base.commit,
+      current_commit: execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+      rounds: ROUNDS,
+      duration_s: DURATION,
+      rows,
+      samples,
+      current_events: events,
+    };
   } finally {
     await stopService(desks.base);
     await stopService(desks.current);
@@ -384,7 +479,7 @@ function markdown(report) {
     ),
     '',
     `Every path received each event exactly once: ${t.every((r) => r.every_path_once_per_event && r.duplicates === 0) ? 'yes' : '**no**, see the JSON file'}; every request carried webhook-id and webhook-signature: ${t.every((r) => r.unsigned === 0) ? 'yes' : '**no**'}. Subscribing the ${report.settings.endpoints.toLocaleString('en')} webhooks over HTTP took ${t.map((r) => `${round(r.subscribe_ms / 1000, 1)} s`).join(' and ')}.`,
-    'RSS: /proc VmRSS right before the first POST and after the last delivery; peak: VmHWM reset (clear_refs) before the first POST, and 50 ms samples. CPU: utime + stime from /proc over the run, of desk and of the PostgreSQL backends connected to its database; machine busy: /proc/stat over the run, of all CPUs (the rest of the busy time is the bench process: receiver and POSTs). Commits: `pg_stat_database.xact_commit` of desk\'s database over the run (each statement outside a transaction is one; PostgreSQL publishes these counters with up to a second\'s delay, so they are approximate).',
+    "RSS: /proc VmRSS right before the first POST and after the last delivery; peak: VmHWM reset (clear_refs) before the first POST, and 50 ms samples. CPU: utime + stime from /proc over the run, of desk and of the PostgreSQL backends connected to its database; machine busy: /proc/stat over the run, of all CPUs (the rest of the busy time is the bench process: receiver and POSTs). Commits: `pg_stat_database.xact_commit` of desk's database over the run (each statement outside a transaction is one; PostgreSQL publishes these counters with up to a second's delay, so they are approximate).",
     '',
     `## 2. What the outbox adds to \`POST /api/v1/tickets\``,
     '',
@@ -401,7 +496,10 @@ function markdown(report) {
     '',
     '| autocannon connections | CPU ms / request without events: desk / PostgreSQL | with events: desk / PostgreSQL |',
     '|---:|---:|---:|',
-    ...o.rows.map((r) => `| ${r.connections} | ${r.base.desk_cpu_ms_per_request} / ${r.base.postgres_cpu_ms_per_request} | ${r.current.desk_cpu_ms_per_request} / ${r.current.postgres_cpu_ms_per_request} |`),
+    ...o.rows.map(
+      (r) =>
+        `| ${r.connections} | ${r.base.desk_cpu_ms_per_request} / ${r.base.postgres_cpu_ms_per_request} | ${r.current.desk_cpu_ms_per_request} / ${r.current.postgres_cpu_ms_per_request} |`,
+    ),
     '',
     'CPU per request: utime + stime from /proc over each load, of the desk process and of the PostgreSQL backends connected to its database, divided by the requests answered (medians of the rounds).',
     '',
@@ -412,24 +510,33 @@ function markdown(report) {
 
 async function main() {
   const startMachine = machine('');
-  const postgres = await withClient(SERVER_URL, async (client) => (await client.query('SHOW server_version')).rows[0].server_version);
+  const postgres = await withClient(
+    SERVER_URL,
+    async (client) => (await client.query('SHOW server_version')).rows[0].server_version,
+  );
   const receiver = await startReceiver(ENDPOINTS);
   const cleanUp = async () => {
     await receiver.close();
     for (const name of databases) {
-      await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${name}: ${error.message}`));
+      await withClient(SERVER_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(
+        (error) => console.error(`could not drop ${name}: ${error.message}`),
+      );
     }
   };
   process.once('SIGINT', () => cleanUp().finally(() => process.exit(130)));
   try {
     const fanout = [];
     if (PARTS.includes('fanout')) {
-      console.log(`1. fan-out: ${EVENTS} tickets × ${ENDPOINTS} webhooks, WEBHOOK_CONCURRENCY ${CONCURRENCIES.join(' and ')}`);
+      console.log(
+        `1. fan-out: ${EVENTS} tickets × ${ENDPOINTS} webhooks, WEBHOOK_CONCURRENCY ${CONCURRENCIES.join(' and ')}`,
+      );
       for (const concurrency of CONCURRENCIES) fanout.push(await throughput(receiver, concurrency));
     }
     let outbox = { rows: [] };
     if (PARTS.includes('outbox')) {
-      console.log(`2. POST /api/v1/tickets without events (${BASE_COMMIT}) and with them (current), ${ROUNDS} rounds of ${DURATION} s`);
+      console.log(
+        `2. POST /api/v1/tickets without events (${BASE_COMMIT}) and with them (current), ${ROUNDS} rounds of ${DURATION} s`,
+      );
       outbox = await outboxLatency();
     }
     let audit;
@@ -452,7 +559,14 @@ async function main() {
     const report = {
       date,
       machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startMachine.load_average_at_start },
-      settings: { events: EVENTS, endpoints: ENDPOINTS, webhook_concurrency: CONCURRENCIES, rounds: ROUNDS, duration_s: DURATION, log_level: LOG_LEVEL },
+      settings: {
+        events: EVENTS,
+        endpoints: ENDPOINTS,
+        webhook_concurrency: CONCURRENCIES,
+        rounds: ROUNDS,
+        duration_s: DURATION,
+        log_level: LOG_LEVEL,
+      },
       parts: PARTS,
       throughput: fanout,
       outbox,
@@ -461,12 +575,25 @@ async function main() {
     };
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(path.join(RESULTS, `latest-events${suffix}.md`), `${PARTS.includes('fanout') && PARTS.includes('outbox') ? markdown(report) : `# Event stream benchmark (parts ${PARTS.join(', ')} only)\n`}${audit ? `\n${auditMarkdown(audit)}` : ''}`);
+    writeFileSync(
+      path.join(RESULTS, `latest-events${suffix}.md`),
+      `${PARTS.includes('fanout') && PARTS.includes('outbox') ? markdown(report) : `# Event stream benchmark (parts ${PARTS.join(', ')} only)\n`}${audit ? `\n${auditMarkdown(audit)}` : ''}`,
+    );
 
-    console.log('\n| WEBHOOK_CONCURRENCY | events/s | deliveries/s | latency p50 / p99 ms | RSS start → end MB | all succeeded |');
-    for (const r of fanout) console.log(`| ${r.webhook_concurrency} | ${r.events_per_sec} | ${r.deliveries_per_sec} | ${r.latency_ms.p50} / ${r.latency_ms.p99} | ${r.rss_start_mb} → ${r.rss_end_mb} | ${r.all_succeeded_in_sql} |`);
-    console.log('\n| POST /tickets, connections | without events req/s, p50 / p99 / mean ms | with events | difference p50 / p99 / mean ms |');
-    for (const r of outbox.rows) console.log(`| ${r.connections} | ${r.base.req_per_sec}, ${r.base.p50_ms} / ${r.base.p99_ms} / ${r.base.mean_ms} | ${r.current.req_per_sec}, ${r.current.p50_ms} / ${r.current.p99_ms} / ${r.current.mean_ms} | ${r.diff.p50_ms} / ${r.diff.p99_ms} / ${r.diff.mean_ms} (${r.diff.req_per_sec_pct} % req/s) |`);
+    console.log(
+      '\n| WEBHOOK_CONCURRENCY | events/s | deliveries/s | latency p50 / p99 ms | RSS start → end MB | all succeeded |',
+    );
+    for (const r of fanout)
+      console.log(
+        `| ${r.webhook_concurrency} | ${r.events_per_sec} | ${r.deliveries_per_sec} | ${r.latency_ms.p50} / ${r.latency_ms.p99} | ${r.rss_start_mb} → ${r.rss_end_mb} | ${r.all_succeeded_in_sql} |`,
+      );
+    console.log(
+      '\n| POST /tickets, connections | without events req/s, p50 / p99 / mean ms | with events | difference p50 / p99 / mean ms |',
+    );
+    for (const r of outbox.rows)
+      console.log(
+        `| ${r.connections} | ${r.base.req_per_sec}, ${r.base.p50_ms} / ${r.base.p99_ms} / ${r.base.mean_ms} | ${r.current.req_per_sec}, ${r.current.p50_ms} / ${r.current.p99_ms} / ${r.current.mean_ms} | ${r.diff.p50_ms} / ${r.diff.p99_ms} / ${r.diff.mean_ms} (${r.diff.req_per_sec_pct} % req/s) |`,
+      );
     if (audit) {
       console.log('\n| audit-events case | ratio req/s large / small |');
       for (const [name, ratio] of Object.entries(audit.ratios)) console.log(`| ${name} | ${ratio} |`);

@@ -30,7 +30,10 @@ async function seedRows(client, tenantId, { large }, indexed) {
   const others = Number((large ? process.env.BENCH_FLAT_DESK_ROWS : undefined) ?? (large ? 100_000 : 10_000));
   const big = Number((large ? process.env.BENCH_FLAT_DESK_BIG_ROWS : undefined) ?? (large ? 1_000_000 : 10_000));
   const t = [tenantId];
-  await client.query(`INSERT INTO tenants (id, slug, name) VALUES ($1::uuid, 'flat-' || $1::text, 'flat-' || $1::text) ON CONFLICT (id) DO NOTHING`, t);
+  await client.query(
+    `INSERT INTO tenants (id, slug, name) VALUES ($1::uuid, 'flat-' || $1::text, 'flat-' || $1::text) ON CONFLICT (id) DO NOTHING`,
+    t,
+  );
 
   // Clients, users, API clients, calendars and SLA policies: `others` each, oldest first.
   await client.query(
@@ -178,13 +181,21 @@ async function seedRows(client, tenantId, { large }, indexed) {
        FROM c`,
     [tenantId, refs.clients, big],
   );
-  await client.query(`INSERT INTO contact_emails (tenant_id, email, contact_id) SELECT tenant_id, email, id FROM contacts WHERE tenant_id = $1`, t);
+  await client.query(
+    `INSERT INTO contact_emails (tenant_id, email, contact_id) SELECT tenant_id, email, id FROM contacts WHERE tenant_id = $1`,
+    t,
+  );
 
   await indexed();
-  const [ticket] = (await client.query(`SELECT id FROM tickets WHERE tenant_id = $1 AND number = $2`, [tenantId, big])).rows;
-  const [calendar] = (await client.query(`SELECT id FROM calendars WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, t)).rows;
-  const today = (await client.query(`SELECT current_date::text AS today, (current_date - 29)::text AS month_ago`)).rows[0];
-  const oldestFirst = (table, where = '') => nearEnd(client, `SELECT id FROM ${table} WHERE tenant_id = $1 ${where} ORDER BY created_at, id`, t);
+  const [ticket] = (await client.query(`SELECT id FROM tickets WHERE tenant_id = $1 AND number = $2`, [tenantId, big]))
+    .rows;
+  const [calendar] = (
+    await client.query(`SELECT id FROM calendars WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, t)
+  ).rows;
+  const today = (await client.query(`SELECT current_date::text AS today, (current_date - 29)::text AS month_ago`))
+    .rows[0];
+  const oldestFirst = (table, where = '') =>
+    nearEnd(client, `SELECT id FROM ${table} WHERE tenant_id = $1 ${where} ORDER BY created_at, id`, t);
   return {
     clientId: refs.clients[0],
     userId: refs.users[0],
@@ -194,7 +205,11 @@ async function seedRows(client, tenantId, { large }, indexed) {
     to: today.today,
     after: {
       tickets: await oldestFirst('tickets'),
-      timeEntries: await nearEnd(client, `SELECT id FROM time_entries WHERE tenant_id = $1 ORDER BY date, created_at, id`, t),
+      timeEntries: await nearEnd(
+        client,
+        `SELECT id FROM time_entries WHERE tenant_id = $1 ORDER BY date, created_at, id`,
+        t,
+      ),
       clients: await oldestFirst('clients'),
       contacts: await oldestFirst('contacts'),
       users: await oldestFirst('users', 'AND active'),
@@ -289,7 +304,10 @@ async function seed(client, tenantId, options) {
 }
 
 function cases(p) {
-  const list = (path, ...filters) => [`${path}?per_page=25`, ...filters.map((filter) => `${path}?per_page=25&${filter}`)];
+  const list = (path, ...filters) => [
+    `${path}?per_page=25`,
+    ...filters.map((filter) => `${path}?per_page=25&${filter}`),
+  ];
   return [
     ...list(
       '/tickets',

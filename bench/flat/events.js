@@ -52,16 +52,31 @@ module.exports = {
     await seedDeliveries(client, tenantId, webhookIds, others);
     await client.query('VACUUM ANALYZE webhooks');
     await client.query('VACUUM ANALYZE webhook_deliveries');
-    const [deepEvent] = (await client.query(
-      `SELECT id::text FROM events WHERE tenant_id = $1 ORDER BY occurred_at DESC, seq DESC OFFSET $2 LIMIT 1`, [tenantId, Math.floor(events * 0.9)],
-    )).rows;
-    const [deepWebhook] = (await client.query(
-      `SELECT id::text FROM webhooks WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [tenantId, Math.floor(others * 0.9)],
-    )).rows;
-    const [deepDelivery] = (await client.query(
-      `SELECT id::text FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [webhookIds[0], Math.floor(others * 0.45)],
-    )).rows;
-    return { ...auditParams(events), deepEvent: deepEvent.id, webhookId: webhookIds[0], deepWebhook: deepWebhook.id, deepDelivery: deepDelivery.id };
+    const [deepEvent] = (
+      await client.query(
+        `SELECT id::text FROM events WHERE tenant_id = $1 ORDER BY occurred_at DESC, seq DESC OFFSET $2 LIMIT 1`,
+        [tenantId, Math.floor(events * 0.9)],
+      )
+    ).rows;
+    const [deepWebhook] = (
+      await client.query(
+        `SELECT id::text FROM webhooks WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
+        [tenantId, Math.floor(others * 0.9)],
+      )
+    ).rows;
+    const [deepDelivery] = (
+      await client.query(
+        `SELECT id::text FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
+        [webhookIds[0], Math.floor(others * 0.45)],
+      )
+    ).rows;
+    return {
+      ...auditParams(events),
+      deepEvent: deepEvent.id,
+      webhookId: webhookIds[0],
+      deepWebhook: deepWebhook.id,
+      deepDelivery: deepDelivery.id,
+    };
   },
 
   cases(p) {

@@ -101,11 +101,21 @@ async function seed(client, tenantId, { large }) {
   await q('ANALYZE employees, contracts, timesheets, timesheet_entries, leaves, leave_days');
 
   const one = async (text, values = [tenantId]) => (await q(text, values)).rows[0];
-  const employee = await one(`SELECT id, user_id, personnel_number FROM employees WHERE tenant_id = $1 AND personnel_number = '10'`);
-  const lastEmployees = await one(`SELECT id FROM employees WHERE tenant_id = $1 ORDER BY created_at, id OFFSET 10 LIMIT 1`);
-  const sheetUser = await one(`SELECT user_id FROM employees WHERE tenant_id = $1 AND personnel_number = $2`, [tenantId, String(Math.ceil(users / 2))]);
+  const employee = await one(
+    `SELECT id, user_id, personnel_number FROM employees WHERE tenant_id = $1 AND personnel_number = '10'`,
+  );
+  const lastEmployees = await one(
+    `SELECT id FROM employees WHERE tenant_id = $1 ORDER BY created_at, id OFFSET 10 LIMIT 1`,
+  );
+  const sheetUser = await one(`SELECT user_id FROM employees WHERE tenant_id = $1 AND personnel_number = $2`, [
+    tenantId,
+    String(Math.ceil(users / 2)),
+  ]);
   const lastSheets = await one(`SELECT id FROM timesheets WHERE tenant_id = $1 ORDER BY date, id OFFSET 10 LIMIT 1`);
-  const leaveUser = await one(`SELECT user_id FROM employees WHERE tenant_id = $1 AND personnel_number = $2`, [tenantId, String(Math.ceil(others / LEAVES_PER_USER / 2))]);
+  const leaveUser = await one(`SELECT user_id FROM employees WHERE tenant_id = $1 AND personnel_number = $2`, [
+    tenantId,
+    String(Math.ceil(others / LEAVES_PER_USER / 2)),
+  ]);
   const lastLeaves = await one(`SELECT id FROM leaves WHERE tenant_id = $1 ORDER BY start_date, id OFFSET 10 LIMIT 1`);
   return {
     employeeId: employee.id,

@@ -18,7 +18,9 @@ const DAYS = 730;
 
 /** The id of the item `depth` from the end of the list `sql` selects (its `id`, in its order): a deep keyset page's `after`. */
 async function nearTheEnd(client, sql, values, depth = 50) {
-  const { rows: [{ count }] } = await client.query(`SELECT count(*)::int AS count FROM (${sql}) AS list`, values);
+  const {
+    rows: [{ count }],
+  } = await client.query(`SELECT count(*)::int AS count FROM (${sql}) AS list`, values);
   const { rows } = await client.query(`${sql} OFFSET ${Math.max(0, count - depth)} LIMIT 1`, values);
   return rows[0].id;
 }
@@ -48,7 +50,9 @@ module.exports = {
       SELECT ${id('conn', 'i')}, $1::uuid, ${id('mt', `(CASE WHEN i <= ${half} THEN i ELSE ${half} + (i - ${half} + 1) / 2 END)`)}, 'scim', 'Directory ' || i, i % 10 <> 0,
              'https://scim' || i || '.example.com/scim/v2', 'v1.AAAA.AAAA.AAAA', ${at('i')}, ${at('i')}
       FROM generate_series(1, ${connectors}) AS i`);
-    const { rows: [first] } = await q(`SELECT id::text FROM connectors WHERE id = ${id('conn', 1)}`);
+    const {
+      rows: [first],
+    } = await q(`SELECT id::text FROM connectors WHERE id = ${id('conn', 1)}`);
     const connectorId = first.id;
     await q(`INSERT INTO sync_runs (id, connector_id, status, trigger, attempts, users_seen, groups_seen, mode, created_at, started_at, finished_at, error)
       SELECT ${id('sync', 'i')}, ${id('conn', 1)}, (CASE WHEN i % 20 = 0 THEN 'failed' ELSE 'succeeded' END)::sync_run_status,
@@ -91,7 +95,8 @@ module.exports = {
     }
     await client.query('RESET session_replication_role');
 
-    const byCreated = (table, where = 'owner_tenant_id = $1::uuid') => nearTheEnd(client, `SELECT id FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC`, [tenantId]);
+    const byCreated = (table, where = 'owner_tenant_id = $1::uuid') =>
+      nearTheEnd(client, `SELECT id FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC`, [tenantId]);
     const connectorWhere = `connector_id = md5($1::text || 'conn' || 1)::uuid`;
     return {
       clientId: (await q(`SELECT ${id('client', 7)}::text AS id`)).rows[0].id,
@@ -100,10 +105,22 @@ module.exports = {
       connectorId,
       after: {
         tenants: await byCreated('managed_tenants'),
-        connectors: await nearTheEnd(client, `SELECT id FROM connectors WHERE owner_tenant_id = $1::uuid AND enabled ORDER BY created_at DESC, id DESC`, [tenantId]),
+        connectors: await nearTheEnd(
+          client,
+          `SELECT id FROM connectors WHERE owner_tenant_id = $1::uuid AND enabled ORDER BY created_at DESC, id DESC`,
+          [tenantId],
+        ),
         syncs: await byCreated('sync_runs', connectorWhere),
-        users: await nearTheEnd(client, `SELECT scim_id AS id FROM directory_users WHERE ${connectorWhere} ORDER BY user_name, scim_id`, [tenantId]),
-        groups: await nearTheEnd(client, `SELECT scim_id AS id FROM directory_groups WHERE ${connectorWhere} ORDER BY display_name, scim_id`, [tenantId]),
+        users: await nearTheEnd(
+          client,
+          `SELECT scim_id AS id FROM directory_users WHERE ${connectorWhere} ORDER BY user_name, scim_id`,
+          [tenantId],
+        ),
+        groups: await nearTheEnd(
+          client,
+          `SELECT scim_id AS id FROM directory_groups WHERE ${connectorWhere} ORDER BY display_name, scim_id`,
+          [tenantId],
+        ),
         onboardings: await byCreated('onboardings'),
         offboardings: await byCreated('offboardings'),
         moves: await byCreated('moves'),
@@ -128,7 +145,11 @@ module.exports = {
       `${c}/users?per_page=25&after=${p.after.users}`,
       `${c}/groups?per_page=25`,
       `${c}/groups?per_page=25&after=${p.after.groups}`,
-      ...['onboardings', 'offboardings', 'moves'].flatMap((list) => [`/${list}?per_page=25`, `/${list}?per_page=25&status=failed`, `/${list}?per_page=25&after=${p.after[list]}`]),
+      ...['onboardings', 'offboardings', 'moves'].flatMap((list) => [
+        `/${list}?per_page=25`,
+        `/${list}?per_page=25&status=failed`,
+        `/${list}?per_page=25&after=${p.after[list]}`,
+      ]),
     ];
   },
 };

@@ -17,20 +17,39 @@
 const { randomBytes, randomUUID } = require('node:crypto');
 const { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const { clientToken, databaseUrlFor, describeMachine, describeMemoryParts, forkServer, machine, memory, memoryParts, startService, stopService, verifyingServiceEnv, withClient, ROOT } = require('../support');
+const {
+  clientToken,
+  databaseUrlFor,
+  describeMachine,
+  describeMemoryParts,
+  forkServer,
+  machine,
+  memory,
+  memoryParts,
+  startService,
+  stopService,
+  verifyingServiceEnv,
+  withClient,
+  ROOT,
+} = require('../support');
 const { measurePair, ROUNDS, CONNECTIONS } = require('../measure');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ONLY = (process.env.BENCH_FLAT_ONLY ?? 'desk,link,hr').split(',').map((s) => s.trim()).filter(Boolean);
+const ONLY = (process.env.BENCH_FLAT_ONLY ?? 'desk,link,hr')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const DURATION = Number(process.env.BENCH_FLAT_DURATION ?? 6);
 const SCALE = Number(process.env.BENCH_FLAT_SCALE ?? 1);
 const CASES = process.env.BENCH_FLAT_CASES ? new RegExp(process.env.BENCH_FLAT_CASES) : null;
 const SNAPSHOT = process.env.BENCH_FLAT_SNAPSHOT ? path.resolve(process.env.BENCH_FLAT_SNAPSHOT) : null;
 // The services inherit it: Node writes a heap snapshot into the folder on SIGUSR2.
-if (SNAPSHOT) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOT}`.trim();
+if (SNAPSHOT)
+  process.env.NODE_OPTIONS =
+    `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOT}`.trim();
 const TARGET = 0.8;
 const RATE_LIMIT = 1_000_000_000;
 const RESULTS = path.join(ROOT, 'bench', 'results');
@@ -38,7 +57,8 @@ const RESULTS = path.join(ROOT, 'bench', 'results');
 const admin = (sql) => withClient(SERVER_URL, (client) => client.query(sql));
 const ratio = (a, b) => Math.round((a / b) * 100) / 100;
 /** A case's name: its path with ids as {id}, so the small and the large tenant's requests share it. */
-const nameOf = (route) => `GET ${route.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '{id}')}`;
+const nameOf = (route) =>
+  `GET ${route.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '{id}')}`;
 
 /** The modules that seed and name the lists of `service`: its own, and events.js wherever it names that service. */
 function modulesOf(service) {
@@ -56,18 +76,28 @@ function modulesOf(service) {
 async function startFor(service, { databaseUrl, issuer, scope }) {
   if (service === 'desk') {
     const desk = await forkServer('desk-server.js', {
-      BENCH_DESK: JSON.stringify({ databaseUrl, redisUrl: REDIS_URL || undefined, rateLimitPerMinute: RATE_LIMIT, logLevel: 'info', tenants: ['flat-small', 'flat-large'] }),
+      BENCH_DESK: JSON.stringify({
+        databaseUrl,
+        redisUrl: REDIS_URL || undefined,
+        rateLimitPerMinute: RATE_LIMIT,
+        logLevel: 'info',
+        tenants: ['flat-small', 'flat-large'],
+      }),
     });
     const tenants = {};
-    for (const [size, name] of [['small', 'flat-small'], ['large', 'flat-large']]) {
+    for (const [size, name] of [
+      ['small', 'flat-small'],
+      ['large', 'flat-large'],
+    ]) {
       const c = desk.credentials[name];
       tenants[size] = { tenantId: c.tenantId, headers: await clientToken(desk.url, c.clientId, c.secret) };
     }
-    const stop = () => new Promise((resolve) => {
-      if (desk.child.exitCode !== null) return resolve();
-      desk.child.once('exit', resolve);
-      desk.child.disconnect();
-    });
+    const stop = () =>
+      new Promise((resolve) => {
+        if (desk.child.exitCode !== null) return resolve();
+        desk.child.once('exit', resolve);
+        desk.child.disconnect();
+      });
     return { url: desk.url, pid: desk.child.pid, tenants, stop };
   }
   const env = { ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL || undefined, issuer }), LOG_LEVEL: 'info' };
@@ -76,7 +106,12 @@ async function startFor(service, { databaseUrl, issuer, scope }) {
   const tenants = {};
   for (const size of ['small', 'large']) {
     const tenantId = randomUUID();
-    tenants[size] = { tenantId, headers: { authorization: `Bearer ${issuer.token({ tenant_id: tenantId, scope, sub: `bench-flat-${service}` }, { expiresInSec: 4 * 3600 })}` } };
+    tenants[size] = {
+      tenantId,
+      headers: {
+        authorization: `Bearer ${issuer.token({ tenant_id: tenantId, scope, sub: `bench-flat-${service}` }, { expiresInSec: 4 * 3600 })}`,
+      },
+    };
   }
   return { url: started.url, pid: started.child.pid, tenants, stop: () => stopService(started) };
 }
@@ -85,16 +120,20 @@ async function startFor(service, { databaseUrl, issuer, scope }) {
 async function probe(url, headers) {
   const response = await fetch(url, { headers });
   const body = await response.json().catch(() => null);
-  if (response.status !== 200 || !Array.isArray(body?.data)) throw new Error(`${url}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  if (response.status !== 200 || !Array.isArray(body?.data))
+    throw new Error(`${url}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
   return body.pagination?.total ?? null;
 }
 
 /** A heap snapshot of `pid` into SNAPSHOT, with its memory's parts before and after (the snapshot's full collection). */
 async function snapshotOf(service, pid) {
   mkdirSync(SNAPSHOT, { recursive: true });
-  const files = () => readdirSync(SNAPSHOT).filter((file) => file.endsWith('.heapsnapshot') && file.includes(`.${pid}.`));
+  const files = () =>
+    readdirSync(SNAPSHOT).filter((file) => file.endsWith('.heapsnapshot') && file.includes(`.${pid}.`));
   const before = files().length;
-  console.log(`${service} before its heap snapshot: RSS ${Math.round(memory(pid).rss_mb)} MB (${describeMemoryParts(memoryParts(pid))} MB)`);
+  console.log(
+    `${service} before its heap snapshot: RSS ${Math.round(memory(pid).rss_mb)} MB (${describeMemoryParts(memoryParts(pid))} MB)`,
+  );
   process.kill(pid, 'SIGUSR2');
   // The file appears when Node starts writing it: done once its size stops changing.
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -105,7 +144,9 @@ async function snapshotOf(service, pid) {
   const file = path.join(SNAPSHOT, files().at(-1));
   for (let size = -1; size !== statSync(file).size; await sleep(1000)) size = statSync(file).size;
   await sleep(2000);
-  console.log(`${service} after its heap snapshot (${file}): RSS ${Math.round(memory(pid).rss_mb)} MB (${describeMemoryParts(memoryParts(pid))} MB)`);
+  console.log(
+    `${service} after its heap snapshot (${file}): RSS ${Math.round(memory(pid).rss_mb)} MB (${describeMemoryParts(memoryParts(pid))} MB)`,
+  );
 }
 
 async function runService(service, issuer) {
@@ -127,8 +168,12 @@ async function runService(service, issuer) {
       params[mod.file] = {};
       for (const size of ['small', 'large']) {
         const began = Date.now();
-        params[mod.file][size] = await withClient(databaseUrl, (client) => mod.seed(client, running.tenants[size].tenantId, { large: size === 'large', scale: SCALE }));
-        console.log(`${service}: ${mod.file} seeded the ${size} tenant in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+        params[mod.file][size] = await withClient(databaseUrl, (client) =>
+          mod.seed(client, running.tenants[size].tenantId, { large: size === 'large', scale: SCALE }),
+        );
+        console.log(
+          `${service}: ${mod.file} seeded the ${size} tenant in ${((Date.now() - began) / 1000).toFixed(1)} s`,
+        );
       }
     }
     await withClient(databaseUrl, (client) => client.query('VACUUM ANALYZE'));
@@ -137,25 +182,52 @@ async function runService(service, issuer) {
     for (const mod of mods) {
       const small = mod.cases(params[mod.file].small);
       const large = mod.cases(params[mod.file].large);
-      if (small.length !== large.length) throw new Error(`${mod.file}: cases() answers ${small.length} requests for the small tenant, ${large.length} for the large`);
+      if (small.length !== large.length)
+        throw new Error(
+          `${mod.file}: cases() answers ${small.length} requests for the small tenant, ${large.length} for the large`,
+        );
       for (let i = 0; i < small.length; i++) {
         const name = nameOf(large[i]);
         if (CASES && !CASES.test(name)) continue;
-        const side = (size, route) => ({ name: `${name} (${size})`, target: service, url: `${running.url}/api/v1${route}`, headers: running.tenants[size].headers, pid: running.pid });
-        const totals = { small: await probe(side('small', small[i]).url, running.tenants.small.headers), large: await probe(side('large', large[i]).url, running.tenants.large.headers) };
-        const [bigRow, smallRow] = await measurePair(side('large', large[i]), side('small', small[i]), { duration: DURATION, warmup: 1 });
-        const row = { service, name, totals, small: smallRow, large: bigRow, rps_ratio: ratio(bigRow.requests_per_sec, smallRow.requests_per_sec), rss_end_mb: Math.round(memory(running.pid).rss_mb) };
+        const side = (size, route) => ({
+          name: `${name} (${size})`,
+          target: service,
+          url: `${running.url}/api/v1${route}`,
+          headers: running.tenants[size].headers,
+          pid: running.pid,
+        });
+        const totals = {
+          small: await probe(side('small', small[i]).url, running.tenants.small.headers),
+          large: await probe(side('large', large[i]).url, running.tenants.large.headers),
+        };
+        const [bigRow, smallRow] = await measurePair(side('large', large[i]), side('small', small[i]), {
+          duration: DURATION,
+          warmup: 1,
+        });
+        const row = {
+          service,
+          name,
+          totals,
+          small: smallRow,
+          large: bigRow,
+          rps_ratio: ratio(bigRow.requests_per_sec, smallRow.requests_per_sec),
+          rss_end_mb: Math.round(memory(running.pid).rss_mb),
+        };
         row.met = row.rps_ratio >= TARGET && bigRow.non_2xx === 0 && smallRow.non_2xx === 0;
         rows.push(row);
         // Where the memory is after each case, against the memory bound: a part that grows names its cause.
-        console.log(`${service} ${name}: ×${row.rps_ratio}, RSS ${row.rss_end_mb} MB (${describeMemoryParts(memoryParts(running.pid))} MB)`);
+        console.log(
+          `${service} ${name}: ×${row.rps_ratio}, RSS ${row.rss_end_mb} MB (${describeMemoryParts(memoryParts(running.pid))} MB)`,
+        );
       }
     }
     if (SNAPSHOT) await snapshotOf(service, running.pid);
     return rows;
   } finally {
     await running?.stop().catch((error) => console.error(error.message));
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch((error) => console.error(`could not drop ${database}: ${error.message}`));
+    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch((error) =>
+      console.error(`could not drop ${database}: ${error.message}`),
+    );
   }
 }
 
@@ -169,7 +241,10 @@ function markdown(report) {
     '',
     '| service | case | total small | total large | small req/s | small p50 / p99 ms | large req/s | large p50 / p99 ms | large ÷ small | met | RSS after MB |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|',
-    ...report.rows.map((r) => `| ${r.service} | ${r.name.replace(/\|/g, '\\|')} | ${r.totals.small} | ${r.totals.large} | ${r.small.requests_per_sec} | ${r.small.p50_ms} / ${r.small.p99_ms} | ${r.large.requests_per_sec} | ${r.large.p50_ms} / ${r.large.p99_ms} | ${r.rps_ratio} | ${r.met ? 'yes' : 'no'} | ${r.rss_end_mb} |`),
+    ...report.rows.map(
+      (r) =>
+        `| ${r.service} | ${r.name.replace(/\|/g, '\\|')} | ${r.totals.small} | ${r.totals.large} | ${r.small.requests_per_sec} | ${r.small.p50_ms} / ${r.small.p99_ms} | ${r.large.requests_per_sec} | ${r.large.p50_ms} / ${r.large.p99_ms} | ${r.rps_ratio} | ${r.met ? 'yes' : 'no'} | ${r.rss_end_mb} |`,
+    ),
     '',
     report.missed.length ? `Missed: ${report.missed.join('; ')}.` : 'Every case met its target.',
     '',
@@ -188,28 +263,53 @@ async function main() {
   } finally {
     await issuer.close();
   }
-  const postgres = await withClient(SERVER_URL, async (c) => (await c.query('SHOW server_version')).rows[0].server_version);
+  const postgres = await withClient(
+    SERVER_URL,
+    async (c) => (await c.query('SHOW server_version')).rows[0].server_version,
+  );
   const date = new Date().toISOString();
   const file = `bench/results/${date.slice(0, 10)}-flat.json`;
   const report = {
     date,
     machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startMachine.load_average_at_start },
-    settings: { connections: CONNECTIONS, duration_s: DURATION, rounds: ROUNDS, scale: SCALE, target: TARGET, services: ONLY },
+    settings: {
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      rounds: ROUNDS,
+      scale: SCALE,
+      target: TARGET,
+      services: ONLY,
+    },
     rows,
     missed: rows.filter((r) => !r.met).map((r) => `${r.service} ${r.name} ×${r.rps_ratio}`),
     file,
   };
   // A partial run (some services, smaller seeds) is a check, not the record: it prints only.
-  const partial = SCALE !== 1 || SNAPSHOT || ONLY.length < 3 || CASES || process.env.BENCH_FLAT_DESK_ROWS || process.env.BENCH_FLAT_DESK_BIG_ROWS;
+  const partial =
+    SCALE !== 1 ||
+    SNAPSHOT ||
+    ONLY.length < 3 ||
+    CASES ||
+    process.env.BENCH_FLAT_DESK_ROWS ||
+    process.env.BENCH_FLAT_DESK_BIG_ROWS;
   if (!partial) {
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(path.join(RESULTS, 'latest-flat.md'), markdown(report));
   }
   console.log('\nlarge ÷ small');
-  for (const r of rows) console.log(`  ${r.service.padEnd(5)} ${r.name.padEnd(70)} ×${r.rps_ratio} (${r.totals.small} vs ${r.totals.large})  ${r.met ? 'met' : 'NOT met'}`);
-  console.log(`\n${report.missed.length ? `NOT met: ${report.missed.length} of ${rows.length}` : 'every case met'}; ${partial ? 'a partial run: no results written' : `wrote ${file} and bench/results/latest-flat.md`}`);
-  if (rows.some((r) => r.small.non_2xx || r.large.non_2xx || r.small.errors || r.large.errors) || (process.env.BENCH_STRICT === '1' && report.missed.length)) process.exitCode = 1;
+  for (const r of rows)
+    console.log(
+      `  ${r.service.padEnd(5)} ${r.name.padEnd(70)} ×${r.rps_ratio} (${r.totals.small} vs ${r.totals.large})  ${r.met ? 'met' : 'NOT met'}`,
+    );
+  console.log(
+    `\n${report.missed.length ? `NOT met: ${report.missed.length} of ${rows.length}` : 'every case met'}; ${partial ? 'a partial run: no results written' : `wrote ${file} and bench/results/latest-flat.md`}`,
+  );
+  if (
+    rows.some((r) => r.small.non_2xx || r.large.non_2xx || r.small.errors || r.large.errors) ||
+    (process.env.BENCH_STRICT === '1' && report.missed.length)
+  )
+    process.exitCode = 1;
 }
 
 main().catch((error) => {

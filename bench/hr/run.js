@@ -17,7 +17,22 @@ const { randomBytes, randomUUID } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { ROOT, round, median, databaseUrlFor, withClient, startService, verifyingServiceEnv, memory, memoryParts, describeMemoryParts, serviceMetrics, resetPeak, machine, describeMachine } = require('../support');
+const {
+  ROOT,
+  round,
+  median,
+  databaseUrlFor,
+  withClient,
+  startService,
+  verifyingServiceEnv,
+  memory,
+  memoryParts,
+  describeMemoryParts,
+  serviceMetrics,
+  resetPeak,
+  machine,
+  describeMachine,
+} = require('../support');
 const { applyMigrations, openDatabase } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 const { payrollRowsInOrder } = require(`${ROOT}/services/hr/dist/exports/payroll-export.repository.js`);
@@ -47,7 +62,11 @@ const RESULTS = path.join(ROOT, 'bench/results');
 async function heapSpaces(serviceUrl) {
   const value = await serviceMetrics(serviceUrl);
   const mb = (name, space) => round(value(name, { space }) / 1048576, 1);
-  return { new_space_mb: mb('nodejs_heap_space_size_total_bytes', 'new'), old_space_mb: mb('nodejs_heap_space_size_total_bytes', 'old'), old_space_used_mb: mb('nodejs_heap_space_size_used_bytes', 'old') };
+  return {
+    new_space_mb: mb('nodejs_heap_space_size_total_bytes', 'new'),
+    old_space_mb: mb('nodejs_heap_space_size_total_bytes', 'old'),
+    old_space_used_mb: mb('nodejs_heap_space_size_used_bytes', 'old'),
+  };
 }
 
 /** memoryParts rounded to 0.1 MB. */
@@ -119,7 +138,9 @@ async function seedTenant(client, tenantId, employees) {
       WHERE l.tenant_id = $1 AND extract(isodow FROM d) < 6`,
     [tenantId],
   );
-  const { rows } = await client.query('SELECT count(*)::int AS sheets FROM timesheets WHERE tenant_id = $1', [tenantId]);
+  const { rows } = await client.query('SELECT count(*)::int AS sheets FROM timesheets WHERE tenant_id = $1', [
+    tenantId,
+  ]);
   return rows[0].sheets;
 }
 
@@ -184,7 +205,10 @@ async function seedRecordTenant(client, tenantId, employees) {
      SELECT l.id, $1, $2, d::date FROM l CROSS JOIN generate_series(l.start_date, l.end_date, interval '1 day') AS d WHERE extract(isodow FROM d) < 6`,
     [tenantId, userId, RECORD_YEARS.from, RECORD_YEARS.to],
   );
-  const { rows: days } = await client.query('SELECT count(*)::int AS n FROM leave_days WHERE tenant_id = $1 AND user_id = $2', [tenantId, userId]);
+  const { rows: days } = await client.query(
+    'SELECT count(*)::int AS n FROM leave_days WHERE tenant_id = $1 AND user_id = $2',
+    [tenantId, userId],
+  );
   return { sheets: sheets + added.rowCount, leaveDays: days[0].n, employeeId: id };
 }
 
@@ -212,7 +236,11 @@ function inlined(sql, params) {
 /** hr as production runs it: `node services/hr/dist/index.js`, configured by environment. */
 function startHr(databaseUrl, issuer) {
   // Production requires the key that seals webhook secrets (none are used here).
-  return startService('hr', { ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }), LOG_LEVEL: 'info', WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+  return startService('hr', {
+    ...verifyingServiceEnv({ databaseUrl, redisUrl: REDIS_URL, issuer }),
+    LOG_LEVEL: 'info',
+    WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
 }
 
 /** Downloads the export; time to last byte, bytes and lines. The body is counted, not kept. */
@@ -230,7 +258,14 @@ function download(url, authorization) {
           for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
           tail = Buffer.concat([tail, chunk]).subarray(-200);
         });
-        res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, bytes, lines, last: tail.toString().trimEnd().split('\r\n').at(-1) }));
+        res.on('end', () =>
+          resolve({
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+            bytes,
+            lines,
+            last: tail.toString().trimEnd().split('\r\n').at(-1),
+          }),
+        );
         res.on('error', reject);
       })
       .on('error', reject);
@@ -243,13 +278,21 @@ function copy(databaseUrl, sql) {
     const started = process.hrtime.bigint();
     let bytes = 0;
     let lines = 0;
-    const psql = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', databaseUrl, '-c', `COPY (${sql}) TO STDOUT (FORMAT csv)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const psql = spawn(
+      'psql',
+      ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', databaseUrl, '-c', `COPY (${sql}) TO STDOUT (FORMAT csv)`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     psql.stdout.on('data', (chunk) => {
       bytes += chunk.length;
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
     });
     psql.on('error', reject);
-    psql.on('close', (code) => (code === 0 ? resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, bytes, lines }) : reject(new Error(`psql exited with ${code}`))));
+    psql.on('close', (code) =>
+      code === 0
+        ? resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, bytes, lines })
+        : reject(new Error(`psql exited with ${code}`)),
+    );
   });
 }
 
@@ -262,17 +305,21 @@ function markdown(report) {
     `Run ${report.date} on ${describeMachine(m)}.`,
     `\`GET /exports/payroll?period=${PERIOD}\` (CSV) from the built hr service (\`node services/hr/dist/index.js\`, NODE_ENV=production, ES256 token, rate limiter, request logging at info), one request at a time; ${report.settings.runs} measured runs per case after one unmeasured, median reported.`,
     "Baseline: PostgreSQL's own `COPY (<the export's query, parameters written in>) TO STDOUT (FORMAT csv)` through `psql`, same rows, same run.",
-    'Peak RSS: the hr process\'s VmHWM from /proc, reset (clear_refs) before each size, so it is the peak while that size was exported; both sizes are exported once, unmeasured, before either is measured.',
+    "Peak RSS: the hr process's VmHWM from /proc, reset (clear_refs) before each size, so it is the peak while that size was exported; both sizes are exported once, unmeasured, before either is measured.",
     '',
     '| tenant | employees | sheets | rows | hr time to last byte ms | COPY ms | hr ÷ COPY | hr MB sent | hr peak RSS MB |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...report.sizes.map(
-      (s) => `| ${s.tenant} | ${s.employees.toLocaleString('en')} | ${s.sheets.toLocaleString('en')} | ${s.rows.toLocaleString('en')} | ${s.hr_ms} | ${s.copy_ms} | ${s.ratio} | ${s.hr_mb} | ${s.peak_rss_mb} |`,
+      (s) =>
+        `| ${s.tenant} | ${s.employees.toLocaleString('en')} | ${s.sheets.toLocaleString('en')} | ${s.rows.toLocaleString('en')} | ${s.hr_ms} | ${s.copy_ms} | ${s.ratio} | ${s.hr_mb} | ${s.peak_rss_mb} |`,
     ),
     '',
     `hr's RSS before any export: ${report.idle_rss_mb} MB right after start, ${report.warm_rss_mb} MB after one ordinary request (GET /payroll/settings: token verification, rate limiter, Prisma's first query). The export's own share is the peak minus that.`,
     '',
-    ...report.warm_up.map((w) => `After the unmeasured ${w.after} export: RSS ${w.rss_mb} MB (${describeMemoryParts(w.parts_mb)} MB; V8's new space ${w.heap.new_space_mb} MB, old space ${w.heap.old_space_mb} MB of which ${w.heap.old_space_used_mb} used).`),
+    ...report.warm_up.map(
+      (w) =>
+        `After the unmeasured ${w.after} export: RSS ${w.rss_mb} MB (${describeMemoryParts(w.parts_mb)} MB; V8's new space ${w.heap.new_space_mb} MB, old space ${w.heap.old_space_mb} MB of which ${w.heap.old_space_used_mb} used).`,
+    ),
     '',
     `- Within ${TARGET_RATIO}× of COPY: ${verdict(report.targets.within_ratio)} (${report.sizes.map((s) => `×${s.ratio}`).join(', ')}).`,
     `- Peak RSS under ${TARGET_RSS_MB} MB: ${verdict(report.targets.rss_under_limit)}; no larger at 10× the data: ${verdict(report.targets.rss_flat)} (${report.sizes.map((s) => `${s.peak_rss_mb} MB`).join(' vs ')}).`,
@@ -282,7 +329,9 @@ function markdown(report) {
     '',
     '| case | request | p50 ms | p99 ms | max ms |',
     '|---|---|---:|---:|---:|',
-    ...report.records.cases.map((c) => `| ${c.case} | \`GET /employees/:id/${c.path}\` | ${c.p50_ms} | ${c.p99_ms} | ${c.max_ms} |`),
+    ...report.records.cases.map(
+      (c) => `| ${c.case} | \`GET /employees/:id/${c.path}\` | ${c.p50_ms} | ${c.p99_ms} | ${c.max_ms} |`,
+    ),
     '',
     `Full numbers: \`${report.file}\`.`,
     '',
@@ -305,7 +354,9 @@ async function main() {
       });
     }
     await issuer?.close();
-    await withClient(SERVER_URL, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch((error) => console.error(`could not drop ${name}: ${error.message}`));
+    await withClient(SERVER_URL, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch((error) =>
+      console.error(`could not drop ${name}: ${error.message}`),
+    );
   };
   process.once('SIGINT', () => cleanUp().finally(() => process.exit(130)));
   try {
@@ -320,11 +371,15 @@ async function main() {
       for (const t of tenants) {
         const started = Date.now();
         t.sheets = await seedTenant(client, t.tenantId, t.employees);
-        console.log(`seeded ${t.tenant}: ${t.employees} employees, ${t.sheets} timesheets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        console.log(
+          `seeded ${t.tenant}: ${t.employees} employees, ${t.sheets} timesheets in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
       }
       const started = Date.now();
       recordTenant.seeded = await seedRecordTenant(client, recordTenant.tenantId, RECORD_EMPLOYEES);
-      console.log(`seeded records: ${RECORD_EMPLOYEES} employees, ${recordTenant.seeded.sheets} timesheets in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `seeded records: ${RECORD_EMPLOYEES} employees, ${recordTenant.seeded.sheets} timesheets in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
       await client.query('VACUUM ANALYZE');
       return (await client.query('SHOW server_version')).rows[0].server_version;
     });
@@ -335,17 +390,26 @@ async function main() {
     const idle = memory(pid);
     // One ordinary request first (token verification, the rate limiter, Prisma's first query, which
     // loads its query compiler): what the process holds before any export.
-    const settings = await fetch(`${hr.url}/api/v1/payroll/settings`, { headers: { authorization: `Bearer ${issuer.token({ tenant_id: tenants[0].tenantId, scope: 'read:payroll' })}` } });
+    const settings = await fetch(`${hr.url}/api/v1/payroll/settings`, {
+      headers: { authorization: `Bearer ${issuer.token({ tenant_id: tenants[0].tenantId, scope: 'read:payroll' })}` },
+    });
     if (!settings.ok) throw new Error(`GET /payroll/settings answered ${settings.status}`);
     const warm = memory(pid);
-    console.log(`hr (pid ${pid}) at ${hr.url}, RSS ${round(idle.rss_mb, 1)} MB idle, ${round(warm.rss_mb, 1)} MB after a first request`);
+    console.log(
+      `hr (pid ${pid}) at ${hr.url}, RSS ${round(idle.rss_mb, 1)} MB idle, ${round(warm.rss_mb, 1)} MB after a first request`,
+    );
 
     const url = `${hr.url}/api/v1/exports/payroll?period=${PERIOD}`;
     const authorizationOf = (t) => `Bearer ${issuer.token({ tenant_id: t.tenantId, scope: 'read:payroll' })}`;
     // hr's own statement, compiled by its query builder (no connection is opened for that).
     const compiler = openDatabase(databaseUrl);
     const sqlOf = (t) => {
-      const { sql, parameters } = payrollRowsInOrder(compiler.db, t.tenantId, periodOf(PERIOD), DEFAULT_WAGE_TYPES).compile();
+      const { sql, parameters } = payrollRowsInOrder(
+        compiler.db,
+        t.tenantId,
+        periodOf(PERIOD),
+        DEFAULT_WAGE_TYPES,
+      ).compile();
       return inlined(sql, parameters);
     };
     // Unmeasured first passes of both sizes before either is measured: PostgreSQL's cache, hr's
@@ -359,9 +423,16 @@ async function main() {
     for (const t of tenants) {
       await download(url, authorizationOf(t));
       await copy(databaseUrl, sqlOf(t));
-      warmUp.push({ after: t.tenant, rss_mb: round(memory(pid).rss_mb, 1), parts_mb: roundParts(memoryParts(pid)), heap: await heapSpaces(hr.url) });
+      warmUp.push({
+        after: t.tenant,
+        rss_mb: round(memory(pid).rss_mb, 1),
+        parts_mb: roundParts(memoryParts(pid)),
+        heap: await heapSpaces(hr.url),
+      });
       const last = warmUp.at(-1);
-      console.log(`after the unmeasured ${t.tenant} export: RSS ${last.rss_mb} MB (${describeMemoryParts(last.parts_mb)}; V8 new space ${last.heap.new_space_mb}, old space ${last.heap.old_space_mb} of which used ${last.heap.old_space_used_mb} MB)`);
+      console.log(
+        `after the unmeasured ${t.tenant} export: RSS ${last.rss_mb} MB (${describeMemoryParts(last.parts_mb)}; V8 new space ${last.heap.new_space_mb}, old space ${last.heap.old_space_mb} of which used ${last.heap.old_space_used_mb} MB)`,
+      );
     }
 
     const sizes = [];
@@ -396,19 +467,30 @@ async function main() {
         copy_mb: round(copyRuns[0].bytes / 1024 ** 2, 1),
         peak_rss_mb: round(peak, 1),
         peak_from: reset ? 'VmHWM after clear_refs (and 10 ms VmRSS samples)' : '10 ms VmRSS samples',
-        memory_parts_mb: { before: roundParts(partsBefore), at_highest_sample: roundParts(partsAtPeak), after: roundParts(memoryParts(pid)) },
+        memory_parts_mb: {
+          before: roundParts(partsBefore),
+          at_highest_sample: roundParts(partsAtPeak),
+          after: roundParts(memoryParts(pid)),
+        },
         heap_after: await heapSpaces(hr.url),
         // hr writes a header line; COPY does not.
-        same_rows: hrRuns.every((r) => r.lines - 1 === copyRuns[0].lines) && copyRuns.every((r) => r.lines === copyRuns[0].lines),
+        same_rows:
+          hrRuns.every((r) => r.lines - 1 === copyRuns[0].lines) &&
+          copyRuns.every((r) => r.lines === copyRuns[0].lines),
         last_line: hrRuns[0].last,
         hr_runs_ms: hrRuns.map((r) => round(r.ms)),
         copy_runs_ms: copyRuns.map((r) => round(r.ms)),
       };
       row.ratio = round(row.hr_ms / row.copy_ms, 2);
       sizes.push(row);
-      console.log(`${t.tenant}: ${row.rows} rows, hr ${row.hr_ms} ms (${row.hr_mb} MB), COPY ${row.copy_ms} ms, ×${row.ratio}, hr peak RSS ${row.peak_rss_mb} MB`);
-      for (const [when, parts] of Object.entries(row.memory_parts_mb)) console.log(`  hr's memory ${when.replaceAll('_', ' ')}: ${describeMemoryParts(parts)} MB`);
-      console.log(`  V8 after: new space ${row.heap_after.new_space_mb}, old space ${row.heap_after.old_space_mb} of which used ${row.heap_after.old_space_used_mb} MB`);
+      console.log(
+        `${t.tenant}: ${row.rows} rows, hr ${row.hr_ms} ms (${row.hr_mb} MB), COPY ${row.copy_ms} ms, ×${row.ratio}, hr peak RSS ${row.peak_rss_mb} MB`,
+      );
+      for (const [when, parts] of Object.entries(row.memory_parts_mb))
+        console.log(`  hr's memory ${when.replaceAll('_', ' ')}: ${describeMemoryParts(parts)} MB`);
+      console.log(
+        `  V8 after: new space ${row.heap_after.new_space_mb}, old space ${row.heap_after.old_space_mb} of which used ${row.heap_after.old_space_used_mb} MB`,
+      );
     }
 
     const records = [];
@@ -420,7 +502,14 @@ async function main() {
       const runs = [];
       for (let run = 0; run < RECORD_REQUESTS; run++) runs.push(await timed(url, recordAuth));
       const sorted = [...runs].sort((a, b) => a - b);
-      const row = { case: c.name, path: c.path, p50_ms: round(percentile(sorted, 0.5)), p99_ms: round(percentile(sorted, 0.99)), max_ms: round(sorted.at(-1)), mean_ms: round(runs.reduce((a, b) => a + b, 0) / runs.length) };
+      const row = {
+        case: c.name,
+        path: c.path,
+        p50_ms: round(percentile(sorted, 0.5)),
+        p99_ms: round(percentile(sorted, 0.99)),
+        max_ms: round(sorted.at(-1)),
+        mean_ms: round(runs.reduce((a, b) => a + b, 0) / runs.length),
+      };
       if (c.path.startsWith('leave-account')) {
         // What the account came to (taken, returned, carried over…): the seeding did give it work.
         row.answer = await (await fetch(url, { headers: { authorization: recordAuth } })).json();
@@ -434,12 +523,26 @@ async function main() {
     const report = {
       date,
       machine: { ...machine(`PostgreSQL ${postgres}`), load_average_at_start: startLoad.load_average_at_start },
-      settings: { runs: RUNS, period: PERIOD, employees_small: SMALL, employees_large: LARGE, redis: Boolean(REDIS_URL) },
+      settings: {
+        runs: RUNS,
+        period: PERIOD,
+        employees_small: SMALL,
+        employees_large: LARGE,
+        redis: Boolean(REDIS_URL),
+      },
       idle_rss_mb: round(idle.rss_mb, 1),
       warm_up: warmUp,
       warm_rss_mb: round(warm.rss_mb, 1),
       sizes,
-      records: { employees: RECORD_EMPLOYEES, sheets: recordTenant.seeded.sheets, leave_days: recordTenant.seeded.leaveDays, years: RECORD_YEARS, requests: RECORD_REQUESTS, warmup: recordWarmup, cases: records },
+      records: {
+        employees: RECORD_EMPLOYEES,
+        sheets: recordTenant.seeded.sheets,
+        leave_days: recordTenant.seeded.leaveDays,
+        years: RECORD_YEARS,
+        requests: RECORD_REQUESTS,
+        warmup: recordWarmup,
+        cases: records,
+      },
       targets: {
         within_ratio: sizes.every((s) => s.ratio <= TARGET_RATIO),
         rss_under_limit: sizes.every((s) => s.peak_rss_mb < TARGET_RSS_MB),

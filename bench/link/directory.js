@@ -23,7 +23,13 @@ async function serveDirectory(USERS, GROUPS) {
   const groups = [];
   // Stamped a day ago: a delta (changes since the last run began, less link's 60 s margin) finds none.
   const created = new Date(Date.now() - 24 * 3600_000).toISOString();
-  for (let g = 0; g < GROUPS; g++) groups.push({ id: randomUUID(), displayName: `Group ${g}`, members: [], meta: { resourceType: 'Group', created, lastModified: created } });
+  for (let g = 0; g < GROUPS; g++)
+    groups.push({
+      id: randomUUID(),
+      displayName: `Group ${g}`,
+      members: [],
+      meta: { resourceType: 'Group', created, lastModified: created },
+    });
   for (let u = 0; u < USERS; u++) {
     const user = {
       id: randomUUID(),
@@ -51,11 +57,19 @@ async function serveDirectory(USERS, GROUPS) {
   let writable = false;
   const declare = (resource, store) =>
     SCIMMY.Resources.declare(resource)
-      .egress((target) => (target.id ? store.find((row) => row.id === target.id) : page(target, target.filter ? target.filter.match(store) : store)))
+      .egress((target) =>
+        target.id
+          ? store.find((row) => row.id === target.id)
+          : page(target, target.filter ? target.filter.match(store) : store),
+      )
       .ingress((target, data) => {
         const index = target.id ? store.findIndex((row) => row.id === target.id) : -1;
         if (!writable || index < 0) throw new SCIMMY.Types.Error(403, null, 'read-only directory');
-        const updated = { ...data, id: target.id, meta: { ...store[index].meta, lastModified: new Date().toISOString() } };
+        const updated = {
+          ...data,
+          id: target.id,
+          meta: { ...store[index].meta, lastModified: new Date().toISOString() },
+        };
         store[index] = updated;
         return updated;
       })
@@ -69,7 +83,8 @@ async function serveDirectory(USERS, GROUPS) {
   // startIndex and count are integers (RFC 7644 §3.4.2.4); SCIMMY ignores the strings Express parses.
   app.use((req, _res, next) => {
     const query = { ...req.query };
-    for (const key of ['startIndex', 'count']) if (typeof query[key] === 'string' && /^\d+$/.test(query[key])) query[key] = Number(query[key]);
+    for (const key of ['startIndex', 'count'])
+      if (typeof query[key] === 'string' && /^\d+$/.test(query[key])) query[key] = Number(query[key]);
     Object.defineProperty(req, 'query', { value: query });
     next();
   });
@@ -105,7 +120,12 @@ function startDirectory({ users, groups }) {
   const child = fork(__filename, [], {
     execPath: serverNode().path,
     execArgv: serverNode().flags,
-    env: { ...process.env, ...serverNode().env, BENCH_DIRECTORY_USERS: String(users), BENCH_DIRECTORY_GROUPS: String(groups) },
+    env: {
+      ...process.env,
+      ...serverNode().env,
+      BENCH_DIRECTORY_USERS: String(users),
+      BENCH_DIRECTORY_GROUPS: String(groups),
+    },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const ask = (command) =>
@@ -136,19 +156,21 @@ function startDirectory({ users, groups }) {
 }
 
 if (require.main === module && process.send) {
-  serveDirectory(Number(process.env.BENCH_DIRECTORY_USERS), Number(process.env.BENCH_DIRECTORY_GROUPS)).then((directory) => {
-    process.on('message', (command) => {
-      try {
-        if ('filterSupported' in command) directory.setFilterSupported(command.filterSupported);
-        if (command.allowWrites) directory.allowWrites();
-        process.send({ ok: true });
-      } catch (error) {
-        process.send({ error: String(error) });
-      }
-    });
-    process.on('disconnect', () => process.exit(0));
-    process.send({ baseUrl: directory.baseUrl, token: directory.token });
-  });
+  serveDirectory(Number(process.env.BENCH_DIRECTORY_USERS), Number(process.env.BENCH_DIRECTORY_GROUPS)).then(
+    (directory) => {
+      process.on('message', (command) => {
+        try {
+          if ('filterSupported' in command) directory.setFilterSupported(command.filterSupported);
+          if (command.allowWrites) directory.allowWrites();
+          process.send({ ok: true });
+        } catch (error) {
+          process.send({ error: String(error) });
+        }
+      });
+      process.on('disconnect', () => process.exit(0));
+      process.send({ baseUrl: directory.baseUrl, token: directory.token });
+    },
+  );
 }
 
 module.exports = { startDirectory };

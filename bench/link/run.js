@@ -35,7 +35,20 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const { Client } = require('pg');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, round, median, databaseUrlFor, withClient, serverNode, startService, stopService, verifyingServiceEnv, memory, resetPeak, clientToken } = require('../support');
+const {
+  ROOT,
+  round,
+  median,
+  databaseUrlFor,
+  withClient,
+  serverNode,
+  startService,
+  stopService,
+  verifyingServiceEnv,
+  memory,
+  resetPeak,
+  clientToken,
+} = require('../support');
 const LINK = path.join(ROOT, 'services/link');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
@@ -49,7 +62,13 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DELTA_RUNS = Number(process.env.BENCH_DELTA_RUNS ?? 9);
 const MOVES = Number(process.env.BENCH_MOVES ?? 15);
 // Each case reports medians: one measured run at least (a median of none is no figure).
-for (const [name, value] of Object.entries({ BENCH_USERS: USERS, BENCH_GROUPS: GROUPS, BENCH_RUNS: RUNS, BENCH_DELTA_RUNS: DELTA_RUNS, BENCH_MOVES: MOVES })) {
+for (const [name, value] of Object.entries({
+  BENCH_USERS: USERS,
+  BENCH_GROUPS: GROUPS,
+  BENCH_RUNS: RUNS,
+  BENCH_DELTA_RUNS: DELTA_RUNS,
+  BENCH_MOVES: MOVES,
+})) {
   if (!Number.isInteger(value) || value < 1) {
     console.error(`${name} must be a whole number of 1 or more (got ${JSON.stringify(process.env[name])})`);
     process.exit(2);
@@ -69,7 +88,9 @@ const END_POLL_MS = 250;
 const RESULTS = path.join(ROOT, 'bench/results');
 
 async function getJson(directory, pathAndQuery) {
-  const response = await fetch(`${directory.baseUrl}${pathAndQuery}`, { headers: { authorization: `Bearer ${directory.token}`, accept: 'application/scim+json' } });
+  const response = await fetch(`${directory.baseUrl}${pathAndQuery}`, {
+    headers: { authorization: `Bearer ${directory.token}`, accept: 'application/scim+json' },
+  });
   if (!response.ok) throw new Error(`the directory answered ${pathAndQuery} with ${response.status}`);
   return response.json();
 }
@@ -103,7 +124,13 @@ function startDesk(databaseUrl) {
     BOOTSTRAP_CLIENT_ID: DESK_CLIENT.id,
     BOOTSTRAP_CLIENT_SECRET: DESK_CLIENT.secret,
     BOOTSTRAP_TENANT: 'bench',
-    SERVICE_CLIENTS: JSON.stringify([{ client_id: LINK_AT_DESK.id, client_secret: LINK_AT_DESK.secret, scopes: ['read:users', 'read:tickets', 'write:tickets'] }]),
+    SERVICE_CLIENTS: JSON.stringify([
+      {
+        client_id: LINK_AT_DESK.id,
+        client_secret: LINK_AT_DESK.secret,
+        scopes: ['read:users', 'read:tickets', 'write:tickets'],
+      },
+    ]),
     LOG_LEVEL: 'warn',
   });
 }
@@ -142,13 +169,18 @@ async function bareMove(directory, desk, clientId, index, managerIndex) {
   const call = async (method, pathAndQuery, body) => {
     const response = await fetch(`${directory.baseUrl}${pathAndQuery}`, {
       method,
-      headers: { authorization: `Bearer ${directory.token}`, accept: 'application/scim+json', ...(body ? { 'content-type': 'application/scim+json' } : {}) },
+      headers: {
+        authorization: `Bearer ${directory.token}`,
+        accept: 'application/scim+json',
+        ...(body ? { 'content-type': 'application/scim+json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     if (!response.ok) throw new Error(`the directory answered ${method} ${pathAndQuery} with ${response.status}`);
     return response.json();
   };
-  const findOne = async (endpoint, filter) => (await call('GET', `${endpoint}?filter=${encodeURIComponent(filter)}&startIndex=1&count=2`)).Resources[0];
+  const findOne = async (endpoint, filter) =>
+    (await call('GET', `${endpoint}?filter=${encodeURIComponent(filter)}&startIndex=1&count=2`)).Resources[0];
   const started = process.hrtime.bigint();
   const user = await findOne('/Users', `userName eq "user${index}@contoso.example"`);
   const manager = await findOne('/Users', `userName eq "user${managerIndex}@contoso.example"`);
@@ -161,10 +193,27 @@ async function bareMove(directory, desk, clientId, index, managerIndex) {
     ],
   });
   const joined = await findOne('/Groups', `displayName eq "Group ${(index + 1) % GROUPS}"`);
-  await call('PATCH', `/Groups/${joined.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: user.id }] }] });
+  await call('PATCH', `/Groups/${joined.id}`, {
+    schemas: [PATCH_OP],
+    Operations: [{ op: 'add', path: 'members', value: [{ value: user.id }] }],
+  });
   const left = await findOne('/Groups', `displayName eq "Group ${index % GROUPS}"`);
-  await call('PATCH', `/Groups/${left.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: `members[value eq "${user.id}"]` }] });
-  await deskApi(desk, 'POST', '/tickets', { title: `Equipment for the move of user${index}@contoso.example`, description: 'Moves to the 3rd floor, desk 3.14.', category: 'hardware', client_id: clientId }, { 'idempotency-key': randomUUID() });
+  await call('PATCH', `/Groups/${left.id}`, {
+    schemas: [PATCH_OP],
+    Operations: [{ op: 'remove', path: `members[value eq "${user.id}"]` }],
+  });
+  await deskApi(
+    desk,
+    'POST',
+    '/tickets',
+    {
+      title: `Equipment for the move of user${index}@contoso.example`,
+      description: 'Moves to the 3rd floor, desk 3.14.',
+      category: 'hardware',
+      client_id: clientId,
+    },
+    { 'idempotency-key': randomUUID() },
+  );
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
@@ -181,7 +230,10 @@ async function bareDelta(directory, since) {
   const filter = `meta.lastModified gt ${JSON.stringify(since)}`;
   const started = process.hrtime.bigint();
   await getJson(directory, '/ServiceProviderConfig');
-  const [users, groups] = await Promise.all([readPages(directory, '/Users', filter), readPages(directory, '/Groups', filter)]);
+  const [users, groups] = await Promise.all([
+    readPages(directory, '/Users', filter),
+    readPages(directory, '/Groups', filter),
+  ]);
   return { users, groups, ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
@@ -292,7 +344,10 @@ async function main() {
   let poller;
   try {
     await applyMigrations(databaseUrl, path.join(LINK, 'prisma/migrations'));
-    const postgres = await withClient(databaseUrl, async (client) => (await client.query('SHOW server_version')).rows[0].server_version);
+    const postgres = await withClient(
+      databaseUrl,
+      async (client) => (await client.query('SHOW server_version')).rows[0].server_version,
+    );
     directory = await startDirectory({ users: USERS, groups: GROUPS });
     console.log(`directory at ${directory.baseUrl}: ${USERS} users, ${GROUPS} groups`);
 
@@ -300,7 +355,11 @@ async function main() {
     link = await startLink(databaseUrl, issuer);
     const pid = link.child.pid;
     const authorization = `Bearer ${issuer.token({ tenant_id: randomUUID(), scope: 'admin:tenant' })}`;
-    const tenant = await api(link, authorization, 'POST', '/tenants', { name: 'Contoso', domain: 'contoso.example', client_id: randomUUID() });
+    const tenant = await api(link, authorization, 'POST', '/tenants', {
+      name: 'Contoso',
+      domain: 'contoso.example',
+      client_id: randomUUID(),
+    });
     const connector = await api(link, authorization, 'POST', '/connectors', {
       tenant_id: tenant.id,
       type: 'scim',
@@ -320,11 +379,18 @@ async function main() {
       // since sampling every 10 ms runs in the directory's process.
       const reset = resetPeak(pid);
       let sampledPeak = memory(pid).rss_mb;
-      const sampler = reset ? undefined : setInterval(() => (sampledPeak = Math.max(sampledPeak, memory(pid).rss_mb)), 10);
+      const sampler = reset
+        ? undefined
+        : setInterval(() => (sampledPeak = Math.max(sampledPeak, memory(pid).rss_mb)), 10);
       const result = await syncOnce(link, authorization, connector.id, poller).finally(() => clearInterval(sampler));
-      if (result.stats.mode !== mode) throw new Error(`${label}: expected a ${mode} sync, link ran ${result.stats.mode} (${result.stats.mode_reason})`);
+      if (result.stats.mode !== mode)
+        throw new Error(
+          `${label}: expected a ${mode} sync, link ran ${result.stats.mode} (${result.stats.mode_reason})`,
+        );
       const peak = reset ? Math.max(memory(pid).hwm_mb, sampledPeak) : sampledPeak;
-      console.log(`${label}: run ${result.run_ms} ms, wall ${result.wall_ms} ms, peak RSS ${round(peak, 1)} MB, stats ${JSON.stringify(result.stats)}`);
+      console.log(
+        `${label}: run ${result.run_ms} ms, wall ${result.wall_ms} ms, peak RSS ${round(peak, 1)} MB, stats ${JSON.stringify(result.stats)}`,
+      );
       return { ...result, peak_rss_mb: round(peak, 1) };
     };
 
@@ -339,7 +405,8 @@ async function main() {
     for (let i = 0; i < RUNS; i++) {
       await idleLikeLink(fulls.at(-1) ?? first);
       const bare = await bareFull(directory);
-      if (bare.users !== USERS || bare.groups !== GROUPS) throw new Error(`the bare client read ${bare.users} users and ${bare.groups} groups`);
+      if (bare.users !== USERS || bare.groups !== GROUPS)
+        throw new Error(`the bare client read ${bare.users} users and ${bare.groups} groups`);
       console.log(`bare client, every page: ${round(bare.ms)} ms`);
       bareFulls.push(bare.ms);
       fulls.push(await measure(`full sync ${i + 1}`, 'full'));
@@ -356,11 +423,14 @@ async function main() {
     const bareDeltas = [];
     for (let i = 0; i < DELTA_RUNS; i++) {
       const run = await measure(`delta sync ${i + 1}`, 'delta');
-      if (run.stats.users_seen !== 0) throw new Error(`the delta saw ${run.stats.users_seen} users of an unchanged directory`);
+      if (run.stats.users_seen !== 0)
+        throw new Error(`the delta saw ${run.stats.users_seen} users of an unchanged directory`);
       deltas.push(run);
       await idleLikeLink(run);
       const bare = await bareDelta(directory, run.stats.delta_since);
-      console.log(`bare client, the delta question since ${run.stats.delta_since}: ${round(bare.ms)} ms (${bare.users} users, ${bare.groups} groups)`);
+      console.log(
+        `bare client, the delta question since ${run.stats.delta_since}: ${round(bare.ms)} ms (${bare.users} users, ${bare.groups} groups)`,
+      );
       bareDeltas.push(bare.ms);
     }
 
@@ -371,24 +441,41 @@ async function main() {
     desk = await startDesk(databaseUrlFor(SERVER_URL, deskName));
     desk.auth = await clientToken(desk.url, DESK_CLIENT.id, DESK_CLIENT.secret);
     const deskTenantId = (await deskApi(desk, 'GET', '/me')).tenant_id;
-    link = await startLink(databaseUrl, issuer, { DESK_API_URL: `${desk.url}/api/v1`, DESK_CLIENT_ID: LINK_AT_DESK.id, DESK_CLIENT_SECRET: LINK_AT_DESK.secret });
+    link = await startLink(databaseUrl, issuer, {
+      DESK_API_URL: `${desk.url}/api/v1`,
+      DESK_CLIENT_ID: LINK_AT_DESK.id,
+      DESK_CLIENT_SECRET: LINK_AT_DESK.secret,
+    });
     const movePid = link.child.pid;
     const moverAuth = `Bearer ${issuer.token({ tenant_id: deskTenantId, scope: 'admin:tenant' })}`;
     const deskClient = await deskApi(desk, 'POST', '/clients', { name: 'Contoso' });
-    const moveTenant = await api(link, moverAuth, 'POST', '/tenants', { name: 'Contoso', domain: 'contoso.example', client_id: deskClient.id });
-    await api(link, moverAuth, 'POST', '/connectors', { tenant_id: moveTenant.id, type: 'scim', name: 'Bench directory', config: { base_url: directory.baseUrl, bearer_token: directory.token } });
+    const moveTenant = await api(link, moverAuth, 'POST', '/tenants', {
+      name: 'Contoso',
+      domain: 'contoso.example',
+      client_id: deskClient.id,
+    });
+    await api(link, moverAuth, 'POST', '/connectors', {
+      tenant_id: moveTenant.id,
+      type: 'scim',
+      name: 'Bench directory',
+      config: { base_url: directory.baseUrl, bearer_token: directory.token },
+    });
     await directory.allowWrites();
-    const deskUser = (index) => deskApi(desk, 'POST', '/users', { name: `User ${index}`, email: `user${index}@contoso.example` });
+    const deskUser = (index) =>
+      deskApi(desk, 'POST', '/users', { name: `User ${index}`, email: `user${index}@contoso.example` });
     const MANAGER = 1;
     const manager = await deskUser(MANAGER);
     // Movers: directory users 2, 3, … (every 50th is inactive in the directory: skipped); the bare
     // client moves others (from 5,001), so neither finds the other's changes.
     const moverIndexes = [];
-    for (let index = 2; moverIndexes.length < MOVE_WARMUP + MOVES; index++) if (index % 50 !== 0) moverIndexes.push(index);
+    for (let index = 2; moverIndexes.length < MOVE_WARMUP + MOVES; index++)
+      if (index % 50 !== 0) moverIndexes.push(index);
     const movers = [];
     for (const index of moverIndexes) movers.push({ index, user: await deskUser(index) });
     const moveIdle = memory(movePid);
-    console.log(`mover case: link restarted (pid ${movePid}) with desk at ${desk.url}, RSS ${round(moveIdle.rss_mb, 1)} MB`);
+    console.log(
+      `mover case: link restarted (pid ${movePid}) with desk at ${desk.url}, RSS ${round(moveIdle.rss_mb, 1)} MB`,
+    );
     const moves = [];
     const bareMoves = [];
     for (const [i, { index, user }] of movers.entries()) {
@@ -397,7 +484,13 @@ async function main() {
       const peak = reset ? memory(movePid).hwm_mb : memory(movePid).rss_mb;
       const bareMs = await bareMove(directory, desk, deskClient.id, 5001 + i + Math.floor(i / 49), MANAGER);
       const label = i < MOVE_WARMUP ? 'move (warm-up, not counted)' : `move ${i - MOVE_WARMUP + 1}`;
-      console.log(`${label}: run ${result.run_ms} ms (${Object.entries(result.tasks).map(([name, ms]) => `${name} ${ms}`).join(', ')}), queue ${result.queue_ms} ms, wall ${result.wall_ms} ms, peak RSS ${round(peak, 1)} MB; bare client ${round(bareMs)} ms`);
+      console.log(
+        `${label}: run ${result.run_ms} ms (${Object.entries(result.tasks)
+          .map(([name, ms]) => `${name} ${ms}`)
+          .join(
+            ', ',
+          )}), queue ${result.queue_ms} ms, wall ${result.wall_ms} ms, peak RSS ${round(peak, 1)} MB; bare client ${round(bareMs)} ms`,
+      );
       if (i < MOVE_WARMUP) continue;
       moves.push({ ...result, peak_rss_mb: round(peak, 1) });
       bareMoves.push(bareMs);
@@ -407,12 +500,38 @@ async function main() {
       const linkMs = median(runs.map((r) => r.run_ms));
       const bareMs = round(median(bare));
       const r = ratio(linkMs, bareMs);
-      return { runs: runs.length, run_ms: linkMs, wall_ms: median(runs.map((x) => x.wall_ms)), bare_ms: bareMs, ratio: r, target, met: r <= target, peak_rss_mb: Math.max(...runs.map((x) => x.peak_rss_mb)), stats: runs[0].stats, all_run_ms: runs.map((x) => x.run_ms), all_bare_ms: bare.map((x) => round(x)) };
+      return {
+        runs: runs.length,
+        run_ms: linkMs,
+        wall_ms: median(runs.map((x) => x.wall_ms)),
+        bare_ms: bareMs,
+        ratio: r,
+        target,
+        met: r <= target,
+        peak_rss_mb: Math.max(...runs.map((x) => x.peak_rss_mb)),
+        stats: runs[0].stats,
+        all_run_ms: runs.map((x) => x.run_ms),
+        all_bare_ms: bare.map((x) => round(x)),
+      };
     };
     const report = {
       date: new Date().toISOString(),
-      machine: { cpu: cpuModel(), cpus: os.cpus().length, load_average_1m: round(os.loadavg()[0], 2), memory_gb: round(os.totalmem() / 1024 ** 3, 1), node: process.version, service_node: `${serverNode().version} ${serverNode().flags.join(' ')}`, postgres, platform: `${os.platform()} ${os.release()}` },
-      directory: { users: USERS, groups: GROUPS, server: 'SCIMMY 1.x behind scimmy-routers (bench/link/directory.js, a process of its own)', page_size_asked: PAGE },
+      machine: {
+        cpu: cpuModel(),
+        cpus: os.cpus().length,
+        load_average_1m: round(os.loadavg()[0], 2),
+        memory_gb: round(os.totalmem() / 1024 ** 3, 1),
+        node: process.version,
+        service_node: `${serverNode().version} ${serverNode().flags.join(' ')}`,
+        postgres,
+        platform: `${os.platform()} ${os.release()}`,
+      },
+      directory: {
+        users: USERS,
+        groups: GROUPS,
+        server: 'SCIMMY 1.x behind scimmy-routers (bench/link/directory.js, a process of its own)',
+        page_size_asked: PAGE,
+      },
       idle_rss_mb: round(idle.rss_mb, 1),
       first,
       full: summary(fulls, bareFulls, TARGET.full),
@@ -420,7 +539,9 @@ async function main() {
       move: {
         runs: moves.length,
         run_ms: median(moves.map((m) => m.run_ms)),
-        task_ms: Object.fromEntries(Object.keys(moves[0].tasks).map((name) => [name, median(moves.map((m) => m.tasks[name]))])),
+        task_ms: Object.fromEntries(
+          Object.keys(moves[0].tasks).map((name) => [name, median(moves.map((m) => m.tasks[name]))]),
+        ),
         queue_ms: median(moves.map((m) => m.queue_ms)),
         wall_ms: median(moves.map((m) => m.wall_ms)),
         bare_ms: round(median(bareMoves)),
@@ -429,13 +550,20 @@ async function main() {
         peak_rss_mb: Math.max(...moves.map((m) => m.peak_rss_mb)),
         all_run_ms: moves.map((m) => m.run_ms),
         all_bare_ms: bareMoves.map((x) => round(x)),
-        body: { department: 'Sales', job_title: 'Account Executive', manager_id: '(a desk user)', bundles: { add: ['Group n+1'], remove: ['Group n'] }, physical: { notes: '…' } },
+        body: {
+          department: 'Sales',
+          job_title: 'Account Executive',
+          manager_id: '(a desk user)',
+          bundles: { add: ['Group n+1'], remove: ['Group n'] },
+          physical: { notes: '…' },
+        },
       },
     };
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(RESULTS, `${report.date.slice(0, 10)}-link.json`), `${JSON.stringify(report, null, 2)}\n`);
     const m = report.machine;
-    const row = (label, c) => `| ${label} | ${c.run_ms} | ${c.bare_ms} | ×${c.ratio} (target ≤ ${c.target}×: ${c.met ? 'met' : 'MISSED'}) | ${c.stats.users_seen} | ${c.stats.groups_seen} | ${c.peak_rss_mb} |`;
+    const row = (label, c) =>
+      `| ${label} | ${c.run_ms} | ${c.bare_ms} | ×${c.ratio} (target ≤ ${c.target}×: ${c.met ? 'met' : 'MISSED'}) | ${c.stats.users_seen} | ${c.stats.groups_seen} | ${c.peak_rss_mb} |`;
     const md = [
       '# link sync and mover benchmark (latest)',
       '',
@@ -449,13 +577,13 @@ async function main() {
       `| sync (nothing changed; medians of ${RUNS} full and ${DELTA_RUNS} delta) | link run ms (started_at → finished_at) | bare client ms | link ÷ bare | users_seen | groups_seen | link peak RSS MB |`,
       '|---|---|---|---|---|---|---|',
       row('full (every page of /Users and /Groups)', report.full),
-      row('delta (`meta.lastModified gt` the last run\'s start − 60 s)', report.delta),
+      row("delta (`meta.lastModified gt` the last run's start − 60 s)", report.delta),
       '',
       `First sync (empty mirror, ${first.stats.users_added} inserts): run ${first.run_ms} ms, wall ${first.wall_ms} ms, peak RSS ${first.peak_rss_mb} MB.`,
       '',
       `## Mover runs (median of ${report.move.runs}, after ${MOVE_WARMUP} not counted)`,
       '',
-      'Each `POST /moves` (effective today: due at once) changes title, department and manager, joins one group and leaves another, and opens an equipment ticket in a real desk. link was restarted for this case with desk\'s address and its service credential; the directory (the same 10,000 users) now takes PATCH and declares the enterprise extension.',
+      "Each `POST /moves` (effective today: due at once) changes title, department and manager, joins one group and leaves another, and opens an equipment ticket in a real desk. link was restarted for this case with desk's address and its service credential; the directory (the same 10,000 users) now takes PATCH and declares the enterprise extension.",
       '',
       '| move | link run ms (started_at → finished_at) | update_account ms | change_bundles ms | equipment_ticket ms | bare client ms (the same calls in a row) | link ÷ bare | link peak RSS MB |',
       '|---|---|---|---|---|---|---|---|',
@@ -463,7 +591,7 @@ async function main() {
       '',
       `Per task (medians): each task's started_at → finished_at. A move's wall time from the POST to its end is ${report.move.wall_ms} ms, of which ${report.move.queue_ms} ms pass before pg-boss hands the job to a worker (its polling interval, 2 s in production). link's RSS before the first move: ${report.move.idle_rss_mb} MB. No target is set for this case in issue 24 (it asks for the time); the bare client (in the bench process, the directory in its own: the directory lookups, the PATCHes and desk's POST /tickets, a desk token already in hand) is there to say what of it is the directory's and desk's.`,
       '',
-      'The bare client (in the bench process, `fetch`, no mirror; the directory runs in a process of its own, so both clients reach it over loopback from another process): for `full`, every page of /Users beside every page of /Groups (link reads the two side by side); for `delta`, the requests a delta makes (ServiceProviderConfig, then /Users beside /Groups with the run\'s own filter).',
+      "The bare client (in the bench process, `fetch`, no mirror; the directory runs in a process of its own, so both clients reach it over loopback from another process): for `full`, every page of /Users beside every page of /Groups (link reads the two side by side); for `delta`, the requests a delta makes (ServiceProviderConfig, then /Users beside /Groups with the run's own filter).",
       `link's RSS before the first sync: ${report.idle_rss_mb} MB. Peak RSS: VmHWM from /proc, reset (clear_refs) before each sync (10 ms VmRSS samples where it cannot be reset). The bench waits for a run's end by reading its row in PostgreSQL every ${END_POLL_MS} ms, not through link's API, so nothing but the sync runs in link meanwhile (and rarely, since the directory shares the bench's process).`,
       '',
     ].join('\n');

@@ -95,12 +95,26 @@ function createApi({ urls, clientId, clientSecret, runId, attemptTimeoutMs = 10_
         timeoutMs: attemptTimeoutMs,
       });
       const verdict = res.error ? 'retry' : classify(res.status, res.json);
-      attempts.push({ t0, t1: Date.now(), phase, service: 'desk', method: 'POST', route: '/auth/token', status: res.status ?? null, error: res.error, requestId, verdict, write: false, body: res.status >= 500 ? res.text : undefined });
+      attempts.push({
+        t0,
+        t1: Date.now(),
+        phase,
+        service: 'desk',
+        method: 'POST',
+        route: '/auth/token',
+        status: res.status ?? null,
+        error: res.error,
+        requestId,
+        verdict,
+        write: false,
+        body: res.status >= 500 ? res.text : undefined,
+      });
       if (verdict === 'ok' && res.json && res.json.access_token) {
         token = res.json.access_token;
         return token;
       }
-      if (verdict !== 'retry' || Date.now() > deadline) throw new Error(`token: ${res.status ?? res.error} ${res.text ?? ''}`);
+      if (verdict !== 'retry' || Date.now() > deadline)
+        throw new Error(`token: ${res.status ?? res.error} ${res.text ?? ''}`);
       await sleep(res.error ? 500 : retryAfterMs(res.headers, 1000));
     }
   }
@@ -110,7 +124,12 @@ function createApi({ urls, clientId, clientSecret, runId, attemptTimeoutMs = 10_
    * { ok, status, json, headers, replayed, requestIds, tries, error, t0, t1 }.
    * `route` is the path template used to group attempts (e.g. /tickets/{id}).
    */
-  async function call(service, method, path, { body, key, phase = 'load', route = path, write = method !== 'GET', label, budget = budgetMs, extraHeaders } = {}) {
+  async function call(
+    service,
+    method,
+    path,
+    { body, key, phase = 'load', route = path, write = method !== 'GET', label, budget = budgetMs, extraHeaders } = {},
+  ) {
     if (!token) await fetchToken(phase);
     const base = (seq += 1);
     const t0 = Date.now();
@@ -122,11 +141,21 @@ function createApi({ urls, clientId, clientSecret, runId, attemptTimeoutMs = 10_
     for (let n = 1; ; n += 1) {
       const requestId = `ha-${runId}-${base}-${n}`;
       requestIds.push(requestId);
-      const headers = { authorization: `Bearer ${token}`, accept: 'application/json', 'x-request-id': requestId, ...(extraHeaders || {}) };
+      const headers = {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        'x-request-id': requestId,
+        ...(extraHeaders || {}),
+      };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       if (key) headers['idempotency-key'] = key;
       const a0 = Date.now();
-      const res = await exchange(`${urls[service]}/api/v1${path}`, { method, headers, body: payload, timeoutMs: attemptTimeoutMs });
+      const res = await exchange(`${urls[service]}/api/v1${path}`, {
+        method,
+        headers,
+        body: payload,
+        timeoutMs: attemptTimeoutMs,
+      });
       let verdict = res.error ? 'retry' : classify(res.status, res.json);
       // An integrator whose token was refused fetches a new one once and tries again.
       if (res.status === 401 && !refreshed) verdict = 'reauth';
@@ -152,8 +181,33 @@ function createApi({ urls, clientId, clientSecret, runId, attemptTimeoutMs = 10_
       };
       attempts.push(record);
       if (verdict === 'ok' || verdict === 'final') {
-        calls.push({ t0, t1: record.t1, phase, service, method, route, label, write, ok: verdict === 'ok', status: res.status, tries: n, requestIds });
-        return { ok: verdict === 'ok', status: res.status, json: res.json, text: res.text, headers: res.headers, replayed: record.replayed, requestIds, tries: n, t0, t1: record.t1, retried: n > 1 };
+        calls.push({
+          t0,
+          t1: record.t1,
+          phase,
+          service,
+          method,
+          route,
+          label,
+          write,
+          ok: verdict === 'ok',
+          status: res.status,
+          tries: n,
+          requestIds,
+        });
+        return {
+          ok: verdict === 'ok',
+          status: res.status,
+          json: res.json,
+          text: res.text,
+          headers: res.headers,
+          replayed: record.replayed,
+          requestIds,
+          tries: n,
+          t0,
+          t1: record.t1,
+          retried: n > 1,
+        };
       }
       if (verdict === 'reauth') {
         refreshed = true;
@@ -163,14 +217,50 @@ function createApi({ urls, clientId, clientSecret, runId, attemptTimeoutMs = 10_
       const wait = res.error ? backoff : retryAfterMs(res.headers, 1000);
       backoff = Math.min(backoff * 2, 2000);
       if (Date.now() + wait > deadline) {
-        calls.push({ t0, t1: Date.now(), phase, service, method, route, label, write, ok: false, gaveUp: true, status: res.status ?? null, error: res.error, tries: n, requestIds });
-        return { ok: false, gaveUp: true, status: res.status ?? null, error: res.error, json: res.json, text: res.text, headers: res.headers, requestIds, tries: n, t0, t1: Date.now(), retried: n > 1 };
+        calls.push({
+          t0,
+          t1: Date.now(),
+          phase,
+          service,
+          method,
+          route,
+          label,
+          write,
+          ok: false,
+          gaveUp: true,
+          status: res.status ?? null,
+          error: res.error,
+          tries: n,
+          requestIds,
+        });
+        return {
+          ok: false,
+          gaveUp: true,
+          status: res.status ?? null,
+          error: res.error,
+          json: res.json,
+          text: res.text,
+          headers: res.headers,
+          requestIds,
+          tries: n,
+          t0,
+          t1: Date.now(),
+          retried: n > 1,
+        };
       }
       await sleep(wait + Math.floor(Math.random() * 100));
     }
   }
 
-  return { call, fetchToken, attempts, calls, get token() { return token; } };
+  return {
+    call,
+    fetchToken,
+    attempts,
+    calls,
+    get token() {
+      return token;
+    },
+  };
 }
 
 module.exports = { createApi, exchange, classify };

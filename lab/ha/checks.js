@@ -33,8 +33,15 @@ async function listAll(api, service, path, { phase = 'check', maxPages = 1000 } 
   let after;
   for (let page = 0; page < maxPages; page += 1) {
     const sep = path.includes('?') ? '&' : '?';
-    const res = await api.call(service, 'GET', `${path}${sep}per_page=100${after ? `&after=${after}` : ''}`, { phase, route: path.split('?')[0], label: 'list' });
-    if (!res.ok) throw new Error(`GET ${service} ${path} (after ${after}): ${res.status ?? res.error} ${(res.text || '').slice(0, 300)}`);
+    const res = await api.call(service, 'GET', `${path}${sep}per_page=100${after ? `&after=${after}` : ''}`, {
+      phase,
+      route: path.split('?')[0],
+      label: 'list',
+    });
+    if (!res.ok)
+      throw new Error(
+        `GET ${service} ${path} (after ${after}): ${res.status ?? res.error} ${(res.text || '').slice(0, 300)}`,
+      );
     for (const item of res.json.data) {
       if (!seen.has(item.id)) {
         seen.add(item.id);
@@ -62,13 +69,29 @@ async function checkReadable(api, ledger, { phase = 'check', concurrency = 6 } =
     // What must show at least: the last change acknowledged before this read was sent. A change
     // acknowledged while the read is under way may or may not show.
     const floor = resource.lastAcked;
-    const res = await api.call(kind.service, 'GET', kind.path(resource), { phase, route: kind.route, label: 'read back' });
+    const res = await api.call(kind.service, 'GET', kind.path(resource), {
+      phase,
+      route: kind.route,
+      label: 'read back',
+    });
     if (res.status === 404) {
-      lost.push({ kind: entry.kind, key: entry.key, id: entry.id, ackAt: new Date(entry.ackAt).toISOString(), createRequestIds: entry.requestIds, readRequestIds: res.requestIds });
+      lost.push({
+        kind: entry.kind,
+        key: entry.key,
+        id: entry.id,
+        ackAt: new Date(entry.ackAt).toISOString(),
+        createRequestIds: entry.requestIds,
+        readRequestIds: res.requestIds,
+      });
       return;
     }
     if (!res.ok) {
-      unverifiable.push({ kind: entry.kind, id: entry.id, status: res.status ?? res.error, body: (res.text || '').slice(0, 300) });
+      unverifiable.push({
+        kind: entry.kind,
+        id: entry.id,
+        status: res.status ?? res.error,
+        body: (res.text || '').slice(0, 300),
+      });
       return;
     }
     const seen = kind.revOf(res.json, resource);
@@ -132,7 +155,9 @@ async function checkDuplicates(api, ledger, seed, { phase = 'check' } = {}) {
     group('timesheet', sheets, (s) => s.date);
   }
   // Comments of every ticket something was commented on (acknowledged or not).
-  const commented = [...new Set(ledger.creates.filter((c) => c.kind === 'comment' && c.state !== undefined).map((c) => c.parentId))];
+  const commented = [
+    ...new Set(ledger.creates.filter((c) => c.kind === 'comment' && c.state !== undefined).map((c) => c.parentId)),
+  ];
   byKey.comment = new Map();
   await mapLimit(commented, 4, async (ticketId) => {
     const comments = await listAll(api, 'desk', `/tickets/${ticketId}/comments`, { phase });
@@ -141,8 +166,22 @@ async function checkDuplicates(api, ledger, seed, { phase = 'check' } = {}) {
   // An acknowledged create missing from its list is reported by the row-by-row read; here, the
   // creates the client never heard back about: whether they happened (once at most) is informative.
   const unknown = ledger.creates.filter((c) => c.state === 'unknown');
-  const unknownApplied = unknown.filter((c) => byKey[c.kind] && c.kind !== 'timesheet' && byKey[c.kind].has(c.key)).length;
-  return { duplicates, counts: { tickets: tickets.length, clients: clients.length, employees: employees.length, tenants: tenants.length, comments: [...byKey.comment.values()].reduce((n, ids) => n + ids.length, 0) }, unknown: unknown.length, unknownApplied, tickets };
+  const unknownApplied = unknown.filter(
+    (c) => byKey[c.kind] && c.kind !== 'timesheet' && byKey[c.kind].has(c.key),
+  ).length;
+  return {
+    duplicates,
+    counts: {
+      tickets: tickets.length,
+      clients: clients.length,
+      employees: employees.length,
+      tenants: tenants.length,
+      comments: [...byKey.comment.values()].reduce((n, ids) => n + ids.length, 0),
+    },
+    unknown: unknown.length,
+    unknownApplied,
+    tickets,
+  };
 }
 
 /**
@@ -153,7 +192,13 @@ async function probeReplays(api, ledger, entries, { phase = 'probe' } = {}) {
   const failures = [];
   let replayed = 0;
   for (const entry of entries) {
-    const res = await api.call(entry.service, 'POST', entry.path, { body: entry.body, key: entry.key, phase, route: `${entry.path.replace(/[0-9a-f-]{36}/g, '{id}')}`, label: `replay ${entry.kind}` });
+    const res = await api.call(entry.service, 'POST', entry.path, {
+      body: entry.body,
+      key: entry.key,
+      phase,
+      route: `${entry.path.replace(/[0-9a-f-]{36}/g, '{id}')}`,
+      label: `replay ${entry.kind}`,
+    });
     if (res.ok && res.replayed && res.json && res.json.id === entry.id) {
       replayed += 1;
       continue;
@@ -188,7 +233,10 @@ async function probeRateLimit(api, { service = 'desk', requests = 6, phase = 'pr
   // One step may start a new window (the counter back at its top); any other must be one lower.
   const top = Math.max(...numbers);
   const resets = numbers.filter((v, i) => i > 0 && v !== numbers[i - 1] - 1 && v === top).length;
-  const consecutive = numbers.length === seen.length && resets <= 1 && numbers.every((v, i) => i === 0 || v === numbers[i - 1] - 1 || (v === top && v > numbers[i - 1]));
+  const consecutive =
+    numbers.length === seen.length &&
+    resets <= 1 &&
+    numbers.every((v, i) => i === 0 || v === numbers[i - 1] - 1 || (v === top && v > numbers[i - 1]));
   return { ok: consecutive, remaining: seen };
 }
 
@@ -218,14 +266,37 @@ async function checkSlaEvents(api, loadTickets, { graceMs, phase = 'check' } = {
     expectedSettled += settled.length;
     const count = (perTicket.get(ticket.id) || []).length;
     const list = perTicket.get(ticket.id) || [];
-    if (count > breached.length) problems.push({ twice: true, at: Date.parse(list[list.length - 1].occurred_at), ticket: ticket.id, title: ticket.title, problem: `${count} breach events for ${breached.length} breached targets (a duty run twice)`, events: list.map((e) => `${e.occurred_at} ${e.actor.client_id}`) });
-    else if (count < settled.length) problems.push({ skipped: true, at: Math.min(...settled.map((t) => Date.parse(ticket.sla[t].due_at))), ticket: ticket.id, title: ticket.title, problem: `${count} breach events, ${settled.length} targets breached over ${Math.round(graceMs / 1000)} s ago (a duty skipped)`, due: settled.map((t) => `${t} ${ticket.sla[t].due_at}`) });
+    if (count > breached.length)
+      problems.push({
+        twice: true,
+        at: Date.parse(list[list.length - 1].occurred_at),
+        ticket: ticket.id,
+        title: ticket.title,
+        problem: `${count} breach events for ${breached.length} breached targets (a duty run twice)`,
+        events: list.map((e) => `${e.occurred_at} ${e.actor.client_id}`),
+      });
+    else if (count < settled.length)
+      problems.push({
+        skipped: true,
+        at: Math.min(...settled.map((t) => Date.parse(ticket.sla[t].due_at))),
+        ticket: ticket.id,
+        title: ticket.title,
+        problem: `${count} breach events, ${settled.length} targets breached over ${Math.round(graceMs / 1000)} s ago (a duty skipped)`,
+        due: settled.map((t) => `${t} ${ticket.sla[t].due_at}`),
+      });
   }
   const foreign = [...perTicket.keys()].filter((id) => !ours.has(id));
   // A skipped breach: what the ticket's own audit trail says (rules out a list that missed it).
   for (const p of problems.filter((q) => /skipped/.test(q.problem)).slice(0, 10)) {
-    const trail = await api.call('desk', 'GET', `/audit-events?resource_type=ticket&resource_id=${p.ticket}&per_page=100`, { phase, route: '/audit-events', label: 'ticket trail' });
-    p.trail = trail.ok ? trail.json.data.map((e) => `${e.occurred_at} ${e.action} ${e.actor.client_id}`) : `unreadable ${trail.status}`;
+    const trail = await api.call(
+      'desk',
+      'GET',
+      `/audit-events?resource_type=ticket&resource_id=${p.ticket}&per_page=100`,
+      { phase, route: '/audit-events', label: 'ticket trail' },
+    );
+    p.trail = trail.ok
+      ? trail.json.data.map((e) => `${e.occurred_at} ${e.action} ${e.actor.client_id}`)
+      : `unreadable ${trail.status}`;
   }
   const byCaller = breaches.filter((e) => e.actor.client_id !== 'system').length;
   return { events: breaches.length, byCaller, expectedSettled, problems, foreignTickets: foreign.length, tickets };
@@ -248,16 +319,30 @@ async function checkWebhooks(api, receipts, webhooks, { phase = 'check' } = {}) 
     byEvent.get(event).add(r.webhookId);
   }
   for (const [event, ids] of byEvent) {
-    if (ids.size > 1) problems.push({ problem: 'one event relayed as several deliveries (a relay run twice)', event, deliveries: [...ids], at: Math.min(...[...ids].map((id) => byDelivery.get(id)[0].at)) });
+    if (ids.size > 1)
+      problems.push({
+        problem: 'one event relayed as several deliveries (a relay run twice)',
+        event,
+        deliveries: [...ids],
+        at: Math.min(...[...ids].map((id) => byDelivery.get(id)[0].at)),
+      });
   }
   let retried = 0;
   for (const [id, list] of byDelivery) {
     if (list.length < 2) continue;
     const { service } = list[0];
     const hook = webhooks[service];
-    const res = await api.call(service, 'GET', `/webhooks/${hook.id}/deliveries/${id}`, { phase, route: '/webhooks/{id}/deliveries/{delivery_id}', label: 'delivery' });
+    const res = await api.call(service, 'GET', `/webhooks/${hook.id}/deliveries/${id}`, {
+      phase,
+      route: '/webhooks/{id}/deliveries/{delivery_id}',
+      label: 'delivery',
+    });
     if (!res.ok) {
-      problems.push({ problem: `delivery received ${list.length} times, its record unreadable (${res.status ?? res.error})`, delivery: id, at: list[1].at });
+      problems.push({
+        problem: `delivery received ${list.length} times, its record unreadable (${res.status ?? res.error})`,
+        delivery: id,
+        at: list[1].at,
+      });
       continue;
     }
     const d = res.json;
@@ -267,12 +352,26 @@ async function checkWebhooks(api, receipts, webhooks, { phase = 'check' } = {}) 
     // Claims count every attempt, also those whose instance died before recording them.
     const unrecorded = Math.max(0, d.attempt - recorded.length);
     const explained = list.length <= failed + unrecorded + Math.min(1, succeeded + (d.status === 'pending' ? 1 : 0));
-    const afterSuccess = recorded.findIndex((a) => !a.error) >= 0 && recorded.findIndex((a) => !a.error) < recorded.length - 1;
+    const afterSuccess =
+      recorded.findIndex((a) => !a.error) >= 0 && recorded.findIndex((a) => !a.error) < recorded.length - 1;
     if (!explained || afterSuccess || succeeded > 1) {
-      problems.push({ problem: `delivery received ${list.length} times; the service recorded ${recorded.length} attempts (${failed} failed, ${succeeded} succeeded) of ${d.attempt} claimed`, delivery: id, event: `${list[0].type} ${list[0].objectId}`, timestamps: list.map((r) => r.timestamp), attempts: recorded, at: list[1].at });
+      problems.push({
+        problem: `delivery received ${list.length} times; the service recorded ${recorded.length} attempts (${failed} failed, ${succeeded} succeeded) of ${d.attempt} claimed`,
+        delivery: id,
+        event: `${list[0].type} ${list[0].objectId}`,
+        timestamps: list.map((r) => r.timestamp),
+        attempts: recorded,
+        at: list[1].at,
+      });
     } else retried += 1;
   }
-  return { receipts: receipts.length, deliveries: byDelivery.size, events: byEvent.size, retriedAfterFailure: retried, problems };
+  return {
+    receipts: receipts.length,
+    deliveries: byDelivery.size,
+    events: byEvent.size,
+    retriedAfterFailure: retried,
+    problems,
+  };
 }
 
 /** Events every acknowledged write must have produced at the receiver (a relay or delivery skipped otherwise). */
@@ -282,13 +381,23 @@ function missingDeliveries(ledger, receipts, tickets, { now = Date.now(), graceM
   const older = (t) => t < now - graceMs;
   for (const c of ledger.creates) {
     if (c.state !== 'acked' || !older(c.ackAt)) continue;
-    const type = { ticket: 'ticket.created', comment: 'comment.created', tenant: 'tenant.created', timesheet: 'timesheet.created' }[c.kind];
+    const type = {
+      ticket: 'ticket.created',
+      comment: 'comment.created',
+      tenant: 'tenant.created',
+      timesheet: 'timesheet.created',
+    }[c.kind];
     if (type && !got.has(`${type} ${c.id}`)) missing.push(`${type} ${c.id}`);
   }
   for (const t of tickets) {
     if (!t.sla) continue;
     for (const target of ['first_response', 'resolution']) {
-      if (t.sla[target].status === 'breached' && older(Date.parse(t.sla[target].due_at)) && !got.has(`ticket.sla_breached ${t.id} ${target}`)) missing.push(`ticket.sla_breached ${t.id} ${target}`);
+      if (
+        t.sla[target].status === 'breached' &&
+        older(Date.parse(t.sla[target].due_at)) &&
+        !got.has(`ticket.sla_breached ${t.id} ${target}`)
+      )
+        missing.push(`ticket.sla_breached ${t.id} ${target}`);
     }
   }
   return missing;
@@ -305,4 +414,16 @@ async function settle(fn, { timeoutMs, intervalMs = 3000 }) {
   return last;
 }
 
-module.exports = { mapLimit, listAll, checkReadable, checkDuplicates, probeReplays, probeRateLimit, checkSlaEvents, checkWebhooks, missingDeliveries, settle, keyOf };
+module.exports = {
+  mapLimit,
+  listAll,
+  checkReadable,
+  checkDuplicates,
+  probeReplays,
+  probeRateLimit,
+  checkSlaEvents,
+  checkWebhooks,
+  missingDeliveries,
+  settle,
+  keyOf,
+};

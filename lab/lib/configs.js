@@ -3,7 +3,17 @@
 // choice that matters for "no acknowledged write lost" says why next to it.
 
 const path = require('node:path');
-const { HOSTS, hostsOf, PORTS, SERVICES, CREDENTIALS, PATRONI_SCOPE, SENTINEL_MASTER, PG_BIN, SUBNET } = require('./topology');
+const {
+  HOSTS,
+  hostsOf,
+  PORTS,
+  SERVICES,
+  CREDENTIALS,
+  PATRONI_SCOPE,
+  SENTINEL_MASTER,
+  PG_BIN,
+  SUBNET,
+} = require('./topology');
 
 /** Patroni's and etcd's clocks. Patroni requires loop_wait + 2 * retry_timeout <= ttl. */
 const DEFAULT_TIMING = {
@@ -24,24 +34,37 @@ function etcdArgs(host, runDir, token, timing) {
     .join(',');
   return [
     'etcd',
-    '--name', host.name,
-    '--data-dir', path.join(runDir, host.name, 'etcd'),
-    '--listen-client-urls', `http://${host.ip}:${PORTS.etcdClient},http://127.0.0.1:${PORTS.etcdClient}`,
-    '--advertise-client-urls', `http://${host.ip}:${PORTS.etcdClient}`,
-    '--listen-peer-urls', `http://${host.ip}:${PORTS.etcdPeer}`,
-    '--initial-advertise-peer-urls', `http://${host.ip}:${PORTS.etcdPeer}`,
-    '--initial-cluster', cluster,
-    '--initial-cluster-token', token,
-    '--initial-cluster-state', 'new',
-    '--heartbeat-interval', String(timing.etcdHeartbeatMs),
-    '--election-timeout', String(timing.etcdElectionMs),
+    '--name',
+    host.name,
+    '--data-dir',
+    path.join(runDir, host.name, 'etcd'),
+    '--listen-client-urls',
+    `http://${host.ip}:${PORTS.etcdClient},http://127.0.0.1:${PORTS.etcdClient}`,
+    '--advertise-client-urls',
+    `http://${host.ip}:${PORTS.etcdClient}`,
+    '--listen-peer-urls',
+    `http://${host.ip}:${PORTS.etcdPeer}`,
+    '--initial-advertise-peer-urls',
+    `http://${host.ip}:${PORTS.etcdPeer}`,
+    '--initial-cluster',
+    cluster,
+    '--initial-cluster-token',
+    token,
+    '--initial-cluster-state',
+    'new',
+    '--heartbeat-interval',
+    String(timing.etcdHeartbeatMs),
+    '--election-timeout',
+    String(timing.etcdElectionMs),
     // A member back from a partition would otherwise start elections with the terms it ran up
     // alone and unseat the majority's leader: Patroni then loses etcd and demotes a healthy primary.
     '--pre-vote=true',
     // Patroni talks to etcd's v2 API (see patroniConfig).
     '--enable-v2=true',
-    '--quota-backend-bytes', String(256 * 1024 * 1024),
-    '--logger', 'zap',
+    '--quota-backend-bytes',
+    String(256 * 1024 * 1024),
+    '--logger',
+    'zap',
   ];
 }
 
@@ -283,7 +306,9 @@ listen redis_master
     tcp-check send QUIT\\r\\n
     tcp-check expect string +OK
     default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 on-marked-down shutdown-sessions
-${hostsOf('redis').map((host) => `    server ${host.name} ${host.ip}:${PORTS.redis} check`).join('\n')}
+${hostsOf('redis')
+  .map((host) => `    server ${host.name} ${host.ip}:${PORTS.redis} check`)
+  .join('\n')}
 
 listen stats
     bind *:${PORTS.haproxyStats}
@@ -321,4 +346,13 @@ function haproxyUnavailableResponse() {
   ].join('\r\n');
 }
 
-module.exports = { DEFAULT_TIMING, etcdArgs, patroniConfig, redisConfig, sentinelConfig, haproxyConfig, haproxyUnavailableResponse, HOSTS };
+module.exports = {
+  DEFAULT_TIMING,
+  etcdArgs,
+  patroniConfig,
+  redisConfig,
+  sentinelConfig,
+  haproxyConfig,
+  haproxyUnavailableResponse,
+  HOSTS,
+};

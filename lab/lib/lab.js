@@ -9,9 +9,32 @@ const topology = require('./topology');
 const netns = require('./netns');
 const procs = require('./procs');
 const configs = require('./configs');
-const { run, waitFor, httpGet, redisCommand, parseInfo, pairs, haproxySocket, sleep, seconds, LabError } = require('./util');
+const {
+  run,
+  waitFor,
+  httpGet,
+  redisCommand,
+  parseInfo,
+  pairs,
+  haproxySocket,
+  sleep,
+  seconds,
+  LabError,
+} = require('./util');
 
-const { HOSTS, hostsOf, PORTS, SERVICES, CREDENTIALS, PATRONI_SCOPE, SENTINEL_MASTER, SYSTEM_PATH, PG_BIN, NS_PREFIX, SWITCH_NS } = topology;
+const {
+  HOSTS,
+  hostsOf,
+  PORTS,
+  SERVICES,
+  CREDENTIALS,
+  PATRONI_SCOPE,
+  SENTINEL_MASTER,
+  SYSTEM_PATH,
+  PG_BIN,
+  NS_PREFIX,
+  SWITCH_NS,
+} = topology;
 
 const STATE_FILE = 'state.json';
 
@@ -40,7 +63,10 @@ function writeState(runDir, state) {
 function requireState(options) {
   const runDir = runDirOf(options);
   const state = readState(runDir);
-  if (!state) throw new LabError(`no lab in ${runDir} (run \`node lab/lab.js up\` first, or set LAB_RUN_DIR to the run directory of yours)`);
+  if (!state)
+    throw new LabError(
+      `no lab in ${runDir} (run \`node lab/lab.js up\` first, or set LAB_RUN_DIR to the run directory of yours)`,
+    );
   return { runDir, state };
 }
 
@@ -53,7 +79,10 @@ function makeLog(options = {}) {
 
 function hostByName(name) {
   const host = HOSTS[name];
-  if (!host) throw new LabError(`unknown host "${name}" (hosts: ${Object.keys(HOSTS).join(', ')}; aliases: leader, replica, redis-master)`);
+  if (!host)
+    throw new LabError(
+      `unknown host "${name}" (hosts: ${Object.keys(HOSTS).join(', ')}; aliases: leader, replica, redis-master)`,
+    );
   return host;
 }
 
@@ -79,10 +108,13 @@ async function resolveTarget(target) {
 /** Patroni's rule: a leader must be able to retry etcd within its TTL. */
 function checkTiming(timing) {
   for (const key of ['ttl', 'loopWait', 'retryTimeout']) {
-    if (!Number.isInteger(timing[key]) || timing[key] < 1) throw new LabError(`timing.${key} must be a whole number of seconds (got ${timing[key]})`);
+    if (!Number.isInteger(timing[key]) || timing[key] < 1)
+      throw new LabError(`timing.${key} must be a whole number of seconds (got ${timing[key]})`);
   }
   if (timing.loopWait + 2 * timing.retryTimeout > timing.ttl) {
-    throw new LabError(`Patroni needs loop_wait + 2 * retry_timeout <= ttl (got ${timing.loopWait} + 2 * ${timing.retryTimeout} > ${timing.ttl})`);
+    throw new LabError(
+      `Patroni needs loop_wait + 2 * retry_timeout <= ttl (got ${timing.loopWait} + 2 * ${timing.retryTimeout} > ${timing.ttl})`,
+    );
   }
   return timing;
 }
@@ -117,7 +149,10 @@ async function startEtcd(runDir, state, host) {
 async function startPatroni(runDir, state, host) {
   const dir = hostDir(runDir, host);
   const file = path.join(dir, 'patroni.yml');
-  fs.writeFileSync(file, JSON.stringify(configs.patroniConfig(host, runDir, { strict: state.strict, timing: state.timing }), null, 2));
+  fs.writeFileSync(
+    file,
+    JSON.stringify(configs.patroniConfig(host, runDir, { strict: state.strict, timing: state.timing }), null, 2),
+  );
   const { uid, gid } = postgresUid();
   fs.chownSync(file, uid, gid);
   return procs.spawnIn(host, ['/usr/bin/patroni', file], {
@@ -133,7 +168,12 @@ async function startRedis(runDir, state, host, masterIp) {
   const dir = hostDir(runDir, host);
   const file = path.join(dir, 'redis.conf');
   fs.writeFileSync(file, configs.redisConfig(host, runDir, { masterIp, minReplicasToWrite: state.minReplicasToWrite }));
-  return procs.spawnIn(host, ['redis-server', file], { env: baseEnv(), logFile: path.join(dir, 'redis.log'), cwd: dir, role: 'redis' });
+  return procs.spawnIn(host, ['redis-server', file], {
+    env: baseEnv(),
+    logFile: path.join(dir, 'redis.log'),
+    cwd: dir,
+    role: 'redis',
+  });
 }
 
 async function startSentinel(runDir, state, host, masterIp) {
@@ -141,8 +181,14 @@ async function startSentinel(runDir, state, host, masterIp) {
   const file = path.join(dir, 'sentinel.conf');
   // Sentinel rewrites its file with what it learnt (the current master, the other Sentinels):
   // a restarted Sentinel resumes from it.
-  if (!fs.existsSync(file)) fs.writeFileSync(file, configs.sentinelConfig(host, runDir, { masterIp, timing: state.timing }));
-  return procs.spawnIn(host, ['redis-sentinel', file], { env: baseEnv(), logFile: path.join(dir, 'sentinel.log'), cwd: dir, role: 'sentinel' });
+  if (!fs.existsSync(file))
+    fs.writeFileSync(file, configs.sentinelConfig(host, runDir, { masterIp, timing: state.timing }));
+  return procs.spawnIn(host, ['redis-sentinel', file], {
+    env: baseEnv(),
+    logFile: path.join(dir, 'sentinel.log'),
+    cwd: dir,
+    role: 'sentinel',
+  });
 }
 
 async function startHaproxy(runDir) {
@@ -153,7 +199,12 @@ async function startHaproxy(runDir) {
   fs.writeFileSync(path.join(dir, 'errors', '503.http'), configs.haproxyUnavailableResponse());
   fs.writeFileSync(file, configs.haproxyConfig(runDir));
   await run('haproxy', ['-c', '-q', '-f', file]);
-  return procs.spawnIn(host, ['haproxy', '-db', '-f', file], { env: baseEnv(), logFile: path.join(dir, 'haproxy.log'), cwd: dir, role: 'haproxy' });
+  return procs.spawnIn(host, ['haproxy', '-db', '-f', file], {
+    env: baseEnv(),
+    logFile: path.join(dir, 'haproxy.log'),
+    cwd: dir,
+    role: 'haproxy',
+  });
 }
 
 /** Fails a wait early, with the log's tail, when the process it waits for has died. */
@@ -163,7 +214,9 @@ function diedCheck(host, role, logFile) {
     // A process just spawned is still `ip`, in the root namespace, until it has entered the host's.
     if (Date.now() - since < 1500) return undefined;
     const alive = (await procs.processesIn(host.ns)).some((proc) => proc.role === role);
-    return alive ? undefined : `${role} on ${host.name} is not running; last lines of ${logFile}:\n${procs.tail(logFile)}`;
+    return alive
+      ? undefined
+      : `${role} on ${host.name} is not running; last lines of ${logFile}:\n${procs.tail(logFile)}`;
   };
 }
 
@@ -199,7 +252,10 @@ async function currentLeader() {
   let lastError;
   for (const db of hostsOf('db')) {
     try {
-      const { status, json } = await httpGet(`http://${db.ip}:${PORTS.etcdClient}/v2/keys/service/${PATRONI_SCOPE}/leader?quorum=true`, { timeoutMs: 1500 });
+      const { status, json } = await httpGet(
+        `http://${db.ip}:${PORTS.etcdClient}/v2/keys/service/${PATRONI_SCOPE}/leader?quorum=true`,
+        { timeoutMs: 1500 },
+      );
       if (status === 404) return undefined;
       if (status === 200 && json?.node) return json.node.value || undefined;
       lastError = new Error(`etcd ${db.name}: ${status}`);
@@ -216,7 +272,12 @@ async function currentRedisMaster() {
   await Promise.all(
     hostsOf('redis').map(async (host) => {
       try {
-        const [ip] = await redisCommand(host.ip, PORTS.sentinel, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER], { timeoutMs: 1500 });
+        const [ip] = await redisCommand(
+          host.ip,
+          PORTS.sentinel,
+          ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER],
+          { timeoutMs: 1500 },
+        );
         views[host.name] = hostsOf('redis').find((candidate) => candidate.ip === ip)?.name ?? ip;
       } catch (error) {
         views[host.name] = `unreachable (${error.message})`;
@@ -288,14 +349,16 @@ async function waitPatroniHealthy({ timeoutMs = 90_000, runDir } = {}) {
       const leader = await currentLeader();
       if (!leader) return { why: 'no leader key in etcd' };
       const member = await patroniMember(HOSTS[leader]);
-      if (member.state !== 'running' || !['master', 'primary'].includes(member.role)) return { why: `${leader}: ${member.role} ${member.state}` };
+      if (member.state !== 'running' || !['master', 'primary'].includes(member.role))
+        return { why: `${leader}: ${member.role} ${member.state}` };
       const streaming = (member.replication || []).filter((r) => r.state === 'streaming');
       if (streaming.length < 2) return { why: `${streaming.length} replicas streaming from ${leader}` };
       if (!streaming.some((r) => r.sync_state === 'sync')) return { why: `no synchronous standby of ${leader} yet` };
       if (runDir) {
         const stats = await haproxyStatus(runDir);
         const up = Object.entries(stats.postgres_rw || {}).filter(([, s]) => s.status === 'UP');
-        if (up.length !== 1 || up[0][0] !== leader) return { why: `HAProxy postgres_rw UP: ${up.map(([n]) => n).join(',') || 'none'}` };
+        if (up.length !== 1 || up[0][0] !== leader)
+          return { why: `HAProxy postgres_rw UP: ${up.map(([n]) => n).join(',') || 'none'}` };
       }
       return { leader };
     },
@@ -344,11 +407,16 @@ async function waitRedisHealthy({ timeoutMs = 60_000 } = {}) {
       if (!view.host || agreeing < 3) return { why: `sentinels: ${JSON.stringify(view.sentinels)}` };
       const info = await redisRole(HOSTS[view.host]);
       const online = Object.keys(info).filter((key) => /^slave\d+$/.test(key) && info[key].includes('state=online'));
-      if (info.role !== 'master' || online.length < 2) return { why: `${view.host}: role ${info.role}, ${online.length} replicas online` };
+      if (info.role !== 'master' || online.length < 2)
+        return { why: `${view.host}: role ${info.role}, ${online.length} replicas online` };
       for (const host of hostsOf('redis')) {
-        const master = pairs(await redisCommand(host.ip, PORTS.sentinel, ['SENTINEL', 'MASTER', SENTINEL_MASTER], { timeoutMs: 1500 }));
+        const master = pairs(
+          await redisCommand(host.ip, PORTS.sentinel, ['SENTINEL', 'MASTER', SENTINEL_MASTER], { timeoutMs: 1500 }),
+        );
         if (Number(master['num-other-sentinels']) < 2 || Number(master['num-slaves']) < 2) {
-          return { why: `sentinel ${host.name}: ${master['num-other-sentinels']} other sentinels, ${master['num-slaves']} replicas` };
+          return {
+            why: `sentinel ${host.name}: ${master['num-other-sentinels']} other sentinels, ${master['num-slaves']} replicas`,
+          };
         }
       }
       return { master: view.host };
@@ -360,10 +428,21 @@ async function waitRedisHealthy({ timeoutMs = 60_000 } = {}) {
 // ---------------------------------------------------------------------------------------------
 // psql through the balancer
 
-async function psql(sql, { database = 'postgres', port = PORTS.pgRw, user = CREDENTIALS.superuser, timeoutMs = 20_000 } = {}) {
+async function psql(
+  sql,
+  { database = 'postgres', port = PORTS.pgRw, user = CREDENTIALS.superuser, timeoutMs = 20_000 } = {},
+) {
   const { stdout } = await run(
     path.join(PG_BIN, 'psql'),
-    ['-X', '-v', 'ON_ERROR_STOP=1', '-At', '-c', sql, `host=${HOSTS.lb.ip} port=${port} user=${user.username} dbname=${database} connect_timeout=3`],
+    [
+      '-X',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-At',
+      '-c',
+      sql,
+      `host=${HOSTS.lb.ip} port=${port} user=${user.username} dbname=${database} connect_timeout=3`,
+    ],
     { env: { ...baseEnv(), PGPASSWORD: user.password, PGAPPNAME: 'lab' }, timeoutMs },
   );
   return stdout.trim();
@@ -422,9 +501,14 @@ async function down(options = {}) {
   }
   const left = await leftovers(runDir);
   if (left.namespaces.length || left.rootLink) {
-    throw new LabError(`down could not remove: ${[...left.namespaces, left.rootLink ? topology.ROOT_LINK : ''].filter(Boolean).join(', ')}`);
+    throw new LabError(
+      `down could not remove: ${[...left.namespaces, left.rootLink ? topology.ROOT_LINK : ''].filter(Boolean).join(', ')}`,
+    );
   }
-  if (namespaces.length || killed) log(`down: ${killed} processes killed, ${namespaces.length} namespaces removed in ${seconds(Date.now() - started)}`);
+  if (namespaces.length || killed)
+    log(
+      `down: ${killed} processes killed, ${namespaces.length} namespaces removed in ${seconds(Date.now() - started)}`,
+    );
   return { killed, namespaces, ms: Date.now() - started };
 }
 
@@ -432,7 +516,8 @@ function removeAllButLogs(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (['data', 'etcd', 'socket'].includes(entry.name) || entry.name.endsWith('-data')) fs.rmSync(full, { recursive: true, force: true });
+      if (['data', 'etcd', 'socket'].includes(entry.name) || entry.name.endsWith('-data'))
+        fs.rmSync(full, { recursive: true, force: true });
       else removeAllButLogs(full);
     } else if (!/\.log$|\.json$|\.ya?ml$|\.conf$|\.cfg$/.test(entry.name)) {
       fs.rmSync(full, { force: true });
@@ -460,7 +545,8 @@ async function up(options = {}) {
     timings[name] = Date.now() - t;
     return result;
   };
-  if (process.getuid && process.getuid() !== 0) throw new LabError('the lab needs root (network namespaces, veth, setpriv)');
+  if (process.getuid && process.getuid() !== 0)
+    throw new LabError('the lab needs root (network namespaces, veth, setpriv)');
 
   const state = {
     version: 1,
@@ -481,7 +567,9 @@ async function up(options = {}) {
 
   const previous = await leftovers(runDir);
   if (previous.any) {
-    log(`removing what an earlier lab left (${[previous.namespaces.length ? `${previous.namespaces.length} namespaces` : '', previous.rootLink ? topology.ROOT_LINK : '', previous.stateFile ? 'state file' : ''].filter(Boolean).join(', ')})`);
+    log(
+      `removing what an earlier lab left (${[previous.namespaces.length ? `${previous.namespaces.length} namespaces` : '', previous.rootLink ? topology.ROOT_LINK : '', previous.stateFile ? 'state file' : ''].filter(Boolean).join(', ')})`,
+    );
     await step('cleanup', () => down({ runDir, log }));
   }
 
@@ -499,7 +587,11 @@ async function up(options = {}) {
     }
     fs.mkdirSync(path.join(runDir, 'shared'), { recursive: true });
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    fs.writeFileSync(path.join(runDir, 'shared', 'jwt-private-key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(runDir, 'shared', 'jwt-private-key.pem'),
+      privateKey.export({ type: 'pkcs8', format: 'pem' }),
+      { mode: 0o600 },
+    );
     writeState(runDir, state);
 
     await step('network', () => netns.createNetwork());
@@ -522,10 +614,15 @@ async function up(options = {}) {
         'Redis replication (two replicas online on redis1)',
         async () => {
           const info = await redisRole(redisMaster);
-          const online = Object.keys(info).filter((key) => /^slave\d+$/.test(key) && info[key].includes('state=online'));
+          const online = Object.keys(info).filter(
+            (key) => /^slave\d+$/.test(key) && info[key].includes('state=online'),
+          );
           return online.length >= 2 || { why: `${online.length} replicas online` };
         },
-        { timeoutMs: 30_000, fail: diedCheck(redisMaster, 'redis', path.join(hostDir(runDir, redisMaster), 'redis.log')) },
+        {
+          timeoutMs: 30_000,
+          fail: diedCheck(redisMaster, 'redis', path.join(hostDir(runDir, redisMaster), 'redis.log')),
+        },
       );
       await Promise.all(hostsOf('redis').map((host) => startSentinel(runDir, state, host, redisMaster.ip)));
       await waitRedisHealthy({ timeoutMs: 30_000 });
@@ -533,10 +630,17 @@ async function up(options = {}) {
     });
 
     const { leader } = await step('patroni', () => waitPatroniHealthy({ timeoutMs: 100_000, runDir }));
-    log(`postgres: leader ${leader}, synchronous standby and replica streaming (synchronous_mode${state.strict ? '_strict' : ''}); HAProxy 5000 -> ${leader}`);
+    log(
+      `postgres: leader ${leader}, synchronous standby and replica streaming (synchronous_mode${state.strict ? '_strict' : ''}); HAProxy 5000 -> ${leader}`,
+    );
     await step('databases', () => createDatabases(log));
     await step('haproxy read-only', () =>
-      waitFor('HAProxy 5001 on a replica', async () => ((await psql('SELECT pg_is_in_recovery()', { port: PORTS.pgRo })) === 't' ? true : { why: 'not a replica' }), { timeoutMs: 20_000 }),
+      waitFor(
+        'HAProxy 5001 on a replica',
+        async () =>
+          (await psql('SELECT pg_is_in_recovery()', { port: PORTS.pgRo })) === 't' ? true : { why: 'not a replica' },
+        { timeoutMs: 20_000 },
+      ),
     );
 
     await step('haproxy settled', () => waitHostHealthy(HOSTS.lb, { runDir, state, timeoutMs: 20_000 }));
@@ -548,7 +652,14 @@ async function up(options = {}) {
     log(`lab up in ${seconds(state.upMs)} (run dir ${runDir})`);
 
     if (options.apps) {
-      await step('apps', () => startApps(options.apps, options.env || {}, { runDir, log, appCmd: options.appCmd, serviceEnv: options.serviceEnv }));
+      await step('apps', () =>
+        startApps(options.apps, options.env || {}, {
+          runDir,
+          log,
+          appCmd: options.appCmd,
+          serviceEnv: options.serviceEnv,
+        }),
+      );
       const done = readState(runDir);
       done.upMs = Date.now() - started;
       done.timings = timings;
@@ -606,7 +717,13 @@ async function serviceEnvironment(runDir, state, host, service) {
       BOOTSTRAP_CLIENT_ID: CREDENTIALS.apiClient.clientId,
       BOOTSTRAP_CLIENT_SECRET: CREDENTIALS.apiClient.clientSecret,
       BOOTSTRAP_TENANT: CREDENTIALS.apiClient.tenant,
-      SERVICE_CLIENTS: JSON.stringify([{ client_id: CREDENTIALS.linkAtDesk.clientId, client_secret: CREDENTIALS.linkAtDesk.clientSecret, scopes: 'read:users read:tickets write:tickets' }]),
+      SERVICE_CLIENTS: JSON.stringify([
+        {
+          client_id: CREDENTIALS.linkAtDesk.clientId,
+          client_secret: CREDENTIALS.linkAtDesk.clientSecret,
+          scopes: 'read:users read:tickets write:tickets',
+        },
+      ]),
     });
   }
   if (service.name === 'link') {
@@ -636,7 +753,11 @@ async function startApp(hostName, serviceName, options = {}) {
   const running = (await procs.processesIn(host.ns)).some((p) => p.role === `app:${service.name}`);
   if (running) return { started: false };
   const cwd = path.join(state.apps.checkoutDir, 'services', service.name);
-  const argv = (state.apps.appCmd || DEFAULT_APP_CMD).replaceAll('{service}', service.name).replaceAll('{checkout}', state.apps.checkoutDir).split(/\s+/).filter(Boolean);
+  const argv = (state.apps.appCmd || DEFAULT_APP_CMD)
+    .replaceAll('{service}', service.name)
+    .replaceAll('{checkout}', state.apps.checkoutDir)
+    .split(/\s+/)
+    .filter(Boolean);
   fs.mkdirSync(appDataDir(runDir, host, service), { recursive: true });
   await procs.spawnIn(host, argv, {
     env: await serviceEnvironment(runDir, state, host, service),
@@ -650,18 +771,26 @@ async function startApp(hostName, serviceName, options = {}) {
 
 async function waitAppReady(host, service, { timeoutMs = 90_000, runDir }) {
   const logFile = path.join(hostDir(runDir, host), `${service.name}.log`);
-  await waitFor(`${service.name} on ${host.name} ready (GET /readyz 200)`, async () => {
-    const ready = await appReady(host, service);
-    return ready.ok || { why: `readyz ${ready.status} ${ready.detail}` };
-  }, { timeoutMs, intervalMs: 300, fail: diedCheck(host, `app:${service.name}`, logFile) });
+  await waitFor(
+    `${service.name} on ${host.name} ready (GET /readyz 200)`,
+    async () => {
+      const ready = await appReady(host, service);
+      return ready.ok || { why: `readyz ${ready.status} ${ready.detail}` };
+    },
+    { timeoutMs, intervalMs: 300, fail: diedCheck(host, `app:${service.name}`, logFile) },
+  );
 }
 
 /** HAProxy marks a server UP only after its checks pass: wait for it, so traffic can go there. */
 async function waitHaproxyServer(runDir, backend, server, wanted = 'UP', timeoutMs = 20_000) {
-  await waitFor(`HAProxy ${backend}/${server} ${wanted}`, async () => {
-    const status = (await haproxyStatus(runDir))[backend]?.[server]?.status;
-    return (status && status.startsWith(wanted)) || { why: `status ${status}` };
-  }, { timeoutMs, intervalMs: 200 });
+  await waitFor(
+    `HAProxy ${backend}/${server} ${wanted}`,
+    async () => {
+      const status = (await haproxyStatus(runDir))[backend]?.[server]?.status;
+      return (status && status.startsWith(wanted)) || { why: `status ${status}` };
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
 }
 
 /**
@@ -675,7 +804,8 @@ async function startApps(checkoutDir, env = {}, options = {}) {
   const checkout = path.resolve(checkoutDir);
   for (const service of SERVICES) {
     const entry = path.join(checkout, 'services', service.name, 'dist', 'index.js');
-    if (!fs.existsSync(entry)) throw new LabError(`${entry} is missing: build the checkout first (pnpm exec turbo run generate build)`);
+    if (!fs.existsSync(entry))
+      throw new LabError(`${entry} is missing: build the checkout first (pnpm exec turbo run generate build)`);
   }
   const started = Date.now();
   state.apps = { checkoutDir: checkout, env, serviceEnv: options.serviceEnv || {}, appCmd: options.appCmd };
@@ -688,8 +818,13 @@ async function startApps(checkoutDir, env = {}, options = {}) {
     ...SERVICES.slice(1).map((service) => startApp(first.name, service.name, { runDir })),
     ...others.flatMap((host) => SERVICES.map((service) => startApp(host.name, service.name, { runDir }))),
   ]);
-  for (const host of hostsOf('app')) for (const service of SERVICES) await waitHaproxyServer(runDir, service.name, host.name);
-  log(`apps: desk, link, hr ready on ${hostsOf('app').map((h) => h.name).join(' and ')} in ${seconds(Date.now() - started)} (from ${checkout})`);
+  for (const host of hostsOf('app'))
+    for (const service of SERVICES) await waitHaproxyServer(runDir, service.name, host.name);
+  log(
+    `apps: desk, link, hr ready on ${hostsOf('app')
+      .map((h) => h.name)
+      .join(' and ')} in ${seconds(Date.now() - started)} (from ${checkout})`,
+  );
   return { ms: Date.now() - started };
 }
 
@@ -714,10 +849,14 @@ async function restartApp(hostName, serviceName, options = {}) {
   const socket = path.join(runDir, 'lb', 'haproxy.sock');
   if (drain) {
     await haproxySocket(socket, `set server ${serviceName}/${host.name} state drain`);
-    await waitFor(`${serviceName}/${host.name} drained`, async () => {
-      const server = (await haproxyStatus(runDir))[serviceName]?.[host.name];
-      return (server && server.sessions === 0) || { why: `${server?.sessions} sessions` };
-    }, { timeoutMs: 15_000, intervalMs: 100 });
+    await waitFor(
+      `${serviceName}/${host.name} drained`,
+      async () => {
+        const server = (await haproxyStatus(runDir))[serviceName]?.[host.name];
+        return (server && server.sessions === 0) || { why: `${server?.sessions} sessions` };
+      },
+      { timeoutMs: 15_000, intervalMs: 100 },
+    );
   }
   await stopApp(hostName, serviceName, options);
   await startApp(hostName, serviceName, { runDir });
@@ -774,7 +913,11 @@ async function crash(target, options = {}) {
 function summarize(list) {
   const counts = {};
   for (const { role } of list) counts[role] = (counts[role] || 0) + 1;
-  return Object.entries(counts).map(([role, n]) => (n > 1 ? `${role} x${n}` : role)).join(', ') || 'nothing was running';
+  return (
+    Object.entries(counts)
+      .map(([role, n]) => (n > 1 ? `${role} x${n}` : role))
+      .join(', ') || 'nothing was running'
+  );
 }
 
 /** Unplugs the host's cable at the switch (`ip link set <host> down` in the switch namespace). */
@@ -886,34 +1029,68 @@ async function heal(target, options = {}) {
 /** The host does its job again: a db member replicating (or leading), a Redis in replication, an app ready. */
 async function waitHostHealthy(host, { runDir, state, timeoutMs = 120_000 }) {
   if (host.kind === 'db') {
-    await waitFor(`${host.name} back in the Patroni cluster (leading, or streaming from the leader)`, async () => {
-      const leader = await currentLeader();
-      if (!leader) return { why: 'no leader key in etcd' };
-      if (leader === host.name) {
-        const member = await patroniMember(host);
-        return (member.state === 'running' && ['master', 'primary'].includes(member.role)) || { why: `leader key is ours, ${member.role} ${member.state}` };
-      }
-      const replication = (await patroniMember(HOSTS[leader])).replication || [];
-      const self = replication.find((r) => r.application_name === host.name);
-      return self?.state === 'streaming' || { why: `${leader} sees ${host.name} ${self ? self.state : 'not connected'}` };
-    }, { timeoutMs, intervalMs: 500, fail: diedCheck(host, 'patroni', path.join(hostDir(runDir, host), 'patroni.log')) });
+    await waitFor(
+      `${host.name} back in the Patroni cluster (leading, or streaming from the leader)`,
+      async () => {
+        const leader = await currentLeader();
+        if (!leader) return { why: 'no leader key in etcd' };
+        if (leader === host.name) {
+          const member = await patroniMember(host);
+          return (
+            (member.state === 'running' && ['master', 'primary'].includes(member.role)) || {
+              why: `leader key is ours, ${member.role} ${member.state}`,
+            }
+          );
+        }
+        const replication = (await patroniMember(HOSTS[leader])).replication || [];
+        const self = replication.find((r) => r.application_name === host.name);
+        return (
+          self?.state === 'streaming' || { why: `${leader} sees ${host.name} ${self ? self.state : 'not connected'}` }
+        );
+      },
+      { timeoutMs, intervalMs: 500, fail: diedCheck(host, 'patroni', path.join(hostDir(runDir, host), 'patroni.log')) },
+    );
   } else if (host.kind === 'redis') {
-    await waitFor(`${host.name} serving Redis again (the master the Sentinels agree on, or its replica)`, async () => {
-      const [view, info] = await Promise.all([currentRedisMaster(), redisRole(host)]);
-      if (!view.host) return { why: `the Sentinels agree on no master: ${JSON.stringify(view.sentinels)}` };
-      if (view.host === host.name) return info.role === 'master' || { why: `the Sentinels name ${host.name}, which says ${info.role}` };
-      const following = info.role === 'slave' && info.master_host === view.ip && info.master_link_status === 'up';
-      return following || { why: `role ${info.role}, master ${info.master_host ?? '-'} (the Sentinels say ${view.host}), link ${info.master_link_status ?? '-'}` };
-    }, { timeoutMs, intervalMs: 300 });
+    await waitFor(
+      `${host.name} serving Redis again (the master the Sentinels agree on, or its replica)`,
+      async () => {
+        const [view, info] = await Promise.all([currentRedisMaster(), redisRole(host)]);
+        if (!view.host) return { why: `the Sentinels agree on no master: ${JSON.stringify(view.sentinels)}` };
+        if (view.host === host.name)
+          return info.role === 'master' || { why: `the Sentinels name ${host.name}, which says ${info.role}` };
+        const following = info.role === 'slave' && info.master_host === view.ip && info.master_link_status === 'up';
+        return (
+          following || {
+            why: `role ${info.role}, master ${info.master_host ?? '-'} (the Sentinels say ${view.host}), link ${info.master_link_status ?? '-'}`,
+          }
+        );
+      },
+      { timeoutMs, intervalMs: 300 },
+    );
   } else if (host.kind === 'lb') {
     // A fresh HAProxy counts every server UP until its checks fail: wait until they have run.
-    await waitFor('HAProxy with one PostgreSQL primary and one Redis master UP', async () => {
-      const stats = await haproxyStatus(runDir);
-      const up = (backend) => Object.entries(stats[backend] || {}).filter(([, s]) => s.status === 'UP').map(([name]) => name);
-      const settling = ['postgres_rw', 'redis_master'].flatMap((backend) => Object.entries(stats[backend] || {}).filter(([, s]) => / \d+\/\d+$/.test(s.status)).map(([name]) => `${backend}/${name}`));
-      const [rw, redis] = [up('postgres_rw'), up('redis_master')];
-      return (rw.length === 1 && redis.length === 1 && !settling.length) || { why: `postgres_rw UP: ${rw.join(',') || 'none'}; redis_master UP: ${redis.join(',') || 'none'}; settling: ${settling.join(',') || 'none'}` };
-    }, { timeoutMs });
+    await waitFor(
+      'HAProxy with one PostgreSQL primary and one Redis master UP',
+      async () => {
+        const stats = await haproxyStatus(runDir);
+        const up = (backend) =>
+          Object.entries(stats[backend] || {})
+            .filter(([, s]) => s.status === 'UP')
+            .map(([name]) => name);
+        const settling = ['postgres_rw', 'redis_master'].flatMap((backend) =>
+          Object.entries(stats[backend] || {})
+            .filter(([, s]) => / \d+\/\d+$/.test(s.status))
+            .map(([name]) => `${backend}/${name}`),
+        );
+        const [rw, redis] = [up('postgres_rw'), up('redis_master')];
+        return (
+          (rw.length === 1 && redis.length === 1 && !settling.length) || {
+            why: `postgres_rw UP: ${rw.join(',') || 'none'}; redis_master UP: ${redis.join(',') || 'none'}; settling: ${settling.join(',') || 'none'}`,
+          }
+        );
+      },
+      { timeoutMs },
+    );
   } else if (host.kind === 'app' && state.apps) {
     for (const service of SERVICES) await waitAppReady(host, service, { timeoutMs, runDir });
     for (const service of SERVICES) await waitHaproxyServer(runDir, service.name, host.name, 'UP', timeoutMs);
@@ -940,8 +1117,20 @@ async function status(options = {}) {
   const state = readState(runDir);
   const left = await leftovers(runDir);
   if (!state) return { up: false, runDir, leftovers: left.any ? left : undefined };
-  const out = { up: true, runDir, startedAt: state.startedAt, upMs: state.upMs, strict: state.strict, endpoints: plainEndpoints(), hosts: {} };
-  const settle = (promise) => promise.then((value) => value, (error) => ({ error: error.message }));
+  const out = {
+    up: true,
+    runDir,
+    startedAt: state.startedAt,
+    upMs: state.upMs,
+    strict: state.strict,
+    endpoints: plainEndpoints(),
+    hosts: {},
+  };
+  const settle = (promise) =>
+    promise.then(
+      (value) => value,
+      (error) => ({ error: error.message }),
+    );
   const [leader, cluster, members, redis, haproxy] = await Promise.all([
     settle(currentLeader()),
     settle(patroniCluster()),
@@ -951,14 +1140,25 @@ async function status(options = {}) {
   ]);
   out.patroni = {
     leader: typeof leader === 'string' ? leader : leader?.error ? `unknown (${leader.error})` : 'none',
-    cluster: cluster.members ? cluster.members.map((m) => ({ name: m.name, role: m.role, state: m.state, timeline: m.timeline, lag: m.lag })) : cluster,
-    members: Object.fromEntries(hostsOf('db').map((db, i) => [db.name, members[i].error ? { error: members[i].error } : { role: members[i].role, state: members[i].state, timeline: members[i].timeline }])),
+    cluster: cluster.members
+      ? cluster.members.map((m) => ({ name: m.name, role: m.role, state: m.state, timeline: m.timeline, lag: m.lag }))
+      : cluster,
+    members: Object.fromEntries(
+      hostsOf('db').map((db, i) => [
+        db.name,
+        members[i].error
+          ? { error: members[i].error }
+          : { role: members[i].role, state: members[i].state, timeline: members[i].timeline },
+      ]),
+    ),
   };
   out.redis = { master: redis.host ?? 'none agreed', sentinels: redis.sentinels ?? redis };
   out.redis.nodes = {};
   for (const host of hostsOf('redis')) {
     const info = await settle(redisRole(host));
-    out.redis.nodes[host.name] = info.error ? { error: info.error } : { role: info.role, link: info.master_link_status, replicas: Number(info.connected_slaves ?? 0) };
+    out.redis.nodes[host.name] = info.error
+      ? { error: info.error }
+      : { role: info.role, link: info.master_link_status, replicas: Number(info.connected_slaves ?? 0) };
   }
   out.haproxy = haproxy;
   out.apps = {};
@@ -968,14 +1168,25 @@ async function status(options = {}) {
       out.apps[host.name] = {};
       for (const service of SERVICES) {
         const ready = await settle(appReady(host, service, 1000));
-        out.apps[host.name][service.name] = ready.error ? `down (${ready.error})` : `${ready.ok ? 'ready' : 'not ready'} (${ready.detail})`;
+        out.apps[host.name][service.name] = ready.error
+          ? `down (${ready.error})`
+          : `${ready.ok ? 'ready' : 'not ready'} (${ready.detail})`;
       }
     }
   }
   for (const host of Object.values(HOSTS)) {
     const running = await procs.processesIn(host.ns);
     const roles = new Set(running.map((p) => p.role));
-    const expected = host.kind === 'db' ? ['etcd', 'patroni', 'postgres'] : host.kind === 'redis' ? ['redis', 'sentinel'] : host.kind === 'lb' ? ['haproxy'] : state.apps ? KILL_ROLES.app : [];
+    const expected =
+      host.kind === 'db'
+        ? ['etcd', 'patroni', 'postgres']
+        : host.kind === 'redis'
+          ? ['redis', 'sentinel']
+          : host.kind === 'lb'
+            ? ['haproxy']
+            : state.apps
+              ? KILL_ROLES.app
+              : [];
     const faults = [];
     if (!(await netns.cableUp(host.name).catch(() => false))) faults.push('cable down');
     const cut = await netns.partitionedFrom(host);
@@ -1002,29 +1213,51 @@ function plainEndpoints() {
 }
 
 function formatStatus(s) {
-  if (!s.up) return `lab: down${s.leftovers ? ` (leftovers: ${JSON.stringify(s.leftovers)}; run \`node lab/lab.js down\`)` : ''}`;
+  if (!s.up)
+    return `lab: down${s.leftovers ? ` (leftovers: ${JSON.stringify(s.leftovers)}; run \`node lab/lab.js down\`)` : ''}`;
   const lines = [];
   lines.push(`lab: up since ${s.startedAt}${s.upMs ? ` (built in ${seconds(s.upMs)})` : ''}, run dir ${s.runDir}`);
   lines.push(`postgres: Patroni leader ${s.patroni.leader}${s.strict ? ' (synchronous_mode_strict)' : ''}`);
-  if (Array.isArray(s.patroni.cluster)) for (const m of s.patroni.cluster) lines.push(`  ${m.name.padEnd(6)} ${String(m.role).padEnd(13)} ${String(m.state).padEnd(9)} tl ${m.timeline ?? '-'}${m.lag !== undefined ? ` lag ${m.lag}` : ''}`);
+  if (Array.isArray(s.patroni.cluster))
+    for (const m of s.patroni.cluster)
+      lines.push(
+        `  ${m.name.padEnd(6)} ${String(m.role).padEnd(13)} ${String(m.state).padEnd(9)} tl ${m.timeline ?? '-'}${m.lag !== undefined ? ` lag ${m.lag}` : ''}`,
+      );
   else lines.push(`  cluster: ${s.patroni.cluster.error}`);
   lines.push(`redis: master ${s.redis.master}`);
   for (const [name, view] of Object.entries(s.redis.sentinels || {})) {
     const node = s.redis.nodes[name];
-    lines.push(`  ${name.padEnd(6)} sentinel says ${view}; redis ${node.error ? `down (${node.error})` : `${node.role}${node.link ? ` link ${node.link}` : ''}${node.role === 'master' ? ` ${node.replicas} replicas` : ''}`}`);
+    lines.push(
+      `  ${name.padEnd(6)} sentinel says ${view}; redis ${node.error ? `down (${node.error})` : `${node.role}${node.link ? ` link ${node.link}` : ''}${node.role === 'master' ? ` ${node.replicas} replicas` : ''}`}`,
+    );
   }
   if (s.haproxy.error) lines.push(`haproxy: ${s.haproxy.error}`);
-  else for (const [backend, servers] of Object.entries(s.haproxy)) lines.push(`haproxy ${backend.padEnd(11)} ${Object.entries(servers).map(([n, v]) => `${n} ${v.status}`).join(', ')}`);
+  else
+    for (const [backend, servers] of Object.entries(s.haproxy))
+      lines.push(
+        `haproxy ${backend.padEnd(11)} ${Object.entries(servers)
+          .map(([n, v]) => `${n} ${v.status}`)
+          .join(', ')}`,
+      );
   if (Object.keys(s.apps).length) {
     lines.push(`apps (from ${s.appsFrom}):`);
-    for (const [host, services] of Object.entries(s.apps)) lines.push(`  ${host.padEnd(6)} ${Object.entries(services).map(([n, v]) => `${n} ${v}`).join('; ')}`);
+    for (const [host, services] of Object.entries(s.apps))
+      lines.push(
+        `  ${host.padEnd(6)} ${Object.entries(services)
+          .map(([n, v]) => `${n} ${v}`)
+          .join('; ')}`,
+      );
   } else {
     lines.push('apps: not started (lab.startApps / `lab apps start <checkout>`)');
   }
   const faulty = Object.entries(s.hosts).filter(([, h]) => h.faults.length);
-  lines.push(faulty.length ? `faults: ${faulty.map(([n, h]) => `${n}: ${h.faults.join('; ')}`).join(' | ')}` : 'faults: none');
+  lines.push(
+    faulty.length ? `faults: ${faulty.map(([n, h]) => `${n}: ${h.faults.join('; ')}`).join(' | ')}` : 'faults: none',
+  );
   const e = s.endpoints;
-  lines.push(`endpoints: ${e.databaseUrl} (rw; ro on :${PORTS.pgRo}); sentinels ${e.redisSentinels} (${e.sentinelName}), master ${e.redisMasterUrl}; desk ${e.desk}, link ${e.link}, hr ${e.hr}; stats ${e.haproxyStats}`);
+  lines.push(
+    `endpoints: ${e.databaseUrl} (rw; ro on :${PORTS.pgRo}); sentinels ${e.redisSentinels} (${e.sentinelName}), master ${e.redisMasterUrl}; desk ${e.desk}, link ${e.link}, hr ${e.hr}; stats ${e.haproxyStats}`,
+  );
   return lines.join('\n');
 }
 

@@ -26,9 +26,14 @@ async function rootLinkExists() {
 async function assertSubnetFree() {
   const { stdout: addrs } = await ip(['-o', '-4', 'addr', 'show']);
   const taken = addrs.split('\n').find((line) => line.includes(` ${SUBNET}.`) && !line.includes(ROOT_LINK));
-  if (taken) throw new LabError(`the lab's subnet ${SUBNET}.0/24 is already used on this machine (set LAB_SUBNET to move the lab):`, taken.trim());
+  if (taken)
+    throw new LabError(
+      `the lab's subnet ${SUBNET}.0/24 is already used on this machine (set LAB_SUBNET to move the lab):`,
+      taken.trim(),
+    );
   const { stdout: routes } = await ip(['-4', 'route', 'show', `${SUBNET}.0/24`]);
-  if (routes.trim() && !routes.includes(ROOT_LINK)) throw new LabError(`a route for ${SUBNET}.0/24 exists already (set LAB_SUBNET to move the lab):`, routes.trim());
+  if (routes.trim() && !routes.includes(ROOT_LINK))
+    throw new LabError(`a route for ${SUBNET}.0/24 exists already (set LAB_SUBNET to move the lab):`, routes.trim());
 }
 
 async function createNetwork() {
@@ -47,7 +52,20 @@ async function createNetwork() {
       await ip(['netns', 'add', host.ns]);
       await ip(['-n', host.ns, 'link', 'set', 'lo', 'up']);
       // eth0 in the host, the port named after the host in the switch: `ip -n msplab-sw link` reads like a patch panel.
-      await ip(['link', 'add', 'eth0', 'netns', host.ns, 'type', 'veth', 'peer', 'name', host.name, 'netns', SWITCH_NS]);
+      await ip([
+        'link',
+        'add',
+        'eth0',
+        'netns',
+        host.ns,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        host.name,
+        'netns',
+        SWITCH_NS,
+      ]);
       await ip(['-n', SWITCH_NS, 'link', 'set', host.name, 'master', BRIDGE, 'up']);
       await ip(['-n', host.ns, 'addr', 'add', `${host.ip}/24`, 'dev', 'eth0']);
       await ip(['-n', host.ns, 'link', 'set', 'eth0', 'up']);
@@ -117,13 +135,22 @@ async function unpartition(host) {
 
 /** What a partition cuts the host from: host names, and `lb:<ports>` for balancer ports. */
 async function partitionedFrom(host) {
-  const { stdout, code } = await run('ip', ['netns', 'exec', host.ns, 'nft', 'list', 'table', 'inet', NFT_TABLE], { allowFail: true });
+  const { stdout, code } = await run('ip', ['netns', 'exec', host.ns, 'nft', 'list', 'table', 'inet', NFT_TABLE], {
+    allowFail: true,
+  });
   if (code !== 0) return [];
   const cut = [];
   const peers = /ip saddr (\{[^}]*\}|[\d.]+)/.exec(stdout);
   if (peers) {
-    const addresses = peers[1].replace(/[{}]/g, '').split(',').map((a) => a.trim());
-    cut.push(...Object.values(HOSTS).filter((peer) => addresses.includes(peer.ip)).map((peer) => peer.name));
+    const addresses = peers[1]
+      .replace(/[{}]/g, '')
+      .split(',')
+      .map((a) => a.trim());
+    cut.push(
+      ...Object.values(HOSTS)
+        .filter((peer) => addresses.includes(peer.ip))
+        .map((peer) => peer.name),
+    );
   }
   const ports = /tcp dport (\{[^}]*\}|\d+)/.exec(stdout);
   if (ports) cut.push(`lb:${ports[1].replace(/[{}\s]/g, '')}`);

@@ -7,7 +7,8 @@ const path = require('node:path');
 // A /24 no other setup on a CI machine uses (Docker's defaults are 172.17+ and the compose stack
 // takes 10.89.8.0/24). LAB_SUBNET moves the whole lab (three octets, e.g. 10.78.0).
 const SUBNET = process.env.LAB_SUBNET || '10.77.0';
-if (!/^\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(SUBNET)) throw new Error(`LAB_SUBNET must be three octets such as 10.77.0 (got ${SUBNET})`);
+if (!/^\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(SUBNET))
+  throw new Error(`LAB_SUBNET must be three octets such as 10.77.0 (got ${SUBNET})`);
 
 const ip = (last) => `${SUBNET}.${last}`;
 

@@ -20,7 +20,10 @@ class LabError extends Error {
  */
 function run(cmd, args, { timeoutMs = 20_000, input, env, allowFail = false } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: env ?? process.env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      env: env ?? process.env,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -38,7 +41,10 @@ function run(cmd, args, { timeoutMs = 20_000, input, env, allowFail = false } = 
       clearTimeout(timer);
       const result = { code, signal, stdout, stderr };
       if (timedOut) return reject(new LabError(`${cmd} ${args.join(' ')}: no answer within ${timeoutMs} ms (killed)`));
-      if (code !== 0 && !allowFail) return reject(new LabError(`${cmd} ${args.join(' ')} exited with ${code ?? signal}`, stderr.trim() || stdout.trim()));
+      if (code !== 0 && !allowFail)
+        return reject(
+          new LabError(`${cmd} ${args.join(' ')} exited with ${code ?? signal}`, stderr.trim() || stdout.trim()),
+        );
       resolve(result);
     });
     if (input !== undefined) {
@@ -68,7 +74,8 @@ async function waitFor(what, probe, { timeoutMs, intervalMs = 250, fail } = {}) 
     } catch (error) {
       last = error.message;
     }
-    if (Date.now() >= deadline) throw new LabError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what} (last: ${last})`);
+    if (Date.now() >= deadline)
+      throw new LabError(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what} (last: ${last})`);
     await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
   }
 }
@@ -141,7 +148,10 @@ function redisCommands(host, port, commands, { timeoutMs = 2000 } = {}) {
     const socket = net.connect({ host, port });
     let buffer = Buffer.alloc(0);
     const replies = [];
-    const timer = setTimeout(() => socket.destroy(new Error(`${host}:${port}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`${host}:${port}: no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     socket.on('connect', () => socket.write(commands.map(encodeResp).join('')));
     socket.on('data', (chunk) => {
       buffer = Buffer.concat([buffer, chunk]);
@@ -209,7 +219,10 @@ function haproxySocket(path, command, timeoutMs = 2000) {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ path });
     let out = '';
-    const timer = setTimeout(() => socket.destroy(new Error(`haproxy socket: no answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`haproxy socket: no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(`${command}\n`));
     socket.on('data', (chunk) => (out += chunk));

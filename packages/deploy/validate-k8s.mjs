@@ -24,7 +24,9 @@ for (const doc of parseAllDocuments(input)) {
     // kustomize wraps long base64 values of a Secret's data over several lines, which the API
     // server's decoder accepts and the schema's "byte" format does not: join them first.
     if (kind === 'Secret' && object.data) {
-      object.data = Object.fromEntries(Object.entries(object.data).map(([key, value]) => [key, String(value).replace(/\s+/g, '')]));
+      object.data = Object.fromEntries(
+        Object.entries(object.data).map(([key, value]) => [key, String(value).replace(/\s+/g, '')]),
+      );
     }
     new Model(object).validate();
   } catch (error) {

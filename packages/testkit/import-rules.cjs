@@ -19,7 +19,8 @@ module.exports = {
     },
     {
       name: 'repository-builds-no-json-records-no-events',
-      comment: 'A repository returns plain records: the routes build API JSON and the service decides which event a change records.',
+      comment:
+        'A repository returns plain records: the routes build API JSON and the service decides which event a change records.',
       severity: 'error',
       from: { path: '\\.repository\\.ts$', pathNot: '^events/' },
       to: { path: ['\\.mapper\\.ts$', '^events/[^/]+-events\\.ts$'] },

@@ -29,7 +29,9 @@ function check(condition, message, detail) {
   if (condition) console.log(`  ok   ${message}`);
   else {
     failures += 1;
-    console.log(`  FAIL ${message}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
+    console.log(
+      `  FAIL ${message}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`,
+    );
   }
 }
 
@@ -64,7 +66,11 @@ function request(host, method, path, { token, body, headers = {} } = {}) {
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           let json;
-          try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
           resolve({ status: res.statusCode, headers: res.headers, text, json, complete: res.complete });
         });
       },
@@ -89,19 +95,40 @@ function docker(...args) {
 }
 /** The container ids of a compose service of this project. */
 function containers(service) {
-  return docker('ps', '-q', '--filter', `label=com.docker.compose.project=${PROJECT}`, '--filter', `label=com.docker.compose.service=${service}`)
-    .split('\n').filter(Boolean);
+  return docker(
+    'ps',
+    '-q',
+    '--filter',
+    `label=com.docker.compose.project=${PROJECT}`,
+    '--filter',
+    `label=com.docker.compose.service=${service}`,
+  )
+    .split('\n')
+    .filter(Boolean);
 }
 /** A request made inside a container, to that replica itself (replicas have no port of their own). */
 function inside(container, method, path, body) {
   const script = `fetch('http://127.0.0.1:3001' + process.argv[1], { method: process.argv[2], headers: { 'content-type': 'application/json' }, body: process.argv[3] || undefined })
     .then(async (r) => { process.stdout.write(JSON.stringify({ status: r.status, text: await r.text() })); })`;
-  const out = JSON.parse(docker('exec', container, 'node', '-e', script, path, method, body ? JSON.stringify(body) : ''));
-  return { ...out, json: (() => { try { return JSON.parse(out.text); } catch { return undefined; } })() };
+  const out = JSON.parse(
+    docker('exec', container, 'node', '-e', script, path, method, body ? JSON.stringify(body) : ''),
+  );
+  return {
+    ...out,
+    json: (() => {
+      try {
+        return JSON.parse(out.text);
+      } catch {
+        return undefined;
+      }
+    })(),
+  };
 }
 function requestsServed(container) {
   const text = inside(container, 'GET', '/metrics').text;
-  return text.split('\n').filter((line) => line.startsWith('http_requests_total{'))
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('http_requests_total{'))
     .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 }
 
@@ -109,21 +136,46 @@ async function smoke() {
   console.log('smoke: through the ingress');
   const bearer = await token(CLIENT_ID, CLIENT_SECRET);
   check(Boolean(bearer), 'desk issues a token to the bootstrap client');
-  for (const [service, path] of [['desk', '/api/v1/tickets'], ['link', '/api/v1/tenants'], ['hr', '/api/v1/employees']]) {
+  for (const [service, path] of [
+    ['desk', '/api/v1/tickets'],
+    ['link', '/api/v1/tenants'],
+    ['hr', '/api/v1/employees'],
+  ]) {
     const res = await request(service, 'GET', path, { token: bearer, headers: { 'x-request-id': `e2e-${service}` } });
-    check(res.status === 200 && Array.isArray(res.json?.data), `${service}: GET ${path} answers 200 with a page`, `${res.status} ${res.text?.slice(0, 200)}`);
-    check(res.headers?.['x-request-id'] === `e2e-${service}`, `${service}: X-Request-Id reaches the service and comes back`, res.headers?.['x-request-id']);
+    check(
+      res.status === 200 && Array.isArray(res.json?.data),
+      `${service}: GET ${path} answers 200 with a page`,
+      `${res.status} ${res.text?.slice(0, 200)}`,
+    );
+    check(
+      res.headers?.['x-request-id'] === `e2e-${service}`,
+      `${service}: X-Request-Id reaches the service and comes back`,
+      res.headers?.['x-request-id'],
+    );
     const anonymous = await request(service, 'GET', path);
     check(anonymous.status === 401, `${service}: without a token 401`, anonymous.status);
     for (const hidden of ['/metrics', '/healthz', '/readyz']) {
       const res2 = await request(service, 'GET', hidden);
-      check([400, 404].includes(res2.status) && !/http_requests_total/.test(res2.text ?? ''), `${service}: ${hidden} is not reachable through the ingress`, res2.status);
+      check(
+        [400, 404].includes(res2.status) && !/http_requests_total/.test(res2.text ?? ''),
+        `${service}: ${hidden} is not reachable through the ingress`,
+        res2.status,
+      );
     }
   }
   for (const service of ['desk', 'link', 'hr']) {
     const [id] = containers(service);
-    const state = JSON.parse(docker('inspect', '-f', '{{json .HostConfig.ReadonlyRootfs}} {{json .Config.User}}', id).replace(' ', ',').replace(/^/, '[').replace(/$/, ']'));
-    check(state[0] === true && state[1] === '1000:1000', `${service}: runs with a read-only root filesystem as uid 1000`, state);
+    const state = JSON.parse(
+      docker('inspect', '-f', '{{json .HostConfig.ReadonlyRootfs}} {{json .Config.User}}', id)
+        .replace(' ', ',')
+        .replace(/^/, '[')
+        .replace(/$/, ']'),
+    );
+    check(
+      state[0] === true && state[1] === '1000:1000',
+      `${service}: runs with a read-only root filesystem as uid 1000`,
+      state,
+    );
     // The image's allocator (Dockerfile: jemalloc preloaded): a missing library would only make ld.so
     // warn and node fall back to glibc's malloc, silently holding more memory under load.
     const mapped = docker('exec', id, 'sh', '-c', 'grep -c libjemalloc /proc/1/maps || true');
@@ -134,12 +186,20 @@ async function smoke() {
     check(berlin === 'TZif', `${service}: the image holds the tz database`, berlin);
   }
   const jwks = await request('desk', 'GET', '/api/v1/.well-known/jwks.json');
-  check(jwks.status === 200 && jwks.json?.keys?.length >= 1, 'desk: the JWKS is served through the ingress', jwks.status);
+  check(
+    jwks.status === 200 && jwks.json?.keys?.length >= 1,
+    'desk: the JWKS is served through the ingress',
+    jwks.status,
+  );
   const unknown = await request('nobody', 'GET', '/api/v1/tickets');
   check(unknown.status === 404, 'an unknown host is refused', unknown.status);
   // Bad input through the ingress is the service's own problem document, not an nginx page.
   const bad = await request('desk', 'POST', '/api/v1/auth/token', { body: {} });
-  check(bad.status === 400 && /problem\+json/.test(bad.headers?.['content-type'] ?? ''), 'desk: a bad token request through the ingress is a 400 problem document', bad.status);
+  check(
+    bad.status === 400 && /problem\+json/.test(bad.headers?.['content-type'] ?? ''),
+    'desk: a bad token request through the ingress is a 400 problem document',
+    bad.status,
+  );
   await discovery();
 }
 
@@ -156,36 +216,93 @@ async function discovery() {
   // Plain http: the stack listens on the loopback only.
   const insecure = { [oauth.allowInsecureRequests]: true };
   // algorithm 'oauth2': RFC 8414's location, /.well-known/oauth-authorization-server/desk/api/v1.
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-  check(as.issuer === issuer.href && as.token_endpoint === `${issuer.href}/auth/token` && as.jwks_uri === `${issuer.href}/.well-known/jwks.json`,
-    `desk's metadata names the issuer ${issuer.href} and its endpoints under it`, as);
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+  );
+  check(
+    as.issuer === issuer.href &&
+      as.token_endpoint === `${issuer.href}/auth/token` &&
+      as.jwks_uri === `${issuer.href}/.well-known/jwks.json`,
+    `desk's metadata names the issuer ${issuer.href} and its endpoints under it`,
+    as,
+  );
   const underIssuer = await fetch(`${issuer.href}/.well-known/oauth-authorization-server`);
-  check(underIssuer.status === 200 && JSON.stringify(await underIssuer.json()) === JSON.stringify(as), 'the same metadata is served under the issuer\'s path');
+  check(
+    underIssuer.status === 200 && JSON.stringify(await underIssuer.json()) === JSON.stringify(as),
+    "the same metadata is served under the issuer's path",
+  );
 
   const client = { client_id: CLIENT_ID };
-  const grant = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(CLIENT_SECRET), new URLSearchParams(), insecure);
+  const grant = await oauth.clientCredentialsGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretBasic(CLIENT_SECRET),
+    new URLSearchParams(),
+    insecure,
+  );
   const result = await oauth.processClientCredentialsResponse(as, client, grant);
-  check(Boolean(result.access_token) && claims(result.access_token).iss === issuer.href, 'a client-credentials grant at the metadata\'s token endpoint gives a token of that issuer');
+  check(
+    Boolean(result.access_token) && claims(result.access_token).iss === issuer.href,
+    "a client-credentials grant at the metadata's token endpoint gives a token of that issuer",
+  );
   const jwks = await (await fetch(as.jwks_uri)).json();
-  check(jwks.keys?.some((key) => key.kid === JSON.parse(Buffer.from(result.access_token.split('.')[0], 'base64url').toString('utf8')).kid),
-    'the metadata\'s jwks_uri publishes the key the token names');
+  check(
+    jwks.keys?.some(
+      (key) => key.kid === JSON.parse(Buffer.from(result.access_token.split('.')[0], 'base64url').toString('utf8')).kid,
+    ),
+    "the metadata's jwks_uri publishes the key the token names",
+  );
 
-  for (const [service, path] of [['desk', '/tickets'], ['link', '/tenants'], ['hr', '/employees']]) {
+  for (const [service, path] of [
+    ['desk', '/tickets'],
+    ['link', '/tenants'],
+    ['hr', '/employees'],
+  ]) {
     const base = `${origin}/${service}/api/v1`;
-    const res = await fetch(`${base}${path}?per_page=1`, { headers: { authorization: `Bearer ${result.access_token}`, 'x-request-id': `e2e-path-${service}` } });
+    const res = await fetch(`${base}${path}?per_page=1`, {
+      headers: { authorization: `Bearer ${result.access_token}`, 'x-request-id': `e2e-path-${service}` },
+    });
     const page = await res.json();
-    check(res.status === 200 && Array.isArray(page.data), `${service}: GET ${base}${path} accepts the token (200 with a page)`, `${res.status} ${JSON.stringify(page).slice(0, 200)}`);
-    check(res.headers.get('x-request-id') === `e2e-path-${service}`, `${service}: X-Request-Id reaches the service by path too`, res.headers.get('x-request-id'));
+    check(
+      res.status === 200 && Array.isArray(page.data),
+      `${service}: GET ${base}${path} accepts the token (200 with a page)`,
+      `${res.status} ${JSON.stringify(page).slice(0, 200)}`,
+    );
+    check(
+      res.headers.get('x-request-id') === `e2e-path-${service}`,
+      `${service}: X-Request-Id reaches the service by path too`,
+      res.headers.get('x-request-id'),
+    );
     // The service's links name the address the client used, prefix and port included.
-    check((res.headers.get('link') ?? '').includes(`<${base}${path}?per_page=1&page=1>; rel="first"`), `${service}: its Link header names ${base}${path}`, res.headers.get('link'));
+    check(
+      (res.headers.get('link') ?? '').includes(`<${base}${path}?per_page=1&page=1>; rel="first"`),
+      `${service}: its Link header names ${base}${path}`,
+      res.headers.get('link'),
+    );
     const anonymous = await fetch(`${base}${path}`);
     check(anonymous.status === 401, `${service}: by path, without a token 401`, anonymous.status);
     const servers = (await (await fetch(`${base}/openapi.json`)).json()).servers;
-    check(JSON.stringify(servers) === JSON.stringify([{ url: `/${service}/api/v1` }]), `${service}: the OpenAPI document by path names /${service}/api/v1 as its server`, servers);
+    check(
+      JSON.stringify(servers) === JSON.stringify([{ url: `/${service}/api/v1` }]),
+      `${service}: the OpenAPI document by path names /${service}/api/v1 as its server`,
+      servers,
+    );
     // Raw paths, as a hostile caller would send them (fetch would normalise them first).
-    for (const hidden of [`/${service}/metrics`, `/${service}/healthz`, `/${service}/api/v1/../../metrics`, `/${service}/api/v1/%2e%2e/%2e%2e/readyz`, '/metrics', `/%2e%2e/${service}/api/v1/tickets`]) {
+    for (const hidden of [
+      `/${service}/metrics`,
+      `/${service}/healthz`,
+      `/${service}/api/v1/../../metrics`,
+      `/${service}/api/v1/%2e%2e/%2e%2e/readyz`,
+      '/metrics',
+      `/%2e%2e/${service}/api/v1/tickets`,
+    ]) {
       const res2 = await request(`localhost:${INGRESS.port || 80}`, 'GET', hidden);
-      check([400, 404].includes(res2.status) && !/http_requests_total|"status":"(ok|ready)"/.test(res2.text ?? ''), `${service}: ${hidden} is not reachable by path`, `${res2.status} ${res2.text?.slice(0, 100)}`);
+      check(
+        [400, 404].includes(res2.status) && !/http_requests_total|"status":"(ok|ready)"/.test(res2.text ?? ''),
+        `${service}: ${hidden} is not reachable by path`,
+        `${res2.status} ${res2.text?.slice(0, 100)}`,
+      );
     }
   }
   // A 201's Location carries the prefix (the ingress rewrites the service's /api/v1/...).
@@ -195,13 +312,31 @@ async function discovery() {
     body: JSON.stringify({ name: `e2e discovery ${Date.now()}` }),
   });
   const body = await created.json();
-  check(created.status === 201 && created.headers.get('location') === `/desk/api/v1/clients/${body.id}`, 'desk: a 201 by path has a Location under /desk/api/v1', `${created.status} ${created.headers.get('location')}`);
-  const followed = await fetch(new URL(created.headers.get('location') ?? '/', origin), { headers: { authorization: `Bearer ${result.access_token}` } });
-  check(followed.status === 200 && (await followed.json()).id === body.id, 'desk: the Location leads to the created client', followed.status);
+  check(
+    created.status === 201 && created.headers.get('location') === `/desk/api/v1/clients/${body.id}`,
+    'desk: a 201 by path has a Location under /desk/api/v1',
+    `${created.status} ${created.headers.get('location')}`,
+  );
+  const followed = await fetch(new URL(created.headers.get('location') ?? '/', origin), {
+    headers: { authorization: `Bearer ${result.access_token}` },
+  });
+  check(
+    followed.status === 200 && (await followed.json()).id === body.id,
+    'desk: the Location leads to the created client',
+    followed.status,
+  );
   // X-Forwarded-Prefix is the ingress's to set: a caller's own is dropped on the host routes.
-  const spoofed = await request('desk', 'GET', '/api/v1/tickets', { token: result.access_token, headers: { 'x-forwarded-prefix': '/elsewhere' } });
-  check(spoofed.status === 200 && !/elsewhere/.test(spoofed.headers?.link ?? '') && /\/api\/v1\/tickets/.test(spoofed.headers?.link ?? ''),
-    'a caller\'s own X-Forwarded-Prefix does not reach the service', spoofed.headers?.link);
+  const spoofed = await request('desk', 'GET', '/api/v1/tickets', {
+    token: result.access_token,
+    headers: { 'x-forwarded-prefix': '/elsewhere' },
+  });
+  check(
+    spoofed.status === 200 &&
+      !/elsewhere/.test(spoofed.headers?.link ?? '') &&
+      /\/api\/v1\/tickets/.test(spoofed.headers?.link ?? ''),
+    "a caller's own X-Forwarded-Prefix does not reach the service",
+    spoofed.headers?.link,
+  );
 }
 
 async function scale() {
@@ -210,11 +345,21 @@ async function scale() {
   check(replicas.length === 2, 'two desk containers run', replicas.length);
   if (replicas.length !== 2) return;
   // Each replica signs; the other accepts the token; both publish the same keys.
-  const minted = replicas.map((c) => inside(c, 'POST', '/api/v1/auth/token', { grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET }).json?.access_token);
+  const minted = replicas.map(
+    (c) =>
+      inside(c, 'POST', '/api/v1/auth/token', {
+        grant_type: 'client_credentials',
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+      }).json?.access_token,
+  );
   check(minted.every(Boolean), 'both replicas issue tokens');
   const keys = replicas.map((c) => inside(c, 'GET', '/api/v1/.well-known/jwks.json').text);
   check(keys[0] === keys[1], 'both replicas publish the same JWKS');
-  for (const [i, j] of [[0, 1], [1, 0]]) {
+  for (const [i, j] of [
+    [0, 1],
+    [1, 0],
+  ]) {
     const script = `fetch('http://127.0.0.1:3001/api/v1/tickets', { headers: { authorization: 'Bearer ' + process.argv[1] } }).then((r) => process.stdout.write(String(r.status)))`;
     const status = docker('exec', replicas[j], 'node', '-e', script, minted[i]);
     check(status === '200', `a token signed by replica ${i + 1} is accepted by replica ${j + 1}`, status);
@@ -227,24 +372,37 @@ async function scale() {
   const before = replicas.map(requestsServed);
   const statuses = [];
   let next = 0;
-  await Promise.all(Array.from({ length: 20 }, async () => {
-    while (next < 600) {
-      next += 1;
-      statuses.push((await request('desk', 'GET', '/api/v1/users', { token: bearer })).status);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next < 600) {
+        next += 1;
+        statuses.push((await request('desk', 'GET', '/api/v1/users', { token: bearer })).status);
+      }
+    }),
+  );
   const counts = statuses.reduce((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
   check(counts[200] === 600, '600 requests of one client within a minute pass (both replicas together)', counts);
   const over = await request('desk', 'GET', '/api/v1/users', { token: bearer });
-  check(over.status === 429 && Number(over.headers['retry-after']) > 0, 'the 601st is refused with 429 and Retry-After', `${over.status} ${over.headers?.['retry-after']}`);
+  check(
+    over.status === 429 && Number(over.headers['retry-after']) > 0,
+    'the 601st is refused with 429 and Retry-After',
+    `${over.status} ${over.headers?.['retry-after']}`,
+  );
   const served = replicas.map((c, i) => requestsServed(c) - before[i]);
-  check(served.every((n) => n >= 100), 'the ingress spread the requests over both replicas', served);
+  check(
+    served.every((n) => n >= 100),
+    'the ingress spread the requests over both replicas',
+    served,
+  );
 }
 
 async function graceful() {
   console.log('graceful: writes through the ingress while desk stops');
   const bearer = await token(CLIENT_ID, CLIENT_SECRET);
-  const client = await request('desk', 'POST', '/api/v1/clients', { token: bearer, body: { name: `e2e graceful ${Date.now()}` } });
+  const client = await request('desk', 'POST', '/api/v1/clients', {
+    token: bearer,
+    body: { name: `e2e graceful ${Date.now()}` },
+  });
   check(client.status === 201, 'a client to file tickets for is created', `${client.status} ${client.text}`);
   if (client.status !== 201) return;
   const accepted = [];
@@ -253,7 +411,10 @@ async function graceful() {
   let stopped = false;
   const writers = Array.from({ length: 8 }, async (_, w) => {
     for (let i = 0; !stopped; i += 1) {
-      const res = await request('desk', 'POST', '/api/v1/tickets', { token: bearer, body: { title: `graceful ${w}-${i}`, client_id: client.json.id } });
+      const res = await request('desk', 'POST', '/api/v1/tickets', {
+        token: bearer,
+        body: { title: `graceful ${w}-${i}`, client_id: client.json.id },
+      });
       if (res.cut || (res.status && res.complete === false)) cut.push(res);
       else if (res.status === 201 && res.json?.id) accepted.push(res.json.id);
       else others[res.status] = (others[res.status] ?? 0) + 1;
@@ -288,7 +449,11 @@ async function graceful() {
     }
   }
   if (limited) console.log(`       reading them back met the rate limit ${limited} times (waited out)`);
-  check(missing === 0, `every accepted write (${accepted.length}) is stored after the restart`, `${missing} missing: ${JSON.stringify(notFound)}`);
+  check(
+    missing === 0,
+    `every accepted write (${accepted.length}) is stored after the restart`,
+    `${missing} missing: ${JSON.stringify(notFound)}`,
+  );
 }
 
 const steps = { smoke, scale, graceful };

@@ -19,13 +19,18 @@ function visit(fromDir, manifest) {
   const names = [
     ...Object.keys(manifest.dependencies ?? {}),
     ...Object.keys(manifest.optionalDependencies ?? {}),
-    ...Object.keys(manifest.peerDependencies ?? {}).filter((name) => !PEER_ONLY.has(name) && !name.startsWith('@types/')),
+    ...Object.keys(manifest.peerDependencies ?? {}).filter(
+      (name) => !PEER_ONLY.has(name) && !name.startsWith('@types/'),
+    ),
   ];
   for (const name of names) {
     let dir;
     for (let d = fromDir; ; d = path.dirname(d)) {
       const candidate = path.join(d, 'node_modules', name);
-      if (fs.existsSync(candidate)) { dir = fs.realpathSync(candidate); break; }
+      if (fs.existsSync(candidate)) {
+        dir = fs.realpathSync(candidate);
+        break;
+      }
       if (d === path.dirname(d)) break;
     }
     if (!dir || keep.has(dir)) continue; // optional or peer that is not installed
@@ -35,7 +40,11 @@ function visit(fromDir, manifest) {
 }
 visit(app, JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')));
 
-const keepEntries = new Set([...keep].filter((dir) => dir.startsWith(store + path.sep)).map((dir) => path.relative(store, dir).split(path.sep)[0]));
+const keepEntries = new Set(
+  [...keep]
+    .filter((dir) => dir.startsWith(store + path.sep))
+    .map((dir) => path.relative(store, dir).split(path.sep)[0]),
+);
 let removed = 0;
 for (const entry of fs.readdirSync(store)) {
   if (entry.startsWith('.') || entry === 'node_modules' || keepEntries.has(entry)) continue;
@@ -57,8 +66,11 @@ function sweep(dir, inPrismaRuntime) {
       sweep(full, inPrismaRuntime || full.endsWith(path.join('@prisma', 'client', 'runtime')));
     } else if (DROP_FILE.test(entry.name)) {
       fs.unlinkSync(full);
-    } else if (inPrismaRuntime && (/^(query_compiler_|wasm-compiler-edge)/.test(entry.name) || entry.name.endsWith('.mjs'))
-      && !/^query_compiler_(fast|small)_bg\.postgresql\.(js|wasm-base64\.js)$/.test(entry.name)) {
+    } else if (
+      inPrismaRuntime &&
+      (/^(query_compiler_|wasm-compiler-edge)/.test(entry.name) || entry.name.endsWith('.mjs')) &&
+      !/^query_compiler_(fast|small)_bg\.postgresql\.(js|wasm-base64\.js)$/.test(entry.name)
+    ) {
       fs.unlinkSync(full);
     }
   }

@@ -5,5 +5,7 @@ const preset = require('../../jest.preset.js');
 module.exports = {
   ...preset,
   transform: { '/email-reply-parser/.+\\.js$': '<rootDir>/test/support/import-meta-transform.js', ...preset.transform },
-  transformIgnorePatterns: preset.transformIgnorePatterns.map((pattern) => pattern.replace('(?!(\\.pnpm/)?(', '(?!(\\.pnpm/)?(email-reply-parser|')),
+  transformIgnorePatterns: preset.transformIgnorePatterns.map((pattern) =>
+    pattern.replace('(?!(\\.pnpm/)?(', '(?!(\\.pnpm/)?(email-reply-parser|'),
+  ),
 };

@@ -1,7 +1,18 @@
 const preset = require('../../jest.preset.js');
 
 // pg-boss and the libraries it loads are ES modules only: transformed to CommonJS like jose.
-const esm = ['jose', 'oauth4webapi', 'pg-boss', 'serialize-error', 'non-error', 'cron-parser', 'rrule-temporal', 'temporal-polyfill', 'temporal-spec', 'luxon'];
+const esm = [
+  'jose',
+  'oauth4webapi',
+  'pg-boss',
+  'serialize-error',
+  'non-error',
+  'cron-parser',
+  'rrule-temporal',
+  'temporal-polyfill',
+  'temporal-spec',
+  'luxon',
+];
 
 // link must answer the same whatever the process's time zone; its tests run far east of UTC, where
 // a date read as a local midnight is the day before in UTC (run-list-pages.test.ts). Set here, in

@@ -36,12 +36,13 @@ export function remoteJwks(options: RemoteJwksOptions): KeySource {
   let lastSet = '';
   let fallback: LocalJwkSet | undefined;
   const jose = import('jose');
-  const ready = jose.then(({ createRemoteJWKSet }) =>
-    (remote = createRemoteJWKSet(new URL(options.url), {
-      cacheMaxAge: options.cacheMs ?? 10 * 60_000,
-      cooldownDuration: options.refetchCooldownMs ?? 5_000,
-      timeoutDuration: options.fetchTimeoutMs ?? 5_000,
-    })),
+  const ready = jose.then(
+    ({ createRemoteJWKSet }) =>
+      (remote = createRemoteJWKSet(new URL(options.url), {
+        cacheMaxAge: options.cacheMs ?? 10 * 60_000,
+        cooldownDuration: options.refetchCooldownMs ?? 5_000,
+        timeoutDuration: options.fetchTimeoutMs ?? 5_000,
+      })),
   );
   // jose imports each key of a fetched set once (the same CryptoKey until the set is fetched
   // again), so each gets one KeyObject: the verifier tells a replaced key by its identity.

@@ -40,7 +40,10 @@ export function authenticate(verify: TokenVerifier): RequestHandler {
     }
     const match = BEARER_HEADER.exec(header.trim());
     if (!match) {
-      req.authFailure = { error: 'invalid_token', description: 'The Authorization header must be "Bearer <access token>".' };
+      req.authFailure = {
+        error: 'invalid_token',
+        description: 'The Authorization header must be "Bearer <access token>".',
+      };
       return next();
     }
     return verifyThenNext(req, match[1]!, next);
@@ -59,7 +62,9 @@ export function requireScope(scope: string): RequestHandler {
       const description = req.authFailure?.description ?? 'An access token is required.';
       throw new AppError(401, description, {
         code: 'invalid-token',
-        headers: { 'WWW-Authenticate': `Bearer realm="msp", error="invalid_token", error_description="${quote(description)}"` },
+        headers: {
+          'WWW-Authenticate': `Bearer realm="msp", error="invalid_token", error_description="${quote(description)}"`,
+        },
       });
     }
     if (scope !== AUTHENTICATED && !needed.every((one) => hasScope(req.principal!.scopes, one))) {

@@ -85,7 +85,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     const decoded = jwt.decode(token, { complete: true });
     if (!decoded || typeof decoded.payload === 'string') throw new InvalidTokenError('The access token is malformed.');
     const { alg, kid } = decoded.header;
-    if (!(ALLOWED_ALGORITHMS as readonly string[]).includes(alg)) throw new InvalidTokenError('The access token is signed with an algorithm that is not accepted.');
+    if (!(ALLOWED_ALGORITHMS as readonly string[]).includes(alg))
+      throw new InvalidTokenError('The access token is signed with an algorithm that is not accepted.');
     if (!kid) throw new InvalidTokenError('The access token names no signing key.');
     const key = await options.keys.getKey(kid, alg);
     if (!key) throw new InvalidTokenError('The access token is signed with an unknown key.');
@@ -104,7 +105,13 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       throw new InvalidTokenError(`The access token is not valid: ${(error as Error).message}.`);
     }
     const { sub, tenant_id: tenantId, scope, jti, exp, client_kind: clientKind } = payload;
-    if (typeof sub !== 'string' || typeof tenantId !== 'string' || typeof scope !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') {
+    if (
+      typeof sub !== 'string' ||
+      typeof tenantId !== 'string' ||
+      typeof scope !== 'string' ||
+      typeof jti !== 'string' ||
+      typeof exp !== 'number'
+    ) {
       throw new InvalidTokenError('The access token lacks required claims.');
     }
     // Every service keys its rows by this id in uuid columns: refuse anything else here, once.
@@ -125,7 +132,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const verify: TokenVerifier = async (token) => {
     const known = cached(token);
     if (known) {
-      if (Date.now() < known.expiresAtMs && (await options.keys.getKey(known.kid, known.alg)) === known.key) return known.principal;
+      if (Date.now() < known.expiresAtMs && (await options.keys.getKey(known.kid, known.alg)) === known.key)
+        return known.principal;
       if (verified.get(keyOf(token)) === known) verified.delete(keyOf(token));
     }
     const fresh = await verifyFully(token);

@@ -53,7 +53,7 @@ function expectInvalidToken(response: request.Response) {
 const now = () => Math.floor(Date.now() / 1000);
 
 describe('token verification', () => {
-  test('When a valid token with the scope is sent, then the route answers with the caller\'s tenant', async () => {
+  test("When a valid token with the scope is sent, then the route answers with the caller's tenant", async () => {
     const tenant = randomUUID();
     const response = await call(issuer.token({ scope: 'read:tickets', tenant_id: tenant }));
     expect(response.status).toBe(200);
@@ -64,14 +64,18 @@ describe('token verification', () => {
   test('When the Authorization header is not Bearer, then 401', async () =>
     expectInvalidToken(await request(app).get('/api/v1/tickets').set('Authorization', 'Basic abc')));
   test('When the token is garbage, then 401', async () => expectInvalidToken(await call('not.a.jwt')));
-  test('When the scheme is written in another case and followed by several spaces, then the token is still accepted (RFC 7235: the scheme is case-insensitive)', async () => {
-    const tenant = randomUUID();
-    const token = issuer.token({ scope: 'read:tickets', tenant_id: tenant });
-    const response = await request(app).get('/api/v1/tickets').set('Authorization', `bearer   ${token}`);
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ tenant });
-  });
-  test('When the header carries a character outside b64token after a valid token, then 401 naming the header\'s form', async () => {
+  test(
+    'When the scheme is written in another case and followed by several spaces, then the ' +
+      'token is still accepted (RFC 7235: the scheme is case-insensitive)',
+    async () => {
+      const tenant = randomUUID();
+      const token = issuer.token({ scope: 'read:tickets', tenant_id: tenant });
+      const response = await request(app).get('/api/v1/tickets').set('Authorization', `bearer   ${token}`);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ tenant });
+    },
+  );
+  test("When the header carries a character outside b64token after a valid token, then 401 naming the header's form", async () => {
     const token = issuer.token({ scope: 'read:tickets' });
     const response = await request(app).get('/api/v1/tickets').set('Authorization', `bearer ${token}!`);
     expectInvalidToken(response);
@@ -90,12 +94,28 @@ describe('token verification', () => {
   });
 
   test('When the token is unsigned (alg none), then 401', async () => {
-    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'x', tenant_id: randomUUID(), scope: 'read:tickets', exp: now() + 60, jti: 'j' };
+    const claims = {
+      iss: issuer.issuer,
+      aud: issuer.audience,
+      sub: 'x',
+      tenant_id: randomUUID(),
+      scope: 'read:tickets',
+      exp: now() + 60,
+      jti: 'j',
+    };
     expectInvalidToken(await call(forgedTokens.unsigned(claims)));
   });
 
   test('When the token is HS256-signed with the public key, then 401', async () => {
-    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'x', tenant_id: randomUUID(), scope: 'read:tickets', exp: now() + 60, jti: 'j' };
+    const claims = {
+      iss: issuer.issuer,
+      aud: issuer.audience,
+      sub: 'x',
+      tenant_id: randomUUID(),
+      scope: 'read:tickets',
+      exp: now() + 60,
+      jti: 'j',
+    };
     expectInvalidToken(await call(forgedTokens.hmacWithPublicKey(claims, issuer.publicKey, issuer.kid)));
   });
 
@@ -116,7 +136,9 @@ describe('token verification', () => {
   test('When the token lacks the scope, then 403 insufficient_scope naming it', async () => {
     const response = await call(issuer.token({ scope: 'read:users write:tickets' }));
     expect(response.status).toBe(403);
-    expect(response.headers['www-authenticate']).toBe('Bearer realm="msp", error="insufficient_scope", scope="read:tickets"');
+    expect(response.headers['www-authenticate']).toBe(
+      'Bearer realm="msp", error="insufficient_scope", scope="read:tickets"',
+    );
     expect(response.body).toMatchObject({ status: 403, required_scope: 'read:tickets' });
   });
 
@@ -126,14 +148,23 @@ describe('token verification', () => {
 
   test('When GET /me is called with any valid token, then it describes the caller', async () => {
     const tenant = randomUUID();
-    const response = await request(app).get('/api/v1/me').set('Authorization', `Bearer ${issuer.token({ sub: 'client-1', tenant_id: tenant, scope: 'read:hr' })}`);
+    const response = await request(app)
+      .get('/api/v1/me')
+      .set('Authorization', `Bearer ${issuer.token({ sub: 'client-1', tenant_id: tenant, scope: 'read:hr' })}`);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ client_id: 'client-1', tenant_id: tenant, scopes: ['read:hr'] });
   });
 });
 
 describe('JWKS caching and rotation', () => {
-  const claims = () => ({ iss: issuer.issuer, aud: issuer.audience, sub: 's', tenant_id: randomUUID(), scope: 'read:tickets', jti: 'j' });
+  const claims = () => ({
+    iss: issuer.issuer,
+    aud: issuer.audience,
+    sub: 's',
+    tenant_id: randomUUID(),
+    scope: 'read:tickets',
+    jti: 'j',
+  });
 
   test('When many requests arrive, then the JWKS is fetched once and cached', async () => {
     const token = issuer.token({ scope: 'read:tickets' });
@@ -144,7 +175,11 @@ describe('JWKS caching and rotation', () => {
   });
 
   test('When desk rotates its key, then a token with the new kid is accepted after exactly one refetch', async () => {
-    const verify = createTokenVerifier({ keys: remoteJwks({ url: issuer.jwksUrl, refetchCooldownMs: 0 }), issuer: issuer.issuer, audience: issuer.audience });
+    const verify = createTokenVerifier({
+      keys: remoteJwks({ url: issuer.jwksUrl, refetchCooldownMs: 0 }),
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+    });
     await verify(issuer.token());
     const start = issuer.jwksFetches();
     const rotated = issuer.rotate();
@@ -155,37 +190,53 @@ describe('JWKS caching and rotation', () => {
     expect(issuer.jwksFetches()).toBe(start + 1);
   });
 
-  test('When the JWKS is fresh, then a token verified before is known at once; when its keys are stale, known defers to the verifier, which refetches', async () => {
-    const keys = remoteJwks({ url: issuer.jwksUrl, refetchCooldownMs: 0, cacheMs: 200 });
-    const verify = createTokenVerifier({ keys, issuer: issuer.issuer, audience: issuer.audience });
-    const token = issuer.token();
-    expect(verify.known!(token)).toBeUndefined();
-    const principal = await verify(token);
-    expect(verify.known!(token)).toBe(principal);
-    const start = issuer.jwksFetches();
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(verify.known!(token)).toBeUndefined();
-    expect(issuer.jwksFetches()).toBe(start);
-    // The refetched JWKS holds new key objects: the token is verified again against them.
-    const again = await verify(token);
-    expect(again).toEqual(principal);
-    expect(issuer.jwksFetches()).toBe(start + 1);
-    expect(verify.known!(token)).toBe(again);
-  });
+  test(
+    'When the JWKS is fresh, then a token verified before is known at once; when its ' +
+      'keys are stale, known defers to the verifier, which refetches',
+    async () => {
+      const keys = remoteJwks({ url: issuer.jwksUrl, refetchCooldownMs: 0, cacheMs: 200 });
+      const verify = createTokenVerifier({ keys, issuer: issuer.issuer, audience: issuer.audience });
+      const token = issuer.token();
+      expect(verify.known!(token)).toBeUndefined();
+      const principal = await verify(token);
+      expect(verify.known!(token)).toBe(principal);
+      const start = issuer.jwksFetches();
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(verify.known!(token)).toBeUndefined();
+      expect(issuer.jwksFetches()).toBe(start);
+      // The refetched JWKS holds new key objects: the token is verified again against them.
+      const again = await verify(token);
+      expect(again).toEqual(principal);
+      expect(issuer.jwksFetches()).toBe(start + 1);
+      expect(verify.known!(token)).toBe(again);
+    },
+  );
 
   test('When tokens name unknown kids in a burst, then the JWKS is refetched at most once per cooldown', async () => {
-    const verify = createTokenVerifier({ keys: remoteJwks({ url: issuer.jwksUrl, refetchCooldownMs: 60_000 }), issuer: issuer.issuer, audience: issuer.audience });
+    const verify = createTokenVerifier({
+      keys: remoteJwks({ url: issuer.jwksUrl, refetchCooldownMs: 60_000 }),
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+    });
     await verify(issuer.token());
     const start = issuer.jwksFetches();
     for (let i = 0; i < 5; i += 1) {
-      const forged = jwt.sign(claims(), issuer.privateKey, { algorithm: 'ES256', keyid: `unknown-${i}`, expiresIn: 60 });
+      const forged = jwt.sign(claims(), issuer.privateKey, {
+        algorithm: 'ES256',
+        keyid: `unknown-${i}`,
+        expiresIn: 60,
+      });
       await expect(verify(forged)).rejects.toThrow(InvalidTokenError);
     }
     expect(issuer.jwksFetches()).toBe(start);
   });
 
   test('When the JWKS cannot be reached, then tokens are refused with 401, not a 500', async () => {
-    const verify = createTokenVerifier({ keys: remoteJwks({ url: 'http://127.0.0.1:1/jwks.json' }), issuer: issuer.issuer, audience: issuer.audience });
+    const verify = createTokenVerifier({
+      keys: remoteJwks({ url: 'http://127.0.0.1:1/jwks.json' }),
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+    });
     await expect(verify(issuer.token())).rejects.toThrow(InvalidTokenError);
   });
 });

@@ -17,36 +17,62 @@ function mutableKeys() {
     keys.set(kid, publicKey);
     return privateKey;
   };
-  return { source, add, put: (kid: string, key: KeyObject) => keys.set(kid, key), remove: (kid: string) => keys.delete(kid) };
+  return {
+    source,
+    add,
+    put: (kid: string, key: KeyObject) => keys.set(kid, key),
+    remove: (kid: string) => keys.delete(kid),
+  };
 }
 
 function sign(privateKey: KeyObject, kid: string, claims: Record<string, unknown> = {}) {
-  const payload = { iss: ISSUER, aud: AUDIENCE, sub: 'client-1', tenant_id: randomUUID(), scope: 'read:tickets', jti: randomUUID(), iat: now(), exp: now() + 3600, ...claims };
+  const payload = {
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: 'client-1',
+    tenant_id: randomUUID(),
+    scope: 'read:tickets',
+    jti: randomUUID(),
+    iat: now(),
+    exp: now() + 3600,
+    ...claims,
+  };
   return jwt.sign(payload, privateKey, { algorithm: 'ES256', keyid: kid });
 }
 
 describe('the cache of verified access tokens', () => {
-  test('When a token was verified, then known answers its principal at once; never a token not verified, nor one whose key was withdrawn or replaced, nor one past its exp', async () => {
-    const keys = mutableKeys();
-    const verify = createTokenVerifier({ keys: keys.source, issuer: ISSUER, audience: AUDIENCE, clockToleranceSec: 0 });
-    const privateKey = keys.add('k1');
-    const token = sign(privateKey, 'k1');
-    expect(verify.known!(token)).toBeUndefined();
-    const principal = await verify(token);
-    expect(verify.known!(token)).toBe(principal);
+  test(
+    'When a token was verified, then known answers its principal at once; never a token not ' +
+      'verified, nor one whose key was withdrawn or replaced, nor one past its exp',
+    async () => {
+      const keys = mutableKeys();
+      const verify = createTokenVerifier({
+        keys: keys.source,
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        clockToleranceSec: 0,
+      });
+      const privateKey = keys.add('k1');
+      const token = sign(privateKey, 'k1');
+      expect(verify.known!(token)).toBeUndefined();
+      const principal = await verify(token);
+      expect(verify.known!(token)).toBe(principal);
 
-    const expiring = sign(privateKey, 'k1', { exp: now() + 1 });
-    await verify(expiring);
-    expect(verify.known!(expiring)).toMatchObject({ clientId: 'client-1' });
-    await new Promise((resolve) => setTimeout(resolve, (now() + 1) * 1000 - Date.now() + 5));
-    expect(verify.known!(expiring)).toBeUndefined();
+      const expiring = sign(privateKey, 'k1', { exp: now() + 1 });
+      await verify(expiring);
+      expect(verify.known!(expiring)).toMatchObject({ clientId: 'client-1' });
+      await new Promise((resolve) => setTimeout(resolve, (now() + 1) * 1000 - Date.now() + 5));
+      expect(verify.known!(expiring)).toBeUndefined();
 
-    keys.add('k1'); // the kid now names another key
-    expect(verify.known!(token)).toBeUndefined();
-    keys.remove('k1');
-    expect(verify.known!(token)).toBeUndefined();
-    await expect(verify(token)).rejects.toThrow(new InvalidTokenError('The access token is signed with an unknown key.'));
-  });
+      keys.add('k1'); // the kid now names another key
+      expect(verify.known!(token)).toBeUndefined();
+      keys.remove('k1');
+      expect(verify.known!(token)).toBeUndefined();
+      await expect(verify(token)).rejects.toThrow(
+        new InvalidTokenError('The access token is signed with an unknown key.'),
+      );
+    },
+  );
 
   test('When another token carries the signature of a cached one, then it is not answered from the cache: it is verified, and refused', async () => {
     const keys = mutableKeys();
@@ -54,7 +80,7 @@ describe('the cache of verified access tokens', () => {
     const token = sign(keys.add('k1'), 'k1');
     await verify(token);
     const [header, , signature] = token.split('.');
-    const forged = `${header}.${Buffer.from(JSON.stringify({ ...jwt.decode(token) as object, scope: 'admin:tenant' })).toString('base64url')}.${signature}`;
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...(jwt.decode(token) as object), scope: 'admin:tenant' })).toString('base64url')}.${signature}`;
     expect(verify.known!(forged)).toBeUndefined();
     await expect(verify(forged)).rejects.toThrow(/^The access token is not valid: invalid signature\.$/);
     expect(verify.known!(token)).toMatchObject({ scopes: ['read:tickets'] });
@@ -95,7 +121,9 @@ describe('the cache of verified access tokens', () => {
     const token = sign(keys.add('k1'), 'k1');
     await verify(token);
     keys.remove('k1');
-    await expect(verify(token)).rejects.toThrow(new InvalidTokenError('The access token is signed with an unknown key.'));
+    await expect(verify(token)).rejects.toThrow(
+      new InvalidTokenError('The access token is signed with an unknown key.'),
+    );
   });
 
   test('When the key id of a cached token now names another key, then the token is verified again and refused', async () => {

@@ -106,9 +106,13 @@ function epochDayOfDate(date: string): number {
 function compile(calendar: BusinessCalendar): Compiled {
   const week = WEEKDAYS.map((day) => {
     const intervals = (calendar.hours[day] ?? [])
-      .map((interval): [number, number] => [(parseTime(interval.start) ?? NaN) * MINUTE_MS, (parseTime(interval.end, true) ?? NaN) * MINUTE_MS])
+      .map((interval): [number, number] => [
+        (parseTime(interval.start) ?? NaN) * MINUTE_MS,
+        (parseTime(interval.end, true) ?? NaN) * MINUTE_MS,
+      ])
       .sort((a, b) => a[0] - b[0]);
-    if (intervals.some(([start, end]) => !(start < end))) throw new RangeError(`malformed business hours on ${day}: check the calendar with validateCalendar`);
+    if (intervals.some(([start, end]) => !(start < end)))
+      throw new RangeError(`malformed business hours on ${day}: check the calendar with validateCalendar`);
     return intervals;
   });
   const dayMs = week.map((intervals) => intervals.reduce((sum, [start, end]) => sum + end - start, 0));
@@ -177,7 +181,11 @@ function openInWall(c: Compiled, from: number, to: number): number {
   const firstDay = Math.floor(from / DAY_MS);
   const lastDay = Math.floor((to - 1) / DAY_MS);
   if (firstDay === lastDay) return openInDay(c, firstDay, from - firstDay * DAY_MS, to - firstDay * DAY_MS);
-  return openInDay(c, firstDay, from - firstDay * DAY_MS, DAY_MS) + openInDays(c, firstDay + 1, lastDay) + openInDay(c, lastDay, 0, to - lastDay * DAY_MS);
+  return (
+    openInDay(c, firstDay, from - firstDay * DAY_MS, DAY_MS) +
+    openInDays(c, firstDay + 1, lastDay) +
+    openInDay(c, lastDay, 0, to - lastDay * DAY_MS)
+  );
 }
 
 /**
@@ -213,7 +221,7 @@ function wallAfter(c: Compiled, from: number, to: number, need: number): number 
  * time, and the hour they show twice when it ends is business time twice.
  */
 function* pieces(c: Compiled, from: number, to: number): Generator<[number, number, number]> {
-  for (let start = from; start < to; ) {
+  for (let start = from; start < to;) {
     const end = Math.min(nextOffsetChange(c.timeZone, start), to);
     yield [start, end, offsetAt(c.timeZone, start)];
     start = end;
@@ -227,7 +235,11 @@ function epochOf(value: Date, name: string): number {
 }
 
 const pastLastInstant = (minutes: number) =>
-  new BusinessTimeRangeError('last-instant', 'the year 9999', `${minutes} business minutes from then end after 9999-12-31T23:59:59.999Z, the last instant there is`);
+  new BusinessTimeRangeError(
+    'last-instant',
+    'the year 9999',
+    `${minutes} business minutes from then end after 9999-12-31T23:59:59.999Z, the last instant there is`,
+  );
 
 /**
  * The instant `minutes` business minutes after `from`: `from` itself for 0, else the moment the
@@ -272,7 +284,8 @@ export function businessMinutesBetween(calendar: CalendarOrAlwaysOpen, from: Dat
   if (calendar == null) return (end - start) / MINUTE_MS;
   const c = compile(calendar);
   let total = 0;
-  for (const [pieceStart, pieceEnd, offset] of pieces(c, start, end)) total += openInWall(c, pieceStart + offset, pieceEnd + offset);
+  for (const [pieceStart, pieceEnd, offset] of pieces(c, start, end))
+    total += openInWall(c, pieceStart + offset, pieceEnd + offset);
   return total / MINUTE_MS;
 }
 
@@ -322,7 +335,8 @@ export function validateCalendar(value: unknown, prefix = ''): FieldError[] {
   else {
     let intervals = 0;
     for (const key of Object.keys(value.hours)) {
-      if (!(WEEKDAYS as readonly string[]).includes(key)) fail(`hours.${key}`, `is not a day: use ${WEEKDAYS.join(', ')}`);
+      if (!(WEEKDAYS as readonly string[]).includes(key))
+        fail(`hours.${key}`, `is not a day: use ${WEEKDAYS.join(', ')}`);
     }
     for (const day of WEEKDAYS) {
       const list = value.hours[day];
@@ -348,7 +362,8 @@ export function validateCalendar(value: unknown, prefix = ''): FieldError[] {
       parsed.sort((a, b) => a.start - b.start);
       for (let i = 1; i < parsed.length; i++) {
         const [previous, current] = [parsed[i - 1]!, parsed[i]!];
-        if (current.start < previous.end) fail(`hours.${day}[${current.index}]`, `overlaps hours.${day}[${previous.index}]`);
+        if (current.start < previous.end)
+          fail(`hours.${day}[${current.index}]`, `overlaps hours.${day}[${previous.index}]`);
       }
       intervals += parsed.length;
     }

@@ -24,7 +24,10 @@ interface Rule {
   only?: number;
 }
 
-const fixed = (monthDay: string): DayIn => () => monthDay;
+const fixed =
+  (monthDay: string): DayIn =>
+  () =>
+    monthDay;
 
 /** The UTC midnight of a day: Date.UTC would read the years 0–99 as 1900–1999 (a weekday off, and a month-day off in leap years). */
 function utcDay(year: number, monthIndex: number, day: number): Date {

@@ -17,8 +17,22 @@ import { isDateString, toEpochDay, yearOf } from './dates';
 import { germanHolidays } from './german-holidays';
 
 export const GERMAN_STATES = [
-  'DE-BW', 'DE-BY', 'DE-BE', 'DE-BB', 'DE-HB', 'DE-HH', 'DE-HE', 'DE-MV',
-  'DE-NI', 'DE-NW', 'DE-RP', 'DE-SL', 'DE-SN', 'DE-ST', 'DE-SH', 'DE-TH',
+  'DE-BW',
+  'DE-BY',
+  'DE-BE',
+  'DE-BB',
+  'DE-HB',
+  'DE-HH',
+  'DE-HE',
+  'DE-MV',
+  'DE-NI',
+  'DE-NW',
+  'DE-RP',
+  'DE-SL',
+  'DE-SN',
+  'DE-ST',
+  'DE-SH',
+  'DE-TH',
 ] as const;
 export type GermanState = (typeof GERMAN_STATES)[number];
 /** 'DE' alone: the holidays of all Germany (federal law: Tag der Deutschen Einheit, and those every state keeps). */
@@ -57,7 +71,11 @@ export function isHolidayRegion(value: unknown): value is HolidayRegion {
 
 export function assertRegion(region: unknown): asserts region is HolidayRegion {
   if (!isHolidayRegion(region)) {
-    throw new CalendarInputError('unknown-region', `unknown holiday region ${JSON.stringify(region)}: use 'DE' or a German state such as 'DE-BY'`, region);
+    throw new CalendarInputError(
+      'unknown-region',
+      `unknown holiday region ${JSON.stringify(region)}: use 'DE' or a German state such as 'DE-BY'`,
+      region,
+    );
   }
 }
 
@@ -71,7 +89,11 @@ function yearOfRegion(region: HolidayRegion, year: number) {
   let entry = cache.get(key);
   if (!entry) {
     const list = germanHolidays(region === 'DE' ? undefined : region.slice(3), year);
-    entry = { list, dates: new Set(list.map((holiday) => holiday.date)), days: list.map((holiday) => toEpochDay(holiday.date)).sort((a, b) => a - b) };
+    entry = {
+      list,
+      dates: new Set(list.map((holiday) => holiday.date)),
+      days: list.map((holiday) => toEpochDay(holiday.date)).sort((a, b) => a - b),
+    };
     if (cache.size >= MAX_CACHED_YEARS) cache.clear();
     cache.set(key, entry);
   }
@@ -100,6 +122,7 @@ export function isHolidayUnchecked(region: HolidayRegion, date: string): boolean
 /** Whether a 'YYYY-MM-DD' is a public holiday in a region. */
 export function isHoliday(region: HolidayRegion, date: string): boolean {
   assertRegion(region);
-  if (!isDateString(date)) throw new CalendarInputError('invalid-date', `not a calendar date (YYYY-MM-DD): ${JSON.stringify(date)}`, date);
+  if (!isDateString(date))
+    throw new CalendarInputError('invalid-date', `not a calendar date (YYYY-MM-DD): ${JSON.stringify(date)}`, date);
   return yearOfRegion(region, yearOf(date)).dates.has(date);
 }

@@ -31,7 +31,15 @@ export function parseTzif(bytes: Uint8Array): OffsetRule {
   const header = (at: number) => {
     if (bytes.length < at + 44 || view.getUint32(at) !== 0x545a6966) throw new TzifError('not a TZif file'); // "TZif"
     const count = (n: number) => view.getUint32(at + 20 + 4 * n);
-    return { version: bytes[at + 4]!, isut: count(0), isstd: count(1), leap: count(2), time: count(3), type: count(4), chars: count(5) };
+    return {
+      version: bytes[at + 4]!,
+      isut: count(0),
+      isstd: count(1),
+      leap: count(2),
+      time: count(3),
+      type: count(4),
+      chars: count(5),
+    };
   };
   const first = header(0);
   const v1Size = first.time * 5 + first.type * 6 + first.chars + first.leap * 8 + first.isstd + first.isut;
@@ -74,20 +82,23 @@ export function parseTzif(bytes: Uint8Array): OffsetRule {
     }
     return transitions[high]!;
   };
-  return Object.assign((t: number) => {
-    if (last < 0) return afterLast ? afterLast(t) : typeOffsets[0]!;
-    if (t < transitions[0]!) return typeOffsets[0]!;
-    if (t >= transitions[last]!) return afterLast ? afterLast(t) : offsets[last]!;
-    // The last transition at or before t.
-    let low = 0;
-    let high = last;
-    while (high - low > 1) {
-      const middle = (low + high) >>> 1;
-      if (transitions[middle]! <= t) low = middle;
-      else high = middle;
-    }
-    return offsets[low]!;
-  }, { next });
+  return Object.assign(
+    (t: number) => {
+      if (last < 0) return afterLast ? afterLast(t) : typeOffsets[0]!;
+      if (t < transitions[0]!) return typeOffsets[0]!;
+      if (t >= transitions[last]!) return afterLast ? afterLast(t) : offsets[last]!;
+      // The last transition at or before t.
+      let low = 0;
+      let high = last;
+      while (high - low > 1) {
+        const middle = (low + high) >>> 1;
+        if (transitions[middle]! <= t) low = middle;
+        else high = middle;
+      }
+      return offsets[low]!;
+    },
+    { next },
+  );
 }
 
 function footerOf(bytes: Uint8Array, at: number): string {
@@ -98,7 +109,8 @@ function footerOf(bytes: Uint8Array, at: number): string {
 }
 
 /** A rule date of a POSIX TZ string: `Jn` (1–365, 29 February never counted), `n` (0–365) or `Mm.w.d`. */
-type RuleDate = { kind: 'julian1' | 'julian0'; day: number } | { kind: 'month'; month: number; week: number; weekday: number };
+type RuleDate =
+  { kind: 'julian1' | 'julian0'; day: number } | { kind: 'month'; month: number; week: number; weekday: number };
 interface RuleTime {
   date: RuleDate;
   /** Seconds after local midnight, in the time the clocks show before the change (may be negative or past 24 h: RFC 8536 §3.3.1). */
@@ -191,7 +203,10 @@ export function posixTzRule(tz: string): OffsetRule {
   const changesOf = (year: number): [number, number] => {
     let both = changes.get(year);
     if (!both) {
-      both = [localDay(start.date, year) * DAY_S + start.seconds - standard, localDay(end.date, year) * DAY_S + end.seconds - daylight];
+      both = [
+        localDay(start.date, year) * DAY_S + start.seconds - standard,
+        localDay(end.date, year) * DAY_S + end.seconds - daylight,
+      ];
       if (changes.size >= 1_000) changes.clear();
       changes.set(year, both);
     }
@@ -205,21 +220,24 @@ export function posixTzRule(tz: string): OffsetRule {
     }
     return first;
   };
-  return Object.assign((t: number) => {
-    // The last change at or before t, among those of the years around it, holds. (The neighbouring
-    // years cover rules whose change falls in another UTC year, such as daylight time all year,
-    // `EST5EDT,0/0,J365/25`; of two changes at one instant, the later year's, or a year's end,
-    // comes last, as the rule lists them.)
-    const year = new Date(t * 1000).getUTCFullYear();
-    let offset = standard;
-    let latest = -Infinity;
-    for (let y = year - 1; y <= year + 1; y++) {
-      const [into, outOf] = changesOf(y);
-      if (into <= t && into >= latest) [latest, offset] = [into, daylight];
-      if (outOf <= t && outOf >= latest) [latest, offset] = [outOf, standard];
-    }
-    return offset;
-  }, { next });
+  return Object.assign(
+    (t: number) => {
+      // The last change at or before t, among those of the years around it, holds. (The neighbouring
+      // years cover rules whose change falls in another UTC year, such as daylight time all year,
+      // `EST5EDT,0/0,J365/25`; of two changes at one instant, the later year's, or a year's end,
+      // comes last, as the rule lists them.)
+      const year = new Date(t * 1000).getUTCFullYear();
+      let offset = standard;
+      let latest = -Infinity;
+      for (let y = year - 1; y <= year + 1; y++) {
+        const [into, outOf] = changesOf(y);
+        if (into <= t && into >= latest) [latest, offset] = [into, daylight];
+        if (outOf <= t && outOf >= latest) [latest, offset] = [outOf, standard];
+      }
+      return offset;
+    },
+    { next },
+  );
 }
 
 /** The day (days since 1970-01-01) a rule date names in a year. */
@@ -258,7 +276,9 @@ let names: Map<string, string> | null | undefined;
 function zoneNames(): Map<string, string> | null {
   if (names === undefined) {
     try {
-      const found = readdirSync(tzDirectory(), { recursive: true, encoding: 'utf8' }).filter((name) => ZONE_NAME.test(name));
+      const found = readdirSync(tzDirectory(), { recursive: true, encoding: 'utf8' }).filter((name) =>
+        ZONE_NAME.test(name),
+      );
       names = found.length ? new Map(found.map((name) => [name.toLowerCase(), name])) : null;
     } catch {
       names = null;

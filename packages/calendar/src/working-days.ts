@@ -29,7 +29,10 @@ export function workingDayList(from: string, to: string, options: WorkingDaysOpt
   } catch (error) {
     throw new CalendarInputError('invalid-date', error instanceof Error ? error.message : String(error), [from, to]);
   }
-  return dates.filter((date) => weekdays.has(weekdayOf(date)) && !closed.has(date) && !(options.region && isHoliday(options.region, date)));
+  return dates.filter(
+    (date) =>
+      weekdays.has(weekdayOf(date)) && !closed.has(date) && !(options.region && isHoliday(options.region, date)),
+  );
 }
 
 /**
@@ -43,7 +46,11 @@ export function workingDays(from: string, to: string, options: WorkingDaysOption
     if (!(WEEKDAYS as readonly string[]).includes(day)) throw new RangeError(`not a weekday: ${JSON.stringify(day)}`);
   }
   for (const date of [from, to]) {
-    if (!isDateString(date)) throw new CalendarInputError('invalid-date', `not a calendar date (YYYY-MM-DD): ${JSON.stringify(date)}`, [from, to]);
+    if (!isDateString(date))
+      throw new CalendarInputError('invalid-date', `not a calendar date (YYYY-MM-DD): ${JSON.stringify(date)}`, [
+        from,
+        to,
+      ]);
   }
   if (options.region) assertRegion(options.region);
   const first = toEpochDay(from);

@@ -64,7 +64,8 @@ function intlZone(timeZone: string): OffsetRule {
     date.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second));
     return date.getTime() / 1000 - epochSeconds;
   };
-  rule = (epochSeconds) => (epochSeconds % 86_400 === 0 ? atMidnight(timeZone, epochSeconds, format) : format(epochSeconds));
+  rule = (epochSeconds) =>
+    epochSeconds % 86_400 === 0 ? atMidnight(timeZone, epochSeconds, format) : format(epochSeconds);
   if (intlZones.size >= MAX_INTL_ZONES) intlZones.clear();
   intlZones.set(timeZone, rule);
   return rule;

@@ -54,8 +54,10 @@ const newYork: BusinessCalendar = {
   closed_days: ['2026-12-24', '2026-12-31', '2027-07-05'],
 };
 
-const due = (calendar: CalendarOrAlwaysOpen, from: string, minutes: number) => addBusinessMinutes(calendar, new Date(from), minutes).toISOString();
-const between = (calendar: CalendarOrAlwaysOpen, from: string, to: string) => businessMinutesBetween(calendar, new Date(from), new Date(to));
+const due = (calendar: CalendarOrAlwaysOpen, from: string, minutes: number) =>
+  addBusinessMinutes(calendar, new Date(from), minutes).toISOString();
+const between = (calendar: CalendarOrAlwaysOpen, from: string, to: string) =>
+  businessMinutesBetween(calendar, new Date(from), new Date(to));
 const iso = (local: string) => new Date(local).toISOString();
 
 describe('addBusinessMinutes', () => {
@@ -98,7 +100,7 @@ describe('addBusinessMinutes', () => {
     expect(due(closing, '2026-12-30T16:00:00+01:00', 120)).toBe(iso('2027-01-04T09:00:00+01:00')); // 31 closed, 1 January, a weekend
   });
 
-  test('When the clock runs over midnight in hours that end at 24:00, then it goes on at the next day\'s 00:00', () => {
+  test("When the clock runs over midnight in hours that end at 24:00, then it goes on at the next day's 00:00", () => {
     expect(due(nightShift, '2026-11-23T23:00:00+01:00', 120)).toBe(iso('2026-11-24T01:00:00+01:00'));
     expect(due(nightShift, '2026-11-24T05:00:00+01:00', 120)).toBe(iso('2026-11-24T23:00:00+01:00'));
   });
@@ -142,7 +144,9 @@ describe('addBusinessMinutes', () => {
 
   test('When a calendar names an unknown holiday region, then the unknown-region error reaches the caller', () => {
     const calendar = { ...munich, holidays: { country: 'DE', region: 'DE-XX' } } as unknown as BusinessCalendar;
-    expect(() => addBusinessMinutes(calendar, new Date('2026-11-20T10:00:00+01:00'), 10)).toThrow(expect.objectContaining({ code: 'unknown-region' }));
+    expect(() => addBusinessMinutes(calendar, new Date('2026-11-20T10:00:00+01:00'), 10)).toThrow(
+      expect.objectContaining({ code: 'unknown-region' }),
+    );
   });
 });
 
@@ -193,7 +197,9 @@ describe('businessMinutesBetween', () => {
     const weekdays = 261;
     const holidaysOnWeekdays = ['2027-01-01', '2027-03-08', '2027-03-26', '2027-03-29', '2027-05-06', '2027-05-17'];
     holidaysOnWeekdays.forEach((date) => expect(isHoliday('DE-BE', date)).toBe(true));
-    expect(between(berlin, '2027-01-01T00:00:00+01:00', '2028-01-01T00:00:00+01:00')).toBe((weekdays - holidaysOnWeekdays.length) * 540);
+    expect(between(berlin, '2027-01-01T00:00:00+01:00', '2028-01-01T00:00:00+01:00')).toBe(
+      (weekdays - holidaysOnWeekdays.length) * 540,
+    );
   });
 });
 
@@ -210,7 +216,16 @@ describe('isBusinessTime', () => {
 // A reference that knows nothing of the implementation: minute by minute, read the zone's wall
 // clock with Intl and ask whether the calendar is open at that time of that date.
 function referenceMinutes(calendar: BusinessCalendar, from: number, to: number): number {
-  const format = new Intl.DateTimeFormat('en-CA', { timeZone: calendar.time_zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'short' });
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone: calendar.time_zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    weekday: 'short',
+  });
   let open = 0;
   for (let t = from; t < to; t += 60_000) {
     const parts = Object.fromEntries(format.formatToParts(t).map((part) => [part.type, part.value]));
@@ -219,19 +234,37 @@ function referenceMinutes(calendar: BusinessCalendar, from: number, to: number):
     const minute = Number(parts.hour) * 60 + Number(parts.minute);
     if (calendar.closed_days.includes(date)) continue;
     if (calendar.holidays && isHoliday(calendar.holidays.region ?? 'DE', date)) continue;
-    if (calendar.hours[day].some((interval) => parseTime(interval.start)! <= minute && minute < parseTime(interval.end, true)!)) open++;
+    if (
+      calendar.hours[day].some(
+        (interval) => parseTime(interval.start)! <= minute && minute < parseTime(interval.end, true)!,
+      )
+    )
+      open++;
   }
   return open;
 }
 
 describe('properties over random instants', () => {
-  const calendars = [munich, berlin, roundTheClock, nightShift, newYork, { ...munich, closed_days: ['2026-12-24', '2027-03-29'] }];
+  const calendars = [
+    munich,
+    berlin,
+    roundTheClock,
+    nightShift,
+    newYork,
+    { ...munich, closed_days: ['2026-12-24', '2027-03-29'] },
+  ];
   const calendar = fc.constantFrom(...calendars);
   // 2026 to 2028, on whole seconds, so that results are not all on whole minutes.
-  const instant = fc.integer({ min: Date.parse('2026-01-01T00:00:00Z') / 1000, max: Date.parse('2028-12-31T00:00:00Z') / 1000 }).map((s) => s * 1000);
+  const instant = fc
+    .integer({ min: Date.parse('2026-01-01T00:00:00Z') / 1000, max: Date.parse('2028-12-31T00:00:00Z') / 1000 })
+    .map((s) => s * 1000);
   // Days of clock changes in Berlin and New York, to land near them often.
-  const changes = ['2026-03-08', '2026-03-29', '2026-10-25', '2026-11-01', '2027-03-28', '2027-10-31'].map((date) => Date.parse(`${date}T00:00:00Z`));
-  const nearChange = fc.tuple(fc.constantFrom(...changes), fc.integer({ min: -3 * 1440, max: 3 * 1440 })).map(([day, minutes]) => day + minutes * 60_000);
+  const changes = ['2026-03-08', '2026-03-29', '2026-10-25', '2026-11-01', '2027-03-28', '2027-10-31'].map((date) =>
+    Date.parse(`${date}T00:00:00Z`),
+  );
+  const nearChange = fc
+    .tuple(fc.constantFrom(...changes), fc.integer({ min: -3 * 1440, max: 3 * 1440 }))
+    .map(([day, minutes]) => day + minutes * 60_000);
 
   test('When N business minutes are added to any instant, then businessMinutesBetween gives N back', () => {
     fc.assert(
@@ -240,7 +273,8 @@ describe('properties over random instants', () => {
         expect(dueAt.getTime()).toBeGreaterThanOrEqual(from);
         expect(businessMinutesBetween(c, new Date(from), dueAt)).toBe(minutes);
         // …and it is the first such instant: a second earlier, the clock had not got there.
-        if (minutes > 0) expect(businessMinutesBetween(c, new Date(from), new Date(dueAt.getTime() - 1000))).toBeLessThan(minutes);
+        if (minutes > 0)
+          expect(businessMinutesBetween(c, new Date(from), new Date(dueAt.getTime() - 1000))).toBeLessThan(minutes);
       }),
       { numRuns: 300 },
     );
@@ -262,40 +296,60 @@ describe('properties over random instants', () => {
   test('When counted minute by minute on the wall clock, then businessMinutesBetween agrees, around the clock changes too', () => {
     const minuteInstant = fc.oneof(instant, nearChange).map((t) => Math.floor(t / 60_000) * 60_000);
     fc.assert(
-      fc.property(fc.constantFrom(...calendars), minuteInstant, fc.integer({ min: 0, max: 4 * 1440 }), (c, from, length) => {
-        const to = from + length * 60_000;
-        expect(businessMinutesBetween(c, new Date(from), new Date(to))).toBe(referenceMinutes(c, from, to));
-      }),
+      fc.property(
+        fc.constantFrom(...calendars),
+        minuteInstant,
+        fc.integer({ min: 0, max: 4 * 1440 }),
+        (c, from, length) => {
+          const to = from + length * 60_000;
+          expect(businessMinutesBetween(c, new Date(from), new Date(to))).toBe(referenceMinutes(c, from, to));
+        },
+      ),
       { numRuns: 40 },
     );
   });
 });
 
 describe('spans of years, and clocks that cannot be answered', () => {
-  const oneMinuteAWeek: BusinessCalendar = { ...munich, hours: week({ wed: [{ start: '10:00', end: '10:01' }] }), holidays: null };
+  const oneMinuteAWeek: BusinessCalendar = {
+    ...munich,
+    hours: week({ wed: [{ start: '10:00', end: '10:01' }] }),
+    holidays: null,
+  };
 
-  test('When a span covers two centuries, then its business minutes are the sum of its years\', without a walk over its days', () => {
+  test("When a span covers two centuries, then its business minutes are the sum of its years', without a walk over its days", () => {
     let years = 0;
-    for (let year = 1901; year < 2101; year++) years += between(munich, `${year}-01-01T00:00:00Z`, `${year + 1}-01-01T00:00:00Z`);
+    for (let year = 1901; year < 2101; year++)
+      years += between(munich, `${year}-01-01T00:00:00Z`, `${year + 1}-01-01T00:00:00Z`);
     expect(between(munich, '1901-01-01T00:00:00Z', '2101-01-01T00:00:00Z')).toBe(years);
     expect(between(nightShift, '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z')).toBeGreaterThan(0);
   });
 
-  test('When a calendar open one minute a week is asked for a year of minutes, then a BusinessTimeRangeError names the 100-year horizon; a few minutes are answered', () => {
-    expect(() => addBusinessMinutes(oneMinuteAWeek, new Date('2026-11-20T10:00:00Z'), 525_600)).toThrow(BusinessTimeRangeError);
-    expect(() => addBusinessMinutes(oneMinuteAWeek, new Date('2026-11-20T10:00:00Z'), 525_600)).toThrow(expect.objectContaining({ code: 'horizon', limit: expect.stringContaining('100 years') }));
-    // 3 minutes: the Wednesdays 25 November, 2 and 9 December 2026, each minute from 10:00 Berlin time.
-    expect(due(oneMinuteAWeek, '2026-11-20T10:00:00Z', 3)).toBe(iso('2026-12-09T10:01:00+01:00'));
-  });
+  test(
+    'When a calendar open one minute a week is asked for a year of minutes, then a ' +
+      'BusinessTimeRangeError names the 100-year horizon; a few minutes are answered',
+    () => {
+      expect(() => addBusinessMinutes(oneMinuteAWeek, new Date('2026-11-20T10:00:00Z'), 525_600)).toThrow(
+        BusinessTimeRangeError,
+      );
+      expect(() => addBusinessMinutes(oneMinuteAWeek, new Date('2026-11-20T10:00:00Z'), 525_600)).toThrow(
+        expect.objectContaining({ code: 'horizon', limit: expect.stringContaining('100 years') }),
+      );
+      // 3 minutes: the Wednesdays 25 November, 2 and 9 December 2026, each minute from 10:00 Berlin time.
+      expect(due(oneMinuteAWeek, '2026-11-20T10:00:00Z', 3)).toBe(iso('2026-12-09T10:01:00+01:00'));
+    },
+  );
 
   test('When the due time would lie after 9999-12-31, then a BusinessTimeRangeError names the year 9999, also on a 24×7 clock', () => {
     for (const calendar of [munich, roundTheClock, null]) {
-      expect(() => addBusinessMinutes(calendar, new Date('9999-12-30T00:00:00Z'), 5_256_000)).toThrow(expect.objectContaining({ name: 'BusinessTimeRangeError', code: 'last-instant' }));
+      expect(() => addBusinessMinutes(calendar, new Date('9999-12-30T00:00:00Z'), 5_256_000)).toThrow(
+        expect.objectContaining({ name: 'BusinessTimeRangeError', code: 'last-instant' }),
+      );
     }
     expect(due(null, '9999-12-31T23:58:59.999Z', 1)).toBe('9999-12-31T23:59:59.999Z');
   });
 
-  test('When a calendar\'s regular week is asked for, then it is its hours summed, holidays and closed days aside', () => {
+  test("When a calendar's regular week is asked for, then it is its hours summed, holidays and closed days aside", () => {
     expect(weeklyBusinessMinutes(munich)).toBe(5 * 540);
     expect(weeklyBusinessMinutes(nightShift)).toBe(7 * 480);
     expect(weeklyBusinessMinutes(oneMinuteAWeek)).toBe(1);

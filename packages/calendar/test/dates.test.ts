@@ -13,16 +13,27 @@ import {
 } from '../src';
 
 describe('plain dates', () => {
-  test.each(['2026-02-28', '2024-02-29', '2000-02-29', '2026-12-31', '0050-06-01'])('When %s is checked, then it is a date', (date) => {
-    expect(isDateString(date)).toBe(true);
-  });
-
-  test.each(['2026-02-29', '1900-02-29', '2026-13-01', '2026-00-10', '2026-04-31', '2026-4-1', '2026-04-01T00:00', ' 2026-04-01', 20260401, null])(
-    'When %p is checked, then it is not a date',
-    (value) => {
-      expect(isDateString(value)).toBe(false);
+  test.each(['2026-02-28', '2024-02-29', '2000-02-29', '2026-12-31', '0050-06-01'])(
+    'When %s is checked, then it is a date',
+    (date) => {
+      expect(isDateString(date)).toBe(true);
     },
   );
+
+  test.each([
+    '2026-02-29',
+    '1900-02-29',
+    '2026-13-01',
+    '2026-00-10',
+    '2026-04-31',
+    '2026-4-1',
+    '2026-04-01T00:00',
+    ' 2026-04-01',
+    20260401,
+    null,
+  ])('When %p is checked, then it is not a date', (value) => {
+    expect(isDateString(value)).toBe(false);
+  });
 
   test('When days are added across a month, a year and the clocks changing, then the calendar date moves by whole days', () => {
     expect(addDays('2026-03-28', 1)).toBe('2026-03-29');
@@ -36,7 +47,8 @@ describe('plain dates', () => {
 
   test('When dates are turned into day numbers and back, then they are the same dates', () => {
     expect(toEpochDay('1970-01-01')).toBe(0);
-    for (const date of ['1970-01-01', '2026-03-29', '2026-10-25', '2099-12-31', '0050-06-01']) expect(fromEpochDay(toEpochDay(date))).toBe(date);
+    for (const date of ['1970-01-01', '2026-03-29', '2026-10-25', '2099-12-31', '0050-06-01'])
+      expect(fromEpochDay(toEpochDay(date))).toBe(date);
   });
 
   test('When weekdays are asked, then they follow the calendar', () => {

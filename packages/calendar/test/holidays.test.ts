@@ -1,6 +1,13 @@
 import type FullHolidays from 'date-holidays';
 import type * as CalendarModule from '../src';
-import { CalendarInputError, GERMAN_STATES, holidays, isCalendarInputError, isHoliday, type HolidayRegion } from '../src';
+import {
+  CalendarInputError,
+  GERMAN_STATES,
+  holidays,
+  isCalendarInputError,
+  isHoliday,
+  type HolidayRegion,
+} from '../src';
 
 const NORTHERN = ['DE-HB', 'DE-HH', 'DE-NI', 'DE-SH'] as const;
 
@@ -24,7 +31,15 @@ describe('holidays', () => {
 
   test('When asking for DE without a state, then the list is the nine holidays all of Germany keeps', () => {
     expect(holidays('DE', 2026).map((holiday) => holiday.date)).toEqual([
-      '2026-01-01', '2026-04-03', '2026-04-06', '2026-05-01', '2026-05-14', '2026-05-25', '2026-10-03', '2026-12-25', '2026-12-26',
+      '2026-01-01',
+      '2026-04-03',
+      '2026-04-06',
+      '2026-05-01',
+      '2026-05-14',
+      '2026-05-25',
+      '2026-10-03',
+      '2026-12-25',
+      '2026-12-26',
     ]);
   });
 
@@ -75,41 +90,62 @@ describe('isHoliday: the state rules', () => {
     ['DE-BE', '2028-06-17', true], // …and 75 years since the uprising of 17 June 1953
     ['DE-BB', '2028-06-17', false],
     ['DE-BY', '2026-12-24', false], // a bank day, not a public holiday
-  ] as Array<[HolidayRegion, string, boolean]>)('When %s is asked about %s, then the answer is %s', (region, date, expected) => {
-    expect(isHoliday(region, date)).toBe(expected);
-  });
+  ] as Array<[HolidayRegion, string, boolean]>)(
+    'When %s is asked about %s, then the answer is %s',
+    (region, date, expected) => {
+      expect(isHoliday(region, date)).toBe(expected);
+    },
+  );
 
   test('When a northern state is asked about Reformationstag, then it is a holiday from 2018 on (and in 2017, nationwide), not before', () => {
     for (const state of NORTHERN) {
-      expect([2016, 2017, 2018, 2026].map((year) => isHoliday(state, `${year}-10-31`))).toEqual([false, true, true, true]);
+      expect([2016, 2017, 2018, 2026].map((year) => isHoliday(state, `${year}-10-31`))).toEqual([
+        false,
+        true,
+        true,
+        true,
+      ]);
     }
   });
 });
 
 describe('bad input', () => {
-  test.each(['DE-XX', 'BY', 'de-by', 'AT', '', null, undefined, 42])('When the region is %p, then an unknown-region CalendarInputError is thrown', (region) => {
-    const call = () => isHoliday(region as HolidayRegion, '2026-01-01');
-    expect(call).toThrow(CalendarInputError);
-    try {
-      call();
-    } catch (error) {
-      expect(isCalendarInputError(error)).toBe(true);
-      expect(error).toMatchObject({ code: 'unknown-region', value: region });
-    }
-    expect(() => holidays(region as HolidayRegion, 2026)).toThrow(expect.objectContaining({ code: 'unknown-region' }));
-  });
+  test.each(['DE-XX', 'BY', 'de-by', 'AT', '', null, undefined, 42])(
+    'When the region is %p, then an unknown-region CalendarInputError is thrown',
+    (region) => {
+      const call = () => isHoliday(region as HolidayRegion, '2026-01-01');
+      expect(call).toThrow(CalendarInputError);
+      try {
+        call();
+      } catch (error) {
+        expect(isCalendarInputError(error)).toBe(true);
+        expect(error).toMatchObject({ code: 'unknown-region', value: region });
+      }
+      expect(() => holidays(region as HolidayRegion, 2026)).toThrow(
+        expect.objectContaining({ code: 'unknown-region' }),
+      );
+    },
+  );
 
-  test.each(['2026-02-30', '2026-1-6', '06.01.2026', ''])('When the date is %p, then an invalid-date CalendarInputError is thrown', (date) => {
-    expect(() => isHoliday('DE-BY', date)).toThrow(expect.objectContaining({ name: 'CalendarInputError', code: 'invalid-date' }));
-  });
+  test.each(['2026-02-30', '2026-1-6', '06.01.2026', ''])(
+    'When the date is %p, then an invalid-date CalendarInputError is thrown',
+    (date) => {
+      expect(() => isHoliday('DE-BY', date)).toThrow(
+        expect.objectContaining({ name: 'CalendarInputError', code: 'invalid-date' }),
+      );
+    },
+  );
 
-  test.each([2026.5, Number.NaN, 99])('When the year is %p, then an invalid-date CalendarInputError is thrown', (year) => {
-    expect(() => holidays('DE-BY', year)).toThrow(expect.objectContaining({ code: 'invalid-date' }));
-  });
+  test.each([2026.5, Number.NaN, 99])(
+    'When the year is %p, then an invalid-date CalendarInputError is thrown',
+    (year) => {
+      expect(() => holidays('DE-BY', year)).toThrow(expect.objectContaining({ code: 'invalid-date' }));
+    },
+  );
 });
 
 describe('the rules held to date-holidays (a devDependency; src/german-holidays.ts)', () => {
-  test('When holidays are asked for, then date-holidays (every country\'s calendars, not shipped in the images) is never loaded', () => {
+  test("When holidays are asked for, then date-holidays (every country's calendars, not shipped in the images) is never loaded", () => {
     jest.doMock('date-holidays', () => {
       throw new Error('date-holidays was loaded');
     });
@@ -125,11 +161,14 @@ describe('the rules held to date-holidays (a devDependency; src/german-holidays.
     }
   });
 
-  test('When every region is asked for every year from 1990 to 2060, then the answers are those of date-holidays with every country\'s rules loaded', () => {
+  test("When every region is asked for every year from 1990 to 2060, then the answers are those of date-holidays with every country's rules loaded", () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const Full = require('date-holidays') as typeof FullHolidays;
     for (const region of ['DE', ...GERMAN_STATES] as HolidayRegion[]) {
-      const full = region === 'DE' ? new Full('DE', { types: ['public'] }) : new Full('DE', region.slice(3), { types: ['public'] });
+      const full =
+        region === 'DE'
+          ? new Full('DE', { types: ['public'] })
+          : new Full('DE', region.slice(3), { types: ['public'] });
       for (let year = 1990; year <= 2060; year++) {
         const expected = full
           .getHolidays(year, 'de')
@@ -140,5 +179,4 @@ describe('the rules held to date-holidays (a devDependency; src/german-holidays.
       }
     }
   });
-
 });

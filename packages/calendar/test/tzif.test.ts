@@ -23,7 +23,10 @@ afterAll(() => pg.end());
 /** PostgreSQL's offsets (seconds) of a zone, or a POSIX TZ string, at instants (seconds). */
 async function postgresOffsets(zone: string, instants: number[]): Promise<number[]> {
   await pg.query(`SELECT set_config('timezone', $1, false)`, [zone]);
-  const { rows } = await pg.query<{ offset: number }>('SELECT extract(timezone FROM to_timestamp(t))::int AS offset FROM unnest($1::float8[]) t', [instants]);
+  const { rows } = await pg.query<{ offset: number }>(
+    'SELECT extract(timezone FROM to_timestamp(t))::int AS offset FROM unnest($1::float8[]) t',
+    [instants],
+  );
   return rows.map((row) => row.offset);
 }
 
@@ -32,13 +35,16 @@ function differences(zone: string, instants: number[], ours: OffsetRule, theirs:
   return instants
     .filter((t, i) => ours(t) !== theirs[i])
     .slice(0, 5)
-    .map((t) => `${zone} ${new Date(t * 1000).toISOString()}: ours ${ours(t)}, PostgreSQL ${theirs[instants.indexOf(t)]}`);
+    .map(
+      (t) => `${zone} ${new Date(t * 1000).toISOString()}: ours ${ours(t)}, PostgreSQL ${theirs[instants.indexOf(t)]}`,
+    );
 }
 
 /** Four times a year from 1900 to `until` (2100 at most), yearly from 2100 to 2200, and each change of offset those steps show, with the second before it. */
 function instantsOf(rule: OffsetRule, until = 2200): number[] {
   const instants: number[] = [];
-  for (let year = 1900; year < Math.min(until, 2100); year++) for (const month of [1, 4, 7, 10]) instants.push(Date.UTC(year, month, 15) / 1000);
+  for (let year = 1900; year < Math.min(until, 2100); year++)
+    for (const month of [1, 4, 7, 10]) instants.push(Date.UTC(year, month, 15) / 1000);
   for (let year = 2100; year <= until; year++) instants.push(Date.UTC(year, 6, 1) / 1000);
   const changes: number[] = [];
   for (let i = 1; i < instants.length; i++) {
@@ -68,42 +74,57 @@ async function expectSameAsPostgres(zones: string[], ruleOf: (zone: string) => O
 describe('the tz database read as TZif (RFC 8536)', () => {
   let zones: string[];
   beforeAll(async () => {
-    const { rows } = await pg.query<{ name: string }>(`SELECT name FROM pg_timezone_names WHERE name !~ '^(posix|right)/' AND name NOT IN ('localtime', 'posixrules', 'Factory') ORDER BY name`);
+    const { rows } = await pg.query<{ name: string }>(
+      `SELECT name FROM pg_timezone_names WHERE name !~ '^(posix|right)/' AND name NOT IN ('localtime', 'posixrules', 'Factory') ORDER BY name`,
+    );
     zones = rows.map((row) => row.name);
   });
 
-  test('When every zone PostgreSQL knows is read from the system files, then its offsets are PostgreSQL\'s, before, at and after each change, to 2200', async () => {
-    expect(zones.length).toBeGreaterThan(300);
-    await expectSameAsPostgres(zones, (zone) => {
-      const rule = systemZone(zone);
-      if (!rule) throw new Error(`${zone}: no rule`);
-      return rule;
-    });
-  }, 120_000);
+  test(
+    'When every zone PostgreSQL knows is read from the system files, then its offsets ' +
+      "are PostgreSQL's, before, at and after each change, to 2200",
+    async () => {
+      expect(zones.length).toBeGreaterThan(300);
+      await expectSameAsPostgres(zones, (zone) => {
+        const rule = systemZone(zone);
+        if (!rule) throw new Error(`${zone}: no rule`);
+        return rule;
+      });
+    },
+    120_000,
+  );
 
   // Slim files write the changes up to a zone's last change of rules and leave the rest to the
   // footer. To 2037, the years the system's fat files spell out; later, zic 2.36's slim output
   // drops Gaza's and Hebron's predicted Ramadan changes after 2072 (glibc's zdump reads it so too).
-  test('When the same zones are compiled slim by zic (the footer from their last change of rules on), then the footer\'s rules give PostgreSQL\'s offsets too, to 2037', async () => {
-    const slim = mkdtempSync(path.join(tmpdir(), 'tzif-slim-'));
-    try {
-      execFileSync('zic', ['-b', 'slim', '-d', slim, path.join(TZDIR, 'tzdata.zi')]);
-      const berlin = readFileSync(path.join(slim, 'Europe/Berlin'));
-      expect(berlin.length).toBeLessThan(readFileSync(path.join(TZDIR, 'Europe/Berlin')).length / 2); // slim indeed
-      await expectSameAsPostgres(zones, (zone) => parseTzif(readFileSync(path.join(slim, zone))), 2037);
-    } finally {
-      rmSync(slim, { recursive: true, force: true });
-    }
-  }, 120_000);
+  test(
+    'When the same zones are compiled slim by zic (the footer from their last change of rules ' +
+      "on), then the footer's rules give PostgreSQL's offsets too, to 2037",
+    async () => {
+      const slim = mkdtempSync(path.join(tmpdir(), 'tzif-slim-'));
+      try {
+        execFileSync('zic', ['-b', 'slim', '-d', slim, path.join(TZDIR, 'tzdata.zi')]);
+        const berlin = readFileSync(path.join(slim, 'Europe/Berlin'));
+        expect(berlin.length).toBeLessThan(readFileSync(path.join(TZDIR, 'Europe/Berlin')).length / 2); // slim indeed
+        await expectSameAsPostgres(zones, (zone) => parseTzif(readFileSync(path.join(slim, zone))), 2037);
+      } finally {
+        rmSync(slim, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 
-  test('When a file carries only version 1\'s 32-bit data, then it is read, with the last change holding after it', () => {
+  test("When a file carries only version 1's 32-bit data, then it is read, with the last change holding after it", () => {
     const fat = readFileSync(path.join(TZDIR, 'Europe/Berlin'));
     const rule = parseTzif(fat);
     const count = (n: number) => fat.readUInt32BE(20 + 4 * n);
-    const v1 = Buffer.from(fat.subarray(0, 44 + count(3) * 5 + count(4) * 6 + count(5) + count(2) * 8 + count(1) + count(0)));
+    const v1 = Buffer.from(
+      fat.subarray(0, 44 + count(3) * 5 + count(4) * 6 + count(5) + count(2) * 8 + count(1) + count(0)),
+    );
     v1[4] = 0;
     const old = parseTzif(v1);
-    for (let t = utc('1902-01-01T00:00:00Z'); t < utc('2037-01-01T00:00:00Z'); t += 86_400 * 5 + 3_599) expect(old(t)).toBe(rule(t));
+    for (let t = utc('1902-01-01T00:00:00Z'); t < utc('2037-01-01T00:00:00Z'); t += 86_400 * 5 + 3_599)
+      expect(old(t)).toBe(rule(t));
     expect(old(utc('2040-07-01T00:00:00Z'))).toBe(3_600); // the 32-bit data ends in 2037 in winter time
   });
 
@@ -119,7 +140,19 @@ describe('the tz database read as TZif (RFC 8536)', () => {
     expect(systemZone('Europe/Berlin')!(utc('2026-07-01T00:00:00Z'))).toBe(7_200);
     expect(systemZone('europe/berlin')!(utc('2026-01-01T00:00:00Z'))).toBe(3_600);
     expect(systemZone('America/Argentina/Buenos_Aires')!(utc('2026-01-01T00:00:00Z'))).toBe(-10_800);
-    for (const name of ['Europe/Munich', 'Europe', 'Factory', 'localtime', 'posixrules', 'posix/Europe/Berlin', 'right/UTC', '../../etc/passwd', 'zone.tab', '', '+01:00']) {
+    for (const name of [
+      'Europe/Munich',
+      'Europe',
+      'Factory',
+      'localtime',
+      'posixrules',
+      'posix/Europe/Berlin',
+      'right/UTC',
+      '../../etc/passwd',
+      'zone.tab',
+      '',
+      '+01:00',
+    ]) {
       expect([name, systemZone(name)]).toEqual([name, null]);
     }
   });
@@ -138,24 +171,34 @@ describe('the POSIX TZ string of a footer', () => {
     ['<+0330>-3:30', 'no daylight time, a half-hour offset'],
     ['<+1245>-12:45<+1345>,M9.5.0/2:45,M4.1.0/3:45', 'minutes in offsets and times'],
     ['XXX-1YYY-3:30,M3.5.0,M10.5.0', 'a daylight offset of its own'],
-  ])('When the rule is %s (%s), then its offsets are PostgreSQL\'s for every hour of 2038 to 2041', async (tz) => {
+  ])("When the rule is %s (%s), then its offsets are PostgreSQL's for every hour of 2038 to 2041", async (tz) => {
     const rule = posixTzRule(tz);
     const instants: number[] = [];
     for (let t = utc('2038-01-01T00:00:00Z'); t < utc('2042-01-01T00:00:00Z'); t += 3_600) instants.push(t, t + 1_799);
     expect(differences(tz, instants, rule, await postgresOffsets(tz, instants))).toEqual([]);
   });
 
-  test.each(['CE-1', 'CET', 'CET-1CEST', 'CET-1CEST,M3.5.0', 'CET-1CEST,M13.1.0,M10.5.0', 'CET-1CEST,M3.6.0,M10.5.0', 'CET-1CEST,J366,J300', 'CET-1CEST,M3.5.0,M10.5.0/3x', '<CET-1'])(
-    'When the rule %p is malformed, then it is refused',
-    (tz) => {
-      expect(() => posixTzRule(tz)).toThrow(TzifError);
-    },
-  );
+  test.each([
+    'CE-1',
+    'CET',
+    'CET-1CEST',
+    'CET-1CEST,M3.5.0',
+    'CET-1CEST,M13.1.0,M10.5.0',
+    'CET-1CEST,M3.6.0,M10.5.0',
+    'CET-1CEST,J366,J300',
+    'CET-1CEST,M3.5.0,M10.5.0/3x',
+    '<CET-1',
+  ])('When the rule %p is malformed, then it is refused', (tz) => {
+    expect(() => posixTzRule(tz)).toThrow(TzifError);
+  });
 });
 
-describe('the next change of a zone\'s offset', () => {
+describe("the next change of a zone's offset", () => {
   test('When every zone is asked for its changes from 1900 to 2200, then its offset holds up to each and the next change is never passed over', () => {
-    const zones = readFileSync(path.join(TZDIR, 'tzdata.zi'), 'utf8').split('\n').filter((line) => line.startsWith('Z ')).map((line) => line.split(' ')[1]!);
+    const zones = readFileSync(path.join(TZDIR, 'tzdata.zi'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('Z '))
+      .map((line) => line.split(' ')[1]!);
     const wrong: string[] = [];
     for (const zone of zones) {
       const rule = systemZone(zone);
@@ -169,7 +212,8 @@ describe('the next change of a zone\'s offset', () => {
           [start, offset, change] = [change, rule(change), rule.next(change)];
           if (!(change > start)) wrong.push(`${zone}: next(${start}) = ${change}`);
         }
-        if (rule(t) !== offset || rule(change - 1) !== offset) wrong.push(`${zone} ${new Date(t * 1000).toISOString()}`);
+        if (rule(t) !== offset || rule(change - 1) !== offset)
+          wrong.push(`${zone} ${new Date(t * 1000).toISOString()}`);
       }
     }
     expect(wrong).toEqual([]);

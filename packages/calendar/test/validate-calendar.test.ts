@@ -3,7 +3,18 @@ import { WEEKDAYS, isTimeZone, validateCalendar } from '../src';
 const officeHours = [{ start: '08:00', end: '17:00' }];
 const valid = () => ({
   time_zone: 'Europe/Berlin',
-  hours: { mon: officeHours, tue: officeHours, wed: officeHours, thu: officeHours, fri: [{ start: '08:00', end: '12:00' }, { start: '13:00', end: '24:00' }], sat: [], sun: [] },
+  hours: {
+    mon: officeHours,
+    tue: officeHours,
+    wed: officeHours,
+    thu: officeHours,
+    fri: [
+      { start: '08:00', end: '12:00' },
+      { start: '13:00', end: '24:00' },
+    ],
+    sat: [],
+    sun: [],
+  },
   holidays: { country: 'DE', region: 'DE-BY' } as Record<string, unknown> | null,
   closed_days: ['2026-12-24'] as unknown[],
 });
@@ -16,9 +27,14 @@ describe('validateCalendar', () => {
     expect(validateCalendar({ ...valid(), holidays: null, time_zone: 'America/New_York' })).toEqual([]);
   });
 
-  test.each(['Europe/Munich', 'Mars/Olympus', '+01:00', 'CET+1', '', 42])('When the time zone is %p, then time_zone is named', (timeZone) => {
-    expect(validateCalendar({ ...valid(), time_zone: timeZone })).toEqual([{ field: 'time_zone', message: expect.stringMatching(/time zone/) }]);
-  });
+  test.each(['Europe/Munich', 'Mars/Olympus', '+01:00', 'CET+1', '', 42])(
+    'When the time zone is %p, then time_zone is named',
+    (timeZone) => {
+      expect(validateCalendar({ ...valid(), time_zone: timeZone })).toEqual([
+        { field: 'time_zone', message: expect.stringMatching(/time zone/) },
+      ]);
+    },
+  );
 
   test('When time zones are aliases, then they are accepted', () => {
     expect(isTimeZone('Europe/Berlin')).toBe(true);
@@ -66,23 +82,33 @@ describe('validateCalendar', () => {
       { field: 'hours.sat', message: expect.stringContaining('is required') },
       { field: 'hours.sun', message: expect.stringContaining('is required') },
     ]);
-    expect(validateCalendar({ ...valid(), hours: { ...valid().hours, wed: [null] } })).toEqual([{ field: 'hours.wed[0]', message: 'must be an object {start, end}' }]);
+    expect(validateCalendar({ ...valid(), hours: { ...valid().hours, wed: [null] } })).toEqual([
+      { field: 'hours.wed[0]', message: 'must be an object {start, end}' },
+    ]);
   });
 
   test('When no day has business hours, then hours is named (such a clock would never run)', () => {
     const hours = Object.fromEntries(WEEKDAYS.map((day) => [day, []]));
-    expect(validateCalendar({ ...valid(), hours })).toEqual([{ field: 'hours', message: 'must have business hours on at least one day' }]);
+    expect(validateCalendar({ ...valid(), hours })).toEqual([
+      { field: 'hours', message: 'must have business hours on at least one day' },
+    ]);
   });
 
   test('When the holidays name another country or an unknown region, then that field is named', () => {
-    expect(validateCalendar({ ...valid(), holidays: { country: 'AT', region: 'DE-BY' } })).toEqual([{ field: 'holidays.country', message: 'must be DE' }]);
+    expect(validateCalendar({ ...valid(), holidays: { country: 'AT', region: 'DE-BY' } })).toEqual([
+      { field: 'holidays.country', message: 'must be DE' },
+    ]);
     expect(validateCalendar({ ...valid(), holidays: { country: 'DE', region: 'DE-XX' } })).toEqual([
       { field: 'holidays.region', message: expect.stringContaining('must be a German state') },
     ]);
-    expect(validateCalendar({ ...valid(), holidays: 'DE-BY' })).toEqual([{ field: 'holidays', message: 'must be {country, region} or null' }]);
+    expect(validateCalendar({ ...valid(), holidays: 'DE-BY' })).toEqual([
+      { field: 'holidays', message: 'must be {country, region} or null' },
+    ]);
     const withoutHolidays: Record<string, unknown> = valid();
     delete withoutHolidays.holidays;
-    expect(validateCalendar(withoutHolidays)).toEqual([{ field: 'holidays', message: expect.stringContaining('is required') }]);
+    expect(validateCalendar(withoutHolidays)).toEqual([
+      { field: 'holidays', message: expect.stringContaining('is required') },
+    ]);
   });
 
   test('When closed days are not dates, then each bad one is named', () => {
@@ -91,14 +117,17 @@ describe('validateCalendar', () => {
       { field: 'closed_days[2]', message: 'must be a date YYYY-MM-DD' },
       { field: 'closed_days[3]', message: 'must be a date YYYY-MM-DD' },
     ]);
-    expect(validateCalendar({ ...valid(), closed_days: undefined })).toEqual([{ field: 'closed_days', message: expect.stringContaining('is required') }]);
+    expect(validateCalendar({ ...valid(), closed_days: undefined })).toEqual([
+      { field: 'closed_days', message: expect.stringContaining('is required') },
+    ]);
   });
 
   test('When a prefix is given, then every field is under it; when the value is no object, then the prefix itself is named', () => {
-    expect(validateCalendar({ ...valid(), time_zone: 'Nowhere', closed_days: ['x'] }, 'calendar').map((error) => error.field)).toEqual([
-      'calendar.time_zone',
-      'calendar.closed_days[0]',
-    ]);
+    expect(
+      validateCalendar({ ...valid(), time_zone: 'Nowhere', closed_days: ['x'] }, 'calendar').map(
+        (error) => error.field,
+      ),
+    ).toEqual(['calendar.time_zone', 'calendar.closed_days[0]']);
     expect(validateCalendar('24x7', 'calendar')).toEqual([{ field: 'calendar', message: 'must be an object or null' }]);
     expect(validateCalendar([])).toEqual([{ field: '(body)', message: 'must be an object or null' }]);
   });

@@ -37,9 +37,12 @@ describe('neutralised', () => {
     expect(neutralised(cell)).toBe(expected);
   });
 
-  test.each(['Müller GmbH', '12.50', '', "'quoted", 'a=b'])('When a cell does not start like a formula (%j), then it stays as it is', (cell) => {
-    expect(neutralised(cell)).toBe(cell);
-  });
+  test.each(['Müller GmbH', '12.50', '', "'quoted", 'a=b'])(
+    'When a cell does not start like a formula (%j), then it stays as it is',
+    (cell) => {
+      expect(neutralised(cell)).toBe(cell);
+    },
+  );
 });
 
 describe('createCsvStream', () => {

@@ -43,7 +43,9 @@ function parseArgs(argv) {
 // Logging: the CLI reads stderr as JSON lines and keeps the last ERROR's fields as the reason.
 
 function logLine(level, fields) {
-  process.stderr.write(JSON.stringify({ timestamp: new Date().toISOString(), level, fields, target: 'schema_engine::logger' }) + '\n');
+  process.stderr.write(
+    JSON.stringify({ timestamp: new Date().toISOString(), level, fields, target: 'schema_engine::logger' }) + '\n',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +171,9 @@ function createAdapterFactory(datasource) {
     const closePool = shadowDatabases.get(name);
     shadowDatabases.delete(name);
     if (closePool) await closePool().catch(() => {});
-    await withServerClient(mainUrl(), (client) => client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
+    await withServerClient(mainUrl(), (client) =>
+      client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`),
+    );
   }
 
   // adapter-pg's own shadow helper ignores the database name when given a connection string (it
@@ -183,7 +187,9 @@ function createAdapterFactory(datasource) {
     try {
       adapter = await connectTo(withDatabase(mainUrl(), name));
     } catch (error) {
-      await withServerClient(mainUrl(), (client) => client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`)).catch(() => {});
+      await withServerClient(mainUrl(), (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`),
+      ).catch(() => {});
       throw error;
     }
     shadowDatabases.set(name, adapter.dispose.bind(adapter));
@@ -213,7 +219,12 @@ async function loadWasmModule() {
   const glue = await import(require('node:url').pathToFileURL(gluePath).href);
   const bytes = fs.readFileSync(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm'));
   // The engine's panic hook reports its message through this global before trapping.
-  global.PRISMA_WASM_PANIC_REGISTRY = { message: '', set_message(message) { this.message = message; } };
+  global.PRISMA_WASM_PANIC_REGISTRY = {
+    message: '',
+    set_message(message) {
+      this.message = message;
+    },
+  };
   const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue });
   glue.__wbg_set_wasm(instance.exports);
   instance.exports.__wbindgen_start();
@@ -247,12 +258,21 @@ function userFacingError(error, url) {
   const database = databaseOf(url);
   switch (error && error.code) {
     case '3D000':
-      return { error_code: 'P1003', message: `Database \`${database}\` does not exist on the database server at \`${hostOf(url)}\`.` };
+      return {
+        error_code: 'P1003',
+        message: `Database \`${database}\` does not exist on the database server at \`${hostOf(url)}\`.`,
+      };
     case '42P04':
-      return { error_code: 'P1009', message: `Database \`${database}\` already exists on the database server at \`${hostOf(url)}\`` };
+      return {
+        error_code: 'P1009',
+        message: `Database \`${database}\` already exists on the database server at \`${hostOf(url)}\``,
+      };
     case '28P01':
     case '28000':
-      return { error_code: 'P1000', message: `Authentication failed against database server at \`${hostOf(url)}\`, the provided database credentials are not valid.` };
+      return {
+        error_code: 'P1000',
+        message: `Authentication failed against database server at \`${hostOf(url)}\`, the provided database credentials are not valid.`,
+      };
     case 'ECONNREFUSED':
     case 'ENOTFOUND':
     case 'ETIMEDOUT':
@@ -294,7 +314,12 @@ function rpcError(error) {
   return {
     code: 4466,
     message: 'An error happened. Check the data field for details.',
-    data: { is_panic: isPanic, message, meta: (error && error.meta) || null, error_code: (error && error.code) || null },
+    data: {
+      is_panic: isPanic,
+      message,
+      meta: (error && error.meta) || null,
+      error_code: (error && error.code) || null,
+    },
   };
 }
 
@@ -327,7 +352,8 @@ async function serve(args) {
       if (typeof result.stdout === 'string') await askCliToPrint(result.stdout);
       return { exitCode: result.exitCode, stdout: null };
     },
-    evaluateDataLoss: (engine, params) => withMigrationSchemaCache(engine, params, () => engine.evaluateDataLoss(params)),
+    evaluateDataLoss: (engine, params) =>
+      withMigrationSchemaCache(engine, params, () => engine.evaluateDataLoss(params)),
     createMigration: (engine, params) => withMigrationSchemaCache(engine, params, () => engine.createMigration(params)),
     getDatabaseVersion: (engine, params) => engine.version(params || null),
     async createDatabase(_engine, params) {
@@ -379,9 +405,10 @@ async function serve(args) {
         response = { jsonrpc: '2.0', id: request.id, result: result === undefined ? null : result };
       } catch (error) {
         panicked = panicked || error instanceof WebAssembly.RuntimeError;
-        response = error && error.rpcCode
-          ? { jsonrpc: '2.0', id: request.id, error: { code: error.rpcCode, message: error.message } }
-          : { jsonrpc: '2.0', id: request.id, error: rpcError(error) };
+        response =
+          error && error.rpcCode
+            ? { jsonrpc: '2.0', id: request.id, error: { code: error.rpcCode, message: error.message } }
+            : { jsonrpc: '2.0', id: request.id, error: rpcError(error) };
       }
       await dropLeftoverShadowDatabases();
       send(response);

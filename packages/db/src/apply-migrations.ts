@@ -92,7 +92,9 @@ async function acquireLock(client: Client, timeoutMs: number): Promise<void> {
   } catch (error) {
     if ((error as DatabaseError).code === '55P03') {
       throw new Error(
-        `Timed out after ${timeoutMs} ms waiting for the migration lock (pg_advisory_lock(${PRISMA_MIGRATE_ADVISORY_LOCK})): another instance or the Prisma CLI is migrating this database.`,
+        `Timed out after ${timeoutMs} ms waiting for the migration lock ` +
+          `(pg_advisory_lock(${PRISMA_MIGRATE_ADVISORY_LOCK})): another instance or the Prisma CLI is migrating ` +
+          'this database.',
         { cause: error },
       );
     }
@@ -175,7 +177,12 @@ async function applyOne(client: Client, migration: MigrationFile): Promise<void>
 function failureLog(error: unknown): string {
   const dbError = error as Partial<DatabaseError>;
   if (!dbError.code) return `Error:\n${(error as Error).message ?? String(error)}`;
-  const lines = [`Database error code: ${dbError.code}`, '', 'Database error:', `${dbError.severity ?? 'ERROR'}: ${dbError.message}`];
+  const lines = [
+    `Database error code: ${dbError.code}`,
+    '',
+    'Database error:',
+    `${dbError.severity ?? 'ERROR'}: ${dbError.message}`,
+  ];
   if (dbError.detail) lines.push(`DETAIL: ${dbError.detail}`);
   if (dbError.hint) lines.push(`HINT: ${dbError.hint}`);
   if (dbError.position) lines.push('', `Position: character ${dbError.position} of migration.sql`);

@@ -6,7 +6,9 @@ const MAX_IDENTIFIER_BYTES = 63;
 /** Quotes an identifier for PostgreSQL (`my"db` becomes `"my""db"`). */
 export function quoteIdentifier(name: string): string {
   if (name.length === 0 || Buffer.byteLength(name) > MAX_IDENTIFIER_BYTES || name.includes('\0')) {
-    throw new Error(`Invalid PostgreSQL identifier ${JSON.stringify(name)}: 1 to ${MAX_IDENTIFIER_BYTES} bytes, no NUL.`);
+    throw new Error(
+      `Invalid PostgreSQL identifier ${JSON.stringify(name)}: 1 to ${MAX_IDENTIFIER_BYTES} bytes, no NUL.`,
+    );
   }
   return `"${name.replace(/"/g, '""')}"`;
 }

@@ -29,14 +29,41 @@ export type { PrismaCliResult } from './prisma-cli';
 export { prismaDirOf, migrationsDirOf } from './prisma-paths';
 export { readMigrationsFolder } from './migrations-folder';
 export type { MigrationFile } from './migrations-folder';
-export { createPool, DEFAULT_ACQUIRE_TIMEOUT_MS, type PoolOptions, SESSION_OPTIONS, isoTimestamp, isoTimestampSql, pageWithTotal, sqlRows, statementName, type Queryable } from './sql-reads';
+export {
+  createPool,
+  DEFAULT_ACQUIRE_TIMEOUT_MS,
+  type PoolOptions,
+  SESSION_OPTIONS,
+  isoTimestamp,
+  isoTimestampSql,
+  pageWithTotal,
+  sqlRows,
+  statementName,
+  type Queryable,
+} from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
 export { rawSqlOver, transactionalSqlOver } from './raw-sql-over';
 export { advisoryResourceLock } from './resource-lock';
-export { listCountsSql, listCountsGroupedSql, listCountSql, listCountRangeSql, LIST_COUNTS_SQL_PATH, LIST_COUNTS_GROUPED_SQL_PATH, type CountedFilter } from './list-counts';
+export {
+  listCountsSql,
+  listCountsGroupedSql,
+  listCountSql,
+  listCountRangeSql,
+  LIST_COUNTS_SQL_PATH,
+  LIST_COUNTS_GROUPED_SQL_PATH,
+  type CountedFilter,
+} from './list-counts';
 export { afterExists, keysetAfter, keysetOrderLimit, keysetPage } from './keyset-pages';
 export type { KeysetOrder, KeysetWindow, SqlTag } from './keyset-pages';
-export { openDatabase, createPool as createSurvivingPool, poolConfig, typeParsers as databaseTypeParsers, type AnyDatabase, type Database, type DatabaseOptions } from './database';
+export {
+  openDatabase,
+  createPool as createSurvivingPool,
+  poolConfig,
+  typeParsers as databaseTypeParsers,
+  type AnyDatabase,
+  type Database,
+  type DatabaseOptions,
+} from './database';
 export { uniqueViolation, isForeignKeyViolation, unlessDuplicate, unlessReferenced } from './database-errors';
 export { inListOrder, listPage, listCount, listCountRange, type ListOrder, type ListWindow } from './keyset';
 export { afterKeyOf } from './list-key';

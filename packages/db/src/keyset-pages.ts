@@ -91,7 +91,8 @@ export async function keysetPage<T extends object>(
   unknownAfter: () => Error,
 ): Promise<{ items: T[]; total: number }> {
   const found = await pageWithTotal<T & { total?: unknown }>(rows, queries.page, queries.total);
-  if (found.items.length === 0 && window.after !== undefined && (await rows(queries.exists)).length === 0) throw unknownAfter();
+  if (found.items.length === 0 && window.after !== undefined && (await rows(queries.exists)).length === 0)
+    throw unknownAfter();
   return { items: found.items.map((row) => withoutTotal(row) as T), total: found.total };
 }
 

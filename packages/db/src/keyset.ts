@@ -74,7 +74,10 @@ interface ListCountsTable {
  * transaction): the whole list, or the rows whose `dimension` is `value`. An index probe whatever
  * the list's length.
  */
-export async function listCount(db: AnyDatabase, options: { tenantId: string; list: string; dimension?: string; value?: string }): Promise<number> {
+export async function listCount(
+  db: AnyDatabase,
+  options: { tenantId: string; list: string; dimension?: string; value?: string },
+): Promise<number> {
   const counts = db as Kysely<{ list_counts: ListCountsTable }>;
   const row = await counts
     .selectFrom('list_counts')

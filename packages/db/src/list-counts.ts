@@ -45,7 +45,12 @@ export function listCountSql(tenantId: string, list: string, filter?: CountedFil
  * The total of `list` for the tenant with a date dimension between `from` and `to` (YYYY-MM-DD,
  * both inclusive, either open): the sum of that dimension's counters, one per day with rows.
  */
-export function listCountRangeSql(tenantId: string, list: string, dimension: string, range: { from?: string; to?: string }): SqlQuery {
+export function listCountRangeSql(
+  tenantId: string,
+  list: string,
+  dimension: string,
+  range: { from?: string; to?: string },
+): SqlQuery {
   return {
     text: `SELECT coalesce(sum(count), 0) AS count FROM list_counts
             WHERE tenant_id = $1::uuid AND list = $2 AND dimension = $3 AND value >= $4 AND value <= $5`,

@@ -26,7 +26,9 @@ function sha256(bytes: Buffer | string): string {
  */
 export async function readMigrationsFolder(migrationsDir: string): Promise<MigrationFile[]> {
   if (!existsSync(migrationsDir)) {
-    throw new Error(`Migrations folder not found: ${migrationsDir} (it must ship beside the service's code, see @msp/db).`);
+    throw new Error(
+      `Migrations folder not found: ${migrationsDir} (it must ship beside the service's code, see @msp/db).`,
+    );
   }
   const entries = await readdir(migrationsDir, { withFileTypes: true });
   const names = entries

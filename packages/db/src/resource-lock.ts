@@ -13,8 +13,10 @@ type ResourceLock = <T>(key: string | readonly string[], task: () => Promise<T>)
  * and a holder of one key (a PATCH) simply waits for a holder of many (a merge). Evaluated in the
  * subquery's order, one pg_advisory_lock after the other.
  */
-const LOCK_ALL = 'SELECT count(pg_advisory_lock(id)) FROM (SELECT DISTINCT hashtextextended(key, 0) AS id FROM unnest($1::text[]) AS key ORDER BY id) AS ids';
-const UNLOCK_ALL = 'SELECT count(pg_advisory_unlock(id)) FROM (SELECT DISTINCT hashtextextended(key, 0) AS id FROM unnest($1::text[]) AS key ORDER BY id) AS ids';
+const LOCK_ALL =
+  'SELECT count(pg_advisory_lock(id)) FROM (SELECT DISTINCT hashtextextended(key, 0) AS id FROM unnest($1::text[]) AS key ORDER BY id) AS ids';
+const UNLOCK_ALL =
+  'SELECT count(pg_advisory_unlock(id)) FROM (SELECT DISTINCT hashtextextended(key, 0) AS id FROM unnest($1::text[]) AS key ORDER BY id) AS ids';
 
 /*
  * A lock every instance of a service shares: a PostgreSQL session advisory lock, keyed on a hash of
@@ -31,8 +33,16 @@ const UNLOCK_ALL = 'SELECT count(pg_advisory_unlock(id)) FROM (SELECT DISTINCT h
  * be able to take all of those. A connection that fails while holding the lock is thrown away,
  * which ends its session and so frees the lock; a process that dies frees its locks the same way.
  */
-export function advisoryResourceLock(pool: Pool, options: { max?: number } = {}): ResourceLock & { close(): Promise<void> } {
-  const locks = poolSurvivingConnectionErrors({ ...pool.options, max: options.max ?? 10, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+export function advisoryResourceLock(
+  pool: Pool,
+  options: { max?: number } = {},
+): ResourceLock & { close(): Promise<void> } {
+  const locks = poolSurvivingConnectionErrors({
+    ...pool.options,
+    max: options.max ?? 10,
+    idleTimeoutMillis: 10_000,
+    allowExitOnIdle: true,
+  });
   const lock = async <T>(key: string | readonly string[], task: () => Promise<T>): Promise<T> => {
     const keys = typeof key === 'string' ? [key] : [...key];
     const client = await locks.connect();

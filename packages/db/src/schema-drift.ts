@@ -53,7 +53,11 @@ export async function checkSchemaDrift(options: SchemaDriftOptions): Promise<Sch
 
 async function diffAgainstMigratedDatabase(options: SchemaDriftOptions): Promise<SchemaDriftResult> {
   const schemaPath = path.resolve(options.schemaPath);
-  const database = await createTestDatabase({ migrationsDir: path.resolve(options.migrationsDir), serverUrl: options.serverUrl, label: 'drift' });
+  const database = await createTestDatabase({
+    migrationsDir: path.resolve(options.migrationsDir),
+    serverUrl: options.serverUrl,
+    label: 'drift',
+  });
   try {
     await dropCheckConstraints(database.url);
     const { exitCode, stdout, stderr } = await runPrismaCli(
@@ -77,7 +81,8 @@ async function dropCheckConstraints(databaseUrl: string): Promise<void> {
       `SELECT conrelid::regclass::text AS tbl, conname AS name FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
        WHERE c.contype = 'c' AND n.nspname = 'public'`,
     );
-    for (const { tbl, name } of rows) await client.query(`ALTER TABLE ${tbl} DROP CONSTRAINT "${name.replace(/"/g, '""')}"`);
+    for (const { tbl, name } of rows)
+      await client.query(`ALTER TABLE ${tbl} DROP CONSTRAINT "${name.replace(/"/g, '""')}"`);
   } finally {
     await client.end();
   }
@@ -86,7 +91,16 @@ async function dropCheckConstraints(databaseUrl: string): Promise<void> {
 async function diffOnce(options: SchemaDriftOptions): Promise<SchemaDriftResult> {
   const schemaPath = path.resolve(options.schemaPath);
   const { exitCode, stdout, stderr } = await runPrismaCli(
-    ['migrate', 'diff', '--from-migrations', path.resolve(options.migrationsDir), '--to-schema', schemaPath, '--script', '--exit-code'],
+    [
+      'migrate',
+      'diff',
+      '--from-migrations',
+      path.resolve(options.migrationsDir),
+      '--to-schema',
+      schemaPath,
+      '--script',
+      '--exit-code',
+    ],
     // prisma.config.ts reads DATABASE_URL; the shadow database is made on that server.
     { cwd: configDirOf(schemaPath), env: { DATABASE_URL: options.serverUrl ?? testServerUrl() } },
   );

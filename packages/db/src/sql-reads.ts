@@ -116,7 +116,8 @@ export function statementName(text: string): string | undefined {
 export function typeParsers(overrides: Record<number, (text: string) => unknown>) {
   return {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      (format !== 'binary' && overrides[oid]) || types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
+      (format !== 'binary' && overrides[oid]) ||
+      types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
   };
 }
 
@@ -125,7 +126,9 @@ const PLAIN_READ_TYPES = typeParsers({ [TIMESTAMPTZ]: isoTimestamp });
 
 /** Statements on `pool` (or one of its connections), each a named prepared statement, its rows read with `parsers`. */
 export function poolRows(pool: Queryable, parsers: ReturnType<typeof typeParsers> = PLAIN_READ_TYPES): SqlRows {
-  return async <T>(query: SqlQuery) => (await pool.query({ name: statementName(query.text), text: query.text, values: query.values, types: parsers })).rows as T[];
+  return async <T>(query: SqlQuery) =>
+    (await pool.query({ name: statementName(query.text), text: query.text, values: query.values, types: parsers }))
+      .rows as T[];
 }
 
 /**
@@ -152,12 +155,18 @@ function shifted(query: SqlQuery, offset: number): string {
  * LATERAL join that also answered an empty page in one statement cost PostgreSQL 2.5× the
  * planning and execution of this one, measured with pgbench.)
  */
-export async function pageWithTotal<T>(rows: SqlRows, page: SqlQuery, total: SqlQuery): Promise<{ items: T[]; total: number }> {
+export async function pageWithTotal<T>(
+  rows: SqlRows,
+  page: SqlQuery,
+  total: SqlQuery,
+): Promise<{ items: T[]; total: number }> {
   const found = await rows<T & { total: string | bigint | null }>({
     text: `SELECT page.*, (${shifted(total, page.values.length)}) AS total FROM (${page.text}) AS page`,
     values: [...page.values, ...total.values],
   });
   // int8 arrives as a string (pg) or a BigInt (Prisma): Number() reads both.
-  const counted = found.length ? found[0]!.total : Object.values((await rows<Record<string, string | bigint | null>>(total))[0] ?? {})[0];
+  const counted = found.length
+    ? found[0]!.total
+    : Object.values((await rows<Record<string, string | bigint | null>>(total))[0] ?? {})[0];
   return { items: found as T[], total: Number(counted ?? 0) };
 }

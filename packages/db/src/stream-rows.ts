@@ -15,7 +15,10 @@ export interface StreamableQuery<Row> {
  * or destroyed (the client went away, a later stage failed), the stream closes its cursor and gives
  * its connection back: Kysely's iterator does both when it is returned.
  */
-export async function streamRows<Row>(query: StreamableQuery<Row>, options: { chunkSize?: number } = {}): Promise<Readable> {
+export async function streamRows<Row>(
+  query: StreamableQuery<Row>,
+  options: { chunkSize?: number } = {},
+): Promise<Readable> {
   const rows = query.stream(options.chunkSize ?? DEFAULT_CHUNK_SIZE);
   let first: IteratorResult<Row>;
   try {

@@ -40,7 +40,10 @@ describe('applyMigrations', () => {
     const byPrisma = await emptyDatabase('prisma');
     try {
       const result = await applyMigrations(byApplier.url, NOTES_MIGRATIONS);
-      const deploy = await runPrismaCli(['migrate', 'deploy'], { cwd: NOTES_SERVICE, env: { DATABASE_URL: byPrisma.url } });
+      const deploy = await runPrismaCli(['migrate', 'deploy'], {
+        cwd: NOTES_SERVICE,
+        env: { DATABASE_URL: byPrisma.url },
+      });
       expect(deploy).toMatchObject({ exitCode: 0 });
 
       expect(result.applied).toEqual(NOTES_MIGRATION_NAMES);
@@ -81,9 +84,14 @@ describe('applyMigrations', () => {
     const db = await emptyDatabase('concurrent');
     try {
       // A slow first migration keeps the others waiting on the lock rather than finishing first.
-      await appendFile(path.join(service.migrationsDir, NOTES_MIGRATION_NAMES[0]!, 'migration.sql'), '\nSELECT pg_sleep(0.5);\n');
+      await appendFile(
+        path.join(service.migrationsDir, NOTES_MIGRATION_NAMES[0]!, 'migration.sql'),
+        '\nSELECT pg_sleep(0.5);\n',
+      );
 
-      const results = await Promise.all(Array.from({ length: 6 }, () => applyMigrations(db.url, service.migrationsDir)));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => applyMigrations(db.url, service.migrationsDir)),
+      );
 
       expect(results.flatMap((result) => result.applied).sort()).toEqual(NOTES_MIGRATION_NAMES);
       expect((await history(db.url)).map((row) => row.migration_name)).toEqual(NOTES_MIGRATION_NAMES);
@@ -100,12 +108,18 @@ describe('applyMigrations', () => {
     const brokenFile = path.join(service.migrationsDir, broken, 'migration.sql');
     try {
       await mkdir(path.dirname(brokenFile));
-      await writeFile(brokenFile, 'CREATE TABLE "half_done" ("id" INTEGER);\nINSERT INTO "missing_table" VALUES (1);\n');
+      await writeFile(
+        brokenFile,
+        'CREATE TABLE "half_done" ("id" INTEGER);\nINSERT INTO "missing_table" VALUES (1);\n',
+      );
 
       const failure = await applyMigrations(db.url, service.migrationsDir).catch((error: unknown) => error);
 
       expect(failure).toBeInstanceOf(MigrationError);
-      expect(failure).toMatchObject({ migrationName: broken, message: expect.stringContaining('relation "missing_table" does not exist') });
+      expect(failure).toMatchObject({
+        migrationName: broken,
+        message: expect.stringContaining('relation "missing_table" does not exist'),
+      });
       expect(await history(db.url)).toEqual([
         expect.objectContaining({ migration_name: NOTES_MIGRATION_NAMES[0], finished: true }),
         expect.objectContaining({ migration_name: NOTES_MIGRATION_NAMES[1], finished: true }),
@@ -121,12 +135,17 @@ describe('applyMigrations', () => {
 
       // Fixing the file is not enough: the failure must be resolved first, for us and for Prisma.
       await writeFile(brokenFile, 'CREATE TABLE "half_done" ("id" INTEGER);\n');
-      await expect(applyMigrations(db.url, service.migrationsDir)).rejects.toThrow(`Migration ${broken} failed earlier`);
+      await expect(applyMigrations(db.url, service.migrationsDir)).rejects.toThrow(
+        `Migration ${broken} failed earlier`,
+      );
       const deploy = await runPrismaCli(['migrate', 'deploy'], { cwd: service.dir, env: { DATABASE_URL: db.url } });
       expect(deploy.exitCode).toBe(1);
       expect(deploy.stderr + deploy.stdout).toContain('P3009');
 
-      const resolve = await runPrismaCli(['migrate', 'resolve', '--rolled-back', broken], { cwd: service.dir, env: { DATABASE_URL: db.url } });
+      const resolve = await runPrismaCli(['migrate', 'resolve', '--rolled-back', broken], {
+        cwd: service.dir,
+        env: { DATABASE_URL: db.url },
+      });
       expect(resolve).toMatchObject({ exitCode: 0 });
       expect(await applyMigrations(db.url, service.migrationsDir)).toEqual({ applied: [broken] });
     } finally {
@@ -149,7 +168,10 @@ describe('applyMigrations', () => {
       await writeFile(initFile, `${original}\nCREATE INDEX "notes_title_idx" ON "notes"("title");\n`);
       const failure = await applyMigrations(db.url, service.migrationsDir).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(MigrationError);
-      expect(failure).toMatchObject({ migrationName: NOTES_MIGRATION_NAMES[0], message: expect.stringContaining('was edited after it was applied') });
+      expect(failure).toMatchObject({
+        migrationName: NOTES_MIGRATION_NAMES[0],
+        message: expect.stringContaining('was edited after it was applied'),
+      });
     } finally {
       await db.drop();
       await service.remove();
@@ -171,9 +193,9 @@ describe('applyMigrations', () => {
   });
 
   test('When the migrations folder does not exist, then it fails before touching the database', async () => {
-    await expect(applyMigrations('postgresql://nobody@127.0.0.1:1/none', path.join(NOTES_SERVICE, 'nope'))).rejects.toThrow(
-      'Migrations folder not found',
-    );
+    await expect(
+      applyMigrations('postgresql://nobody@127.0.0.1:1/none', path.join(NOTES_SERVICE, 'nope')),
+    ).rejects.toThrow('Migrations folder not found');
   });
 });
 
@@ -188,7 +210,9 @@ describe('readMigrationsFolder', () => {
     const orders: Record<string, string[]> = {};
     try {
       for (const service of ['desk', 'link', 'hr']) {
-        orders[service] = (await readMigrationsFolder(path.resolve(__dirname, `../../../services/${service}/prisma/migrations`))).map((m) => m.name);
+        orders[service] = (
+          await readMigrationsFolder(path.resolve(__dirname, `../../../services/${service}/prisma/migrations`))
+        ).map((m) => m.name);
       }
       orders.notes = (await readMigrationsFolder(NOTES_MIGRATIONS)).map((m) => m.name);
     } finally {
@@ -197,7 +221,10 @@ describe('readMigrationsFolder', () => {
     expect(localeCompares).toBe(0);
     for (const [service, names] of Object.entries(orders)) {
       expect({ service, names }).toEqual({ service, names: [...names].sort((a, b) => a.localeCompare(b)) });
-      expect({ service, timestamps: new Set(names.map((name) => name.slice(0, 14))).size }).toEqual({ service, timestamps: names.length });
+      expect({ service, timestamps: new Set(names.map((name) => name.slice(0, 14))).size }).toEqual({
+        service,
+        timestamps: names.length,
+      });
     }
     expect(orders.notes).toEqual(NOTES_MIGRATION_NAMES);
   });

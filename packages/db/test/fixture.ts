@@ -13,7 +13,11 @@ export const NOTES_MIGRATIONS = path.join(NOTES_SERVICE, 'prisma', 'migrations')
 export async function copyOfNotesService(): Promise<{ dir: string; migrationsDir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'msp-db-notes-'));
   await cp(NOTES_SERVICE, dir, { recursive: true });
-  return { dir, migrationsDir: path.join(dir, 'prisma', 'migrations'), remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    migrationsDir: path.join(dir, 'prisma', 'migrations'),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
 }
 
 /** An empty database with a unique name, dropped by `drop()`. */
@@ -23,7 +27,11 @@ export async function emptyDatabase(label: string): Promise<{ name: string; url:
   return { name, url: databaseUrlFor(testServerUrl(), name), drop: () => dropDatabase(testServerUrl(), name) };
 }
 
-export async function query<T extends object = Record<string, unknown>>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+export async function query<T extends object = Record<string, unknown>>(
+  url: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {

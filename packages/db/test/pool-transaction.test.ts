@@ -7,7 +7,8 @@ import { withPoolTransaction } from '../src/pool-transaction';
 const pool = createPool(testServerUrl());
 const observer = new Pool({ connectionString: testServerUrl(), max: 1 });
 const table = `pool_transaction_${randomBytes(4).toString('hex')}`;
-const stored = async () => (await observer.query(`SELECT n FROM ${table} ORDER BY n`)).rows.map((row) => row.n as number);
+const stored = async () =>
+  (await observer.query(`SELECT n FROM ${table} ORDER BY n`)).rows.map((row) => row.n as number);
 
 beforeAll(() => pool.query(`CREATE TABLE ${table} (n int PRIMARY KEY)`));
 beforeEach(() => pool.query(`TRUNCATE ${table}`));
@@ -47,7 +48,7 @@ describe('withPoolTransaction', () => {
     expect((await pool.query('SELECT now() = statement_timestamp() AS outside')).rows[0].outside).toBe(true);
   });
 
-  test('When a statement fails (a duplicate key), then the transaction rolls back and the error is PostgreSQL\'s', async () => {
+  test("When a statement fails (a duplicate key), then the transaction rolls back and the error is PostgreSQL's", async () => {
     await pool.query(`INSERT INTO ${table} VALUES (5)`);
 
     await expect(
@@ -79,21 +80,25 @@ describe('withPoolTransaction', () => {
 describe('transactionalSqlOver', () => {
   const sql = transactionalSqlOver(pool);
 
-  test('When $transaction\'s work succeeds, then it ran on one connection inside a transaction (SET LOCAL holds for it alone) and its writes commit', async () => {
-    const seen = await sql.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe('SET LOCAL enable_sort = off');
-      await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, 9);
-      expect(await stored()).toEqual([]);
-      return tx.$queryRawUnsafe<{ enable_sort: string }[]>('SHOW enable_sort');
-    });
+  test(
+    "When $transaction's work succeeds, then it ran on one connection inside a " +
+      'transaction (SET LOCAL holds for it alone) and its writes commit',
+    async () => {
+      const seen = await sql.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('SET LOCAL enable_sort = off');
+        await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, 9);
+        expect(await stored()).toEqual([]);
+        return tx.$queryRawUnsafe<{ enable_sort: string }[]>('SHOW enable_sort');
+      });
 
-    expect(seen).toEqual([{ enable_sort: 'off' }]);
-    expect(await stored()).toEqual([9]);
-    // The setting ended with the transaction: the pool's connections have the default again.
-    expect(await sql.$queryRawUnsafe('SHOW enable_sort')).toEqual([{ enable_sort: 'on' }]);
-  });
+      expect(seen).toEqual([{ enable_sort: 'off' }]);
+      expect(await stored()).toEqual([9]);
+      // The setting ended with the transaction: the pool's connections have the default again.
+      expect(await sql.$queryRawUnsafe('SHOW enable_sort')).toEqual([{ enable_sort: 'on' }]);
+    },
+  );
 
-  test('When $transaction\'s work throws, then nothing of it is stored and the error is thrown on', async () => {
+  test("When $transaction's work throws, then nothing of it is stored and the error is thrown on", async () => {
     await expect(
       sql.$transaction(async (tx) => {
         await tx.$executeRawUnsafe(`INSERT INTO ${table} VALUES ($1)`, 10);

@@ -53,32 +53,36 @@ describe('advisoryResourceLock with several keys', () => {
 });
 
 describe('advisoryResourceLock when the holding connection is lost', () => {
-  test('When PostgreSQL terminates the session that holds a lock while its task runs, then the task still ends, nothing is thrown outside it, and the key can be taken again at once', async () => {
-    const key = randomUUID();
-    const uncaught: unknown[] = [];
-    const onUncaught = (error: unknown) => uncaught.push(error);
-    // Jest would report an unhandled 'error' of the client as a failure of its own; listening here
-    // makes the assertion below say it.
-    process.on('uncaughtException', onUncaught);
-    try {
-      const held = lock(key, async () => {
-        // The holder's backend: the session that holds the advisory lock of this key.
-        const { rows } = await pool.query<{ pid: number }>(
-          `SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+  test(
+    'When PostgreSQL terminates the session that holds a lock while its task runs, then the task still ' +
+      'ends, nothing is thrown outside it, and the key can be taken again at once',
+    async () => {
+      const key = randomUUID();
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown) => uncaught.push(error);
+      // Jest would report an unhandled 'error' of the client as a failure of its own; listening here
+      // makes the assertion below say it.
+      process.on('uncaughtException', onUncaught);
+      try {
+        const held = lock(key, async () => {
+          // The holder's backend: the session that holds the advisory lock of this key.
+          const { rows } = await pool.query<{ pid: number }>(
+            `SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
              AND ((l.classid::bigint << 32) | l.objid::bigint) = (hashtextextended($1, 0) & x'ffffffffffffffff'::bigint)`,
-          [key],
-        );
-        expect(rows).toHaveLength(1);
-        await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
-        await pause(100);
-        return 'done';
-      });
-      await expect(held).resolves.toBe('done');
-      // The lock went with the session: another holder gets it without waiting.
-      await expect(lock(key, async () => 'again')).resolves.toBe('again');
-      expect(uncaught).toEqual([]);
-    } finally {
-      process.off('uncaughtException', onUncaught);
-    }
-  });
+            [key],
+          );
+          expect(rows).toHaveLength(1);
+          await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+          await pause(100);
+          return 'done';
+        });
+        await expect(held).resolves.toBe('done');
+        // The lock went with the session: another holder gets it without waiting.
+        await expect(lock(key, async () => 'again')).resolves.toBe('again');
+        expect(uncaught).toEqual([]);
+      } finally {
+        process.off('uncaughtException', onUncaught);
+      }
+    },
+  );
 });

@@ -24,39 +24,51 @@ function runSchemaEngine(args: string[]): Promise<{ exitCode: number | null; std
 }
 
 async function shadowDatabasesOf(dbName: string): Promise<string[]> {
-  const rows = await query<{ datname: string }>(testServerUrl(), 'SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [
-    `prisma_shadow_${dbName}`,
-  ]);
+  const rows = await query<{ datname: string }>(
+    testServerUrl(),
+    'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
+    [`prisma_shadow_${dbName}`],
+  );
   return rows.map((row) => row.datname);
 }
 
 describe('bin/schema-engine.js behind the pinned Prisma CLI', () => {
-  test('When migrate dev --create-only runs for a changed schema, then it creates the database, writes the migration and drops its shadow database', async () => {
-    const service = await copyOfNotesService();
-    const dbName = `t_db_dev_${randomBytes(6).toString('hex')}`;
-    try {
-      const schemaPath = path.join(service.dir, 'prisma', 'schema.prisma');
-      const schema = await readFile(schemaPath, 'utf8');
-      await writeFile(schemaPath, schema.replace('  pinned    Boolean', '  archived  Boolean  @default(false)\n  pinned    Boolean'));
+  test(
+    'When migrate dev --create-only runs for a changed schema, then it creates the ' +
+      'database, writes the migration and drops its shadow database',
+    async () => {
+      const service = await copyOfNotesService();
+      const dbName = `t_db_dev_${randomBytes(6).toString('hex')}`;
+      try {
+        const schemaPath = path.join(service.dir, 'prisma', 'schema.prisma');
+        const schema = await readFile(schemaPath, 'utf8');
+        await writeFile(
+          schemaPath,
+          schema.replace('  pinned    Boolean', '  archived  Boolean  @default(false)\n  pinned    Boolean'),
+        );
 
-      const result = await runPrismaCli(['migrate', 'dev', '--create-only', '--name', 'archived_notes'], {
-        cwd: service.dir,
-        env: { DATABASE_URL: databaseUrlFor(testServerUrl(), dbName) },
-      });
+        const result = await runPrismaCli(['migrate', 'dev', '--create-only', '--name', 'archived_notes'], {
+          cwd: service.dir,
+          env: { DATABASE_URL: databaseUrlFor(testServerUrl(), dbName) },
+        });
 
-      expect(result).toMatchObject({ exitCode: 0, stdout: expect.stringContaining('created the following migration without applying it') });
-      const created = (await readdir(service.migrationsDir)).find((name) => name.endsWith('_archived_notes'));
-      expect(created).toBeDefined();
-      expect(await readFile(path.join(service.migrationsDir, created!, 'migration.sql'), 'utf8')).toContain(
-        'ADD COLUMN     "archived" BOOLEAN NOT NULL DEFAULT false',
-      );
-      expect(await databaseExists(dbName)).toBe(true);
-      expect(await shadowDatabasesOf(dbName)).toEqual([]);
-    } finally {
-      await dropDatabase(testServerUrl(), dbName);
-      await service.remove();
-    }
-  });
+        expect(result).toMatchObject({
+          exitCode: 0,
+          stdout: expect.stringContaining('created the following migration without applying it'),
+        });
+        const created = (await readdir(service.migrationsDir)).find((name) => name.endsWith('_archived_notes'));
+        expect(created).toBeDefined();
+        expect(await readFile(path.join(service.migrationsDir, created!, 'migration.sql'), 'utf8')).toContain(
+          'ADD COLUMN     "archived" BOOLEAN NOT NULL DEFAULT false',
+        );
+        expect(await databaseExists(dbName)).toBe(true);
+        expect(await shadowDatabasesOf(dbName)).toEqual([]);
+      } finally {
+        await dropDatabase(testServerUrl(), dbName);
+        await service.remove();
+      }
+    },
+  );
 
   test('When migrate deploy runs on a fresh database, then migrate status reports it up to date', async () => {
     const db = await emptyDatabase('deploy');
@@ -64,7 +76,10 @@ describe('bin/schema-engine.js behind the pinned Prisma CLI', () => {
       const deploy = await runPrismaCli(['migrate', 'deploy'], { cwd: NOTES_SERVICE, env: { DATABASE_URL: db.url } });
       const status = await runPrismaCli(['migrate', 'status'], { cwd: NOTES_SERVICE, env: { DATABASE_URL: db.url } });
 
-      expect(deploy).toMatchObject({ exitCode: 0, stdout: expect.stringContaining('All migrations have been successfully applied.') });
+      expect(deploy).toMatchObject({
+        exitCode: 0,
+        stdout: expect.stringContaining('All migrations have been successfully applied.'),
+      });
       expect(status).toMatchObject({ exitCode: 0, stdout: expect.stringContaining('Database schema is up to date!') });
       expect(await query(db.url, 'SELECT count(*)::int AS notes FROM notes')).toEqual([{ notes: 0 }]);
     } finally {

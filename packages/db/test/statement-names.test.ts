@@ -18,9 +18,12 @@ describe('statementName', () => {
     try {
       const onConnection = sqlRows({ $queryRawUnsafe: () => Promise.reject(new Error('no Prisma here')) }, connection);
       const answers = [];
-      for (let i = 0; i < 5; i++) answers.push((await onConnection<{ n: number }>({ text: 'SELECT $1::int * 2 AS n', values: [i] }))[0]!.n);
+      for (let i = 0; i < 5; i++)
+        answers.push((await onConnection<{ n: number }>({ text: 'SELECT $1::int * 2 AS n', values: [i] }))[0]!.n);
       expect(answers).toEqual([0, 2, 4, 6, 8]);
-      const prepared = await connection.query("SELECT name FROM pg_prepared_statements WHERE statement = 'SELECT $1::int * 2 AS n'");
+      const prepared = await connection.query(
+        "SELECT name FROM pg_prepared_statements WHERE statement = 'SELECT $1::int * 2 AS n'",
+      );
       expect(prepared.rows).toEqual([{ name: statementName('SELECT $1::int * 2 AS n') }]);
     } finally {
       connection.release();

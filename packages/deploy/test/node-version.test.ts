@@ -22,7 +22,9 @@ test("docker-compose.yml's defaults name the local base image of that version, a
 test("the Dockerfile's public base, and the one docker-compose.yml suggests, are that version's major line", () => {
   const major = version.split('.')[0];
   expect(read('Dockerfile')).toMatch(new RegExp(`^ARG NODE_IMAGE=node:${major}-bookworm-slim$`, 'm'));
-  expect([...read('docker-compose.yml').matchAll(/NODE_IMAGE=node:(\d+)-bookworm-slim/g)].map((m) => m[1])).toEqual([major]);
+  expect([...read('docker-compose.yml').matchAll(/NODE_IMAGE=node:(\d+)-bookworm-slim/g)].map((m) => m[1])).toEqual([
+    major,
+  ]);
 });
 
 test('docs/operations.md names the base image of that version', () => {

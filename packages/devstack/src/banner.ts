@@ -27,7 +27,11 @@ export function readDevClientFile(file: string): DevClient | undefined {
   }
   const candidate = parsed as Partial<DevClient> | null;
   if (typeof candidate?.client_id !== 'string' || typeof candidate.client_secret !== 'string') return undefined;
-  return { client_id: candidate.client_id, client_secret: candidate.client_secret, ...(typeof candidate.tenant === 'string' ? { tenant: candidate.tenant } : {}) };
+  return {
+    client_id: candidate.client_id,
+    client_secret: candidate.client_secret,
+    ...(typeof candidate.tenant === 'string' ? { tenant: candidate.tenant } : {}),
+  };
 }
 
 /** Single-quoted for POSIX shells, whatever the value holds. */
@@ -36,7 +40,11 @@ export function shellQuote(value: string): string {
 }
 
 export function tokenCurl(tokenUrl: string, client: { clientId: string; clientSecret: string }): string {
-  const body = JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret });
+  const body = JSON.stringify({
+    grant_type: 'client_credentials',
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+  });
   return `curl -s -X POST ${tokenUrl} -H 'Content-Type: application/json' -d ${shellQuote(body)}`;
 }
 
@@ -55,7 +63,9 @@ export function renderBanner(input: BannerInput): string {
     '',
     'The stack is ready.',
     '',
-    ...input.services.map((service) => `  ${service.name.padEnd(width)}  ${service.baseUrl}   (docs: ${service.baseUrl}/docs)`),
+    ...input.services.map(
+      (service) => `  ${service.name.padEnd(width)}  ${service.baseUrl}   (docs: ${service.baseUrl}/docs)`,
+    ),
     '',
     ...input.database.map((line, index) => `  ${index === 0 ? 'database' : ''.padEnd(8)}  ${line}`),
     `  redis     ${input.redis}`,

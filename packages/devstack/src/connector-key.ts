@@ -26,7 +26,9 @@ export function connectorKeyEnv(serviceName: string, dataRoot: string, baseEnv: 
   }
   const key = fs.readFileSync(file, 'utf8').trim();
   if (!KEY_PATTERN.test(key)) {
-    throw new DevstackError(`${file} does not hold a 32-byte base64 key: restore it (connectors saved with it need it), or delete it to start with a new one`);
+    throw new DevstackError(
+      `${file} does not hold a 32-byte base64 key: restore it (connectors saved with it need it), or delete it to start with a new one`,
+    );
   }
   return { CONNECTOR_ENCRYPTION_KEY: key };
 }

@@ -21,7 +21,9 @@ export function redactPassword(databaseUrl: string): string {
   return url.toString();
 }
 
-export function needsEmbeddedPostgres(config: Pick<DevstackConfig, 'databaseServerUrl' | 'databaseUrlOverrides'>): boolean {
+export function needsEmbeddedPostgres(
+  config: Pick<DevstackConfig, 'databaseServerUrl' | 'databaseUrlOverrides'>,
+): boolean {
   if (config.databaseServerUrl) return false;
   return SERVICES.some((service) => !config.databaseUrlOverrides[service.name]);
 }
@@ -39,7 +41,9 @@ export function resolveDatabaseUrls(
     const override = config.databaseUrlOverrides[service.name];
     if (override) return [service.name, override] as const;
     if (!serverUrl) {
-      throw new Error(`no database for ${service.name}: neither ${service.envPrefix}_DATABASE_URL, DATABASE_URL nor an embedded server`);
+      throw new Error(
+        `no database for ${service.name}: neither ${service.envPrefix}_DATABASE_URL, DATABASE_URL nor an embedded server`,
+      );
     }
     return [service.name, databaseUrlFor(serverUrl, service.database)] as const;
   });

@@ -48,7 +48,10 @@ export const LAUNCHER_VARIABLES: ReadonlyArray<readonly [name: string, meaning: 
   ],
   ['REDIS_URL', 'passed to the services (unset: rate limits and Idempotency-Keys in memory)'],
   ['EMBEDDED_PG_PORT', `port of the embedded PostgreSQL on 127.0.0.1 (default ${DEFAULT_EMBEDDED_PG_PORT})`],
-  ['DEVSTACK_DATA_DIR', 'local state: postgres/, desk/, link/, hr/, dev-client.json, service-client.json, embedded-postgres.json (default <repo>/.data)'],
+  [
+    'DEVSTACK_DATA_DIR',
+    'local state: postgres/, desk/, link/, hr/, dev-client.json, service-client.json, embedded-postgres.json (default <repo>/.data)',
+  ],
   ['DESK_PORT, LINK_PORT, HR_PORT', 'service ports (default 3001, 3002, 3003)'],
   ['HOST', `address the services bind to (default ${DEFAULT_HOST}: the development client holds every scope)`],
   [
@@ -159,7 +162,9 @@ function assertDistinctPorts(ports: Record<ServiceName, number>): void {
     const port = ports[service.name];
     const other = seen.get(port);
     if (other) {
-      throw new DevstackError(`${other} and ${service.name} would both listen on port ${port}: set ${service.envPrefix}_PORT`);
+      throw new DevstackError(
+        `${other} and ${service.name} would both listen on port ${port}: set ${service.envPrefix}_PORT`,
+      );
     }
     seen.set(port, service.name);
   }

@@ -45,7 +45,8 @@ interface ServiceProcess {
   readonly process: ManagedProcess;
 }
 
-type Outcome = { readonly kind: 'stop-requested' } | { readonly kind: 'exited'; readonly name: string; readonly info: ExitInfo };
+type Outcome =
+  { readonly kind: 'stop-requested' } | { readonly kind: 'exited'; readonly name: string; readonly info: ExitInfo };
 
 /** A duration for people: `15.0 s`. */
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -83,11 +84,18 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
         onServerLine: (line) => io.write(formatPostgresLine(line, style)),
         signal: abort.signal,
       });
-      say(`PostgreSQL ${postgres.majorVersion} ${postgres.createdCluster ? 'created and started' : 'started with the existing data'} on port ${config.embeddedPostgresPort}`);
+      say(
+        `PostgreSQL ${postgres.majorVersion} ` +
+          `${postgres.createdCluster ? 'created and started' : 'started with the existing data'} on ` +
+          `port ${config.embeddedPostgresPort}`,
+      );
       // For `pnpm tenant:create` and the like: they find this server without EMBEDDED_PG_PORT.
       recordEmbeddedPostgres(config.dataRoot, config.embeddedPostgresPort);
     }
-    const databaseUrls = resolveDatabaseUrls(config, postgres ? embeddedServerUrl(config.embeddedPostgresPort) : undefined);
+    const databaseUrls = resolveDatabaseUrls(
+      config,
+      postgres ? embeddedServerUrl(config.embeddedPostgresPort) : undefined,
+    );
     const created = await ensureDatabases(SERVICES.map((service) => databaseUrls[service.name]));
     if (created.length > 0) say(`created database${created.length > 1 ? 's' : ''} ${created.join(', ')}`);
     abort.signal.throwIfAborted();
@@ -97,14 +105,18 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
     await Promise.all(services.map(waitUntilReady));
 
     const devClient = io.env['BOOTSTRAP_CLIENT_ID'] ? undefined : readDevClientFile(devClientFileOf(config, io.env));
-    const baseUrls = Object.fromEntries(SERVICES.map((service) => [service.name, baseUrlOf(config, service)])) as Record<ServiceName, string>;
+    const baseUrls = Object.fromEntries(
+      SERVICES.map((service) => [service.name, baseUrlOf(config, service)]),
+    ) as Record<ServiceName, string>;
     return { baseUrls, databaseUrls, devClient };
   }
 
   async function assertServicesCanStart(): Promise<void> {
     for (const service of SERVICES) {
       if (!config.serviceCommand && !fs.existsSync(entryOf(service))) {
-        throw new DevstackError(`${path.relative(config.repoRoot, entryOf(service))} does not exist: build first (pnpm build; pnpm start builds for you)`);
+        throw new DevstackError(
+          `${path.relative(config.repoRoot, entryOf(service))} does not exist: build first (pnpm build; pnpm start builds for you)`,
+        );
       }
       const port = config.ports[service.name];
       const state = await probePort(port, config.host);
@@ -121,7 +133,11 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
     return path.join(config.repoRoot, 'services', service.name, 'dist', 'index.js');
   }
 
-  function spawnService(service: ServiceDefinition, databaseUrl: string, serviceClient: ServiceClientCredential): ServiceProcess {
+  function spawnService(
+    service: ServiceDefinition,
+    databaseUrl: string,
+    serviceClient: ServiceClientCredential,
+  ): ServiceProcess {
     const dataDir = path.join(config.dataRoot, service.name);
     fs.mkdirSync(dataDir, { recursive: true });
     const [command, ...args] = config.serviceCommand
@@ -132,7 +148,10 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
       command: command ?? process.execPath,
       args,
       // link's connector secrets key, generated once under the data folder: secrets stored with it stay readable.
-      env: { ...buildServiceEnv(service, config, databaseUrl, io.env, serviceClient), ...connectorKeyEnv(service.name, config.dataRoot, io.env) },
+      env: {
+        ...buildServiceEnv(service, config, databaseUrl, io.env, serviceClient),
+        ...connectorKeyEnv(service.name, config.dataRoot, io.env),
+      },
       cwd: config.repoRoot,
       onLine: (line) => {
         for (const formatted of formatServiceLine(service.name, line, style)) io.write(formatted);
@@ -147,11 +166,15 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
   async function waitUntilReady({ service, process: child }: ServiceProcess): Promise<void> {
     const url = readyzUrlOf(config, service);
     const done = new AbortController();
-    const polling = waitForHttpOk(url, { timeoutMs: config.readyTimeoutMs, signal: AbortSignal.any([abort.signal, done.signal]) });
+    const polling = waitForHttpOk(url, {
+      timeoutMs: config.readyTimeoutMs,
+      signal: AbortSignal.any([abort.signal, done.signal]),
+    });
     polling.catch(() => undefined); // the loser of the race below must not surface as an unhandled rejection
     try {
       const outcome = await Promise.race([polling.then(() => undefined), child.exited]);
-      if (outcome) throw new DevstackError(`${service.name} ${describeExit(outcome)} before it was ready (its output is above)`);
+      if (outcome)
+        throw new DevstackError(`${service.name} ${describeExit(outcome)} before it was ready (its output is above)`);
     } catch (error) {
       if (abort.signal.aborted || isDevstackError(error)) throw error;
       throw new DevstackError(`${service.name} is not ready: ${(error as Error).message}`);
@@ -163,7 +186,9 @@ export function createDevstack(config: DevstackConfig, io: DevstackIo): Devstack
 
   function firstExit(): Promise<Outcome> {
     const watched = [...services.map((entry) => entry.process), ...(postgres ? [postgres.process] : [])];
-    return Promise.race(watched.map((child) => child.exited.then((info): Outcome => ({ kind: 'exited', name: child.name, info }))));
+    return Promise.race(
+      watched.map((child) => child.exited.then((info): Outcome => ({ kind: 'exited', name: child.name, info }))),
+    );
   }
 
   /**

@@ -67,13 +67,18 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     name: 'postgres',
     command: binaries.postgres,
     args: [
-      '-D', options.dataDir,
-      '-p', String(options.port),
-      '-c', `listen_addresses=${EMBEDDED_PG_HOST}`,
+      '-D',
+      options.dataDir,
+      '-p',
+      String(options.port),
+      '-c',
+      `listen_addresses=${EMBEDDED_PG_HOST}`,
       // No Unix socket: its default folder may not exist or may belong to a
       // system PostgreSQL; everything here connects over TCP.
-      '-c', 'unix_socket_directories=',
-      '-c', 'log_checkpoints=off',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'log_checkpoints=off',
     ],
     env: postgresEnv(),
     cwd: options.dataDir,
@@ -149,7 +154,12 @@ function assertReachableBy(user: SystemUser, binaries: PostgresBinaries, options
   fs.mkdirSync(path.dirname(options.dataDir), { recursive: true });
   ensureTraversable(
     user,
-    { target: path.dirname(options.dataDir), purpose: 'its data folder', fixableRoot: options.fixableRoot, relocatable: true },
+    {
+      target: path.dirname(options.dataDir),
+      purpose: 'its data folder',
+      fixableRoot: options.fixableRoot,
+      relocatable: true,
+    },
     options.log,
   );
 }
@@ -164,7 +174,9 @@ function prepareDataDir(dataDir: string, runAs: SystemUser | undefined, majorVer
   const versionFile = path.join(dataDir, 'PG_VERSION');
   if (!fs.existsSync(versionFile)) {
     if (fs.readdirSync(dataDir).length > 0) {
-      throw new DevstackError(`${dataDir} is neither empty nor a PostgreSQL data folder: move it away or set DEVSTACK_DATA_DIR`);
+      throw new DevstackError(
+        `${dataDir} is neither empty nor a PostgreSQL data folder: move it away or set DEVSTACK_DATA_DIR`,
+      );
     }
     if (runAs) fs.chownSync(dataDir, runAs.uid, runAs.gid);
     fs.chmodSync(dataDir, 0o700);
@@ -216,9 +228,17 @@ async function initdb(binaries: PostgresBinaries, dataDir: string, runAs: System
   }
 }
 
-function run(command: string, args: string[], runAs: SystemUser | undefined): Promise<{ code: number | null; text: string }> {
+function run(
+  command: string,
+  args: string[],
+  runAs: SystemUser | undefined,
+): Promise<{ code: number | null; text: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: postgresEnv(), stdio: ['ignore', 'pipe', 'pipe'], ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}) });
+    const child = spawn(command, args, {
+      env: postgresEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+    });
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -243,11 +263,15 @@ async function waitUntilAcceptingConnections(
     signal?.throwIfAborted();
     if (server.hasExited()) {
       const exit = await server.exited;
-      throw new DevstackError(`PostgreSQL ${describeExit(exit)} before accepting connections:\n${recentLines.join('\n')}`);
+      throw new DevstackError(
+        `PostgreSQL ${describeExit(exit)} before accepting connections:\n${recentLines.join('\n')}`,
+      );
     }
     if (await canConnect(serverUrl)) return;
     if (Date.now() > deadline) {
-      throw new DevstackError(`PostgreSQL did not accept connections within ${START_TIMEOUT_MS / 1000} s:\n${recentLines.join('\n')}`);
+      throw new DevstackError(
+        `PostgreSQL did not accept connections within ${START_TIMEOUT_MS / 1000} s:\n${recentLines.join('\n')}`,
+      );
     }
     await sleep(50, signal);
   }

@@ -21,16 +21,49 @@ const ANSI = {
 
 type Color = keyof typeof ANSI;
 
-const SOURCE_COLORS: Record<string, Color> = { desk: 'cyan', link: 'magenta', hr: 'yellow', postgres: 'blue', devstack: 'green' };
+const SOURCE_COLORS: Record<string, Color> = {
+  desk: 'cyan',
+  link: 'magenta',
+  hr: 'yellow',
+  postgres: 'blue',
+  devstack: 'green',
+};
 
 // pino's numeric levels; services may also log the names themselves.
-const LEVEL_NAMES: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
-const LEVEL_COLORS: Record<string, Color> = { trace: 'gray', debug: 'gray', warn: 'yellow', warning: 'yellow', error: 'red', fatal: 'red' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
+const LEVEL_COLORS: Record<string, Color> = {
+  trace: 'gray',
+  debug: 'gray',
+  warn: 'yellow',
+  warning: 'yellow',
+  error: 'red',
+  fatal: 'red',
+};
 
 // Fields that are already shown (time, level, message) or say nothing in a
 // terminal where the prefix names the service. `stack` (winston's errors
 // format) is printed below the line instead.
-const HIDDEN_FIELDS = new Set(['time', 'timestamp', 'ts', 'level', 'msg', 'message', 'pid', 'hostname', 'v', 'service', 'name', 'stack']);
+const HIDDEN_FIELDS = new Set([
+  'time',
+  'timestamp',
+  'ts',
+  'level',
+  'msg',
+  'message',
+  'pid',
+  'hostname',
+  'v',
+  'service',
+  'name',
+  'stack',
+]);
 
 function paint(text: string, color: Color | undefined, style: LineStyle): string {
   return style.color && color ? `${ANSI[color]}${text}${ANSI.reset}` : text;
@@ -68,7 +101,9 @@ function parseJsonObject(line: string): Record<string, unknown> | undefined {
   if (!line.startsWith('{')) return undefined;
   try {
     const value: unknown = JSON.parse(line);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -126,5 +161,9 @@ function isError(value: unknown): value is SerializedError {
 function stackLinesOf(record: Record<string, unknown>): string[] {
   const stack = typeof record['stack'] === 'string' ? record['stack'] : Object.values(record).find(isError)?.stack;
   if (!stack) return [];
-  return stack.split('\n').slice(1).map((line) => line.trim()).filter(Boolean);
+  return stack
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim())
+    .filter(Boolean);
 }

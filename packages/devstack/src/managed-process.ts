@@ -92,7 +92,15 @@ export function startManagedProcess(options: ManagedProcessOptions): ManagedProc
 
   /** The exit as it was, and whether the launcher had to force it. */
   const withForce = (info: ExitInfo): ExitInfo =>
-    forcedAt === undefined ? info : { ...info, forced: { signal: options.forceSignal, afterMs: stopSentAt === undefined || stopSentAt > forcedAt ? null : forcedAt - stopSentAt } };
+    forcedAt === undefined
+      ? info
+      : {
+          ...info,
+          forced: {
+            signal: options.forceSignal,
+            afterMs: stopSentAt === undefined || stopSentAt > forcedAt ? null : forcedAt - stopSentAt,
+          },
+        };
 
   return {
     name: options.name,
@@ -108,7 +116,13 @@ export function startManagedProcess(options: ManagedProcessOptions): ManagedProc
       if (polite) return withForce(polite);
       send(options.forceSignal);
       const forced = await Promise.race([exited, delay(FORCE_WAIT_MS)]);
-      return withForce(forced ?? { code: null, signal: null, error: new Error(`${options.name} (pid ${child.pid}) did not exit after ${options.forceSignal}`) });
+      return withForce(
+        forced ?? {
+          code: null,
+          signal: null,
+          error: new Error(`${options.name} (pid ${child.pid}) did not exit after ${options.forceSignal}`),
+        },
+      );
     },
   };
 }

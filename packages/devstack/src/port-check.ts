@@ -24,7 +24,9 @@ export function findFreePort(host = '127.0.0.1'): Promise<number> {
     server.once('error', reject);
     server.listen({ port: 0, host }, () => {
       const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

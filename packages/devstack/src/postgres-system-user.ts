@@ -25,9 +25,13 @@ export function ensurePostgresSystemUser(log: (message: string) => void): System
   const existing = lookUpUser(POSTGRES_SYSTEM_USER);
   if (existing) return existing;
   try {
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', POSTGRES_SYSTEM_USER], {
-      stdio: 'pipe',
-    });
+    execFileSync(
+      'useradd',
+      ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', POSTGRES_SYSTEM_USER],
+      {
+        stdio: 'pipe',
+      },
+    );
   } catch (error) {
     throw new DevstackError(
       `PostgreSQL refuses to run as root, and creating a "${POSTGRES_SYSTEM_USER}" system user failed ` +
@@ -92,7 +96,9 @@ export function ensureTraversable(user: SystemUser, check: TraversalCheck, log: 
         `PostgreSQL runs as the system user "${user.name}" (it refuses to run as root), and that user cannot enter ${dir} (mode ${mode}), ` +
           `which it needs for ${purpose} (${target}). Either:`,
         `  - let other users pass through it (not list it): chmod o+x ${dir}`,
-        ...(relocatable ? ['  - or keep the launcher data somewhere reachable: DEVSTACK_DATA_DIR=/var/lib/msp-devstack pnpm start'] : []),
+        ...(relocatable
+          ? ['  - or keep the launcher data somewhere reachable: DEVSTACK_DATA_DIR=/var/lib/msp-devstack pnpm start']
+          : []),
         '  - or run as a non-root user, or use your own server: DATABASE_URL=postgres://user:password@host:5432/postgres',
       ].join('\n'),
     );

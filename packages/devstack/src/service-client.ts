@@ -41,14 +41,28 @@ export function ensureServiceClientFile(dataRoot: string): ServiceClientCredenti
     } catch {
       throw new DevstackError(`${file} is not valid JSON: delete it and start again (a new secret is generated)`);
     }
-    if (typeof saved.client_id === 'string' && typeof saved.client_secret === 'string' && saved.client_secret.length >= 16) {
-      const credential = { client_id: saved.client_id, client_secret: saved.client_secret, scopes: withNeededScopes(typeof saved.scopes === 'string' ? saved.scopes : '') };
+    if (
+      typeof saved.client_id === 'string' &&
+      typeof saved.client_secret === 'string' &&
+      saved.client_secret.length >= 16
+    ) {
+      const credential = {
+        client_id: saved.client_id,
+        client_secret: saved.client_secret,
+        scopes: withNeededScopes(typeof saved.scopes === 'string' ? saved.scopes : ''),
+      };
       if (credential.scopes !== saved.scopes) writeCredential(file, credential);
       return credential;
     }
-    throw new DevstackError(`${file} lacks client_id or client_secret: delete it and start again (a new secret is generated)`);
+    throw new DevstackError(
+      `${file} lacks client_id or client_secret: delete it and start again (a new secret is generated)`,
+    );
   }
-  const credential = { client_id: LINK_SERVICE_CLIENT_ID, client_secret: randomBytes(32).toString('base64url'), scopes: LINK_SERVICE_CLIENT_SCOPES };
+  const credential = {
+    client_id: LINK_SERVICE_CLIENT_ID,
+    client_secret: randomBytes(32).toString('base64url'),
+    scopes: LINK_SERVICE_CLIENT_SCOPES,
+  };
   fs.mkdirSync(dataRoot, { recursive: true });
   writeCredential(file, credential);
   return credential;
@@ -64,13 +78,22 @@ type Env = Record<string, string | undefined>;
  * desk learns the client through SERVICE_CLIENTS, link its side through DESK_CLIENT_ID/SECRET and
  * DESK_API_URL. Values the caller set in the environment win (they configure it themselves).
  */
-export function serviceClientEnv(serviceName: string, credential: ServiceClientCredential, deskApiUrl: string, baseEnv: Env): Env {
+export function serviceClientEnv(
+  serviceName: string,
+  credential: ServiceClientCredential,
+  deskApiUrl: string,
+  baseEnv: Env,
+): Env {
   if (serviceName === 'desk') {
     return baseEnv['SERVICE_CLIENTS'] ? {} : { SERVICE_CLIENTS: JSON.stringify([credential]) };
   }
   if (serviceName === 'link') {
     if (baseEnv['DESK_CLIENT_ID']) return baseEnv['DESK_API_URL'] ? {} : { DESK_API_URL: deskApiUrl };
-    return { DESK_API_URL: baseEnv['DESK_API_URL'] || deskApiUrl, DESK_CLIENT_ID: credential.client_id, DESK_CLIENT_SECRET: credential.client_secret };
+    return {
+      DESK_API_URL: baseEnv['DESK_API_URL'] || deskApiUrl,
+      DESK_CLIENT_ID: credential.client_id,
+      DESK_CLIENT_SECRET: credential.client_secret,
+    };
   }
   return {};
 }

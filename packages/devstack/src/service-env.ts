@@ -56,7 +56,8 @@ export function authSettingsFor(config: Pick<DevstackConfig, 'host' | 'ports'>, 
   return {
     issuer: baseEnv['AUTH_ISSUER'] || `http://localhost:${deskPort}/api/v1`,
     audience: baseEnv['AUTH_AUDIENCE'] || 'msp-api',
-    jwksUrl: baseEnv['AUTH_JWKS_URL'] || `http://${loopbackAddressFor(config.host)}:${deskPort}/api/v1/.well-known/jwks.json`,
+    jwksUrl:
+      baseEnv['AUTH_JWKS_URL'] || `http://${loopbackAddressFor(config.host)}:${deskPort}/api/v1/.well-known/jwks.json`,
   };
 }
 

@@ -51,7 +51,9 @@ export async function tenantCreate(argv: readonly string[], env: Env, repoRoot: 
     io.err(`tenant:create: ${isDevstackError(error) ? error.message : String(error)}\n`);
     return 2;
   }
-  let databaseUrl = config.databaseUrlOverrides.desk ?? (config.databaseServerUrl ? databaseUrlFor(config.databaseServerUrl, 'desk') : undefined);
+  let databaseUrl =
+    config.databaseUrlOverrides.desk ??
+    (config.databaseServerUrl ? databaseUrlFor(config.databaseServerUrl, 'desk') : undefined);
   if (!databaseUrl) {
     const { port, from } = embeddedPortOf(env, config.dataRoot);
     if (!(await canConnect(EMBEDDED_PG_HOST, port))) {
@@ -70,7 +72,9 @@ export async function tenantCreate(argv: readonly string[], env: Env, repoRoot: 
       return 1;
     }
     databaseUrl = databaseUrlFor(embeddedServerUrl(port), 'desk');
-    io.err(`tenant:create: using the embedded PostgreSQL of \`pnpm start\` on port ${port} (${from === 'EMBEDDED_PG_PORT' ? 'EMBEDDED_PG_PORT' : `from ${from}`})\n`);
+    io.err(
+      `tenant:create: using the embedded PostgreSQL of \`pnpm start\` on port ${port} (${from === 'EMBEDDED_PG_PORT' ? 'EMBEDDED_PG_PORT' : `from ${from}`})\n`,
+    );
   }
   try {
     // As `pnpm start` does: desk's database is created on the server when it does not exist yet.

@@ -19,23 +19,38 @@ const base = {
 };
 
 describe('shellQuote', () => {
-  test.each(["plain", "it's", "a b $HOME `x` \"q\" \\", ''])('When %p is quoted, then a shell reads it back unchanged', (value) => {
-    expect(execFileSync('/bin/sh', ['-c', `printf %s ${shellQuote(value)}`], { encoding: 'utf8' })).toBe(value);
-  });
+  test.each(['plain', "it's", 'a b $HOME `x` "q" \\', ''])(
+    'When %p is quoted, then a shell reads it back unchanged',
+    (value) => {
+      expect(execFileSync('/bin/sh', ['-c', `printf %s ${shellQuote(value)}`], { encoding: 'utf8' })).toBe(value);
+    },
+  );
 });
 
 describe('tokenCurl', () => {
   test('When run through a shell, then curl receives the JSON body with the exact credentials', () => {
-    const command = tokenCurl('http://localhost:3001/api/v1/auth/token', { clientId: 'id-1', clientSecret: "se'cr$et" });
+    const command = tokenCurl('http://localhost:3001/api/v1/auth/token', {
+      clientId: 'id-1',
+      clientSecret: "se'cr$et",
+    });
     // Replace curl by a printer of its last argument to see what it would send.
-    const body = execFileSync('/bin/sh', ['-c', `curl() { for a; do :; done; printf %s "$a"; }; ${command}`], { encoding: 'utf8' });
-    expect(JSON.parse(body)).toEqual({ grant_type: 'client_credentials', client_id: 'id-1', client_secret: "se'cr$et" });
+    const body = execFileSync('/bin/sh', ['-c', `curl() { for a; do :; done; printf %s "$a"; }; ${command}`], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(body)).toEqual({
+      grant_type: 'client_credentials',
+      client_id: 'id-1',
+      client_secret: "se'cr$et",
+    });
   });
 });
 
 describe('renderBanner', () => {
   test('When desk wrote the dev client file, then the banner shows the URLs, the credentials and a curl with them', () => {
-    const text = renderBanner({ ...base, devClient: { client_id: 'cid', client_secret: 'csecret', tenant: 'default' } });
+    const text = renderBanner({
+      ...base,
+      devClient: { client_id: 'cid', client_secret: 'csecret', tenant: 'default' },
+    });
     expect(text).toContain('desk  http://localhost:3001/api/v1');
     expect(text).toContain('hr    http://localhost:3003/api/v1');
     expect(text).toContain('saved in /repo/.data/dev-client.json');
@@ -50,7 +65,9 @@ describe('renderBanner', () => {
   });
 
   test('When there is no file, then the banner says where the credentials are instead', () => {
-    expect(renderBanner(base)).toContain("desk wrote no /repo/.data/dev-client.json; its id and secret are in desk's log above");
+    expect(renderBanner(base)).toContain(
+      "desk wrote no /repo/.data/dev-client.json; its id and secret are in desk's log above",
+    );
   });
 });
 

@@ -9,7 +9,10 @@ const repoRoot = path.resolve(__dirname, '../../..');
 
 describe('docs/configuration.md', () => {
   test('When the page is generated from the config schemas again, then it is exactly the committed page', () => {
-    const check = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/config-docs.js'), '--check'], { cwd: repoRoot, encoding: 'utf8' });
+    const check = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/config-docs.js'), '--check'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
   });

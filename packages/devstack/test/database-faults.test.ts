@@ -34,13 +34,22 @@ let auth: string;
 let next = 100_000;
 
 async function startServer() {
-  server = await startEmbeddedPostgres({ dataDir: path.join(root, 'pgdata'), port: pgPort, fixableRoot: root, log: () => {}, onServerLine: () => {} });
+  server = await startEmbeddedPostgres({
+    dataDir: path.join(root, 'pgdata'),
+    port: pgPort,
+    fixableRoot: root,
+    log: () => {},
+    onServerLine: () => {},
+  });
 }
 
 async function readyz(): Promise<{ status: number; body: { status?: string; checks?: Record<string, string> } }> {
   try {
     const response = await fetch(`${hrUrl}/readyz`);
-    return { status: response.status, body: (await response.json()) as { status?: string; checks?: Record<string, string> } };
+    return {
+      status: response.status,
+      body: (await response.json()) as { status?: string; checks?: Record<string, string> },
+    };
   } catch {
     return { status: 0, body: {} };
   }
@@ -110,7 +119,12 @@ async function createEmployee(name = 'Erika Mustermann'): Promise<Answer> {
     body: JSON.stringify({ user_id: randomUUID(), personnel_number: String(next++), name }),
   });
   const body = (await response.json()) as { type?: string; id?: string };
-  return { status: response.status, type: body.type, contentType: response.headers.get('content-type') ?? undefined, id: body.id };
+  return {
+    status: response.status,
+    type: body.type,
+    contentType: response.headers.get('content-type') ?? undefined,
+    id: body.id,
+  };
 }
 
 /** `workers` callers each creating employees one after the other until `stop()` says so. */
@@ -147,7 +161,8 @@ async function storedIds(): Promise<Set<string>> {
 
 /** Fails with what hr printed when it has ended, instead of the next request's "fetch failed". */
 function expectHrAlive() {
-  if (hr.exitCode !== null || hr.signalCode !== null) throw new Error(`hr ended (${hr.exitCode ?? hr.signalCode}):\n${hrOutput.slice(-4000)}`);
+  if (hr.exitCode !== null || hr.signalCode !== null)
+    throw new Error(`hr ended (${hr.exitCode ?? hr.signalCode}):\n${hrOutput.slice(-4000)}`);
 }
 
 function expectOnly201Or503(answers: Answer[]) {
@@ -158,53 +173,63 @@ function expectOnly201Or503(answers: Answer[]) {
   }
 }
 
-test('When hr\'s database connections are terminated under a load of writes, then requests get 201 or a 503 problem document, hr recovers by itself, and exactly the answered writes are stored', async () => {
-  const before = await storedIds();
-  const load = writeLoad(12);
-  const admin = new Client({ connectionString: server.serverUrl });
-  await admin.connect();
-  // Many rounds, some while hr is still reconnecting from the last: a termination that reaches a
-  // connection just opened for a transaction ended hr once (see @msp/db's pool-errors.ts).
-  for (let round = 0; round < 40; round += 1) {
-    await new Promise((resolve) => setTimeout(resolve, [20, 60, 110, 170][round % 4]));
+test(
+  "When hr's database connections are terminated under a load of writes, then requests get 201 or a 503 " +
+    'problem document, hr recovers by itself, and exactly the answered writes are stored',
+  async () => {
+    const before = await storedIds();
+    const load = writeLoad(12);
+    const admin = new Client({ connectionString: server.serverUrl });
+    await admin.connect();
+    // Many rounds, some while hr is still reconnecting from the last: a termination that reaches a
+    // connection just opened for a transaction ended hr once (see @msp/db's pool-errors.ts).
+    for (let round = 0; round < 40; round += 1) {
+      await new Promise((resolve) => setTimeout(resolve, [20, 60, 110, 170][round % 4]));
+      expectHrAlive();
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'hr_faults' AND pid <> pg_backend_pid()`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await load.stop();
+    await admin.end();
     expectHrAlive();
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'hr_faults' AND pid <> pg_backend_pid()`);
-  }
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  await load.stop();
-  await admin.end();
-  expectHrAlive();
 
-  expectOnly201Or503(load.answers);
-  expect((await createEmployee('After')).status).toBe(201);
-  const stored = await storedIds();
-  const created = load.answers.filter((a) => a.status === 201).map((a) => a.id!);
-  expect(stored.size).toBe(before.size + created.length + 1);
-  for (const id of created) expect(stored.has(id)).toBe(true);
-  expect(hr.exitCode).toBeNull();
-});
+    expectOnly201Or503(load.answers);
+    expect((await createEmployee('After')).status).toBe(201);
+    const stored = await storedIds();
+    const created = load.answers.filter((a) => a.status === 201).map((a) => a.id!);
+    expect(stored.size).toBe(before.size + created.length + 1);
+    for (const id of created) expect(stored.has(id)).toBe(true);
+    expect(hr.exitCode).toBeNull();
+  },
+);
 
-test('When PostgreSQL is stopped under a load of writes and started again, then requests in flight get 503 problem documents, /readyz is 503 meanwhile, and hr serves again by itself', async () => {
-  expectHrAlive();
-  const before = await storedIds();
-  const load = writeLoad(3);
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  await server.stop();
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const ready = await readyz();
-  expect(ready.status).toBe(503);
-  expect(ready.body.checks?.['database']).toBe('failing');
-  await startServer();
-  await untilReady();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  await load.stop();
+test(
+  'When PostgreSQL is stopped under a load of writes and started again, then requests in flight get ' +
+    '503 problem documents, /readyz is 503 meanwhile, and hr serves again by itself',
+  async () => {
+    expectHrAlive();
+    const before = await storedIds();
+    const load = writeLoad(3);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const ready = await readyz();
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks?.['database']).toBe('failing');
+    await startServer();
+    await untilReady();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await load.stop();
 
-  expectOnly201Or503(load.answers);
-  expect(load.answers.some((a) => a.status === 503)).toBe(true);
-  expect(load.answers.filter((a) => a.status === 201).length).toBeGreaterThan(0);
-  const stored = await storedIds();
-  const created = load.answers.filter((a) => a.status === 201).map((a) => a.id!);
-  expect(stored.size).toBe(before.size + created.length);
-  for (const id of created) expect(stored.has(id)).toBe(true);
-  expect(hr.exitCode).toBeNull();
-});
+    expectOnly201Or503(load.answers);
+    expect(load.answers.some((a) => a.status === 503)).toBe(true);
+    expect(load.answers.filter((a) => a.status === 201).length).toBeGreaterThan(0);
+    const stored = await storedIds();
+    const created = load.answers.filter((a) => a.status === 201).map((a) => a.id!);
+    expect(stored.size).toBe(before.size + created.length);
+    for (const id of created) expect(stored.has(id)).toBe(true);
+    expect(hr.exitCode).toBeNull();
+  },
+);

@@ -1,4 +1,10 @@
-import { databaseNameOf, databaseUrlFor, needsEmbeddedPostgres, redactPassword, resolveDatabaseUrls } from '../src/database-urls';
+import {
+  databaseNameOf,
+  databaseUrlFor,
+  needsEmbeddedPostgres,
+  redactPassword,
+  resolveDatabaseUrls,
+} from '../src/database-urls';
 
 describe('databaseUrlFor', () => {
   test('When given a server URL, then only the database changes: credentials, port and options stay', () => {
@@ -8,7 +14,9 @@ describe('databaseUrlFor', () => {
   });
 
   test('When the server URL names no database, then the database is added', () => {
-    expect(databaseUrlFor('postgresql://postgres@127.0.0.1:5432', 'hr')).toBe('postgresql://postgres@127.0.0.1:5432/hr');
+    expect(databaseUrlFor('postgresql://postgres@127.0.0.1:5432', 'hr')).toBe(
+      'postgresql://postgres@127.0.0.1:5432/hr',
+    );
   });
 
   test('When a database name needs escaping, then it round-trips', () => {

@@ -46,7 +46,10 @@ describe('readDevstackConfig', () => {
   });
 
   test('When a variable is set but empty, then it counts as unset', () => {
-    expect(readDevstackConfig({ DATABASE_URL: '', DESK_PORT: ' ' }, repo)).toMatchObject({ databaseServerUrl: undefined, ports: { desk: 3001 } });
+    expect(readDevstackConfig({ DATABASE_URL: '', DESK_PORT: ' ' }, repo)).toMatchObject({
+      databaseServerUrl: undefined,
+      ports: { desk: 3001 },
+    });
   });
 
   test('When a port is not a number, then the error names the variable', () => {
@@ -59,8 +62,12 @@ describe('readDevstackConfig', () => {
   });
 
   test('When DATABASE_URL is not a PostgreSQL URL, then the error names it', () => {
-    expect(() => readDevstackConfig({ DATABASE_URL: 'mysql://u@h/db' }, repo)).toThrow(/DATABASE_URL must start with postgres:\/\//);
-    expect(() => readDevstackConfig({ DESK_DATABASE_URL: 'not a url' }, repo)).toThrow(/DESK_DATABASE_URL is not a URL/);
+    expect(() => readDevstackConfig({ DATABASE_URL: 'mysql://u@h/db' }, repo)).toThrow(
+      /DATABASE_URL must start with postgres:\/\//,
+    );
+    expect(() => readDevstackConfig({ DESK_DATABASE_URL: 'not a url' }, repo)).toThrow(
+      /DESK_DATABASE_URL is not a URL/,
+    );
   });
 
   test('When NO_COLOR is set, then a terminal gets no colour', () => {

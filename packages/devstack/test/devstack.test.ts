@@ -33,7 +33,10 @@ describe('the launcher, with stand-in services', () => {
       ...extraEnv,
     };
     const lines: string[] = [];
-    const devstack = createDevstack(readDevstackConfig(env, findRepoRoot()), { write: (line) => lines.push(line), env });
+    const devstack = createDevstack(readDevstackConfig(env, findRepoRoot()), {
+      write: (line) => lines.push(line),
+      env,
+    });
     const exitCode = devstack.run();
     return { devstack, exitCode, lines, env };
   }
@@ -74,21 +77,25 @@ describe('the launcher, with stand-in services', () => {
     expect(output).toContain('PostgreSQL exited with code 0');
   });
 
-  test('When a service ignores SIGTERM, then it is killed after the grace period, the launcher says which and after how long, never "stopped cleanly", and exits 1', async () => {
-    const { devstack, exitCode, lines } = await launch({ FAKE_IGNORE_SIGTERM: 'hr' });
-    await devstack.ready;
-    devstack.stop('test done');
-    expect(await exitCode).toBe(1);
-    const output = lines.join('\n');
-    // The grace period is DEVSTACK_STOP_TIMEOUT_MS=1000: the kill follows SIGTERM by about a second.
-    expect(output).toMatch(/hr was killed with SIGKILL \d+\.\d s after SIGTERM \(it ignored the request to stop\)/);
-    expect(output).toMatch(/stopped, but not cleanly: hr was killed with SIGKILL \d+\.\d s after SIGTERM/);
-    expect(output).not.toContain('everything stopped cleanly');
-    // The others stopped by themselves, and PostgreSQL after them.
-    expect(output).toContain('desk exited with code 0');
-    expect(output).toContain('link exited with code 0');
-    expect(output).toContain('PostgreSQL exited with code 0');
-  });
+  test(
+    'When a service ignores SIGTERM, then it is killed after the grace period, the launcher ' +
+      'says which and after how long, never "stopped cleanly", and exits 1',
+    async () => {
+      const { devstack, exitCode, lines } = await launch({ FAKE_IGNORE_SIGTERM: 'hr' });
+      await devstack.ready;
+      devstack.stop('test done');
+      expect(await exitCode).toBe(1);
+      const output = lines.join('\n');
+      // The grace period is DEVSTACK_STOP_TIMEOUT_MS=1000: the kill follows SIGTERM by about a second.
+      expect(output).toMatch(/hr was killed with SIGKILL \d+\.\d s after SIGTERM \(it ignored the request to stop\)/);
+      expect(output).toMatch(/stopped, but not cleanly: hr was killed with SIGKILL \d+\.\d s after SIGTERM/);
+      expect(output).not.toContain('everything stopped cleanly');
+      // The others stopped by themselves, and PostgreSQL after them.
+      expect(output).toContain('desk exited with code 0');
+      expect(output).toContain('link exited with code 0');
+      expect(output).toContain('PostgreSQL exited with code 0');
+    },
+  );
 
   test('When a second Ctrl-C skips the grace period, then the kills are reported as kills and the exit code is 1', async () => {
     const { devstack, exitCode, lines } = await launch({ FAKE_IGNORE_SIGTERM: 'link' });
@@ -103,39 +110,61 @@ describe('the launcher, with stand-in services', () => {
     expect(output).not.toContain('everything stopped cleanly');
   });
 
-  test('When pnpm start runs its PostgreSQL on a port of its own, then tenant:create finds it without EMBEDDED_PG_PORT; once it is stopped, it says which port it tried and which variables to set', async () => {
-    const { devstack, exitCode, env } = await launch();
-    await devstack.ready;
-    const toolEnv = { PATH: process.env['PATH'], DEVSTACK_DATA_DIR: dataRoot };
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = { out: (text: string) => out.push(text), err: (text: string) => err.push(text) };
-    const slug = `acme-${Date.now().toString(36)}`;
-    try {
-      expect(await tenantCreate([slug], toolEnv, findRepoRoot(), io)).toBe(0);
-    } finally {
-      devstack.stop('test done');
-    }
-    expect(await exitCode).toBe(0);
-    // stdout holds exactly desk's JSON; the port came from the launcher's note.
-    expect(JSON.parse(out.join(''))).toEqual({ tenant_id: expect.any(String), client_id: expect.any(String), client_secret: expect.any(String) });
-    expect(err.join('')).toContain(`using the embedded PostgreSQL of \`pnpm start\` on port ${env['EMBEDDED_PG_PORT']} (from ${path.join(dataRoot, 'embedded-postgres.json')})`);
+  test(
+    'When pnpm start runs its PostgreSQL on a port of its own, then tenant:create finds it without ' +
+      'EMBEDDED_PG_PORT; once it is stopped, it says which port it tried and which variables to set',
+    async () => {
+      const { devstack, exitCode, env } = await launch();
+      await devstack.ready;
+      const toolEnv = { PATH: process.env['PATH'], DEVSTACK_DATA_DIR: dataRoot };
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = { out: (text: string) => out.push(text), err: (text: string) => err.push(text) };
+      const slug = `acme-${Date.now().toString(36)}`;
+      try {
+        expect(await tenantCreate([slug], toolEnv, findRepoRoot(), io)).toBe(0);
+      } finally {
+        devstack.stop('test done');
+      }
+      expect(await exitCode).toBe(0);
+      // stdout holds exactly desk's JSON; the port came from the launcher's note.
+      expect(JSON.parse(out.join(''))).toEqual({
+        tenant_id: expect.any(String),
+        client_id: expect.any(String),
+        client_secret: expect.any(String),
+      });
+      expect(err.join('')).toContain(
+        `using the embedded PostgreSQL of \`pnpm start\` on port ${env['EMBEDDED_PG_PORT']} (from ${path.join(dataRoot, 'embedded-postgres.json')})`,
+      );
 
-    err.length = 0;
-    expect(await tenantCreate(['other'], toolEnv, findRepoRoot(), io)).toBe(1);
-    const stopped = err.join('');
-    expect(stopped).toContain(`nothing listens on 127.0.0.1:${env['EMBEDDED_PG_PORT']}, the port the last \`pnpm start\` noted in ${path.join(dataRoot, 'embedded-postgres.json')}`);
-    expect(stopped).toContain('DEVSTACK_DATA_DIR');
-    expect(stopped).toContain('EMBEDDED_PG_PORT');
+      err.length = 0;
+      expect(await tenantCreate(['other'], toolEnv, findRepoRoot(), io)).toBe(1);
+      const stopped = err.join('');
+      expect(stopped).toContain(
+        `nothing listens on 127.0.0.1:${env['EMBEDDED_PG_PORT']}, the port the last \`pnpm start\` noted in ${path.join(dataRoot, 'embedded-postgres.json')}`,
+      );
+      expect(stopped).toContain('DEVSTACK_DATA_DIR');
+      expect(stopped).toContain('EMBEDDED_PG_PORT');
 
-    // EMBEDDED_PG_PORT, when given, wins over the note, and is named.
-    err.length = 0;
-    expect(await tenantCreate(['other'], { ...toolEnv, EMBEDDED_PG_PORT: String(await findFreePort()) }, findRepoRoot(), io)).toBe(1);
-    expect(err.join('')).toMatch(/nothing listens on 127\.0\.0\.1:\d+, the port EMBEDDED_PG_PORT names/);
-  }, 60_000);
+      // EMBEDDED_PG_PORT, when given, wins over the note, and is named.
+      err.length = 0;
+      expect(
+        await tenantCreate(
+          ['other'],
+          { ...toolEnv, EMBEDDED_PG_PORT: String(await findFreePort()) },
+          findRepoRoot(),
+          io,
+        ),
+      ).toBe(1);
+      expect(err.join('')).toMatch(/nothing listens on 127\.0\.0\.1:\d+, the port EMBEDDED_PG_PORT names/);
+    },
+    60_000,
+  );
 
   test('When a service exits before it is ready, then the start fails with its name', async () => {
-    const { devstack, exitCode, lines } = await launch({ DEVSTACK_SERVICE_CMD: `${process.execPath} -e process.exit(7) {service}` });
+    const { devstack, exitCode, lines } = await launch({
+      DEVSTACK_SERVICE_CMD: `${process.execPath} -e process.exit(7) {service}`,
+    });
     expect(await devstack.ready).toBeUndefined();
     expect(await exitCode).toBe(1);
     expect(lines.join('\n')).toMatch(/(desk|link|hr) exited with code 7 before it was ready/);

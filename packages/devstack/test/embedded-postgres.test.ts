@@ -28,7 +28,13 @@ describe('embedded PostgreSQL', () => {
   let running: RunningEmbeddedPostgres | undefined;
 
   const start = async () =>
-    startEmbeddedPostgres({ dataDir, port: await findFreePort(), fixableRoot: root, log: (m) => messages.push(m), onServerLine: () => undefined });
+    startEmbeddedPostgres({
+      dataDir,
+      port: await findFreePort(),
+      fixableRoot: root,
+      log: (m) => messages.push(m),
+      onServerLine: () => undefined,
+    });
 
   afterAll(async () => {
     await running?.stop();
@@ -44,9 +50,15 @@ describe('embedded PostgreSQL', () => {
     expect(await ensureDatabases(urls)).toEqual(DATABASES);
     expect(await ensureDatabases(urls)).toEqual([]);
 
-    const rows = await query<{ datname: string }>(running.serverUrl, 'SELECT datname FROM pg_database ORDER BY datname');
+    const rows = await query<{ datname: string }>(
+      running.serverUrl,
+      'SELECT datname FROM pg_database ORDER BY datname',
+    );
     expect(rows.map((row) => row.datname)).toEqual(expect.arrayContaining(DATABASES));
-    await query(databaseUrlFor(running.serverUrl, 'desk'), "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('survives a restart')");
+    await query(
+      databaseUrlFor(running.serverUrl, 'desk'),
+      "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('survives a restart')",
+    );
   });
 
   test('When stopped and started again, then it reuses the data without a new initdb', async () => {
@@ -59,7 +71,9 @@ describe('embedded PostgreSQL', () => {
     expect(running.createdCluster).toBe(false);
     expect(messages.some((m) => m.includes('creating a PostgreSQL'))).toBe(false);
     expect(await ensureDatabases(DATABASES.map((name) => databaseUrlFor(running!.serverUrl, name)))).toEqual([]);
-    expect(await query(databaseUrlFor(running.serverUrl, 'desk'), 'SELECT note FROM kept')).toEqual([{ note: 'survives a restart' }]);
+    expect(await query(databaseUrlFor(running.serverUrl, 'desk'), 'SELECT note FROM kept')).toEqual([
+      { note: 'survives a restart' },
+    ]);
   });
 
   test('When the folder is already in use by a running server, then a second start says so', async () => {
@@ -70,22 +84,39 @@ describe('embedded PostgreSQL', () => {
     const port = Number(new URL(running!.serverUrl).port);
     const other = path.join(root, 'other');
     await expect(
-      startEmbeddedPostgres({ dataDir: other, port, fixableRoot: root, log: () => undefined, onServerLine: () => undefined }),
+      startEmbeddedPostgres({
+        dataDir: other,
+        port,
+        fixableRoot: root,
+        log: () => undefined,
+        onServerLine: () => undefined,
+      }),
     ).rejects.toThrow(new RegExp(`Port ${port} .* already in use.*EMBEDDED_PG_PORT=${port + 1}`));
   });
 
   // Only root runs PostgreSQL as another user, so only root can meet this.
   const asRoot = process.getuid?.() === 0 ? test : test.skip;
-  asRoot('When run as root under a folder closed to other users, then nothing starts and the error says how to open it', async () => {
-    const closed = fs.mkdtempSync(path.join(os.tmpdir(), 'devstack-closed-'));
-    try {
-      const dataRoot = path.join(closed, 'data');
-      await expect(
-        startEmbeddedPostgres({ dataDir: path.join(dataRoot, 'postgres'), port: await findFreePort(), fixableRoot: dataRoot, log: () => undefined, onServerLine: () => undefined }),
-      ).rejects.toThrow(new RegExp(`cannot enter ${closed} \\(mode 700\\)[\\s\\S]*chmod o\\+x ${closed}[\\s\\S]*DEVSTACK_DATA_DIR=`));
-      expect(fs.statSync(closed).mode & 0o777).toBe(0o700);
-    } finally {
-      fs.rmSync(closed, { recursive: true, force: true });
-    }
-  });
+  asRoot(
+    'When run as root under a folder closed to other users, then nothing starts and the error says how to open it',
+    async () => {
+      const closed = fs.mkdtempSync(path.join(os.tmpdir(), 'devstack-closed-'));
+      try {
+        const dataRoot = path.join(closed, 'data');
+        await expect(
+          startEmbeddedPostgres({
+            dataDir: path.join(dataRoot, 'postgres'),
+            port: await findFreePort(),
+            fixableRoot: dataRoot,
+            log: () => undefined,
+            onServerLine: () => undefined,
+          }),
+        ).rejects.toThrow(
+          new RegExp(`cannot enter ${closed} \\(mode 700\\)[\\s\\S]*chmod o\\+x ${closed}[\\s\\S]*DEVSTACK_DATA_DIR=`),
+        );
+        expect(fs.statSync(closed).mode & 0o777).toBe(0o700);
+      } finally {
+        fs.rmSync(closed, { recursive: true, force: true });
+      }
+    },
+  );
 });

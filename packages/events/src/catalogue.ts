@@ -21,22 +21,38 @@ export const TEST_EVENT = 'webhook.test';
 
 export const ChangesSchema = named(
   'EventChanges',
-  Type.Record(Type.String(), Type.Object({ from: Type.Unknown(), to: Type.Unknown() }, { additionalProperties: false }), {
-    description: 'The fields the change touched, each `{from, to}` in the API\'s names and formats.',
-    examples: [{ status: { from: 'open', to: 'in_progress' } }],
-  }),
+  Type.Record(
+    Type.String(),
+    Type.Object({ from: Type.Unknown(), to: Type.Unknown() }, { additionalProperties: false }),
+    {
+      description: "The fields the change touched, each `{from, to}` in the API's names and formats.",
+      examples: [{ status: { from: 'open', to: 'in_progress' } }],
+    },
+  ),
 );
 
 const SIGNATURE_HEADERS: OutgoingWebhookDoc['headers'] = {
-  'webhook-id': { description: 'The message id: the same on every retry of one delivery, so a receiver can drop repeats.', schema: { type: 'string', format: 'uuid' } },
-  'webhook-timestamp': { description: 'Seconds since the epoch when this attempt was signed; refuse ones far from now (replays).', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'webhook-id': {
+    description: 'The message id: the same on every retry of one delivery, so a receiver can drop repeats.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  'webhook-timestamp': {
+    description: 'Seconds since the epoch when this attempt was signed; refuse ones far from now (replays).',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   'webhook-signature': {
-    description: '`v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded part of the secret after `whsec_` (Standard Webhooks).',
+    description:
+      '`v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the ' +
+      'base64-decoded part of the secret after `whsec_` (Standard Webhooks).',
     schema: { type: 'string' },
   },
 };
 
-const pascal = (name: string) => name.split(/[._]/).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');
+const pascal = (name: string) =>
+  name
+    .split(/[._]/)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
 
 function envelope(type: string, data: TSchema) {
   return named(
@@ -81,7 +97,10 @@ export function eventCatalogue<const T extends readonly EventType[]>(types: T) {
       docs.push({
         name: TEST_EVENT,
         summary: 'Sent by `POST /webhooks/{id}/test`, to check an endpoint and its signature verification.',
-        schema: envelope(TEST_EVENT, Type.Object({ webhook_id: Type.String({ format: 'uuid' }) }, { additionalProperties: false })),
+        schema: envelope(
+          TEST_EVENT,
+          Type.Object({ webhook_id: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
+        ),
         headers: SIGNATURE_HEADERS,
       });
       return docs;

@@ -26,7 +26,10 @@ export interface ServiceEventsOptions {
   retention?: Pick<EventsRetentionOptions, 'days' | 'intervalMs' | 'batchSize' | 'pauseMs'>;
 }
 
-export interface ServiceDispatcherOptions extends Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'> {
+export interface ServiceDispatcherOptions extends Pick<
+  DispatcherOptions,
+  'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'
+> {
   db: TransactionalSql;
   logger: Logger;
   outbound: Outbound;
@@ -40,7 +43,10 @@ export function createServiceDispatcher({ db, ...options }: ServiceDispatcherOpt
 
 /** The OpenAPI tags of the routes below. */
 export const EVENT_TAGS = [
-  { name: 'Webhooks', description: 'Endpoints subscribed to this service\'s events (Standard Webhooks), and their deliveries.' },
+  {
+    name: 'Webhooks',
+    description: "Endpoints subscribed to this service's events (Standard Webhooks), and their deliveries.",
+  },
   { name: 'Audit', description: 'Every change, who made it and when: the event stream read back.' },
 ];
 
@@ -65,7 +71,13 @@ export function createServiceEvents(options: ServiceEventsOptions) {
     wake: dispatcher.wake,
   });
   const audit = createAuditRepository(options.db);
-  const retention = createEventsRetention({ db: options.db, logger: options.logger, days: 400, intervalMs: 0, ...options.retention });
+  const retention = createEventsRetention({
+    db: options.db,
+    logger: options.logger,
+    days: 400,
+    intervalMs: 0,
+    ...options.retention,
+  });
   return {
     dispatcher,
     retention,

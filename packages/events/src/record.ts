@@ -51,9 +51,19 @@ export interface EventHead {
   idempotency_claim: string | null;
 }
 
-const HEAD_COLUMNS = ['type', 'resource_type', 'actor_client_id', 'actor_on_behalf_of', 'request_id', 'idempotency_claim'] as const satisfies readonly (keyof EventHead)[];
+const HEAD_COLUMNS = [
+  'type',
+  'resource_type',
+  'actor_client_id',
+  'actor_on_behalf_of',
+  'request_id',
+  'idempotency_claim',
+] as const satisfies readonly (keyof EventHead)[];
 
-/** The events table's columns of an EventHead, for any INSERT of an events row (this file's, or a statement that inserts its own event); eventHeadValues gives their values in this order. */
+/**
+ * The events table's columns of an EventHead, for any INSERT of an events row (this file's, or a statement that inserts
+ * its own event); eventHeadValues gives their values in this order.
+ */
 export const EVENT_HEAD_COLUMNS = HEAD_COLUMNS.join(', ');
 export const eventHeadValues = (head: EventHead): (string | null)[] => HEAD_COLUMNS.map((column) => head[column]);
 
@@ -130,7 +140,11 @@ export function changesBetween(before: object, after: object, ignore: readonly s
  * recorded: the resource of the first event of `resourceType` (else of its first event) as that
  * event shows it. A request whose instance died before storing its answer is answered from this.
  */
-export async function effectOfClaim(db: Sql, claim: string, resourceType: string): Promise<{ resourceId: string; object: unknown } | undefined> {
+export async function effectOfClaim(
+  db: Sql,
+  claim: string,
+  resourceType: string,
+): Promise<{ resourceId: string; object: unknown } | undefined> {
   const rows = await db.$queryRawUnsafe<{ resource_id: string; object: unknown }[]>(
     `SELECT resource_id, data -> 'object' AS object FROM events
      WHERE idempotency_claim = $1 ORDER BY (resource_type = $2) DESC, seq LIMIT 1`,

@@ -68,7 +68,14 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * A delivery of such an old event made pending again while its event is being removed (a manual
  * retry in that very moment) is still delivered: a delivery holds its body.
  */
-export function createEventsRetention({ db, logger, days, intervalMs, batchSize = 500, pauseMs = 20 }: EventsRetentionOptions) {
+export function createEventsRetention({
+  db,
+  logger,
+  days,
+  intervalMs,
+  batchSize = 500,
+  pauseMs = 20,
+}: EventsRetentionOptions) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   let stopping = false;
@@ -87,7 +94,15 @@ export function createEventsRetention({ db, logger, days, intervalMs, batchSize 
     while (!stopping) {
       const [batch] = await timed(
         () =>
-          db.$queryRawUnsafe<{ held: boolean; deleted: number; last_at: Date | string | null; last_seq: string | null; tenants: string[] | null }[]>(
+          db.$queryRawUnsafe<
+            {
+              held: boolean;
+              deleted: number;
+              last_at: Date | string | null;
+              last_seq: string | null;
+              tenants: string[] | null;
+            }[]
+          >(
             `WITH lock AS (SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK}) AS held),
              doomed AS (
                SELECT e.id FROM events e, lock
@@ -169,9 +184,17 @@ export function createEventsRetention({ db, logger, days, intervalMs, batchSize 
   async function tick() {
     try {
       const result = await sweep();
-      if (result.events || result.deliveries) logger.info('events retention sweep', { ...result, longestBatchMs: Math.round(result.longestBatchMs), ms: Math.round(result.ms), days });
+      if (result.events || result.deliveries)
+        logger.info('events retention sweep', {
+          ...result,
+          longestBatchMs: Math.round(result.longestBatchMs),
+          ms: Math.round(result.ms),
+          days,
+        });
     } catch (error) {
-      logger.warn('events retention sweep failed; it runs again at the next interval', { error: error instanceof Error ? error.message : String(error) });
+      logger.warn('events retention sweep failed; it runs again at the next interval', {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 

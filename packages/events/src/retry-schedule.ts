@@ -26,7 +26,11 @@ export const RETRY_JITTER = 0.2;
  * schedule's delay ± 20 % at random. After an outage of a receiver every delivery failed at about
  * the same moment; without jitter they would all come back at the same moment again.
  */
-export function nextDelay(delays: readonly number[], attempt: number, random: () => number = Math.random): number | undefined {
+export function nextDelay(
+  delays: readonly number[],
+  attempt: number,
+  random: () => number = Math.random,
+): number | undefined {
   const delay = delays[attempt - 1];
   if (delay === undefined) return undefined;
   return Math.round(delay * (1 - RETRY_JITTER + 2 * RETRY_JITTER * random()));

@@ -13,5 +13,11 @@ export const WEBHOOK_KEY_VARIABLE = 'WEBHOOK_ENCRYPTION_KEY';
 
 /** The service's box from its configuration: WEBHOOK_ENCRYPTION_KEY, or outside production a key of its own under DATA_DIR. */
 export function webhookSecretsFromConfig(config: { WEBHOOK_ENCRYPTION_KEY?: string; DATA_DIR: string }): SecretBox {
-  return createSecretBox(resolveEncryptionKey(config.WEBHOOK_ENCRYPTION_KEY, config.DATA_DIR, { variable: WEBHOOK_KEY_VARIABLE, file: 'webhook-encryption.key' }), WEBHOOK_KEY_VARIABLE);
+  return createSecretBox(
+    resolveEncryptionKey(config.WEBHOOK_ENCRYPTION_KEY, config.DATA_DIR, {
+      variable: WEBHOOK_KEY_VARIABLE,
+      file: 'webhook-encryption.key',
+    }),
+    WEBHOOK_KEY_VARIABLE,
+  );
 }

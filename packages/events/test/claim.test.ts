@@ -16,7 +16,12 @@ afterEach(() => db.pool.query('DELETE FROM webhooks'));
 afterAll(() => db.close());
 
 async function webhook(enabled = true) {
-  const created = await createWebhooksRepository(db.sql).create(TENANT, { url: 'http://127.0.0.1:9/hook', events: ['*'], description: null, secret: 'sealed' });
+  const created = await createWebhooksRepository(db.sql).create(TENANT, {
+    url: 'http://127.0.0.1:9/hook',
+    events: ['*'],
+    description: null,
+    secret: 'sealed',
+  });
   if (!enabled) await db.pool.query('UPDATE webhooks SET enabled = false WHERE id = $1', [created.id]);
   return created.id;
 }
@@ -32,7 +37,7 @@ async function pending(webhookId: string, resource: string, seq: number, dueSeco
 }
 
 describe('claiming due deliveries', () => {
-  test('the oldest due come first; a disabled endpoint\'s, a resource\'s later event and one not yet due wait; each claimed one is leased', async () => {
+  test("the oldest due come first; a disabled endpoint's, a resource's later event and one not yet due wait; each claimed one is leased", async () => {
     const [open, disabled] = [await webhook(), await webhook(false)];
     const oldest = await pending(open, 'a', 1, 300);
     await pending(disabled, 'b', 2, 400);
@@ -44,20 +49,23 @@ describe('claiming due deliveries', () => {
     const claimed = await createDeliveriesRepository(db.sql).claim(10, 60_000);
 
     expect(claimed.map((delivery) => delivery.id)).toEqual([oldest, second, third]);
-    expect(claimed.every((delivery) => delivery.attempt === 1 && delivery.url === 'http://127.0.0.1:9/hook')).toBe(true);
+    expect(claimed.every((delivery) => delivery.attempt === 1 && delivery.url === 'http://127.0.0.1:9/hook')).toBe(
+      true,
+    );
     const { rows } = await db.pool.query('SELECT id::text FROM webhook_deliveries WHERE locked_until > now()');
     expect(rows.map((row) => row.id).sort()).toEqual([oldest, second, third].sort());
     // Leased: a second claim finds nothing more that is due.
     expect(await createDeliveriesRepository(db.sql).claim(10, 60_000)).toEqual([]);
   });
 
-  test('with 20,000 pending in a table never analysed (as after a deployment), the claim reads the queue\'s index in order and stops at its limit', async () => {
+  test("with 20,000 pending in a table never analysed (as after a deployment), the claim reads the queue's index in order and stops at its limit", async () => {
     // A database of its own: its webhook_deliveries has no statistics at all, and autovacuum may not add them.
     const fresh = await eventsDatabase();
     try {
       await fresh.pool.query('ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)');
       const { rows: hooks } = await fresh.pool.query(
-        `INSERT INTO webhooks (tenant_id, url, events, secret) SELECT $1, 'http://127.0.0.1:9/' || i, '{*}', 'sealed' FROM generate_series(1, 100) i RETURNING id`,
+        `INSERT INTO webhooks (tenant_id, url, events, secret) SELECT $1, 'http://127.0.0.1:9/' || i, '{*}', 'sealed'
+          FROM generate_series(1, 100) i RETURNING id`,
         [TENANT],
       );
       await fresh.pool.query(
@@ -76,7 +84,8 @@ describe('claiming due deliveries', () => {
             work({
               $executeRawUnsafe: tx.$executeRawUnsafe,
               async $queryRawUnsafe<T>(query: string, ...values: unknown[]) {
-                if (query === CLAIM_DUE) plans.push(JSON.stringify(await tx.$queryRawUnsafe(`EXPLAIN (FORMAT JSON) ${query}`, ...values)));
+                if (query === CLAIM_DUE)
+                  plans.push(JSON.stringify(await tx.$queryRawUnsafe(`EXPLAIN (FORMAT JSON) ${query}`, ...values)));
                 return tx.$queryRawUnsafe<T>(query, ...values);
               },
             }),
@@ -89,7 +98,9 @@ describe('claiming due deliveries', () => {
       expect(plans[0]).toContain('"Index Name":"webhook_deliveries_status_next_attempt_at_event_seq_idx"');
       expect(claimed).toHaveLength(8);
       // The first event of eight resources: nothing later of a resource before its first.
-      const { rows } = await fresh.pool.query('SELECT event_seq::int AS seq FROM webhook_deliveries WHERE locked_until IS NOT NULL');
+      const { rows } = await fresh.pool.query(
+        'SELECT event_seq::int AS seq FROM webhook_deliveries WHERE locked_until IS NOT NULL',
+      );
       expect(rows.map((row) => row.seq)).toEqual(Array(8).fill(1));
     } finally {
       await fresh.close();

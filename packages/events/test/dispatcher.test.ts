@@ -47,7 +47,8 @@ async function record(type: string, resourceId: string, object: object = { id: r
   await recordEvent(db.sql, { type, tenantId: TENANT, resourceType: type.split('.')[0]!, resourceId, object });
 }
 
-const deliveryRows = async () => (await db.pool.query('SELECT * FROM webhook_deliveries ORDER BY created_at, event_seq')).rows;
+const deliveryRows = async () =>
+  (await db.pool.query('SELECT * FROM webhook_deliveries ORDER BY created_at, event_seq')).rows;
 
 describe('webhook deliveries', () => {
   test('are signed per Standard Webhooks: the standardwebhooks package verifies them, and the body is {type, timestamp, data}', async () => {
@@ -58,13 +59,31 @@ describe('webhook deliveries', () => {
     await record('ticket.created', 't-1', { id: 't-1', title: 'Printer on fire' });
 
     const [request] = await endpoint.waitFor(1);
-    const payload = new Webhook(webhook.secret).verify(request!.body, request!.headers as Record<string, string>) as Record<string, unknown>;
-    expect(payload).toEqual({ type: 'ticket.created', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), data: { object: { id: 't-1', title: 'Printer on fire' } } });
+    const payload = new Webhook(webhook.secret).verify(
+      request!.body,
+      request!.headers as Record<string, string>,
+    ) as Record<string, unknown>;
+    expect(payload).toEqual({
+      type: 'ticket.created',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      data: { object: { id: 't-1', title: 'Printer on fire' } },
+    });
     expect(request!.headers['content-type']).toBe('application/json');
     // Another secret does not verify: the signature is really over this message.
-    expect(() => new Webhook(newSigningSecret()).verify(request!.body, request!.headers as Record<string, string>)).toThrow();
-    const [row] = await waitUntil(async () => ((await deliveryRows())[0]?.status === 'succeeded' ? deliveryRows() : undefined));
-    expect(row).toMatchObject({ id: request!.headers['webhook-id'], status: 'succeeded', attempt: 1, response_status: 200, error: null, next_attempt_at: null });
+    expect(() =>
+      new Webhook(newSigningSecret()).verify(request!.body, request!.headers as Record<string, string>),
+    ).toThrow();
+    const [row] = await waitUntil(async () =>
+      (await deliveryRows())[0]?.status === 'succeeded' ? deliveryRows() : undefined,
+    );
+    expect(row).toMatchObject({
+      id: request!.headers['webhook-id'],
+      status: 'succeeded',
+      attempt: 1,
+      response_status: 200,
+      error: null,
+      next_attempt_at: null,
+    });
   });
 
   test('a receiver failing twice then succeeding gets the same webhook-id each time, and the delivery ends succeeded after 3 attempts', async () => {
@@ -76,11 +95,18 @@ describe('webhook deliveries', () => {
 
     const requests = await endpoint.waitFor(3);
     expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    for (const request of requests) expect(() => new Webhook(webhook.secret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    for (const request of requests)
+      expect(() =>
+        new Webhook(webhook.secret).verify(request.body, request.headers as Record<string, string>),
+      ).not.toThrow();
     expect(new Set(requests.map((r) => r.body)).size).toBe(1);
-    const [row] = await waitUntil(async () => ((await deliveryRows())[0]?.status === 'succeeded' ? deliveryRows() : undefined));
+    const [row] = await waitUntil(async () =>
+      (await deliveryRows())[0]?.status === 'succeeded' ? deliveryRows() : undefined,
+    );
     expect(row.attempt).toBe(3);
-    expect(row.attempts.map((a: { response_status: number; error: string | null }) => [a.response_status, a.error])).toEqual([
+    expect(
+      row.attempts.map((a: { response_status: number; error: string | null }) => [a.response_status, a.error]),
+    ).toEqual([
       [503, 'HTTP 503'],
       [503, 'HTTP 503'],
       [204, null],
@@ -102,11 +128,13 @@ describe('webhook deliveries', () => {
       const all = await deliveryRows();
       return all[0]?.status === 'failed' ? all : undefined;
     });
-    expect(rows.map((r) => [r.event_type, r.status, r.attempt, r.next_attempt_at])).toEqual([['ticket.updated', 'failed', 2, null]]);
+    expect(rows.map((r) => [r.event_type, r.status, r.attempt, r.next_attempt_at])).toEqual([
+      ['ticket.updated', 'failed', 2, null],
+    ]);
     expect(endpoint.received.every((r) => JSON.parse(r.body).type === 'ticket.updated')).toBe(true);
   });
 
-  test('that fail together are retried spread out (jitter): each within ±20 % of the schedule\'s delay, not all at the same moment', async () => {
+  test("that fail together are retried spread out (jitter): each within ±20 % of the schedule's delay, not all at the same moment", async () => {
     const endpoint = await receiver(() => 503);
     receivers.push(endpoint);
     const webhook = await subscribe(endpoint.url);
@@ -116,7 +144,8 @@ describe('webhook deliveries', () => {
     // Only attempts already answered: a claimed one has attempt 1 but no last_attempt_at yet.
     const rows = await waitUntil(async () => {
       const { rows: all } = await db.pool.query(
-        'SELECT extract(epoch FROM next_attempt_at - last_attempt_at) * 1000 AS delay_ms FROM webhook_deliveries WHERE webhook_id = $1 AND attempt = 1 AND next_attempt_at IS NOT NULL AND last_attempt_at IS NOT NULL',
+        'SELECT extract(epoch FROM next_attempt_at - last_attempt_at) * 1000 AS delay_ms FROM webhook_deliveries ' +
+          'WHERE webhook_id = $1 AND attempt = 1 AND next_attempt_at IS NOT NULL AND last_attempt_at IS NOT NULL',
         [webhook.id],
       );
       return all.length === 20 ? all : undefined;
@@ -128,7 +157,7 @@ describe('webhook deliveries', () => {
     expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThan(1_000);
   });
 
-  test('keep the order of one resource\'s events: the second waits while the first is being retried; another resource does not wait', async () => {
+  test("keep the order of one resource's events: the second waits while the first is being retried; another resource does not wait", async () => {
     let firstFailures = 2;
     const endpoint = await receiver((request) => {
       const body = JSON.parse(request.body) as { type: string; data: { object: { id: string } } };
@@ -178,8 +207,14 @@ describe('webhook deliveries', () => {
     await dispatcher({ timeoutMs: 300, retryDelaysMs: [100] }).start();
     await record('ticket.created', 't-3');
 
-    const rows = await waitUntil(async () => ((await deliveryRows())[0]?.status === 'succeeded' ? deliveryRows() : undefined));
-    const [first, second] = rows[0].attempts as { duration_ms: number; error: string | null; response_status: number | null }[];
+    const rows = await waitUntil(async () =>
+      (await deliveryRows())[0]?.status === 'succeeded' ? deliveryRows() : undefined,
+    );
+    const [first, second] = rows[0].attempts as {
+      duration_ms: number;
+      error: string | null;
+      response_status: number | null;
+    }[];
     expect(first).toMatchObject({ error: 'no answer within 300 ms', response_status: null });
     expect(first!.duration_ms).toBeGreaterThanOrEqual(300);
     expect(second).toMatchObject({ error: null, response_status: 200 });
@@ -197,7 +232,9 @@ describe('webhook deliveries', () => {
       const { rows } = await db.pool.query('SELECT enabled, disabled_reason FROM webhooks WHERE id = $1', [webhook.id]);
       return rows[0].enabled === false ? rows[0] : undefined;
     });
-    expect(disabled.disabled_reason).toMatch(/^Disabled at .*: every delivery failed for 72 hours \(last: HTTP 500\)\.$/);
+    expect(disabled.disabled_reason).toMatch(
+      /^Disabled at .*: every delivery failed for 72 hours \(last: HTTP 500\)\.$/,
+    );
     const seen = endpoint.received.length;
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(endpoint.received.length).toBe(seen);
@@ -211,8 +248,17 @@ describe('webhook deliveries', () => {
     const client = await db.pool.connect();
     try {
       await client.query('BEGIN');
-      const tx = { $queryRawUnsafe: async (q: string, ...v: unknown[]) => (await client.query(q, v)).rows, $executeRawUnsafe: async (q: string, ...v: unknown[]) => (await client.query(q, v)).rowCount ?? 0 };
-      await recordEvent(tx as never, { type: 'ticket.created', tenantId: TENANT, resourceType: 'ticket', resourceId: 'gone', object: { id: 'gone' } });
+      const tx = {
+        $queryRawUnsafe: async (q: string, ...v: unknown[]) => (await client.query(q, v)).rows,
+        $executeRawUnsafe: async (q: string, ...v: unknown[]) => (await client.query(q, v)).rowCount ?? 0,
+      };
+      await recordEvent(tx as never, {
+        type: 'ticket.created',
+        tenantId: TENANT,
+        resourceType: 'ticket',
+        resourceId: 'gone',
+        object: { id: 'gone' },
+      });
       await client.query('ROLLBACK');
     } finally {
       client.release();

@@ -13,7 +13,9 @@ import { eventsDatabase, receiver, waitUntil } from './support';
 // (the same policy as link's connectors), and the signing secret never reaches a log line.
 const TENANT = randomUUID();
 const secrets = createSecretBox(randomBytes(32));
-const catalogue = eventCatalogue([{ type: 'ticket.created', summary: 'A ticket was opened.', object: Type.Object({ id: Type.String() }) }]);
+const catalogue = eventCatalogue([
+  { type: 'ticket.created', summary: 'A ticket was opened.', object: Type.Object({ id: Type.String() }) },
+]);
 
 let db: Awaited<ReturnType<typeof eventsDatabase>>;
 beforeAll(async () => {
@@ -22,8 +24,17 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 function service(allowlist: string[] = []) {
-  const outbound = createOutbound({ allowlist, lookup: async (host) => (host === 'inside.example.com' ? ['10.1.2.3'] : ['93.184.215.14']) });
-  return createWebhooksService({ webhooks: createWebhooksRepository(db.sql), catalogue, outbound, secrets, wake: () => undefined });
+  const outbound = createOutbound({
+    allowlist,
+    lookup: async (host) => (host === 'inside.example.com' ? ['10.1.2.3'] : ['93.184.215.14']),
+  });
+  return createWebhooksService({
+    webhooks: createWebhooksRepository(db.sql),
+    catalogue,
+    outbound,
+    secrets,
+    wake: () => undefined,
+  });
 }
 
 async function refusal(promise: Promise<unknown>) {
@@ -51,8 +62,12 @@ test.each([
 });
 
 test('an address OUTBOUND_ALLOWLIST names is allowed, and public names are', async () => {
-  await expect(service(['10.0.0.0/8']).create(TENANT, { url: 'https://inside.example.com/hook', events: ['*'] })).resolves.toMatchObject({ secret: expect.stringMatching(/^whsec_/) });
-  await expect(service().create(TENANT, { url: 'https://hooks.example.com/hook', events: ['*'] })).resolves.toMatchObject({ enabled: true });
+  await expect(
+    service(['10.0.0.0/8']).create(TENANT, { url: 'https://inside.example.com/hook', events: ['*'] }),
+  ).resolves.toMatchObject({ secret: expect.stringMatching(/^whsec_/) });
+  await expect(
+    service().create(TENANT, { url: 'https://hooks.example.com/hook', events: ['*'] }),
+  ).resolves.toMatchObject({ enabled: true });
 });
 
 test('a delivery to an address that became internal is refused at sending time, and no log line holds the secret', async () => {
@@ -62,7 +77,12 @@ test('a delivery to an address that became internal is refused at sending time, 
   log.on('data', (chunk: Buffer) => (logged += chunk.toString()));
   const secret = newSigningSecret();
   // Stored directly, as if the name had pointed outside when it was subscribed.
-  const webhook = await createWebhooksRepository(db.sql).create(TENANT, { url: endpoint.url, events: ['*'], description: null, secret });
+  const webhook = await createWebhooksRepository(db.sql).create(TENANT, {
+    url: endpoint.url,
+    events: ['*'],
+    description: null,
+    secret,
+  });
   await db.pool.query("UPDATE webhooks SET failing_since = now() - interval '4 days' WHERE id = $1", [webhook.id]);
   const dispatcher = createDispatcher({
     deliveries: createDeliveriesRepository(db.sql),
@@ -74,13 +94,24 @@ test('a delivery to an address that became internal is refused at sending time, 
   });
   await dispatcher.start();
   try {
-    await recordEvent(db.sql, { type: 'ticket.created', tenantId: TENANT, resourceType: 'ticket', resourceId: 't-1', object: { id: 't-1' } });
+    await recordEvent(db.sql, {
+      type: 'ticket.created',
+      tenantId: TENANT,
+      resourceType: 'ticket',
+      resourceId: 't-1',
+      object: { id: 't-1' },
+    });
     const row = await waitUntil(async () => {
-      const { rows } = await db.pool.query('SELECT status, attempts FROM webhook_deliveries WHERE webhook_id = $1', [webhook.id]);
+      const { rows } = await db.pool.query('SELECT status, attempts FROM webhook_deliveries WHERE webhook_id = $1', [
+        webhook.id,
+      ]);
       return rows[0]?.attempts.length >= 1 ? rows[0] : undefined;
     });
     expect(row.attempts[0].error).toMatch(/^refused: 127\.0\.0\.1:\d+ is a loopback address/);
-    await waitUntil(async () => (await db.pool.query('SELECT enabled FROM webhooks WHERE id = $1', [webhook.id])).rows[0].enabled === false);
+    await waitUntil(
+      async () =>
+        (await db.pool.query('SELECT enabled FROM webhooks WHERE id = $1', [webhook.id])).rows[0].enabled === false,
+    );
   } finally {
     await dispatcher.stop();
     await endpoint.close();

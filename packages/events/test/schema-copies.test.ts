@@ -12,17 +12,37 @@ describe.each(['desk', 'link', 'hr'])('%s', (service) => {
     expect(readFileSync(path.join(ROOT, 'services', service, 'prisma/schema.prisma'), 'utf8')).toContain(MODELS);
   });
 
-  test('its migrations create the tables with the package\'s SQL', () => {
-    const migration = path.join(ROOT, 'services', service, 'prisma/migrations/20261123210000_events_webhooks/migration.sql');
+  test("its migrations create the tables with the package's SQL", () => {
+    const migration = path.join(
+      ROOT,
+      'services',
+      service,
+      'prisma/migrations/20261123210000_events_webhooks/migration.sql',
+    );
     expect(readFileSync(migration, 'utf8')).toBe(MIGRATION_SQL);
     // list_counts and the lists' counters: one migration, the same in every service.
-    const lists = path.join(ROOT, 'services', service, 'prisma/migrations/20261125153000_events_lists_retention/migration.sql');
+    const lists = path.join(
+      ROOT,
+      'services',
+      service,
+      'prisma/migrations/20261125153000_events_lists_retention/migration.sql',
+    );
     expect(readFileSync(lists, 'utf8')).toBe(LISTS_RETENTION_SQL);
     // The audit log's type filter.
-    const types = path.join(ROOT, 'services', service, 'prisma/migrations/20261128090000_events_audit_type/migration.sql');
+    const types = path.join(
+      ROOT,
+      'services',
+      service,
+      'prisma/migrations/20261128090000_events_audit_type/migration.sql',
+    );
     expect(readFileSync(types, 'utf8')).toBe(AUDIT_TYPE_SQL);
     // The Idempotency-Key claim of each event.
-    const claims = path.join(ROOT, 'services', service, 'prisma/migrations/20261128235900_events_idempotency_claim/migration.sql');
+    const claims = path.join(
+      ROOT,
+      'services',
+      service,
+      'prisma/migrations/20261128235900_events_idempotency_claim/migration.sql',
+    );
     expect(readFileSync(claims, 'utf8')).toBe(IDEMPOTENCY_CLAIM_SQL);
   });
 });

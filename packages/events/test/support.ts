@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { createDatabase, databaseUrlFor, dropDatabase, listCountsGroupedSql, listCountsSql, testServerUrl, transactionalSqlOver } from '@msp/db';
+import {
+  createDatabase,
+  databaseUrlFor,
+  dropDatabase,
+  listCountsGroupedSql,
+  listCountsSql,
+  testServerUrl,
+  transactionalSqlOver,
+} from '@msp/db';
 import { PassThrough } from 'node:stream';
 import { createLogger, type Logger } from '@msp/http';
 import type { TransactionalSql } from '../src';
@@ -10,7 +18,8 @@ export { startWebhookReceiver as receiver } from '@msp/testkit';
 
 export const MIGRATION_SQL = readFileSync(path.join(__dirname, '../prisma/migration.sql'), 'utf8');
 /** The second migration of the package's tables: list_counts (packages/db's text, word for word), then the lists' counters and indexes. */
-export const LISTS_RETENTION_SQL = listCountsSql() + readFileSync(path.join(__dirname, '../prisma/lists-retention.sql'), 'utf8');
+export const LISTS_RETENTION_SQL =
+  listCountsSql() + readFileSync(path.join(__dirname, '../prisma/lists-retention.sql'), 'utf8');
 /** The third: the audit log's `type` filter (its index and counters). */
 export const AUDIT_TYPE_SQL = readFileSync(path.join(__dirname, '../prisma/audit-type.sql'), 'utf8');
 /** The fourth: the Idempotency-Key claim each event carries. */
@@ -43,7 +52,8 @@ export async function eventsDatabase() {
   };
 }
 
-export const quietLogger = (): Logger => createLogger({ service: 'events-test', level: 'error', stream: new PassThrough() });
+export const quietLogger = (): Logger =>
+  createLogger({ service: 'events-test', level: 'error', stream: new PassThrough() });
 
 export async function waitUntil<T>(probe: () => Promise<T | undefined | null | false>, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;

@@ -4,7 +4,14 @@ import { AppError, notFound, validationFailed, type FieldError } from './errors'
 import { checkIfMatch } from './conditional';
 import { createRouteOf, type Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
-import { compileValidator, fieldsWithNul, MAX_BODY_DEPTH, nestedDeeperThan, toFieldErrors, type Location } from './validation';
+import {
+  compileValidator,
+  fieldsWithNul,
+  MAX_BODY_DEPTH,
+  nestedDeeperThan,
+  toFieldErrors,
+  type Location,
+} from './validation';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Infer<T> = T extends TSchema ? Static<T> : undefined;
@@ -15,7 +22,11 @@ export interface RouteInput<P, Q, B> {
   body: Infer<B>;
 }
 
-export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined> {
+export interface RouteSpec<
+  P extends TSchema | undefined,
+  Q extends TSchema | undefined,
+  B extends TSchema | undefined,
+> {
   method: Method;
   /** Express-style path relative to /api/v1, e.g. `/tickets/:id`. */
   path: string;
@@ -56,7 +67,11 @@ export interface RouteSpec<P extends TSchema | undefined, Q extends TSchema | un
 
 export interface ApiRouter {
   router: express.Router;
-  route<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(
+  route<
+    P extends TSchema | undefined = undefined,
+    Q extends TSchema | undefined = undefined,
+    B extends TSchema | undefined = undefined,
+  >(
     spec: RouteSpec<P, Q, B>,
   ): void;
   operations: OperationDoc[];
@@ -105,7 +120,9 @@ function bodyReader(limit: string) {
 /** A 400 for a body nested past MAX_BODY_DEPTH, before anything walks it. */
 function tooDeep(body: unknown, onInvalid?: (errors: FieldError[]) => AppError): AppError | undefined {
   if (!nestedDeeperThan(body, MAX_BODY_DEPTH)) return undefined;
-  const errors = [{ field: '(body)', message: `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }];
+  const errors = [
+    { field: '(body)', message: `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep` },
+  ];
   return onInvalid ? onInvalid(errors) : validationFailed(errors, 'The request body is nested too deeply.');
 }
 
@@ -119,19 +136,30 @@ function validator(schema: TSchema, location: Location, onInvalid?: (errors: Fie
   return (value: unknown) => {
     const nul = location === 'params' ? [] : fieldsWithNul(value);
     if (nul.length) {
-      const errors = nul.map((field) => ({ field: field || `(${location})`, message: 'must not contain the NUL character (U+0000)' }));
+      const errors = nul.map((field) => ({
+        field: field || `(${location})`,
+        message: 'must not contain the NUL character (U+0000)',
+      }));
       if (onInvalid) throw onInvalid(errors);
-      throw validationFailed(errors, location === 'query' ? 'One or more query parameters are not valid.' : 'The request body is not valid.');
+      throw validationFailed(
+        errors,
+        location === 'query' ? 'One or more query parameters are not valid.' : 'The request body is not valid.',
+      );
     }
     if (validate(value)) return value;
     if (location === 'params') throw notFound(); // a malformed id cannot name anything that exists
     const errors = toFieldErrors(validate.errors, location);
     if (onInvalid) throw onInvalid(errors);
-    throw validationFailed(errors, location === 'query' ? 'One or more query parameters are not valid.' : 'The request body is not valid.');
+    throw validationFailed(
+      errors,
+      location === 'query' ? 'One or more query parameters are not valid.' : 'The request body is not valid.',
+    );
   };
 }
 
-function errorsOf(spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'params' | 'query' | 'body' | 'errors'>): number[] {
+function errorsOf(
+  spec: Pick<RouteSpec<TSchema, TSchema, TSchema>, 'scope' | 'params' | 'query' | 'body' | 'errors'>,
+): number[] {
   const statuses = new Set<number>(spec.errors ?? []);
   if (spec.query || spec.body) statuses.add(400);
   if (spec.scope) [401, 403].forEach((s) => statuses.add(s));
@@ -193,14 +221,20 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
   const getsWithoutLoad = new Set<string>();
   const writePaths = new Set<string>();
 
-  function route<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(spec: RouteSpec<P, Q, B>) {
+  function route<P extends TSchema | undefined, Q extends TSchema | undefined, B extends TSchema | undefined>(
+    spec: RouteSpec<P, Q, B>,
+  ) {
     const checkParams = spec.params ? validator(spec.params, 'params') : undefined;
     const checkQuery = spec.query ? validator(spec.query, 'query') : undefined;
     const checkBody = spec.body ? validator(spec.body, 'body', spec.onInvalidBody) : undefined;
     const consumes = spec.consumes ?? ['application/json'];
     // A POST that creates (answers 201, or 202 for a queued run) takes an Idempotency-Key; another
     // POST when it says so (`idempotent: true`: an action answering 200).
-    const idempotent = Boolean(options.idempotency && spec.method === 'post' && (spec.idempotent ?? Boolean(spec.responses[201] || spec.responses[202])));
+    const idempotent = Boolean(
+      options.idempotency &&
+      spec.method === 'post' &&
+      (spec.idempotent ?? Boolean(spec.responses[201] || spec.responses[202])),
+    );
     const createRoute = createRouteOf(spec.path, spec.responses[201] ? 201 : spec.responses[202] ? 202 : 200);
 
     const isWrite = spec.method === 'patch' || spec.method === 'put' || spec.method === 'delete';
@@ -211,8 +245,13 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
       throw new Error(`${spec.path}: its GET needs a load function, which its writes check If-Match against`);
     }
     const { load: loadOwn, handler } = spec;
-    if (!handler && !loadOwn) throw new Error(`${spec.method.toUpperCase()} ${spec.path}: a route needs a handler (or, a GET, a load function)`);
-    const answer = handler ?? (async (_req: Request, res: Response, input: RouteInput<P, Q, B>) => res.json(await loadOwn!(_req, input)));
+    if (!handler && !loadOwn)
+      throw new Error(
+        `${spec.method.toUpperCase()} ${spec.path}: a route needs a handler (or, a GET, a load function)`,
+      );
+    const answer =
+      handler ??
+      (async (_req: Request, res: Response, input: RouteInput<P, Q, B>) => res.json(await loadOwn!(_req, input)));
 
     const handle: RequestHandler = async (req, res) => {
       const params = checkParams ? checkParams({ ...req.params }) : undefined;
@@ -228,7 +267,9 @@ export function createApiRouter(options: ApiRouterOptions): ApiRouter {
       if (checkBody) {
         if (req.body === undefined) {
           const missing = [{ field: '(body)', message: 'is required' }];
-          throw spec.onInvalidBody ? spec.onInvalidBody(missing) : validationFailed(missing, 'The request body is missing.');
+          throw spec.onInvalidBody
+            ? spec.onInvalidBody(missing)
+            : validationFailed(missing, 'The request body is missing.');
         }
         body = checkBody(req.body);
       }

@@ -5,7 +5,13 @@ import { evaluateIfNoneMatch } from './conditional';
 import { createDocsRouter } from './docs';
 import { apiCors, securityHeaders } from './hardening';
 import { forwardedPrefix } from './forwarded';
-import { createIdempotency, memoryIdempotencyStore, redisIdempotencyStore, type EffectOfClaim, type IdempotencyStore } from './idempotency';
+import {
+  createIdempotency,
+  memoryIdempotencyStore,
+  redisIdempotencyStore,
+  type EffectOfClaim,
+  type IdempotencyStore,
+} from './idempotency';
 import { createReadiness, type Readiness, type ReadinessCheck } from './health';
 import type { Logger } from './logger';
 import { createHttpMetrics, type HttpMetrics } from './metrics';
@@ -20,7 +26,7 @@ export const API_BASE_PATH = '/api/v1';
 /** What every API of the platform does alike, stated once in each OpenAPI document. */
 function conventions(rateLimit: number) {
   return (
-    'Tokens come from the helpdesk token endpoint; data is limited to the token\'s tenant, and another tenant\'s records answer 404. ' +
+    "Tokens come from the helpdesk token endpoint; data is limited to the token's tenant, and another tenant's records answer 404. " +
     `Lists are paged (\`page\` 1–${MAX_PAGE_TEXT}, \`per_page\` 1–100, default 25) ` +
     'and answer `{data, pagination}` with an RFC 8288 `Link` header, newest first. ' +
     'Errors are RFC 9457 problem documents (`application/problem+json`) carrying `request_id`, the value of the `X-Request-Id` header. ' +
@@ -124,7 +130,9 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   const { redis } = options.rateLimit;
   // Redis backs only the rate limiter, which fails open: reported, but never a reason to be unready.
   const optionalChecks = { ...options.optionalReadinessChecks, ...(redis ? { redis: () => redis.ping() } : {}) };
-  const readiness = createReadiness({ ...options.readinessChecks, ...optionalChecks }, logger, { optional: Object.keys(optionalChecks) });
+  const readiness = createReadiness({ ...options.readinessChecks, ...optionalChecks }, logger, {
+    optional: Object.keys(optionalChecks),
+  });
 
   // What every request gets before routing, in this order: the drain signal, the hook that records
   // it, the security headers, and its context (X-Request-Id, and the AsyncLocalStorage the rest of
@@ -158,11 +166,18 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
 
   // The routes go on the base router itself, after the reference routes.
   const idempotency = createIdempotency(
-    options.idempotencyStore ?? (redis ? redisIdempotencyStore(redis, `idem:${options.service}:`, {}, logger) : memoryIdempotencyStore()),
+    options.idempotencyStore ??
+      (redis ? redisIdempotencyStore(redis, `idem:${options.service}:`, {}, logger) : memoryIdempotencyStore()),
     logger,
     { effectOfClaim: options.effectOfIdempotencyClaim },
   );
-  const api = createApiRouter({ router: base, requireScope: options.requireScope, bodyLimit: options.bodyLimit, idempotency, resourceLock: options.resourceLock });
+  const api = createApiRouter({
+    router: base,
+    requireScope: options.requireScope,
+    bodyLimit: options.bodyLimit,
+    idempotency,
+    resourceLock: options.resourceLock,
+  });
   options.routes(api);
   const document = buildOpenApiDocument(
     { ...options.openapi, description: `${options.openapi.description}\n\n${conventions(options.rateLimit.limit)}` },

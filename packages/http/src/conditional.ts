@@ -41,9 +41,13 @@ export async function checkIfMatch(req: Request, load: () => Promise<unknown>): 
   }
   if (current === undefined) return;
   if (!ifMatchHolds(header, etagOf(current))) {
-    throw new AppError(412, 'The resource has changed since the ETag given in If-Match (or the tag is weak): GET it again and retry with its current ETag. Nothing was changed.', {
-      code: 'precondition-failed',
-    });
+    throw new AppError(
+      412,
+      'The resource has changed since the ETag given in If-Match (or the tag is weak): GET it again and retry with its current ETag. Nothing was changed.',
+      {
+        code: 'precondition-failed',
+      },
+    );
   }
 }
 

@@ -29,7 +29,9 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
   if (!validate(input)) {
     const problems = (validate.errors ?? []).map((error) => {
       const name = error.keyword === 'required' ? String(error.params.missingProperty) : error.instancePath.slice(1);
-      return error.keyword === 'required' ? `${name} is required` : `${name} ${error.message} (got ${JSON.stringify(env[name])})`;
+      return error.keyword === 'required'
+        ? `${name} is required`
+        : `${name} ${error.message} (got ${JSON.stringify(env[name])})`;
     });
     throw new ConfigError(problems);
   }
@@ -58,21 +60,21 @@ export const commonConfigProperties = {
   NODE_ENV: Type.String({
     default: 'development',
     description:
-      '`production` requires the keys a replica cannot make up alone (desk\'s signing key, the encryption keys) ' +
-      'and turns off desk\'s development client and its default token-endpoint CORS origins; any other value is ' +
+      "`production` requires the keys a replica cannot make up alone (desk's signing key, the encryption keys) " +
+      "and turns off desk's development client and its default token-endpoint CORS origins; any other value is " +
       'development.',
   }),
   HOST: Type.String({ default: '0.0.0.0', description: 'Address the HTTP server listens on.' }),
   DATABASE_URL: Type.String({
     pattern: '^postgres(ql)?://',
-    description: 'The service\'s own PostgreSQL database; its migrations are applied to it at start.',
+    description: "The service's own PostgreSQL database; its migrations are applied to it at start.",
   }),
   DATABASE_READ_URL: Type.Optional(
     Type.String({
       pattern: '^postgres(ql)?://',
       description:
-        'A read-only replica of DATABASE_URL (e.g. HAProxy\'s replica port) for the reads that tolerate replica lag: list ' +
-        'pages with their totals and the streamed exports. A read that follows the caller\'s own write in the same request ' +
+        "A read-only replica of DATABASE_URL (e.g. HAProxy's replica port) for the reads that tolerate replica lag: list " +
+        "pages with their totals and the streamed exports. A read that follows the caller's own write in the same request " +
         'stays on the primary. Unset: everything reads the primary.',
     }),
   ),
@@ -80,15 +82,15 @@ export const commonConfigProperties = {
     minimum: 100,
     default: 10_000,
     description:
-      'How long a request waits for a connection of the service\'s database pool (all busy, or the database slow to ' +
+      "How long a request waits for a connection of the service's database pool (all busy, or the database slow to " +
       'accept one) before it answers 503 with Retry-After.',
   }),
   REDIS_URL: Type.Optional(
     Type.String({
       pattern: '^rediss?://',
       description:
-        'Redis shared by every instance: rate-limit counters, Idempotency-Key records, desk\'s token-guessing ' +
-        'counters and hr\'s export leases. Unset: kept in the process, right for one instance only. With ' +
+        "Redis shared by every instance: rate-limit counters, Idempotency-Key records, desk's token-guessing " +
+        "counters and hr's export leases. Unset: kept in the process, right for one instance only. With " +
         'REDIS_SENTINELS, only its password and database number are used.',
     }),
   ),
@@ -98,12 +100,12 @@ export const commonConfigProperties = {
       description:
         'Redis Sentinels (`host:port,host:port`, port 26379 by default): every Redis client of the service asks them ' +
         'for the master named REDIS_SENTINEL_NAME and follows it through a failover; an Idempotency-Key record is ' +
-        'acknowledged only once a replica has it. Takes precedence over REDIS_URL\'s host.',
+        "acknowledged only once a replica has it. Takes precedence over REDIS_URL's host.",
     }),
   ),
   REDIS_SENTINEL_NAME: Type.String({
     default: 'mymaster',
-    description: 'The master\'s name in the Sentinels\' configuration (`sentinel monitor <name> …`).',
+    description: "The master's name in the Sentinels' configuration (`sentinel monitor <name> …`).",
   }),
   LOG_LEVEL: Type.Union([Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug')], {
     default: 'info',
@@ -130,7 +132,7 @@ export const commonConfigProperties = {
     default: 'loopback, linklocal, uniquelocal',
     description:
       'Express `trust proxy`: the hops whose `X-Forwarded-*` headers are believed. The client address that rate ' +
-      'limits and desk\'s token guard count by comes from them, so name only proxies that overwrite ' +
+      "limits and desk's token guard count by comes from them, so name only proxies that overwrite " +
       '`X-Forwarded-For`.',
   }),
   AUTH_ISSUER: Type.String({
@@ -146,7 +148,7 @@ export const commonConfigProperties = {
     default: 'http://localhost:3001/api/v1/.well-known/jwks.json',
     pattern: '^https?://',
     description:
-      'desk\'s JWKS, where link and hr fetch the token-signing keys (cached, fetched again once for an unknown ' +
+      "desk's JWKS, where link and hr fetch the token-signing keys (cached, fetched again once for an unknown " +
       '`kid`). desk itself uses its own keys.',
   }),
   API_CORS_ORIGINS: Type.Optional(
@@ -161,21 +163,20 @@ export const commonConfigProperties = {
     minimum: 100,
     default: 10000,
     description:
-      'A request\'s headers must arrive within this (ms), else 408 and the connection is closed: against slow ' +
+      "A request's headers must arrive within this (ms), else 408 and the connection is closed: against slow " +
       'clients.',
   }),
   REQUEST_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     default: 30000,
     description:
-      'The whole request, headers and body, must arrive within this (ms), else 408; the response may take ' +
-      'longer.',
+      'The whole request, headers and body, must arrive within this (ms), else 408; the response may take ' + 'longer.',
   }),
   OUTBOUND_TIMEOUT_MS: Type.Integer({
     minimum: 1,
     default: 10000,
     description:
-      'Every call to an address a caller chose (webhook endpoints, link\'s directories) ends after this long ' +
+      "Every call to an address a caller chose (webhook endpoints, link's directories) ends after this long " +
       '(ms). Its answer is read up to 10 MB, and redirects are never followed.',
   }),
   OUTBOUND_ALLOWLIST: Type.Optional(
@@ -189,7 +190,7 @@ export const commonConfigProperties = {
     default: false,
     description:
       '`true` lets such calls reach loopback (`127.0.0.0/8`, `::1`) and nothing else internal: receivers and ' +
-      'directories on a developer\'s machine. `pnpm start` sets it.',
+      "directories on a developer's machine. `pnpm start` sets it.",
   }),
   // Checked by each service (encryptionKeyProblems) rather than by a pattern, so a malformed key is never echoed.
   WEBHOOK_ENCRYPTION_KEY: Type.Optional(

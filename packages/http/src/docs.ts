@@ -19,7 +19,8 @@ const ASSETS: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escape = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The page's policy: only what Swagger UI needs, plus the token endpoint's origin for "Authorize". */
 export function docsContentSecurityPolicy(tokenUrl: string): string {
@@ -96,7 +97,9 @@ window.ui = SwaggerUIBundle({
 // when the first file is asked for: a service that nobody opens the docs of never holds them.
 let loaded: Map<string, { type: string; body: Buffer }> | undefined;
 function assets() {
-  loaded ??= new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: fs.readFileSync(path.join(DIST, name)) }]));
+  loaded ??= new Map(
+    Object.entries(ASSETS).map(([name, type]) => [name, { type, body: fs.readFileSync(path.join(DIST, name)) }]),
+  );
   return loaded;
 }
 
@@ -112,7 +115,10 @@ export function createDocsRouter(options: { title: string; tokenUrl: string }): 
   router.get('/', (req, res) => {
     // The page's links are relative to /docs; under /docs/ they would miss, so that address redirects.
     if (req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, '../docs');
-    res.set({ 'Content-Security-Policy': csp, 'Cache-Control': 'no-cache', 'Referrer-Policy': 'no-referrer' }).type('html').send(html);
+    res
+      .set({ 'Content-Security-Policy': csp, 'Cache-Control': 'no-cache', 'Referrer-Policy': 'no-referrer' })
+      .type('html')
+      .send(html);
   });
   router.get('/init.js', (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('application/javascript; charset=utf-8').send(INIT);

@@ -62,7 +62,8 @@ export const ORIGIN_LIST_PATTERN = '^\\s*https?://[^/,\\s*]+/?(\\s*,\\s*https?:/
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match';
 // What a script may read of a response: paging, the created resource, the request id, the limit.
 const EXPOSED_HEADERS =
-  'Location, Link, ETag, X-Request-Id, Retry-After, Idempotent-Replayed, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy';
+  'Location, Link, ETag, X-Request-Id, Retry-After, Idempotent-Replayed, X-RateLimit-Limit, ' +
+  'X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy';
 
 /**
  * CORS for the whole API, for the listed origins only (no credentials mode: callers send a bearer

@@ -26,7 +26,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * limiter, which fails open, so taking every replica out of the load balancer for it would turn a
  * degraded service into an outage. /readyz then answers 200 with `status: degraded`.
  */
-export function createReadiness(checks: Record<string, ReadinessCheck>, logger: Logger, options: { timeoutMs?: number; optional?: string[] } = {}): Readiness {
+export function createReadiness(
+  checks: Record<string, ReadinessCheck>,
+  logger: Logger,
+  options: { timeoutMs?: number; optional?: string[] } = {},
+): Readiness {
   const timeoutMs = options.timeoutMs ?? 2000;
   const optional = new Set(options.optional ?? []);
   let shuttingDown = false;
@@ -51,7 +55,10 @@ export function createReadiness(checks: Record<string, ReadinessCheck>, logger: 
             results[name] = 'ok';
           } catch (error) {
             results[name] = 'failing';
-            logger.warn('readiness check failed', { check: name, error: error instanceof Error ? error.message : String(error) });
+            logger.warn('readiness check failed', {
+              check: name,
+              error: error instanceof Error ? error.message : String(error),
+            });
           }
         }),
       );

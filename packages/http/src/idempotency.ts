@@ -44,7 +44,9 @@ export interface StoredResponse {
 }
 
 /** `beat`: when the claim was taken or last renewed (ms since the epoch). */
-type Record_ = { state: 'running'; fingerprint: string; claim: string; beat: number } | { state: 'done'; fingerprint: string; response: StoredResponse };
+type Record_ =
+  | { state: 'running'; fingerprint: string; claim: string; beat: number }
+  | { state: 'done'; fingerprint: string; response: StoredResponse };
 
 export interface IdempotencyStore {
   /** How long a claim counts as alive unless renewed. */
@@ -63,7 +65,10 @@ export interface IdempotencyStore {
  * What a request that holds `claim` committed: the resource of its events of `resourceType` (else
  * of its first event), as that event shows it; nothing when it recorded no event.
  */
-export type EffectOfClaim = (claim: string, resourceType: string) => Promise<{ resourceId: string; object: unknown } | undefined>;
+export type EffectOfClaim = (
+  claim: string,
+  resourceType: string,
+) => Promise<{ resourceId: string; object: unknown } | undefined>;
 
 /** What a create route makes: its collection's type (`/tickets/:id/comments` → `comment`, `/sla-policies` → `sla_policy`). */
 export interface CreateRoute {
@@ -72,7 +77,11 @@ export interface CreateRoute {
 }
 
 export function createRouteOf(path: string, createdStatus: number): CreateRoute {
-  const collection = path.split('/').filter((segment) => segment && !segment.startsWith(':')).pop() ?? '';
+  const collection =
+    path
+      .split('/')
+      .filter((segment) => segment && !segment.startsWith(':'))
+      .pop() ?? '';
   const resourceType = collection.replace(/-/g, '_').replace(/ies$/, 'y').replace(/s$/, '');
   return { createdStatus, resourceType };
 }
@@ -86,7 +95,8 @@ export interface IdempotencyStoreOptions {
   replicaTimeoutMs?: number;
 }
 
-const running = (fingerprint: string, claim: string) => JSON.stringify({ state: 'running', fingerprint, claim, beat: Date.now() });
+const running = (fingerprint: string, claim: string) =>
+  JSON.stringify({ state: 'running', fingerprint, claim, beat: Date.now() });
 
 export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): IdempotencyStore {
   const runningTtlMs = options.runningTtlMs ?? RUNNING_TTL_MS;
@@ -101,7 +111,10 @@ export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): I
     async claim(key, fingerprint, claim) {
       const existing = live(key);
       if (existing) return existing;
-      records.set(key, { record: { state: 'running', fingerprint, claim, beat: Date.now() }, expires: Date.now() + IDEMPOTENCY_WINDOW_MS });
+      records.set(key, {
+        record: { state: 'running', fingerprint, claim, beat: Date.now() },
+        expires: Date.now() + IDEMPOTENCY_WINDOW_MS,
+      });
       // Expired entries of other keys go as new ones come: the map stays as large as a day's keys.
       if (records.size % 1000 === 0) for (const other of records.keys()) live(other);
       return 'claimed';
@@ -117,7 +130,10 @@ export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): I
       return true;
     },
     async complete(key, fingerprint, response) {
-      records.set(key, { record: { state: 'done', fingerprint, response }, expires: Date.now() + IDEMPOTENCY_WINDOW_MS });
+      records.set(key, {
+        record: { state: 'done', fingerprint, response },
+        expires: Date.now() + IDEMPOTENCY_WINDOW_MS,
+      });
     },
     async release(key) {
       records.delete(key);
@@ -137,7 +153,12 @@ if record.state ~= 'running' or record.claim ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1`;
 
-export function redisIdempotencyStore(redis: Redis, prefix: string, options: IdempotencyStoreOptions = {}, logger?: Logger): IdempotencyStore {
+export function redisIdempotencyStore(
+  redis: Redis,
+  prefix: string,
+  options: IdempotencyStoreOptions = {},
+  logger?: Logger,
+): IdempotencyStore {
   const runningTtlMs = options.runningTtlMs ?? RUNNING_TTL_MS;
   const replicas = options.replicas ?? (hasReplicas(redis) ? 1 : 0);
   const replicaTimeoutMs = options.replicaTimeoutMs ?? 1000;
@@ -150,7 +171,8 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, options: Ide
     if (replicas === 0) return;
     const reached = await redis.wait(replicas, replicaTimeoutMs);
     // A replica down (not a failover) leaves the master alone with the records: creating goes on.
-    if (reached < replicas && !underReplicated) logger?.warn('idempotency records reach fewer Redis replicas than configured', { replicas, reached });
+    if (reached < replicas && !underReplicated)
+      logger?.warn('idempotency records reach fewer Redis replicas than configured', { replicas, reached });
     underReplicated = reached < replicas;
   }
   return {
@@ -177,7 +199,12 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, options: Ide
       return true;
     },
     async complete(key, fingerprint, response) {
-      await redis.set(prefix + key, JSON.stringify({ state: 'done', fingerprint, response }), 'PX', IDEMPOTENCY_WINDOW_MS);
+      await redis.set(
+        prefix + key,
+        JSON.stringify({ state: 'done', fingerprint, response }),
+        'PX',
+        IDEMPOTENCY_WINDOW_MS,
+      );
       await replicated();
     },
     async release(key) {
@@ -189,7 +216,12 @@ export function redisIdempotencyStore(redis: Redis, prefix: string, options: Ide
 // What identifies "the same request": the route and the parsed body, keys sorted.
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   return value;
 }
 
@@ -198,7 +230,11 @@ function fingerprintOf(req: Request): string {
   // spent on one is never replayed for the other.
   const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   query.sort();
-  return createHash('sha256').update(`${req.method} ${req.baseUrl}${req.path}?${query.toString()}\n${JSON.stringify(canonical(req.body ?? null))}`).digest('hex');
+  return createHash('sha256')
+    .update(
+      `${req.method} ${req.baseUrl}${req.path}?${query.toString()}\n${JSON.stringify(canonical(req.body ?? null))}`,
+    )
+    .digest('hex');
 }
 
 /** The header's value: a structured-field string (`"…"`) or, leniently, the bare token. */
@@ -206,7 +242,10 @@ function keyOf(raw: string): string {
   const value = raw.trim();
   const unquoted = /^"(.*)"$/.exec(value)?.[1] ?? value;
   if (!/^[\x21-\x7e]{1,255}$/.test(unquoted) || unquoted.includes('"')) {
-    throw validationFailed([{ field: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters, e.g. a UUID' }], 'The Idempotency-Key header is not valid.');
+    throw validationFailed(
+      [{ field: 'Idempotency-Key', message: 'must be 1–255 visible ASCII characters, e.g. a UUID' }],
+      'The Idempotency-Key header is not valid.',
+    );
   }
   return unquoted;
 }
@@ -230,7 +269,11 @@ export interface IdempotencyOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function createIdempotency(store: IdempotencyStore, logger: Logger, options: IdempotencyOptions = {}): Idempotency {
+export function createIdempotency(
+  store: IdempotencyStore,
+  logger: Logger,
+  options: IdempotencyOptions = {},
+): Idempotency {
   const completeRetryMs = options.completeRetryMs ?? 15_000;
   const { effectOfClaim } = options;
 
@@ -239,10 +282,18 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger, optio
    * its transaction recorded: the route's status, the resource as its event shows it, and its
    * Location by the API's convention (the collection's path and the id).
    */
-  async function answerOfCommitted(req: Request, claim: string, route: CreateRoute): Promise<StoredResponse | undefined> {
+  async function answerOfCommitted(
+    req: Request,
+    claim: string,
+    route: CreateRoute,
+  ): Promise<StoredResponse | undefined> {
     const effect = effectOfClaim ? await effectOfClaim(claim, route.resourceType) : undefined;
     if (!effect) return undefined;
-    return { status: route.createdStatus, headers: { location: `${`${req.baseUrl}${req.path}`.replace(/\/+$/, '')}/${effect.resourceId}` }, body: effect.object };
+    return {
+      status: route.createdStatus,
+      headers: { location: `${`${req.baseUrl}${req.path}`.replace(/\/+$/, '')}/${effect.resourceId}` },
+      body: effect.object,
+    };
   }
 
   let outage = false;
@@ -264,9 +315,12 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger, optio
       } catch (error) {
         storeFailed(error);
         if (Date.now() >= deadline) {
-          logger.error('the answer to a request with an Idempotency-Key could not be stored; a retry with that key may run it again', {
-            error: error instanceof Error ? error.message : String(error),
-          });
+          logger.error(
+            'the answer to a request with an Idempotency-Key could not be stored; a retry with that key may run it again',
+            {
+              error: error instanceof Error ? error.message : String(error),
+            },
+          );
           return;
         }
         await sleep(Math.min(100 * attempt, 1000));
@@ -305,15 +359,23 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger, optio
       }
       if (claim !== 'claimed') {
         if (claim.fingerprint !== fingerprint) {
-          throw new AppError(422, 'This Idempotency-Key was used with another request (another body, route or query); use a new key for a new request.', {
-            code: 'idempotency-key-reused',
-          });
+          throw new AppError(
+            422,
+            'This Idempotency-Key was used with another request (another body, route or query); use a new key for a new request.',
+            {
+              code: 'idempotency-key-reused',
+            },
+          );
         }
         const inUse = () =>
-          new AppError(409, 'A request with this Idempotency-Key is still being processed; retry after it has finished.', {
-            code: 'idempotency-key-in-use',
-            headers: { 'Retry-After': '1' },
-          });
+          new AppError(
+            409,
+            'A request with this Idempotency-Key is still being processed; retry after it has finished.',
+            {
+              code: 'idempotency-key-in-use',
+              headers: { 'Retry-After': '1' },
+            },
+          );
         let replay = claim.state === 'done' ? claim.response : undefined;
         if (claim.state === 'running') {
           // A claim renewed lately belongs to a request still running somewhere.
@@ -334,9 +396,12 @@ export function createIdempotency(store: IdempotencyStore, logger: Logger, optio
 
       // However long the handler runs, the key stays claimed: a retry meanwhile is 409, never a
       // second run (a claim that lapsed mid-request let one through).
-      const renewal = setInterval(() => {
-        store.renew(key, fingerprint, ours).then(storeWorked, storeFailed);
-      }, Math.max(1, Math.floor(store.runningTtlMs / 3)));
+      const renewal = setInterval(
+        () => {
+          store.renew(key, fingerprint, ours).then(storeWorked, storeFailed);
+        },
+        Math.max(1, Math.floor(store.runningTtlMs / 3)),
+      );
       renewal.unref();
 
       // What the handler answers is held back until it is stored: a client that retries the moment

@@ -4,10 +4,25 @@ export * from './errors';
 export * from './types';
 export { requestContext, currentContext, recordActor, runAs, type Actor, type RequestContext } from './request-context';
 export { createLogger, type Logger } from './logger';
-export { errorHandler, isDatabaseOutage, notFoundHandler, toProblem, sendProblem, PROBLEM_CONTENT_TYPE, type ProblemDocument } from './problem';
+export {
+  errorHandler,
+  isDatabaseOutage,
+  notFoundHandler,
+  toProblem,
+  sendProblem,
+  PROBLEM_CONTENT_TYPE,
+  type ProblemDocument,
+} from './problem';
 export { named } from './schema-names';
 export { compileValidator, toFieldErrors, UUID_PATTERN } from './validation';
-export { createApiRouter, resourceLockKey, type ApiRouter, type ResourceLock, type RouteSpec, type RouteInput } from './api-router';
+export {
+  createApiRouter,
+  resourceLockKey,
+  type ApiRouter,
+  type ResourceLock,
+  type RouteSpec,
+  type RouteInput,
+} from './api-router';
 export { buildOpenApiDocument, type OpenApiInfo, type OutgoingWebhookDoc, type ResponseSpec } from './openapi';
 export { docsContentSecurityPolicy } from './docs';
 export * from './pagination';
@@ -24,7 +39,21 @@ export * from './schema-helpers';
 export { businessRuleProblem, BusinessRuleProblem, unprocessableResponse } from './problem-schemas';
 export { statusMachine, transitionProblem } from './status-machine';
 export { etagOf } from './conditional';
-export { endStreamedFiles, sendStreamedFile, STREAMED_FILE_IDLE_DOC, STREAMED_FILE_IDLE_TIMEOUT_MS, type StreamedFile, type StreamedFileOptions } from './streamed-file';
+export {
+  endStreamedFiles,
+  sendStreamedFile,
+  STREAMED_FILE_IDLE_DOC,
+  STREAMED_FILE_IDLE_TIMEOUT_MS,
+  type StreamedFile,
+  type StreamedFileOptions,
+} from './streamed-file';
 export { apiCors, parseOriginList, securityHeaders } from './hardening';
 export { runService, type BootedService, type BaseServiceConfig } from './run-service';
-export { memoryIdempotencyStore, redisIdempotencyStore, createRouteOf, type EffectOfClaim, type IdempotencyStore, type IdempotencyStoreOptions } from './idempotency';
+export {
+  memoryIdempotencyStore,
+  redisIdempotencyStore,
+  createRouteOf,
+  type EffectOfClaim,
+  type IdempotencyStore,
+  type IdempotencyStoreOptions,
+} from './idempotency';

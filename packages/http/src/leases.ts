@@ -27,7 +27,8 @@ export interface Leases {
 
 // Only the holder (the token it wrote) may extend or delete its lease: one that lapsed and was taken
 // by another holder is left alone.
-const REFRESH = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
+const REFRESH =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0";
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 
 /**
@@ -54,9 +55,12 @@ export function createLeases(options: LeasesOptions): Leases {
   }
 
   function redisLease(client: Redis, key: string, token: string): Lease {
-    const refresh = setInterval(() => {
-      client.eval(REFRESH, 1, key, token, String(ttlMs)).catch(() => undefined); // lapses after ttlMs at worst
-    }, Math.max(1, Math.floor(ttlMs / 3)));
+    const refresh = setInterval(
+      () => {
+        client.eval(REFRESH, 1, key, token, String(ttlMs)).catch(() => undefined); // lapses after ttlMs at worst
+      },
+      Math.max(1, Math.floor(ttlMs / 3)),
+    );
     refresh.unref();
     let held = true;
     return {
@@ -87,7 +91,9 @@ export function createLeases(options: LeasesOptions): Leases {
         // One log line per outage, not one per request.
         if (!outage) {
           outage = true;
-          logger.error('lease store failed; leases hold per instance until it is back', { error: error instanceof Error ? error.message : String(error) });
+          logger.error('lease store failed; leases hold per instance until it is back', {
+            error: error instanceof Error ? error.message : String(error),
+          });
         }
         return localLease(name);
       }

@@ -6,7 +6,8 @@ import { currentContext } from './request-context';
 export type Logger = winston.Logger;
 
 // Keys whose values never reach a log line, wherever they appear.
-const SECRET_KEYS = /^(authorization|password|client_secret|secret|access_token|refresh_token|token|cookie|private_key)$/i;
+const SECRET_KEYS =
+  /^(authorization|password|client_secret|secret|access_token|refresh_token|token|cookie|private_key)$/i;
 
 function redact(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
@@ -43,7 +44,6 @@ const line = winston.format((info) => {
   return info;
 });
 
-
 // What a line cannot hold as JSON.stringify would write it: a circular reference, a BigInt.
 const stringifySafely = configure({});
 const bigintAsString = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
@@ -77,5 +77,10 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions): Logger {
   const defaultMeta = { service: options.service };
   const format = winston.format.combine(line(), winston.format.errors({ stack: true }), json());
-  return winston.createLogger({ level: options.level ?? 'info', defaultMeta, format, transports: [new BatchedLines(options.stream ?? process.stdout)] });
+  return winston.createLogger({
+    level: options.level ?? 'info',
+    defaultMeta,
+    format,
+    transports: [new BatchedLines(options.stream ?? process.stdout)],
+  });
 }

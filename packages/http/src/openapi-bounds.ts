@@ -77,7 +77,8 @@ function readAtom(reader: Reader): number {
     reader.at += 1;
     if (reader.text[reader.at] === '^') reader.at += 1;
     if (reader.text[reader.at] === ']') reader.at += 1;
-    while (reader.at < reader.text.length && reader.text[reader.at] !== ']') reader.at += reader.text[reader.at] === '\\' ? 2 : 1;
+    while (reader.at < reader.text.length && reader.text[reader.at] !== ']')
+      reader.at += reader.text[reader.at] === '\\' ? 2 : 1;
     if (reader.text[reader.at] !== ']') throw new Unbounded();
     reader.at += 1;
     return 1;
@@ -123,7 +124,12 @@ function typeIs(schema: Record<string, unknown>, type: string): boolean {
  * (int32 or int64) of an integer from its range.
  */
 export function withImpliedBounds(schema: Record<string, unknown>): Record<string, unknown> {
-  if (typeIs(schema, 'string') && schema['maxLength'] === undefined && schema['enum'] === undefined && schema['const'] === undefined) {
+  if (
+    typeIs(schema, 'string') &&
+    schema['maxLength'] === undefined &&
+    schema['enum'] === undefined &&
+    schema['const'] === undefined
+  ) {
     const format = typeof schema['format'] === 'string' ? FORMAT_MAX_LENGTH[schema['format']] : undefined;
     const pattern = typeof schema['pattern'] === 'string' ? patternMaxLength(schema['pattern']) : undefined;
     const longest = format ?? pattern;
@@ -131,7 +137,12 @@ export function withImpliedBounds(schema: Record<string, unknown>): Record<strin
   }
   // Each item once, each one of a list of values: no more items than values.
   const items = schema['items'] as Record<string, unknown> | undefined;
-  if (typeIs(schema, 'array') && schema['maxItems'] === undefined && schema['uniqueItems'] === true && Array.isArray(items?.['enum'])) {
+  if (
+    typeIs(schema, 'array') &&
+    schema['maxItems'] === undefined &&
+    schema['uniqueItems'] === true &&
+    Array.isArray(items?.['enum'])
+  ) {
     return { ...schema, maxItems: items['enum'].length };
   }
   if (typeIs(schema, 'integer') && schema['format'] === undefined) {

@@ -117,7 +117,9 @@ const RETRY_AFTER_HEADER = {
 function responseHeaders(status: string, headers: Record<string, { description: string; schema?: object }>) {
   const out: Record<string, unknown> = {};
   for (const [name, header] of Object.entries(headers)) {
-    out[name] = header.schema ? { ...header, schema: withImpliedBounds(header.schema as Record<string, unknown>) } : header;
+    out[name] = header.schema
+      ? { ...header, schema: withImpliedBounds(header.schema as Record<string, unknown>) }
+      : header;
   }
   // Every 429 says when to come back (the rate limiter, and routes refusing work already running).
   if (status === '429') out['Retry-After'] ??= RETRY_AFTER_HEADER;
@@ -137,7 +139,11 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
 };
 
-const ETAG_HEADER = { description: 'Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has.', schema: { type: 'string' } };
+const ETAG_HEADER = {
+  description:
+    'Strong entity tag of this representation; send it in `If-Match` to change the resource only if nobody else has.',
+  schema: { type: 'string' },
+};
 const IF_NONE_MATCH_PARAMETER = {
   name: 'If-None-Match',
   in: 'header',
@@ -149,7 +155,9 @@ const IF_MATCH_PARAMETER = {
   name: 'If-Match',
   in: 'header',
   required: false,
-  description: 'The ETag the change is based on: if the resource has changed since (its current ETag differs), the answer is 412 and nothing changes. `*` matches any existing resource.',
+  description:
+    'The ETag the change is based on: if the resource has changed since (its current ETag differs), ' +
+    'the answer is 412 and nothing changes. `*` matches any existing resource.',
   schema: { type: 'string' },
 };
 
@@ -157,7 +165,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failed: malformed JSON, wrong types, missing or unknown fields, bad query parameters.',
   401: 'The access token is missing, invalid or expired (`WWW-Authenticate: Bearer error="invalid_token"`).',
   403: 'The token lacks the required scope (`WWW-Authenticate: Bearer error="insufficient_scope"`).',
-  404: 'The resource does not exist in the caller\'s tenant.',
+  404: "The resource does not exist in the caller's tenant.",
   409: 'Conflict with the existing state (duplicate, overlap, run in progress).',
   412: 'The `If-Match` ETag is no longer current: the resource changed since it was read. Nothing was changed.',
   413: 'The request body is too large.',
@@ -169,19 +177,38 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 // What the shared error responses look like, shown on the API reference pages.
-const ERROR_EXAMPLES: Record<number, { code: string; detail: string; title?: string; errors?: { field: string; message: string }[] }> = {
-  400: { code: 'validation-error', title: 'Validation failed', detail: 'The request is not valid.', errors: [{ field: 'title', message: 'must NOT have fewer than 1 characters' }] },
+const ERROR_EXAMPLES: Record<
+  number,
+  { code: string; detail: string; title?: string; errors?: { field: string; message: string }[] }
+> = {
+  400: {
+    code: 'validation-error',
+    title: 'Validation failed',
+    detail: 'The request is not valid.',
+    errors: [{ field: 'title', message: 'must NOT have fewer than 1 characters' }],
+  },
   401: { code: 'invalid-token', detail: 'The access token has expired.' },
   403: { code: 'insufficient-scope', detail: 'This operation requires scope write:tickets.' },
   404: { code: 'not-found', detail: 'No ticket 7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70.' },
   409: { code: 'conflict', detail: 'An employee with personnel number 10042 already exists.' },
-  412: { code: 'precondition-failed', detail: 'The resource has changed since the ETag given in If-Match: GET it again and retry with its current ETag. Nothing was changed.' },
+  412: {
+    code: 'precondition-failed',
+    detail:
+      'The resource has changed since the ETag given in If-Match: GET it again and retry with its current ETag. Nothing was changed.',
+  },
   413: { code: 'body-too-large', detail: 'The request body exceeds the limit of 1048576 bytes.' },
   415: { code: 'unsupported-media-type', detail: 'The request body must be application/json.' },
   422: { code: 'unprocessable', detail: 'The request breaks a business rule.' },
-  429: { code: 'rate-limited', detail: 'Rate limit of 600 requests per 60 seconds reached. Retry after the time given in Retry-After.' },
+  429: {
+    code: 'rate-limited',
+    detail: 'Rate limit of 600 requests per 60 seconds reached. Retry after the time given in Retry-After.',
+  },
   500: { code: 'internal-error', detail: 'An unexpected error occurred. Quote the request_id to support.' },
-  503: { code: 'desk-unavailable', title: 'Helpdesk unavailable', detail: 'The helpdesk could not be asked about user 0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01: timeout.' },
+  503: {
+    code: 'desk-unavailable',
+    title: 'Helpdesk unavailable',
+    detail: 'The helpdesk could not be asked about user 0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01: timeout.',
+  },
 };
 
 function errorExample(status: number) {
@@ -248,14 +275,18 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query', compon
 function responseContent(response: ResponseSpec, components: Record<string, unknown>) {
   const schema = response.schema ? emit(response.schema, components) : { type: 'string' };
   const types = [response.contentType ?? 'application/json'].flat();
-  return Object.fromEntries(types.map((type) => [type, { schema, ...(response.example === undefined ? {} : { example: response.example }) }]));
+  return Object.fromEntries(
+    types.map((type) => [type, { schema, ...(response.example === undefined ? {} : { example: response.example }) }]),
+  );
 }
 
 /** A route's scope may list several, space-separated: the caller needs all of them. */
 function requiresScopes(scope: string): string {
   if (scope === 'admin:tenant') return 'Requires scope `admin:tenant`.';
   const scopes = scope.split(' ').map((one) => `\`${one}\``);
-  return scopes.length > 1 ? `Requires scopes ${scopes.join(' and ')} (or \`admin:tenant\`).` : `Requires scope ${scopes[0]} (or \`admin:tenant\`).`;
+  return scopes.length > 1
+    ? `Requires scopes ${scopes.join(' and ')} (or \`admin:tenant\`).`
+    : `Requires scope ${scopes[0]} (or \`admin:tenant\`).`;
 }
 
 export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, operations: OperationDoc[]) {
@@ -281,7 +312,8 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
     usedErrors.push(...errors);
     for (const status of ['200', '201']) {
       const response = responses[status] as { headers?: Record<string, unknown> } | undefined;
-      if (response && (conditionalRead || conditionalWrite)) response.headers = { ...response.headers, ETag: ETAG_HEADER };
+      if (response && (conditionalRead || conditionalWrite))
+        response.headers = { ...response.headers, ETag: ETAG_HEADER };
     }
     if (conditionalRead) {
       responses['304'] = {
@@ -294,7 +326,14 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
     const operation: Record<string, unknown> = {
       operationId: op.operationId,
       summary: op.summary,
-      description: [op.description, op.scope === 'authenticated' ? 'Requires a valid access token; no particular scope.' : op.scope ? requiresScopes(op.scope) : 'No token required.']
+      description: [
+        op.description,
+        op.scope === 'authenticated'
+          ? 'Requires a valid access token; no particular scope.'
+          : op.scope
+            ? requiresScopes(op.scope)
+            : 'No token required.',
+      ]
         .filter(Boolean)
         .join('\n\n'),
       tags: op.tags,
@@ -319,11 +358,15 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
   const errorResponses: Record<string, unknown> = {};
   // Only the error responses some operation refers to: unused components are lint noise.
   const usedStatuses = new Set(usedErrors);
-  for (const status of Object.keys(ERROR_DESCRIPTIONS).map(Number).filter((s) => usedStatuses.has(s))) {
+  for (const status of Object.keys(ERROR_DESCRIPTIONS)
+    .map(Number)
+    .filter((s) => usedStatuses.has(s))) {
     errorResponses[`Error${status}`] = {
       description: `${STATUS_TITLES[status]}. ${ERROR_DESCRIPTIONS[status]}`,
       headers: responseHeaders(String(status), RATE_LIMIT_HEADERS),
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: errorExample(status) } },
+      content: {
+        'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: errorExample(status) },
+      },
     };
   }
   const webhooks: Record<string, unknown> = {};
@@ -335,15 +378,29 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
         ...(hook.description ? { description: hook.description } : {}),
         tags: ['Webhooks'],
         security: [],
-        parameters: Object.entries(hook.headers ?? {}).map(([name, header]) => ({ name, in: 'header', required: true, ...header })),
+        parameters: Object.entries(hook.headers ?? {}).map(([name, header]) => ({
+          name,
+          in: 'header',
+          required: true,
+          ...header,
+        })),
         requestBody: { required: true, content: { 'application/json': { schema: emit(hook.schema, components) } } },
-        responses: { '200': { description: 'Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried.' } },
+        responses: {
+          '200': {
+            description: 'Any 2xx ends the delivery; anything else, or no answer within the timeout, is retried.',
+          },
+        },
       },
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: info.description, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+    info: {
+      title: info.title,
+      version: info.version,
+      description: info.description,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
     servers: [{ url: serverUrl }],
     tags: info.tags ?? [...new Set(operations.flatMap((op) => op.tags))].map((name) => ({ name, description: name })),
     security: [{ oauth2: [] }],
@@ -357,9 +414,12 @@ export function buildOpenApiDocument(info: OpenApiInfo, serverUrl: string, opera
         oauth2: {
           type: 'oauth2',
           description:
-            "JWT access tokens issued by the helpdesk token endpoint; `admin:tenant` satisfies every scope. Asking for no scope gets all of the client's scopes. " +
-            'A service client\'s token carries `client_kind: "service"` (any other: `"tenant"`). Only with such a token is an `X-On-Behalf-Of: <client id>` header on a write honoured: ' +
-            "the audit log records it as `actor.on_behalf_of`, that service client's claim (not verified), next to `actor.client_id`, the accountable caller. From any other token the header is ignored. " +
+            'JWT access tokens issued by the helpdesk token endpoint; `admin:tenant` satisfies ' +
+            "every scope. Asking for no scope gets all of the client's scopes. " +
+            'A service client\'s token carries `client_kind: "service"` (any other: `"tenant"`). Only with ' +
+            'such a token is an `X-On-Behalf-Of: <client id>` header on a write honoured: ' +
+            "the audit log records it as `actor.on_behalf_of`, that service client's claim (not verified), next " +
+            'to `actor.client_id`, the accountable caller. From any other token the header is ignored. ' +
             'Tokens follow RFC8725 (JSON Web Token Best Current Practices): signed with an asymmetric key ' +
             '(ES256, or RS256) named by `kid`, verified against that allow-list of algorithms (never `none`, ' +
             'never HMAC), with `iss`, `aud` and `exp` checked. Access tokens live an hour; the refresh token ' +

@@ -27,7 +27,12 @@ export const MAX_PAGE_TEXT = groupDigits(MAX_PAGE);
 /** `page` and `per_page`, to spread into a list endpoint's query schema. Out of range is a 400, never capped. */
 export const pageQueryProperties = {
   page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `Page number, 1–${MAX_PAGE_TEXT}.` }),
-  per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `Items per page, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).` }),
+  per_page: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PER_PAGE,
+    default: DEFAULT_PER_PAGE,
+    description: `Items per page, 1–${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).`,
+  }),
 };
 
 /**
@@ -37,13 +42,15 @@ export const pageQueryProperties = {
  * skips every row before it.
  */
 export const keysetQueryProperties = {
-  after: Type.Optional(Uuid({
-    description:
-      'Keyset paging: the id of the last item of the page before; answers the items that follow it in the list\'s order, ' +
-      'as fast deep in a large list as on its first page (`page` reads and skips every row before its page). ' +
-      'The `Link` header\'s `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. ' +
-      'An id that is not an item of this list (deleted since, or of another list) is a 400.',
-  })),
+  after: Type.Optional(
+    Uuid({
+      description:
+        "Keyset paging: the id of the last item of the page before; answers the items that follow it in the list's order, " +
+        'as fast deep in a large list as on its first page (`page` reads and skips every row before its page). ' +
+        "The `Link` header's `next` carries the `after` of the page that follows; `pagination.page` is absent. Not with `page` above 1. " +
+        'An id that is not an item of this list (deleted since, or of another list) is a 400.',
+    }),
+  ),
 };
 
 /**
@@ -52,22 +59,28 @@ export const keysetQueryProperties = {
  */
 export const LIST_PAGES_DOC =
   ' `pagination.total` is exact (never an estimate), and a first page with its total costs the same however long the list. ' +
-  'Deep pages: follow the `Link` header\'s `next`, which pages by keyset (`after`: the id of the last item of the page before), ' +
+  "Deep pages: follow the `Link` header's `next`, which pages by keyset (`after`: the id of the last item of the page before), " +
   'as fast at any depth; `page=N` still works but reads and skips every item before its page.';
 
 export const PaginationSchema = named(
   'Pagination',
   Type.Object(
     {
-      page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'This page, starting at 1; absent on a keyset page (`after`).' })),
+      page: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: MAX_PAGE,
+          description: 'This page, starting at 1; absent on a keyset page (`after`).',
+        }),
+      ),
       per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, description: 'Items per page.' }),
       total: Type.Integer({ minimum: 0, description: 'Items matching the filters, on all pages.' }),
       total_pages: Type.Integer({ minimum: 0, description: 'Pages at this `per_page`; 0 when nothing matches.' }),
       total_exact: Type.Optional(
         Type.Boolean({
           description:
-            'Only on a list whose search looks at a bounded window of matches (desk\'s `GET /tickets?q=`): false when more items match than the window holds, ' +
-            '`total` then being the window\'s size; true when `total` counts every match.',
+            "Only on a list whose search looks at a bounded window of matches (desk's `GET /tickets?q=`): false when more items match than the window holds, " +
+            "`total` then being the window's size; true when `total` counts every match.",
         }),
       ),
     },
@@ -84,7 +97,13 @@ export function pageSchema<T extends TSchema>(name: string, item: T) {
       { data: Type.Array(item), pagination: PaginationSchema },
       {
         additionalProperties: false,
-        ...(itemExample === undefined ? {} : { examples: [{ data: [itemExample], pagination: { page: 1, per_page: DEFAULT_PER_PAGE, total: 1, total_pages: 1 } }] }),
+        ...(itemExample === undefined
+          ? {}
+          : {
+              examples: [
+                { data: [itemExample], pagination: { page: 1, per_page: DEFAULT_PER_PAGE, total: 1, total_pages: 1 } },
+              ],
+            }),
       },
     ),
   );
@@ -106,13 +125,18 @@ export function pageRequestOf(query: { page?: number; per_page?: number; after?:
   const page = query.page ?? 1;
   const per_page = query.per_page ?? DEFAULT_PER_PAGE;
   if (query.after === undefined) return { page, per_page };
-  if (page !== 1) throw validationFailed([{ field: 'after', message: 'must not be combined with page above 1: `after` pages by keyset, `page` by number' }]);
+  if (page !== 1)
+    throw validationFailed([
+      { field: 'after', message: 'must not be combined with page above 1: `after` pages by keyset, `page` by number' },
+    ]);
   return { page: 1, per_page, after: query.after };
 }
 
 /** The 400 of an `after` that names no item of the list. */
 export function unknownAfterItem() {
-  return validationFailed([{ field: 'after', message: 'names no item of this list (deleted since, or of another list)' }]);
+  return validationFailed([
+    { field: 'after', message: 'names no item of this list (deleted since, or of another list)' },
+  ]);
 }
 
 /** Offset arguments for a repository. */
@@ -134,7 +158,10 @@ export function listWindow(page: PageRequest): ListWindow {
 
 function pageUrl(req: Request, page: number | { after: string }): string {
   // Under an ingress path prefix (X-Forwarded-Prefix) the caller's URL has it before /api/v1.
-  const url = new URL(`${forwardedPrefix(req)}${req.originalUrl}`, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+  const url = new URL(
+    `${forwardedPrefix(req)}${req.originalUrl}`,
+    `${req.protocol}://${req.get('host') ?? 'localhost'}`,
+  );
   if (typeof page === 'number') {
     url.searchParams.delete('after');
     url.searchParams.set('page', String(page));
@@ -146,11 +173,19 @@ function pageUrl(req: Request, page: number | { after: string }): string {
 }
 
 /** A keyset page: first, next (after its last item, when it is full) and last; its pagination without `page`. */
-function sendKeysetPage<T>(req: Request, res: Response, items: T[], total: number, per_page: number, extra: Record<string, unknown>) {
+function sendKeysetPage<T>(
+  req: Request,
+  res: Response,
+  items: T[],
+  total: number,
+  per_page: number,
+  extra: Record<string, unknown>,
+) {
   const totalPages = Math.ceil(total / per_page);
   const links = [`<${pageUrl(req, 1)}>; rel="first"`];
   const last = items[items.length - 1] as { id?: unknown } | undefined;
-  if (items.length === per_page && typeof last?.id === 'string') links.push(`<${pageUrl(req, { after: last.id })}>; rel="next"`);
+  if (items.length === per_page && typeof last?.id === 'string')
+    links.push(`<${pageUrl(req, { after: last.id })}>; rel="next"`);
   links.push(`<${pageUrl(req, Math.max(totalPages, 1))}>; rel="last"`);
   res.setHeader('Link', links.join(', '));
   res.json({ data: items, pagination: { per_page, total, total_pages: totalPages }, ...extra });
@@ -176,5 +211,15 @@ export function sendPage<T>(
   if (page < totalPages) links.push(`<${pageUrl(req, page + 1)}>; rel="next"`);
   links.push(`<${pageUrl(req, Math.max(totalPages, 1))}>; rel="last"`);
   res.setHeader('Link', links.join(', '));
-  res.json({ data: items, pagination: { page, per_page, total, total_pages: totalPages, ...(totalExact === undefined ? {} : { total_exact: totalExact }) }, ...extra });
+  res.json({
+    data: items,
+    pagination: {
+      page,
+      per_page,
+      total,
+      total_pages: totalPages,
+      ...(totalExact === undefined ? {} : { total_exact: totalExact }),
+    },
+    ...extra,
+  });
 }

@@ -18,7 +18,12 @@ const GENERIC_EXAMPLE = {
   errors: [{ field: 'client_id', message: 'no such client' }],
 };
 
-export function businessRuleProblem<T extends TProperties>(name: string, extensions: T, description: string, example: Record<string, unknown> = GENERIC_EXAMPLE) {
+export function businessRuleProblem<T extends TProperties>(
+  name: string,
+  extensions: T,
+  description: string,
+  example: Record<string, unknown> = GENERIC_EXAMPLE,
+) {
   return named(
     name,
     Type.Object(
@@ -28,7 +33,9 @@ export function businessRuleProblem<T extends TProperties>(name: string, extensi
         status: Type.Literal(422),
         detail: Type.String(),
         request_id: Type.String(),
-        errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false }))),
+        errors: Type.Optional(
+          Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false })),
+        ),
         ...extensions,
       },
       { additionalProperties: true, description, examples: [example] },
@@ -43,7 +50,10 @@ export const BusinessRuleProblem = businessRuleProblem(
 );
 
 /** The 422 response of a route, described in its own words. */
-export const unprocessableResponse = (description: string, schema: ResponseSpec['schema'] = BusinessRuleProblem): ResponseSpec => ({
+export const unprocessableResponse = (
+  description: string,
+  schema: ResponseSpec['schema'] = BusinessRuleProblem,
+): ResponseSpec => ({
   description,
   schema,
   contentType: PROBLEM_CONTENT_TYPE,

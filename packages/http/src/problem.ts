@@ -41,10 +41,14 @@ function fromBodyParser(error: { type?: string; status?: number; limit?: number 
     case 'entity.parse.failed':
       return new AppError(400, 'The request body is not valid JSON.', { code: 'malformed-body' });
     case 'entity.too.large':
-      return new AppError(413, `The request body exceeds the limit of ${error.limit} bytes.`, { code: 'body-too-large' });
+      return new AppError(413, `The request body exceeds the limit of ${error.limit} bytes.`, {
+        code: 'body-too-large',
+      });
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new AppError(415, 'The request body encoding or charset is not supported.', { code: 'unsupported-media-type' });
+      return new AppError(415, 'The request body encoding or charset is not supported.', {
+        code: 'unsupported-media-type',
+      });
     case 'request.aborted':
       return new AppError(400, 'The request was aborted by the client.', { code: 'request-aborted' });
     default:
@@ -57,7 +61,10 @@ function fromBodyParser(error: { type?: string; status?: number; limit?: number 
 
 export function sendProblem(res: Response, error: AppError, requestId: string) {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(toProblem(error, requestId)));
+  res
+    .status(error.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(toProblem(error, requestId)));
 }
 
 /**
@@ -73,7 +80,12 @@ export function methodNotAllowed(operations: { method: string; path: string }[])
     const allow = [...allowed].sort().join(', ');
     router.all(path, (req, _res, next) => {
       if (req.method === 'OPTIONS') return next();
-      next(new AppError(405, `${req.method} is not allowed on this resource; it allows ${allow}.`, { code: 'method-not-allowed', headers: { Allow: allow } }));
+      next(
+        new AppError(405, `${req.method} is not allowed on this resource; it allows ${allow}.`, {
+          code: 'method-not-allowed',
+          headers: { Allow: allow },
+        }),
+      );
     });
   }
   return router;
@@ -90,7 +102,28 @@ export function notFoundHandler(): RequestHandler {
 // PostgreSQL's SQLSTATEs of a lost or refused connection (class 08, admin/crash shutdown, starting
 // up, too many connections), the socket errors of a server that went away, and Prisma's P2028 when
 // an interactive transaction got no connection within its wait (every connection of the pool busy).
-const OUTAGE_CODES = new Set(['P2028', '25006', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', 'P1001', 'P1002', 'P1017', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const OUTAGE_CODES = new Set([
+  'P2028',
+  '25006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  'P1001',
+  'P1002',
+  'P1017',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 const OUTAGE_MESSAGES = new RegExp(
   [
     'Connection terminated',
@@ -111,7 +144,13 @@ const OUTAGE_MESSAGES = new RegExp(
  */
 export function isDatabaseOutage(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
-  const e = error as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  const e = error as {
+    code?: unknown;
+    originalCode?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    meta?: { driverAdapterError?: unknown };
+  };
   if (typeof e.code === 'string' && OUTAGE_CODES.has(e.code)) return true;
   if (typeof e.originalCode === 'string' && OUTAGE_CODES.has(e.originalCode)) return true;
   if (typeof e.message === 'string' && OUTAGE_MESSAGES.test(e.message)) return true;
@@ -124,7 +163,12 @@ const COLLISION_CODES = new Set(['40P01', '40001']);
 /** Whether an error says the transaction lost a collision with a concurrent one: nothing was changed, a retry may pass. */
 export function isTransactionCollision(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
-  const e = error as { code?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown; code?: unknown } };
+  const e = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    meta?: { driverAdapterError?: unknown; code?: unknown };
+  };
   if (typeof e.code === 'string' && COLLISION_CODES.has(e.code)) return true;
   if (typeof e.meta?.code === 'string' && COLLISION_CODES.has(e.meta.code)) return true;
   // Prisma's raw queries name the database's code only in their message.
@@ -135,18 +179,28 @@ export function isTransactionCollision(error: unknown, depth = 0): boolean {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     // The database going away is no bug of ours nor the caller's: a 503 to retry, not a 500.
-    const outage = !isAppError(error) && isDatabaseOutage(error)
-      ? new AppError(503, 'The database is not reachable at the moment, or every connection to it is busy. Retry after the time given in Retry-After.', {
-          code: 'database-unavailable',
-          headers: { 'Retry-After': '5' },
-        })
-      : undefined;
+    const outage =
+      !isAppError(error) && isDatabaseOutage(error)
+        ? new AppError(
+            503,
+            'The database is not reachable at the moment, or every connection to it is busy. Retry after the time given in Retry-After.',
+            {
+              code: 'database-unavailable',
+              headers: { 'Retry-After': '5' },
+            },
+          )
+        : undefined;
     const collision =
       !isAppError(error) && !outage && isTransactionCollision(error)
-        ? new AppError(503, 'The change collided with a concurrent change to the same data and was rolled back; nothing was changed. Retry after the time given in Retry-After.', {
-            code: 'concurrent-change',
-            headers: { 'Retry-After': '1' },
-          })
+        ? new AppError(
+            503,
+            'The change collided with a concurrent change to the same data and was rolled back; ' +
+              'nothing was changed. Retry after the time given in Retry-After.',
+            {
+              code: 'concurrent-change',
+              headers: { 'Retry-After': '1' },
+            },
+          )
         : undefined;
     const known = isAppError(error) ? error : (outage ?? collision ?? fromBodyParser(error ?? {}));
     if (known) {
@@ -155,7 +209,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(res, known, req.requestId);
     }
     // A programmer error: the whole thing goes to the log, nothing of it to the caller.
-    logger.error('unhandled error', { error: error instanceof Error ? { message: error.message, stack: error.stack, name: error.name } : error });
+    logger.error('unhandled error', {
+      error: error instanceof Error ? { message: error.message, stack: error.stack, name: error.name } : error,
+    });
     if (res.headersSent) return res.destroy();
     sendProblem(
       res,

@@ -64,9 +64,13 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
     validate: { trustProxy: false, xForwardedForHeader: false },
     handler: (_req, _res, next) => {
       next(
-        new AppError(429, `Rate limit of ${options.limit} requests per ${windowMs / 1000} seconds reached. Retry after the time given in Retry-After.`, {
-          code: 'rate-limited',
-        }),
+        new AppError(
+          429,
+          `Rate limit of ${options.limit} requests per ${windowMs / 1000} seconds reached. Retry after the time given in Retry-After.`,
+          {
+            code: 'rate-limited',
+          },
+        ),
       );
     },
   };
@@ -75,7 +79,10 @@ export function createRateLimiter(options: RateLimitOptions): RequestHandler {
   const withStore = () =>
     rateLimit({
       ...config,
-      store: new RedisStore({ prefix: options.prefix, sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply> }),
+      store: new RedisStore({
+        prefix: options.prefix,
+        sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+      }),
     });
   let limiter = withStore();
   redis.on('ready', () => {

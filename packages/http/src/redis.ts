@@ -80,9 +80,15 @@ export function createRedis(endpoint: RedisEndpoint | string, logger: Logger): R
 }
 
 /** The service's Redis from its configuration, or undefined without REDIS_URL and REDIS_SENTINELS. */
-export function redisFromConfig(config: { REDIS_URL?: string; REDIS_SENTINELS?: string; REDIS_SENTINEL_NAME?: string }, logger: Logger): Redis | undefined {
+export function redisFromConfig(
+  config: { REDIS_URL?: string; REDIS_SENTINELS?: string; REDIS_SENTINEL_NAME?: string },
+  logger: Logger,
+): Redis | undefined {
   if (!config.REDIS_URL && !config.REDIS_SENTINELS) return undefined;
-  return createRedis({ url: config.REDIS_URL, sentinels: config.REDIS_SENTINELS, sentinelName: config.REDIS_SENTINEL_NAME }, logger);
+  return createRedis(
+    { url: config.REDIS_URL, sentinels: config.REDIS_SENTINELS, sentinelName: config.REDIS_SENTINEL_NAME },
+    logger,
+  );
 }
 
 /** Whether the connection goes through Sentinels, i.e. the master has replicas a write must reach. */

@@ -43,7 +43,10 @@ export function recordActor(): RequestHandler {
     const context = storage.getStore();
     if (context && req.principal) {
       const behalf = req.principal.serviceClient ? req.get('x-on-behalf-of') : undefined;
-      context.actor = { client_id: req.principal.clientId, on_behalf_of: behalf && ACCEPTABLE_ID.test(behalf) ? behalf : null };
+      context.actor = {
+        client_id: req.principal.clientId,
+        on_behalf_of: behalf && ACCEPTABLE_ID.test(behalf) ? behalf : null,
+      };
     }
     next();
   };

@@ -1,4 +1,11 @@
-import { Type, type Static, type TProperties, type TSchema, type ObjectOptions, type SchemaOptions } from '@sinclair/typebox';
+import {
+  Type,
+  type Static,
+  type TProperties,
+  type TSchema,
+  type ObjectOptions,
+  type SchemaOptions,
+} from '@sinclair/typebox';
 
 /** A request body object: unknown fields are a 400, never silently ignored. */
 export function strictObject<T extends TProperties>(properties: T, options: ObjectOptions = {}) {

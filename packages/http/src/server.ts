@@ -39,7 +39,8 @@ async function bounded(step: () => Promise<unknown>, timeoutMs: number, logger: 
   });
   try {
     const outcome = await Promise.race([step().then(() => 'done' as const), timedOut]);
-    if (outcome === 'timeout') logger.warn('cleanup step did not finish within its timeout; going on without it', { timeout_ms: timeoutMs });
+    if (outcome === 'timeout')
+      logger.warn('cleanup step did not finish within its timeout; going on without it', { timeout_ms: timeoutMs });
   } catch (error) {
     logger.error('cleanup step failed', { error: error instanceof Error ? error.message : String(error) });
   } finally {
@@ -90,7 +91,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       timer.unref();
       await stopped;
       clearTimeout(timer);
-      for (const step of options.cleanup ?? []) await bounded(step, options.cleanupTimeoutMs ?? Math.max(timeoutMs, 5_000), options.logger);
+      for (const step of options.cleanup ?? [])
+        await bounded(step, options.cleanupTimeoutMs ?? Math.max(timeoutMs, 5_000), options.logger);
       options.logger.info('stopped');
     })());
 

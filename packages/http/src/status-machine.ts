@@ -17,6 +17,11 @@ export function statusMachine<S extends string>(next: Record<S, readonly S[]>) {
  * The 422 of a move the machine does not allow: it names the current state and the states that
  * are allowed from it, so a client can offer only those (`urn:msp:problem:<code>`).
  */
-export function transitionProblem(current: string, allowed: readonly string[], detail: string, code = 'illegal-transition') {
+export function transitionProblem(
+  current: string,
+  allowed: readonly string[],
+  detail: string,
+  code = 'illegal-transition',
+) {
   return unprocessable(detail, { code, extensions: { current_status: current, allowed_transitions: allowed } });
 }

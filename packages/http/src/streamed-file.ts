@@ -21,7 +21,8 @@ export const STREAMED_FILE_IDLE_TIMEOUT_MS = 30_000;
 
 /** What an export's OpenAPI description says of the idle timeout (EXPORT_IDLE_TIMEOUT_MS). */
 export const STREAMED_FILE_IDLE_DOC =
-  'A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer cut short: the file it holds is incomplete (no final chunk), and it must export again.';
+  'A client that takes no byte of the file for `EXPORT_IDLE_TIMEOUT_MS` (30 s by default) has its transfer ' +
+  'cut short: the file it holds is incomplete (no final chunk), and it must export again.';
 
 export interface StreamedFileOptions {
   /**
@@ -123,10 +124,14 @@ export async function sendStreamedFile(
         return;
       }
       logger.info(`${what} ended before its first row: ${shutDown}`, context);
-      throw new AppError(503, `The ${what} was stopped before it began: ${shutDown}. Retry after the time given in Retry-After.`, {
-        code: 'shutting-down',
-        headers: { 'Retry-After': '1', Connection: 'close' },
-      });
+      throw new AppError(
+        503,
+        `The ${what} was stopped before it began: ${shutDown}. Retry after the time given in Retry-After.`,
+        {
+          code: 'shutting-down',
+          headers: { 'Retry-After': '1', Connection: 'close' },
+        },
+      );
     }
     sending = true;
     if (shutDown !== undefined) res.destroy();
@@ -147,9 +152,15 @@ async function transfer(
 ): Promise<void> {
   let stalled = false;
   let piped = false;
-  const stopWatching = options.idleTimeoutMs === undefined ? () => undefined : endWhenStalled(res, options.idleTimeoutMs, () => (stalled = true));
+  const stopWatching =
+    options.idleTimeoutMs === undefined
+      ? () => undefined
+      : endWhenStalled(res, options.idleTimeoutMs, () => (stalled = true));
   try {
-    if (res.destroyed) throw Object.assign(new Error('the response was closed before the file was sent'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    if (res.destroyed)
+      throw Object.assign(new Error('the response was closed before the file was sent'), {
+        code: 'ERR_STREAM_PREMATURE_CLOSE',
+      });
     res.status(200);
     res.setHeader('Content-Type', file.contentType);
     res.setHeader('Content-Disposition', `attachment; filename="${file.filename}"`);
@@ -160,8 +171,13 @@ async function transfer(
     if (!piped) discard(file);
     const reason = shutDown();
     if (reason) logger.info(`${what} cut short: ${reason}`, context);
-    else if (stalled) logger.info(`${what} ended: its reader took no byte within the idle timeout`, { ...context, idle_timeout_ms: options.idleTimeoutMs });
-    else if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') logger.info(`${what} abandoned by the client`, context);
+    else if (stalled)
+      logger.info(`${what} ended: its reader took no byte within the idle timeout`, {
+        ...context,
+        idle_timeout_ms: options.idleTimeoutMs,
+      });
+    else if ((error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE')
+      logger.info(`${what} abandoned by the client`, context);
     else logger.error(`${what} failed while streaming`, { ...context, error });
   } finally {
     stopWatching();

@@ -6,7 +6,10 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from './errors';
 
 /** ajv-formats' RFC 3339 date-time, the check the bounded one below starts from. */
-const rfc3339DateTime = fullFormats['date-time'] as { validate: (value: string) => boolean; compare: (a: string, b: string) => number | undefined };
+const rfc3339DateTime = fullFormats['date-time'] as {
+  validate: (value: string) => boolean;
+  compare: (a: string, b: string) => number | undefined;
+};
 const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
@@ -41,7 +44,8 @@ function createAjv(coerce: boolean): Ajv {
     modifying: true,
     errors: false,
     validate: (enabled: boolean, data: string, _schema?: unknown, context?: DataValidationCxt) => {
-      if (enabled && context?.parentData !== undefined) (context.parentData as Record<string | number, unknown>)[context.parentDataProperty] = data.toLowerCase();
+      if (enabled && context?.parentData !== undefined)
+        (context.parentData as Record<string | number, unknown>)[context.parentDataProperty] = data.toLowerCase();
       return true;
     },
   });
@@ -60,7 +64,11 @@ function createAjv(coerce: boolean): Ajv {
       const twice = [...new Set(lower.filter((key, index) => lower.indexOf(key) !== index))];
       if (twice.length) {
         (lowercaseKeys as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-          { keyword: 'x-lowercase-keys', message: `names the same id twice (in another letter case): ${twice.join(', ')}`, params: { duplicates: twice } },
+          {
+            keyword: 'x-lowercase-keys',
+            message: `names the same id twice (in another letter case): ${twice.join(', ')}`,
+            params: { duplicates: twice },
+          },
         ];
         return false;
       }
@@ -121,7 +129,10 @@ function pathToField(instancePath: string): string {
     .split('/')
     .slice(1)
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((field, segment) => (/^\d+$/.test(segment) ? `${field}[${segment}]` : field ? `${field}.${segment}` : segment), '');
+    .reduce(
+      (field, segment) => (/^\d+$/.test(segment) ? `${field}[${segment}]` : field ? `${field}.${segment}` : segment),
+      '',
+    );
 }
 
 function join(base: string, name: string) {
@@ -159,7 +170,9 @@ export function fieldsWithNul(value: unknown, field = ''): string[] {
   if (typeof value === 'string') return value.includes('\u0000') ? [field] : [];
   if (Array.isArray(value)) return value.flatMap((item, index) => fieldsWithNul(item, `${field}[${index}]`));
   if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, item]) => (key.includes('\u0000') ? [join(field, key)] : fieldsWithNul(item, join(field, key))));
+    return Object.entries(value).flatMap(([key, item]) =>
+      key.includes('\u0000') ? [join(field, key)] : fieldsWithNul(item, join(field, key)),
+    );
   }
   return [];
 }
@@ -176,7 +189,11 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined, location
     if (error.keyword === 'propertyNames') continue;
     if (propertyName !== undefined) {
       field = join(field, propertyName);
-      message = error.keyword === 'format' ? `is not a valid key: it must be a valid ${error.params.format === 'uuid' ? 'id (UUID)' : (FORMAT_NAMES[String(error.params.format)] ?? error.params.format)}` : `is not a valid key: ${message}`;
+      message =
+        error.keyword === 'format'
+          ? 'is not a valid key: it must be a valid ' +
+            `${error.params.format === 'uuid' ? 'id (UUID)' : (FORMAT_NAMES[String(error.params.format)] ?? error.params.format)}`
+          : `is not a valid key: ${message}`;
     }
     switch (propertyName === undefined ? error.keyword : 'propertyName') {
       case 'required':

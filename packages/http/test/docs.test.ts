@@ -14,7 +14,8 @@ describe('GET /api/v1/docs', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html; charset=utf-8/);
     expect(response.headers['content-security-policy']).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' http://localhost; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+        "connect-src 'self' http://localhost; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     expect(response.headers['referrer-policy']).toBe('no-referrer');
     expect(response.text).toContain('<title>Kit – API reference</title>');
@@ -32,7 +33,7 @@ describe('GET /api/v1/docs', () => {
     expect(response.headers.location).toBe('../docs');
   });
 
-  test('When the start-up script is read, then it loads the service\'s own document with the outside validator switched off and curl samples on', async () => {
+  test("When the start-up script is read, then it loads the service's own document with the outside validator switched off and curl samples on", async () => {
     const response = await request(app).get('/api/v1/docs/init.js');
 
     expect(response.status).toBe(200);
@@ -63,7 +64,12 @@ describe('GET /api/v1/docs', () => {
   });
 
   test('When another file of the package or a path outside it is asked for, then it is a 404 problem', async () => {
-    for (const path of ['/api/v1/docs/swagger-ui-bundle.js.map', '/api/v1/docs/package.json', '/api/v1/docs/..%2Fpackage.json', '/api/v1/docs/index.html']) {
+    for (const path of [
+      '/api/v1/docs/swagger-ui-bundle.js.map',
+      '/api/v1/docs/package.json',
+      '/api/v1/docs/..%2Fpackage.json',
+      '/api/v1/docs/index.html',
+    ]) {
       const response = await request(app).get(path);
       expect(response.status).toBe(404);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -72,7 +78,7 @@ describe('GET /api/v1/docs', () => {
 });
 
 describe('the docs files', () => {
-  test('When the docs router is created, then Swagger UI\'s files are not read; the first request for one reads them once', async () => {
+  test("When the docs router is created, then Swagger UI's files are not read; the first request for one reads them once", async () => {
     // docs.ts in a module registry of its own, so its cache of the files starts empty.
     const reads = jest.spyOn(fs, 'readFileSync');
     const bundleReads = () => reads.mock.calls.filter(([file]) => String(file).endsWith('swagger-ui-bundle.js')).length;

@@ -25,12 +25,16 @@ function pagedApp(trustProxy?: string) {
   ).app;
 }
 
-const links = (header: string | undefined) => Object.fromEntries([...(header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]));
+const links = (header: string | undefined) =>
+  Object.fromEntries([...(header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]));
 
 describe('X-Forwarded-Prefix from the ingress', () => {
   test('When a trusted proxy forwards a prefix, then the Link header and the OpenAPI server name the address the caller used', async () => {
     const app = pagedApp();
-    const page = await request(app).get('/api/v1/items?page=2').set('Host', 'localhost:8080').set('X-Forwarded-Prefix', '/desk');
+    const page = await request(app)
+      .get('/api/v1/items?page=2')
+      .set('Host', 'localhost:8080')
+      .set('X-Forwarded-Prefix', '/desk');
     expect(page.status).toBe(200);
     expect(links(page.headers['link'])).toEqual({
       first: 'http://localhost:8080/desk/api/v1/items?page=1',
@@ -51,15 +55,23 @@ describe('X-Forwarded-Prefix from the ingress', () => {
 
   test('When the header comes from an address that is not a trusted proxy, then it is ignored', async () => {
     const app = pagedApp('10.89.8.10');
-    const page = await request(app).get('/api/v1/items').set('Host', 'localhost:8080').set('X-Forwarded-Prefix', '/elsewhere');
+    const page = await request(app)
+      .get('/api/v1/items')
+      .set('Host', 'localhost:8080')
+      .set('X-Forwarded-Prefix', '/elsewhere');
     expect(links(page.headers['link']).first).toBe('http://localhost:8080/api/v1/items?page=1');
-    expect((await request(app).get('/api/v1/openapi.json').set('X-Forwarded-Prefix', '/elsewhere')).body.servers).toEqual([{ url: '/api/v1' }]);
+    expect(
+      (await request(app).get('/api/v1/openapi.json').set('X-Forwarded-Prefix', '/elsewhere')).body.servers,
+    ).toEqual([{ url: '/api/v1' }]);
   });
 
   test.each(['desk', '/..', '/a/../b', '//evil.example', '/a b', 'http://evil.example/x', '/%2e%2e'])(
     'When a trusted proxy forwards the prefix %j, which is not a plain path, then it is ignored',
     async (prefix) => {
-      const page = await request(pagedApp()).get('/api/v1/items').set('Host', 'localhost:8080').set('X-Forwarded-Prefix', prefix);
+      const page = await request(pagedApp())
+        .get('/api/v1/items')
+        .set('Host', 'localhost:8080')
+        .set('X-Forwarded-Prefix', prefix);
       expect(page.status).toBe(200);
       expect(links(page.headers['link']).first).toBe('http://localhost:8080/api/v1/items?page=1');
     },

@@ -27,7 +27,10 @@ describe('security headers', () => {
     const bare = express();
     bare.use(
       helmet({
-        contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+        contentSecurityPolicy: {
+          useDefaults: false,
+          directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+        },
         frameguard: { action: 'deny' },
         referrerPolicy: { policy: 'no-referrer' },
         crossOriginResourcePolicy: { policy: 'same-origin' },
@@ -36,11 +39,16 @@ describe('security headers', () => {
     bare.get('/healthz', (_req, res) => res.end());
     const securityOf = (raw: string[]) => {
       const pairs: string[] = [];
-      for (let i = 0; i < raw.length; i += 2) if (!/^(date|connection|keep-alive|content-length|content-type|etag|x-request-id|cache-control)$/i.test(raw[i]!)) pairs.push(`${raw[i]!.toLowerCase()}: ${raw[i + 1]}`);
+      for (let i = 0; i < raw.length; i += 2)
+        if (
+          !/^(date|connection|keep-alive|content-length|content-type|etag|x-request-id|cache-control)$/i.test(raw[i]!)
+        )
+          pairs.push(`${raw[i]!.toLowerCase()}: ${raw[i + 1]}`);
       return pairs;
     };
     // The headers as sent, in order (supertest's response keeps Node's message as `res`).
-    const rawHeadersOf = (response: request.Response) => (response as unknown as { res: { rawHeaders: string[] } }).res.rawHeaders;
+    const rawHeadersOf = (response: request.Response) =>
+      (response as unknown as { res: { rawHeaders: string[] } }).res.rawHeaders;
     const theirs = securityOf(rawHeadersOf(await request(bare).get('/healthz')));
     const ours = securityOf(rawHeadersOf(await request(kitApp().app).get('/healthz')));
     expect(theirs.length).toBeGreaterThanOrEqual(10);
@@ -58,44 +66,62 @@ describe('security headers', () => {
 describe('CORS (API_CORS_ORIGINS)', () => {
   test('When no origins are configured, then no response carries a CORS header (so a browser blocks every cross-origin call)', async () => {
     const { app } = kitApp();
-    const preflight = await request(app).options('/api/v1/things').set({ Origin: 'https://portal.example.com', 'Access-Control-Request-Method': 'GET' });
+    const preflight = await request(app)
+      .options('/api/v1/things')
+      .set({ Origin: 'https://portal.example.com', 'Access-Control-Request-Method': 'GET' });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     expect(preflight.headers['access-control-allow-methods']).toBeUndefined();
-    const res = await request(app).get('/api/v1/things').set({ ...token, Origin: 'https://portal.example.com' });
+    const res = await request(app)
+      .get('/api/v1/things')
+      .set({ ...token, Origin: 'https://portal.example.com' });
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  test('When an origin is listed, then its preflight is answered without a token and its responses may be read, with the paging and rate-limit headers exposed', async () => {
-    const { app } = kitApp({ corsOrigins: ['https://portal.example.com'] });
-    const preflight = await request(app)
-      .options('/api/v1/things')
-      .set({ Origin: 'https://portal.example.com', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' });
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers['access-control-allow-origin']).toBe('https://portal.example.com');
-    expect(preflight.headers['access-control-allow-methods']).toContain('POST');
-    expect(preflight.headers['access-control-allow-headers']).toContain('Authorization');
-    expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
+  test(
+    'When an origin is listed, then its preflight is answered without a token and its ' +
+      'responses may be read, with the paging and rate-limit headers exposed',
+    async () => {
+      const { app } = kitApp({ corsOrigins: ['https://portal.example.com'] });
+      const preflight = await request(app).options('/api/v1/things').set({
+        Origin: 'https://portal.example.com',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('https://portal.example.com');
+      expect(preflight.headers['access-control-allow-methods']).toContain('POST');
+      expect(preflight.headers['access-control-allow-headers']).toContain('Authorization');
+      expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
 
-    const res = await request(app).get('/api/v1/things').set({ ...token, Origin: 'https://portal.example.com' });
-    expect(res.status).toBe(200);
-    expect(res.headers['access-control-allow-origin']).toBe('https://portal.example.com');
-    expect(res.headers['access-control-expose-headers']).toContain('X-RateLimit-Remaining');
-    expect(res.headers['access-control-expose-headers']).toContain('Location');
-    expect(res.headers['vary']).toContain('Origin');
-  });
+      const res = await request(app)
+        .get('/api/v1/things')
+        .set({ ...token, Origin: 'https://portal.example.com' });
+      expect(res.status).toBe(200);
+      expect(res.headers['access-control-allow-origin']).toBe('https://portal.example.com');
+      expect(res.headers['access-control-expose-headers']).toContain('X-RateLimit-Remaining');
+      expect(res.headers['access-control-expose-headers']).toContain('Location');
+      expect(res.headers['vary']).toContain('Origin');
+    },
+  );
 
   test('When another origin asks, then it gets no CORS header, also while one origin is listed', async () => {
     const { app } = kitApp({ corsOrigins: ['https://portal.example.com'] });
-    const preflight = await request(app).options('/api/v1/things').set({ Origin: 'https://evil.example.net', 'Access-Control-Request-Method': 'GET' });
+    const preflight = await request(app)
+      .options('/api/v1/things')
+      .set({ Origin: 'https://evil.example.net', 'Access-Control-Request-Method': 'GET' });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
-    const res = await request(app).get('/api/v1/things').set({ ...token, Origin: 'https://evil.example.net' });
+    const res = await request(app)
+      .get('/api/v1/things')
+      .set({ ...token, Origin: 'https://evil.example.net' });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   test('When API_CORS_ORIGINS holds something that is not an origin, then the configuration is refused naming it', () => {
     const schema = Type.Object({ ...commonConfigProperties, DATABASE_URL: Type.Optional(Type.String()) });
-    expect(loadConfig(schema, { API_CORS_ORIGINS: 'https://a.example.com, http://localhost:3002' }).API_CORS_ORIGINS).toBe('https://a.example.com, http://localhost:3002');
+    expect(
+      loadConfig(schema, { API_CORS_ORIGINS: 'https://a.example.com, http://localhost:3002' }).API_CORS_ORIGINS,
+    ).toBe('https://a.example.com, http://localhost:3002');
     for (const bad of ['*', 'https://a.example.com/docs', 'a.example.com', 'ftp://a.example.com']) {
       expect(() => loadConfig(schema, { API_CORS_ORIGINS: bad })).toThrow(/API_CORS_ORIGINS/);
     }
@@ -116,7 +142,14 @@ function rawExchange(port: number, sent: string): Promise<string> {
 describe('server timeouts against slow clients', () => {
   test('When a client never finishes its headers, then the server answers 408 and closes the connection', async () => {
     const { app, logger } = kitApp();
-    const running = await startServer({ app, port: 0, host: '127.0.0.1', logger, headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const running = await startServer({
+      app,
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 600,
+    });
     try {
       const received = await rawExchange(running.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n');
       expect(received).toMatch(/^HTTP\/1\.1 408 /);
@@ -127,11 +160,19 @@ describe('server timeouts against slow clients', () => {
 
   test('When a client sends its headers but never the announced body, then the server answers 408 and closes the connection', async () => {
     const { app, logger } = kitApp();
-    const running = await startServer({ app, port: 0, host: '127.0.0.1', logger, headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const running = await startServer({
+      app,
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 600,
+    });
     try {
       const received = await rawExchange(
         running.port,
-        'POST /api/v1/things HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer c1:read:things\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":',
+        'POST /api/v1/things HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ' +
+          'c1:read:things\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":',
       );
       expect(received).toMatch(/^HTTP\/1\.1 408 /);
     } finally {
@@ -141,7 +182,14 @@ describe('server timeouts against slow clients', () => {
 
   test('When a client is quick, then the same limits let its request through', async () => {
     const { app, logger } = kitApp();
-    const running = await startServer({ app, port: 0, host: '127.0.0.1', logger, headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const running = await startServer({
+      app,
+      port: 0,
+      host: '127.0.0.1',
+      logger,
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 600,
+    });
     try {
       const received = await rawExchange(running.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(received).toMatch(/^HTTP\/1\.1 200 /);

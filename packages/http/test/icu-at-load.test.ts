@@ -31,7 +31,8 @@ describe('what loading @msp/http asks of ICU', () => {
     watch(Date.prototype, 'toLocaleString', 'Date#toLocaleString');
     watch(Date.prototype, 'toLocaleDateString', 'Date#toLocaleDateString');
     watch(String.prototype, 'localeCompare', 'String#localeCompare');
-    for (const name of ['NumberFormat', 'DateTimeFormat', 'Collator', 'PluralRules', 'Segmenter'] as const) watch(Intl, name, `Intl.${name}`);
+    for (const name of ['NumberFormat', 'DateTimeFormat', 'Collator', 'PluralRules', 'Segmenter'] as const)
+      watch(Intl, name, `Intl.${name}`);
     try {
       let loaded: typeof HttpModule | undefined;
       jest.isolateModules(() => {

@@ -11,20 +11,24 @@ const post = (app: Parameters<typeof request>[0], key: string | undefined, body:
 };
 
 describe('Idempotency-Key on a POST that creates', () => {
-  test('When the same key comes with the same body, then the first response is answered again with Idempotent-Replayed and nothing is created twice', async () => {
-    const kit = kitApp();
-    const key = `"${randomUUID()}"`;
-    const first = await post(kit.app, key, { name: 'a', size: 2 });
-    expect(first.status).toBe(201);
-    expect(first.headers['idempotent-replayed']).toBeUndefined();
-    // The same JSON with its keys in another order is the same request.
-    const again = await post(kit.app, key, { size: 2, name: 'a' });
-    expect(again.status).toBe(201);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.headers['location']).toBe(first.headers['location']);
-    expect(again.body).toEqual(first.body);
-    expect(kit.created()).toBe(1);
-  });
+  test(
+    'When the same key comes with the same body, then the first response is answered ' +
+      'again with Idempotent-Replayed and nothing is created twice',
+    async () => {
+      const kit = kitApp();
+      const key = `"${randomUUID()}"`;
+      const first = await post(kit.app, key, { name: 'a', size: 2 });
+      expect(first.status).toBe(201);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      // The same JSON with its keys in another order is the same request.
+      const again = await post(kit.app, key, { size: 2, name: 'a' });
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.headers['location']).toBe(first.headers['location']);
+      expect(again.body).toEqual(first.body);
+      expect(kit.created()).toBe(1);
+    },
+  );
 
   test('When the same key comes with another body, then 422 and nothing is created', async () => {
     const kit = kitApp();
@@ -101,25 +105,29 @@ describe('Idempotency-Key on a POST that creates', () => {
     }
   });
 
-  test('When the handler runs longer than a claim lives unrenewed, then the claim is kept alive: a retry meanwhile is 409 and nothing is created twice', async () => {
-    const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
-    try {
-      // Claims of 150 ms, a handler of 900 ms: without renewal the claim lapses long before it ends.
-      const store = redisIdempotencyStore(redis, `idem:test:${randomUUID()}:`, { runningTtlMs: 150 });
-      const one = kitApp({ redis, idempotencyStore: store, createDelayMs: 900 });
-      const two = kitApp({ redis, idempotencyStore: store, createDelayMs: 900 });
-      const key = randomUUID();
-      const first = post(one.app, key, { name: 'a' }).then((response) => response);
-      await new Promise((resolve) => setTimeout(resolve, 450));
-      const retry = await post(two.app, key, { name: 'a' });
-      expect(retry.status).toBe(409);
-      expect(retry.body.type).toBe('urn:msp:problem:idempotency-key-in-use');
-      expect((await first).status).toBe(201);
-      expect(one.created() + two.created()).toBe(1);
-    } finally {
-      redis.disconnect();
-    }
-  });
+  test(
+    'When the handler runs longer than a claim lives unrenewed, then the claim is kept ' +
+      'alive: a retry meanwhile is 409 and nothing is created twice',
+    async () => {
+      const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+      try {
+        // Claims of 150 ms, a handler of 900 ms: without renewal the claim lapses long before it ends.
+        const store = redisIdempotencyStore(redis, `idem:test:${randomUUID()}:`, { runningTtlMs: 150 });
+        const one = kitApp({ redis, idempotencyStore: store, createDelayMs: 900 });
+        const two = kitApp({ redis, idempotencyStore: store, createDelayMs: 900 });
+        const key = randomUUID();
+        const first = post(one.app, key, { name: 'a' }).then((response) => response);
+        await new Promise((resolve) => setTimeout(resolve, 450));
+        const retry = await post(two.app, key, { name: 'a' });
+        expect(retry.status).toBe(409);
+        expect(retry.body.type).toBe('urn:msp:problem:idempotency-key-in-use');
+        expect((await first).status).toBe(201);
+        expect(one.created() + two.created()).toBe(1);
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
 
   test('When the answer reaches the client, then it is already stored: a retry the moment it arrives is replayed, not 409', async () => {
     const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -149,7 +157,10 @@ describe('Idempotency-Key on a POST that creates', () => {
 
   test('When the OpenAPI document is read, then every creating POST names the Idempotency-Key header and its 409 and 422', async () => {
     const kit = kitApp();
-    const operation = kit.openapi.paths['/things']!['post'] as { parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
+    const operation = kit.openapi.paths['/things']!['post'] as {
+      parameters: { name: string; in: string }[];
+      responses: Record<string, unknown>;
+    };
     expect(operation.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['201', '409', '422']));
   });

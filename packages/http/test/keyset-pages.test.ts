@@ -1,10 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import request from 'supertest';
-import { keysetQueryProperties, listWindow, pageQueryProperties, pageRequestOf, sendPage, unknownAfterItem } from '../src';
+import {
+  keysetQueryProperties,
+  listWindow,
+  pageQueryProperties,
+  pageRequestOf,
+  sendPage,
+  unknownAfterItem,
+} from '../src';
 import { bareServiceApp } from './support';
 
 // 60 items, newest first; a list that pages by number and by keyset (`after`).
-const ITEMS = Array.from({ length: 60 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(60 - i).padStart(12, '0')}` }));
+const ITEMS = Array.from({ length: 60 }, (_, i) => ({
+  id: `00000000-0000-4000-8000-${String(60 - i).padStart(12, '0')}`,
+}));
 
 function keysetApp() {
   return bareServiceApp('keyset', (api) => {
@@ -33,13 +42,16 @@ function keysetApp() {
   }).app;
 }
 
-const links = (header: string | undefined) => Object.fromEntries([...(header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]));
+const links = (header: string | undefined) =>
+  Object.fromEntries([...(header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], m[1]]));
 
 describe('keyset pages (after)', () => {
   test('When a caller follows Link next from page 1 with after, then it walks every item once, each page without `page`, the last without next', async () => {
     const app = keysetApp();
     const first = await request(app).get('/api/v1/items?per_page=25').set('Host', 'api.example');
-    expect(first.body).toEqual(expect.objectContaining({ pagination: { page: 1, per_page: 25, total: 60, total_pages: 3 } }));
+    expect(first.body).toEqual(
+      expect.objectContaining({ pagination: { page: 1, per_page: 25, total: 60, total_pages: 3 } }),
+    );
     const seen = first.body.data.map((item: { id: string }) => item.id);
     let url = `/api/v1/items?per_page=25&after=${seen[seen.length - 1]}`;
     for (;;) {
@@ -60,7 +72,11 @@ describe('keyset pages (after)', () => {
     const app = keysetApp();
     for (const query of [`page=2&after=${ITEMS[3]!.id}`, 'after=00000000-0000-4000-8000-999999999999', 'after=12']) {
       const response = await request(app).get(`/api/v1/items?${query}`);
-      expect({ query, status: response.status, type: response.type }).toEqual({ query, status: 400, type: 'application/problem+json' });
+      expect({ query, status: response.status, type: response.type }).toEqual({
+        query,
+        status: 400,
+        type: 'application/problem+json',
+      });
       expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual(['after']);
     }
   });

@@ -49,10 +49,18 @@ describe('log lines', () => {
 
   test('When a line carries secrets, then their values are redacted at any depth', async () => {
     const { logger, lines } = collected();
-    logger.warn('login', { client_secret: 's3cret', nested: { authorization: 'Bearer x', keep: 'me' }, list: [{ password: 'p' }] });
+    logger.warn('login', {
+      client_secret: 's3cret',
+      nested: { authorization: 'Bearer x', keep: 'me' },
+      list: [{ password: 'p' }],
+    });
     await flushed();
     expect(lines.join('\n')).not.toMatch(/s3cret|Bearer x|"p"/);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ client_secret: '[redacted]', nested: { authorization: '[redacted]', keep: 'me' }, list: [{ password: '[redacted]' }] });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      client_secret: '[redacted]',
+      nested: { authorization: '[redacted]', keep: 'me' },
+      list: [{ password: '[redacted]' }],
+    });
   });
 
   test('When a line holds what JSON.stringify cannot write (a BigInt, a circular reference), then it is still one JSON document', async () => {
@@ -75,17 +83,22 @@ describe('log lines', () => {
     logger.error(new Error('boom'));
     await flushed();
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', message: 'failed', error: 'x' });
-    expect(JSON.parse(lines[1]!)).toMatchObject({ level: 'error', message: 'boom', stack: expect.stringContaining('Error: boom') });
+    expect(JSON.parse(lines[1]!)).toMatchObject({
+      level: 'error',
+      message: 'boom',
+      stack: expect.stringContaining('Error: boom'),
+    });
   });
 });
 
 describe('the transports', () => {
-  test('When a transport is added to a running service\'s logger, then it receives every line from then on, the request lines included', async () => {
+  test("When a transport is added to a running service's logger, then it receives every line from then on, the request lines included", async () => {
     const { app, logger, logs: lines } = kitApp();
     const stream = new PassThrough();
     const added: Record<string, unknown>[] = [];
     stream.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) added.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        added.push(JSON.parse(line) as Record<string, unknown>);
     });
     logger.add(new winston.transports.Stream({ stream }));
     logger.info('after the transport was added', { step: 1 });
@@ -141,7 +154,12 @@ describe('writing the lines', () => {
 
     await flushed();
     expect(writes).toHaveLength(1);
-    expect(writes[0]!.split('\n').filter(Boolean).map((line) => JSON.parse(line).message)).toEqual(['line 1', 'line 2', 'line 3']);
+    expect(
+      writes[0]!
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).message),
+    ).toEqual(['line 1', 'line 2', 'line 3']);
 
     logger.info('line 4');
     await flushed();
@@ -196,7 +214,11 @@ describe('writing the lines', () => {
       lines.log({ [MESSAGE]: 'after' }, () => undefined);
       process.exit(0);
     `;
-    const child = spawnSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 20 });
+    const child = spawnSync(process.execPath, ['-e', script], {
+      cwd: path.join(__dirname, '..'),
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
     expect(child.stderr).toBe('');
     expect(child.stdout).toBe(`before\n${'x'.repeat(70000)}\nafter\n`);
   });

@@ -35,9 +35,21 @@ describe('The longest match of an anchored pattern', () => {
 
 describe('The bounds a schema implies', () => {
   test('When a string has a format of fixed length or an anchored pattern, then the document gives its maxLength', () => {
-    expect(withImpliedBounds({ type: 'string', format: 'uuid' })).toEqual({ type: 'string', format: 'uuid', maxLength: 36 });
-    expect(withImpliedBounds({ type: 'string', format: 'date' })).toEqual({ type: 'string', format: 'date', maxLength: 10 });
-    expect(withImpliedBounds({ type: 'string', pattern: '^[0-9]{1,5}$' })).toEqual({ type: 'string', pattern: '^[0-9]{1,5}$', maxLength: 5 });
+    expect(withImpliedBounds({ type: 'string', format: 'uuid' })).toEqual({
+      type: 'string',
+      format: 'uuid',
+      maxLength: 36,
+    });
+    expect(withImpliedBounds({ type: 'string', format: 'date' })).toEqual({
+      type: 'string',
+      format: 'date',
+      maxLength: 10,
+    });
+    expect(withImpliedBounds({ type: 'string', pattern: '^[0-9]{1,5}$' })).toEqual({
+      type: 'string',
+      pattern: '^[0-9]{1,5}$',
+      maxLength: 5,
+    });
   });
 
   test('When a string has its own maxLength, a list of values or no bound at all, then it stays as it is', () => {
@@ -56,7 +68,9 @@ describe('The bounds a schema implies', () => {
     expect(withImpliedBounds({ type: 'integer', minimum: 1, maximum: 100 })).toMatchObject({ format: 'int32' });
     expect(withImpliedBounds({ type: 'integer', minimum: 0 })).toMatchObject({ format: 'int64' });
     expect(withImpliedBounds({ type: 'integer', minimum: 0, maximum: 2 ** 31 })).toMatchObject({ format: 'int64' });
-    expect(withImpliedBounds({ type: 'integer', format: 'int64', minimum: 0, maximum: 1 })).toMatchObject({ format: 'int64' });
+    expect(withImpliedBounds({ type: 'integer', format: 'int64', minimum: 0, maximum: 1 })).toMatchObject({
+      format: 'int64',
+    });
   });
 
   test('When an array holds each of a list of values once, then it holds at most as many items as the list', () => {
@@ -77,7 +91,13 @@ describe('The document built from the schemas', () => {
     }),
   );
   const document = buildOpenApiDocument(
-    { title: 'Things', version: '1', description: 'Things.', tokenUrl: 'http://localhost/api/v1/auth/token', scopes: { 'read:things': 'Read things' } },
+    {
+      title: 'Things',
+      version: '1',
+      description: 'Things.',
+      tokenUrl: 'http://localhost/api/v1/auth/token',
+      scopes: { 'read:things': 'Read things' },
+    },
     '/api/v1',
     [
       {
@@ -122,15 +142,24 @@ describe('The document built from the schemas', () => {
 
   test('When a response is documented, then it may carry the CORS header, and a 429 says when to retry', () => {
     const created = document.paths['/things'].post.responses['201'];
-    expect(created.headers['Access-Control-Allow-Origin']).toEqual({ $ref: '#/components/headers/Access-Control-Allow-Origin' });
+    expect(created.headers['Access-Control-Allow-Origin']).toEqual({
+      $ref: '#/components/headers/Access-Control-Allow-Origin',
+    });
     expect(document.components.headers['Access-Control-Allow-Origin'].description).toMatch(/API_CORS_ORIGINS/);
-    expect(document.components.responses.Error429.headers['Retry-After'].schema).toEqual({ type: 'integer', format: 'int32', minimum: 0 });
+    expect(document.components.responses.Error429.headers['Retry-After'].schema).toEqual({
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+    });
     expect(document.components.responses.Error400.headers['Access-Control-Allow-Origin']).toBeDefined();
   });
 
   test('When the security scheme is read, then it names the refresh URL and the JWT practices it follows', () => {
     const scheme = document.components.securitySchemes.oauth2;
-    expect(scheme.flows.clientCredentials).toMatchObject({ tokenUrl: 'http://localhost/api/v1/auth/token', refreshUrl: 'http://localhost/api/v1/auth/token' });
+    expect(scheme.flows.clientCredentials).toMatchObject({
+      tokenUrl: 'http://localhost/api/v1/auth/token',
+      refreshUrl: 'http://localhost/api/v1/auth/token',
+    });
     expect(scheme.description).toContain('RFC8725');
   });
 

@@ -9,18 +9,30 @@ describe('problem documents', () => {
   function expectProblem(response: request.Response, status: number) {
     expect(response.status).toBe(status);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(response.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), type: expect.any(String) });
+    expect(response.body).toMatchObject({
+      status,
+      title: expect.any(String),
+      detail: expect.any(String),
+      type: expect.any(String),
+    });
     expect(response.body.request_id).toBe(response.headers['x-request-id']);
   }
 
   test('When the JSON is malformed, then it is a 400 problem document', async () => {
-    const response = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send('{"name":');
+    const response = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send('{"name":');
     expectProblem(response, 400);
     expect(response.body.type).toBe('urn:msp:problem:malformed-body');
   });
 
   test('When any text of the body or the query holds the NUL character, then 400 names each field (PostgreSQL could not store it)', async () => {
-    const body = await request(app).post('/api/v1/things').set(AUTH).send({ name: 'a\u0000b', parts: [{ start: '\u0000' }] });
+    const body = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .send({ name: 'a\u0000b', parts: [{ start: '\u0000' }] });
     expectProblem(body, 400);
     expect(body.body.errors).toEqual([
       { field: 'name', message: 'must not contain the NUL character (U+0000)' },
@@ -72,17 +84,26 @@ describe('problem documents', () => {
   });
 
   test('When a caller without a token sends a body, then it is refused with 401 before the body is read', async () => {
-    const response = await request(app).post('/api/v1/things').send({ name: 'x'.repeat(5000) });
+    const response = await request(app)
+      .post('/api/v1/things')
+      .send({ name: 'x'.repeat(5000) });
     expectProblem(response, 401);
   });
 
   test('When the body exceeds the limit, then it is a 413', async () => {
-    const response = await request(app).post('/api/v1/things').set(AUTH).send({ name: 'x'.repeat(2000) });
+    const response = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .send({ name: 'x'.repeat(2000) });
     expectProblem(response, 413);
   });
 
   test('When the body is not JSON, then it is a 415 naming the accepted type', async () => {
-    const response = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'text/plain').send('name=x');
+    const response = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .set('Content-Type', 'text/plain')
+      .send('name=x');
     expectProblem(response, 415);
     expect(response.body.detail).toContain('application/json');
   });
@@ -153,45 +174,75 @@ describe('deeply nested bodies', () => {
   const nested = (levels: number) => `{"name":"x","size":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
 
   test('When a JSON body nests 200,000 levels deep, well under the body limit, then 400 naming the limit, not a stack overflow', async () => {
-    const response = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send(nested(200_000));
+    const response = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send(nested(200_000));
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(response.body.errors).toEqual([{ field: '(body)', message: 'must not nest arrays and objects more than 64 levels deep' }]);
+    expect(response.body.errors).toEqual([
+      { field: '(body)', message: 'must not nest arrays and objects more than 64 levels deep' },
+    ]);
   });
 
   test('When a body nests 64 levels, then it is validated as usual; at 65 it is refused for its depth', async () => {
-    const at64 = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send(nested(64));
+    const at64 = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send(nested(64));
     expect(at64.status).toBe(400);
     expect(at64.body.errors).toEqual([{ field: 'size', message: 'must be an integer' }]);
-    const at65 = await request(app).post('/api/v1/things').set(AUTH).set('Content-Type', 'application/json').send(nested(65));
+    const at65 = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send(nested(65));
     expect(at65.status).toBe(400);
-    expect(at65.body.errors).toEqual([{ field: '(body)', message: 'must not nest arrays and objects more than 64 levels deep' }]);
+    expect(at65.body.errors).toEqual([
+      { field: '(body)', message: 'must not nest arrays and objects more than 64 levels deep' },
+    ]);
   });
 });
 
 describe('a transaction PostgreSQL rolled back for colliding with a concurrent one', () => {
   test.each([
     ['a deadlock (pg)', Object.assign(new Error('deadlock detected'), { code: '40P01' })],
-    ['a serialization failure (pg)', Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' })],
-    ['a deadlock in a Prisma raw query', Object.assign(new Error('Invalid `prisma.$queryRaw()` invocation: Raw query failed. Code: `40P01`. Message: `deadlock detected`'), { code: 'P2010' })],
-  ])('When a handler fails with %s, then the caller gets 503 concurrent-change with Retry-After, not a 500', async (_name, failure) => {
-    const { app } = bareServiceApp('kit', (api) => {
-      api.route({
-        method: 'get',
-        path: '/collide',
-        operationId: 'collide',
-        summary: 'Collide',
-        tags: ['Things'],
-        scope: 'read:things',
-        responses: { 200: { description: 'OK' } },
-        handler: async () => {
-          throw failure;
-        },
+    [
+      'a serialization failure (pg)',
+      Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' }),
+    ],
+    [
+      'a deadlock in a Prisma raw query',
+      Object.assign(
+        new Error(
+          'Invalid `prisma.$queryRaw()` invocation: Raw query failed. Code: `40P01`. Message: `deadlock detected`',
+        ),
+        { code: 'P2010' },
+      ),
+    ],
+  ])(
+    'When a handler fails with %s, then the caller gets 503 concurrent-change with Retry-After, not a 500',
+    async (_name, failure) => {
+      const { app } = bareServiceApp('kit', (api) => {
+        api.route({
+          method: 'get',
+          path: '/collide',
+          operationId: 'collide',
+          summary: 'Collide',
+          tags: ['Things'],
+          scope: 'read:things',
+          responses: { 200: { description: 'OK' } },
+          handler: async () => {
+            throw failure;
+          },
+        });
       });
-    });
-    const response = await request(app).get('/api/v1/collide').set('Authorization', 'Bearer alice:read:things');
-    expect(response.status).toBe(503);
-    expect(response.headers['retry-after']).toBe('1');
-    expect(response.body.type).toBe('urn:msp:problem:concurrent-change');
-  });
+      const response = await request(app).get('/api/v1/collide').set('Authorization', 'Bearer alice:read:things');
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('1');
+      expect(response.body.type).toBe('urn:msp:problem:concurrent-change');
+    },
+  );
 });

@@ -21,7 +21,11 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i += 1) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
@@ -50,36 +54,40 @@ const until = async (condition: () => Promise<boolean>) => {
 };
 
 describe('Idempotency-Key when Redis is unreachable', () => {
-  test('When Redis is down, then a create with a key is 503 with Retry-After and runs nothing, one without a key is served, and the key works once Redis is back', async () => {
-    const port = await freePort();
-    const redis = createRedis(`redis://127.0.0.1:${port}`, createLogger({ service: 'kit', level: 'error' }));
-    const kit = kitApp({ redis, prefix: `rl:idem:${port}:` });
-    const post = (key?: string) => {
-      const call = request(kit.app).post('/api/v1/things').set(AUTH('alice'));
-      return (key ? call.set('Idempotency-Key', key) : call).send({ name: 'a' });
-    };
-    let server: ChildProcess | undefined;
-    try {
-      const refused = await post('k-1');
-      expect(refused.status).toBe(503);
-      expect(refused.headers['retry-after']).toBe('1');
-      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(kit.created()).toBe(0);
-      expect((await post()).status).toBe(201);
-      expect(kit.created()).toBe(1);
+  test(
+    'When Redis is down, then a create with a key is 503 with Retry-After and runs nothing, ' +
+      'one without a key is served, and the key works once Redis is back',
+    async () => {
+      const port = await freePort();
+      const redis = createRedis(`redis://127.0.0.1:${port}`, createLogger({ service: 'kit', level: 'error' }));
+      const kit = kitApp({ redis, prefix: `rl:idem:${port}:` });
+      const post = (key?: string) => {
+        const call = request(kit.app).post('/api/v1/things').set(AUTH('alice'));
+        return (key ? call.set('Idempotency-Key', key) : call).send({ name: 'a' });
+      };
+      let server: ChildProcess | undefined;
+      try {
+        const refused = await post('k-1');
+        expect(refused.status).toBe(503);
+        expect(refused.headers['retry-after']).toBe('1');
+        expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(kit.created()).toBe(0);
+        expect((await post()).status).toBe(201);
+        expect(kit.created()).toBe(1);
 
-      server = await startRedisServer(port);
-      await until(async () => redis.status === 'ready');
-      const first = await post('k-1');
-      expect(first.status).toBe(201);
-      const replay = await post('k-1');
-      expect(replay.headers['idempotent-replayed']).toBe('true');
-      expect(kit.created()).toBe(2);
-    } finally {
-      redis.disconnect();
-      if (server) await stop(server);
-    }
-  });
+        server = await startRedisServer(port);
+        await until(async () => redis.status === 'ready');
+        const first = await post('k-1');
+        expect(first.status).toBe(201);
+        const replay = await post('k-1');
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(kit.created()).toBe(2);
+      } finally {
+        redis.disconnect();
+        if (server) await stop(server);
+      }
+    },
+  );
 });
 
 describe('rate limiter when Redis is unreachable', () => {
@@ -98,49 +106,63 @@ describe('rate limiter when Redis is unreachable', () => {
     }
   });
 
-  test('When Redis stops under load and comes back, then every request is served meanwhile, the outage is logged once, /readyz says degraded but stays 200, and the limit applies again without a restart', async () => {
-    const port = await freePort();
-    let server = await startRedisServer(port);
-    const redis = createRedis(`redis://127.0.0.1:${port}`, createLogger({ service: 'kit', level: 'error' }));
-    // The limiter loads its script when it is made: with Redis connected, as at a service's start.
-    await until(async () => redis.status === 'ready');
-    const { app, logs } = kitApp({ redis, limit: 5, prefix: `rl:outage:${port}:` });
-    try {
-      // Before: the limit holds.
-      const before = [];
-      for (let i = 0; i < 6; i += 1) before.push((await request(app).get('/api/v1/things').set(AUTH('before'))).status);
-      expect(before).toEqual([200, 200, 200, 200, 200, 429]);
+  test(
+    'When Redis stops under load and comes back, then every request is served meanwhile, the outage is logged ' +
+      'once, /readyz says degraded but stays 200, and the limit applies again without a restart',
+    async () => {
+      const port = await freePort();
+      let server = await startRedisServer(port);
+      const redis = createRedis(`redis://127.0.0.1:${port}`, createLogger({ service: 'kit', level: 'error' }));
+      // The limiter loads its script when it is made: with Redis connected, as at a service's start.
+      await until(async () => redis.status === 'ready');
+      const { app, logs } = kitApp({ redis, limit: 5, prefix: `rl:outage:${port}:` });
+      try {
+        // Before: the limit holds.
+        const before = [];
+        for (let i = 0; i < 6; i += 1)
+          before.push((await request(app).get('/api/v1/things').set(AUTH('before'))).status);
+        expect(before).toEqual([200, 200, 200, 200, 200, 429]);
 
-      // Under load (one client per request, so the limit is not what answers): Redis is killed.
-      const statuses: number[] = [];
-      let n = 0;
-      const load = async () => {
-        for (let i = 0; i < 40; i += 1) statuses.push((await request(app).get('/api/v1/things').set(AUTH(`load${n++}`))).status);
-      };
-      const running = Promise.all([load(), load(), load()]);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await stop(server);
-      await running;
-      for (let i = 0; i < 10; i += 1) statuses.push((await request(app).get('/api/v1/things').set(AUTH('during'))).status);
-      expect(statuses.every((status) => status === 200)).toBe(true);
-      expect(logs.filter((line) => String(line.message).startsWith('rate limiter store failed'))).toHaveLength(1);
+        // Under load (one client per request, so the limit is not what answers): Redis is killed.
+        const statuses: number[] = [];
+        let n = 0;
+        const load = async () => {
+          for (let i = 0; i < 40; i += 1)
+            statuses.push(
+              (
+                await request(app)
+                  .get('/api/v1/things')
+                  .set(AUTH(`load${n++}`))
+              ).status,
+            );
+        };
+        const running = Promise.all([load(), load(), load()]);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await stop(server);
+        await running;
+        for (let i = 0; i < 10; i += 1)
+          statuses.push((await request(app).get('/api/v1/things').set(AUTH('during'))).status);
+        expect(statuses.every((status) => status === 200)).toBe(true);
+        expect(logs.filter((line) => String(line.message).startsWith('rate limiter store failed'))).toHaveLength(1);
 
-      const ready = await request(app).get('/readyz');
-      expect(ready.status).toBe(200);
-      expect(ready.body).toEqual({ status: 'degraded', checks: { redis: 'failing' } });
+        const ready = await request(app).get('/readyz');
+        expect(ready.status).toBe(200);
+        expect(ready.body).toEqual({ status: 'degraded', checks: { redis: 'failing' } });
 
-      // Redis back on the same port: the service reconnects by itself and limits again.
-      server = await startRedisServer(port);
-      await until(async () => (await request(app).get('/readyz')).body.status === 'ready');
-      const after = [];
-      for (let i = 0; i < 6; i += 1) after.push((await request(app).get('/api/v1/things').set(AUTH('after'))).status);
-      expect(after).toEqual([200, 200, 200, 200, 200, 429]);
-      expect(logs.some((line) => line.message === 'rate limiter store recovered; limits apply again')).toBe(true);
-    } finally {
-      redis.disconnect();
-      await stop(server);
-    }
-  }, 60_000);
+        // Redis back on the same port: the service reconnects by itself and limits again.
+        server = await startRedisServer(port);
+        await until(async () => (await request(app).get('/readyz')).body.status === 'ready');
+        const after = [];
+        for (let i = 0; i < 6; i += 1) after.push((await request(app).get('/api/v1/things').set(AUTH('after'))).status);
+        expect(after).toEqual([200, 200, 200, 200, 200, 429]);
+        expect(logs.some((line) => line.message === 'rate limiter store recovered; limits apply again')).toBe(true);
+      } finally {
+        redis.disconnect();
+        await stop(server);
+      }
+    },
+    60_000,
+  );
 
   test('When Redis is down when the service starts and comes up later, then requests are served meanwhile and the limit applies once it is up', async () => {
     const port = await freePort();
@@ -148,7 +170,8 @@ describe('rate limiter when Redis is unreachable', () => {
     const { app, logs } = kitApp({ redis, limit: 3, prefix: `rl:late:${port}:` });
     let server: ChildProcess | undefined;
     try {
-      for (let i = 0; i < 5; i += 1) expect((await request(app).get('/api/v1/things').set(AUTH('early'))).status).toBe(200);
+      for (let i = 0; i < 5; i += 1)
+        expect((await request(app).get('/api/v1/things').set(AUTH('early'))).status).toBe(200);
       server = await startRedisServer(port);
       await until(async () => (await request(app).get('/readyz')).body.status === 'ready');
       const after = [];

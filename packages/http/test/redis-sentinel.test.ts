@@ -53,7 +53,13 @@ describe('a service whose Redis is behind Sentinels', () => {
     processes.set(name, child);
   }
   const ask = async (port: number, ...command: string[]) => {
-    const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const client = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     try {
       await client.connect();
       return await client.call(command[0]!, ...command.slice(1));
@@ -65,7 +71,20 @@ describe('a service whose Redis is behind Sentinels', () => {
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'msp-sentinel-'));
     ports = { master: await freePort(), replica: await freePort(), sentinel: await freePort() };
-    const server = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--dbfilename', `${port}.rdb`];
+    const server = (port: number) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--dbfilename',
+      `${port}.rdb`,
+    ];
     start('master', server(ports.master));
     start('replica', [...server(ports.replica), '--replicaof', '127.0.0.1', String(ports.master)]);
     const sentinelConf = path.join(dir, 'sentinel.conf');
@@ -82,9 +101,16 @@ describe('a service whose Redis is behind Sentinels', () => {
       ].join('\n'),
     );
     start('sentinel', [sentinelConf, '--sentinel']);
-    await until('the replica in sync', async () => ((await ask(ports.replica, 'INFO', 'replication')) as string).includes('master_link_status:up') || undefined);
+    await until(
+      'the replica in sync',
+      async () =>
+        ((await ask(ports.replica, 'INFO', 'replication')) as string).includes('master_link_status:up') || undefined,
+    );
     // A failover needs a replica the Sentinel knows of (it learns them from the master's INFO).
-    await until('the sentinel knowing the replica', async () => ((await ask(ports.sentinel, 'SENTINEL', 'REPLICAS', 'kit')) as unknown[]).length > 0 || undefined);
+    await until(
+      'the sentinel knowing the replica',
+      async () => ((await ask(ports.sentinel, 'SENTINEL', 'REPLICAS', 'kit')) as unknown[]).length > 0 || undefined,
+    );
   }, 60_000);
 
   afterEach(() => {
@@ -93,79 +119,109 @@ describe('a service whose Redis is behind Sentinels', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('When the master is SIGKILLed after a key was answered, then after the failover the same key is replayed, and new keys and the rate limit work again', async () => {
-    const logger = createLogger({ service: 'kit', level: 'error' });
-    const redis = createRedis({ sentinels: `127.0.0.1:${ports.sentinel}`, sentinelName: 'kit' }, logger);
-    try {
-      await until('the client ready', async () => (redis.status === 'ready' ? true : undefined));
-      const kit = kitApp({ redis, prefix: `rl:${randomUUID()}:` });
-      const key = randomUUID();
-      const first = await request(kit.app).post('/api/v1/things').set(AUTH).set('Idempotency-Key', key).send({ name: 'before' });
-      expect(first.status).toBe(201);
-      const remainingBefore = Number(first.headers['x-ratelimit-remaining']);
+  test(
+    'When the master is SIGKILLed after a key was answered, then after the failover the ' +
+      'same key is replayed, and new keys and the rate limit work again',
+    async () => {
+      const logger = createLogger({ service: 'kit', level: 'error' });
+      const redis = createRedis({ sentinels: `127.0.0.1:${ports.sentinel}`, sentinelName: 'kit' }, logger);
+      try {
+        await until('the client ready', async () => (redis.status === 'ready' ? true : undefined));
+        const kit = kitApp({ redis, prefix: `rl:${randomUUID()}:` });
+        const key = randomUUID();
+        const first = await request(kit.app)
+          .post('/api/v1/things')
+          .set(AUTH)
+          .set('Idempotency-Key', key)
+          .send({ name: 'before' });
+        expect(first.status).toBe(201);
+        const remainingBefore = Number(first.headers['x-ratelimit-remaining']);
 
-      // Killed the moment the answer is out: only what a replica had acknowledged survives.
-      processes.get('master')!.kill('SIGKILL');
-      await promoted();
+        // Killed the moment the answer is out: only what a replica had acknowledged survives.
+        processes.get('master')!.kill('SIGKILL');
+        await promoted();
 
-      // Retried as integrators are told to: on 503 with the same key.
-      const again = await until('a non-503 answer', async () => {
-        const response = await request(kit.app).post('/api/v1/things').set(AUTH).set('Idempotency-Key', key).send({ name: 'before' });
-        return response.status === 503 ? undefined : response;
-      });
-      expect(again.status).toBe(201);
-      expect(again.headers['idempotent-replayed']).toBe('true');
-      expect(again.body).toEqual(first.body);
-      expect(kit.created()).toBe(1);
+        // Retried as integrators are told to: on 503 with the same key.
+        const again = await until('a non-503 answer', async () => {
+          const response = await request(kit.app)
+            .post('/api/v1/things')
+            .set(AUTH)
+            .set('Idempotency-Key', key)
+            .send({ name: 'before' });
+          return response.status === 503 ? undefined : response;
+        });
+        expect(again.status).toBe(201);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.body).toEqual(first.body);
+        expect(kit.created()).toBe(1);
 
-      const fresh = await request(kit.app).post('/api/v1/things').set(AUTH).set('Idempotency-Key', randomUUID()).send({ name: 'after' });
-      expect(fresh.status).toBe(201);
-      expect(kit.created()).toBe(2);
-      // One counter, on the new master: it went on counting.
-      expect(Number(fresh.headers['x-ratelimit-remaining'])).toBeLessThan(remainingBefore);
-      expect(await redis.config('GET', 'port')).toEqual(['port', String(ports.replica)]);
-    } finally {
-      redis.disconnect();
-    }
-  }, 60_000);
+        const fresh = await request(kit.app)
+          .post('/api/v1/things')
+          .set(AUTH)
+          .set('Idempotency-Key', randomUUID())
+          .send({ name: 'after' });
+        expect(fresh.status).toBe(201);
+        expect(kit.created()).toBe(2);
+        // One counter, on the new master: it went on counting.
+        expect(Number(fresh.headers['x-ratelimit-remaining'])).toBeLessThan(remainingBefore);
+        expect(await redis.config('GET', 'port')).toEqual(['port', String(ports.replica)]);
+      } finally {
+        redis.disconnect();
+      }
+    },
+    60_000,
+  );
 
-  test('When the master dies before the replica has a stored answer, then the answer waits for the failover and a retry with its key is replayed, not run again', async () => {
-    const logger = createLogger({ service: 'kit', level: 'error' });
-    const redis = createRedis({ sentinels: `127.0.0.1:${ports.sentinel}`, sentinelName: 'kit' }, logger);
-    const replica = processes.get('replica')!;
-    try {
-      await until('the client ready', async () => (redis.status === 'ready' ? true : undefined));
-      const kit = kitApp({ redis, prefix: `rl:${randomUUID()}:` });
-      const key = randomUUID();
-      // The replica is cut off (stopped, its link closed by the master): what the master writes now
-      // exists only there.
-      replica.kill('SIGSTOP');
-      await ask(ports.master, 'CLIENT', 'KILL', 'TYPE', 'replica');
-      const pending = request(kit.app).post('/api/v1/things').set(AUTH).set('Idempotency-Key', key).send({ name: 'racing' });
-      const answer = pending.then((response) => response);
-      // The answer is stored on the master; the master dies before any replica has it.
-      await until('the answer stored on the master', async () => {
-        const keys = (await ask(ports.master, 'KEYS', 'idem:kit:*')) as string[];
-        const values = await Promise.all(keys.map((name) => ask(ports.master, 'GET', name) as Promise<string>));
-        return values.some((value) => value.includes('"state":"done"')) || undefined;
-      });
-      processes.get('master')!.kill('SIGKILL');
-      replica.kill('SIGCONT');
-      await promoted();
+  test(
+    'When the master dies before the replica has a stored answer, then the answer waits for ' +
+      'the failover and a retry with its key is replayed, not run again',
+    async () => {
+      const logger = createLogger({ service: 'kit', level: 'error' });
+      const redis = createRedis({ sentinels: `127.0.0.1:${ports.sentinel}`, sentinelName: 'kit' }, logger);
+      const replica = processes.get('replica')!;
+      try {
+        await until('the client ready', async () => (redis.status === 'ready' ? true : undefined));
+        const kit = kitApp({ redis, prefix: `rl:${randomUUID()}:` });
+        const key = randomUUID();
+        // The replica is cut off (stopped, its link closed by the master): what the master writes now
+        // exists only there.
+        replica.kill('SIGSTOP');
+        await ask(ports.master, 'CLIENT', 'KILL', 'TYPE', 'replica');
+        const pending = request(kit.app)
+          .post('/api/v1/things')
+          .set(AUTH)
+          .set('Idempotency-Key', key)
+          .send({ name: 'racing' });
+        const answer = pending.then((response) => response);
+        // The answer is stored on the master; the master dies before any replica has it.
+        await until('the answer stored on the master', async () => {
+          const keys = (await ask(ports.master, 'KEYS', 'idem:kit:*')) as string[];
+          const values = await Promise.all(keys.map((name) => ask(ports.master, 'GET', name) as Promise<string>));
+          return values.some((value) => value.includes('"state":"done"')) || undefined;
+        });
+        processes.get('master')!.kill('SIGKILL');
+        replica.kill('SIGCONT');
+        await promoted();
 
-      const first = await answer;
-      expect(first.status).toBe(201);
-      const again = await until('a non-503 answer', async () => {
-        const response = await request(kit.app).post('/api/v1/things').set(AUTH).set('Idempotency-Key', key).send({ name: 'racing' });
-        return response.status === 503 ? undefined : response;
-      });
-      expect(again.status).toBe(201);
-      expect(again.headers['idempotent-replayed']).toBe('true');
-      expect(again.body).toEqual(first.body);
-      expect(kit.created()).toBe(1);
-    } finally {
-      replica.kill('SIGCONT');
-      redis.disconnect();
-    }
-  }, 60_000);
+        const first = await answer;
+        expect(first.status).toBe(201);
+        const again = await until('a non-503 answer', async () => {
+          const response = await request(kit.app)
+            .post('/api/v1/things')
+            .set(AUTH)
+            .set('Idempotency-Key', key)
+            .send({ name: 'racing' });
+          return response.status === 503 ? undefined : response;
+        });
+        expect(again.status).toBe(201);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.body).toEqual(first.body);
+        expect(kit.created()).toBe(1);
+      } finally {
+        replica.kill('SIGCONT');
+        redis.disconnect();
+      }
+    },
+    60_000,
+  );
 });

@@ -11,7 +11,9 @@ describe('startServer', () => {
       expect(thing.status).toBe(200);
       expect(thing.headers.get('etag')).toMatch(/^"/);
       expect(thing.headers.get('x-ratelimit-remaining')).not.toBeNull();
-      const missing = await fetch(`${base}/api/v1/nothing-here`, { headers: { authorization: 'Bearer c1:read:things' } });
+      const missing = await fetch(`${base}/api/v1/nothing-here`, {
+        headers: { authorization: 'Bearer c1:read:things' },
+      });
       expect(missing.status).toBe(404);
       expect(missing.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
     } finally {

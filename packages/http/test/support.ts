@@ -2,7 +2,15 @@ import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError, createLogger, createServiceApp, strictObject, type IdempotencyStore, type Principal, type ServiceAppOptions } from '../src';
+import {
+  AppError,
+  createLogger,
+  createServiceApp,
+  strictObject,
+  type IdempotencyStore,
+  type Principal,
+  type ServiceAppOptions,
+} from '../src';
 
 /**
  * The kit on its own, with a stand-in for @msp/auth (which depends on this
@@ -12,22 +20,36 @@ import { AppError, createLogger, createServiceApp, strictObject, type Idempotenc
 export const fakeAuthenticate: RequestHandler = (req, _res, next) => {
   const match = /^Bearer (\w+):([\w:]+)$/.exec(req.get('authorization') ?? '');
   if (match) {
-    req.principal = { clientId: match[1]!, tenantId: 't1', scopes: [match[2]!], tokenId: 'x', expiresAt: 0, serviceClient: false } satisfies Principal;
+    req.principal = {
+      clientId: match[1]!,
+      tenantId: 't1',
+      scopes: [match[2]!],
+      tokenId: 'x',
+      expiresAt: 0,
+      serviceClient: false,
+    } satisfies Principal;
   }
   next();
 };
 
-export const fakeRequireScope = (scope: string): RequestHandler => (req, _res, next) => {
-  if (!req.principal) throw new AppError(401, 'An access token is required.', { code: 'invalid-token' });
-  if (!req.principal.scopes.includes(scope)) throw new AppError(403, 'Missing scope.', { code: 'insufficient-scope' });
-  next();
-};
+export const fakeRequireScope =
+  (scope: string): RequestHandler =>
+  (req, _res, next) => {
+    if (!req.principal) throw new AppError(401, 'An access token is required.', { code: 'invalid-token' });
+    if (!req.principal.scopes.includes(scope))
+      throw new AppError(403, 'Missing scope.', { code: 'insufficient-scope' });
+    next();
+  };
 
 /**
  * A service app with nothing but `routes`: logs discarded (errors only), the stand-in caller
  * (fakeAuthenticate), a limit of 600 a minute in memory. `options` overrides any of it.
  */
-export function bareServiceApp(service: string, routes: ServiceAppOptions['routes'], options: Partial<ServiceAppOptions> = {}) {
+export function bareServiceApp(
+  service: string,
+  routes: ServiceAppOptions['routes'],
+  options: Partial<ServiceAppOptions> = {},
+) {
   return createServiceApp({
     service,
     logger: createLogger({ service, level: 'error', stream: new PassThrough() }),
@@ -46,16 +68,28 @@ export function capturedLogger(service: string, level: 'debug' | 'info') {
   const stream = new PassThrough();
   const lines: Record<string, unknown>[] = [];
   stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n').filter(Boolean))
+      lines.push(JSON.parse(line) as Record<string, unknown>);
   });
   return { logger: createLogger({ service, level, stream }), lines };
 }
 
 export function kitApp(
-  options: { redis?: Redis; limit?: number; prefix?: string; bodyLimit?: string; slowMs?: number; corsOrigins?: string[]; createDelayMs?: number; idempotencyStore?: IdempotencyStore } = {},
+  options: {
+    redis?: Redis;
+    limit?: number;
+    prefix?: string;
+    bodyLimit?: string;
+    slowMs?: number;
+    corsOrigins?: string[];
+    createDelayMs?: number;
+    idempotencyStore?: IdempotencyStore;
+  } = {},
 ) {
   let created = 0;
-  const things = new Map<string, { id: string; name: string; version: number }>([['1', { id: '1', name: 'first', version: 1 }]]);
+  const things = new Map<string, { id: string; name: string; version: number }>([
+    ['1', { id: '1', name: 'first', version: 1 }],
+  ]);
   /** The thing as its GET shows it, or a 404: the loader its GET and the If-Match of its writes share. */
   const loadThing = async (id: string) => {
     const thing = things.get(id);
@@ -66,7 +100,13 @@ export function kitApp(
   const service = createServiceApp({
     service: 'kit',
     logger,
-    openapi: { title: 'Kit', version: '1', description: 'test', tokenUrl: 'http://localhost/token', scopes: { 'read:things': 'read' } },
+    openapi: {
+      title: 'Kit',
+      version: '1',
+      description: 'test',
+      tokenUrl: 'http://localhost/token',
+      scopes: { 'read:things': 'read' },
+    },
     readinessChecks: {},
     rateLimit: { limit: options.limit ?? 600, redis: options.redis, prefix: options.prefix },
     authenticate: fakeAuthenticate,
@@ -91,7 +131,10 @@ export function kitApp(
         handler: async (_req, res, { body }) => {
           if (options.createDelayMs) await new Promise((resolve) => setTimeout(resolve, options.createDelayMs).unref());
           created += 1;
-          res.status(201).location(`/api/v1/things/${created}`).json({ ...body, number: created });
+          res
+            .status(201)
+            .location(`/api/v1/things/${created}`)
+            .json({ ...body, number: created });
         },
       });
       api.route({
@@ -119,7 +162,11 @@ export function kitApp(
         load: (_req, { params }) => loadThing(params.id),
         // A handler of its own that uses more of Express's response than res.json.
         handler: async (_req, res, { params }) => {
-          res.vary('Accept-Language').set('Content-Language', 'en').status(200).json(await loadThing(params.id));
+          res
+            .vary('Accept-Language')
+            .set('Content-Language', 'en')
+            .status(200)
+            .json(await loadThing(params.id));
         },
       });
       api.route({

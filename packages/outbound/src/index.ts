@@ -52,7 +52,10 @@ export class OutboundBlockedError extends Error {
 /** The call did not answer within the timeout. */
 export class OutboundTimeoutError extends Error {
   readonly code = 'outbound_timeout';
-  constructor(readonly url: string, readonly timeoutMs: number) {
+  constructor(
+    readonly url: string,
+    readonly timeoutMs: number,
+  ) {
     super(`${url} did not answer within ${timeoutMs} ms`);
     this.name = 'OutboundTimeoutError';
   }
@@ -61,7 +64,10 @@ export class OutboundTimeoutError extends Error {
 /** The answer's body is larger than the service reads. */
 export class OutboundResponseTooLargeError extends Error {
   readonly code = 'outbound_response_too_large';
-  constructor(readonly url: string, readonly maxBytes: number) {
+  constructor(
+    readonly url: string,
+    readonly maxBytes: number,
+  ) {
     super(`${url} answered with a body larger than ${maxBytes} bytes, more than this service reads`);
     this.name = 'OutboundResponseTooLargeError';
   }
@@ -125,7 +131,10 @@ function isLoopback(address: string): boolean {
  * Throws naming the entry that is none of these.
  */
 export function parseAllowlist(value: string | undefined): string[] {
-  const entries = (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address = '', prefix, extra] = entry.split('/');
     const valid =
@@ -248,7 +257,10 @@ export function createOutbound(options: OutboundOptions = {}): Outbound {
         if (!usable.length) {
           callback(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), []);
         } else if (lookupOptions.all) {
-          callback(null, usable.map((address) => ({ address, family: isIP(address) })));
+          callback(
+            null,
+            usable.map((address) => ({ address, family: isIP(address) })),
+          );
         } else {
           callback(null, usable[0]!, isIP(usable[0]!));
         }
@@ -291,7 +303,11 @@ export function createOutbound(options: OutboundOptions = {}): Outbound {
         else controller.enqueue(chunk);
       },
     });
-    return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(response.body.pipeThrough(limit), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
 
   return {
@@ -326,7 +342,11 @@ export function createOutbound(options: OutboundOptions = {}): Outbound {
 }
 
 /** The service's outbound policy from its configuration (OUTBOUND_ALLOW_LOOPBACK, OUTBOUND_ALLOWLIST, OUTBOUND_TIMEOUT_MS). */
-export function outboundFromConfig(config: { OUTBOUND_ALLOW_LOOPBACK?: boolean; OUTBOUND_ALLOWLIST?: string; OUTBOUND_TIMEOUT_MS: number }): Outbound {
+export function outboundFromConfig(config: {
+  OUTBOUND_ALLOW_LOOPBACK?: boolean;
+  OUTBOUND_ALLOWLIST?: string;
+  OUTBOUND_TIMEOUT_MS: number;
+}): Outbound {
   return createOutbound({
     allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK ?? false,
     allowlist: parseAllowlist(config.OUTBOUND_ALLOWLIST),

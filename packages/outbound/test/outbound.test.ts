@@ -1,7 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type * as OutboundModule from '../src';
-import { createOutbound, internalAddressReason, OutboundBlockedError, OutboundResponseTooLargeError, OutboundTimeoutError, parseAllowlist } from '../src';
+import {
+  createOutbound,
+  internalAddressReason,
+  OutboundBlockedError,
+  OutboundResponseTooLargeError,
+  OutboundTimeoutError,
+  parseAllowlist,
+} from '../src';
 import { startDnsServer } from './dns-server';
 
 const publicLookup = async () => ['93.184.215.14'];
@@ -35,27 +42,40 @@ describe('internal addresses', () => {
     expect(internalAddressReason(address)).toBe(reason);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700::1111', '172.32.0.1'])('When the address is %s, then it is public', (address) => {
-    expect(internalAddressReason(address)).toBeUndefined();
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700::1111', '172.32.0.1'])(
+    'When the address is %s, then it is public',
+    (address) => {
+      expect(internalAddressReason(address)).toBeUndefined();
+    },
+  );
 });
 
 describe('the allow-list', () => {
   it('When entries are host names, IPs and CIDRs, then they are accepted', () => {
-    expect(parseAllowlist(' scim.internal, 10.0.0.0/8 ,::1,127.0.0.1')).toEqual(['scim.internal', '10.0.0.0/8', '::1', '127.0.0.1']);
+    expect(parseAllowlist(' scim.internal, 10.0.0.0/8 ,::1,127.0.0.1')).toEqual([
+      'scim.internal',
+      '10.0.0.0/8',
+      '::1',
+      '127.0.0.1',
+    ]);
     expect(parseAllowlist(undefined)).toEqual([]);
   });
 
-  it.each(['10.0.0.0/33', 'http://x', 'a b', '10.0.0.0/8/1'])('When an entry is %s, then it is refused naming it', (entry) => {
-    expect(() => parseAllowlist(entry)).toThrow(`"${entry}"`);
-  });
+  it.each(['10.0.0.0/33', 'http://x', 'a b', '10.0.0.0/8/1'])(
+    'When an entry is %s, then it is refused naming it',
+    (entry) => {
+      expect(() => parseAllowlist(entry)).toThrow(`"${entry}"`);
+    },
+  );
 });
 
 describe('check', () => {
   const production = (allowlist: string[] = [], lookup = publicLookup) => createOutbound({ allowlist, lookup });
 
   it('When a URL names the metadata address, then it is refused and the message says why', async () => {
-    const error = await production().check('http://169.254.169.254/latest/meta-data').catch((e) => e);
+    const error = await production()
+      .check('http://169.254.169.254/latest/meta-data')
+      .catch((e) => e);
     expect(error).toBeInstanceOf(OutboundBlockedError);
     expect(error.message).toContain('link-local');
     expect(error.message).toContain('OUTBOUND_ALLOWLIST');
@@ -77,15 +97,14 @@ describe('check', () => {
     'http://224.0.0.1/',
     'http://240.0.0.1/',
     'http://198.18.0.1/',
-  ])(
-    'When no option is given (any mode) and the URL is %s, then it is refused',
-    async (url) => {
-      await expect(production().check(url)).rejects.toBeInstanceOf(OutboundBlockedError);
-    },
-  );
+  ])('When no option is given (any mode) and the URL is %s, then it is refused', async (url) => {
+    await expect(production().check(url)).rejects.toBeInstanceOf(OutboundBlockedError);
+  });
 
   it('When a public-looking name resolves to an internal address, then it is refused', async () => {
-    const error = await production([], async () => ['93.184.215.14', '127.0.0.1']).check('https://rebind.example.com/scim').catch((e) => e);
+    const error = await production([], async () => ['93.184.215.14', '127.0.0.1'])
+      .check('https://rebind.example.com/scim')
+      .catch((e) => e);
     expect(error).toBeInstanceOf(OutboundBlockedError);
     expect(error.message).toContain('resolved to 127.0.0.1');
   });
@@ -95,7 +114,11 @@ describe('check', () => {
   });
 
   it('When a name cannot be resolved, then it is refused', async () => {
-    const error = await production([], async () => { throw new Error('ENOTFOUND'); }).check('https://nowhere.invalid/').catch((e) => e);
+    const error = await production([], async () => {
+      throw new Error('ENOTFOUND');
+    })
+      .check('https://nowhere.invalid/')
+      .catch((e) => e);
     expect(error).toBeInstanceOf(OutboundBlockedError);
     expect(error.reason).toBe('unresolvable');
   });
@@ -103,8 +126,12 @@ describe('check', () => {
   it('When the allow-list names the host, an IP or a CIDR, then internal targets are allowed', async () => {
     await expect(production(['scim.corp']).check('http://scim.corp/v2')).resolves.toBeUndefined();
     await expect(production(['127.0.0.1']).check('http://127.0.0.1:9000/')).resolves.toBeUndefined();
-    await expect(production(['10.0.0.0/8'], async () => ['10.2.3.4']).check('http://dir.corp/')).resolves.toBeUndefined();
-    await expect(production(['10.0.0.0/8'], async () => ['192.168.0.1']).check('http://dir.corp/')).rejects.toBeInstanceOf(OutboundBlockedError);
+    await expect(
+      production(['10.0.0.0/8'], async () => ['10.2.3.4']).check('http://dir.corp/'),
+    ).resolves.toBeUndefined();
+    await expect(
+      production(['10.0.0.0/8'], async () => ['192.168.0.1']).check('http://dir.corp/'),
+    ).rejects.toBeInstanceOf(OutboundBlockedError);
   });
 
   it('When loopback is allowed (pnpm start), then loopback may be called, nothing else internal, and only http(s)', async () => {
@@ -149,7 +176,9 @@ describe('fetch', () => {
   });
 
   it('When the target does not answer in time, then an OutboundTimeoutError names the origin', async () => {
-    const error = await createOutbound({ allowLoopback: true, timeoutMs: 100 }).fetch(`${base}/slow`).catch((e) => e);
+    const error = await createOutbound({ allowLoopback: true, timeoutMs: 100 })
+      .fetch(`${base}/slow`)
+      .catch((e) => e);
     expect(error).toBeInstanceOf(OutboundTimeoutError);
     expect(error.message).toBe(`${base} did not answer within 100 ms`);
   });
@@ -167,7 +196,9 @@ describe('fetch', () => {
     expect(declared.message).toBe(`${base} answered with a body larger than 1024 bytes, more than this service reads`);
     const response = await outbound.fetch(`${base}/big-chunked`);
     await expect(response.text()).rejects.toBeInstanceOf(OutboundResponseTooLargeError);
-    expect(await (await createOutbound({ allowLoopback: true, maxResponseBytes: 2048 }).fetch(`${base}/big`)).text()).toHaveLength(2048);
+    expect(
+      await (await createOutbound({ allowLoopback: true, maxResponseBytes: 2048 }).fetch(`${base}/big`)).text(),
+    ).toHaveLength(2048);
   });
 
   it('When a service only imports the package and makes its policy, then undici is not loaded; the first call loads it', async () => {
@@ -213,26 +244,34 @@ describe('the address is checked where the socket connects', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  it('When the DNS answer changes from a public address at the check to 127.0.0.1 at the connection, then the call is refused and nothing arrives', async () => {
-    const dns = await startDnsServer(['93.184.215.14', '127.0.0.1']);
-    try {
-      const outbound = createOutbound({ lookup: dns.lookup });
-      const before = hits;
-      const error = await outbound.fetch(`http://rebind.example.test:${port}/hook`).catch((e) => e);
-      expect(error).toBeInstanceOf(OutboundBlockedError);
-      expect(error.message).toBe('rebind.example.test is resolved to 127.0.0.1, a loopback address, which this service may not call (add it to OUTBOUND_ALLOWLIST to allow it)');
-      // The check asked once (public), the connection asked again (loopback) and was refused.
-      expect(dns.queries).toEqual(['rebind.example.test', 'rebind.example.test']);
-      expect(hits).toBe(before);
-    } finally {
-      await dns.close();
-    }
-  });
+  it(
+    'When the DNS answer changes from a public address at the check to 127.0.0.1 at ' +
+      'the connection, then the call is refused and nothing arrives',
+    async () => {
+      const dns = await startDnsServer(['93.184.215.14', '127.0.0.1']);
+      try {
+        const outbound = createOutbound({ lookup: dns.lookup });
+        const before = hits;
+        const error = await outbound.fetch(`http://rebind.example.test:${port}/hook`).catch((e) => e);
+        expect(error).toBeInstanceOf(OutboundBlockedError);
+        expect(error.message).toBe(
+          'rebind.example.test is resolved to 127.0.0.1, a loopback address, which this service may not call (add it to OUTBOUND_ALLOWLIST to allow it)',
+        );
+        // The check asked once (public), the connection asked again (loopback) and was refused.
+        expect(dns.queries).toEqual(['rebind.example.test', 'rebind.example.test']);
+        expect(hits).toBe(before);
+      } finally {
+        await dns.close();
+      }
+    },
+  );
 
   it('When the connection resolves to an allowed address, then it connects to the address its lookup gave', async () => {
     const dns = await startDnsServer(['127.0.0.1']);
     try {
-      const response = await createOutbound({ allowLoopback: true, lookup: dns.lookup }).fetch(`http://receiver.example.test:${port}/hook`);
+      const response = await createOutbound({ allowLoopback: true, lookup: dns.lookup }).fetch(
+        `http://receiver.example.test:${port}/hook`,
+      );
       expect(await response.text()).toBe('inside');
       expect(dns.queries.length).toBe(2);
     } finally {

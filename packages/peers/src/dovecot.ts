@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import { makeInstanceDir, peersRoot, removeInstanceDir } from './internal/paths';
@@ -71,7 +83,10 @@ export interface Dovecot {
   /** What the server shows in `folder` over IMAP, in UID order. */
   listMessages(user: string, folder: string): Promise<ListedMessage[]>;
   /** imapflow options for logging in as `user` (password, or `accessToken` for XOAUTH2). */
-  imapOptions(user: string, options?: { tls?: 'implicit' | 'starttls' | 'none'; accessToken?: string }): ImapFlowOptions;
+  imapOptions(
+    user: string,
+    options?: { tls?: 'implicit' | 'starttls' | 'none'; accessToken?: string },
+  ): ImapFlowOptions;
   /** `true` stops Dovecot (connections refused), `false` starts it again on the same ports. */
   setDown(down: boolean): Promise<void>;
   stop(): Promise<void>;
@@ -89,7 +104,13 @@ function account(user: string, group: string): { uid: number; gid: number } {
   return { uid: find('/etc/passwd', user) ?? 65534, gid: find('/etc/group', group) ?? 65534 };
 }
 
-const FLAG_LETTERS: Record<MessageFlag, string> = { '\\Draft': 'D', '\\Flagged': 'F', '\\Answered': 'R', '\\Seen': 'S', '\\Deleted': 'T' };
+const FLAG_LETTERS: Record<MessageFlag, string> = {
+  '\\Draft': 'D',
+  '\\Flagged': 'F',
+  '\\Answered': 'R',
+  '\\Seen': 'S',
+  '\\Deleted': 'T',
+};
 
 function validateUser(user: MailUser): void {
   if (!/^[A-Za-z0-9._%+@-]+$/.test(user.username)) throw new Error(`Unsupported mail user name: ${user.username}`);
@@ -132,7 +153,13 @@ function dovecotConf(o: {
     '}',
   ];
   if (o.oauthMechanisms.length) {
-    lines.push('passdb {', '  driver = oauth2', `  mechanisms = ${o.oauthMechanisms.join(' ')}`, `  args = ${dir}/oauth2.conf.ext`, '}');
+    lines.push(
+      'passdb {',
+      '  driver = oauth2',
+      `  mechanisms = ${o.oauthMechanisms.join(' ')}`,
+      `  args = ${dir}/oauth2.conf.ext`,
+      '}',
+    );
   }
   lines.push(
     'userdb {',
@@ -150,7 +177,9 @@ function dovecotConf(o: {
     '}',
     // Failed logins from one address would wait 2, 4, 8 then 15 s (anvil's penalty): every test
     // client comes from 127.0.0.1, and tests of refused logins must stay fast.
-    ...(o.authFailureDelaySeconds === 0 ? ['service anvil {', '  unix_listener anvil-auth-penalty {', '    mode = 0', '  }', '}'] : []),
+    ...(o.authFailureDelaySeconds === 0
+      ? ['service anvil {', '  unix_listener anvil-auth-penalty {', '    mode = 0', '  }', '}']
+      : []),
     // Several pollers of one mailbox from one address (instances of a service under test).
     'protocol imap {',
     '  mail_max_userip_connections = 200',
@@ -185,7 +214,11 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
     mkdirSync(mailRoot, { mode: 0o755 });
     chownSync(mailRoot, mailAccount.uid, mailAccount.gid);
     const writePasswd = () =>
-      writeFileSync(join(dir, 'passwd'), [...users.values()].map((u) => `${u.username}:{PLAIN}${u.password}::::::\n`).join(''), { mode: 0o644 });
+      writeFileSync(
+        join(dir, 'passwd'),
+        [...users.values()].map((u) => `${u.username}:{PLAIN}${u.password}::::::\n`).join(''),
+        { mode: 0o644 },
+      );
     writePasswd();
     if (options.oauth2) {
       writeFileSync(
@@ -226,7 +259,8 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
           const log = join(dir, 'dovecot.log');
           const detail = existsSync(log) ? readFileSync(log, 'utf8').slice(-2000) : '';
           await p.stop(1000);
-          if (reusePorts || attempt >= PORT_ATTEMPTS) throw new Error(`${(error as Error).message}\n${detail}`, { cause: error });
+          if (reusePorts || attempt >= PORT_ATTEMPTS)
+            throw new Error(`${(error as Error).message}\n${detail}`, { cause: error });
         }
       }
     };
@@ -239,7 +273,8 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
       if (!users.has(user)) throw new Error(`No such mail user: ${user}`);
       const root = join(mailRoot, user, 'Maildir');
       const isInbox = folder.toUpperCase() === 'INBOX';
-      if (!isInbox && !/^[A-Za-z0-9 _-]+(\/[A-Za-z0-9 _-]+)*$/.test(folder)) throw new Error(`Unsupported folder name: ${folder}`);
+      if (!isInbox && !/^[A-Za-z0-9 _-]+(\/[A-Za-z0-9 _-]+)*$/.test(folder))
+        throw new Error(`Unsupported folder name: ${folder}`);
       // Maildir++: a folder is a dot directory in the root, levels separated by dots.
       const path = isInbox ? root : join(root, `.${folder.split('/').join('.')}`);
       if (!existsSync(join(path, 'cur'))) {
@@ -262,7 +297,10 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
       for (const message of messages) {
         const body = typeof message.raw === 'string' ? Buffer.from(message.raw) : message.raw;
         const n = sequence++;
-        const letters = [...new Set(message.flags ?? [])].map((f) => FLAG_LETTERS[f]).sort().join('');
+        const letters = [...new Set(message.flags ?? [])]
+          .map((f) => FLAG_LETTERS[f])
+          .sort()
+          .join('');
         // Dovecot gives new files UIDs in the order of the time in their names: seconds, then
         // microseconds (M…). One "microsecond" per message keeps UIDs in append order.
         const base = `${deliveryStamp + Math.floor(n / 1_000_000)}.M${n % 1_000_000}P${process.pid}.msp-peers,S=${body.length}`;
@@ -319,7 +357,13 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
           const mailbox = await client.mailboxOpen(folder, { readOnly: true });
           if (mailbox.exists === 0) return [];
           const listed: ListedMessage[] = [];
-          for await (const m of client.fetch('1:*', { uid: true, flags: true, size: true, envelope: true, internalDate: true })) {
+          for await (const m of client.fetch('1:*', {
+            uid: true,
+            flags: true,
+            size: true,
+            envelope: true,
+            internalDate: true,
+          })) {
             listed.push({
               uid: m.uid,
               // \Recent belongs to the session that looked first, not to the message.
@@ -358,4 +402,3 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
     throw error;
   }
 }
-

@@ -277,7 +277,12 @@ export function inetOrgPerson(spec: InetOrgPersonSpec): LdapEntry {
 }
 
 /** A groupOfNames (which must have at least one member; the group's own DN stands in when empty). */
-export function groupOfNames(spec: { cn: string; parentDn: string; members?: readonly string[]; description?: string }): LdapEntry {
+export function groupOfNames(spec: {
+  cn: string;
+  parentDn: string;
+  members?: readonly string[];
+  description?: string;
+}): LdapEntry {
   const dn = `cn=${escapeDnValue(spec.cn)},${spec.parentDn}`;
   const attributes: LdapEntry['attributes'] = {
     objectClass: ['top', 'groupOfNames'],
@@ -317,7 +322,9 @@ export function openLdapDirectory(shape: DirectoryShape): GeneratedDirectory {
     entries.push(entry);
     userDns.push(entry.dn);
   }
-  const groupDns = groupsFor(shape, userDns, entries, (cn, members) => groupOfNames({ cn, parentDn: groupsOu, members }));
+  const groupDns = groupsFor(shape, userDns, entries, (cn, members) =>
+    groupOfNames({ cn, parentDn: groupsOu, members }),
+  );
   return { entries, usersOu, groupsOu, userDns, groupDns };
 }
 

@@ -52,7 +52,10 @@ function names(slot: number) {
 function existingNamespaces(): string[] {
   try {
     const out = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return out.split('\n').map((line) => line.split(' ')[0] ?? '').filter((n) => n.startsWith(PREFIX));
+    return out
+      .split('\n')
+      .map((line) => line.split(' ')[0] ?? '')
+      .filter((n) => n.startsWith(PREFIX));
   } catch {
     return [];
   }
@@ -61,7 +64,10 @@ function existingNamespaces(): string[] {
 /** Synchronous, for exit hooks: kill every process in the namespace, then delete it. */
 function removeNamespaceSync(netns: string, hostIf: string): void {
   try {
-    const pids = execFileSync('ip', ['netns', 'pids', netns], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const pids = execFileSync('ip', ['netns', 'pids', netns], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     for (const pid of pids.split('\n').filter(Boolean)) {
       try {
         process.kill(Number(pid), 'SIGKILL');
@@ -72,7 +78,10 @@ function removeNamespaceSync(netns: string, hostIf: string): void {
   } catch {
     // no such namespace
   }
-  for (const args of [['netns', 'delete', netns], ['link', 'delete', hostIf]]) {
+  for (const args of [
+    ['netns', 'delete', netns],
+    ['link', 'delete', hostIf],
+  ]) {
     try {
       execFileSync('ip', args, { stdio: 'ignore' });
     } catch {

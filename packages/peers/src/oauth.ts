@@ -76,7 +76,12 @@ export async function startOAuthServer(options: { clients?: readonly OAuthClient
   const tokenRequests: TokenRequest[] = [];
   let introspections = 0;
 
-  const mint = (username: string, clientId: string | undefined, scope: string | undefined, expiresInSeconds: number): string => {
+  const mint = (
+    username: string,
+    clientId: string | undefined,
+    scope: string | undefined,
+    expiresInSeconds: number,
+  ): string => {
     const token = randomBytes(24).toString('base64url');
     tokens.set(token, { username, clientId, scope, expiresAt: Date.now() + expiresInSeconds * 1000, revoked: false });
     return token;
@@ -102,13 +107,20 @@ export async function startOAuthServer(options: { clients?: readonly OAuthClient
         }
         const scope = form.get('scope') ?? undefined;
         const client = clientId ? clients.get(clientId) : undefined;
-        const granted = !!client && client.clientSecret === clientSecret && form.get('grant_type') === 'client_credentials';
+        const granted =
+          !!client && client.clientSecret === clientSecret && form.get('grant_type') === 'client_credentials';
         tokenRequests.push({ clientId: clientId ?? '', scope, at: new Date(), granted });
-        if (!client || client.clientSecret !== clientSecret) return json(res, 401, { error: 'invalid_client' }, { 'www-authenticate': 'Basic' });
+        if (!client || client.clientSecret !== clientSecret)
+          return json(res, 401, { error: 'invalid_client' }, { 'www-authenticate': 'Basic' });
         if (form.get('grant_type') !== 'client_credentials') return json(res, 400, { error: 'unsupported_grant_type' });
         const expiresIn = client.expiresInSeconds ?? 3600;
         const accessToken = mint(client.username, client.clientId, scope, expiresIn);
-        return json(res, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, ...(scope ? { scope } : {}) });
+        return json(res, 200, {
+          access_token: accessToken,
+          token_type: 'Bearer',
+          expires_in: expiresIn,
+          ...(scope ? { scope } : {}),
+        });
       }
       if (req.url === '/introspect') {
         introspections++;

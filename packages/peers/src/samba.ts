@@ -110,7 +110,10 @@ function namesOf(options: SambaDcOptions): Names {
     dnsDomain,
     hostName,
     fqdn: `${hostName}.${dnsDomain}`,
-    baseDn: dnsDomain.split('.').map((label) => `DC=${label}`).join(','),
+    baseDn: dnsDomain
+      .split('.')
+      .map((label) => `DC=${label}`)
+      .join(','),
     adminPassword: options.adminPassword ?? 'Adm1n!Passw0rd',
   };
 }
@@ -173,7 +176,8 @@ export async function ensureSambaTemplate(options: SambaDcOptions = {}): Promise
     await run(
       'samba-tool',
       [
-        'domain', 'provision',
+        'domain',
+        'provision',
         `--targetdir=${into}`,
         `--realm=${names.realm}`,
         `--domain=${names.domain}`,
@@ -188,7 +192,10 @@ export async function ensureSambaTemplate(options: SambaDcOptions = {}): Promise
     );
     // Provision's own smb.conf names the temporary directory; each copy writes its own.
     rmSync(join(into, 'etc', 'smb.conf'), { force: true });
-    writeFileSync(join(into, 'provision.json'), JSON.stringify({ version, seconds: (Date.now() - started) / 1000, names }));
+    writeFileSync(
+      join(into, 'provision.json'),
+      JSON.stringify({ version, seconds: (Date.now() - started) / 1000, names }),
+    );
   });
   const info = JSON.parse(readFileSync(join(dir, 'provision.json'), 'utf8')) as { seconds: number };
   return { dir, provisionSeconds: info.seconds, created };
@@ -217,9 +224,13 @@ async function loadOffline(dcDir: string, config: string, ldif: string): Promise
   const file = join(dcDir, `load-${randomBytes(4).toString('hex')}.ldif`);
   writeFileSync(file, ldif);
   try {
-    await run('ldbadd', [`--configfile=${config}`, '--nosync', '-o', 'batch_mode:1', '-H', join(dcDir, 'private', 'sam.ldb'), file], {
-      timeoutMs: 600_000,
-    });
+    await run(
+      'ldbadd',
+      [`--configfile=${config}`, '--nosync', '-o', 'batch_mode:1', '-H', join(dcDir, 'private', 'sam.ldb'), file],
+      {
+        timeoutMs: 600_000,
+      },
+    );
   } finally {
     rmSync(file, { force: true });
   }
@@ -231,7 +242,12 @@ interface Tls {
   caPath: string;
 }
 
-function smbConf(dcDir: string, names: Names, tls: Tls | undefined, options: Required<Pick<SambaDcOptions, 'allowPlainBind' | 'processModel'>>): string {
+function smbConf(
+  dcDir: string,
+  names: Names,
+  tls: Tls | undefined,
+  options: Required<Pick<SambaDcOptions, 'allowPlainBind' | 'processModel'>>,
+): string {
   const lines = [
     '[global]',
     `netbios name = ${names.hostName.toUpperCase()}`,
@@ -256,7 +272,12 @@ function smbConf(dcDir: string, names: Names, tls: Tls | undefined, options: Req
     `ldap server require strong auth = ${options.allowPlainBind ? 'no' : 'yes'}`,
   ];
   if (tls) {
-    lines.push('tls enabled = yes', `tls keyfile = ${tls.keyPath}`, `tls certfile = ${tls.certPath}`, `tls cafile = ${tls.caPath}`);
+    lines.push(
+      'tls enabled = yes',
+      `tls keyfile = ${tls.keyPath}`,
+      `tls certfile = ${tls.certPath}`,
+      `tls cafile = ${tls.caPath}`,
+    );
   }
   lines.push(
     '',
@@ -279,7 +300,10 @@ function smbConf(dcDir: string, names: Names, tls: Tls | undefined, options: Req
 export async function startSambaDc(options: SambaDcOptions = {}): Promise<SambaDc> {
   const began = Date.now();
   const names = namesOf(options);
-  const settings = { allowPlainBind: options.allowPlainBind ?? false, processModel: options.processModel ?? 'single' } as const;
+  const settings = {
+    allowPlainBind: options.allowPlainBind ?? false,
+    processModel: options.processModel ?? 'single',
+  } as const;
   const dir = makeInstanceDir('samba');
   let netns: NetworkNamespace | undefined;
   let proc: PeerProcess | undefined;
@@ -303,16 +327,23 @@ export async function startSambaDc(options: SambaDcOptions = {}): Promise<SambaD
     const writeConfig = async (kind: CertificateKind) => {
       const cert = await ca.issue([names.fqdn, address], kind);
       const caPath = kind === 'unknown-ca' ? join(dir, 'tls', 'unknown-ca', 'ca.pem') : ca.certPath;
-      writeFileSync(config, smbConf(dcDir, names, { keyPath: cert.keyPath, certPath: cert.certPath, caPath }, settings));
+      writeFileSync(
+        config,
+        smbConf(dcDir, names, { keyPath: cert.keyPath, certPath: cert.certPath, caPath }, settings),
+      );
     };
     await writeConfig(options.certificate ?? 'valid');
 
     const startProcess = async () => {
-      const p = spawnPeer('samba', ['-F', '--no-process-group', '--debug-stdout', '-M', settings.processModel, '-s', config], {
-        logPath: join(dir, 'samba.out'),
-        instanceDir: dir,
-        prefix: ['ip', 'netns', 'exec', ns.name],
-      });
+      const p = spawnPeer(
+        'samba',
+        ['-F', '--no-process-group', '--debug-stdout', '-M', settings.processModel, '-s', config],
+        {
+          logPath: join(dir, 'samba.out'),
+          instanceDir: dir,
+          prefix: ['ip', 'netns', 'exec', ns.name],
+        },
+      );
       await waitForPorts(p, address, [389, 636], START_TIMEOUT_MS, 'samba');
       return p;
     };

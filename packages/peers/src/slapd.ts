@@ -48,7 +48,12 @@ export interface Slapd {
   stop(): Promise<void>;
 }
 
-function slapdConf(dir: string, baseDn: string, adminPassword: string, tls: { certPath: string; keyPath: string; caPath: string }): string {
+function slapdConf(
+  dir: string,
+  baseDn: string,
+  adminPassword: string,
+  tls: { certPath: string; keyPath: string; caPath: string },
+): string {
   return `# Throw-away slapd for tests: one mdb database, TLS, the memberof overlay.
 include /etc/ldap/schema/core.schema
 include /etc/ldap/schema/cosine.schema
@@ -131,10 +136,14 @@ export async function startSlapd(options: SlapdOptions = {}): Promise<Slapd> {
     const startProcess = async (reusePorts: boolean) => {
       for (let attempt = 1; ; attempt++) {
         if (!reusePorts) ports = [await freePort(host), await freePort(host)];
-        const p = spawnPeer('slapd', ['-d', '0', '-f', config, '-h', `ldap://${host}:${ports[0]}/ ldaps://${host}:${ports[1]}/`], {
-          logPath: join(dir, 'slapd.out'),
-          instanceDir: dir,
-        });
+        const p = spawnPeer(
+          'slapd',
+          ['-d', '0', '-f', config, '-h', `ldap://${host}:${ports[0]}/ ldaps://${host}:${ports[1]}/`],
+          {
+            logPath: join(dir, 'slapd.out'),
+            instanceDir: dir,
+          },
+        );
         try {
           await waitForPorts(p, host, ports, START_TIMEOUT_MS, 'slapd');
           return p;

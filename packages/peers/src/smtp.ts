@@ -87,10 +87,13 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
     onAuth(auth, _session, callback) {
       if (auth.method === 'XOAUTH2') {
         const ok = !!options.oauth && !!auth.accessToken && options.oauth.isValid(auth.accessToken, auth.username);
-        return ok ? callback(null, { user: auth.username }) : callback(null, { data: { status: '401', schemes: 'bearer' } });
+        return ok
+          ? callback(null, { user: auth.username })
+          : callback(null, { data: { status: '401', schemes: 'bearer' } });
       }
       if (!options.users) return callback(null, { user: auth.username });
-      if (auth.username !== undefined && options.users[auth.username] === auth.password) return callback(null, { user: auth.username });
+      if (auth.username !== undefined && options.users[auth.username] === auth.password)
+        return callback(null, { user: auth.username });
       return callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
     },
     onData(stream, session, callback) {
@@ -104,7 +107,9 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
           failRemaining--;
           refused++;
           const temporary = failCode < 500;
-          return callback(Object.assign(new Error(temporary ? 'Try again later' : 'Delivery refused'), { responseCode: failCode }));
+          return callback(
+            Object.assign(new Error(temporary ? 'Try again later' : 'Delivery refused'), { responseCode: failCode }),
+          );
         }
         const message: ReceivedMessage = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -161,7 +166,8 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
       const deadline = Date.now() + timeoutMs;
       while (messages.length < count) {
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`Expected ${count} messages, received ${messages.length} within ${timeoutMs} ms`);
+        if (left <= 0)
+          throw new Error(`Expected ${count} messages, received ${messages.length} within ${timeoutMs} ms`);
         const timeout = new AbortController();
         const timer = setTimeout(() => timeout.abort(), left);
         try {

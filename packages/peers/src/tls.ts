@@ -43,7 +43,10 @@ commonName = supplied
 `;
 
 /** A CA in `dir` (created), made with the openssl command line; keys are EC P-256 (instant to make). */
-export async function createCertificateAuthority(dir: string, name = 'msp peers test CA'): Promise<CertificateAuthority> {
+export async function createCertificateAuthority(
+  dir: string,
+  name = 'msp peers test CA',
+): Promise<CertificateAuthority> {
   const trusted = await makeCa(join(dir, 'ca'), name);
   let unknown: Promise<CaFiles> | undefined;
   let serial = 0;
@@ -55,7 +58,10 @@ export async function createCertificateAuthority(dir: string, name = 'msp peers 
     certPath: trusted.certPath,
     issue(names, kind = 'valid') {
       const task = queue.then(async () => {
-        const ca = kind === 'unknown-ca' ? await (unknown ??= makeCa(join(dir, 'unknown-ca'), `${name} (not trusted)`)) : trusted;
+        const ca =
+          kind === 'unknown-ca'
+            ? await (unknown ??= makeCa(join(dir, 'unknown-ca'), `${name} (not trusted)`))
+            : trusted;
         const subjectNames = kind === 'wrong-name' ? ['wrong-name.invalid'] : names;
         return issueFrom(ca, join(dir, `server-${++serial}-${kind}`), subjectNames, kind === 'expired');
       });
@@ -79,16 +85,33 @@ async function makeCa(dir: string, commonName: string): Promise<CaFiles> {
   const certPath = join(dir, 'ca.pem');
   await run('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', keyPath]);
   await run('openssl', [
-    'req', '-x509', '-new', '-key', keyPath, '-out', certPath, '-days', '3650', '-sha256',
-    '-subj', `/CN=${commonName} ${randomBytes(4).toString('hex')}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE',
-    '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    keyPath,
+    '-out',
+    certPath,
+    '-days',
+    '3650',
+    '-sha256',
+    '-subj',
+    `/CN=${commonName} ${randomBytes(4).toString('hex')}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   chmodSync(keyPath, 0o600);
   return { dir, certPath, keyPath };
 }
 
-async function issueFrom(ca: CaFiles, dir: string, names: readonly string[], expired: boolean): Promise<IssuedCertificate> {
+async function issueFrom(
+  ca: CaFiles,
+  dir: string,
+  names: readonly string[],
+  expired: boolean,
+): Promise<IssuedCertificate> {
   mkdirSync(dir, { recursive: true });
   const keyPath = join(dir, 'server.key');
   const csrPath = join(dir, 'server.csr');
@@ -107,8 +130,27 @@ async function issueFrom(ca: CaFiles, dir: string, names: readonly string[], exp
     : [generalizedTime(now - 24 * 3600_000), generalizedTime(now + 90 * 24 * 3600_000)];
   await run(
     'openssl',
-    ['ca', '-batch', '-notext', '-config', 'openssl.cnf', '-cert', ca.certPath, '-keyfile', ca.keyPath, '-in', csrPath, '-out', certPath,
-      '-startdate', start, '-enddate', end, '-extfile', extPath],
+    [
+      'ca',
+      '-batch',
+      '-notext',
+      '-config',
+      'openssl.cnf',
+      '-cert',
+      ca.certPath,
+      '-keyfile',
+      ca.keyPath,
+      '-in',
+      csrPath,
+      '-out',
+      certPath,
+      '-startdate',
+      start,
+      '-enddate',
+      end,
+      '-extfile',
+      extPath,
+    ],
     { cwd: ca.dir },
   );
   // Servers (Samba, slapd) refuse private keys others can read.

@@ -104,14 +104,20 @@ describe('Dovecot', () => {
     oauth.registerClient({ clientId: 'desk', clientSecret: 'desk-secret', username: 'help@msp.example' });
     const response = await fetch(oauth.tokenUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('desk:desk-secret').toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('desk:desk-secret').toString('base64')}`,
+      },
       body: 'grant_type=client_credentials&scope=https%3A%2F%2Foutlook.office365.com%2F.default',
     });
     expect(response.status).toBe(200);
     const { access_token: token } = (await response.json()) as { access_token: string };
 
     // imapflow prefers OAUTHBEARER when offered: a second Dovecot offers XOAUTH2 alone.
-    const xoauth2Only = await startDovecot({ users: dovecot.users, oauth2: { introspectionUrl: oauth.introspectionUrl, mechanisms: ['xoauth2'] } });
+    const xoauth2Only = await startDovecot({
+      users: dovecot.users,
+      oauth2: { introspectionUrl: oauth.introspectionUrl, mechanisms: ['xoauth2'] },
+    });
     try {
       const login = async (server: Dovecot, user: string, accessToken: string) => {
         const client = new ImapFlow(server.imapOptions(user, { accessToken }));
@@ -124,7 +130,8 @@ describe('Dovecot', () => {
           return false;
         }
       };
-      const logins = (server: Dovecot) => readFileSync(join(server.dir, 'dovecot.log'), 'utf8').match(/Login: user=<[^>]+>, method=[A-Z0-9]+/g);
+      const logins = (server: Dovecot) =>
+        readFileSync(join(server.dir, 'dovecot.log'), 'utf8').match(/Login: user=<[^>]+>, method=[A-Z0-9]+/g);
       const before = oauth.introspections;
       expect(await login(xoauth2Only, 'help@msp.example', token)).toBe(true);
       expect(await login(dovecot, 'help@msp.example', token)).toBe(true);
@@ -150,7 +157,10 @@ describe('Dovecot', () => {
   });
 
   it('When a wrong password is given, then the login is refused; when Dovecot is down, then the connection is refused until it is up', async () => {
-    const wrong = new ImapFlow({ ...dovecot.imapOptions('help@msp.example'), auth: { user: 'help@msp.example', pass: 'wrong' } });
+    const wrong = new ImapFlow({
+      ...dovecot.imapOptions('help@msp.example'),
+      auth: { user: 'help@msp.example', pass: 'wrong' },
+    });
     await expect(wrong.connect()).rejects.toThrow(/auth|fail/i);
     wrong.close();
 

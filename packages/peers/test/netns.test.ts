@@ -19,7 +19,18 @@ describe('network namespaces', () => {
       expect(a.name).not.toBe(b.name);
       expect(a.address).not.toBe(b.address);
       expect(a.address).toMatch(/^10\.231\.\d+\.\d+$/);
-      const server = spawn('ip', ['netns', 'exec', a.name, process.execPath, '-e', "require('net').createServer((s) => s.end()).listen(7000, '0.0.0.0')"], { stdio: 'ignore' });
+      const server = spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          a.name,
+          process.execPath,
+          '-e',
+          "require('net').createServer((s) => s.end()).listen(7000, '0.0.0.0')",
+        ],
+        { stdio: 'ignore' },
+      );
       try {
         let reached = false;
         for (let i = 0; i < 100 && !reached; i++) {

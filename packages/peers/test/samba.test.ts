@@ -1,6 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { BerWriter, Change, Client, Attribute, Control, InvalidCredentialsError, ConstraintViolationError, StrongAuthRequiredError } from 'ldapts';
+import {
+  BerWriter,
+  Change,
+  Client,
+  Attribute,
+  Control,
+  InvalidCredentialsError,
+  ConstraintViolationError,
+  StrongAuthRequiredError,
+} from 'ldapts';
 import { adDirectory, adUser, objectGuidToString, startSambaDc, unicodePwd, type SambaDc } from '../src';
 
 jest.setTimeout(180_000);
@@ -20,7 +29,9 @@ class ExtendedDnControl extends Control {
 }
 
 function netnsExists(name: string): boolean {
-  return execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').some((l) => l.split(' ')[0] === name);
+  return execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+    .split('\n')
+    .some((l) => l.split(' ')[0] === name);
 }
 
 function processAlive(pid: number): boolean {
@@ -87,46 +98,79 @@ describe('Samba AD DC', () => {
     await client.unbind();
   });
 
-  it('When a user is added with unicodePwd over TLS, then it binds; disabled (514) it does not; a weak password is a constraint violation (0000052D)', async () => {
-    await dc.addEntries([
-      adUser({
-        cn: 'Ada Lovelace',
-        parentDn: dc.usersOu!,
-        sAMAccountName: 'ada.lovelace',
-        userPrincipalName: 'ada.lovelace@corp.example',
-        givenName: 'Ada',
-        sn: 'Lovelace',
-        mail: 'ada@corp.example',
-        department: 'Engineering',
-        password: 'Analytical!Engine1843',
-      }),
-    ]);
-    const userDn = `CN=Ada Lovelace,${dc.usersOu}`;
-    const asAda = await dc.connect({ bindDn: 'ada.lovelace@corp.example', password: 'Analytical!Engine1843' });
-    await asAda.unbind();
+  it(
+    'When a user is added with unicodePwd over TLS, then it binds; disabled (514) it ' +
+      'does not; a weak password is a constraint violation (0000052D)',
+    async () => {
+      await dc.addEntries([
+        adUser({
+          cn: 'Ada Lovelace',
+          parentDn: dc.usersOu!,
+          sAMAccountName: 'ada.lovelace',
+          userPrincipalName: 'ada.lovelace@corp.example',
+          givenName: 'Ada',
+          sn: 'Lovelace',
+          mail: 'ada@corp.example',
+          department: 'Engineering',
+          password: 'Analytical!Engine1843',
+        }),
+      ]);
+      const userDn = `CN=Ada Lovelace,${dc.usersOu}`;
+      const asAda = await dc.connect({ bindDn: 'ada.lovelace@corp.example', password: 'Analytical!Engine1843' });
+      await asAda.unbind();
 
-    const admin = await dc.connect();
-    try {
-      await admin.modify(userDn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: ['514'] }) }));
-      await expect(dc.connect({ bindDn: userDn, password: 'Analytical!Engine1843' })).rejects.toBeInstanceOf(InvalidCredentialsError);
-      await admin.modify(userDn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: ['512'] }) }));
+      const admin = await dc.connect();
+      try {
+        await admin.modify(
+          userDn,
+          new Change({
+            operation: 'replace',
+            modification: new Attribute({ type: 'userAccountControl', values: ['514'] }),
+          }),
+        );
+        await expect(dc.connect({ bindDn: userDn, password: 'Analytical!Engine1843' })).rejects.toBeInstanceOf(
+          InvalidCredentialsError,
+        );
+        await admin.modify(
+          userDn,
+          new Change({
+            operation: 'replace',
+            modification: new Attribute({ type: 'userAccountControl', values: ['512'] }),
+          }),
+        );
 
-      const weak = admin.modify(userDn, new Change({ operation: 'replace', modification: new Attribute({ type: 'unicodePwd', values: [unicodePwd('abc')] }) }));
-      await expect(weak).rejects.toBeInstanceOf(ConstraintViolationError);
-      await expect(weak).rejects.toThrow(/0000052D/);
-    } finally {
-      await admin.unbind();
-    }
-  });
+        const weak = admin.modify(
+          userDn,
+          new Change({
+            operation: 'replace',
+            modification: new Attribute({ type: 'unicodePwd', values: [unicodePwd('abc')] }),
+          }),
+        );
+        await expect(weak).rejects.toBeInstanceOf(ConstraintViolationError);
+        await expect(weak).rejects.toThrow(/0000052D/);
+      } finally {
+        await admin.unbind();
+      }
+    },
+  );
 
   it('When an entry changes, then its uSNChanged rises to the rootDSE highestCommittedUSN; objectGUID is 16 bytes in AD string order', async () => {
     const client = await dc.connect();
     try {
       const dn = `CN=Ada Lovelace,${dc.usersOu}`;
       const read = async () =>
-        (await client.search(dn, { scope: 'base', attributes: ['uSNChanged', 'objectGUID'], explicitBufferAttributes: ['objectGUID'] })).searchEntries[0]!;
+        (
+          await client.search(dn, {
+            scope: 'base',
+            attributes: ['uSNChanged', 'objectGUID'],
+            explicitBufferAttributes: ['objectGUID'],
+          })
+        ).searchEntries[0]!;
       const before = await read();
-      await client.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'title', values: ['Countess'] }) }));
+      await client.modify(
+        dn,
+        new Change({ operation: 'replace', modification: new Attribute({ type: 'title', values: ['Countess'] }) }),
+      );
       const after = await read();
       const { searchEntries } = await client.search('', { scope: 'base', attributes: ['highestCommittedUSN'] });
       expect(Number(after.uSNChanged)).toBeGreaterThan(Number(before.uSNChanged));
@@ -164,8 +208,14 @@ describe('Samba AD DCs of another realm, started at once', () => {
       for (const dc of [a, b]) {
         expect(dc.baseDn).toBe('DC=lab,DC=example');
         const client = await dc.connect();
-        const { searchEntries } = await client.search('', { scope: 'base', attributes: ['dnsHostName', 'defaultNamingContext'] });
-        expect(searchEntries[0]).toMatchObject({ dnsHostName: 'labdc.lab.example', defaultNamingContext: 'DC=lab,DC=example' });
+        const { searchEntries } = await client.search('', {
+          scope: 'base',
+          attributes: ['dnsHostName', 'defaultNamingContext'],
+        });
+        expect(searchEntries[0]).toMatchObject({
+          dnsHostName: 'labdc.lab.example',
+          defaultNamingContext: 'DC=lab,DC=example',
+        });
         await client.unbind();
       }
     } finally {
@@ -199,7 +249,12 @@ describe('Samba AD DC with 3,000 users and 200 groups loaded offline', () => {
       expect(second.manager).toBe(`CN=User 0001,${directory.usersOu}`);
       expect(second.userAccountControl).toBe('512');
 
-      const groups = await client.search(directory.groupsOu, { scope: 'one', filter: '(objectClass=group)', attributes: ['member'], paged: { pageSize: 1000 } });
+      const groups = await client.search(directory.groupsOu, {
+        scope: 'one',
+        filter: '(objectClass=group)',
+        attributes: ['member'],
+        paged: { pageSize: 1000 },
+      });
       expect(groups.searchEntries).toHaveLength(200);
       expect(groups.searchEntries.every((g) => Array.isArray(g.member) && g.member.length === 15)).toBe(true);
     } finally {
@@ -210,18 +265,30 @@ describe('Samba AD DC with 3,000 users and 200 groups loaded offline', () => {
   it('When the query policy is read, then MaxPageSize is 1000; Samba (unlike Windows) still answers larger pages and unpaged searches whole', async () => {
     const client = await dc.connect();
     try {
-      const policy = await client.search(`CN=Default Query Policy,CN=Query-Policies,CN=Directory Service,CN=Windows NT,CN=Services,CN=Configuration,${dc.baseDn}`, {
-        scope: 'base',
-        attributes: ['lDAPAdminLimits'],
-      });
+      const policy = await client.search(
+        `CN=Default Query Policy,CN=Query-Policies,CN=Directory Service,CN=Windows NT,CN=Services,CN=Configuration,${dc.baseDn}`,
+        {
+          scope: 'base',
+          attributes: ['lDAPAdminLimits'],
+        },
+      );
       expect(policy.searchEntries[0]!.lDAPAdminLimits).toContain('MaxPageSize=1000');
 
       const pages: number[] = [];
-      for await (const page of client.searchPaginated(directory.usersOu, { scope: 'one', filter: '(objectClass=user)', attributes: ['1.1'], paged: { pageSize: 2500 } })) {
+      for await (const page of client.searchPaginated(directory.usersOu, {
+        scope: 'one',
+        filter: '(objectClass=user)',
+        attributes: ['1.1'],
+        paged: { pageSize: 2500 },
+      })) {
         pages.push(page.searchEntries.length);
       }
       expect(pages).toEqual([2500, 500]);
-      const unpaged = await client.search(directory.usersOu, { scope: 'one', filter: '(objectClass=user)', attributes: ['1.1'] });
+      const unpaged = await client.search(directory.usersOu, {
+        scope: 'one',
+        filter: '(objectClass=user)',
+        attributes: ['1.1'],
+      });
       expect(unpaged.searchEntries).toHaveLength(3000);
     } finally {
       await client.unbind();
@@ -229,10 +296,16 @@ describe('Samba AD DC with 3,000 users and 200 groups loaded offline', () => {
   });
 
   it('When entries are bulk-loaded into a running DC, then they are there after its restart', async () => {
-    await dc.bulkLoad([adUser({ cn: 'Late Joiner', parentDn: directory.usersOu, sAMAccountName: 'late.joiner', enabled: false })]);
+    await dc.bulkLoad([
+      adUser({ cn: 'Late Joiner', parentDn: directory.usersOu, sAMAccountName: 'late.joiner', enabled: false }),
+    ]);
     const client = await dc.connect();
     try {
-      const { searchEntries } = await client.search(directory.usersOu, { scope: 'one', filter: '(sAMAccountName=late.joiner)', attributes: ['userAccountControl'] });
+      const { searchEntries } = await client.search(directory.usersOu, {
+        scope: 'one',
+        filter: '(sAMAccountName=late.joiner)',
+        attributes: ['userAccountControl'],
+      });
       expect(searchEntries[0]?.userAccountControl).toBe('514');
     } finally {
       await client.unbind();

@@ -7,7 +7,14 @@ jest.setTimeout(60_000);
 
 describe('slapd', () => {
   let slapd: Slapd;
-  const directory = openLdapDirectory({ baseDn: 'dc=example,dc=org', mailDomain: 'example.org', users: 1200, groups: 10, usersOu: 'ou=staff', groupsOu: 'ou=teams' });
+  const directory = openLdapDirectory({
+    baseDn: 'dc=example,dc=org',
+    mailDomain: 'example.org',
+    users: 1200,
+    groups: 10,
+    usersOu: 'ou=staff',
+    groupsOu: 'ou=teams',
+  });
   beforeAll(async () => {
     slapd = await startSlapd({ seed: directory.entries });
   });
@@ -28,23 +35,38 @@ describe('slapd', () => {
 
   it('When entries are read, then entryUUID and modifyTimestamp are there, and a change moves modifyTimestamp', async () => {
     await slapd.addEntries([
-      inetOrgPerson({ uid: 'ada', parentDn: slapd.peopleOu, cn: 'Ada Lovelace', sn: 'Lovelace', mail: 'ada@example.org', password: 'ada-secret' }),
+      inetOrgPerson({
+        uid: 'ada',
+        parentDn: slapd.peopleOu,
+        cn: 'Ada Lovelace',
+        sn: 'Lovelace',
+        mail: 'ada@example.org',
+        password: 'ada-secret',
+      }),
       groupOfNames({ cn: 'vpn', parentDn: slapd.groupsOu, members: [`uid=ada,${slapd.peopleOu}`] }),
     ]);
     const client = await slapd.connect();
     try {
       const dn = `uid=ada,${slapd.peopleOu}`;
-      const read = async () => (await client.search(dn, { scope: 'base', attributes: ['entryUUID', 'modifyTimestamp', 'memberOf'] })).searchEntries[0]!;
+      const read = async () =>
+        (await client.search(dn, { scope: 'base', attributes: ['entryUUID', 'modifyTimestamp', 'memberOf'] }))
+          .searchEntries[0]!;
       const before = await read();
       expect(before.entryUUID).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       expect(before.memberOf).toBe(`cn=vpn,${slapd.groupsOu}`);
       // modifyTimestamp has one-second resolution
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      await client.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'title', values: ['Countess'] }) }));
+      await client.modify(
+        dn,
+        new Change({ operation: 'replace', modification: new Attribute({ type: 'title', values: ['Countess'] }) }),
+      );
       const after = await read();
       expect(after.entryUUID).toBe(before.entryUUID);
       expect(String(after.modifyTimestamp) > String(before.modifyTimestamp)).toBe(true);
-      const since = await client.search(slapd.baseDn, { filter: `(modifyTimestamp>=${String(after.modifyTimestamp)})`, attributes: ['1.1'] });
+      const since = await client.search(slapd.baseDn, {
+        filter: `(modifyTimestamp>=${String(after.modifyTimestamp)})`,
+        attributes: ['1.1'],
+      });
       expect(since.searchEntries.map((e) => e.dn)).toContain(dn);
 
       const asAda = await slapd.connect({ bindDn: dn, password: 'ada-secret' });
@@ -57,7 +79,12 @@ describe('slapd', () => {
   it('When a client pages through 1,200 users, then it reads them all', async () => {
     const client = await slapd.connect();
     try {
-      const { searchEntries } = await client.search(directory.usersOu, { scope: 'one', filter: '(objectClass=inetOrgPerson)', attributes: ['uid'], paged: { pageSize: 500 } });
+      const { searchEntries } = await client.search(directory.usersOu, {
+        scope: 'one',
+        filter: '(objectClass=inetOrgPerson)',
+        attributes: ['uid'],
+        paged: { pageSize: 500 },
+      });
       expect(searchEntries).toHaveLength(1200);
     } finally {
       await client.unbind();

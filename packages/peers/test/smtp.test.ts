@@ -22,7 +22,10 @@ describe('SMTP receiver', () => {
   it('When nodemailer sends a message, then the receiver records its envelope and raw message', async () => {
     smtp = await startSmtpReceiver();
     const transport = createTransport({ host: smtp.host, port: smtp.port, secure: false });
-    const info = await transport.sendMail({ ...mail(1), envelope: { from: 'bounces@msp.example', to: ['customer@client.example'] } });
+    const info = await transport.sendMail({
+      ...mail(1),
+      envelope: { from: 'bounces@msp.example', to: ['customer@client.example'] },
+    });
     expect(info.accepted).toEqual(['customer@client.example']);
     const [received] = await smtp.waitForMessages(1);
     expect(received!.from).toBe('bounces@msp.example');
@@ -59,14 +62,23 @@ describe('SMTP receiver', () => {
     expect(await canConnect(smtp.host, smtp.port)).toBe(false);
     await smtp.setDown(false);
     await transport.sendMail(mail(5));
-    expect(smtp.messages.map((m) => m.raw.toString().match(/Subject: (.*)/)?.[1])).toEqual(['[#4] Printer broken', '[#5] Printer broken']);
+    expect(smtp.messages.map((m) => m.raw.toString().match(/Subject: (.*)/)?.[1])).toEqual([
+      '[#4] Printer broken',
+      '[#5] Printer broken',
+    ]);
     transport.close();
   });
 
   it('When STARTTLS or implicit TLS is configured, then the session is encrypted with a certificate from the given CA', async () => {
     for (const tls of ['starttls', 'implicit'] as const) {
       smtp = await startSmtpReceiver({ tls });
-      const transport = createTransport({ host: smtp.host, port: smtp.port, secure: tls === 'implicit', requireTLS: tls === 'starttls', tls: { ca: [smtp.caCertificatePem] } });
+      const transport = createTransport({
+        host: smtp.host,
+        port: smtp.port,
+        secure: tls === 'implicit',
+        requireTLS: tls === 'starttls',
+        tls: { ca: [smtp.caCertificatePem] },
+      });
       await transport.sendMail(mail(6));
       expect(smtp.messages[0]!.secure).toBe(true);
       transport.close();
@@ -79,12 +91,17 @@ describe('SMTP receiver', () => {
     const oauth = await startOAuthServer();
     try {
       smtp = await startSmtpReceiver({ users: { 'help@msp.example': 'smtp-secret' }, oauth });
-      const send = (auth?: object) => createTransport({ host: smtp!.host, port: smtp!.port, secure: false, ...(auth ? { auth } : {}) }).sendMail(mail(7));
+      const send = (auth?: object) =>
+        createTransport({ host: smtp!.host, port: smtp!.port, secure: false, ...(auth ? { auth } : {}) }).sendMail(
+          mail(7),
+        );
       await expect(send()).rejects.toMatchObject({ responseCode: 530 });
       await expect(send({ user: 'help@msp.example', pass: 'wrong' })).rejects.toMatchObject({ responseCode: 535 });
       await send({ user: 'help@msp.example', pass: 'smtp-secret' });
       await send({ type: 'OAuth2', user: 'help@msp.example', accessToken: oauth.issueToken('help@msp.example') });
-      await expect(send({ type: 'OAuth2', user: 'help@msp.example', accessToken: 'revoked' })).rejects.toMatchObject({ code: 'EAUTH' });
+      await expect(send({ type: 'OAuth2', user: 'help@msp.example', accessToken: 'revoked' })).rejects.toMatchObject({
+        code: 'EAUTH',
+      });
       expect(smtp.messages.map((m) => m.user)).toEqual(['help@msp.example', 'help@msp.example']);
     } finally {
       await oauth.stop();

@@ -38,7 +38,8 @@ async function dropDatabases(serverUrl, databases) {
   const client = new Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    for (const name of databases) await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+    for (const name of databases)
+      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
   } finally {
     await client.end();
   }
@@ -88,7 +89,9 @@ async function startStack() {
   }
   // The launcher names `localhost`, which may resolve to ::1 first; the services listen on 127.0.0.1.
   const baseUrls = /** @type {Record<ServiceName, string>} */ (
-    Object.fromEntries(SERVICE_NAMES.map((name) => [name, ready.baseUrls[name].replace('//localhost:', '//127.0.0.1:')]))
+    Object.fromEntries(
+      SERVICE_NAMES.map((name) => [name, ready.baseUrls[name].replace('//localhost:', '//127.0.0.1:')]),
+    )
   );
   return {
     baseUrls,

@@ -23,7 +23,9 @@ export class ProblemError extends Error {
 
   constructor(response: Response, body: unknown) {
     const problem = isProblem(body) ? body : undefined;
-    super(problem ? `${response.status} ${problem.type}: ${problem.detail}` : `${response.status} ${response.statusText}`);
+    super(
+      problem ? `${response.status} ${problem.type}: ${problem.detail}` : `${response.status} ${response.statusText}`,
+    );
     this.name = 'ProblemError';
     this.status = response.status;
     this.problem = problem;

@@ -31,7 +31,11 @@ export async function requestToken(options: ClientCredentialsOptions): Promise<T
   const scope = Array.isArray(options.scope) ? options.scope.join(' ') : options.scope;
   const { data, error, response } = await desk.POST('/auth/token', {
     headers: { Authorization: basicCredentials(options.clientId, options.clientSecret) },
-    body: { grant_type: 'client_credentials', ...(scope ? { scope } : {}), ...(options.tenantId ? { tenant_id: options.tenantId } : {}) },
+    body: {
+      grant_type: 'client_credentials',
+      ...(scope ? { scope } : {}),
+      ...(options.tenantId ? { tenant_id: options.tenantId } : {}),
+    },
   });
   if (!data) throw new ProblemError(response, error);
   return data;

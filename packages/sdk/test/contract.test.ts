@@ -19,7 +19,10 @@ test('When the generated files are made again from the documents the services se
   const stale = Object.keys({ ...fresh, ...committed })
     .filter((name) => fresh[name] !== committed[name])
     .sort();
-  expect({ stale, fix: stale.length ? 'run `pnpm generate` and commit packages/sdk/src/generated' : 'none' }).toEqual({ stale: [], fix: 'none' });
+  expect({ stale, fix: stale.length ? 'run `pnpm generate` and commit packages/sdk/src/generated' : 'none' }).toEqual({
+    stale: [],
+    fix: 'none',
+  });
 }, 60_000);
 
 test("When Spectral lints the three served documents with its OpenAPI rules and OWASP's, then it finds nothing the ruleset does not waive", async () => {

@@ -13,7 +13,13 @@ test('When the ten lines of docs/sdk.md are compiled against the SDK, then TypeS
   const lines = example!.trimEnd().split('\n');
   const imports = lines.filter((line) => line.startsWith('import '));
   const body = lines.filter((line) => !line.startsWith('import '));
-  const source = [...imports, 'export async function integrate(clientId: string, clientSecret: string) {', ...body, '}', ''].join('\n');
+  const source = [
+    ...imports,
+    'export async function integrate(clientId: string, clientSecret: string) {',
+    ...body,
+    '}',
+    '',
+  ].join('\n');
   const dir = mkdtempSync(path.join(tmpdir(), 'sdk-docs-example-'));
   try {
     const file = path.join(dir, 'example.ts');

@@ -24,7 +24,11 @@ const unique = () => randomBytes(4).toString('hex');
 
 beforeAll(async () => {
   stack = await startStack();
-  token = clientCredentials({ deskUrl: stack.baseUrls.desk, clientId: stack.devClient.client_id, clientSecret: stack.devClient.client_secret });
+  token = clientCredentials({
+    deskUrl: stack.baseUrls.desk,
+    clientId: stack.devClient.client_id,
+    clientSecret: stack.devClient.client_secret,
+  });
 }, 120_000);
 afterAll(() => stack?.stop(), 30_000);
 
@@ -52,14 +56,20 @@ describe('Tokens', () => {
     expect(await token()).toBe(first);
   });
 
-  test('When the secret is wrong, then the grant throws a ProblemError carrying OAuth\'s invalid_client', async () => {
-    const refused = await requestToken({ deskUrl: stack.baseUrls.desk, clientId: stack.devClient.client_id, clientSecret: 'not-the-secret' }).catch(
-      (error) => error,
-    );
+  test("When the secret is wrong, then the grant throws a ProblemError carrying OAuth's invalid_client", async () => {
+    const refused = await requestToken({
+      deskUrl: stack.baseUrls.desk,
+      clientId: stack.devClient.client_id,
+      clientSecret: 'not-the-secret',
+    }).catch((error) => error);
 
     expect(refused).toBeInstanceOf(ProblemError);
     expect(refused.status).toBe(401);
-    expect(refused.problem).toMatchObject({ status: 401, type: 'urn:msp:problem:oauth-invalid-client', error: 'invalid_client' });
+    expect(refused.problem).toMatchObject({
+      status: 401,
+      type: 'urn:msp:problem:oauth-invalid-client',
+      error: 'invalid_client',
+    });
   });
 });
 
@@ -71,23 +81,33 @@ describe('desk', () => {
     const clientId = client.data!.id;
     const created: string[] = [];
     for (const n of [1, 2, 3, 4, 5]) {
-      const { data, response } = await desk.POST('/tickets', { body: { title: `Printer jams (${n})`, client_id: clientId, priority: 'high' } });
-      expect([response.status, response.headers.get('location')]).toEqual([201, expect.stringMatching(new RegExp(`/tickets/${data!.id}$`))]);
+      const { data, response } = await desk.POST('/tickets', {
+        body: { title: `Printer jams (${n})`, client_id: clientId, priority: 'high' },
+      });
+      expect([response.status, response.headers.get('location')]).toEqual([
+        201,
+        expect.stringMatching(new RegExp(`/tickets/${data!.id}$`)),
+      ]);
       created.push(data!.id);
     }
 
-    const { items, cursors } = await readAll((next) => desk.GET('/tickets', { params: { query: { client_id: clientId, per_page: 2, ...next } } }));
+    const { items, cursors } = await readAll((next) =>
+      desk.GET('/tickets', { params: { query: { client_id: clientId, per_page: 2, ...next } } }),
+    );
 
     expect(items.map((ticket) => ticket.id)).toEqual([...created].reverse());
     expect(items.every((ticket) => ticket.client_id === clientId && ticket.status === 'open')).toBe(true);
     expect(cursors).toEqual([undefined, { page: 2 }, { page: 3 }]);
   });
 
-  test('When a keyset page is asked (`after`), then the Link header\'s next pages on by keyset to the end', async () => {
+  test("When a keyset page is asked (`after`), then the Link header's next pages on by keyset to the end", async () => {
     const desk = createDeskClient({ baseUrl: stack.baseUrls.desk, token });
     const client = await desk.POST('/clients', { body: { name: `Fabrikam ${unique()}` } });
     const created: string[] = [];
-    for (const n of [1, 2, 3, 4, 5]) created.push((await desk.POST('/tickets', { body: { title: `VPN down (${n})`, client_id: client.data!.id } })).data!.id);
+    for (const n of [1, 2, 3, 4, 5])
+      created.push(
+        (await desk.POST('/tickets', { body: { title: `VPN down (${n})`, client_id: client.data!.id } })).data!.id,
+      );
     const newest = created[4]!;
 
     // The first page starts after the newest ticket; every next one comes from the Link header.
@@ -108,10 +128,18 @@ describe('desk', () => {
 
     expect(invalid.data).toBeUndefined();
     const problem: Problem | undefined = invalid.error;
-    expect(problem).toMatchObject({ status: 400, type: 'urn:msp:problem:validation-error', errors: [{ field: 'title' }] });
+    expect(problem).toMatchObject({
+      status: 400,
+      type: 'urn:msp:problem:validation-error',
+      errors: [{ field: 'title' }],
+    });
     expect(problem?.request_id).toBe(invalid.response.headers.get('x-request-id'));
     expect(invalid.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect([missing.response.status, missing.error?.type, isProblem(missing.error)]).toEqual([404, 'urn:msp:problem:not-found', true]);
+    expect([missing.response.status, missing.error?.type, isProblem(missing.error)]).toEqual([
+      404,
+      'urn:msp:problem:not-found',
+      true,
+    ]);
   });
 });
 
@@ -122,7 +150,9 @@ describe('link', () => {
     const domains = [1, 2, 3].map((n) => `t${n}-${unique()}.onmicrosoft.com`);
     const created: string[] = [];
     for (const domain of domains) {
-      const { data, response } = await link.POST('/tenants', { body: { name: `Tenant ${domain}`, domain, client_id: clientId } });
+      const { data, response } = await link.POST('/tenants', {
+        body: { name: `Tenant ${domain}`, domain, client_id: clientId },
+      });
       expect(response.status).toBe(201);
       created.push(data!.id);
     }
@@ -130,7 +160,9 @@ describe('link', () => {
     const { items, cursors } = await readAll((next) =>
       link.GET('/tenants', { params: { query: { client_id: clientId, per_page: 2, ...next } } }),
     );
-    const again = await link.POST('/tenants', { body: { name: 'Again', domain: domains[0]!.toUpperCase(), client_id: clientId } });
+    const again = await link.POST('/tenants', {
+      body: { name: 'Again', domain: domains[0]!.toUpperCase(), client_id: clientId },
+    });
 
     expect(items.map((tenant) => tenant.domain)).toEqual([...domains].reverse());
     expect(cursors).toEqual([undefined, { page: 2 }]);
@@ -152,9 +184,13 @@ describe('hr', () => {
     }
 
     const { items } = await readAll((next) => hr.GET('/employees', { params: { query: { per_page: 2, ...next } } }));
-    const reused = await hr.POST('/employees', { body: { user_id: randomUUID(), personnel_number: numbers[0]!, name: 'Max Mustermann' } });
+    const reused = await hr.POST('/employees', {
+      body: { user_id: randomUUID(), personnel_number: numbers[0]!, name: 'Max Mustermann' },
+    });
 
-    expect(items.filter((employee) => created.includes(employee.id)).map((employee) => employee.personnel_number)).toEqual([...numbers].reverse());
+    expect(
+      items.filter((employee) => created.includes(employee.id)).map((employee) => employee.personnel_number),
+    ).toEqual([...numbers].reverse());
     expect(new Set(items.map((employee) => employee.id)).size).toBe(items.length);
     expect(reused.error).toMatchObject({ status: 409, errors: [{ field: 'personnel_number' }] });
   });
@@ -162,7 +198,9 @@ describe('hr', () => {
   test('When a page is refused, then pages throws its problem', async () => {
     const hr = createHrClient({ baseUrl: stack.baseUrls.hr, token: 'not-a-token' });
 
-    const failed = await readAll((next) => hr.GET('/employees', { params: { query: { per_page: 2, ...next } } })).catch((error) => error);
+    const failed = await readAll((next) => hr.GET('/employees', { params: { query: { per_page: 2, ...next } } })).catch(
+      (error) => error,
+    );
 
     expect(failed).toBeInstanceOf(ProblemError);
     expect(failed.problem).toMatchObject({ status: 401, type: expect.stringMatching(/^urn:msp:problem:/) });
@@ -172,9 +210,17 @@ describe('hr', () => {
 test('When a Link header has no next, or only a page number, then nextPage says so', () => {
   const answer = (link?: string) => new Response(null, link ? { headers: { link } } : {});
   expect(nextPage(answer())).toBeUndefined();
-  expect(nextPage(answer('<http://x/api/v1/tickets?page=1>; rel="first", <http://x/api/v1/tickets?page=1>; rel="last"'))).toBeUndefined();
-  expect(nextPage(answer('<http://x/api/v1/tickets?page=1>; rel="first", <http://x/api/v1/tickets?per_page=2&page=3>; rel="next"'))).toEqual({ page: 3 });
-  expect(nextPage(answer('<http://x/api/v1/tickets?per_page=2&after=7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70>; rel="next"'))).toEqual({
+  expect(
+    nextPage(answer('<http://x/api/v1/tickets?page=1>; rel="first", <http://x/api/v1/tickets?page=1>; rel="last"')),
+  ).toBeUndefined();
+  expect(
+    nextPage(
+      answer('<http://x/api/v1/tickets?page=1>; rel="first", <http://x/api/v1/tickets?per_page=2&page=3>; rel="next"'),
+    ),
+  ).toEqual({ page: 3 });
+  expect(
+    nextPage(answer('<http://x/api/v1/tickets?per_page=2&after=7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70>; rel="next"')),
+  ).toEqual({
     after: '7d0f3a52-1c4b-4e8a-9b6d-2f5e8c1a3b70',
   });
 });

@@ -28,7 +28,9 @@ export function createSecretBox(key: Buffer, variable = 'the encryption key'): S
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return ['v1', iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+      return ['v1', iv, cipher.getAuthTag(), ciphertext]
+        .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+        .join('.');
     },
     open(sealed) {
       const [version, iv, tag, ciphertext] = sealed.split('.');
@@ -52,9 +54,13 @@ export function generateEncryptionKey(): string {
  */
 export function encryptionKeyProblems(variable: string, value: string | undefined, nodeEnv: string): string[] {
   if (value === undefined) {
-    return nodeEnv === 'production' ? [`${variable} is required when NODE_ENV=production (32 random bytes, base64: \`openssl rand -base64 32\`)`] : [];
+    return nodeEnv === 'production'
+      ? [`${variable} is required when NODE_ENV=production (32 random bytes, base64: \`openssl rand -base64 32\`)`]
+      : [];
   }
-  return /^[A-Za-z0-9+/]{43}=$/.test(value) ? [] : [`${variable} must be 32 bytes in base64 (44 characters ending in "="; \`openssl rand -base64 32\`)`];
+  return /^[A-Za-z0-9+/]{43}=$/.test(value)
+    ? []
+    : [`${variable} must be 32 bytes in base64 (44 characters ending in "="; \`openssl rand -base64 32\`)`];
 }
 
 /**
@@ -62,7 +68,11 @@ export function encryptionKeyProblems(variable: string, value: string | undefine
  * without it); otherwise one kept in the service's data directory (`DATA_DIR/<file>`), made once,
  * so a developer's secrets still open after a restart (`pnpm start` gives each service its own).
  */
-export function resolveEncryptionKey(configured: string | undefined, dataDir: string, { variable, file }: { variable: string; file: string }): Buffer {
+export function resolveEncryptionKey(
+  configured: string | undefined,
+  dataDir: string,
+  { variable, file }: { variable: string; file: string },
+): Buffer {
   if (configured) return Buffer.from(configured, 'base64');
   const keyFile = path.resolve(dataDir, file);
   if (!existsSync(keyFile)) {

@@ -15,7 +15,9 @@ describe('a secret box', () => {
     const parts = sealed.split('.');
     parts[3] = Buffer.from('whsec_abd').toString('base64url');
     expect(() => box.open(parts.join('.'))).toThrow();
-    expect(() => createSecretBox(randomBytes(16), 'WEBHOOK_ENCRYPTION_KEY')).toThrow('WEBHOOK_ENCRYPTION_KEY must be 32 bytes');
+    expect(() => createSecretBox(randomBytes(16), 'WEBHOOK_ENCRYPTION_KEY')).toThrow(
+      'WEBHOOK_ENCRYPTION_KEY must be 32 bytes',
+    );
   });
 });
 
@@ -33,10 +35,14 @@ describe('the key', () => {
 
   test('When production has no key or a key is malformed, then the problem names the variable and never echoes the value', () => {
     expect(encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', undefined, 'development')).toEqual([]);
-    expect(encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', undefined, 'production')).toEqual([expect.stringContaining('WEBHOOK_ENCRYPTION_KEY is required when NODE_ENV=production')]);
+    expect(encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', undefined, 'production')).toEqual([
+      expect.stringContaining('WEBHOOK_ENCRYPTION_KEY is required when NODE_ENV=production'),
+    ]);
     const [problem] = encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', 'hunter2', 'production');
     expect(problem).toContain('WEBHOOK_ENCRYPTION_KEY must be 32 bytes');
     expect(problem).not.toContain('hunter2');
-    expect(encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', randomBytes(32).toString('base64'), 'production')).toEqual([]);
+    expect(encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', randomBytes(32).toString('base64'), 'production')).toEqual(
+      [],
+    );
   });
 });

@@ -1,7 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { API_PREFIX, discoverIds, exampleBody, fetchOpenApi, type KnownIds, type OpenApiDocument } from './openapi-walk';
+import {
+  API_PREFIX,
+  discoverIds,
+  exampleBody,
+  fetchOpenApi,
+  type KnownIds,
+  type OpenApiDocument,
+} from './openapi-walk';
 
 /*
  * ETag / If-Match / If-None-Match on every single resource of the service,
@@ -35,7 +42,8 @@ export function describeConditionalRequests(options: { service: string; setup():
     }, 120_000);
     afterAll(() => setup?.close());
 
-    const items = () => Object.entries(document.paths).filter(([template, methods]) => template.endsWith('}') && methods['get']);
+    const items = () =>
+      Object.entries(document.paths).filter(([template, methods]) => template.endsWith('}') && methods['get']);
     const get = (path: string) => request(setup.app).get(`${API_PREFIX}${path}`).set('Authorization', setup.auth);
 
     /** Sends each write to both instances at once with the resource's current tag: exactly one may go through. */
@@ -51,7 +59,10 @@ export function describeConditionalRequests(options: { service: string; setup():
           const body = exampleBody(document, operations[wanted]!);
           const tag = (await get(path)).headers['etag']!;
           const write = (app: http.RequestListener) => {
-            const sent = request(app)[wanted as 'patch'](`${API_PREFIX}${path}`).set('Authorization', setup.auth).set('If-Match', tag);
+            const sent = request(app)
+              [wanted as 'patch'](`${API_PREFIX}${path}`)
+              .set('Authorization', setup.auth)
+              .set('If-Match', tag);
             return body === undefined ? sent : sent.send(body as object);
           };
           const answers = await Promise.all([write(setup.app), write(replica)]);
@@ -62,7 +73,10 @@ export function describeConditionalRequests(options: { service: string; setup():
           races += 1;
           // The loser of two deletions finds nothing left to delete: 404 is as good as 412 there.
           const refused = statuses.filter((s) => s === 412 || (wanted === 'delete' && s === 404)).length;
-          if (through !== 1 || refused !== 1) wrong.push(`${wanted.toUpperCase()} ${template} from two instances with one tag: ${statuses.join(' and ')}`);
+          if (through !== 1 || refused !== 1)
+            wrong.push(
+              `${wanted.toUpperCase()} ${template} from two instances with one tag: ${statuses.join(' and ')}`,
+            );
         }
       }
       return { wrong, races };
@@ -70,11 +84,15 @@ export function describeConditionalRequests(options: { service: string; setup():
 
     // Before the other writes: the example bodies still change the seeded resources (a write that
     // changes nothing keeps the tag, and then both may rightly go through).
-    test('When two instances of the service are sent a change (PATCH, PUT) with the same If-Match at once, then exactly one goes through and the other is 412', async () => {
-      const { wrong, races } = await raceFromTwoInstances(['patch', 'put']);
-      expect(wrong).toEqual([]);
-      expect(races).toBeGreaterThan(0);
-    });
+    test(
+      'When two instances of the service are sent a change (PATCH, PUT) with the same ' +
+        'If-Match at once, then exactly one goes through and the other is 412',
+      async () => {
+        const { wrong, races } = await raceFromTwoInstances(['patch', 'put']);
+        expect(wrong).toEqual([]);
+        expect(races).toBeGreaterThan(0);
+      },
+    );
 
     test('When one resource is read, then it carries a strong ETag, and a current If-None-Match gets 304 without a body', async () => {
       const wrong: string[] = [];
@@ -91,7 +109,8 @@ export function describeConditionalRequests(options: { service: string; setup():
           continue;
         }
         const again = await get(path).set('If-None-Match', tag!);
-        if (again.status !== 304 || again.text) wrong.push(`${template}: If-None-Match with the current tag answered ${again.status}`);
+        if (again.status !== 304 || again.text)
+          wrong.push(`${template}: If-None-Match with the current tag answered ${again.status}`);
         const stale = await get(path).set('If-None-Match', '"stale"');
         if (stale.status !== 200) wrong.push(`${template}: If-None-Match with a stale tag answered ${stale.status}`);
       }
@@ -99,69 +118,98 @@ export function describeConditionalRequests(options: { service: string; setup():
       expect(items().length).toBeGreaterThan(0);
     });
 
-    test("When Node's own fetch revalidates one resource (it adds Cache-Control: no-cache to If-None-Match), then a current tag still gets 304 and a stale one 200", async () => {
-      const server = http.createServer(setup.app).listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
-      const wrong: string[] = [];
-      try {
-        const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-        for (const [template] of items()) {
+    test(
+      "When Node's own fetch revalidates one resource (it adds Cache-Control: no-cache to " +
+        'If-None-Match), then a current tag still gets 304 and a stale one 200',
+      async () => {
+        const server = http.createServer(setup.app).listen(0, '127.0.0.1');
+        await new Promise((resolve) => server.once('listening', resolve));
+        const wrong: string[] = [];
+        try {
+          const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+          for (const [template] of items()) {
+            const path = known.concrete(template);
+            if (!path) continue;
+            const url = `${origin}${API_PREFIX}${path}`;
+            const tag = (await fetch(url, { headers: { Authorization: setup.auth } })).headers.get('etag') ?? '';
+            const again = await fetch(url, { headers: { Authorization: setup.auth, 'If-None-Match': tag } });
+            if (again.status !== 304 || (await again.text()))
+              wrong.push(`${template}: fetch with the current tag answered ${again.status}`);
+            const stale = await fetch(url, { headers: { Authorization: setup.auth, 'If-None-Match': '"stale"' } });
+            await stale.arrayBuffer();
+            if (stale.status !== 200) wrong.push(`${template}: fetch with a stale tag answered ${stale.status}`);
+          }
+        } finally {
+          await new Promise((resolve) => server.close(resolve));
+        }
+        expect(wrong).toEqual([]);
+        expect(items().length).toBeGreaterThan(0);
+      },
+    );
+
+    test(
+      'When a resource is written with a stale If-Match, then 412 and it reads the same afterwards; ' +
+        'with its current ETag the write goes through and answers the new ETag',
+      async () => {
+        const wrong: string[] = [];
+        let writes = 0;
+        // Deletions last, so the other writes still find their resource.
+        const order = ['patch', 'put', 'delete'];
+        for (const [template, methods] of items()) {
           const path = known.concrete(template);
           if (!path) continue;
-          const url = `${origin}${API_PREFIX}${path}`;
-          const tag = (await fetch(url, { headers: { Authorization: setup.auth } })).headers.get('etag') ?? '';
-          const again = await fetch(url, { headers: { Authorization: setup.auth, 'If-None-Match': tag } });
-          if (again.status !== 304 || (await again.text())) wrong.push(`${template}: fetch with the current tag answered ${again.status}`);
-          const stale = await fetch(url, { headers: { Authorization: setup.auth, 'If-None-Match': '"stale"' } });
-          await stale.arrayBuffer();
-          if (stale.status !== 200) wrong.push(`${template}: fetch with a stale tag answered ${stale.status}`);
-        }
-      } finally {
-        await new Promise((resolve) => server.close(resolve));
-      }
-      expect(wrong).toEqual([]);
-      expect(items().length).toBeGreaterThan(0);
-    });
-
-    test('When a resource is written with a stale If-Match, then 412 and it reads the same afterwards; with its current ETag the write goes through and answers the new ETag', async () => {
-      const wrong: string[] = [];
-      let writes = 0;
-      // Deletions last, so the other writes still find their resource.
-      const order = ['patch', 'put', 'delete'];
-      for (const [template, methods] of items()) {
-        const path = known.concrete(template);
-        if (!path) continue;
-        for (const method of order.filter((m) => methods[m])) {
-          writes += 1;
-          const body = exampleBody(document, methods[method]!);
-          const before = await get(path);
-          let stale = request(setup.app)[method as 'patch'](`${API_PREFIX}${path}`).set('Authorization', setup.auth).set('If-Match', '"stale"');
-          if (body !== undefined) stale = stale.send(body as object);
-          const refused = await stale;
-          if (refused.status !== 412 || refused.body?.type !== 'urn:msp:problem:precondition-failed') wrong.push(`${method.toUpperCase()} ${template} with a stale If-Match: ${refused.status}`);
-          const after = await get(path);
-          if (after.headers['etag'] !== before.headers['etag']) wrong.push(`${method.toUpperCase()} ${template}: changed although refused with 412`);
-          // A weak tag never matches (strong comparison).
-          const weak = await request(setup.app)[method as 'patch'](`${API_PREFIX}${path}`).set('Authorization', setup.auth).set('If-Match', `W/${before.headers['etag']}`).send(body as object);
-          if (weak.status !== 412) wrong.push(`${method.toUpperCase()} ${template} with a weak If-Match: ${weak.status}`);
-          if (method === 'delete') continue;
-          let current = request(setup.app)[method as 'patch'](`${API_PREFIX}${path}`).set('Authorization', setup.auth).set('If-Match', before.headers['etag']!);
-          if (body !== undefined) current = current.send(body as object);
-          const passed = await current;
-          if (passed.status === 412) wrong.push(`${method.toUpperCase()} ${template} with the current If-Match: 412`);
-          if (passed.status === 200) {
-            const now = await get(path);
-            if (passed.headers['etag'] !== now.headers['etag']) wrong.push(`${method.toUpperCase()} ${template}: the write's ETag ${passed.headers['etag']} is not the resource's ${now.headers['etag']}`);
+          for (const method of order.filter((m) => methods[m])) {
+            writes += 1;
+            const body = exampleBody(document, methods[method]!);
+            const before = await get(path);
+            let stale = request(setup.app)
+              [method as 'patch'](`${API_PREFIX}${path}`)
+              .set('Authorization', setup.auth)
+              .set('If-Match', '"stale"');
+            if (body !== undefined) stale = stale.send(body as object);
+            const refused = await stale;
+            if (refused.status !== 412 || refused.body?.type !== 'urn:msp:problem:precondition-failed')
+              wrong.push(`${method.toUpperCase()} ${template} with a stale If-Match: ${refused.status}`);
+            const after = await get(path);
+            if (after.headers['etag'] !== before.headers['etag'])
+              wrong.push(`${method.toUpperCase()} ${template}: changed although refused with 412`);
+            // A weak tag never matches (strong comparison).
+            const weak = await request(setup.app)
+              [method as 'patch'](`${API_PREFIX}${path}`)
+              .set('Authorization', setup.auth)
+              .set('If-Match', `W/${before.headers['etag']}`)
+              .send(body as object);
+            if (weak.status !== 412)
+              wrong.push(`${method.toUpperCase()} ${template} with a weak If-Match: ${weak.status}`);
+            if (method === 'delete') continue;
+            let current = request(setup.app)
+              [method as 'patch'](`${API_PREFIX}${path}`)
+              .set('Authorization', setup.auth)
+              .set('If-Match', before.headers['etag']!);
+            if (body !== undefined) current = current.send(body as object);
+            const passed = await current;
+            if (passed.status === 412) wrong.push(`${method.toUpperCase()} ${template} with the current If-Match: 412`);
+            if (passed.status === 200) {
+              const now = await get(path);
+              if (passed.headers['etag'] !== now.headers['etag'])
+                wrong.push(
+                  `${method.toUpperCase()} ${template}: the write's ETag ${passed.headers['etag']} is not the resource's ${now.headers['etag']}`,
+                );
+            }
           }
         }
-      }
-      expect(wrong).toEqual([]);
-      expect(writes).toBeGreaterThan(0);
-    });
+        expect(wrong).toEqual([]);
+        expect(writes).toBeGreaterThan(0);
+      },
+    );
 
-    test('When two instances of the service are sent a DELETE with the same If-Match at once, then exactly one goes through and the other is 412 or 404', async () => {
-      const { wrong } = await raceFromTwoInstances(['delete']);
-      expect(wrong).toEqual([]);
-    });
+    test(
+      'When two instances of the service are sent a DELETE with the same If-Match at ' +
+        'once, then exactly one goes through and the other is 412 or 404',
+      async () => {
+        const { wrong } = await raceFromTwoInstances(['delete']);
+        expect(wrong).toEqual([]);
+      },
+    );
   });
 }

@@ -34,8 +34,12 @@ export function storedEvents(db: RawSql, tenantId: string): Promise<StoredEvent[
  * would: the change must roll back with it. The trigger lives in the test's own database.
  */
 export async function whileEventsCannotBeStored<T>(db: RawSql, work: () => Promise<T>): Promise<T> {
-  await db.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'boom: events cannot be stored'; END $$ LANGUAGE plpgsql`);
-  await db.$executeRawUnsafe('CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()');
+  await db.$executeRawUnsafe(
+    `CREATE OR REPLACE FUNCTION refuse_event() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'boom: events cannot be stored'; END $$ LANGUAGE plpgsql`,
+  );
+  await db.$executeRawUnsafe(
+    'CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()',
+  );
   try {
     return await work();
   } finally {

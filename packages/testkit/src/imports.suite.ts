@@ -7,7 +7,10 @@ const RULES = path.join(__dirname, '..', 'import-rules.cjs');
 const CRUISE = path.join(__dirname, '..', 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
 
 interface Cruise {
-  summary: { violations: { rule: { name: string }; from: string; to: string; cycle?: { name: string }[] }[]; totalCruised: number };
+  summary: {
+    violations: { rule: { name: string }; from: string; to: string; cycle?: { name: string }[] }[];
+    totalCruised: number;
+  };
 }
 
 /**
@@ -15,10 +18,17 @@ interface Cruise {
  * `rule: from → to` (a cycle as its modules in order), and how many modules were read.
  */
 export function importViolations(srcDir: string): { violations: string[]; modules: number } {
-  const run = spawnSync(process.execPath, [CRUISE, '--config', RULES, '--output-type', 'json', '.'], { cwd: srcDir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, [CRUISE, '--config', RULES, '--output-type', 'json', '.'], {
+    cwd: srcDir,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (!run.stdout) throw new Error(`dependency-cruiser failed: ${run.stderr}`);
   const { summary } = JSON.parse(run.stdout) as Cruise;
-  const violations = summary.violations.map(({ rule, from, to, cycle }) => `${rule.name}: ${from} → ${cycle?.length ? cycle.map((step) => step.name).join(' → ') : to}`);
+  const violations = summary.violations.map(
+    ({ rule, from, to, cycle }) =>
+      `${rule.name}: ${from} → ${cycle?.length ? cycle.map((step) => step.name).join(' → ') : to}`,
+  );
   return { violations, modules: summary.totalCruised };
 }
 
@@ -31,11 +41,15 @@ export function importViolations(srcDir: string): { violations: string[]; module
  */
 export function describeImportRules(srcDir: string) {
   describe('The imports of src/', () => {
-    test('When the modules are read, then none imports another round a circle, no schema imports a repository, no repository a mapper or an event catalogue', () => {
-      const { violations, modules } = importViolations(srcDir);
-      expect(modules).toBeGreaterThan(10);
-      expect(violations).toEqual([]);
-    });
+    test(
+      'When the modules are read, then none imports another round a circle, no schema ' +
+        'imports a repository, no repository a mapper or an event catalogue',
+      () => {
+        const { violations, modules } = importViolations(srcDir);
+        expect(modules).toBeGreaterThan(10);
+        expect(violations).toEqual([]);
+      },
+    );
 
     test('When two modules import each other, or a schema a repository, then the rules report it', () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-rules-'));
@@ -44,7 +58,10 @@ export function describeImportRules(srcDir: string) {
         fs.writeFileSync(path.join(dir, 'things', 'a.ts'), "import { b } from './b';\nexport const a = () => b;\n");
         fs.writeFileSync(path.join(dir, 'things', 'b.ts'), "import { a } from './a';\nexport const b = () => a;\n");
         fs.writeFileSync(path.join(dir, 'things', 'things.repository.ts'), 'export const rows = [];\n');
-        fs.writeFileSync(path.join(dir, 'things', 'things.schemas.ts'), "import type { rows } from './things.repository';\nexport type Rows = typeof rows;\n");
+        fs.writeFileSync(
+          path.join(dir, 'things', 'things.schemas.ts'),
+          "import type { rows } from './things.repository';\nexport type Rows = typeof rows;\n",
+        );
         expect(importViolations(dir).violations.sort()).toEqual([
           'no-circular: things/a.ts → things/b.ts → things/a.ts',
           'schema-imports-no-repository: things/things.schemas.ts → things/things.repository.ts',

@@ -66,18 +66,28 @@ export function createConformanceChecker(document: Record<string, any>): Checker
     let at = `${operationPointer}/${pointer('responses', String(status))}`;
     if (entry?.$ref) {
       at = entry.$ref.replace(/^#\//, '');
-      entry = at.split('/').reduce((node: any, key: string) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      entry = at
+        .split('/')
+        .reduce((node: any, key: string) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
     }
     return entry ? { pointer: at, body: entry } : undefined;
   }
 
   function fail(method: string, url: string, response: CheckedResponse, why: string): never {
     const shown = response.body === undefined ? response.text : JSON.stringify(response.body);
-    throw new Error(`OpenAPI conformance: ${method.toUpperCase()} ${url} answered ${response.status}: ${why}\nbody: ${shown?.slice(0, 500)}`);
+    throw new Error(
+      `OpenAPI conformance: ${method.toUpperCase()} ${url} answered ${response.status}: ${why}\nbody: ${shown?.slice(0, 500)}`,
+    );
   }
 
   /** Each documented header the answer carries must match its schema (`Retry-After: undefined` is no integer). */
-  function checkHeaders(method: string, url: string, response: CheckedResponse, responsePointer: string, declared: any) {
+  function checkHeaders(
+    method: string,
+    url: string,
+    response: CheckedResponse,
+    responsePointer: string,
+    declared: any,
+  ) {
     for (const [name, header] of Object.entries<any>(declared.headers ?? {})) {
       const value = response.headers[name.toLowerCase()];
       if (value === undefined || !header?.schema) continue;
@@ -85,7 +95,13 @@ export function createConformanceChecker(document: Record<string, any>): Checker
       const text = String(value);
       const typed = (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
       const validate = validatorFor(`${responsePointer}/${pointer('headers', name, 'schema')}`);
-      if (!validate(typed)) fail(method, url, response, `header ${name}: ${JSON.stringify(text)} does not match its schema: ${ajv.errorsText(validate.errors)}`);
+      if (!validate(typed))
+        fail(
+          method,
+          url,
+          response,
+          `header ${name}: ${JSON.stringify(text)} does not match its schema: ${ajv.errorsText(validate.errors)}`,
+        );
     }
   }
 
@@ -104,17 +120,26 @@ export function createConformanceChecker(document: Record<string, any>): Checker
       let declared: any;
       if (route) {
         const resolved = resolveResponse(pointer('paths', route.template, method), response.status);
-        if (!resolved) fail(method, url, response, `status ${response.status} is not documented for ${method.toUpperCase()} ${route.template}`);
+        if (!resolved)
+          fail(
+            method,
+            url,
+            response,
+            `status ${response.status} is not documented for ${method.toUpperCase()} ${route.template}`,
+          );
         ({ pointer: responsePointer, body: declared } = resolved);
       } else {
         // No operation: the answer must be the documented 404 problem.
-        if (response.status !== 404) fail(method, url, response, 'no documented operation, and the answer is not a 404');
+        if (response.status !== 404)
+          fail(method, url, response, 'no documented operation, and the answer is not a 404');
         responsePointer = pointer('components', 'responses', 'Error404');
         declared = document.components.responses.Error404;
       }
       checkHeaders(method, url, response, responsePointer, declared);
 
-      const contentType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+      const contentType = String(response.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim();
       const content = declared.content as Record<string, { schema?: unknown }> | undefined;
       if (!content) {
         if (response.text) fail(method, url, response, 'a body was sent where the document declares none');
@@ -123,12 +148,14 @@ export function createConformanceChecker(document: Record<string, any>): Checker
       if (head) return;
       // A media range (`*/*`: a file answered in the type it was stored with) takes any type.
       const declaredType = contentType in content ? contentType : '*/*' in content ? '*/*' : undefined;
-      if (declaredType === undefined) fail(method, url, response, `content type "${contentType}" is not one of ${Object.keys(content).join(', ')}`);
+      if (declaredType === undefined)
+        fail(method, url, response, `content type "${contentType}" is not one of ${Object.keys(content).join(', ')}`);
       if (!readBody || !content[declaredType]!.schema || declaredType === '*/*') return;
       const validate = validatorFor(`${responsePointer}/${pointer('content', declaredType, 'schema')}`);
       // supertest parses JSON bodies only; any other declared type (CSV, DATEV text) is its text.
       const body = /json/.test(contentType) ? response.body : response.text;
-      if (!validate(body)) fail(method, url, response, `the body does not match the schema: ${ajv.errorsText(validate.errors)}`);
+      if (!validate(body))
+        fail(method, url, response, `the body does not match the schema: ${ajv.errorsText(validate.errors)}`);
     },
   };
 }
@@ -162,7 +189,9 @@ function currentTest(): string {
 function textOf(chunks: Buffer[], contentType: string): string {
   const whole = Buffer.concat(chunks);
   // The DATEV file is Windows-1252; latin1 decodes every byte of it, and its schema is text alone.
-  return /charset=(windows-1252|iso-8859-1|latin1)/i.test(contentType) ? whole.toString('latin1') : whole.toString('utf8');
+  return /charset=(windows-1252|iso-8859-1|latin1)/i.test(contentType)
+    ? whole.toString('latin1')
+    : whole.toString('utf8');
 }
 
 /**
@@ -173,7 +202,10 @@ function textOf(chunks: Buffer[], contentType: string): string {
  * Violations are kept, not thrown (the response goes out unchanged); see takeViolations and
  * checkConformanceAfterEachTest.
  */
-export async function recordConformance(app: http.RequestListener, document?: Record<string, any>): Promise<ConformanceRecorder> {
+export async function recordConformance(
+  app: http.RequestListener,
+  document?: Record<string, any>,
+): Promise<ConformanceRecorder> {
   const checker = createConformanceChecker(document ?? ((await fetchOpenApi(app)) as unknown as Record<string, any>));
   let violations: string[] = [];
 
@@ -187,7 +219,10 @@ export async function recordConformance(app: http.RequestListener, document?: Re
     let truncated = false;
     const keep = (chunk: unknown, encoding: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+      const bytes =
+        typeof chunk === 'string'
+          ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+          : Buffer.from(chunk as Uint8Array);
       if (truncated || size + bytes.length > MAX_RECORDED_BODY_BYTES) {
         truncated = true;
         return;
@@ -201,7 +236,13 @@ export async function recordConformance(app: http.RequestListener, document?: Re
     res.writeHead = ((...args: unknown[]) => {
       const given = args.find((arg, index) => index > 0 && typeof arg === 'object' && arg !== null);
       const pairs: [string, unknown][] = Array.isArray(given)
-        ? given.flatMap((item: unknown, index: number, all: unknown[]) => (Array.isArray(item) ? [[String(item[0]), item[1]] as [string, unknown]] : index % 2 === 0 ? [[String(item), all[index + 1]] as [string, unknown]] : []))
+        ? given.flatMap((item: unknown, index: number, all: unknown[]) =>
+            Array.isArray(item)
+              ? [[String(item[0]), item[1]] as [string, unknown]]
+              : index % 2 === 0
+                ? [[String(item), all[index + 1]] as [string, unknown]]
+                : [],
+          )
         : Object.entries((given ?? {}) as Record<string, unknown>);
       for (const [name, value] of pairs) written[name.toLowerCase()] = value;
       return writeHead(...args);
@@ -219,7 +260,10 @@ export async function recordConformance(app: http.RequestListener, document?: Re
     // Only a response sent whole is judged: one cut short (a stalled reader, a client gone) never finishes.
     res.on('finish', () => {
       const headers = Object.fromEntries(
-        Object.entries({ ...res.getHeaders(), ...written }).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]),
+        Object.entries({ ...res.getHeaders(), ...written }).map(([name, value]) => [
+          name.toLowerCase(),
+          Array.isArray(value) ? value.join(', ') : value,
+        ]),
       );
       const contentType = String(headers['content-type'] ?? '');
       const text = truncated ? undefined : textOf(chunks, contentType);
@@ -228,7 +272,9 @@ export async function recordConformance(app: http.RequestListener, document?: Re
         try {
           body = JSON.parse(text);
         } catch {
-          violations.push(`${test}: ${method.toUpperCase()} ${url} answered ${res.statusCode} with a ${contentType} body that is not JSON`);
+          violations.push(
+            `${test}: ${method.toUpperCase()} ${url} answered ${res.statusCode} with a ${contentType} body that is not JSON`,
+          );
           return;
         }
       }
@@ -260,7 +306,10 @@ export async function recordConformance(app: http.RequestListener, document?: Re
 /** Throws naming every answer of every live recorder that broke its document since the last check. */
 export function expectConformingResponses(): void {
   const violations = [...liveRecorders].flatMap((recorder) => recorder.takeViolations());
-  if (violations.length > 0) throw new Error(`${violations.length} response(s) do not match the served OpenAPI document:\n${violations.join('\n\n')}`);
+  if (violations.length > 0)
+    throw new Error(
+      `${violations.length} response(s) do not match the served OpenAPI document:\n${violations.join('\n\n')}`,
+    );
 }
 
 /**

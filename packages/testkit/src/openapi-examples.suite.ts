@@ -21,7 +21,9 @@ function resolveResponse(document: Json, response: Json): Json | undefined {
 function hasExample(document: Json, media: Json): boolean {
   if (media.example !== undefined || (media.examples && Object.keys(media.examples).length)) return true;
   const schema = resolve(document, media.schema);
-  return Boolean(schema && ((Array.isArray(schema.examples) && schema.examples.length > 0) || schema.example !== undefined));
+  return Boolean(
+    schema && ((Array.isArray(schema.examples) && schema.examples.length > 0) || schema.example !== undefined),
+  );
 }
 
 /**

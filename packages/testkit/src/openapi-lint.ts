@@ -20,9 +20,14 @@ export async function lintOpenApi(document: unknown): Promise<string[]> {
     const { stdout } = await run(
       path.join(PACKAGE_DIR, 'node_modules/.bin/redocly'),
       ['lint', file, '--config', path.join(PACKAGE_DIR, 'redocly.yaml'), '--format=json'],
-      { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 16 * 1024 * 1024 },
+      {
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        maxBuffer: 16 * 1024 * 1024,
+      },
     ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-    const report = JSON.parse(stdout) as { problems: { severity: string; message: string; location: { pointer: string }[] }[] };
+    const report = JSON.parse(stdout) as {
+      problems: { severity: string; message: string; location: { pointer: string }[] }[];
+    };
     return report.problems.filter((p) => p.severity === 'error').map((p) => `${p.location[0]?.pointer}: ${p.message}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,16 @@ import request from 'supertest';
 export type OpenApiOperation = {
   operationId: string;
   parameters?: { name: string; in: string; required?: boolean; schema?: Record<string, unknown> }[];
-  requestBody?: { content?: Record<string, { example?: unknown; examples?: Record<string, { value?: unknown }>; schema?: { $ref?: string; examples?: unknown[] } }> };
+  requestBody?: {
+    content?: Record<
+      string,
+      {
+        example?: unknown;
+        examples?: Record<string, { value?: unknown }>;
+        schema?: { $ref?: string; examples?: unknown[] };
+      }
+    >;
+  };
 };
 export type OpenApiDocument = {
   paths: Record<string, Record<string, OpenApiOperation>>;
@@ -57,7 +66,11 @@ export interface KnownIds {
  * path below it (`/tickets` → `/tickets/{id}` → `/tickets/{id}/comments` → …), repeated until a
  * pass finds nothing new.
  */
-export async function discoverIds(app: http.RequestListener, auth: string, document: OpenApiDocument): Promise<KnownIds> {
+export async function discoverIds(
+  app: http.RequestListener,
+  auth: string,
+  document: OpenApiDocument,
+): Promise<KnownIds> {
   const items = new Map<string, string>();
   const byField = new Map<string, Set<string>>();
   const concrete = (template: string): string | undefined => {
@@ -78,12 +91,14 @@ export async function discoverIds(app: http.RequestListener, auth: string, docum
   const lists = Object.entries(document.paths)
     .filter(([path, methods]) => isCollection(path) && methods['get'])
     .map(([path]) => path);
-  for (let progress = true; progress; ) {
+  for (let progress = true; progress;) {
     progress = false;
     for (const list of lists) {
       const path = concrete(list);
       if (!path) continue;
-      const itemTemplate = Object.keys(document.paths).find((p) => p.startsWith(`${list}/`) && /^\{[^/}]+\}$/.test(p.slice(list.length + 1)));
+      const itemTemplate = Object.keys(document.paths).find(
+        (p) => p.startsWith(`${list}/`) && /^\{[^/}]+\}$/.test(p.slice(list.length + 1)),
+      );
       const response = await request(app).get(`${API_PREFIX}${path}`).set('Authorization', auth);
       const rows = rowsOf(response.body);
       for (const row of rows) {

@@ -24,7 +24,8 @@ export interface ServiceOperationsSuiteOptions {
 export function describeServiceOperations(options: ServiceOperationsSuiteOptions) {
   const { service: name, route } = options;
   let service: OperatedService;
-  const authorized = (svc: OperatedService, token = svc.token()) => request(svc.app).get(route).set('Authorization', `Bearer ${token}`);
+  const authorized = (svc: OperatedService, token = svc.token()) =>
+    request(svc.app).get(route).set('Authorization', `Bearer ${token}`);
 
   describe(`${name}: operations endpoints and cross-cutting behaviour`, () => {
     beforeAll(async () => {
@@ -63,7 +64,9 @@ export function describeServiceOperations(options: ServiceOperationsSuiteOptions
       expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
       expect(response.text).toContain('# TYPE http_requests_total counter');
       const escaped = route.replace(/\//g, '\\/');
-      expect(response.text).toMatch(new RegExp(`http_requests_total\\{[^}]*route="${escaped}"[^}]*status="200"[^}]*\\} \\d+`));
+      expect(response.text).toMatch(
+        new RegExp(`http_requests_total\\{[^}]*route="${escaped}"[^}]*status="200"[^}]*\\} \\d+`),
+      );
       expect(response.text).toContain(`service="${name}"`);
     });
 
@@ -75,7 +78,11 @@ export function describeServiceOperations(options: ServiceOperationsSuiteOptions
     });
 
     test('When API responses are sent, errors included, then they carry the security headers of a JSON API and no CORS header unless configured', async () => {
-      for (const response of [await authorized(service), await request(service.app).get(route), await request(service.app).get('/api/v1/nothing-here')]) {
+      for (const response of [
+        await authorized(service),
+        await request(service.app).get(route),
+        await request(service.app).get('/api/v1/nothing-here'),
+      ]) {
         expect(response.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
         expect(response.headers['x-frame-options']).toBe('DENY');
         expect(response.headers['x-content-type-options']).toBe('nosniff');

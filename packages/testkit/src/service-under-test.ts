@@ -50,7 +50,11 @@ export interface StartServiceOptions<Db> {
   /** The scope of `token()` when the claims name none. */
   defaultScope: string;
   /** Builds the app; services with more dependencies (a queue, a key) add them here. */
-  createApp(deps: ServiceTestDeps<Db>): { app: http.RequestListener; close?(): Promise<void> } | Promise<{ app: http.RequestListener; close?(): Promise<void> }>;
+  createApp(
+    deps: ServiceTestDeps<Db>,
+  ):
+    | { app: http.RequestListener; close?(): Promise<void> }
+    | Promise<{ app: http.RequestListener; close?(): Promise<void> }>;
   /** Point the app at this database instead of a fresh migrated one (e.g. one that does not exist). */
   databaseUrl?: string;
   /** `createDb` and `createApp` from a fresh copy of the service's modules (jest.isolateModules), for `replica()`. */
@@ -69,7 +73,9 @@ export interface StartServiceOptions<Db> {
  */
 export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>): Promise<ServiceUnderTest<Db>> {
   // A given database belongs to the caller: it is neither migrated nor dropped here.
-  const database: TestDatabase | undefined = options.databaseUrl ? undefined : await createTestDatabase({ migrationsDir: options.migrationsDir });
+  const database: TestDatabase | undefined = options.databaseUrl
+    ? undefined
+    : await createTestDatabase({ migrationsDir: options.migrationsDir });
   const databaseUrl = options.databaseUrl ?? database!.url;
   const db = options.createDb(databaseUrl);
   const logger = createLogger({ service: options.service, level: 'error' });
@@ -99,12 +105,20 @@ export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>
     databaseUrl,
     redis,
     issuer,
-    token: (claims = {}, tokenOptions) => issuer.token({ tenant_id: randomUUID(), scope: options.defaultScope, ...claims }, tokenOptions),
+    token: (claims = {}, tokenOptions) =>
+      issuer.token({ tenant_id: randomUUID(), scope: options.defaultScope, ...claims }, tokenOptions),
     async replica() {
       const modules = options.isolated?.() ?? options;
       const replicaDb = modules.createDb(databaseUrl);
       const replicaRedis = await connectedRedis(logger);
-      const replica = await modules.createApp({ db: replicaDb, databaseUrl, redis: replicaRedis, issuer, logger, settings });
+      const replica = await modules.createApp({
+        db: replicaDb,
+        databaseUrl,
+        redis: replicaRedis,
+        issuer,
+        logger,
+        settings,
+      });
       replicas.push(async () => {
         await replica.close?.();
         await replicaDb.$disconnect();
@@ -124,7 +138,10 @@ export async function startServiceUnderTest<Db>(options: StartServiceOptions<Db>
         recorder.dispose();
         return recorder.takeViolations();
       });
-      if (unreported.length > 0) throw new Error(`${unreported.length} response(s) do not match the served OpenAPI document:\n${unreported.join('\n\n')}`);
+      if (unreported.length > 0)
+        throw new Error(
+          `${unreported.length} response(s) do not match the served OpenAPI document:\n${unreported.join('\n\n')}`,
+        );
     },
   };
 }

@@ -16,7 +16,9 @@ export interface StalledReader {
 export async function stalledReader(url: string | URL, headers: http.OutgoingHttpHeaders): Promise<StalledReader> {
   const req = http.get(url, { headers });
   req.on('error', () => undefined); // ended by the server or by the test
-  const response = await new Promise<http.IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+    req.on('response', resolve).on('error', reject),
+  );
   if (response.statusCode === 200) {
     await new Promise((resolve) => response.once('data', resolve));
     response.pause();
@@ -65,7 +67,8 @@ export async function expectCutShortWhenIdle(reader: StalledReader, busy: () => 
     await waitUntil(async () => (await busy()).length === 0, 'the stalled export lets go of its cursor');
     const rest = await readUntilClosed(reader);
     if (rest.complete) throw new Error('the stalled reader received a complete response: the export was not cut short');
-    if (rest.bytes === 0) throw new Error('the stalled reader received nothing more: the export had stopped before the idle timeout');
+    if (rest.bytes === 0)
+      throw new Error('the stalled reader received nothing more: the export had stopped before the idle timeout');
   } finally {
     reader.req.destroy();
   }

@@ -1,6 +1,14 @@
 import type http from 'node:http';
 import request from 'supertest';
-import { discoverIds, exampleBody, fetchOpenApi, isCollection, rowsOf, type KnownIds, type OpenApiDocument } from './openapi-walk';
+import {
+  discoverIds,
+  exampleBody,
+  fetchOpenApi,
+  isCollection,
+  rowsOf,
+  type KnownIds,
+  type OpenApiDocument,
+} from './openapi-walk';
 
 /**
  * The tenant wall, walked from the service's own OpenAPI document, so a new
@@ -45,7 +53,7 @@ export function describeTenantWall(options: TenantWallOptions) {
     }, 120_000);
     afterAll(() => wall?.close());
 
-    test('When tenant B names one of tenant A\'s ids in any path, with any method, then it gets 404 and A\'s resource is unchanged', async () => {
+    test("When tenant B names one of tenant A's ids in any path, with any method, then it gets 404 and A's resource is unchanged", async () => {
       const unresolved: string[] = [];
       const wrong: string[] = [];
       let walked = 0;
@@ -61,13 +69,18 @@ export function describeTenantWall(options: TenantWallOptions) {
         // Only paths with a write are compared: a read-only path may change by itself (a health's checked_at).
         walked += operations.length;
         const readable = Boolean(methods['get']) && operations.some(([method]) => method !== 'get');
-        const before = readable ? await request(wall.app).get(`/api/v1${path}`).set('Authorization', wall.ownerAuth) : undefined;
+        const before = readable
+          ? await request(wall.app).get(`/api/v1${path}`).set('Authorization', wall.ownerAuth)
+          : undefined;
         for (const [method, operation] of operations) {
           let call = request(wall.app)[method as 'get'](`/api/v1${path}`).set('Authorization', wall.otherAuth);
           const body = exampleBody(document, operation);
           if (body !== undefined) call = call.send(body as object);
           const response = await call;
-          if (response.status !== 404) wrong.push(`${method.toUpperCase()} ${template} (${operation.operationId}): ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+          if (response.status !== 404)
+            wrong.push(
+              `${method.toUpperCase()} ${template} (${operation.operationId}): ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`,
+            );
         }
         if (before) {
           const after = await request(wall.app).get(`/api/v1${path}`).set('Authorization', wall.ownerAuth);
@@ -81,21 +94,30 @@ export function describeTenantWall(options: TenantWallOptions) {
       expect(walked).toBeGreaterThan(0);
     });
 
-    test('When tenant B lists anything, then none of tenant A\'s rows appear; filters given A\'s ids return none of them either', async () => {
+    test("When tenant B lists anything, then none of tenant A's rows appear; filters given A's ids return none of them either", async () => {
       const leaks: string[] = [];
       for (const [template, methods] of Object.entries(document.paths)) {
         const operation = methods['get'];
-        if (!isCollection(template) || template.includes('{') || !operation || options.skip?.[operation.operationId]) continue;
+        if (!isCollection(template) || template.includes('{') || !operation || options.skip?.[operation.operationId])
+          continue;
         const listed = await request(wall.app).get(`/api/v1${template}`).set('Authorization', wall.otherAuth);
-        for (const row of rowsOf(listed.body)) if (typeof row['id'] === 'string' && ownerValues.has(row['id'])) leaks.push(`${template}: ${row['id']}`);
+        for (const row of rowsOf(listed.body))
+          if (typeof row['id'] === 'string' && ownerValues.has(row['id'])) leaks.push(`${template}: ${row['id']}`);
         for (const parameter of operation.parameters ?? []) {
           if (parameter.in !== 'query' || !parameter.name.endsWith('_id')) continue;
           const resource = `${parameter.name.slice(0, -3)}s`;
-          const candidates = [...(owner.byField.get(parameter.name) ?? []), ...(owner.byField.get(resource) ?? [])].slice(0, 3);
+          const candidates = [
+            ...(owner.byField.get(parameter.name) ?? []),
+            ...(owner.byField.get(resource) ?? []),
+          ].slice(0, 3);
           for (const value of candidates) {
-            const filtered = await request(wall.app).get(`/api/v1${template}`).query({ [parameter.name]: value }).set('Authorization', wall.otherAuth);
+            const filtered = await request(wall.app)
+              .get(`/api/v1${template}`)
+              .query({ [parameter.name]: value })
+              .set('Authorization', wall.otherAuth);
             if (filtered.status >= 500) leaks.push(`${template}?${parameter.name}=${value}: ${filtered.status}`);
-            for (const row of rowsOf(filtered.body)) leaks.push(`${template}?${parameter.name}=${value}: row ${String(row['id'])}`);
+            for (const row of rowsOf(filtered.body))
+              leaks.push(`${template}?${parameter.name}=${value}: row ${String(row['id'])}`);
           }
         }
       }

@@ -21,7 +21,9 @@ export interface TestIssuer {
 
 function thumbprint(publicKey: KeyObject): string {
   const jwk = publicKey.export({ format: 'jwk' });
-  return createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
+    .digest('base64url');
 }
 
 /**
@@ -46,7 +48,11 @@ export async function startTestIssuer(options: { audience?: string; issuer?: str
     }
     fetches += 1;
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, use: 'sig', alg: 'ES256' })) }));
+    res.end(
+      JSON.stringify({
+        keys: keys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, use: 'sig', alg: 'ES256' })),
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -19,7 +19,9 @@ export interface TokenVerificationSuiteOptions {
 
 export function expectInvalidToken(response: request.Response, detail?: RegExp) {
   expect(response.status).toBe(401);
-  expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="msp", error="invalid_token", error_description="[^"]+"$/);
+  expect(response.headers['www-authenticate']).toMatch(
+    /^Bearer realm="msp", error="invalid_token", error_description="[^"]+"$/,
+  );
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(response.body).toMatchObject({
     type: 'urn:msp:problem:invalid-token',
@@ -48,7 +50,16 @@ export function describeTokenVerification(options: TokenVerificationSuiteOptions
     service.issuer.token({ tenant_id: randomUUID(), scope: 'admin:tenant', ...claims }, tokenOptions);
   const deskClaims = () => {
     const now = Math.floor(Date.now() / 1000);
-    return { iss: service.issuer.issuer, aud: service.issuer.audience, sub: 'test-client', tenant_id: randomUUID(), scope: 'admin:tenant', iat: now, exp: now + 3600, jti: randomUUID() };
+    return {
+      iss: service.issuer.issuer,
+      aud: service.issuer.audience,
+      sub: 'test-client',
+      tenant_id: randomUUID(),
+      scope: 'admin:tenant',
+      iat: now,
+      exp: now + 3600,
+      jti: randomUUID(),
+    };
   };
 
   describe(`token verification on GET ${route}`, () => {
@@ -61,10 +72,15 @@ export function describeTokenVerification(options: TokenVerificationSuiteOptions
     test('When a valid admin:tenant token is sent, then it answers 200', async () => {
       expect((await call(token())).status).toBe(200);
     });
-    test('When no Authorization header is sent, then 401 invalid_token', async () => expectInvalidToken(await call(), /access token is required/));
+    test('When no Authorization header is sent, then 401 invalid_token', async () =>
+      expectInvalidToken(await call(), /access token is required/));
     test('When the header is not a Bearer token, then 401 invalid_token', async () =>
-      expectInvalidToken(await request(service.app).get(route).set('Authorization', 'Basic dXNlcjpwYXNz'), /Bearer <access token>/));
-    test('When the bearer token is garbage, then 401 invalid_token', async () => expectInvalidToken(await call('not-a-jwt'), /malformed/));
+      expectInvalidToken(
+        await request(service.app).get(route).set('Authorization', 'Basic dXNlcjpwYXNz'),
+        /Bearer <access token>/,
+      ));
+    test('When the bearer token is garbage, then 401 invalid_token', async () =>
+      expectInvalidToken(await call('not-a-jwt'), /malformed/));
     test('When the token has expired beyond the clock skew, then 401 invalid_token', async () =>
       expectInvalidToken(await call(token({}, { expiresInSec: -120 })), /expired/));
     test('When the token is not valid yet, then 401 invalid_token', async () =>
@@ -76,7 +92,10 @@ export function describeTokenVerification(options: TokenVerificationSuiteOptions
     test('When the token is unsigned (alg none), then 401 invalid_token', async () =>
       expectInvalidToken(await call(forgedTokens.unsigned(deskClaims())), /algorithm/));
     test("When the token is HS256 keyed with the issuer's public key, then 401 invalid_token", async () =>
-      expectInvalidToken(await call(forgedTokens.hmacWithPublicKey(deskClaims(), service.issuer.publicKey, service.issuer.kid)), /algorithm/));
+      expectInvalidToken(
+        await call(forgedTokens.hmacWithPublicKey(deskClaims(), service.issuer.publicKey, service.issuer.kid)),
+        /algorithm/,
+      ));
     test('When the token comes from another issuer, then 401 invalid_token', async () =>
       expectInvalidToken(await call(token({ iss: 'https://login.example.com/api/v1' })), /issuer/));
     test('When the token is meant for another audience, then 401 invalid_token', async () =>
@@ -111,7 +130,10 @@ export function describeTokenVerification(options: TokenVerificationSuiteOptions
     test('When tokens name unknown keys in a burst, then the JWKS is not refetched for each of them', async () => {
       const other = await options.start({});
       try {
-        await request(other.app).get(route).set('Authorization', `Bearer ${other.issuer.token({ tenant_id: randomUUID() })}`).expect(200);
+        await request(other.app)
+          .get(route)
+          .set('Authorization', `Bearer ${other.issuer.token({ tenant_id: randomUUID() })}`)
+          .expect(200);
         const before = other.issuer.jwksFetches();
         for (let i = 0; i < 5; i += 1) {
           const forged = other.issuer.token({ tenant_id: randomUUID() }, { kid: `unknown-${i}` });

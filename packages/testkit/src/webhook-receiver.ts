@@ -55,4 +55,3 @@ export async function startWebhookReceiver(answer: (request: Received, index: nu
       }),
   };
 }
-

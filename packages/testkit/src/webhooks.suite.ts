@@ -68,7 +68,12 @@ export const EVENT_OPERATIONS = [
 /**
  * `events`: every event type the service emits; the first one is what `trigger()` produces.
  */
-export function describeWebhooks(options: { service: string; events: string[]; createServiceDispatcher: DispatcherFactory; setup(): Promise<WebhooksSetup> }) {
+export function describeWebhooks(options: {
+  service: string;
+  events: string[];
+  createServiceDispatcher: DispatcherFactory;
+  setup(): Promise<WebhooksSetup>;
+}) {
   describe(`${options.service}: webhooks and the audit log`, () => {
     let setup: WebhooksSetup;
     const cleanups: (() => Promise<void>)[] = [];
@@ -83,8 +88,10 @@ export function describeWebhooks(options: { service: string; events: string[]; c
 
     const as = (auth: string) => ({
       get: (path: string) => request(setup.app).get(`${API}${path}`).set('Authorization', auth),
-      post: (path: string, body?: object) => request(setup.app).post(`${API}${path}`).set('Authorization', auth).send(body),
-      patch: (path: string, body: object) => request(setup.app).patch(`${API}${path}`).set('Authorization', auth).send(body),
+      post: (path: string, body?: object) =>
+        request(setup.app).post(`${API}${path}`).set('Authorization', auth).send(body),
+      patch: (path: string, body: object) =>
+        request(setup.app).patch(`${API}${path}`).set('Authorization', auth).send(body),
       delete: (path: string) => request(setup.app).delete(`${API}${path}`).set('Authorization', auth),
     });
     const admin = () => as(setup.adminAuth);
@@ -128,7 +135,11 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       return created.body as { id: string; secret: string };
     }
     const verify = (secret: string, received: { body: string; headers: http.IncomingHttpHeaders }) =>
-      new Webhook(secret).verify(received.body, received.headers as Record<string, string>) as { type: string; timestamp: string; data: Record<string, unknown> };
+      new Webhook(secret).verify(received.body, received.headers as Record<string, string>) as {
+        type: string;
+        timestamp: string;
+        data: Record<string, unknown>;
+      };
     async function deliveries(webhookId: string, until: (items: { status: string }[]) => boolean) {
       const deadline = Date.now() + 15_000;
       for (;;) {
@@ -140,28 +151,54 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       }
     }
 
-    test('the OpenAPI document describes every event\'s payload (OpenAPI 3.1 webhooks) with the signature headers, and the webhook and audit routes', async () => {
-      const document = (await request(setup.app).get(`${API}/openapi.json`)).body as {
-        webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> }; parameters: { name: string }[] } }>;
-        components: { schemas: Record<string, { properties: Record<string, unknown> }> };
-        paths: Record<string, unknown>;
-      };
-      expect(Object.keys(document.webhooks).sort()).toEqual([...options.events, 'webhook.test'].sort());
-      for (const [name, hook] of Object.entries(document.webhooks)) {
-        const ref = hook.post.requestBody.content['application/json']!.schema.$ref;
-        const schema = document.components.schemas[ref.replace('#/components/schemas/', '')]!;
-        expect(Object.keys(schema.properties)).toEqual(['type', 'timestamp', 'data']);
-        expect(schema.properties['type']).toEqual({ const: name, type: 'string' });
-        expect(hook.post.parameters.map((p) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
-      }
-      for (const line of EVENT_OPERATIONS) expect(document.paths).toHaveProperty([line.split(' ')[1]!]);
-    });
+    test(
+      "the OpenAPI document describes every event's payload (OpenAPI 3.1 webhooks) " +
+        'with the signature headers, and the webhook and audit routes',
+      async () => {
+        const document = (await request(setup.app).get(`${API}/openapi.json`)).body as {
+          webhooks: Record<
+            string,
+            {
+              post: {
+                requestBody: { content: Record<string, { schema: { $ref: string } }> };
+                parameters: { name: string }[];
+              };
+            }
+          >;
+          components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+          paths: Record<string, unknown>;
+        };
+        expect(Object.keys(document.webhooks).sort()).toEqual([...options.events, 'webhook.test'].sort());
+        for (const [name, hook] of Object.entries(document.webhooks)) {
+          const ref = hook.post.requestBody.content['application/json']!.schema.$ref;
+          const schema = document.components.schemas[ref.replace('#/components/schemas/', '')]!;
+          expect(Object.keys(schema.properties)).toEqual(['type', 'timestamp', 'data']);
+          expect(schema.properties['type']).toEqual({ const: name, type: 'string' });
+          expect(hook.post.parameters.map((p) => p.name)).toEqual([
+            'webhook-id',
+            'webhook-timestamp',
+            'webhook-signature',
+          ]);
+        }
+        for (const line of EVENT_OPERATIONS) expect(document.paths).toHaveProperty([line.split(' ')[1]!]);
+      },
+    );
 
     test('POST /webhooks answers 201 with the whsec_ secret once; reading and listing never show it; PATCH and DELETE work', async () => {
-      const created = await admin().post('/webhooks', { url: 'https://hooks.example.com/a', events: [options.events[0]], description: 'chat' });
+      const created = await admin().post('/webhooks', {
+        url: 'https://hooks.example.com/a',
+        events: [options.events[0]],
+        description: 'chat',
+      });
       expect(created.status).toBe(201);
       expect(created.headers['location']).toBe(`${API}/webhooks/${created.body.id}`);
-      expect(created.body).toMatchObject({ url: 'https://hooks.example.com/a', events: [options.events[0]], description: 'chat', enabled: true, disabled_reason: null });
+      expect(created.body).toMatchObject({
+        url: 'https://hooks.example.com/a',
+        events: [options.events[0]],
+        description: 'chat',
+        enabled: true,
+        disabled_reason: null,
+      });
       expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
       const id = created.body.id as string;
 
@@ -172,9 +209,18 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       expect(listed.body.data.find((w: { id: string }) => w.id === id)).toEqual(read.body);
       expect(JSON.stringify(listed.body)).not.toContain(created.body.secret);
 
-      const patched = await admin().patch(`/webhooks/${id}`, { events: ['*'], enabled: false, url: 'https://hooks.example.com/b' });
+      const patched = await admin().patch(`/webhooks/${id}`, {
+        events: ['*'],
+        enabled: false,
+        url: 'https://hooks.example.com/b',
+      });
       expect(patched.status).toBe(200);
-      expect(patched.body).toMatchObject({ events: ['*'], enabled: false, url: 'https://hooks.example.com/b', description: 'chat' });
+      expect(patched.body).toMatchObject({
+        events: ['*'],
+        enabled: false,
+        url: 'https://hooks.example.com/b',
+        description: 'chat',
+      });
 
       expect((await admin().delete(`/webhooks/${id}`)).status).toBe(204);
       expect((await admin().get(`/webhooks/${id}`)).status).toBe(404);
@@ -182,27 +228,37 @@ export function describeWebhooks(options: { service: string; events: string[]; c
     });
 
     test.each([
-      ['an event type the service does not emit', { url: 'https://hooks.example.com/', events: ['nothing.happened'] }, 422, 'events'],
+      [
+        'an event type the service does not emit',
+        { url: 'https://hooks.example.com/', events: ['nothing.happened'] },
+        422,
+        'events',
+      ],
       ['* next to other names', { url: 'https://hooks.example.com/', events: ['*', 'x.y'] }, 422, 'events'],
       ['no events', { url: 'https://hooks.example.com/', events: [] }, 400, 'events'],
       ['a URL that is not http(s)', { url: 'ftp://hooks.example.com/', events: ['*'] }, 400, 'url'],
       ['no url', { events: ['*'] }, 400, 'url'],
       ['an unknown field', { url: 'https://hooks.example.com/', events: ['*'], secret: 'whsec_mine' }, 400, 'secret'],
-    ])('POST /webhooks with %s is refused, naming the field, and stores nothing', async (_case, body, status, field) => {
-      const before = (await admin().get('/webhooks')).body.pagination.total;
-      const refused = await admin().post('/webhooks', body);
-      expect(refused.status).toBe(status);
-      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(JSON.stringify(refused.body.errors)).toContain(field);
-      expect((await admin().get('/webhooks')).body.pagination.total).toBe(before);
-    });
+    ])(
+      'POST /webhooks with %s is refused, naming the field, and stores nothing',
+      async (_case, body, status, field) => {
+        const before = (await admin().get('/webhooks')).body.pagination.total;
+        const refused = await admin().post('/webhooks', body);
+        expect(refused.status).toBe(status);
+        expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(JSON.stringify(refused.body.errors)).toContain(field);
+        expect((await admin().get('/webhooks')).body.pagination.total).toBe(before);
+      },
+    );
 
     test('webhooks and the audit log need admin:tenant (403), and a token (401)', async () => {
       for (const path of ['/webhooks', '/audit-events']) {
         expect((await as(setup.readerAuth).get(path)).status).toBe(403);
         expect((await request(setup.app).get(`${API}${path}`)).status).toBe(401);
       }
-      expect((await as(setup.readerAuth).post('/webhooks', { url: 'https://hooks.example.com/', events: ['*'] })).status).toBe(403);
+      expect(
+        (await as(setup.readerAuth).post('/webhooks', { url: 'https://hooks.example.com/', events: ['*'] })).status,
+      ).toBe(403);
     });
 
     test('a change is delivered signed per Standard Webhooks ({type, timestamp, data}), and its delivery is listed as succeeded', async () => {
@@ -217,7 +273,15 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       expect(Date.parse(payload.timestamp)).not.toBeNaN();
       expect((payload.data['object'] as { id?: string }).id ?? change.resourceId).toBe(change.resourceId);
       const [delivery] = await deliveries(webhook.id, (items) => items[0]?.status === 'succeeded');
-      expect(delivery).toMatchObject({ id: received!.headers['webhook-id'], event: change.type, status: 'succeeded', attempt: 1, response_status: 200, error: null, next_attempt_at: null });
+      expect(delivery).toMatchObject({
+        id: received!.headers['webhook-id'],
+        event: change.type,
+        status: 'succeeded',
+        attempt: 1,
+        response_status: 200,
+        error: null,
+        next_attempt_at: null,
+      });
     });
 
     test('a receiver failing twice then succeeding gets the same webhook-id three times; the attempts are listed', async () => {
@@ -232,7 +296,9 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       for (const one of received) expect(verify(webhook.secret, one).type).toBe(change.type);
       const [delivery] = await deliveries(webhook.id, (items) => items[0]?.status === 'succeeded');
       expect(delivery!['attempt']).toBe(3);
-      expect((delivery!['attempts'] as { response_status: number }[]).map((a) => a.response_status)).toEqual([500, 500, 200]);
+      expect((delivery!['attempts'] as { response_status: number }[]).map((a) => a.response_status)).toEqual([
+        500, 500, 200,
+      ]);
     });
 
     test('a delivery pending when the service stops is delivered by the next instance, with the same webhook-id', async () => {
@@ -258,7 +324,12 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       await dispatcher();
       const queued = await admin().post(`/webhooks/${webhook.id}/test`);
       expect(queued.status).toBe(202);
-      expect(queued.body).toMatchObject({ webhook_id: webhook.id, event: 'webhook.test', status: 'pending', event_id: null });
+      expect(queued.body).toMatchObject({
+        webhook_id: webhook.id,
+        event: 'webhook.test',
+        status: 'pending',
+        event_id: null,
+      });
       const [first] = await endpoint.waitFor(1, 15_000);
       expect(verify(webhook.secret, first!)).toMatchObject({ type: 'webhook.test', data: { webhook_id: webhook.id } });
       expect(first!.headers['webhook-id']).toBe(queued.body.id);
@@ -269,12 +340,17 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       const [, second] = await endpoint.waitFor(2, 15_000);
       expect(second!.headers['webhook-id']).toBe(queued.body.id);
       expect(second!.body).toBe(first!.body);
-      const [delivery] = await deliveries(webhook.id, (items) => items[0]?.['attempt' as never] === 2 && items[0]?.status === 'succeeded');
+      const [delivery] = await deliveries(
+        webhook.id,
+        (items) => items[0]?.['attempt' as never] === 2 && items[0]?.status === 'succeeded',
+      );
       expect(delivery!['attempt']).toBe(2);
       const one = await admin().get(`/webhooks/${webhook.id}/deliveries/${queued.body.id}`);
       expect(one.status).toBe(200);
       expect(one.body).toEqual(delivery);
-      expect((await admin().post(`/webhooks/${webhook.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)).status).toBe(404);
+      expect(
+        (await admin().post(`/webhooks/${webhook.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)).status,
+      ).toBe(404);
     });
 
     test('a disabled webhook receives nothing, and cannot be tested (409)', async () => {
@@ -288,53 +364,76 @@ export function describeWebhooks(options: { service: string; events: string[]; c
       expect(endpoint.received).toHaveLength(0);
     });
 
-    test('POST /webhooks/:id/recover queues again every event of its types since then: one missed while disabled, and one delivered before (same webhook-id)', async () => {
-      const endpoint = await receiver();
-      const webhook = await subscribe(endpoint.url, [options.events[0]!]);
-      const since = new Date(Date.now() - 1000).toISOString();
-      await dispatcher();
-      await setup.trigger();
-      const [delivered] = await endpoint.waitFor(1, 15_000);
-      expect((await admin().patch(`/webhooks/${webhook.id}`, { enabled: false })).status).toBe(200);
-      const missed = await setup.trigger();
-      // The relay hands the event on while the endpoint is disabled: no delivery is made for it.
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      expect((await admin().patch(`/webhooks/${webhook.id}`, { enabled: true })).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(endpoint.received).toHaveLength(1);
+    test(
+      'POST /webhooks/:id/recover queues again every event of its types since then: one ' +
+        'missed while disabled, and one delivered before (same webhook-id)',
+      async () => {
+        const endpoint = await receiver();
+        const webhook = await subscribe(endpoint.url, [options.events[0]!]);
+        const since = new Date(Date.now() - 1000).toISOString();
+        await dispatcher();
+        await setup.trigger();
+        const [delivered] = await endpoint.waitFor(1, 15_000);
+        expect((await admin().patch(`/webhooks/${webhook.id}`, { enabled: false })).status).toBe(200);
+        const missed = await setup.trigger();
+        // The relay hands the event on while the endpoint is disabled: no delivery is made for it.
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        expect((await admin().patch(`/webhooks/${webhook.id}`, { enabled: true })).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(endpoint.received).toHaveLength(1);
 
-      const recovered = await admin().post(`/webhooks/${webhook.id}/recover`, { since });
-      expect(recovered.status).toBe(202);
-      expect(recovered.body).toEqual({ webhook_id: webhook.id, since: expect.any(String), requeued: 2 });
-      const received = await endpoint.waitFor(3, 15_000);
-      const again = received.slice(1);
-      expect(again.map((one) => verify(webhook.secret, one).type)).toEqual([missed.type, missed.type]);
-      expect(again.map((one) => one.headers['webhook-id'])).toContain(delivered!.headers['webhook-id']);
-      const missedBody = again.map((one) => verify(webhook.secret, one)).find((payload) => JSON.stringify(payload.data).includes(missed.resourceId));
-      expect(missedBody).toBeDefined();
-      await deliveries(webhook.id, (items) => items.length === 2 && items.every((item) => item.status === 'succeeded'));
-    });
+        const recovered = await admin().post(`/webhooks/${webhook.id}/recover`, { since });
+        expect(recovered.status).toBe(202);
+        expect(recovered.body).toEqual({ webhook_id: webhook.id, since: expect.any(String), requeued: 2 });
+        const received = await endpoint.waitFor(3, 15_000);
+        const again = received.slice(1);
+        expect(again.map((one) => verify(webhook.secret, one).type)).toEqual([missed.type, missed.type]);
+        expect(again.map((one) => one.headers['webhook-id'])).toContain(delivered!.headers['webhook-id']);
+        const missedBody = again
+          .map((one) => verify(webhook.secret, one))
+          .find((payload) => JSON.stringify(payload.data).includes(missed.resourceId));
+        expect(missedBody).toBeDefined();
+        await deliveries(
+          webhook.id,
+          (items) => items.length === 2 && items.every((item) => item.status === 'succeeded'),
+        );
+      },
+    );
 
     test.each([
       ['more than 14 days ago', () => new Date(Date.now() - 15 * 24 * 3_600_000).toISOString(), 422],
       ['in the future', () => new Date(Date.now() + 3_600_000).toISOString(), 422],
       ['not an RFC 3339 date-time', () => 'yesterday', 400],
       ['a date without a time', () => '2026-11-20', 400],
-    ])('POST /webhooks/:id/recover with since %s is refused naming since, and queues nothing', async (_case, since, status) => {
-      const webhook = await subscribe('https://hooks.example.com/recover', ['*']);
-      const refused = await admin().post(`/webhooks/${webhook.id}/recover`, { since: since() });
-      expect(refused.status).toBe(status);
-      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(JSON.stringify(refused.body.errors)).toContain('since');
-      expect((await admin().get(`/webhooks/${webhook.id}/deliveries`)).body.data).toEqual([]);
-      expect((await admin().post('/webhooks/00000000-0000-4000-8000-000000000000/recover', { since: new Date().toISOString() })).status).toBe(404);
-      expect((await as(setup.readerAuth).post(`/webhooks/${webhook.id}/recover`, { since: new Date().toISOString() })).status).toBe(403);
-    });
+    ])(
+      'POST /webhooks/:id/recover with since %s is refused naming since, and queues nothing',
+      async (_case, since, status) => {
+        const webhook = await subscribe('https://hooks.example.com/recover', ['*']);
+        const refused = await admin().post(`/webhooks/${webhook.id}/recover`, { since: since() });
+        expect(refused.status).toBe(status);
+        expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(JSON.stringify(refused.body.errors)).toContain('since');
+        expect((await admin().get(`/webhooks/${webhook.id}/deliveries`)).body.data).toEqual([]);
+        expect(
+          (
+            await admin().post('/webhooks/00000000-0000-4000-8000-000000000000/recover', {
+              since: new Date().toISOString(),
+            })
+          ).status,
+        ).toBe(404);
+        expect(
+          (await as(setup.readerAuth).post(`/webhooks/${webhook.id}/recover`, { since: new Date().toISOString() }))
+            .status,
+        ).toBe(403);
+      },
+    );
 
     test('GET /audit-events shows who changed what, when and in which request; its filters narrow it', async () => {
       const since = new Date(Date.now() - 1000).toISOString();
       const change = await setup.trigger();
-      const listed = await admin().get(`/audit-events?resource_type=${change.resourceType}&resource_id=${change.resourceId}`);
+      const listed = await admin().get(
+        `/audit-events?resource_type=${change.resourceType}&resource_id=${change.resourceId}`,
+      );
       expect(listed.status).toBe(200);
       const event = listed.body.data.find((e: { action: string }) => e.action === change.type);
       expect(event).toMatchObject({

@@ -2,13 +2,24 @@ import type { Redis } from 'ioredis';
 import { advisoryResourceLock, rawSqlOverKysely } from '@msp/db';
 import { sql } from 'kysely';
 import { createAuth, registerWhoAmI, SCOPES, staticKeys } from '@msp/auth';
-import { API_BASE_PATH, createRateLimiter, createServiceApp, ipKeyGenerator, STREAMED_FILE_IDLE_TIMEOUT_MS, type Logger } from '@msp/http';
+import {
+  API_BASE_PATH,
+  createRateLimiter,
+  createServiceApp,
+  ipKeyGenerator,
+  STREAMED_FILE_IDLE_TIMEOUT_MS,
+  type Logger,
+} from '@msp/http';
 import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { deskEvents } from './events/desk-events';
 import { createApiClientsRepository } from './auth/api-clients.repository';
-import { createClientGuard, DEFAULT_CLIENT_FAILURE_LIMIT, DEFAULT_CLIENT_FAILURE_WINDOW_SEC } from './auth/client-guard';
+import {
+  createClientGuard,
+  DEFAULT_CLIENT_FAILURE_LIMIT,
+  DEFAULT_CLIENT_FAILURE_WINDOW_SEC,
+} from './auth/client-guard';
 import { createApiClientsAdminRepository } from './api-clients/api-clients.repository';
 import { registerApiClientRoutes } from './api-clients/api-clients.routes';
 import { createApiClientsService } from './api-clients/api-clients.service';
@@ -114,10 +125,26 @@ export interface DeskDeps {
  * The app, the webhook dispatcher and the SLA breach sweep (start them with the service, stop them
  * on shutdown), and `close()` for what it opened itself (nothing now: the database is the caller's).
  */
-export function createDeskApp({ database, outbound, webhookSecrets, redis, logger, signingKey, previousKeys = [], settings, verifySecret, mailReader, mailSender }: DeskDeps) {
+export function createDeskApp({
+  database,
+  outbound,
+  webhookSecrets,
+  redis,
+  logger,
+  signingKey,
+  previousKeys = [],
+  settings,
+  verifySecret,
+  mailReader,
+  mailSender,
+}: DeskDeps) {
   const { db } = database;
   // desk trusts its own key directly: no HTTP round trip to itself.
-  const auth = createAuth({ issuer: settings.issuer, audience: settings.audience, keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])) });
+  const auth = createAuth({
+    issuer: settings.issuer,
+    audience: settings.audience,
+    keys: staticKeys([...previousKeys, signingKey].map((key) => [key.kid, key.publicKey])),
+  });
   const prefix = settings.rateLimitPrefix ?? 'rl:desk:';
   const tokens = createTokenService({
     clients: createApiClientsRepository(db),
@@ -147,7 +174,11 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
     keyGenerator: (req) => {
       const body = (req.body ?? {}) as { client_id?: unknown };
       const basic = /^Basic\s+(.+)$/i.exec(req.get('authorization') ?? '');
-      const clientId = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] : typeof body.client_id === 'string' ? body.client_id : '';
+      const clientId = basic
+        ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0]
+        : typeof body.client_id === 'string'
+          ? body.client_id
+          : '';
       return `${ipKeyGenerator(req.ip ?? 'unknown')}:${clientId}`;
     },
   });
@@ -156,7 +187,9 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
   const metadata = serverMetadata(settings.issuer);
 
   // The export streams from `reads` (the read replica when there is one), a few exports at a time.
-  const timeExports = createTimeExportRepository(database.reads, { acquireTimeoutMs: settings.exports?.acquireTimeoutMs });
+  const timeExports = createTimeExportRepository(database.reads, {
+    acquireTimeoutMs: settings.exports?.acquireTimeoutMs,
+  });
 
   const events = createServiceEvents({
     // @msp/events still reads and writes through the raw-SQL surface; over the same pool.
@@ -189,10 +222,22 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
   });
   // The same durable, claim-based loop as the SLA sweep: what is due lives in mailboxes.next_poll_at,
   // and a claim (FOR UPDATE SKIP LOCKED, a lease) makes each poll run on one instance.
-  const mailPolls = createSlaBreachJob(() => mailboxes.pollDue(), settings.mailPollSweepMs ?? 5_000, logger, 'mailbox poll');
+  const mailPolls = createSlaBreachJob(
+    () => mailboxes.pollDue(),
+    settings.mailPollSweepMs ?? 5_000,
+    logger,
+    'mailbox poll',
+  );
   // Replies go out the same way: queued in the comment's transaction, claimed and sent by one instance.
   const mailSends = createSlaBreachJob(
-    () => createOutboundSender({ store, sender: mailSender ?? createSmtpSender(), secrets: webhookSecrets, logger, tokens: mailTokens }).sendDue(),
+    () =>
+      createOutboundSender({
+        store,
+        sender: mailSender ?? createSmtpSender(),
+        secrets: webhookSecrets,
+        logger,
+        tokens: mailTokens,
+      }).sendDue(),
     settings.mailSendSweepMs ?? 2_000,
     logger,
     'mail send',
@@ -206,9 +251,11 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
       title: 'Helpdesk API (desk)',
       version: '1.0.0',
       description:
-        'Tickets with comments and a status machine, clients, users (technicians), and the OAuth 2.0 token endpoint that issues the JWTs every service accepts. ' +
+        'Tickets with comments and a status machine, clients, users (technicians), and the OAuth ' +
+        '2.0 token endpoint that issues the JWTs every service accepts. ' +
         'Business-hours calendars and SLA policies, whose clocks every ticket opened under a policy shows in `sla`. ' +
-        'Reading needs `read:tickets` (users: `read:users`), writing `write:tickets`, creating and deleting users, calendars and SLA policies `admin:tenant`, which satisfies every scope.',
+        'Reading needs `read:tickets` (users: `read:users`), writing `write:tickets`, creating and deleting ' +
+        'users, calendars and SLA policies `admin:tenant`, which satisfies every scope.',
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       webhooks: events.webhookDocs,
@@ -217,7 +264,8 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
       database: () => sql`SELECT 1`.execute(db),
     },
     // Reported, not gating: without the replica only the lists and the export fail, with a 503.
-    optionalReadinessChecks: database.reads === db ? {} : { database_reads: () => sql`SELECT 1`.execute(database.reads) },
+    optionalReadinessChecks:
+      database.reads === db ? {} : { database_reads: () => sql`SELECT 1`.execute(database.reads) },
     rateLimit: { limit: settings.rateLimitPerMinute, redis, prefix },
     resourceLock,
     authenticate: auth.authenticate,
@@ -245,7 +293,9 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
       registerAttachmentRoutes(api, createAttachmentsService(store));
       registerUserRoutes(api, createUsersService(createStore(database)));
       registerTimeEntryRoutes(api, {
-        timeEntries: createTimeEntriesService(createStore(database), timeExports, { timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE }),
+        timeEntries: createTimeEntriesService(createStore(database), timeExports, {
+          timeZone: settings.timeZone ?? DEFAULT_TIME_ZONE,
+        }),
         logger,
         idleTimeoutMs: settings.exports?.idleTimeoutMs ?? STREAMED_FILE_IDLE_TIMEOUT_MS,
       });
@@ -255,5 +305,13 @@ export function createDeskApp({ database, outbound, webhookSecrets, redis, logge
       events.registerRoutes(api);
     },
   });
-  return { ...service, dispatcher: events.dispatcher, eventsRetention: events.retention, slaBreaches, mailPolls, mailSends, close: async () => undefined };
+  return {
+    ...service,
+    dispatcher: events.dispatcher,
+    eventsRetention: events.retention,
+    slaBreaches,
+    mailPolls,
+    mailSends,
+    close: async () => undefined,
+  };
 }

@@ -13,11 +13,16 @@ import { parsePreviousPublicKeys, type VerificationKey } from './auth/previous-k
 export const DeskConfigSchema = Type.Object({
   ...commonConfigProperties,
   ...eventsRetentionConfigProperties,
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: DEFAULT_PORTS.desk, description: 'Port the HTTP server listens on.' }),
+  PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: DEFAULT_PORTS.desk,
+    description: 'Port the HTTP server listens on.',
+  }),
   DATA_DIR: Type.String({
     default: '.data',
     description:
-      'Folder of local state: the keys a service generates outside production (desk\'s signing key, the ' +
+      "Folder of local state: the keys a service generates outside production (desk's signing key, the " +
       'encryption keys).',
   }),
   JWT_PRIVATE_KEY: Type.Optional(
@@ -76,7 +81,8 @@ export const DeskConfigSchema = Type.Object({
   EXPORT_POOL_ACQUIRE_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     default: TIME_EXPORT_ACQUIRE_TIMEOUT_MS,
-    description: 'How long a time export waits for one of its pool\'s connections before it answers 503 with Retry-After.',
+    description:
+      "How long a time export waits for one of its pool's connections before it answers 503 with Retry-After.",
   }),
   BOOTSTRAP_CLIENT_ID: Type.Optional(
     Type.String({
@@ -87,7 +93,7 @@ export const DeskConfigSchema = Type.Object({
     }),
   ),
   BOOTSTRAP_CLIENT_SECRET: Type.Optional(
-    Type.String({ minLength: 16, description: 'The bootstrap client\'s secret (stored hashed).' }),
+    Type.String({ minLength: 16, description: "The bootstrap client's secret (stored hashed)." }),
   ),
   BOOTSTRAP_TENANT: Type.String({
     default: 'default',
@@ -97,14 +103,14 @@ export const DeskConfigSchema = Type.Object({
   DEV_CLIENT_FILE: Type.Optional(
     Type.String({
       description:
-        'Where to write the development client\'s credentials. Outside production and without a bootstrap ' +
+        "Where to write the development client's credentials. Outside production and without a bootstrap " +
         'client, desk creates that client once and prints them; `pnpm start` sets this.',
     }),
   ),
   CORS_ORIGINS: Type.Optional(
     Type.String({
       description:
-        'Comma-separated origins whose pages may call the token endpoint from a browser (the reference pages\' ' +
+        "Comma-separated origins whose pages may call the token endpoint from a browser (the reference pages' " +
         '"try it"). Unset: in development `http://localhost` and `http://127.0.0.1` on desk\'s PORT, LINK_PORT ' +
         'and HR_PORT; in production none.',
     }),
@@ -113,17 +119,18 @@ export const DeskConfigSchema = Type.Object({
     minimum: 1,
     maximum: 65535,
     default: DEFAULT_PORTS.link,
-    description: 'Where link\'s reference page is served in development (`pnpm start` passes it): a default CORS origin.',
+    description:
+      "Where link's reference page is served in development (`pnpm start` passes it): a default CORS origin.",
   }),
   HR_PORT: Type.Integer({
     minimum: 1,
     maximum: 65535,
     default: DEFAULT_PORTS.hr,
-    description: 'Where hr\'s reference page is served in development (`pnpm start` passes it): a default CORS origin.',
+    description: "Where hr's reference page is served in development (`pnpm start` passes it): a default CORS origin.",
   }),
   DEFAULT_TIME_ZONE: Type.String({
     default: 'Europe/Berlin',
-    description: 'IANA time zone of the tenants\' calendar days (a time entry\'s default date is today there).',
+    description: "IANA time zone of the tenants' calendar days (a time entry's default date is today there).",
   }),
   SERVICE_CLIENTS: Type.Optional(
     Type.String({
@@ -141,7 +148,11 @@ export interface ServiceClientConfig {
   scopes: string[];
 }
 
-export type DeskConfig = Static<typeof DeskConfigSchema> & { serviceClients: ServiceClientConfig[]; corsOrigins: string[]; previousPublicKeys: VerificationKey[] };
+export type DeskConfig = Static<typeof DeskConfigSchema> & {
+  serviceClients: ServiceClientConfig[];
+  corsOrigins: string[];
+  previousPublicKeys: VerificationKey[];
+};
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{3,128}$/;
 
@@ -171,10 +182,19 @@ export function parseServiceClients(raw: string | undefined, problems: string[])
       problems.push(`${where}.client_secret must be a string of at least 16 characters`);
       return;
     }
-    const scopes = typeof item.scopes === 'string' ? [...new Set(parseScope(item.scopes))] : Array.isArray(item.scopes) ? item.scopes : null;
-    const unknown = (scopes ?? []).filter((scope) => typeof scope !== 'string' || !(ALL_SCOPES as string[]).includes(scope));
+    const scopes =
+      typeof item.scopes === 'string'
+        ? [...new Set(parseScope(item.scopes))]
+        : Array.isArray(item.scopes)
+          ? item.scopes
+          : null;
+    const unknown = (scopes ?? []).filter(
+      (scope) => typeof scope !== 'string' || !(ALL_SCOPES as string[]).includes(scope),
+    );
     if (!scopes || scopes.length === 0 || unknown.length) {
-      problems.push(`${where}.scopes must name known scopes (${ALL_SCOPES.join(' ')})${unknown.length ? `; unknown: ${unknown.join(' ')}` : ''}`);
+      problems.push(
+        `${where}.scopes must name known scopes (${ALL_SCOPES.join(' ')})${unknown.length ? `; unknown: ${unknown.join(' ')}` : ''}`,
+      );
       return;
     }
     if (clients.some((c) => c.client_id === item.client_id)) {
@@ -190,7 +210,11 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
   const config = loadConfig(DeskConfigSchema, env);
   const problems: string[] = [];
   const serviceClients = parseServiceClients(config.SERVICE_CLIENTS, problems);
-  const corsOrigins = parseCorsOrigins(config.CORS_ORIGINS, config.NODE_ENV, problems, { desk: config.PORT, link: config.LINK_PORT, hr: config.HR_PORT });
+  const corsOrigins = parseCorsOrigins(config.CORS_ORIGINS, config.NODE_ENV, problems, {
+    desk: config.PORT,
+    link: config.LINK_PORT,
+    hr: config.HR_PORT,
+  });
   const previousPublicKeys = parsePreviousPublicKeys(config.JWT_PREVIOUS_PUBLIC_KEYS, problems);
   if (config.BOOTSTRAP_CLIENT_ID && serviceClients.some((c) => c.client_id === config.BOOTSTRAP_CLIENT_ID)) {
     problems.push('SERVICE_CLIENTS names the BOOTSTRAP_CLIENT_ID; a client is either of a tenant or a service client');
@@ -198,12 +222,14 @@ export function loadDeskConfig(env: NodeJS.ProcessEnv = process.env): DeskConfig
   if (Boolean(config.BOOTSTRAP_CLIENT_ID) !== Boolean(config.BOOTSTRAP_CLIENT_SECRET)) {
     problems.push('BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together');
   }
-  if (config.JWT_PRIVATE_KEY && config.JWT_PRIVATE_KEY_FILE) problems.push('set only one of JWT_PRIVATE_KEY and JWT_PRIVATE_KEY_FILE');
+  if (config.JWT_PRIVATE_KEY && config.JWT_PRIVATE_KEY_FILE)
+    problems.push('set only one of JWT_PRIVATE_KEY and JWT_PRIVATE_KEY_FILE');
   // A generated key would change with every pod and invalidate every other replica's tokens.
   if (config.NODE_ENV === 'production' && !config.JWT_PRIVATE_KEY && !config.JWT_PRIVATE_KEY_FILE) {
     problems.push('JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production');
   }
-  if (!isTimeZone(config.DEFAULT_TIME_ZONE)) problems.push(`DEFAULT_TIME_ZONE "${config.DEFAULT_TIME_ZONE}" is not an IANA time zone (e.g. Europe/Berlin)`);
+  if (!isTimeZone(config.DEFAULT_TIME_ZONE))
+    problems.push(`DEFAULT_TIME_ZONE "${config.DEFAULT_TIME_ZONE}" is not an IANA time zone (e.g. Europe/Berlin)`);
   problems.push(...allowlistProblems(config.OUTBOUND_ALLOWLIST));
   problems.push(...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV));
   if (problems.length) throw new ConfigError(problems);

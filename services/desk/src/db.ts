@@ -27,7 +27,11 @@ export const TIME_EXPORT_POOL_SIZE = 4;
  * `options.readUrl`: DATABASE_READ_URL, the read replica's pool of the same settings.
  */
 export function createDb(databaseUrl: string, options: DatabaseOptions = {}): DeskDatabase {
-  return openDatabase<DB>(databaseUrl, { applicationName: 'desk', max: API_CONNECTIONS + TIME_EXPORT_POOL_SIZE, ...options });
+  return openDatabase<DB>(databaseUrl, {
+    applicationName: 'desk',
+    max: API_CONNECTIONS + TIME_EXPORT_POOL_SIZE,
+    ...options,
+  });
 }
 
 /** The same folder from src/ (tests) and dist/ (production). */

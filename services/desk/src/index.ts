@@ -13,7 +13,10 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   const signingKey = loadSigningKey(config, (message) => logger.info(message));
   const { applied } = await applyMigrations(config.DATABASE_URL, MIGRATIONS_DIR);
   if (applied.length) logger.info('migrations applied', { migrations: applied });
-  const database = createDb(config.DATABASE_URL, { acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS, readUrl: config.DATABASE_READ_URL });
+  const database = createDb(config.DATABASE_URL, {
+    acquireTimeoutMs: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
+    readUrl: config.DATABASE_READ_URL,
+  });
   const redis = redisFromConfig(config, logger);
   await bootstrapClients(config, createApiClientsRepository(database.db), logger);
   await ensureServiceClients(config.serviceClients, createApiClientsRepository(database.db), logger);
@@ -42,7 +45,10 @@ runService('desk', loadDeskConfig, async (config, logger) => {
       eventsRetention: { days: config.EVENTS_RETENTION_DAYS, intervalMs: config.EVENTS_RETENTION_INTERVAL_MS },
       slaSweepIntervalMs: config.SLA_SWEEP_INTERVAL_MS,
       timeZone: config.DEFAULT_TIME_ZONE,
-      exports: { idleTimeoutMs: config.EXPORT_IDLE_TIMEOUT_MS, acquireTimeoutMs: config.EXPORT_POOL_ACQUIRE_TIMEOUT_MS },
+      exports: {
+        idleTimeoutMs: config.EXPORT_IDLE_TIMEOUT_MS,
+        acquireTimeoutMs: config.EXPORT_POOL_ACQUIRE_TIMEOUT_MS,
+      },
     },
   });
   await dispatcher.start();
@@ -53,7 +59,16 @@ runService('desk', loadDeskConfig, async (config, logger) => {
   return {
     app,
     readiness,
-    cleanup: [() => dispatcher.stop(), () => eventsRetention.stop(), () => slaBreaches.stop(), () => mailPolls.stop(), () => mailSends.stop(), close, () => database.close(), async () => redis?.quit()],
+    cleanup: [
+      () => dispatcher.stop(),
+      () => eventsRetention.stop(),
+      () => slaBreaches.stop(),
+      () => mailPolls.stop(),
+      () => mailSends.stop(),
+      close,
+      () => database.close(),
+      async () => redis?.quit(),
+    ],
     describe: { redis: Boolean(redis) },
   };
 });

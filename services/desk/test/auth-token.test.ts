@@ -16,19 +16,27 @@ beforeAll(async () => {
 });
 afterAll(() => desk.close());
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 function expectOAuthError(response: request.Response, status: number, error: string) {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ status, error, type: expect.stringMatching(/^urn:msp:problem:oauth-/), request_id: response.headers['x-request-id'] });
+  expect(response.body).toMatchObject({
+    status,
+    error,
+    type: expect.stringMatching(/^urn:msp:problem:oauth-/),
+    request_id: response.headers['x-request-id'],
+  });
   expect(typeof response.body.error_description).toBe('string');
   expect(response.headers['cache-control']).toBe('no-store');
 }
 
 describe('POST /auth/token with client_credentials', () => {
   test('When a client sends JSON credentials, then it gets a Bearer JWT for one hour that verifies against the JWKS', async () => {
-    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret });
+    const response = await api(desk)
+      .post(TOKEN)
+      .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret });
 
     expect(response.status).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
@@ -40,10 +48,14 @@ describe('POST /auth/token with client_credentials', () => {
       scope: 'read:tickets write:tickets read:users read:hr write:hr read:payroll admin:tenant',
     });
     const jwks = (await api(desk).get('/api/v1/.well-known/jwks.json')).body;
-    const { payload, protectedHeader } = await jose.jwtVerify(response.body.access_token, jose.createLocalJWKSet(jwks), {
-      issuer: desk.issuer,
-      audience: 'msp-api',
-    });
+    const { payload, protectedHeader } = await jose.jwtVerify(
+      response.body.access_token,
+      jose.createLocalJWKSet(jwks),
+      {
+        issuer: desk.issuer,
+        audience: 'msp-api',
+      },
+    );
     expect(protectedHeader.alg).toBe('ES256');
     expect(protectedHeader.kid).toBe(jwks.keys[0].kid);
     expect(payload).toMatchObject({ sub: client.clientId, tenant_id: client.tenantId, scope: response.body.scope });
@@ -63,10 +75,12 @@ describe('POST /auth/token with client_credentials', () => {
   });
 
   test('When a client asks for a subset of its scopes, then the token carries exactly that subset', async () => {
-    const response = await api(desk)
-      .post(TOKEN)
-      .type('form')
-      .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: 'read:tickets read:users' });
+    const response = await api(desk).post(TOKEN).type('form').send({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.secret,
+      scope: 'read:tickets read:users',
+    });
 
     expect(response.status).toBe(200);
     expect(response.body.scope).toBe('read:tickets read:users');
@@ -75,27 +89,38 @@ describe('POST /auth/token with client_credentials', () => {
 
   test('When a client asks for a scope it does not hold, then it gets 400 invalid_scope and no token is stored', async () => {
     const narrow = await desk.createClient({ scopes: ['read:tickets'] });
-    const response = await api(desk)
-      .post(TOKEN)
-      .send({ grant_type: 'client_credentials', client_id: narrow.clientId, client_secret: narrow.secret, scope: 'read:tickets admin:tenant' });
+    const response = await api(desk).post(TOKEN).send({
+      grant_type: 'client_credentials',
+      client_id: narrow.clientId,
+      client_secret: narrow.secret,
+      scope: 'read:tickets admin:tenant',
+    });
 
     expectOAuthError(response, 400, 'invalid_scope');
     expect(await desk.db.refreshToken.count({ where: { tenantId: narrow.tenantId } })).toBe(0);
   });
 
   test('When the secret is wrong, then it gets 401 invalid_client', async () => {
-    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'wrong-secret' });
+    const response = await api(desk)
+      .post(TOKEN)
+      .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'wrong-secret' });
     expectOAuthError(response, 401, 'invalid_client');
   });
 
   test('When the secret is wrong in HTTP Basic, then the 401 challenges Basic', async () => {
-    const response = await api(desk).post(TOKEN).set('Authorization', basic(client.clientId, 'nope')).type('form').send('grant_type=client_credentials');
+    const response = await api(desk)
+      .post(TOKEN)
+      .set('Authorization', basic(client.clientId, 'nope'))
+      .type('form')
+      .send('grant_type=client_credentials');
     expectOAuthError(response, 401, 'invalid_client');
     expect(response.headers['www-authenticate']).toMatch(/^Basic realm="msp"/);
   });
 
   test('When the client is unknown, then it gets the same 401 invalid_client', async () => {
-    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'whatever' });
+    const response = await api(desk)
+      .post(TOKEN)
+      .send({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'whatever' });
     expectOAuthError(response, 401, 'invalid_client');
   });
 
@@ -113,12 +138,22 @@ describe('POST /auth/token with client_credentials', () => {
   });
 
   test('When grant_type is missing or not a string, then it gets 400 invalid_request', async () => {
-    expectOAuthError(await api(desk).post(TOKEN).send({ client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
-    expectOAuthError(await api(desk).post(TOKEN).send({ grant_type: 7, client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
+    expectOAuthError(
+      await api(desk).post(TOKEN).send({ client_id: client.clientId, client_secret: client.secret }),
+      400,
+      'invalid_request',
+    );
+    expectOAuthError(
+      await api(desk).post(TOKEN).send({ grant_type: 7, client_id: client.clientId, client_secret: client.secret }),
+      400,
+      'invalid_request',
+    );
   });
 
   test('When grant_type is unknown, then it gets 400 unsupported_grant_type', async () => {
-    const response = await api(desk).post(TOKEN).send({ grant_type: 'password', client_id: client.clientId, client_secret: client.secret });
+    const response = await api(desk)
+      .post(TOKEN)
+      .send({ grant_type: 'password', client_id: client.clientId, client_secret: client.secret });
     expectOAuthError(response, 400, 'unsupported_grant_type');
   });
 
@@ -142,11 +177,21 @@ describe('POST /auth/token with client_credentials', () => {
 
 describe('POST /auth/token with refresh_token', () => {
   async function pair(c: TestClient = client) {
-    const response = await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret });
+    const response = await api(desk)
+      .post(TOKEN)
+      .send({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.secret });
     return response.body as { access_token: string; refresh_token: string };
   }
   const refresh = (token: string, c: TestClient = client, extra: object = {}) =>
-    api(desk).post(TOKEN).send({ grant_type: 'refresh_token', refresh_token: token, client_id: c.clientId, client_secret: c.secret, ...extra });
+    api(desk)
+      .post(TOKEN)
+      .send({
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: c.clientId,
+        client_secret: c.secret,
+        ...extra,
+      });
 
   test('When a refresh token is exchanged, then a new pair is issued, the old one is spent, and only a hash is stored', async () => {
     const first = await pair();
@@ -169,7 +214,9 @@ describe('POST /auth/token with refresh_token', () => {
 
     // The legitimate-looking newest token died with its family.
     expectOAuthError(await refresh(second.refresh_token), 400, 'invalid_grant');
-    const spent = await desk.db.refreshToken.findUniqueOrThrow({ where: { tokenHash: createHash('sha256').update(first.refresh_token).digest('hex') } });
+    const spent = await desk.db.refreshToken.findUniqueOrThrow({
+      where: { tokenHash: createHash('sha256').update(first.refresh_token).digest('hex') },
+    });
     const family = await desk.db.refreshToken.findMany({ where: { familyId: spent.familyId } });
     expect(family).toHaveLength(2);
     expect(family.every((row) => row.revokedAt !== null)).toBe(true);
@@ -177,7 +224,11 @@ describe('POST /auth/token with refresh_token', () => {
 
   test('When two requests race with the same refresh token, then exactly one succeeds', async () => {
     const first = await pair();
-    const results = await Promise.all([refresh(first.refresh_token), refresh(first.refresh_token), refresh(first.refresh_token)]);
+    const results = await Promise.all([
+      refresh(first.refresh_token),
+      refresh(first.refresh_token),
+      refresh(first.refresh_token),
+    ]);
     expect(results.filter((r) => r.status === 200).length).toBe(1);
     expect(results.filter((r) => r.status === 400).every((r) => r.body.error === 'invalid_grant')).toBe(true);
   });
@@ -191,7 +242,14 @@ describe('POST /auth/token with refresh_token', () => {
   });
 
   test('When the refresh narrows the scope, then the new token has the narrower scope; widening is invalid_scope', async () => {
-    const first = (await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: 'read:tickets write:tickets' })).body;
+    const first = (
+      await api(desk).post(TOKEN).send({
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.secret,
+        scope: 'read:tickets write:tickets',
+      })
+    ).body;
     expectOAuthError(await refresh(first.refresh_token, client, { scope: 'admin:tenant' }), 400, 'invalid_scope');
     const narrowed = await refresh(first.refresh_token, client, { scope: 'read:tickets' });
     expect(narrowed.status).toBe(200);
@@ -199,31 +257,57 @@ describe('POST /auth/token with refresh_token', () => {
   });
 
   test('When refresh_token is missing or unknown, then it gets invalid_request or invalid_grant', async () => {
-    expectOAuthError(await api(desk).post(TOKEN).send({ grant_type: 'refresh_token', client_id: client.clientId, client_secret: client.secret }), 400, 'invalid_request');
+    expectOAuthError(
+      await api(desk)
+        .post(TOKEN)
+        .send({ grant_type: 'refresh_token', client_id: client.clientId, client_secret: client.secret }),
+      400,
+      'invalid_request',
+    );
     expectOAuthError(await refresh('rt_unknown'), 400, 'invalid_grant');
   });
 
   test('When an expired refresh token is presented, then it gets invalid_grant', async () => {
     const first = await pair();
-    await desk.db.refreshToken.updateMany({ where: { usedAt: null, revokedAt: null, apiClient: { clientId: client.clientId } }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await desk.db.refreshToken.updateMany({
+      where: { usedAt: null, revokedAt: null, apiClient: { clientId: client.clientId } },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expectOAuthError(await refresh(first.refresh_token), 400, 'invalid_grant');
   });
 });
 
 describe('POST /auth/revoke', () => {
   test('When a refresh token is revoked, then it answers 200 and the token no longer refreshes', async () => {
-    const first = (await api(desk).post(TOKEN).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })).body;
-    const revoked = await api(desk).post('/api/v1/auth/revoke').set('Authorization', basic(client.clientId, client.secret)).type('form').send({ token: first.refresh_token });
+    const first = (
+      await api(desk)
+        .post(TOKEN)
+        .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })
+    ).body;
+    const revoked = await api(desk)
+      .post('/api/v1/auth/revoke')
+      .set('Authorization', basic(client.clientId, client.secret))
+      .type('form')
+      .send({ token: first.refresh_token });
     expect(revoked.status).toBe(200);
 
-    const again = await api(desk).post(TOKEN).send({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.clientId, client_secret: client.secret });
+    const again = await api(desk).post(TOKEN).send({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: client.clientId,
+      client_secret: client.secret,
+    });
     expectOAuthError(again, 400, 'invalid_grant');
   });
 
   test('When an unknown token is revoked, then it still answers 200; a bad client gets 401', async () => {
-    const unknown = await api(desk).post('/api/v1/auth/revoke').send({ token: 'rt_nothing', client_id: client.clientId, client_secret: client.secret });
+    const unknown = await api(desk)
+      .post('/api/v1/auth/revoke')
+      .send({ token: 'rt_nothing', client_id: client.clientId, client_secret: client.secret });
     expect(unknown.status).toBe(200);
-    const bad = await api(desk).post('/api/v1/auth/revoke').send({ token: 'rt_nothing', client_id: client.clientId, client_secret: 'wrong' });
+    const bad = await api(desk)
+      .post('/api/v1/auth/revoke')
+      .send({ token: 'rt_nothing', client_id: client.clientId, client_secret: 'wrong' });
     expectOAuthError(bad, 401, 'invalid_client');
   });
 });
@@ -231,15 +315,24 @@ describe('POST /auth/revoke', () => {
 describe('Discovery', () => {
   test('When an OAuth client library discovers desk through RFC 8414 metadata, then it obtains a token that desk accepts', async () => {
     const issuer = new URL(desk.issuer);
-    const discovery = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true });
+    const discovery = await oauth.discoveryRequest(issuer, {
+      algorithm: 'oauth2',
+      [oauth.allowInsecureRequests]: true,
+    });
     const as = await oauth.processDiscoveryResponse(issuer, discovery);
     expect(as.token_endpoint).toBe(`${desk.issuer}/auth/token`);
     expect(as.jwks_uri).toBe(`${desk.issuer}/.well-known/jwks.json`);
 
     const oauthClient: oauth.Client = { client_id: client.clientId };
-    const response = await oauth.clientCredentialsGrantRequest(as, oauthClient, oauth.ClientSecretBasic(client.secret), new URLSearchParams({ scope: 'read:tickets' }), {
-      [oauth.allowInsecureRequests]: true,
-    });
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      oauthClient,
+      oauth.ClientSecretBasic(client.secret),
+      new URLSearchParams({ scope: 'read:tickets' }),
+      {
+        [oauth.allowInsecureRequests]: true,
+      },
+    );
     const result = await oauth.processClientCredentialsResponse(as, oauthClient, response);
     expect(result.token_type).toBe('bearer');
     expect(result.expires_in).toBe(3600);
@@ -249,7 +342,9 @@ describe('Discovery', () => {
     expect(me.body).toMatchObject({ client_id: client.clientId, tenant_id: client.tenantId, scopes: ['read:tickets'] });
 
     const remote = jose.createRemoteJWKSet(new URL(as.jwks_uri!));
-    await expect(jose.jwtVerify(result.access_token, remote, { issuer: desk.issuer, audience: 'msp-api' })).resolves.toBeDefined();
+    await expect(
+      jose.jwtVerify(result.access_token, remote, { issuer: desk.issuer, audience: 'msp-api' }),
+    ).resolves.toBeDefined();
   });
 
   test('When the metadata is read under /api/v1/.well-known, then it equals the RFC 8414 location', async () => {
@@ -257,6 +352,9 @@ describe('Discovery', () => {
     const rfc = await api(desk).get('/.well-known/oauth-authorization-server/api/v1');
     expect(inside.status).toBe(200);
     expect(inside.body).toEqual(rfc.body);
-    expect(inside.body).toMatchObject({ issuer: desk.issuer, grant_types_supported: ['client_credentials', 'refresh_token'] });
+    expect(inside.body).toMatchObject({
+      issuer: desk.issuer,
+      grant_types_supported: ['client_credentials', 'refresh_token'],
+    });
   });
 });

@@ -16,19 +16,30 @@ beforeAll(async () => {
 afterAll(() => desk.close());
 
 const tokenWith = (clientId: string, secret: string) =>
-  request(desk.app).post('/api/v1/auth/token').send({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret });
+  request(desk.app)
+    .post('/api/v1/auth/token')
+    .send({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret });
 
 describe('bootstrap client', () => {
   test('When BOOTSTRAP_CLIENT_ID/SECRET are set, then that client exists with every scope, and a restart with a new secret updates it', async () => {
     const clients = createApiClientsRepository(desk.database.db);
-    const settings = { NODE_ENV: 'production', BOOTSTRAP_CLIENT_ID: 'ops-automation', BOOTSTRAP_CLIENT_SECRET: 'first-secret-0123456789', BOOTSTRAP_TENANT: 'acme' };
+    const settings = {
+      NODE_ENV: 'production',
+      BOOTSTRAP_CLIENT_ID: 'ops-automation',
+      BOOTSTRAP_CLIENT_SECRET: 'first-secret-0123456789',
+      BOOTSTRAP_TENANT: 'acme',
+    };
     await bootstrapClients(settings, clients, logger);
 
     const first = await tokenWith('ops-automation', 'first-secret-0123456789');
     expect(first.status).toBe(200);
-    expect(first.body.scope.split(' ')).toEqual(expect.arrayContaining(['admin:tenant', 'read:tickets', 'read:payroll']));
+    expect(first.body.scope.split(' ')).toEqual(
+      expect.arrayContaining(['admin:tenant', 'read:tickets', 'read:payroll']),
+    );
     const tenant = await desk.db.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
-    expect((await desk.db.apiClient.findUniqueOrThrow({ where: { clientId: 'ops-automation' } })).tenantId).toBe(tenant.id);
+    expect((await desk.db.apiClient.findUniqueOrThrow({ where: { clientId: 'ops-automation' } })).tenantId).toBe(
+      tenant.id,
+    );
 
     await bootstrapClients({ ...settings, BOOTSTRAP_CLIENT_SECRET: 'second-secret-0123456789' }, clients, logger);
     expect((await tokenWith('ops-automation', 'first-secret-0123456789')).status).toBe(401);
@@ -42,8 +53,16 @@ describe('bootstrap client', () => {
     const tenant = `dev-${Date.now()}`;
     const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
-      await bootstrapClients({ NODE_ENV: 'development', BOOTSTRAP_TENANT: tenant, DEV_CLIENT_FILE: file }, clients, logger);
-      await bootstrapClients({ NODE_ENV: 'development', BOOTSTRAP_TENANT: tenant, DEV_CLIENT_FILE: file }, clients, logger);
+      await bootstrapClients(
+        { NODE_ENV: 'development', BOOTSTRAP_TENANT: tenant, DEV_CLIENT_FILE: file },
+        clients,
+        logger,
+      );
+      await bootstrapClients(
+        { NODE_ENV: 'development', BOOTSTRAP_TENANT: tenant, DEV_CLIENT_FILE: file },
+        clients,
+        logger,
+      );
     } finally {
       stdout.mockRestore();
     }
@@ -57,7 +76,11 @@ describe('bootstrap client', () => {
 
   test('When no bootstrap variables are set in production, then no client is created', async () => {
     const before = await desk.db.apiClient.count();
-    await bootstrapClients({ NODE_ENV: 'production', BOOTSTRAP_TENANT: 'prod-tenant' }, createApiClientsRepository(desk.database.db), logger);
+    await bootstrapClients(
+      { NODE_ENV: 'production', BOOTSTRAP_TENANT: 'prod-tenant' },
+      createApiClientsRepository(desk.database.db),
+      logger,
+    );
     expect(await desk.db.apiClient.count()).toBe(before);
   });
 });

@@ -11,7 +11,7 @@ beforeAll(async () => ({ desk, http, token, tenantId } = await startHelpdesk()))
 afterAll(() => desk.close());
 
 describe('POST /clients', () => {
-  test('When a client is created with every field, then it answers 201 with Location and stores it in the caller\'s tenant', async () => {
+  test("When a client is created with every field, then it answers 201 with Location and stores it in the caller's tenant", async () => {
     const name = unique('Acme GmbH');
     const response = await http
       .post(`${BASE}/clients`)
@@ -33,11 +33,19 @@ describe('POST /clients', () => {
       created_at: expect.any(String),
       updated_at: response.body.created_at,
     });
-    expect(await desk.db.client.findUniqueOrThrow({ where: { id: response.body.id } })).toMatchObject({ tenantId, name, email: 'it@acme.example' });
+    expect(await desk.db.client.findUniqueOrThrow({ where: { id: response.body.id } })).toMatchObject({
+      tenantId,
+      name,
+      email: 'it@acme.example',
+    });
   });
 
   test('When only the name is sent, then email, phone and notes are null', async () => {
-    const response = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Solo') }).expect(201);
+    const response = await http
+      .post(`${BASE}/clients`)
+      .set(bearer(token))
+      .send({ name: unique('Solo') })
+      .expect(201);
     expect(response.body).toMatchObject({ email: null, phone: null, notes: null });
   });
 
@@ -59,7 +67,9 @@ describe('POST /clients', () => {
 
   test('When the same name is created by many requests at once, then exactly one answers 201 and the rest 409', async () => {
     const name = unique('Race Ltd');
-    const responses = await Promise.all(Array.from({ length: 8 }, () => http.post(`${BASE}/clients`).set(bearer(token)).send({ name })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => http.post(`${BASE}/clients`).set(bearer(token)).send({ name })),
+    );
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
     expect(await desk.db.client.count({ where: { tenantId, name } })).toBe(1);
@@ -90,7 +100,7 @@ describe('GET /clients and /clients/:id', () => {
     await http.get(`${BASE}/clients/00000000-0000-4000-8000-000000000000`).set(bearer(token)).expect(404);
   });
 
-  test('When clients are listed, then they come newest first with the tenant\'s total', async () => {
+  test("When clients are listed, then they come newest first with the tenant's total", async () => {
     const tenant = await newTenant(desk);
     const a = await createClient(http, tenant.token);
     const b = await createClient(http, tenant.token);
@@ -104,29 +114,47 @@ describe('PATCH /clients/:id', () => {
   test('When fields are changed or cleared with null, then the change is stored and updated_at moves', async () => {
     const client = await createClient(http, token, { email: 'old@acme.example', phone: '123', notes: 'n' });
     const name = unique('Renamed');
-    const response = await http.patch(`${BASE}/clients/${client.id}`).set(bearer(token)).send({ name, email: null, phone: null, notes: 'new' }).expect(200);
+    const response = await http
+      .patch(`${BASE}/clients/${client.id}`)
+      .set(bearer(token))
+      .send({ name, email: null, phone: null, notes: 'new' })
+      .expect(200);
     expect(response.body).toMatchObject({ id: client.id, name, email: null, phone: null, notes: 'new' });
     expect(Date.parse(response.body.updated_at)).toBeGreaterThanOrEqual(Date.parse((client as any).updated_at));
-    expect(await desk.db.client.findUniqueOrThrow({ where: { id: client.id } })).toMatchObject({ name, email: null, phone: null, notes: 'new' });
+    expect(await desk.db.client.findUniqueOrThrow({ where: { id: client.id } })).toMatchObject({
+      name,
+      email: null,
+      phone: null,
+      notes: 'new',
+    });
   });
 
   test('When the new name belongs to another client of the tenant, then it answers 409 and changes nothing', async () => {
     const first = await createClient(http, token);
     const second = await createClient(http, token);
     const before = await snapshot(desk);
-    await http.patch(`${BASE}/clients/${second.id}`).set(bearer(token)).send({ name: first.name.toLowerCase() }).expect(409);
+    await http
+      .patch(`${BASE}/clients/${second.id}`)
+      .set(bearer(token))
+      .send({ name: first.name.toLowerCase() })
+      .expect(409);
     expect(await snapshot(desk)).toEqual(before);
   });
 
   test('When the body is empty, clears the name or has an unknown field, then it answers 400 and changes nothing', async () => {
     const client = await createClient(http, token);
     const before = await snapshot(desk);
-    for (const body of [{}, { name: null }, { id: 'x' }]) await http.patch(`${BASE}/clients/${client.id}`).set(bearer(token)).send(body).expect(400);
+    for (const body of [{}, { name: null }, { id: 'x' }])
+      await http.patch(`${BASE}/clients/${client.id}`).set(bearer(token)).send(body).expect(400);
     expect(await snapshot(desk)).toEqual(before);
   });
 
   test('When the client is unknown, then it answers 404', async () => {
-    await http.patch(`${BASE}/clients/00000000-0000-4000-8000-000000000000`).set(bearer(token)).send({ notes: 'x' }).expect(404);
+    await http
+      .patch(`${BASE}/clients/00000000-0000-4000-8000-000000000000`)
+      .set(bearer(token))
+      .send({ notes: 'x' })
+      .expect(404);
   });
 });
 
@@ -135,44 +163,80 @@ describe('email_domains', () => {
 
   test('When a client is created with mail domains in any case, then they are stored lower-cased and sorted', async () => {
     const [a, b] = [domain(), domain()].sort();
-    const response = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Dom'), email_domains: [b!.toUpperCase(), a] }).expect(201);
+    const response = await http
+      .post(`${BASE}/clients`)
+      .set(bearer(token))
+      .send({ name: unique('Dom'), email_domains: [b!.toUpperCase(), a] })
+      .expect(201);
     expect(response.body.email_domains).toEqual([a, b]);
-    expect((await http.get(`${BASE}/clients/${response.body.id}`).set(bearer(token)).expect(200)).body.email_domains).toEqual([a, b]);
+    expect(
+      (await http.get(`${BASE}/clients/${response.body.id}`).set(bearer(token)).expect(200)).body.email_domains,
+    ).toEqual([a, b]);
   });
 
-  test('When a domain is another client\'s, then creating or changing answers 409 email-domain-taken and stores nothing', async () => {
+  test("When a domain is another client's, then creating or changing answers 409 email-domain-taken and stores nothing", async () => {
     const taken = domain();
     const owner = await createClient(http, token, { email_domains: [taken] });
     const other = await createClient(http, token);
     const before = await snapshot(desk);
-    const created = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Dom'), email_domains: [taken.toUpperCase()] }).expect(409);
+    const created = await http
+      .post(`${BASE}/clients`)
+      .set(bearer(token))
+      .send({ name: unique('Dom'), email_domains: [taken.toUpperCase()] })
+      .expect(409);
     expect(created.body.type).toBe('urn:msp:problem:email-domain-taken');
-    const changed = await http.patch(`${BASE}/clients/${other.id}`).set(bearer(token)).send({ email_domains: [taken] }).expect(409);
+    const changed = await http
+      .patch(`${BASE}/clients/${other.id}`)
+      .set(bearer(token))
+      .send({ email_domains: [taken] })
+      .expect(409);
     expect(changed.body.type).toBe('urn:msp:problem:email-domain-taken');
     expect(await snapshot(desk)).toEqual(before);
     expect(owner.id).toBeDefined();
   });
 
-  test.each(['gmail.com', 'GMX.de', 't-online.de', 'outlook.com'])('When %s is given, then it answers 422 free-mail-domain and stores nothing', async (free) => {
-    const client = await createClient(http, token);
-    const before = await snapshot(desk);
-    const created = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Free'), email_domains: [free] }).expect(422);
-    expect(created.body.type).toBe('urn:msp:problem:free-mail-domain');
-    const changed = await http.patch(`${BASE}/clients/${client.id}`).set(bearer(token)).send({ email_domains: [domain(), free] }).expect(422);
-    expect(changed.body.type).toBe('urn:msp:problem:free-mail-domain');
-    expect(await snapshot(desk)).toEqual(before);
-  });
+  test.each(['gmail.com', 'GMX.de', 't-online.de', 'outlook.com'])(
+    'When %s is given, then it answers 422 free-mail-domain and stores nothing',
+    async (free) => {
+      const client = await createClient(http, token);
+      const before = await snapshot(desk);
+      const created = await http
+        .post(`${BASE}/clients`)
+        .set(bearer(token))
+        .send({ name: unique('Free'), email_domains: [free] })
+        .expect(422);
+      expect(created.body.type).toBe('urn:msp:problem:free-mail-domain');
+      const changed = await http
+        .patch(`${BASE}/clients/${client.id}`)
+        .set(bearer(token))
+        .send({ email_domains: [domain(), free] })
+        .expect(422);
+      expect(changed.body.type).toBe('urn:msp:problem:free-mail-domain');
+      expect(await snapshot(desk)).toEqual(before);
+    },
+  );
 
   test('When the domains are replaced, then a dropped domain is free for another client', async () => {
     const dropped = domain();
     const client = await createClient(http, token, { email_domains: [dropped] });
     const kept = domain();
-    const response = await http.patch(`${BASE}/clients/${client.id}`).set(bearer(token)).send({ email_domains: [kept] }).expect(200);
+    const response = await http
+      .patch(`${BASE}/clients/${client.id}`)
+      .set(bearer(token))
+      .send({ email_domains: [kept] })
+      .expect(200);
     expect(response.body.email_domains).toEqual([kept]);
     await createClient(http, token, { email_domains: [dropped] });
   });
 
-  test.each([['not a host name', ['not a domain']], ['no dot', ['localhost']]])('When a domain is %s, then it answers 400', async (_case, email_domains) => {
-    await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Bad'), email_domains }).expect(400);
+  test.each([
+    ['not a host name', ['not a domain']],
+    ['no dot', ['localhost']],
+  ])('When a domain is %s, then it answers 400', async (_case, email_domains) => {
+    await http
+      .post(`${BASE}/clients`)
+      .set(bearer(token))
+      .send({ name: unique('Bad'), email_domains })
+      .expect(400);
   });
 });

@@ -16,7 +16,11 @@ describe('POST /tickets/:id/comments', () => {
   test('When a comment is posted, then it answers 201 with Location, internal false by default and the caller as author', async () => {
     const ticket = await createTicket(http, token);
 
-    const response = await http.post(comments(ticket.id)).set(bearer(token)).send({ body: 'Rebooted the router.' }).expect(201);
+    const response = await http
+      .post(comments(ticket.id))
+      .set(bearer(token))
+      .send({ body: 'Rebooted the router.' })
+      .expect(201);
 
     expect(response.body).toEqual({
       id: expect.any(String),
@@ -32,14 +36,23 @@ describe('POST /tickets/:id/comments', () => {
     });
     expect(response.headers.location).toBe(`${comments(ticket.id)}/${response.body.id}`);
     const stored = await desk.db.comment.findUniqueOrThrow({ where: { id: response.body.id } });
-    expect(stored).toMatchObject({ ticketId: ticket.id, body: 'Rebooted the router.', internal: false, author: clientId });
+    expect(stored).toMatchObject({
+      ticketId: ticket.id,
+      body: 'Rebooted the router.',
+      internal: false,
+      author: clientId,
+    });
     const read = await http.get(response.headers.location!).set(bearer(token)).expect(200);
     expect(read.body).toEqual(response.body);
   });
 
   test('When an internal note is posted, then it is stored as internal', async () => {
     const ticket = await createTicket(http, token);
-    const response = await http.post(comments(ticket.id)).set(bearer(token)).send({ body: 'Customer is difficult.', internal: true }).expect(201);
+    const response = await http
+      .post(comments(ticket.id))
+      .set(bearer(token))
+      .send({ body: 'Customer is difficult.', internal: true })
+      .expect(201);
     expect(response.body.internal).toBe(true);
     expect((await desk.db.comment.findUniqueOrThrow({ where: { id: response.body.id } })).internal).toBe(true);
   });
@@ -60,7 +73,11 @@ describe('POST /tickets/:id/comments', () => {
 
   test('When the ticket is unknown, then it answers 404 and stores nothing', async () => {
     const before = await snapshot(desk);
-    await http.post(comments('00000000-0000-4000-8000-000000000000')).set(bearer(token)).send({ body: 'x' }).expect(404);
+    await http
+      .post(comments('00000000-0000-4000-8000-000000000000'))
+      .set(bearer(token))
+      .send({ body: 'x' })
+      .expect(404);
     expect(await snapshot(desk)).toEqual(before);
   });
 
@@ -68,8 +85,16 @@ describe('POST /tickets/:id/comments', () => {
     const ticket = await createTicket(http, token);
     await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ status: 'closed' }).expect(200);
     const before = await snapshot(desk);
-    const response = await http.post(comments(ticket.id)).set(bearer(token)).send({ body: 'One more thing' }).expect(422);
-    expect(response.body).toMatchObject({ type: 'urn:msp:problem:ticket-closed', current_status: 'closed', allowed_transitions: [] });
+    const response = await http
+      .post(comments(ticket.id))
+      .set(bearer(token))
+      .send({ body: 'One more thing' })
+      .expect(422);
+    expect(response.body).toMatchObject({
+      type: 'urn:msp:problem:ticket-closed',
+      current_status: 'closed',
+      allowed_transitions: [],
+    });
     expect(await snapshot(desk)).toEqual(before);
   });
 });
@@ -88,7 +113,10 @@ describe('GET /tickets/:id/comments', () => {
     expect(all.body.data.map((c: { id: string }) => c.id)).toEqual(posted);
     expect(all.body.pagination).toEqual({ page: 1, per_page: 25, total: 3, total_pages: 1 });
 
-    const second = await http.get(`${comments(ticket.id)}?per_page=2&page=2`).set(bearer(token)).expect(200);
+    const second = await http
+      .get(`${comments(ticket.id)}?per_page=2&page=2`)
+      .set(bearer(token))
+      .expect(200);
     expect(second.body.data.map((c: { body: string }) => c.body)).toEqual(['third']);
     expect(second.headers.link).toContain('rel="prev"');
   });
@@ -104,7 +132,13 @@ describe('GET /tickets/:id/comments', () => {
     const ticket = await createTicket(http, token);
     const other = await createTicket(http, token);
     const comment = (await http.post(comments(ticket.id)).set(bearer(token)).send({ body: 'x' }).expect(201)).body;
-    await http.get(`${comments(other.id)}/${comment.id}`).set(bearer(token)).expect(404);
-    await http.get(`${comments(ticket.id)}/00000000-0000-4000-8000-000000000000`).set(bearer(token)).expect(404);
+    await http
+      .get(`${comments(other.id)}/${comment.id}`)
+      .set(bearer(token))
+      .expect(404);
+    await http
+      .get(`${comments(ticket.id)}/00000000-0000-4000-8000-000000000000`)
+      .set(bearer(token))
+      .expect(404);
   });
 });

@@ -28,7 +28,9 @@ describe('desk configuration', () => {
   });
 
   test('When DEFAULT_TIME_ZONE is no IANA time zone, then the start is refused naming it', () => {
-    expect(problemsOf({ ...BASE, DEFAULT_TIME_ZONE: 'Mars/Olympus' })).toEqual(['DEFAULT_TIME_ZONE "Mars/Olympus" is not an IANA time zone (e.g. Europe/Berlin)']);
+    expect(problemsOf({ ...BASE, DEFAULT_TIME_ZONE: 'Mars/Olympus' })).toEqual([
+      'DEFAULT_TIME_ZONE "Mars/Olympus" is not an IANA time zone (e.g. Europe/Berlin)',
+    ]);
     expect(problemsOf({ ...BASE, DEFAULT_TIME_ZONE: 'America/New_York' })).toEqual([]);
   });
 
@@ -42,7 +44,9 @@ describe('desk configuration', () => {
   });
 
   test('When only one bootstrap credential is set, or production has no signing key, then the start is refused', () => {
-    expect(problemsOf({ ...BASE, BOOTSTRAP_CLIENT_ID: 'ops-client' })).toEqual(['BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together']);
+    expect(problemsOf({ ...BASE, BOOTSTRAP_CLIENT_ID: 'ops-client' })).toEqual([
+      'BOOTSTRAP_CLIENT_ID and BOOTSTRAP_CLIENT_SECRET must be set together',
+    ]);
     expect(problemsOf({ ...BASE, NODE_ENV: 'production' })).toEqual([
       'JWT_PRIVATE_KEY or JWT_PRIVATE_KEY_FILE is required when NODE_ENV=production',
       'WEBHOOK_ENCRYPTION_KEY is required when NODE_ENV=production (32 random bytes, base64: `openssl rand -base64 32`)',

@@ -1,6 +1,16 @@
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
-import { BASE, bearer, createClient, createTicket, newTenant, snapshot, startHelpdesk, unique, uniqueEmail } from './support/helpdesk';
+import {
+  BASE,
+  bearer,
+  createClient,
+  createTicket,
+  newTenant,
+  snapshot,
+  startHelpdesk,
+  unique,
+  uniqueEmail,
+} from './support/helpdesk';
 
 let desk: TestDesk;
 let http: Api;
@@ -11,7 +21,11 @@ beforeAll(async () => ({ desk, http, token, tenantId } = await startHelpdesk()))
 afterAll(() => desk.close());
 
 async function createContact(body: Record<string, unknown> = {}) {
-  const response = await http.post(`${BASE}/contacts`).set(bearer(token)).send({ name: unique('Anna'), email: uniqueEmail('anna'), ...body }).expect(201);
+  const response = await http
+    .post(`${BASE}/contacts`)
+    .set(bearer(token))
+    .send({ name: unique('Anna'), email: uniqueEmail('anna'), ...body })
+    .expect(201);
   return response.body as { id: string; name: string; email: string; emails: string[]; client_id: string | null };
 }
 
@@ -23,7 +37,14 @@ describe('POST /contacts', () => {
     const response = await http
       .post(`${BASE}/contacts`)
       .set(bearer(token))
-      .send({ name: 'Anna Berger', email, emails: [other], client_id: client.id, phone: '+49 30 1234567', language: 'de' })
+      .send({
+        name: 'Anna Berger',
+        email,
+        emails: [other],
+        client_id: client.id,
+        phone: '+49 30 1234567',
+        language: 'de',
+      })
       .expect(201);
     expect(response.headers.location).toBe(`${BASE}/contacts/${response.body.id}`);
     expect(response.body).toEqual({
@@ -39,15 +60,21 @@ describe('POST /contacts', () => {
       updated_at: response.body.created_at,
     });
     expect(await desk.db.contactEmail.count({ where: { tenantId, contactId: response.body.id } })).toBe(2);
-    const events = await desk.db.$queryRaw<{ type: string }[]>`SELECT type FROM events WHERE resource_id = ${response.body.id}`;
+    const events = await desk.db.$queryRaw<
+      { type: string }[]
+    >`SELECT type FROM events WHERE resource_id = ${response.body.id}`;
     expect(events.map((e) => e.type)).toEqual(['contact.created']);
   });
 
-  test('When an address is another contact\'s in any letter case, then it answers 409 email-taken and stores nothing', async () => {
+  test("When an address is another contact's in any letter case, then it answers 409 email-taken and stores nothing", async () => {
     const existing = await createContact();
     const before = await snapshot(desk);
     for (const body of [{ email: existing.email.toUpperCase() }, { email: uniqueEmail(), emails: [existing.email] }]) {
-      const response = await http.post(`${BASE}/contacts`).set(bearer(token)).send({ name: 'Dup', ...body }).expect(409);
+      const response = await http
+        .post(`${BASE}/contacts`)
+        .set(bearer(token))
+        .send({ name: 'Dup', ...body })
+        .expect(409);
       expect(response.body).toMatchObject({ status: 409, type: 'urn:msp:problem:email-taken' });
     }
     expect(await snapshot(desk)).toEqual(before);
@@ -56,12 +83,18 @@ describe('POST /contacts', () => {
   test('When another tenant has the address, then it is no conflict', async () => {
     const existing = await createContact();
     const other = await newTenant(desk);
-    await http.post(`${BASE}/contacts`).set(bearer(other.token)).send({ name: 'Same', email: existing.email }).expect(201);
+    await http
+      .post(`${BASE}/contacts`)
+      .set(bearer(other.token))
+      .send({ name: 'Same', email: existing.email })
+      .expect(201);
   });
 
   test('When one address is created by many requests at once, then exactly one answers 201', async () => {
     const email = uniqueEmail('race');
-    const responses = await Promise.all(Array.from({ length: 6 }, () => http.post(`${BASE}/contacts`).set(bearer(token)).send({ name: 'Race', email })));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => http.post(`${BASE}/contacts`).set(bearer(token)).send({ name: 'Race', email })),
+    );
     expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
   });
 
@@ -83,7 +116,11 @@ describe('POST /contacts', () => {
     const other = await newTenant(desk);
     const foreign = await createClient(http, other.token);
     const before = await snapshot(desk);
-    const response = await http.post(`${BASE}/contacts`).set(bearer(token)).send({ name: 'x', email: uniqueEmail(), client_id: foreign.id }).expect(422);
+    const response = await http
+      .post(`${BASE}/contacts`)
+      .set(bearer(token))
+      .send({ name: 'x', email: uniqueEmail(), client_id: foreign.id })
+      .expect(422);
     expect(response.body.type).toBe('urn:msp:problem:unknown-reference');
     expect(await snapshot(desk)).toEqual(before);
   });
@@ -101,7 +138,11 @@ describe('GET /contacts', () => {
     expect(byClient.body.data.map((c: { id: string }) => c.id)).toEqual([b.id, a.id]);
     expect(byClient.body.pagination.total).toBe(2);
 
-    const byEmail = await http.get(`${BASE}/contacts`).query({ email: b.emails[1]!.toUpperCase() }).set(bearer(token)).expect(200);
+    const byEmail = await http
+      .get(`${BASE}/contacts`)
+      .query({ email: b.emails[1]!.toUpperCase() })
+      .set(bearer(token))
+      .expect(200);
     expect(byEmail.body.data.map((c: { id: string }) => c.id)).toEqual([b.id]);
 
     const byQ = await http.get(`${BASE}/contacts`).query({ q: marker.toUpperCase() }).set(bearer(token)).expect(200);
@@ -111,33 +152,55 @@ describe('GET /contacts', () => {
   test('When a contact is renamed or its addresses change, then q finds it by what it has now and no longer by what it had', async () => {
     const marker = unique('Quokka').replace(' ', '').toLowerCase();
     const contact = await createContact({ name: `${marker} Old` });
-    const find = async (q: string) => (await http.get(`${BASE}/contacts`).query({ q }).set(bearer(token)).expect(200)).body.data.map((c: { id: string }) => c.id);
-    await http.patch(`${BASE}/contacts/${contact.id}`).set(bearer(token)).send({ name: 'Renamed Person', emails: [contact.email, `${marker}.second@example.org`] }).expect(200);
+    const find = async (q: string) =>
+      (await http.get(`${BASE}/contacts`).query({ q }).set(bearer(token)).expect(200)).body.data.map(
+        (c: { id: string }) => c.id,
+      );
+    await http
+      .patch(`${BASE}/contacts/${contact.id}`)
+      .set(bearer(token))
+      .send({ name: 'Renamed Person', emails: [contact.email, `${marker}.second@example.org`] })
+      .expect(200);
     expect(await find(`${marker} old`)).toEqual([]);
     expect(await find(`${marker}.SECOND@`)).toEqual([contact.id]);
-    await http.patch(`${BASE}/contacts/${contact.id}`).set(bearer(token)).send({ emails: [contact.email] }).expect(200);
+    await http
+      .patch(`${BASE}/contacts/${contact.id}`)
+      .set(bearer(token))
+      .send({ emails: [contact.email] })
+      .expect(200);
     expect(await find(`${marker}.second`)).toEqual([]);
     expect(await find(contact.email.toUpperCase())).toEqual([contact.id]);
   });
 
-  test('When more contacts match q than the search counts, then the total stops there with total_exact false, and paging still reaches every match', async () => {
-    const tenant = await newTenant(desk);
-    const { rows } = await desk.db.pool.query<{ id: string }>(
-      `INSERT INTO contacts (tenant_id, name, email, created_at) SELECT $1, 'Many Walrus ' || g, 'walrus' || g || '@many.example', now() - make_interval(secs => g)
+  test(
+    'When more contacts match q than the search counts, then the total stops there ' +
+      'with total_exact false, and paging still reaches every match',
+    async () => {
+      const tenant = await newTenant(desk);
+      const { rows } = await desk.db.pool.query<{ id: string }>(
+        `INSERT INTO contacts (tenant_id, name, email, created_at)
+        SELECT $1, 'Many Walrus ' || g, 'walrus' || g || '@many.example', now() - make_interval(secs => g)
          FROM generate_series(1, 1002) g RETURNING id`,
-      [tenant.tenantId],
-    );
-    const all = await http.get(`${BASE}/contacts`).query({ q: 'walrus', per_page: 100, page: 11 }).set(bearer(tenant.token)).expect(200);
-    expect(all.body.pagination).toMatchObject({ total: 1000, total_exact: false });
-    expect(all.body.data).toHaveLength(2);
-    const few = await http.get(`${BASE}/contacts`).query({ q: 'walrus1001' }).set(bearer(tenant.token)).expect(200);
-    expect(few.body.pagination).toMatchObject({ total: 1, total_exact: true });
-    expect(rows).toHaveLength(1002);
-  });
+        [tenant.tenantId],
+      );
+      const all = await http
+        .get(`${BASE}/contacts`)
+        .query({ q: 'walrus', per_page: 100, page: 11 })
+        .set(bearer(tenant.token))
+        .expect(200);
+      expect(all.body.pagination).toMatchObject({ total: 1000, total_exact: false });
+      expect(all.body.data).toHaveLength(2);
+      const few = await http.get(`${BASE}/contacts`).query({ q: 'walrus1001' }).set(bearer(tenant.token)).expect(200);
+      expect(few.body.pagination).toMatchObject({ total: 1, total_exact: true });
+      expect(rows).toHaveLength(1002);
+    },
+  );
 
-  test('When contacts join, move between and leave clients, then each client\'s list total follows', async () => {
+  test("When contacts join, move between and leave clients, then each client's list total follows", async () => {
     const [one, two] = [await createClient(http, token), await createClient(http, token)];
-    const total = async (clientId: string) => (await http.get(`${BASE}/contacts`).query({ client_id: clientId.toUpperCase() }).set(bearer(token)).expect(200)).body.pagination.total;
+    const total = async (clientId: string) =>
+      (await http.get(`${BASE}/contacts`).query({ client_id: clientId.toUpperCase() }).set(bearer(token)).expect(200))
+        .body.pagination.total;
     const a = await createContact({ client_id: one.id });
     await createContact({ client_id: one.id });
     expect([await total(one.id), await total(two.id)]).toEqual([2, 0]);
@@ -151,9 +214,17 @@ describe('GET /contacts', () => {
     const client = await createClient(http, token);
     const made = [];
     for (let i = 0; i < 3; i++) made.push(await createContact({ client_id: client.id }));
-    const first = await http.get(`${BASE}/contacts`).query({ client_id: client.id, per_page: 2 }).set(bearer(token)).expect(200);
+    const first = await http
+      .get(`${BASE}/contacts`)
+      .query({ client_id: client.id, per_page: 2 })
+      .set(bearer(token))
+      .expect(200);
     expect(first.body.data.map((c: { id: string }) => c.id)).toEqual([made[2]!.id, made[1]!.id]);
-    const next = await http.get(`${BASE}/contacts`).query({ client_id: client.id, per_page: 2, after: made[1]!.id }).set(bearer(token)).expect(200);
+    const next = await http
+      .get(`${BASE}/contacts`)
+      .query({ client_id: client.id, per_page: 2, after: made[1]!.id })
+      .set(bearer(token))
+      .expect(200);
     expect(next.body.data.map((c: { id: string }) => c.id)).toEqual([made[0]!.id]);
   });
 
@@ -168,9 +239,15 @@ describe('PATCH /contacts/:id', () => {
   test('When a new primary address is given, then it is added to emails and contact.updated is recorded', async () => {
     const contact = await createContact();
     const email = uniqueEmail('new');
-    const response = await http.patch(`${BASE}/contacts/${contact.id}`).set(bearer(token)).send({ email, phone: '+49 1' }).expect(200);
+    const response = await http
+      .patch(`${BASE}/contacts/${contact.id}`)
+      .set(bearer(token))
+      .send({ email, phone: '+49 1' })
+      .expect(200);
     expect(response.body).toMatchObject({ email, emails: [email, contact.email], phone: '+49 1' });
-    const events = await desk.db.$queryRaw<{ type: string }[]>`SELECT type FROM events WHERE resource_id = ${contact.id} ORDER BY seq`;
+    const events = await desk.db.$queryRaw<
+      { type: string }[]
+    >`SELECT type FROM events WHERE resource_id = ${contact.id} ORDER BY seq`;
     expect(events.map((e) => e.type)).toEqual(['contact.created', 'contact.updated']);
   });
 
@@ -181,11 +258,15 @@ describe('PATCH /contacts/:id', () => {
     await createContact({ email: old });
   });
 
-  test('When an address is another contact\'s, then it answers 409 and changes nothing', async () => {
+  test("When an address is another contact's, then it answers 409 and changes nothing", async () => {
     const a = await createContact();
     const b = await createContact();
     const before = await snapshot(desk);
-    const response = await http.patch(`${BASE}/contacts/${b.id}`).set(bearer(token)).send({ emails: [a.email.toUpperCase()] }).expect(409);
+    const response = await http
+      .patch(`${BASE}/contacts/${b.id}`)
+      .set(bearer(token))
+      .send({ emails: [a.email.toUpperCase()] })
+      .expect(409);
     expect(response.body.type).toBe('urn:msp:problem:email-taken');
     expect(await snapshot(desk)).toEqual(before);
   });
@@ -197,7 +278,9 @@ describe('DELETE /contacts/:id', () => {
     await http.delete(`${BASE}/contacts/${contact.id}`).set(bearer(token)).expect(204);
     await http.get(`${BASE}/contacts/${contact.id}`).set(bearer(token)).expect(404);
     expect(await desk.db.contactEmail.count({ where: { contactId: contact.id } })).toBe(0);
-    const events = await desk.db.$queryRaw<{ type: string }[]>`SELECT type FROM events WHERE resource_id = ${contact.id} ORDER BY seq`;
+    const events = await desk.db.$queryRaw<
+      { type: string }[]
+    >`SELECT type FROM events WHERE resource_id = ${contact.id} ORDER BY seq`;
     expect(events.map((e) => e.type)).toEqual(['contact.created', 'contact.deleted']);
   });
 
@@ -212,10 +295,14 @@ describe('DELETE /contacts/:id', () => {
 });
 
 describe('tickets with a requester', () => {
-  test('When a ticket names requester_id without client_id, then it takes the contact\'s client and shows the requester', async () => {
+  test("When a ticket names requester_id without client_id, then it takes the contact's client and shows the requester", async () => {
     const client = await createClient(http, token);
     const contact = await createContact({ client_id: client.id, name: 'Anna Berger' });
-    const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: 'VPN', requester_id: contact.id, cc: ['Boss@Contoso.example'] }).expect(201);
+    const response = await http
+      .post(`${BASE}/tickets`)
+      .set(bearer(token))
+      .send({ title: 'VPN', requester_id: contact.id, cc: ['Boss@Contoso.example'] })
+      .expect(201);
     expect(response.body).toMatchObject({
       client_id: client.id,
       requester: { id: contact.id, name: 'Anna Berger', email: contact.email },
@@ -229,14 +316,22 @@ describe('tickets with a requester', () => {
     const listed = await http.get(`${BASE}/tickets`).query({ requester_id: contact.id }).set(bearer(token)).expect(200);
     expect(listed.body.data.map((t: { id: string }) => t.id)).toEqual([response.body.id]);
     expect(listed.body.pagination.total).toBe(1);
-    const bySource = await http.get(`${BASE}/tickets`).query({ source: 'email', client_id: client.id }).set(bearer(token)).expect(200);
+    const bySource = await http
+      .get(`${BASE}/tickets`)
+      .query({ source: 'email', client_id: client.id })
+      .set(bearer(token))
+      .expect(200);
     expect(bySource.body.data).toEqual([]);
   });
 
-  test('When a ticket names an unknown requester_email, then a contact is created under the ticket\'s client', async () => {
+  test("When a ticket names an unknown requester_email, then a contact is created under the ticket's client", async () => {
     const client = await createClient(http, token);
     const email = uniqueEmail('new.requester');
-    const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: 'Mail', client_id: client.id, requester_email: email }).expect(201);
+    const response = await http
+      .post(`${BASE}/tickets`)
+      .set(bearer(token))
+      .send({ title: 'Mail', client_id: client.id, requester_email: email })
+      .expect(201);
     const contacts = await http.get(`${BASE}/contacts`).query({ email }).set(bearer(token)).expect(200);
     expect(contacts.body.data).toEqual([expect.objectContaining({ email, client_id: client.id })]);
     expect(response.body.requester).toEqual({ id: contacts.body.data[0].id, name: email.split('@')[0], email });
@@ -244,15 +339,34 @@ describe('tickets with a requester', () => {
 
   test('When a ticket names a known requester_email in another case, then that contact is the requester', async () => {
     const contact = await createContact({ client_id: (await createClient(http, token)).id });
-    const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: 'Again', requester_email: contact.email.toUpperCase() }).expect(201);
+    const response = await http
+      .post(`${BASE}/tickets`)
+      .set(bearer(token))
+      .send({ title: 'Again', requester_email: contact.email.toUpperCase() })
+      .expect(201);
     expect(response.body.requester.id).toBe(contact.id);
   });
 
   test.each([
     ['no client and a requester without one', async () => ({ requester_id: (await createContact()).id }), 400],
     ['no client and an unknown requester_email', async () => ({ requester_email: uniqueEmail() }), 400],
-    ['both requester_id and requester_email', async () => ({ requester_id: (await createContact()).id, requester_email: uniqueEmail(), client_id: (await createClient(http, token)).id }), 400],
-    ['a requester_id of no contact of the tenant', async () => ({ requester_id: '00000000-0000-4000-8000-000000000000', client_id: (await createClient(http, token)).id }), 422],
+    [
+      'both requester_id and requester_email',
+      async () => ({
+        requester_id: (await createContact()).id,
+        requester_email: uniqueEmail(),
+        client_id: (await createClient(http, token)).id,
+      }),
+      400,
+    ],
+    [
+      'a requester_id of no contact of the tenant',
+      async () => ({
+        requester_id: '00000000-0000-4000-8000-000000000000',
+        client_id: (await createClient(http, token)).id,
+      }),
+      422,
+    ],
   ] as const)('When the ticket has %s, then it answers %s and stores nothing', async (_case, body, status) => {
     const sent = { title: 'x', ...(await body()) };
     const before = await snapshot(desk);
@@ -263,9 +377,15 @@ describe('tickets with a requester', () => {
   test('When a technician changes cc and the requester, then the ticket shows them and ticket.updated has the changes', async () => {
     const ticket = await createTicket(http, token);
     const contact = await createContact();
-    const response = await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ cc: ['a@x.example'], requester_id: contact.id }).expect(200);
+    const response = await http
+      .patch(`${BASE}/tickets/${ticket.id}`)
+      .set(bearer(token))
+      .send({ cc: ['a@x.example'], requester_id: contact.id })
+      .expect(200);
     expect(response.body).toMatchObject({ cc: ['a@x.example'], requester: { id: contact.id } });
-    const [event] = await desk.db.$queryRaw<{ data: { changes: Record<string, unknown> } }[]>`SELECT data FROM events WHERE resource_id = ${ticket.id} AND type = 'ticket.updated'`;
+    const [event] = await desk.db.$queryRaw<
+      { data: { changes: Record<string, unknown> } }[]
+    >`SELECT data FROM events WHERE resource_id = ${ticket.id} AND type = 'ticket.updated'`;
     expect(Object.keys(event!.data.changes)).toEqual(expect.arrayContaining(['cc', 'requester']));
   });
 });

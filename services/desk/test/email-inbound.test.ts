@@ -1,7 +1,16 @@
 import { startDovecot, type Dovecot } from '@msp/peers';
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
-import { BASE, bearer, createClient, newTenant, snapshot, startHelpdesk, unique, uniqueEmail } from './support/helpdesk';
+import {
+  BASE,
+  bearer,
+  createClient,
+  newTenant,
+  snapshot,
+  startHelpdesk,
+  unique,
+  uniqueEmail,
+} from './support/helpdesk';
 
 const USER = 'help@msp.example';
 const PASSWORD = 'help-secret';
@@ -57,11 +66,16 @@ async function createMailbox(tenantToken: string, body: Record<string, unknown> 
 async function pollUntil(tenantToken: string, mailboxId: string, count: number) {
   await http.post(`${BASE}/mailboxes/${mailboxId}/poll`).set(bearer(tenantToken)).expect(202);
   for (let i = 0; i < 600; i++) {
-    const log = await http.get(`${BASE}/inbound-emails`).query({ mailbox_id: mailboxId, per_page: 100 }).set(bearer(tenantToken)).expect(200);
+    const log = await http
+      .get(`${BASE}/inbound-emails`)
+      .query({ mailbox_id: mailboxId, per_page: 100 })
+      .set(bearer(tenantToken))
+      .expect(200);
     const settled = log.body.data.filter((entry: { status: string }) => entry.status !== 'received');
     const health = await http.get(`${BASE}/mailboxes/${mailboxId}/health`).set(bearer(tenantToken)).expect(200);
     const polling = await desk.db.mailbox.findUniqueOrThrow({ where: { id: mailboxId } });
-    if (settled.length >= count && polling.lockedUntil === null) return { log: log.body.data as InboundEntry[], health: health.body };
+    if (settled.length >= count && polling.lockedUntil === null)
+      return { log: log.body.data as InboundEntry[], health: health.body };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('the poll did not finish');
@@ -94,7 +108,11 @@ describe('mailboxes', () => {
     const response = await http
       .post(`${BASE}/mailboxes`)
       .set(bearer(tenant.token))
-      .send({ address: 'Desk@MSP.example', imap: { host: '127.0.0.1', port: 143, tls: 'starttls', username: 'u', password: 'imap-pass' }, smtp: { host: '127.0.0.1', port: 587, tls: 'starttls' } })
+      .send({
+        address: 'Desk@MSP.example',
+        imap: { host: '127.0.0.1', port: 143, tls: 'starttls', username: 'u', password: 'imap-pass' },
+        smtp: { host: '127.0.0.1', port: 587, tls: 'starttls' },
+      })
       .expect(201);
     expect(response.body).toMatchObject({
       address: 'desk@msp.example',
@@ -114,8 +132,19 @@ describe('mailboxes', () => {
     expect(stored.imapSecret).toMatch(/^v1\./);
     expect(stored.imapSecret).not.toContain('imap-pass');
 
-    const patched = await http.patch(`${BASE}/mailboxes/${response.body.id}`).set(bearer(tenant.token)).send({ imap: { port: 993, tls: 'implicit' }, smtp: { password: 's' } }).expect(200);
-    expect(patched.body.imap).toEqual({ host: '127.0.0.1', port: 993, tls: 'implicit', username: 'u', password_set: true, oauth2: null });
+    const patched = await http
+      .patch(`${BASE}/mailboxes/${response.body.id}`)
+      .set(bearer(tenant.token))
+      .send({ imap: { port: 993, tls: 'implicit' }, smtp: { password: 's' } })
+      .expect(200);
+    expect(patched.body.imap).toEqual({
+      host: '127.0.0.1',
+      port: 993,
+      tls: 'implicit',
+      username: 'u',
+      password_set: true,
+      oauth2: null,
+    });
     expect(patched.body.smtp.password_set).toBe(true);
   });
 
@@ -130,66 +159,114 @@ describe('mailboxes', () => {
     await http
       .post(`${BASE}/mailboxes`)
       .set(bearer(tenant.token))
-      .send({ address: 'x@msp.example', imap: { host: 'h', port: 143, tls: 'none', username: 'u' }, smtp: { host: 'h', port: 25, tls: 'none' }, ...body })
+      .send({
+        address: 'x@msp.example',
+        imap: { host: 'h', port: 143, tls: 'none', username: 'u' },
+        smtp: { host: 'h', port: 25, tls: 'none' },
+        ...body,
+      })
       .expect(400);
     expect(await snapshot(desk)).toEqual(before);
   });
 
   test('When a caller without admin:tenant lists mailboxes, then it answers 403', async () => {
     const client = await desk.createClient({ scopes: ['read:tickets', 'write:tickets'] });
-    await http.get(`${BASE}/mailboxes`).set(bearer(await desk.token(client))).expect(403);
+    await http
+      .get(`${BASE}/mailboxes`)
+      .set(bearer(await desk.token(client)))
+      .expect(403);
   });
 });
 
 describe('inbound mail', () => {
-  test('When a mail from a sender at a client\'s domain arrives, then it becomes an e-mail ticket of that client with a new contact, and the message is flagged \\Seen', async () => {
-    const { tenant, client, box, sender } = await setup();
-    const mail = message({ From: `Anna Berger <${sender}>`, Cc: 'boss@elsewhere.example', Subject: 'VPN down' }, 'The VPN is down.\r\n\r\n-- \r\nAnna\r\n');
-    dovecot.appendMessage(USER, 'INBOX', mail.raw);
-    const { log } = await pollUntil(tenant.token, box.id, 1);
-    const entry = log.find((e) => e.message_id === mail.messageId)!;
-    expect(entry).toMatchObject({ status: 'processed', reason: null, from: sender, subject: 'VPN down', comment_id: null });
-    const ticket = (await http.get(`${BASE}/tickets/${entry.ticket_id}`).set(bearer(tenant.token)).expect(200)).body;
-    expect(ticket).toMatchObject({
-      title: 'VPN down',
-      description: 'The VPN is down.',
-      client_id: client.id,
-      source: 'email',
-      mailbox_id: box.id,
-      requester: { name: 'Anna Berger', email: sender },
-      cc: [],
-      cc_suggested: ['boss@elsewhere.example'],
-    });
-    const contacts = await http.get(`${BASE}/contacts`).query({ email: sender }).set(bearer(tenant.token)).expect(200);
-    expect(contacts.body.data[0]).toMatchObject({ client_id: client.id, name: 'Anna Berger' });
-    const listed = await dovecot.listMessages(USER, 'INBOX');
-    expect(listed.find((m) => m.messageId?.includes(mail.messageId))?.flags).toContain('\\Seen');
-    const raw = await http.get(`${BASE}/inbound-emails/${entry.id}/raw`).set(bearer(tenant.token)).expect(200);
-    expect(raw.headers['content-type']).toMatch(/^message\/rfc822/);
-  });
+  test(
+    "When a mail from a sender at a client's domain arrives, then it becomes an e-mail ticket " +
+      'of that client with a new contact, and the message is flagged \\Seen',
+    async () => {
+      const { tenant, client, box, sender } = await setup();
+      const mail = message(
+        { From: `Anna Berger <${sender}>`, Cc: 'boss@elsewhere.example', Subject: 'VPN down' },
+        'The VPN is down.\r\n\r\n-- \r\nAnna\r\n',
+      );
+      dovecot.appendMessage(USER, 'INBOX', mail.raw);
+      const { log } = await pollUntil(tenant.token, box.id, 1);
+      const entry = log.find((e) => e.message_id === mail.messageId)!;
+      expect(entry).toMatchObject({
+        status: 'processed',
+        reason: null,
+        from: sender,
+        subject: 'VPN down',
+        comment_id: null,
+      });
+      const ticket = (await http.get(`${BASE}/tickets/${entry.ticket_id}`).set(bearer(tenant.token)).expect(200)).body;
+      expect(ticket).toMatchObject({
+        title: 'VPN down',
+        description: 'The VPN is down.',
+        client_id: client.id,
+        source: 'email',
+        mailbox_id: box.id,
+        requester: { name: 'Anna Berger', email: sender },
+        cc: [],
+        cc_suggested: ['boss@elsewhere.example'],
+      });
+      const contacts = await http
+        .get(`${BASE}/contacts`)
+        .query({ email: sender })
+        .set(bearer(tenant.token))
+        .expect(200);
+      expect(contacts.body.data[0]).toMatchObject({ client_id: client.id, name: 'Anna Berger' });
+      const listed = await dovecot.listMessages(USER, 'INBOX');
+      expect(listed.find((m) => m.messageId?.includes(mail.messageId))?.flags).toContain('\\Seen');
+      const raw = await http.get(`${BASE}/inbound-emails/${entry.id}/raw`).set(bearer(tenant.token)).expect(200);
+      expect(raw.headers['content-type']).toMatch(/^message\/rfc822/);
+    },
+  );
 
-  test('When a reply names a message of a ticket in In-Reply-To, then it becomes a public contact comment with the quote stripped, and a pending ticket opens', async () => {
-    const { tenant, box, sender } = await setup();
-    const first = message({ From: sender });
-    dovecot.appendMessage(USER, 'INBOX', first.raw);
-    const { log } = await pollUntil(tenant.token, box.id, 1);
-    const ticketId = log[0]!.ticket_id!;
-    await http.patch(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).send({ status: 'pending' }).expect(200);
+  test(
+    'When a reply names a message of a ticket in In-Reply-To, then it becomes a public ' +
+      'contact comment with the quote stripped, and a pending ticket opens',
+    async () => {
+      const { tenant, box, sender } = await setup();
+      const first = message({ From: sender });
+      dovecot.appendMessage(USER, 'INBOX', first.raw);
+      const { log } = await pollUntil(tenant.token, box.id, 1);
+      const ticketId = log[0]!.ticket_id!;
+      await http.patch(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).send({ status: 'pending' }).expect(200);
 
-    const reply = message({ From: sender, Subject: 'Re: Printer jams', 'In-Reply-To': `<${first.messageId}>` }, 'It works now, thanks.\r\n\r\nOn Mon, 2 Nov 2026 Helpdesk wrote:\r\n> What model is it?\r\n');
-    dovecot.appendMessage(USER, 'INBOX', reply.raw);
-    const after = await pollUntil(tenant.token, box.id, 2);
-    const entry = after.log.find((e) => e.message_id === reply.messageId)!;
-    expect(entry).toMatchObject({ status: 'processed', ticket_id: ticketId, comment_id: expect.any(String) });
-    const comments = await http.get(`${BASE}/tickets/${ticketId}/comments`).set(bearer(tenant.token)).expect(200);
-    expect(comments.body.data).toEqual([expect.objectContaining({ body: 'It works now, thanks.', internal: false, author_type: 'contact', author: sender, author_contact_id: expect.any(String) })]);
-    expect((await http.get(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).expect(200)).body.status).toBe('open');
-  });
+      const reply = message(
+        { From: sender, Subject: 'Re: Printer jams', 'In-Reply-To': `<${first.messageId}>` },
+        'It works now, thanks.\r\n\r\nOn Mon, 2 Nov 2026 Helpdesk wrote:\r\n> What model is it?\r\n',
+      );
+      dovecot.appendMessage(USER, 'INBOX', reply.raw);
+      const after = await pollUntil(tenant.token, box.id, 2);
+      const entry = after.log.find((e) => e.message_id === reply.messageId)!;
+      expect(entry).toMatchObject({ status: 'processed', ticket_id: ticketId, comment_id: expect.any(String) });
+      const comments = await http.get(`${BASE}/tickets/${ticketId}/comments`).set(bearer(tenant.token)).expect(200);
+      expect(comments.body.data).toEqual([
+        expect.objectContaining({
+          body: 'It works now, thanks.',
+          internal: false,
+          author_type: 'contact',
+          author: sender,
+          author_contact_id: expect.any(String),
+        }),
+      ]);
+      expect((await http.get(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).expect(200)).body.status).toBe(
+        'open',
+      );
+    },
+  );
 
-  test('When a subject names another client\'s ticket number, then it is a new ticket, not a comment on that one', async () => {
+  test("When a subject names another client's ticket number, then it is a new ticket, not a comment on that one", async () => {
     const { tenant, box, sender } = await setup();
     const stranger = await createClient(http, tenant.token);
-    const foreign = (await http.post(`${BASE}/tickets`).set(bearer(tenant.token)).send({ title: 'Theirs', client_id: stranger.id }).expect(201)).body;
+    const foreign = (
+      await http
+        .post(`${BASE}/tickets`)
+        .set(bearer(tenant.token))
+        .send({ title: 'Theirs', client_id: stranger.id })
+        .expect(201)
+    ).body;
     const mail = message({ From: sender, Subject: `Re: [#${foreign.number}] Theirs` });
     dovecot.appendMessage(USER, 'INBOX', mail.raw);
     const { log } = await pollUntil(tenant.token, box.id, 1);
@@ -199,10 +276,20 @@ describe('inbound mail', () => {
     expect(comments.body.data).toEqual([]);
   });
 
-  test('When a subject names the ticket of the sender\'s own client, then it threads as a comment', async () => {
+  test("When a subject names the ticket of the sender's own client, then it threads as a comment", async () => {
     const { tenant, box, sender, client } = await setup();
-    await http.post(`${BASE}/contacts`).set(bearer(tenant.token)).send({ name: 'Anna', email: sender, client_id: client.id }).expect(201);
-    const own = (await http.post(`${BASE}/tickets`).set(bearer(tenant.token)).send({ title: 'Ours', client_id: client.id }).expect(201)).body;
+    await http
+      .post(`${BASE}/contacts`)
+      .set(bearer(tenant.token))
+      .send({ name: 'Anna', email: sender, client_id: client.id })
+      .expect(201);
+    const own = (
+      await http
+        .post(`${BASE}/tickets`)
+        .set(bearer(tenant.token))
+        .send({ title: 'Ours', client_id: client.id })
+        .expect(201)
+    ).body;
     dovecot.appendMessage(USER, 'INBOX', message({ From: sender, Subject: `Re: [#${own.number}] Ours` }).raw);
     const { log } = await pollUntil(tenant.token, box.id, 1);
     expect(log[0]).toMatchObject({ status: 'processed', ticket_id: own.id, comment_id: expect.any(String) });
@@ -213,23 +300,38 @@ describe('inbound mail', () => {
     ['Precedence: bulk', { Precedence: 'bulk' }],
     ['X-Autoreply', { 'X-Autoreply': 'yes' }],
     ['X-Auto-Response-Suppress', { 'X-Auto-Response-Suppress': 'All' }],
-  ])('When an out-of-office reply (%s) threads to a closed ticket, then it is ignored as auto_reply and neither reopens nor opens a ticket', async (_case, headers) => {
-    const { tenant, box, sender } = await setup();
-    const first = message({ From: sender });
-    dovecot.appendMessage(USER, 'INBOX', first.raw);
-    const { log } = await pollUntil(tenant.token, box.id, 1);
-    const ticketId = log[0]!.ticket_id!;
-    await http.patch(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).send({ status: 'closed' }).expect(200);
-    const ticketsBefore = await desk.db.ticket.count({ where: { tenantId: tenant.tenantId } });
-    const auto = message({ From: sender, Subject: 'Out of office', 'In-Reply-To': `<${first.messageId}>`, ...headers });
-    dovecot.appendMessage(USER, 'INBOX', auto.raw);
-    const after = await pollUntil(tenant.token, box.id, 2);
-    expect(after.log.find((e) => e.message_id === auto.messageId)).toMatchObject({ status: 'ignored', reason: 'auto_reply', ticket_id: ticketId, comment_id: null });
-    expect((await http.get(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).expect(200)).body.status).toBe('closed');
-    expect(await desk.db.ticket.count({ where: { tenantId: tenant.tenantId } })).toBe(ticketsBefore);
-  });
+  ])(
+    'When an out-of-office reply (%s) threads to a closed ticket, then it is ignored as auto_reply and neither reopens nor opens a ticket',
+    async (_case, headers) => {
+      const { tenant, box, sender } = await setup();
+      const first = message({ From: sender });
+      dovecot.appendMessage(USER, 'INBOX', first.raw);
+      const { log } = await pollUntil(tenant.token, box.id, 1);
+      const ticketId = log[0]!.ticket_id!;
+      await http.patch(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).send({ status: 'closed' }).expect(200);
+      const ticketsBefore = await desk.db.ticket.count({ where: { tenantId: tenant.tenantId } });
+      const auto = message({
+        From: sender,
+        Subject: 'Out of office',
+        'In-Reply-To': `<${first.messageId}>`,
+        ...headers,
+      });
+      dovecot.appendMessage(USER, 'INBOX', auto.raw);
+      const after = await pollUntil(tenant.token, box.id, 2);
+      expect(after.log.find((e) => e.message_id === auto.messageId)).toMatchObject({
+        status: 'ignored',
+        reason: 'auto_reply',
+        ticket_id: ticketId,
+        comment_id: null,
+      });
+      expect((await http.get(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).expect(200)).body.status).toBe(
+        'closed',
+      );
+      expect(await desk.db.ticket.count({ where: { tenantId: tenant.tenantId } })).toBe(ticketsBefore);
+    },
+  );
 
-  test('When mail comes from the mailbox\'s own address, then it is ignored as a loop', async () => {
+  test("When mail comes from the mailbox's own address, then it is ignored as a loop", async () => {
     const { tenant, box } = await setup();
     dovecot.appendMessage(USER, 'INBOX', message({ From: USER }).raw);
     const { log } = await pollUntil(tenant.token, box.id, 1);
@@ -239,7 +341,12 @@ describe('inbound mail', () => {
   test('When a delivery-status report arrives, then it is ignored as a bounce', async () => {
     const { tenant, box } = await setup();
     const report = message(
-      { From: 'MAILER-DAEMON@mx.example', 'Return-Path': '<>', 'Content-Type': 'multipart/report; report-type=delivery-status; boundary="b"', 'Auto-Submitted': 'auto-replied' },
+      {
+        From: 'MAILER-DAEMON@mx.example',
+        'Return-Path': '<>',
+        'Content-Type': 'multipart/report; report-type=delivery-status; boundary="b"',
+        'Auto-Submitted': 'auto-replied',
+      },
       '--b\r\nContent-Type: text/plain\r\n\r\nDelivery failed.\r\n--b\r\nContent-Type: message/delivery-status\r\n\r\nStatus: 5.1.1\r\n--b--\r\n',
     );
     dovecot.appendMessage(USER, 'INBOX', report.raw);
@@ -255,9 +362,23 @@ describe('inbound mail', () => {
     dovecot.appendMessage(USER, 'Shared', mail.raw);
     await pollUntil(tenant.token, box.id, 1);
     await http.post(`${BASE}/mailboxes/${second.id}/poll`).set(bearer(tenant.token)).expect(202);
-    for (let i = 0; i < 300 && (await desk.db.mailbox.findUniqueOrThrow({ where: { id: second.id } })).lastPollAt === null; i++) await new Promise((r) => setTimeout(r, 100));
-    for (let i = 0; i < 300 && (await desk.db.mailbox.findUniqueOrThrow({ where: { id: second.id } })).lockedUntil !== null; i++) await new Promise((r) => setTimeout(r, 100));
-    const entries = await http.get(`${BASE}/inbound-emails`).query({ message_id: `<${mail.messageId}>` }).set(bearer(tenant.token)).expect(200);
+    for (
+      let i = 0;
+      i < 300 && (await desk.db.mailbox.findUniqueOrThrow({ where: { id: second.id } })).lastPollAt === null;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
+    for (
+      let i = 0;
+      i < 300 && (await desk.db.mailbox.findUniqueOrThrow({ where: { id: second.id } })).lockedUntil !== null;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
+    const entries = await http
+      .get(`${BASE}/inbound-emails`)
+      .query({ message_id: `<${mail.messageId}>` })
+      .set(bearer(tenant.token))
+      .expect(200);
     expect(entries.body.data).toHaveLength(1);
     expect(await desk.db.ticket.count({ where: { tenantId: tenant.tenantId } })).toBe(1);
     expect((await dovecot.listMessages(USER, 'Shared')).every((m) => m.flags.includes('\\Seen'))).toBe(true);
@@ -270,7 +391,11 @@ describe('inbound mail', () => {
     dovecot.appendMessage(USER, 'INBOX', big.raw);
     dovecot.appendMessage(USER, 'INBOX', small.raw);
     const { log } = await pollUntil(tenant.token, box.id, 2);
-    expect(log.find((e) => e.message_id === big.messageId)).toMatchObject({ status: 'failed', reason: 'too_large', ticket_id: null });
+    expect(log.find((e) => e.message_id === big.messageId)).toMatchObject({
+      status: 'failed',
+      reason: 'too_large',
+      ticket_id: null,
+    });
     expect(log.find((e) => e.message_id === big.messageId)!.size_bytes).toBeGreaterThan(10_000);
     expect(log.find((e) => e.message_id === small.messageId)).toMatchObject({ status: 'processed' });
   });
@@ -321,16 +446,27 @@ describe('inbound mail', () => {
     expect(followUp.id).not.toBe(ticketId);
     expect(followUp.follow_up_of).toBe(ticketId);
 
-    await http.patch(`${BASE}/mailboxes/${box.id}`).set(bearer(tenant.token)).send({ reopen_within_days: 14 }).expect(200);
+    await http
+      .patch(`${BASE}/mailboxes/${box.id}`)
+      .set(bearer(tenant.token))
+      .send({ reopen_within_days: 14 })
+      .expect(200);
     const again = message({ From: sender, 'In-Reply-To': `<${first.messageId}>` });
     dovecot.appendMessage(USER, 'INBOX', again.raw);
     await pollUntil(tenant.token, box.id, 3);
-    expect((await http.get(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).expect(200)).body).toMatchObject({ status: 'open', closed_at: null });
+    expect((await http.get(`${BASE}/tickets/${ticketId}`).set(bearer(tenant.token)).expect(200)).body).toMatchObject({
+      status: 'open',
+      closed_at: null,
+    });
   });
 
   test('When the IMAP login is refused, then the mailbox is failing with the error and recovers when the password is fixed', async () => {
     const { tenant, box } = await setup();
-    await http.patch(`${BASE}/mailboxes/${box.id}`).set(bearer(tenant.token)).send({ imap: { password: 'wrong' } }).expect(200);
+    await http
+      .patch(`${BASE}/mailboxes/${box.id}`)
+      .set(bearer(tenant.token))
+      .send({ imap: { password: 'wrong' } })
+      .expect(200);
     await http.post(`${BASE}/mailboxes/${box.id}/poll`).set(bearer(tenant.token)).expect(202);
     let health = { status: 'ok' } as { status: string; last_error: string | null };
     for (let i = 0; i < 300 && health.status !== 'failing'; i++) {
@@ -339,11 +475,22 @@ describe('inbound mail', () => {
     }
     expect(health.status).toBe('failing');
     expect(health.last_error).toEqual(expect.any(String));
-    await http.patch(`${BASE}/mailboxes/${box.id}`).set(bearer(tenant.token)).send({ imap: { password: PASSWORD } }).expect(200);
-    for (let i = 0; i < 100 && (await desk.db.mailbox.findUniqueOrThrow({ where: { id: box.id } })).lockedUntil !== null; i++) await new Promise((r) => setTimeout(r, 100));
+    await http
+      .patch(`${BASE}/mailboxes/${box.id}`)
+      .set(bearer(tenant.token))
+      .send({ imap: { password: PASSWORD } })
+      .expect(200);
+    for (
+      let i = 0;
+      i < 100 && (await desk.db.mailbox.findUniqueOrThrow({ where: { id: box.id } })).lockedUntil !== null;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
     const recovered = await pollUntil(tenant.token, box.id, 0);
     expect(recovered.health).toMatchObject({ status: 'ok', last_error: null });
-    const events = await desk.db.$queryRaw<{ type: string }[]>`SELECT type FROM events WHERE resource_id = ${box.id} ORDER BY seq`;
+    const events = await desk.db.$queryRaw<
+      { type: string }[]
+    >`SELECT type FROM events WHERE resource_id = ${box.id} ORDER BY seq`;
     expect(events.map((e) => e.type)).toEqual(['mailbox.failing', 'mailbox.recovered']);
   });
 });

@@ -1,4 +1,11 @@
-import { startDovecot, startOAuthServer, startSmtpReceiver, type Dovecot, type OAuthServer, type SmtpReceiver } from '@msp/peers';
+import {
+  startDovecot,
+  startOAuthServer,
+  startSmtpReceiver,
+  type Dovecot,
+  type OAuthServer,
+  type SmtpReceiver,
+} from '@msp/peers';
 import { createLogger } from '@msp/http';
 import { testOutbound, testWebhookSecrets } from '@msp/testkit';
 import { createSmtpSender } from '../src/mailboxes/mail-sender';
@@ -27,7 +34,10 @@ beforeAll(async () => {
   ({ desk, http } = await startHelpdesk());
   oauth = await startOAuthServer();
   // A password nobody configures in desk: the login must be by token.
-  dovecot = await startDovecot({ users: [{ username: USER, password: 'not-given-to-desk' }], oauth2: { introspectionUrl: oauth.introspectionUrl, mechanisms: ['xoauth2'] } });
+  dovecot = await startDovecot({
+    users: [{ username: USER, password: 'not-given-to-desk' }],
+    oauth2: { introspectionUrl: oauth.introspectionUrl, mechanisms: ['xoauth2'] },
+  });
   smtp = await startSmtpReceiver({ oauth });
 }, 60_000);
 afterAll(async () => {
@@ -40,12 +50,22 @@ afterAll(async () => {
 let clients = 0;
 /** A client of the OAuth server whose tokens are for the mailbox. */
 function registerClient(expiresInSeconds?: number) {
-  const client = { clientId: `desk-mail-${++clients}`, clientSecret: `secret-${clients}-${Math.random().toString(36).slice(2)}`, username: USER, expiresInSeconds };
+  const client = {
+    clientId: `desk-mail-${++clients}`,
+    clientSecret: `secret-${clients}-${Math.random().toString(36).slice(2)}`,
+    username: USER,
+    expiresInSeconds,
+  };
   oauth.registerClient(client);
   return client;
 }
 
-const oauth2Of = (client: { clientId: string; clientSecret: string }) => ({ token_url: oauth.tokenUrl, client_id: client.clientId, client_secret: client.clientSecret, scope: 'https://outlook.office365.com/.default' });
+const oauth2Of = (client: { clientId: string; clientSecret: string }) => ({
+  token_url: oauth.tokenUrl,
+  client_id: client.clientId,
+  client_secret: client.clientSecret,
+  scope: 'https://outlook.office365.com/.default',
+});
 
 async function setup(client: { clientId: string; clientSecret: string }) {
   const tenant = await newTenant(desk);
@@ -74,28 +94,57 @@ async function poll(token: string, mailboxId: string) {
     if ((row.lastPollAt?.getTime() ?? 0) > before && row.lockedUntil === null) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return (await http.get(`${BASE}/mailboxes/${mailboxId}/health`).set(bearer(token)).expect(200)).body as { status: string; last_error: string | null };
+  return (await http.get(`${BASE}/mailboxes/${mailboxId}/health`).set(bearer(token)).expect(200)).body as {
+    status: string;
+    last_error: string | null;
+  };
 }
 
 describe('XOAUTH2', () => {
-  test('When a mailbox logs in to IMAP with XOAUTH2, then its mail becomes tickets, the client secret is never answered, and one token serves the polls until it nears expiry', async () => {
-    const client = registerClient(3600);
-    const { tenant, box, sender } = await setup(client);
-    expect(box.imap).toEqual({ host: dovecot.host, port: dovecot.port, tls: 'none', username: USER, password_set: false, oauth2: { token_url: oauth.tokenUrl, client_id: client.clientId, scope: 'https://outlook.office365.com/.default', client_secret_set: true } });
-    expect(JSON.stringify(box)).not.toContain(client.clientSecret);
-    const stored = await desk.db.mailbox.findUniqueOrThrow({ where: { id: box.id } });
-    expect(JSON.stringify(stored.imap)).not.toContain(client.clientSecret);
-    expect((stored.imap as { oauth2: { secret: string } }).oauth2.secret).toMatch(/^v1\./);
+  test(
+    'When a mailbox logs in to IMAP with XOAUTH2, then its mail becomes tickets, the client secret ' +
+      'is never answered, and one token serves the polls until it nears expiry',
+    async () => {
+      const client = registerClient(3600);
+      const { tenant, box, sender } = await setup(client);
+      expect(box.imap).toEqual({
+        host: dovecot.host,
+        port: dovecot.port,
+        tls: 'none',
+        username: USER,
+        password_set: false,
+        oauth2: {
+          token_url: oauth.tokenUrl,
+          client_id: client.clientId,
+          scope: 'https://outlook.office365.com/.default',
+          client_secret_set: true,
+        },
+      });
+      expect(JSON.stringify(box)).not.toContain(client.clientSecret);
+      const stored = await desk.db.mailbox.findUniqueOrThrow({ where: { id: box.id } });
+      expect(JSON.stringify(stored.imap)).not.toContain(client.clientSecret);
+      expect((stored.imap as { oauth2: { secret: string } }).oauth2.secret).toMatch(/^v1\./);
 
-    dovecot.appendMessage(USER, 'INBOX', `From: ${sender}\r\nTo: ${USER}\r\nSubject: Token login\r\nMessage-ID: <oauth.${Date.now()}@contoso.example>\r\n\r\nHello.\r\n`);
-    expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok', last_error: null });
-    const tickets = await http.get(`${BASE}/tickets`).query({ source: 'email' }).set(bearer(tenant.token)).expect(200);
-    expect(tickets.body.data.map((t: { title: string }) => t.title)).toEqual(['Token login']);
-    expect(requestsOf(client.clientId)).toEqual([expect.objectContaining({ granted: true, scope: 'https://outlook.office365.com/.default' })]);
+      dovecot.appendMessage(
+        USER,
+        'INBOX',
+        `From: ${sender}\r\nTo: ${USER}\r\nSubject: Token login\r\nMessage-ID: <oauth.${Date.now()}@contoso.example>\r\n\r\nHello.\r\n`,
+      );
+      expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok', last_error: null });
+      const tickets = await http
+        .get(`${BASE}/tickets`)
+        .query({ source: 'email' })
+        .set(bearer(tenant.token))
+        .expect(200);
+      expect(tickets.body.data.map((t: { title: string }) => t.title)).toEqual(['Token login']);
+      expect(requestsOf(client.clientId)).toEqual([
+        expect.objectContaining({ granted: true, scope: 'https://outlook.office365.com/.default' }),
+      ]);
 
-    expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok' });
-    expect(requestsOf(client.clientId)).toHaveLength(1);
-  });
+      expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok' });
+      expect(requestsOf(client.clientId)).toHaveLength(1);
+    },
+  );
 
   test('When the token lives shorter than a poll interval, then it is fetched anew before it expires and the logins go on', async () => {
     const client = registerClient(2);
@@ -106,35 +155,52 @@ describe('XOAUTH2', () => {
     expect(requestsOf(client.clientId)).toHaveLength(2);
   });
 
-  test('When the client secret is wrong, then the mailbox is failing with the token endpoint\'s answer, and recovers when the secret is fixed', async () => {
+  test("When the client secret is wrong, then the mailbox is failing with the token endpoint's answer, and recovers when the secret is fixed", async () => {
     const client = registerClient();
     const { tenant, box } = await setup({ ...client, clientSecret: 'wrong' });
     const failing = await poll(tenant.token, box.id);
     expect(failing.status).toBe('failing');
     expect(failing.last_error).toMatch(/token endpoint answered 401/);
-    await http.patch(`${BASE}/mailboxes/${box.id}`).set(bearer(tenant.token)).send({ imap: { oauth2: { client_secret: client.clientSecret } } }).expect(200);
+    await http
+      .patch(`${BASE}/mailboxes/${box.id}`)
+      .set(bearer(tenant.token))
+      .send({ imap: { oauth2: { client_secret: client.clientSecret } } })
+      .expect(200);
     expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok', last_error: null });
   });
 
-  test('When a token is revoked at the server, then Dovecot refuses the login, the mailbox is failing, and the next poll fetches a new token and recovers', async () => {
-    const client = registerClient();
-    const { tenant, box } = await setup(client);
-    expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok' });
-    oauth.revoke();
-    const failing = await poll(tenant.token, box.id);
-    expect(failing.status).toBe('failing');
-    expect(requestsOf(client.clientId)).toHaveLength(1);
-    expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok', last_error: null });
-    expect(requestsOf(client.clientId)).toHaveLength(2);
-  });
+  test(
+    'When a token is revoked at the server, then Dovecot refuses the login, the mailbox ' +
+      'is failing, and the next poll fetches a new token and recovers',
+    async () => {
+      const client = registerClient();
+      const { tenant, box } = await setup(client);
+      expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok' });
+      oauth.revoke();
+      const failing = await poll(tenant.token, box.id);
+      expect(failing.status).toBe('failing');
+      expect(requestsOf(client.clientId)).toHaveLength(1);
+      expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok', last_error: null });
+      expect(requestsOf(client.clientId)).toHaveLength(2);
+    },
+  );
 
-  test('When a reply goes out through an SMTP server taking XOAUTH2, then it is sent with a token of the mailbox\'s client', async () => {
+  test("When a reply goes out through an SMTP server taking XOAUTH2, then it is sent with a token of the mailbox's client", async () => {
     const client = registerClient();
     const { tenant, box, sender } = await setup(client);
-    dovecot.appendMessage(USER, 'INBOX', `From: ${sender}\r\nTo: ${USER}\r\nSubject: Reply by token\r\nMessage-ID: <smtp.${Date.now()}@contoso.example>\r\n\r\nHello.\r\n`);
+    dovecot.appendMessage(
+      USER,
+      'INBOX',
+      `From: ${sender}\r\nTo: ${USER}\r\nSubject: Reply by token\r\nMessage-ID: <smtp.${Date.now()}@contoso.example>\r\n\r\nHello.\r\n`,
+    );
     await poll(tenant.token, box.id);
-    const ticket = (await http.get(`${BASE}/tickets`).query({ source: 'email' }).set(bearer(tenant.token)).expect(200)).body.data[0];
-    await http.post(`${BASE}/tickets/${ticket.id}/comments`).set(bearer(tenant.token)).send({ body: 'Sent with a token.' }).expect(201);
+    const ticket = (await http.get(`${BASE}/tickets`).query({ source: 'email' }).set(bearer(tenant.token)).expect(200))
+      .body.data[0];
+    await http
+      .post(`${BASE}/tickets/${ticket.id}/comments`)
+      .set(bearer(tenant.token))
+      .send({ body: 'Sent with a token.' })
+      .expect(201);
     const before = smtp.messages.length;
     const sender$ = createOutboundSender({
       store: createStore(desk.database),
@@ -162,7 +228,13 @@ describe('XOAUTH2', () => {
       .set(bearer(tenant.token))
       .send({
         address: USER,
-        imap: { host: dovecot.host, port: dovecot.port, tls: 'none', username: USER, oauth2: { ...oauth2Of(registerClient()), ...change } },
+        imap: {
+          host: dovecot.host,
+          port: dovecot.port,
+          tls: 'none',
+          username: USER,
+          oauth2: { ...oauth2Of(registerClient()), ...change },
+        },
         smtp: { host: smtp.host, port: smtp.port, tls: 'none' },
       })
       .expect(400);
@@ -172,7 +244,11 @@ describe('XOAUTH2', () => {
   test('When imap.oauth2 is patched to null, then the mailbox logs in by password again', async () => {
     const client = registerClient();
     const { tenant, box } = await setup(client);
-    const patched = await http.patch(`${BASE}/mailboxes/${box.id}`).set(bearer(tenant.token)).send({ imap: { oauth2: null, password: 'not-given-to-desk' } }).expect(200);
+    const patched = await http
+      .patch(`${BASE}/mailboxes/${box.id}`)
+      .set(bearer(tenant.token))
+      .send({ imap: { oauth2: null, password: 'not-given-to-desk' } })
+      .expect(200);
     expect(patched.body.imap).toMatchObject({ password_set: true, oauth2: null });
     expect(await poll(tenant.token, box.id)).toMatchObject({ status: 'ok' });
     expect(requestsOf(client.clientId)).toHaveLength(0);

@@ -7,7 +7,13 @@ async function setup() {
   const desk = await startDesk({ rateLimitPerMinute: 10_000_000, tokenRateLimitPerMinute: 10_000_000 });
   const tenant = await newTenant(desk);
   await seedEveryResource(desk, tenant.token);
-  return { app: desk.app, auth: `Bearer ${tenant.token}`, databaseUrl: desk.databaseUrl, replica: () => desk.replica(), close: () => desk.close() };
+  return {
+    app: desk.app,
+    auth: `Bearer ${tenant.token}`,
+    databaseUrl: desk.databaseUrl,
+    replica: () => desk.replica(),
+    close: () => desk.close(),
+  };
 }
 
 describeFuzz({ service: 'desk', setup });

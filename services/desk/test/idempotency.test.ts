@@ -28,20 +28,26 @@ test('When a ticket is created twice with one Idempotency-Key, then the second a
   expect(listed.body.data.filter((t: { title: string }) => t.title === body.title)).toHaveLength(1);
 });
 
-test('When an API client is created with an Idempotency-Key, then the key is not honoured (the answer holds a secret that is never kept), and the document says so by not naming it', async () => {
-  const http = api(desk);
-  const { token } = await newTenant(desk);
-  const key = randomUUID();
-  const body = { name: unique('Reporting'), scopes: ['read:tickets'] };
-  const first = await http.post(`${BASE}/api-clients`).set(bearer(token)).set('Idempotency-Key', key).send(body);
-  const second = await http.post(`${BASE}/api-clients`).set(bearer(token)).set('Idempotency-Key', key).send(body);
-  expect([first.status, second.status]).toEqual([201, 201]);
-  expect(second.body.id).not.toBe(first.body.id);
-  expect(second.headers['idempotent-replayed']).toBeUndefined();
-  const parameters = (desk.openapi.paths['/api-clients'].post.parameters ?? []) as { name: string }[];
-  expect(parameters.map((p) => p.name)).not.toContain('Idempotency-Key');
-  expect((desk.openapi.paths['/tickets'].post.parameters as { name: string }[]).map((p) => p.name)).toContain('Idempotency-Key');
-});
+test(
+  'When an API client is created with an Idempotency-Key, then the key is not honoured (the answer ' +
+    'holds a secret that is never kept), and the document says so by not naming it',
+  async () => {
+    const http = api(desk);
+    const { token } = await newTenant(desk);
+    const key = randomUUID();
+    const body = { name: unique('Reporting'), scopes: ['read:tickets'] };
+    const first = await http.post(`${BASE}/api-clients`).set(bearer(token)).set('Idempotency-Key', key).send(body);
+    const second = await http.post(`${BASE}/api-clients`).set(bearer(token)).set('Idempotency-Key', key).send(body);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.id).not.toBe(first.body.id);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+    const parameters = (desk.openapi.paths['/api-clients'].post.parameters ?? []) as { name: string }[];
+    expect(parameters.map((p) => p.name)).not.toContain('Idempotency-Key');
+    expect((desk.openapi.paths['/tickets'].post.parameters as { name: string }[]).map((p) => p.name)).toContain(
+      'Idempotency-Key',
+    );
+  },
+);
 
 describe('When the instance that ran a create died between its commit and storing its answer', () => {
   // What such an instance leaves behind: its change and events committed, and in Redis its claim,
@@ -71,7 +77,10 @@ describe('When the instance that ran a create died between its commit and storin
     expect(event?.idempotency_claim).toMatch(/^[0-9a-f-]{36}$/);
     const leaveClaim = (claim: string, beat: number) =>
       redis.set(record, JSON.stringify({ state: 'running', fingerprint: stored.fingerprint, claim, beat }), 'KEEPTTL');
-    const tickets = async () => (await http.get(`${BASE}/tickets`).set(bearer(tenant.token))).body.data.filter((t: { title: string }) => t.title === title);
+    const tickets = async () =>
+      (await http.get(`${BASE}/tickets`).set(bearer(tenant.token))).body.data.filter(
+        (t: { title: string }) => t.title === title,
+      );
     return { first, post, claim: event!.idempotency_claim!, leaveClaim, tickets };
   }
 

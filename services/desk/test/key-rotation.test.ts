@@ -27,7 +27,6 @@ function newKey() {
   };
 }
 
-
 const databases: string[] = [];
 async function newDatabase(label: string): Promise<string> {
   const name = `t_${label}_rot_${randomBytes(6).toString('hex')}`;
@@ -88,15 +87,24 @@ async function token(): Promise<string> {
   const response = await fetch(`${deskUrl()}/api/v1/auth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scope: 'read:hr' }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      scope: 'read:hr',
+    }),
   });
   expect(response.status).toBe(200);
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
 const kidOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString()).kid as string;
-const jwksKids = async () => ((await (await fetch(`${deskUrl()}/api/v1/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
-const hrStatus = async (jwt: string) => (await fetch(`${hrUrl()}/api/v1/me`, { headers: { authorization: `Bearer ${jwt}` } })).status;
+const jwksKids = async () =>
+  ((await (await fetch(`${deskUrl()}/api/v1/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map(
+    (k) => k.kid,
+  );
+const hrStatus = async (jwt: string) =>
+  (await fetch(`${hrUrl()}/api/v1/me`, { headers: { authorization: `Bearer ${jwt}` } })).status;
 
 /**
  * hr refetches desk's JWKS for an unknown kid at most once per cooldown (5 s by default): a token
@@ -127,42 +135,56 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-test('When desk rotates from key A to key B with A kept as previous, then hr accepts tokens of both; once A is dropped, A\'s tokens are refused and B\'s accepted', async () => {
-  // 1. desk signs with A; hr verifies through desk's JWKS.
-  await startDesk(keyA.privatePem);
-  await startHr();
-  expect(await jwksKids()).toEqual([keyA.kid]);
-  const tokenA = await token();
-  expect(kidOf(tokenA)).toBe(keyA.kid);
-  expect(await hrStatus(tokenA)).toBe(200);
+test(
+  'When desk rotates from key A to key B with A kept as previous, then hr accepts tokens of ' +
+    "both; once A is dropped, A's tokens are refused and B's accepted",
+  async () => {
+    // 1. desk signs with A; hr verifies through desk's JWKS.
+    await startDesk(keyA.privatePem);
+    await startHr();
+    expect(await jwksKids()).toEqual([keyA.kid]);
+    const tokenA = await token();
+    expect(kidOf(tokenA)).toBe(keyA.kid);
+    expect(await hrStatus(tokenA)).toBe(200);
 
-  // 2. Rotation: desk restarts with B, and A as a previous key (given as its public PEM).
-  await stop(desk);
-  await startDesk(keyB.privatePem, keyA.publicPem);
-  expect(await jwksKids()).toEqual([keyB.kid, keyA.kid]);
-  const tokenB = await token();
-  expect(kidOf(tokenB)).toBe(keyB.kid);
-  expect(await hrStatusOnceSettled(tokenB, 200)).toBe(200); // hr fetches the JWKS again for the new kid
-  expect(await hrStatus(tokenA)).toBe(200); // the old key's token still works
-  // desk itself accepts both too.
-  for (const jwt of [tokenA, tokenB]) expect((await fetch(`${deskUrl()}/api/v1/me`, { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(200);
+    // 2. Rotation: desk restarts with B, and A as a previous key (given as its public PEM).
+    await stop(desk);
+    await startDesk(keyB.privatePem, keyA.publicPem);
+    expect(await jwksKids()).toEqual([keyB.kid, keyA.kid]);
+    const tokenB = await token();
+    expect(kidOf(tokenB)).toBe(keyB.kid);
+    expect(await hrStatusOnceSettled(tokenB, 200)).toBe(200); // hr fetches the JWKS again for the new kid
+    expect(await hrStatus(tokenA)).toBe(200); // the old key's token still works
+    // desk itself accepts both too.
+    for (const jwt of [tokenA, tokenB])
+      expect((await fetch(`${deskUrl()}/api/v1/me`, { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(200);
 
-  // 3. A is dropped. hr caches the JWKS for up to 10 minutes, so a key dropped from desk is refused
-  // by a running hr at the latest when that cache expires; a restarted hr (as here) at once.
-  await stop(desk);
-  await startDesk(keyB.privatePem);
-  await stop(hr);
-  await startHr();
-  expect(await jwksKids()).toEqual([keyB.kid]);
-  expect(await hrStatus(tokenA)).toBe(401);
-  expect(await hrStatus(tokenB)).toBe(200);
-  expect((await fetch(`${deskUrl()}/api/v1/me`, { headers: { authorization: `Bearer ${tokenA}` } })).status).toBe(401);
-}, 120_000);
+    // 3. A is dropped. hr caches the JWKS for up to 10 minutes, so a key dropped from desk is refused
+    // by a running hr at the latest when that cache expires; a restarted hr (as here) at once.
+    await stop(desk);
+    await startDesk(keyB.privatePem);
+    await stop(hr);
+    await startHr();
+    expect(await jwksKids()).toEqual([keyB.kid]);
+    expect(await hrStatus(tokenA)).toBe(401);
+    expect(await hrStatus(tokenB)).toBe(200);
+    expect((await fetch(`${deskUrl()}/api/v1/me`, { headers: { authorization: `Bearer ${tokenA}` } })).status).toBe(
+      401,
+    );
+  },
+  120_000,
+);
 
 test('When JWT_PREVIOUS_PUBLIC_KEYS is not a PEM key, then desk refuses to start and names the variable', async () => {
   const child = spawn(process.execPath, [path.join(deskDist, 'index.js')], {
     cwd: DESK_ROOT,
-    env: { PATH: process.env.PATH!, PORT: '0', DATABASE_URL: deskDatabase, DATA_DIR: dataDir, JWT_PREVIOUS_PUBLIC_KEYS: 'not a key' },
+    env: {
+      PATH: process.env.PATH!,
+      PORT: '0',
+      DATABASE_URL: deskDatabase,
+      DATA_DIR: dataDir,
+      JWT_PREVIOUS_PUBLIC_KEYS: 'not a key',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -174,21 +196,37 @@ test('When JWT_PREVIOUS_PUBLIC_KEYS is not a PEM key, then desk refuses to start
 }, 60_000);
 
 describe('JWT_PREVIOUS_PUBLIC_KEYS', () => {
-  test('When it holds several PEM blocks (public keys or old private keys, literal \\n allowed), then each becomes a verification key with its thumbprint kid, duplicates once', () => {
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const raw = [keyA.publicPem, keyB.privatePem.replace(/\n/g, '\\n'), rsa.publicKey.export({ format: 'pem', type: 'spki' }).toString(), keyA.publicPem].join('\n');
-    const { previousPublicKeys } = loadDeskConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/desk', JWT_PREVIOUS_PUBLIC_KEYS: raw });
-    expect(previousPublicKeys.map((key) => [key.kid, key.alg])).toEqual([
-      [keyA.kid, 'ES256'],
-      [keyB.kid, 'ES256'],
-      [thumbprint(rsa.publicKey), 'RS256'],
-    ]);
-  });
+  test(
+    'When it holds several PEM blocks (public keys or old private keys, literal \\n allowed), then ' +
+      'each becomes a verification key with its thumbprint kid, duplicates once',
+    () => {
+      const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const raw = [
+        keyA.publicPem,
+        keyB.privatePem.replace(/\n/g, '\\n'),
+        rsa.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+        keyA.publicPem,
+      ].join('\n');
+      const { previousPublicKeys } = loadDeskConfig({
+        DATABASE_URL: 'postgres://x@127.0.0.1/desk',
+        JWT_PREVIOUS_PUBLIC_KEYS: raw,
+      });
+      expect(previousPublicKeys.map((key) => [key.kid, key.alg])).toEqual([
+        [keyA.kid, 'ES256'],
+        [keyB.kid, 'ES256'],
+        [thumbprint(rsa.publicKey), 'RS256'],
+      ]);
+    },
+  );
 
   test('When a block is no usable key, then the configuration is refused naming the variable', () => {
-    const weak = generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    const weak = generateKeyPairSync('ec', { namedCurve: 'secp384r1' })
+      .publicKey.export({ format: 'pem', type: 'spki' })
+      .toString();
     for (const raw of ['not a key', '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----', weak]) {
-      expect(() => loadDeskConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/desk', JWT_PREVIOUS_PUBLIC_KEYS: raw })).toThrow(/JWT_PREVIOUS_PUBLIC_KEYS/);
+      expect(() =>
+        loadDeskConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/desk', JWT_PREVIOUS_PUBLIC_KEYS: raw }),
+      ).toThrow(/JWT_PREVIOUS_PUBLIC_KEYS/);
     }
   });
 });

@@ -29,13 +29,24 @@ describe('one data path', () => {
   });
 
   test('When a transaction creates a ticket, then its own read sees it and a read outside sees it only after the commit', async () => {
-    await db.db.insertInto('tenants').values({ id: tenantId, slug: `one-path-${tenantId}`, name: 'One path' }).execute();
-    const client = await db.db.insertInto('clients').values({ tenant_id: tenantId, name: 'Acme' }).returning('id').executeTakeFirstOrThrow();
+    await db.db
+      .insertInto('tenants')
+      .values({ id: tenantId, slug: `one-path-${tenantId}`, name: 'One path' })
+      .execute();
+    const client = await db.db
+      .insertInto('clients')
+      .values({ tenant_id: tenantId, name: 'Acme' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     let seenInside: unknown;
     let seenOutside: unknown = 'not read';
     const ticket = await store.transaction(async (tx) => {
-      const created = await tx.tickets.create(tenantId, { title: 'Printer', clientId: client.id }, deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' }));
-      if (!created) throw new Error('the client is the tenant\'s: the ticket must be created');
+      const created = await tx.tickets.create(
+        tenantId,
+        { title: 'Printer', clientId: client.id },
+        deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' }),
+      );
+      if (!created) throw new Error("the client is the tenant's: the ticket must be created");
       seenInside = await tx.tickets.findById(tenantId, created.id);
       seenOutside = await store.tickets.findById(tenantId, created.id);
       return created;
@@ -45,7 +56,9 @@ describe('one data path', () => {
     expect(await store.tickets.findById(tenantId, ticket.id)).toEqual(ticket);
     expect(await store.tickets.list(tenantId, {}, { page: 1, per_page: 25 })).toEqual({ items: [ticket], total: 1 });
     expect(await store.tickets.list(tenantId, {}, { page: 2, per_page: 25 })).toEqual({ items: [], total: 1 });
-    expect(await store.tickets.list(tenantId, { status: 'open', priority: ticket.priority }, { page: 1, per_page: 25 })).toEqual({ items: [ticket], total: 1 });
+    expect(
+      await store.tickets.list(tenantId, { status: 'open', priority: ticket.priority }, { page: 1, per_page: 25 }),
+    ).toEqual({ items: [ticket], total: 1 });
   });
 
   test('When the database is closed, then its pool is ended with it', async () => {

@@ -4,7 +4,6 @@ import { api, type Api } from './support/api';
 import { startDesk, type TestDesk } from './support/desk';
 import { createConformanceChecker } from '@msp/testkit';
 
-
 let desk: TestDesk;
 let http: Api;
 
@@ -14,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => desk.close());
 
-test('When the served document is linted with Redocly\'s recommended rules, then there is no error', async () => {
+test("When the served document is linted with Redocly's recommended rules, then there is no error", async () => {
   const served = await http.get('/api/v1/openapi.json').expect(200);
   expect(await lintOpenApi(served.body)).toEqual([]);
 }, 60_000);
@@ -45,10 +44,13 @@ test('When the document is read, then every helpdesk route is in it with its sco
     for (const status of [...statuses, 429, 500]) expect(Object.keys(operation.responses)).toContain(String(status));
     if (method === 'post' && statuses.includes(201)) expect(operation.responses['201'].headers.Location).toBeDefined();
     if (method === 'get' && !route.endsWith('}')) {
-      expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['page', 'per_page']));
+      expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(
+        expect.arrayContaining(['page', 'per_page']),
+      );
       expect(operation.responses['200'].headers.Link).toBeDefined();
     }
-    if (['post', 'patch'].includes(method)) expect(operation.requestBody.content['application/json'].schema.$ref).toMatch(/^#\/components\/schemas\//);
+    if (['post', 'patch'].includes(method))
+      expect(operation.requestBody.content['application/json'].schema.$ref).toMatch(/^#\/components\/schemas\//);
   }
   const filters = paths['/tickets']!.get.parameters.map((p: { name: string }) => p.name);
   expect(filters).toEqual(expect.arrayContaining(['status', 'priority', 'client_id', 'assignee_id', 'category']));
@@ -61,10 +63,29 @@ describe('The conformance check every test runs', () => {
   const fake = (status: number, body: unknown, contentType = 'application/json') =>
     ({ status, body, text: JSON.stringify(body), headers: { 'content-type': contentType } }) as unknown as Response;
   const ticket = {
-    id: '00000000-0000-4000-8000-000000000000', number: 1, title: 't', description: '', priority: 'normal', category: 'other', status: 'open',
-    client_id: '00000000-0000-4000-8000-000000000001', assignee_id: null, created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z', resolved_at: null, closed_at: null, merged_into_id: null, merged_ids: [],
-    requester: null, cc: [], cc_suggested: [], source: 'api', mailbox_id: null, follow_up_of: null, attachments: [], sla: null,
+    id: '00000000-0000-4000-8000-000000000000',
+    number: 1,
+    title: 't',
+    description: '',
+    priority: 'normal',
+    category: 'other',
+    status: 'open',
+    client_id: '00000000-0000-4000-8000-000000000001',
+    assignee_id: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    resolved_at: null,
+    closed_at: null,
+    merged_into_id: null,
+    merged_ids: [],
+    requester: null,
+    cc: [],
+    cc_suggested: [],
+    source: 'api',
+    mailbox_id: null,
+    follow_up_of: null,
+    attachments: [],
+    sla: null,
   };
 
   test('When a response matches its operation, then it passes', () => {
@@ -76,7 +97,9 @@ describe('The conformance check every test runs', () => {
     const checker = createConformanceChecker(desk.openapi);
     const url = `/api/v1/tickets/${ticket.id}`;
     expect(() => checker.check('get', url, fake(409, ticket))).toThrow(/status 409 is not documented/);
-    expect(() => checker.check('get', url, fake(200, { ...ticket, status: 'done' }))).toThrow(/does not match the schema/);
+    expect(() => checker.check('get', url, fake(200, { ...ticket, status: 'done' }))).toThrow(
+      /does not match the schema/,
+    );
     expect(() => checker.check('get', url, fake(200, { ...ticket, extra: 1 }))).toThrow(/does not match the schema/);
     expect(() => checker.check('get', url, fake(200, ticket, 'text/html'))).toThrow(/content type/);
     expect(() => checker.check('get', '/api/v1/nowhere', fake(200, {}))).toThrow(/no documented operation/);

@@ -1,7 +1,13 @@
 import request from 'supertest';
 import { startDesk, type TestDesk } from './support/desk';
 
-const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy'];
+const RATE_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit',
+  'ratelimit-policy',
+];
 
 function expectRateHeaders(response: request.Response, limit: number) {
   for (const header of RATE_HEADERS) expect(response.headers[header]).toBeDefined();
@@ -13,7 +19,9 @@ async function burst(app: Parameters<typeof request>[0], token: string, count: n
   // Sequential in small parallel batches: fast, and the count stays exact.
   for (let i = 0; i < count; i += 20) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(20, count - i) }, () => request(app).get('/api/v1/me').set('Authorization', `Bearer ${token}`)),
+      Array.from({ length: Math.min(20, count - i) }, () =>
+        request(app).get('/api/v1/me').set('Authorization', `Bearer ${token}`),
+      ),
     );
     statuses.push(...batch.map((r) => r.status));
   }
@@ -57,9 +65,7 @@ describe('rate limit, shared in Redis', () => {
   test('When two instances share Redis, then together they allow exactly the limit', async () => {
     const replica = await desk.replica();
     const token = await desk.token(await desk.createClient());
-    const statuses = (
-      await Promise.all([burst(desk.app, token, 350), burst(replica, token, 350)])
-    ).flat();
+    const statuses = (await Promise.all([burst(desk.app, token, 350), burst(replica, token, 350)])).flat();
     expect(statuses.filter((s) => s === 200)).toHaveLength(600);
     expect(statuses.filter((s) => s === 429)).toHaveLength(100);
   });
@@ -86,7 +92,10 @@ describe('rate limit of the token endpoint', () => {
 
   test('When one address guesses secrets for one client id, then the fourth attempt in a minute is a 429', async () => {
     const client = await desk.createClient();
-    const attempt = () => request(desk.app).post('/api/v1/auth/token').send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'guess' });
+    const attempt = () =>
+      request(desk.app)
+        .post('/api/v1/auth/token')
+        .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: 'guess' });
     for (let i = 0; i < 3; i += 1) {
       const response = await attempt();
       expect(response.status).toBe(401);
@@ -96,7 +105,9 @@ describe('rate limit of the token endpoint', () => {
     expect(blocked.status).toBe(429);
     expect(blocked.headers['retry-after']).toBeDefined();
     // Even the right secret waits: the limit does not depend on success.
-    const right = await request(desk.app).post('/api/v1/auth/token').send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret });
+    const right = await request(desk.app)
+      .post('/api/v1/auth/token')
+      .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret });
     expect(right.status).toBe(429);
   });
 });

@@ -56,15 +56,19 @@ async function guessFrom(client: TestClient, from: string[]) {
 }
 
 describe('guessing a client secret from many addresses', () => {
-  test('When 60 wrong secrets for one client_id come from 60 addresses (through two instances), then the first 20 are 401 and the other 40 are 429', async () => {
-    const client = await desk.createClient();
+  test(
+    'When 60 wrong secrets for one client_id come from 60 addresses (through two ' +
+      'instances), then the first 20 are 401 and the other 40 are 429',
+    async () => {
+      const client = await desk.createClient();
 
-    const statuses = await guessFrom(client, addresses(60));
+      const statuses = await guessFrom(client, addresses(60));
 
-    expect(statuses).toEqual([...Array(FAILURE_LIMIT).fill(401), ...Array(60 - FAILURE_LIMIT).fill(429)]);
-    // Refused without checking the secret: even the right one waits, from an address never seen.
-    expect((await tokenRequest(client, client.secret, addresses(1)[0]!)).status).toBe(429);
-  });
+      expect(statuses).toEqual([...Array(FAILURE_LIMIT).fill(401), ...Array(60 - FAILURE_LIMIT).fill(429)]);
+      // Refused without checking the secret: even the right one waits, from an address never seen.
+      expect((await tokenRequest(client, client.secret, addresses(1)[0]!)).status).toBe(429);
+    },
+  );
 
   test('When a client is under attack, then the address it got tokens from before still gets tokens, and other clients are not affected', async () => {
     const client = await desk.createClient();
@@ -91,7 +95,8 @@ describe('guessing a client secret from many addresses', () => {
     const client = await desk.createClient();
 
     const statuses: number[] = [];
-    for (const address of addresses(FAILURE_LIMIT + 5)) statuses.push((await tokenRequest(client, client.secret, address)).status);
+    for (const address of addresses(FAILURE_LIMIT + 5))
+      statuses.push((await tokenRequest(client, client.secret, address)).status);
 
     expect(statuses.every((status) => status === 200)).toBe(true);
     expect(await guessFrom(client, addresses(FAILURE_LIMIT + 1))).toEqual([...Array(FAILURE_LIMIT).fill(401), 429]);
@@ -104,7 +109,8 @@ describe('guessing a client secret from many addresses', () => {
 
     for (const client of [unknown, revoked]) {
       const statuses: number[] = [];
-      for (const [i, address] of addresses(FAILURE_LIMIT + 1).entries()) statuses.push((await tokenRequest(client, `guess-${i}`, address)).status);
+      for (const [i, address] of addresses(FAILURE_LIMIT + 1).entries())
+        statuses.push((await tokenRequest(client, `guess-${i}`, address)).status);
       expect(statuses).toEqual([...Array(FAILURE_LIMIT).fill(401), 429]);
     }
   });
@@ -118,7 +124,7 @@ describe('no timing oracle', () => {
     return { status: response.status, checks: [...checks] };
   }
 
-  test('When the client_id is unknown or revoked, then the 401 comes after the same scrypt work as a known client\'s wrong secret', async () => {
+  test("When the client_id is unknown or revoked, then the 401 comes after the same scrypt work as a known client's wrong secret", async () => {
     const known = await desk.createClient();
     const revoked = await desk.createClient();
     await desk.db.apiClient.update({ where: { clientId: revoked.clientId }, data: { revokedAt: new Date() } });
@@ -138,10 +144,14 @@ describe('guessing without Redis (zero-setup mode)', () => {
       const client = await memoryDesk.createClient();
       const home = '192.0.2.1';
       const attempt = (secret: string, from: string) =>
-        request(memoryDesk.app).post(TOKEN).set('X-Forwarded-For', from).send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: secret });
+        request(memoryDesk.app)
+          .post(TOKEN)
+          .set('X-Forwarded-For', from)
+          .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: secret });
       expect((await attempt(client.secret, home)).status).toBe(200);
       const statuses = [];
-      for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4']) statuses.push((await attempt('guess', address)).status);
+      for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4'])
+        statuses.push((await attempt('guess', address)).status);
       expect(statuses).toEqual([401, 401, 401, 429]);
       expect((await attempt(client.secret, home)).status).toBe(200);
       expect((await attempt(client.secret, '198.51.100.5')).status).toBe(429);

@@ -45,82 +45,88 @@ async function api(url: string, token: string, method: string, pathname: string,
   return (await response.json()) as { id: string };
 }
 
-test('When desk gets SIGTERM while one export stalls mid-file and another waits for its first row, then the first is cut short, the second answers 503, and desk exits 0 without waiting for the shutdown timeout', async () => {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  desk = await startNode(
-    path.join(DESK_ROOT, 'dist/index.js'),
-    DESK_ROOT,
-    {
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      AUTH_ISSUER: `${url}/api/v1`,
-      BOOTSTRAP_CLIENT_ID: CLIENT_ID,
-      BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
-      // Neither timeout ends the exports here: only the shutdown itself may.
-      SHUTDOWN_TIMEOUT_MS: '60000',
-      EXPORT_IDLE_TIMEOUT_MS: '600000',
-    },
-    url,
-  );
-  const tokenResponse = await fetch(`${url}/api/v1/auth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET }),
-  });
-  const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
-  const client = await api(url, token, 'POST', '/clients', { name: 'Wide Client' });
-  const user = await api(url, token, 'POST', '/users', { name: 'Ann', email: 'ann@example.com' });
-  const pg = new Client({ connectionString: databaseUrl });
-  const locker = new Client({ connectionString: databaseUrl });
-  await Promise.all([pg.connect(), locker.connect()]);
-  try {
-    // ~5 MB of CSV: more than the socket buffers of a reader that stops reading hold.
-    await pg.query(
-      `INSERT INTO tickets (tenant_id, number, title, client_id)
-       SELECT c.tenant_id, n, 'Ticket ' || n || ' ' || repeat('x', 600), c.id FROM clients c, generate_series(1, $2::int) AS n WHERE c.id = $1::uuid`,
-      [client.id, TICKETS],
+test(
+  'When desk gets SIGTERM while one export stalls mid-file and another waits for its first row, then the first is ' +
+    'cut short, the second answers 503, and desk exits 0 without waiting for the shutdown timeout',
+  async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    desk = await startNode(
+      path.join(DESK_ROOT, 'dist/index.js'),
+      DESK_ROOT,
+      {
+        PORT: String(port),
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: dataDir,
+        AUTH_ISSUER: `${url}/api/v1`,
+        BOOTSTRAP_CLIENT_ID: CLIENT_ID,
+        BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
+        // Neither timeout ends the exports here: only the shutdown itself may.
+        SHUTDOWN_TIMEOUT_MS: '60000',
+        EXPORT_IDLE_TIMEOUT_MS: '600000',
+      },
+      url,
     );
-    await pg.query(
-      `INSERT INTO time_entries (tenant_id, ticket_id, client_id, user_id, minutes, date)
-       SELECT t.tenant_id, t.id, t.client_id, $2::uuid, 75, '2026-10-15' FROM tickets t WHERE t.client_id = $1::uuid`,
-      [client.id, user.id],
-    );
-    const headers = { Authorization: `Bearer ${token}` };
-    const stalled = await stalledReader(`${url}/api/v1/exports/time?period=2026-10`, headers);
-    expect(stalled.status).toBe(200);
-    // A lock request queued behind the stalled export's cursor: the next export's query waits behind it.
-    await locker.query('BEGIN');
-    const locking = locker.query('LOCK TABLE time_entries IN ACCESS EXCLUSIVE MODE');
-    const waiting = new Promise<{ status?: number; headers: http.IncomingHttpHeaders; body: string }>((resolve) => {
-      const req = http.get(`${url}/api/v1/exports/time?period=2026-10`, { headers }, (res) => {
-        let body = '';
-        res.on('data', (chunk) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
-        res.on('error', () => resolve({ status: res.statusCode, headers: res.headers, body }));
-      });
-      req.on('error', () => resolve({ headers: {}, body: '' }));
+    const tokenResponse = await fetch(`${url}/api/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET }),
     });
-    await waitUntil(async () => {
-      const { rows } = await pg.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'desk-time-export' AND wait_event_type = 'Lock'`);
-      return rows.length === 1;
-    }, 'the second export waits for its first row');
+    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    const client = await api(url, token, 'POST', '/clients', { name: 'Wide Client' });
+    const user = await api(url, token, 'POST', '/users', { name: 'Ann', email: 'ann@example.com' });
+    const pg = new Client({ connectionString: databaseUrl });
+    const locker = new Client({ connectionString: databaseUrl });
+    await Promise.all([pg.connect(), locker.connect()]);
+    try {
+      // ~5 MB of CSV: more than the socket buffers of a reader that stops reading hold.
+      await pg.query(
+        `INSERT INTO tickets (tenant_id, number, title, client_id)
+       SELECT c.tenant_id, n, 'Ticket ' || n || ' ' || repeat('x', 600), c.id FROM clients c, generate_series(1, $2::int) AS n WHERE c.id = $1::uuid`,
+        [client.id, TICKETS],
+      );
+      await pg.query(
+        `INSERT INTO time_entries (tenant_id, ticket_id, client_id, user_id, minutes, date)
+       SELECT t.tenant_id, t.id, t.client_id, $2::uuid, 75, '2026-10-15' FROM tickets t WHERE t.client_id = $1::uuid`,
+        [client.id, user.id],
+      );
+      const headers = { Authorization: `Bearer ${token}` };
+      const stalled = await stalledReader(`${url}/api/v1/exports/time?period=2026-10`, headers);
+      expect(stalled.status).toBe(200);
+      // A lock request queued behind the stalled export's cursor: the next export's query waits behind it.
+      await locker.query('BEGIN');
+      const locking = locker.query('LOCK TABLE time_entries IN ACCESS EXCLUSIVE MODE');
+      const waiting = new Promise<{ status?: number; headers: http.IncomingHttpHeaders; body: string }>((resolve) => {
+        const req = http.get(`${url}/api/v1/exports/time?period=2026-10`, { headers }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+          res.on('error', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+        });
+        req.on('error', () => resolve({ headers: {}, body: '' }));
+      });
+      await waitUntil(async () => {
+        const { rows } = await pg.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'desk-time-export' AND wait_event_type = 'Lock'`,
+        );
+        return rows.length === 1;
+      }, 'the second export waits for its first row');
 
-    const exited = new Promise<number | null>((resolve) => desk!.child.once('exit', (code) => resolve(code)));
-    desk.child.kill('SIGTERM');
+      const exited = new Promise<number | null>((resolve) => desk!.child.once('exit', (code) => resolve(code)));
+      desk.child.kill('SIGTERM');
 
-    const rest = await readUntilClosed(stalled);
-    expect(rest.complete).toBe(false);
-    const second = await waiting;
-    expect(second.status).toBe(503);
-    expect(second.headers['retry-after']).toBeDefined();
-    expect(JSON.parse(second.body)).toMatchObject({ type: 'urn:msp:problem:shutting-down', status: 503 });
-    expect(await exited).toBe(0);
-    expect(desk.output()).not.toContain('shutdown timeout reached');
-    await locking;
-  } finally {
-    await locker.query('ROLLBACK').catch(() => undefined);
-    await Promise.all([pg.end(), locker.end()]);
-  }
-});
+      const rest = await readUntilClosed(stalled);
+      expect(rest.complete).toBe(false);
+      const second = await waiting;
+      expect(second.status).toBe(503);
+      expect(second.headers['retry-after']).toBeDefined();
+      expect(JSON.parse(second.body)).toMatchObject({ type: 'urn:msp:problem:shutting-down', status: 503 });
+      expect(await exited).toBe(0);
+      expect(desk.output()).not.toContain('shutdown timeout reached');
+      await locking;
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await Promise.all([pg.end(), locker.end()]);
+    }
+  },
+);

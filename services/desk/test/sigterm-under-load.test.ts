@@ -23,7 +23,6 @@ let databaseUrl: string;
 let dataDir: string;
 let desk: Running | undefined;
 
-
 beforeAll(async () => {
   ensureBuiltDesk();
   await createDatabase(testServerUrl(), dbName);
@@ -49,7 +48,18 @@ function post(agent: http.Agent, port: number, pathname: string, token: string, 
   const payload = JSON.stringify(body);
   return new Promise((resolve) => {
     const req = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path: pathname, agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `Bearer ${token}` } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: pathname,
+        agent,
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(payload),
+          Authorization: `Bearer ${token}`,
+        },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
@@ -78,7 +88,15 @@ test('When desk gets SIGTERM under a load of writes, then every 201 a caller saw
   desk = await startNode(
     path.join(DESK_ROOT, 'dist/index.js'),
     DESK_ROOT,
-    { PORT: String(port), DATABASE_URL: databaseUrl, DATA_DIR: dataDir, AUTH_ISSUER: `${url}/api/v1`, BOOTSTRAP_CLIENT_ID: CLIENT_ID, BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET, SHUTDOWN_TIMEOUT_MS: '10000' },
+    {
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      AUTH_ISSUER: `${url}/api/v1`,
+      BOOTSTRAP_CLIENT_ID: CLIENT_ID,
+      BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
+      SHUTDOWN_TIMEOUT_MS: '10000',
+    },
     url,
   );
   const tokenResponse = await fetch(`${url}/api/v1/auth/token`, {
@@ -95,7 +113,9 @@ test('When desk gets SIGTERM under a load of writes, then every 201 a caller saw
   const worker = async () => {
     // Until the server refuses: then it has stopped taking work.
     while (!stopped) {
-      const outcome = await post(agent, port, '/api/v1/clients', token, { name: `Client ${n++} ${randomBytes(3).toString('hex')}` });
+      const outcome = await post(agent, port, '/api/v1/clients', token, {
+        name: `Client ${n++} ${randomBytes(3).toString('hex')}`,
+      });
       outcomes.push(outcome);
       if (outcome.error) stopped = true;
     }

@@ -67,7 +67,13 @@ describe('node dist/cli/tenant-create.js <slug>', () => {
       database: deskDatabase,
       logger: createLogger({ service: 'desk', level: 'error' }),
       signingKey: generateSigningKey(),
-      settings: { issuer: 'http://127.0.0.1:1/api/v1', audience: 'msp-api', rateLimitPerMinute: 600, tokenRateLimitPerMinute: 1000, refreshTokenTtlDays: 30 },
+      settings: {
+        issuer: 'http://127.0.0.1:1/api/v1',
+        audience: 'msp-api',
+        rateLimitPerMinute: 600,
+        tokenRateLimitPerMinute: 1000,
+        refreshTokenTtlDays: 30,
+      },
     });
     const granted = await request(app)
       .post(`${BASE}/auth/token`)
@@ -106,7 +112,7 @@ describe('node dist/cli/tenant-create.js <slug>', () => {
     const unreachable = await run(['new-one'], { DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:1/desk' });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stdout).toBe('');
-    expect(unreachable.stderr).toContain('cannot prepare desk\'s database at postgres://postgres:***@127.0.0.1:1/desk');
+    expect(unreachable.stderr).toContain("cannot prepare desk's database at postgres://postgres:***@127.0.0.1:1/desk");
     expect(unreachable.stderr).not.toContain('hunter2');
   });
 });

@@ -11,6 +11,11 @@ describeTenantWall({
     // Both tenants hold one of everything, so B's lists are not trivially empty.
     await seedEveryResource(desk, owner.token);
     await seedEveryResource(desk, other.token);
-    return { app: desk.app, ownerAuth: `Bearer ${owner.token}`, otherAuth: `Bearer ${other.token}`, close: () => desk.close() };
+    return {
+      app: desk.app,
+      ownerAuth: `Bearer ${owner.token}`,
+      otherAuth: `Bearer ${other.token}`,
+      close: () => desk.close(),
+    };
   },
 });

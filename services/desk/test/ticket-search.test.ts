@@ -13,7 +13,8 @@ async function searchTenant() {
   const { token } = await newTenant(desk);
   const client = await createClient(http, token);
   const open = async (title: string, description = '', client_id = client.id) =>
-    (await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title, description, client_id }).expect(201)).body as { id: string };
+    (await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title, description, client_id }).expect(201))
+      .body as { id: string };
   const search = (query: string) => http.get(`${BASE}/tickets?${query}`).set(bearer(token));
   const ids = async (query: string) => {
     const response = await search(query).expect(200);
@@ -44,7 +45,11 @@ describe('GET /tickets?q=', () => {
     const ticket = await open('Outlook', 'Mails stay in the outbox.');
     expect(await ids('q=Zertifikat')).toEqual([]);
 
-    await http.post(`${BASE}/tickets/${ticket.id}/comments`).set(bearer(token)).send({ body: 'Das Zertifikat des Servers ist abgelaufen.', internal: true }).expect(201);
+    await http
+      .post(`${BASE}/tickets/${ticket.id}/comments`)
+      .set(bearer(token))
+      .send({ body: 'Das Zertifikat des Servers ist abgelaufen.', internal: true })
+      .expect(201);
 
     expect(await ids('q=Zertifikat')).toEqual([ticket.id]);
     expect(await ids('q=abgelaufen%20outbox')).toEqual([ticket.id]);
@@ -89,104 +94,147 @@ describe('GET /tickets?q=', () => {
     for (const q of ['der die das', '!!!', 'the and of', ' - ']) {
       const response = await search(`q=${encodeURIComponent(q)}`).expect(400);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(response.body).toMatchObject({ status: 400, type: 'urn:msp:problem:empty-search', errors: [{ field: 'q' }] });
+      expect(response.body).toMatchObject({
+        status: 400,
+        type: 'urn:msp:problem:empty-search',
+        errors: [{ field: 'q' }],
+      });
     }
     await search('q=').expect(400);
   });
 
-  test('When the words before the last match more than 500 tickets or few, then the search finds exactly the tickets with every word, with the exact total', async () => {
-    // Two ways to the same answer (tickets.repository searchQuery's `narrow`): rare leading words
-    // are found through the index and the whole query checked on their rows; common ones (over 500
-    // of the tenant's tickets) are intersected with the last word's prefix in the index.
-    const { open, search, ids } = await searchTenant();
-    const common = [];
-    for (let batch = 0; batch < 21; batch++) {
-      common.push(...(await Promise.all(Array.from({ length: 25 }, (_, i) => open(`Firewall alert ${batch * 25 + i}`)))));
-    }
-    const inTitle = await open('Firewall Netzteil defekt', 'Zebra 7 im Keller.');
-    const inDescription = await open('Keller', 'Das Netzteil der Firewall (Zebra 7) brummt.');
-    const zebraOnly = await open('Zebra 7', 'Kein Netz.');
+  test(
+    'When the words before the last match more than 500 tickets or few, then the search ' +
+      'finds exactly the tickets with every word, with the exact total',
+    async () => {
+      // Two ways to the same answer (tickets.repository searchQuery's `narrow`): rare leading words
+      // are found through the index and the whole query checked on their rows; common ones (over 500
+      // of the tenant's tickets) are intersected with the last word's prefix in the index.
+      const { open, search, ids } = await searchTenant();
+      const common = [];
+      for (let batch = 0; batch < 21; batch++) {
+        common.push(
+          ...(await Promise.all(Array.from({ length: 25 }, (_, i) => open(`Firewall alert ${batch * 25 + i}`)))),
+        );
+      }
+      const inTitle = await open('Firewall Netzteil defekt', 'Zebra 7 im Keller.');
+      const inDescription = await open('Keller', 'Das Netzteil der Firewall (Zebra 7) brummt.');
+      const zebraOnly = await open('Zebra 7', 'Kein Netz.');
 
-    // "firewall" is in 527 tickets: the common way.
-    const commonWay = await search('q=firewall%20netzt').expect(200);
-    expect(commonWay.body.pagination.total).toBe(2);
-    expect((commonWay.body.data as { id: string }[]).map((t) => t.id)).toEqual([inTitle.id, inDescription.id]);
-    // "zebra" is in 3: the narrow way, the same rules and the same relevance (here the description
-    // with both words side by side ranks above the title and description with one each).
-    const narrowWay = await search('q=zebra%20netzt').expect(200);
-    expect(narrowWay.body.pagination.total).toBe(2);
-    expect((narrowWay.body.data as { id: string }[]).map((t) => t.id)).toEqual([inDescription.id, inTitle.id]);
-    expect(new Set(await ids('q=zebra%207%20netz'))).toEqual(new Set([inTitle.id, inDescription.id, zebraOnly.id]));
-    expect(await ids('q=zebra%20firewall%20alert')).toEqual([]);
-    // Paging the common way: the exact total, and a page from the middle.
-    const page = await search('q=firewall%20alert&per_page=100&page=3').expect(200);
-    expect(page.body.pagination.total).toBe(common.length);
-    expect(page.body.data).toHaveLength(100);
-  });
+      // "firewall" is in 527 tickets: the common way.
+      const commonWay = await search('q=firewall%20netzt').expect(200);
+      expect(commonWay.body.pagination.total).toBe(2);
+      expect((commonWay.body.data as { id: string }[]).map((t) => t.id)).toEqual([inTitle.id, inDescription.id]);
+      // "zebra" is in 3: the narrow way, the same rules and the same relevance (here the description
+      // with both words side by side ranks above the title and description with one each).
+      const narrowWay = await search('q=zebra%20netzt').expect(200);
+      expect(narrowWay.body.pagination.total).toBe(2);
+      expect((narrowWay.body.data as { id: string }[]).map((t) => t.id)).toEqual([inDescription.id, inTitle.id]);
+      expect(new Set(await ids('q=zebra%207%20netz'))).toEqual(new Set([inTitle.id, inDescription.id, zebraOnly.id]));
+      expect(await ids('q=zebra%20firewall%20alert')).toEqual([]);
+      // Paging the common way: the exact total, and a page from the middle.
+      const page = await search('q=firewall%20alert&per_page=100&page=3').expect(200);
+      expect(page.body.pagination.total).toBe(common.length);
+      expect(page.body.data).toHaveLength(100);
+    },
+  );
 
-  test('When more tickets match than the search window, then the 1,000 newest are ranked and counted, total_exact is false, and a page past them is a 400', async () => {
-    const { tenantId, token } = await newTenant(desk);
-    const client = await createClient(http, token);
-    // 1,004 matches through the tables' own triggers (search vector, counters): 'Drucker <n>', one
-    // a second apart, and the oldest, a day older still, with the word three times in its title.
-    await desk.db.$executeRawUnsafe(
-      `INSERT INTO tickets (tenant_id, number, title, client_id, created_at, updated_at)
+  test(
+    'When more tickets match than the search window, then the 1,000 newest are ranked and ' +
+      'counted, total_exact is false, and a page past them is a 400',
+    async () => {
+      const { tenantId, token } = await newTenant(desk);
+      const client = await createClient(http, token);
+      // 1,004 matches through the tables' own triggers (search vector, counters): 'Drucker <n>', one
+      // a second apart, and the oldest, a day older still, with the word three times in its title.
+      await desk.db.$executeRawUnsafe(
+        `INSERT INTO tickets (tenant_id, number, title, client_id, created_at, updated_at)
        SELECT $1::uuid, g, CASE WHEN g = 1 THEN 'Drucker Drucker Drucker' ELSE 'Drucker ' || g END, $2::uuid,
               now() - make_interval(secs => 2000 - g) - CASE WHEN g = 1 THEN interval '1 day' ELSE interval '0' END, now()
          FROM generate_series(1, 1004) g`,
-      tenantId,
-      client.id,
-    );
-    await desk.db.$executeRawUnsafe(`INSERT INTO ticket_sequences (tenant_id, last_number) VALUES ($1::uuid, 1004)`, tenantId);
-    const newest = (
-      await desk.db.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text FROM tickets WHERE tenant_id = $1::uuid ORDER BY created_at DESC, id DESC LIMIT 1000`, tenantId)
-    ).map((row) => row.id);
-    const oldest = (await desk.db.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text FROM tickets WHERE tenant_id = $1::uuid AND number = 1`, tenantId))[0]!.id;
-    const search = (query: string) => http.get(`${BASE}/tickets?${query}`).set(bearer(token));
+        tenantId,
+        client.id,
+      );
+      await desk.db.$executeRawUnsafe(
+        `INSERT INTO ticket_sequences (tenant_id, last_number) VALUES ($1::uuid, 1004)`,
+        tenantId,
+      );
+      const newest = (
+        await desk.db.$queryRawUnsafe<{ id: string }[]>(
+          `SELECT id::text FROM tickets WHERE tenant_id = $1::uuid ORDER BY created_at DESC, id DESC LIMIT 1000`,
+          tenantId,
+        )
+      ).map((row) => row.id);
+      const oldest = (
+        await desk.db.$queryRawUnsafe<{ id: string }[]>(
+          `SELECT id::text FROM tickets WHERE tenant_id = $1::uuid AND number = 1`,
+          tenantId,
+        )
+      )[0]!.id;
+      const search = (query: string) => http.get(`${BASE}/tickets?${query}`).set(bearer(token));
 
-    const first = await search('q=Drucker&per_page=100').expect(200);
-    expect(first.body.pagination).toEqual({ page: 1, per_page: 100, total: 1000, total_pages: 10, total_exact: false });
-    expect(first.headers.link).toContain('q=Drucker&per_page=100&page=10>; rel="last"');
-    const seen: string[] = [];
-    for (let page = 1; page <= 10; page++) {
-      const response = await search(`q=Drucker&per_page=100&page=${page}`).expect(200);
-      expect(response.body.pagination).toMatchObject({ total: 1000, total_exact: false });
-      seen.push(...(response.body.data as { id: string }[]).map((ticket) => ticket.id));
-    }
-    // The window is the 1,000 newest, each on one page, equally relevant so newest first; the
-    // oldest, the most relevant of all, is outside it.
-    expect(seen).toEqual(newest);
-    expect(seen).not.toContain(oldest);
+      const first = await search('q=Drucker&per_page=100').expect(200);
+      expect(first.body.pagination).toEqual({
+        page: 1,
+        per_page: 100,
+        total: 1000,
+        total_pages: 10,
+        total_exact: false,
+      });
+      expect(first.headers.link).toContain('q=Drucker&per_page=100&page=10>; rel="last"');
+      const seen: string[] = [];
+      for (let page = 1; page <= 10; page++) {
+        const response = await search(`q=Drucker&per_page=100&page=${page}`).expect(200);
+        expect(response.body.pagination).toMatchObject({ total: 1000, total_exact: false });
+        seen.push(...(response.body.data as { id: string }[]).map((ticket) => ticket.id));
+      }
+      // The window is the 1,000 newest, each on one page, equally relevant so newest first; the
+      // oldest, the most relevant of all, is outside it.
+      expect(seen).toEqual(newest);
+      expect(seen).not.toContain(oldest);
 
-    // A filter that leaves fewer matches than the window: exact again, and the most relevant first.
-    await desk.db.$executeRawUnsafe(`UPDATE tickets SET priority = 'urgent' WHERE tenant_id = $1::uuid AND number IN (1, 500, 1004)`, tenantId);
-    const narrowed = await search('q=Drucker&priority=urgent').expect(200);
-    expect(narrowed.body.pagination).toEqual({ page: 1, per_page: 25, total: 3, total_pages: 1, total_exact: true });
-    expect((narrowed.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual([oldest, expect.any(String), expect.any(String)]);
+      // A filter that leaves fewer matches than the window: exact again, and the most relevant first.
+      await desk.db.$executeRawUnsafe(
+        `UPDATE tickets SET priority = 'urgent' WHERE tenant_id = $1::uuid AND number IN (1, 500, 1004)`,
+        tenantId,
+      );
+      const narrowed = await search('q=Drucker&priority=urgent').expect(200);
+      expect(narrowed.body.pagination).toEqual({ page: 1, per_page: 25, total: 3, total_pages: 1, total_exact: true });
+      expect((narrowed.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual([
+        oldest,
+        expect.any(String),
+        expect.any(String),
+      ]);
 
-    // sort=sla_due_at sorts the same window (none of these tickets has clocks: newest first), whether
-    // the window was found by walking the newest tickets (a common word) or through the GIN index
-    // (few matches among the newest: the urgent three).
-    const sorted = await search('q=Drucker&sort=sla_due_at&per_page=100&page=10').expect(200);
-    expect(sorted.body.pagination).toMatchObject({ total: 1000, total_exact: false });
-    expect((sorted.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual(newest.slice(900));
-    const urgent = await search('q=Drucker&priority=urgent&sort=sla_due_at').expect(200);
-    expect((urgent.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual(
-      [...(narrowed.body.data as { id: string }[])].map((ticket) => ticket.id).filter((id) => id !== oldest).concat(oldest),
-    );
+      // sort=sla_due_at sorts the same window (none of these tickets has clocks: newest first), whether
+      // the window was found by walking the newest tickets (a common word) or through the GIN index
+      // (few matches among the newest: the urgent three).
+      const sorted = await search('q=Drucker&sort=sla_due_at&per_page=100&page=10').expect(200);
+      expect(sorted.body.pagination).toMatchObject({ total: 1000, total_exact: false });
+      expect((sorted.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual(newest.slice(900));
+      const urgent = await search('q=Drucker&priority=urgent&sort=sla_due_at').expect(200);
+      expect((urgent.body.data as { id: string }[]).map((ticket) => ticket.id)).toEqual(
+        [...(narrowed.body.data as { id: string }[])]
+          .map((ticket) => ticket.id)
+          .filter((id) => id !== oldest)
+          .concat(oldest),
+      );
 
-    // Pages end with the window: the last one is there, the one after it is a 400 naming `page`
-    // while more tickets match; with fewer matches than the window, a page past them is empty.
-    expect((await search('q=Drucker&page=40').expect(200)).body.data).toHaveLength(25);
-    for (const query of ['q=nothingmatches&page=41', 'q=Drucker&priority=urgent&page=41']) {
-      expect((await search(query).expect(200)).body).toMatchObject({ data: [], pagination: { total_exact: true } });
-    }
-    for (const query of ['q=Drucker&page=41', 'q=Drucker&per_page=100&page=11']) {
-      const refused = await search(query).expect(400);
-      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(refused.body.errors).toEqual([{ field: 'page', message: expect.stringContaining('1,000 newest matches') }]);
-    }
-  });
+      // Pages end with the window: the last one is there, the one after it is a 400 naming `page`
+      // while more tickets match; with fewer matches than the window, a page past them is empty.
+      expect((await search('q=Drucker&page=40').expect(200)).body.data).toHaveLength(25);
+      for (const query of ['q=nothingmatches&page=41', 'q=Drucker&priority=urgent&page=41']) {
+        expect((await search(query).expect(200)).body).toMatchObject({ data: [], pagination: { total_exact: true } });
+      }
+      for (const query of ['q=Drucker&page=41', 'q=Drucker&per_page=100&page=11']) {
+        const refused = await search(query).expect(400);
+        expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(refused.body.errors).toEqual([
+          { field: 'page', message: expect.stringContaining('1,000 newest matches') },
+        ]);
+      }
+    },
+  );
 
   test('When another tenant has a matching ticket, then the search does not see it', async () => {
     const mine = await searchTenant();
@@ -203,22 +251,32 @@ describe('long threads and the search vector', () => {
     while (text.length < length) text += `${Math.random().toString(36).slice(2, 9)} `;
     return text.slice(0, length);
   };
-  const comment = (token: string, ticketId: string, body: string) => http.post(`${BASE}/tickets/${ticketId}/comments`).set(bearer(token)).send({ body, internal: false });
+  const comment = (token: string, ticketId: string, body: string) =>
+    http.post(`${BASE}/tickets/${ticketId}/comments`).set(bearer(token)).send({ body, internal: false });
 
-  test('When a ticket takes 90 comments of 10,000 characters, then every comment and a change of title are accepted, and the title and the newest comments are still found', async () => {
-    const { token, open, ids } = await searchTenant();
-    const ticket = await open('Archiv der Telefonanlage', 'Gespräche werden nicht gespeichert.');
-    for (let i = 0; i < 90; i++) {
-      const response = await comment(token, ticket.id, distinctWords(10_000));
-      expect(response.status).toBe(201);
-    }
-    await comment(token, ticket.id, 'Endlich: die Aufzeichnung läuft wieder.').expect(201);
-    await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ title: 'Archiv der Telefonanlage (erledigt)' }).expect(200);
+  test(
+    'When a ticket takes 90 comments of 10,000 characters, then every comment and a change of ' +
+      'title are accepted, and the title and the newest comments are still found',
+    async () => {
+      const { token, open, ids } = await searchTenant();
+      const ticket = await open('Archiv der Telefonanlage', 'Gespräche werden nicht gespeichert.');
+      for (let i = 0; i < 90; i++) {
+        const response = await comment(token, ticket.id, distinctWords(10_000));
+        expect(response.status).toBe(201);
+      }
+      await comment(token, ticket.id, 'Endlich: die Aufzeichnung läuft wieder.').expect(201);
+      await http
+        .patch(`${BASE}/tickets/${ticket.id}`)
+        .set(bearer(token))
+        .send({ title: 'Archiv der Telefonanlage (erledigt)' })
+        .expect(200);
 
-    expect(await ids('q=Telefonanlage')).toEqual([ticket.id]);
-    expect(await ids('q=Aufzeichnung')).toEqual([ticket.id]);
-    expect(await ids('q=gespeichert')).toEqual([ticket.id]);
-  }, 120_000);
+      expect(await ids('q=Telefonanlage')).toEqual([ticket.id]);
+      expect(await ids('q=Aufzeichnung')).toEqual([ticket.id]);
+      expect(await ids('q=gespeichert')).toEqual([ticket.id]);
+    },
+    120_000,
+  );
 
   test('When two long threads are merged, then the merge is accepted and the merged ticket is found by the newest comment', async () => {
     const { token, open, ids } = await searchTenant();
@@ -230,20 +288,29 @@ describe('long threads and the search vector', () => {
     }
     await comment(token, source.id, 'Quota auf Exchange erhöht.').expect(201);
 
-    await http.post(`${BASE}/tickets/${target.id}/merge`).set(bearer(token)).send({ source_ids: [source.id] }).expect(200);
+    await http
+      .post(`${BASE}/tickets/${target.id}/merge`)
+      .set(bearer(token))
+      .send({ source_ids: [source.id] })
+      .expect(200);
 
     expect(await ids('q=Quota')).toEqual([target.id]);
     expect(await ids('q=Postfächer')).toEqual([target.id]);
   }, 120_000);
 
-  test('When a ticket\'s comments stay short, then its search vector is exactly the document of its title, description and every comment, as before', async () => {
-    const { token, open } = await searchTenant();
-    const ticket = await open('VPN bricht ab', 'Seit dem Update.');
-    for (const body of ['Client neu installiert.', 'Zertifikat erneuert; the tunnel holds now.', 'Kunde bestätigt.']) await comment(token, ticket.id, body).expect(201);
-    const [row] = await desk.db.$queryRaw<{ same: boolean }[]>`
+  test(
+    "When a ticket's comments stay short, then its search vector is exactly the " +
+      'document of its title, description and every comment, as before',
+    async () => {
+      const { token, open } = await searchTenant();
+      const ticket = await open('VPN bricht ab', 'Seit dem Update.');
+      for (const body of ['Client neu installiert.', 'Zertifikat erneuert; the tunnel holds now.', 'Kunde bestätigt.'])
+        await comment(token, ticket.id, body).expect(201);
+      const [row] = await desk.db.$queryRaw<{ same: boolean }[]>`
       SELECT search_vector = ticket_search_document(title, description,
         (SELECT string_agg(body, E'\n' ORDER BY created_at, id) FROM ticket_comments WHERE ticket_id = tickets.id)) AS same
         FROM tickets WHERE id = ${ticket.id}::uuid`;
-    expect(row!.same).toBe(true);
-  });
+      expect(row!.same).toBe(true);
+    },
+  );
 });

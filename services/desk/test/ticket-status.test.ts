@@ -31,10 +31,13 @@ async function ticketIn(status: TicketStatus) {
   return (await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ status }).expect(200)).body;
 }
 
-const move = (id: string, status: TicketStatus) => http.patch(`${BASE}/tickets/${id}`).set(bearer(token)).send({ status });
+const move = (id: string, status: TicketStatus) =>
+  http.patch(`${BASE}/tickets/${id}`).set(bearer(token)).send({ status });
 const stored = (id: string) => desk.db.ticket.findUniqueOrThrow({ where: { id } });
 
-const pairs = TICKET_STATUSES.flatMap((from) => TICKET_STATUSES.map((to) => [from, to] as [TicketStatus, TicketStatus]));
+const pairs = TICKET_STATUSES.flatMap((from) =>
+  TICKET_STATUSES.map((to) => [from, to] as [TicketStatus, TicketStatus]),
+);
 const legal = pairs.filter(([from, to]) => ALLOWED[from].includes(to));
 const same = pairs.filter(([from, to]) => from === to);
 const illegal = pairs.filter(([from, to]) => from !== to && !ALLOWED[from].includes(to));
@@ -63,7 +66,10 @@ describe.each(legal)('When a ticket in %s is moved to %s', (from, to) => {
       expect(row.closedAt).toBeNull();
     }
     if (to !== 'resolved' && to !== 'open') expect(row.resolvedAt?.toISOString() ?? null).toBe(ticket.resolved_at);
-    expect(response.body).toMatchObject({ resolved_at: row.resolvedAt?.toISOString() ?? null, closed_at: row.closedAt?.toISOString() ?? null });
+    expect(response.body).toMatchObject({
+      resolved_at: row.resolvedAt?.toISOString() ?? null,
+      closed_at: row.closedAt?.toISOString() ?? null,
+    });
   });
 });
 
@@ -97,7 +103,11 @@ describe.each(illegal)('When a ticket in %s is moved to %s', (from, to) => {
 
 test('When a closed ticket is changed in any other field, then it answers 422: a closed ticket is final', async () => {
   const ticket = await ticketIn('closed');
-  const response = await http.patch(`${BASE}/tickets/${ticket.id}`).set(bearer(token)).send({ title: 'Reworded' }).expect(422);
+  const response = await http
+    .patch(`${BASE}/tickets/${ticket.id}`)
+    .set(bearer(token))
+    .send({ title: 'Reworded' })
+    .expect(422);
   expect(response.body).toMatchObject({ type: 'urn:msp:problem:ticket-closed', allowed_transitions: [] });
   expect((await stored(ticket.id)).title).toBe(ticket.title);
 });

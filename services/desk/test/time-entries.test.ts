@@ -3,7 +3,16 @@ import { storedEvents, whileEventsCannotBeStored } from '@msp/testkit';
 import type request from 'supertest';
 import { api, type Api } from './support/api';
 import { startDesk, type TestDesk } from './support/desk';
-import { BASE, bearer, createClient, createTicket, createUser, newTenant, snapshot, startHelpdesk } from './support/helpdesk';
+import {
+  BASE,
+  bearer,
+  createClient,
+  createTicket,
+  createUser,
+  newTenant,
+  snapshot,
+  startHelpdesk,
+} from './support/helpdesk';
 
 let desk: TestDesk;
 let http: Api;
@@ -18,7 +27,17 @@ const ticketEntries = (ticketId: string) => `${BASE}/tickets/${ticketId}/time-en
 const entryUrl = (id: string) => `${BASE}/time-entries/${id}`;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-type Entry = { id: string; ticket_id: string; client_id: string; user_id: string; minutes: number; date: string; billable: boolean; note: string | null; created_at: string };
+type Entry = {
+  id: string;
+  ticket_id: string;
+  client_id: string;
+  user_id: string;
+  minutes: number;
+  date: string;
+  billable: boolean;
+  note: string | null;
+  created_at: string;
+};
 
 async function record(ticketId: string, body: Record<string, unknown>, as = token): Promise<Entry> {
   return (await http.post(ticketEntries(ticketId)).set(bearer(as)).send(body).expect(201)).body as Entry;
@@ -30,7 +49,7 @@ async function ticketAndUser(as = token) {
 }
 
 describe('POST /tickets/:id/time-entries', () => {
-  test('When time is recorded with every field, then it answers 201 with Location and the entry, which carries the ticket\'s client', async () => {
+  test("When time is recorded with every field, then it answers 201 with Location and the entry, which carries the ticket's client", async () => {
     const { ticket, user } = await ticketAndUser();
 
     const response = await http
@@ -56,7 +75,14 @@ describe('POST /tickets/:id/time-entries', () => {
     });
     expect(response.headers.location).toBe(entryUrl(response.body.id));
     const stored = await desk.db.timeEntry.findUniqueOrThrow({ where: { id: response.body.id } });
-    expect(stored).toMatchObject({ tenantId, ticketId: ticket.id, clientId: ticket.client_id, userId: user.id, minutes: 45, billable: false });
+    expect(stored).toMatchObject({
+      tenantId,
+      ticketId: ticket.id,
+      clientId: ticket.client_id,
+      userId: user.id,
+      minutes: 45,
+      billable: false,
+    });
     const read = await http.get(response.headers.location!).set(bearer(token)).expect(200);
     expect(read.body).toEqual(response.body);
     expect(read.headers.etag).toMatch(/^"/);
@@ -81,7 +107,11 @@ describe('POST /tickets/:id/time-entries', () => {
       const ticket = await createTicket(other, caller.token);
       const user = await createUser(other, caller.token);
       const before = localDateOf('Pacific/Kiritimati', Date.now());
-      const response = await other.post(ticketEntries(ticket.id)).set(bearer(caller.token)).send({ user_id: user.id, minutes: 5 }).expect(201);
+      const response = await other
+        .post(ticketEntries(ticket.id))
+        .set(bearer(caller.token))
+        .send({ user_id: user.id, minutes: 5 })
+        .expect(201);
       expect([before, localDateOf('Pacific/Kiritimati', Date.now())]).toContain(response.body.date);
     } finally {
       await kiribati.close();
@@ -112,7 +142,7 @@ describe('POST /tickets/:id/time-entries', () => {
     expect(await snapshot(desk)).toEqual(before);
   });
 
-  test('When user_id names no user, a deactivated user or another tenant\'s user, then it answers 422 naming user_id and stores nothing', async () => {
+  test("When user_id names no user, a deactivated user or another tenant's user, then it answers 422 naming user_id and stores nothing", async () => {
     const { ticket, user } = await ticketAndUser();
     await http.delete(`${BASE}/users/${user.id}`).set(bearer(token)).expect(204);
     const other = await newTenant(desk);
@@ -120,13 +150,20 @@ describe('POST /tickets/:id/time-entries', () => {
     const before = await snapshot(desk);
 
     for (const userId of [UNKNOWN, user.id, stranger.id]) {
-      const response = await http.post(ticketEntries(ticket.id)).set(bearer(token)).send({ user_id: userId, minutes: 30 }).expect(422);
-      expect(response.body).toMatchObject({ type: 'urn:msp:problem:unknown-reference', errors: [{ field: 'user_id', message: expect.any(String) }] });
+      const response = await http
+        .post(ticketEntries(ticket.id))
+        .set(bearer(token))
+        .send({ user_id: userId, minutes: 30 })
+        .expect(422);
+      expect(response.body).toMatchObject({
+        type: 'urn:msp:problem:unknown-reference',
+        errors: [{ field: 'user_id', message: expect.any(String) }],
+      });
     }
     expect(await snapshot(desk)).toEqual(before);
   });
 
-  test('When the ticket is another tenant\'s or unknown, then it answers 404 and stores nothing', async () => {
+  test("When the ticket is another tenant's or unknown, then it answers 404 and stores nothing", async () => {
     const other = await newTenant(desk);
     const theirs = await createTicket(http, other.token);
     const user = await createUser(http, token);
@@ -144,7 +181,11 @@ describe('POST /tickets/:id/time-entries', () => {
     const readToken = await desk.token(reader);
     const owner = await newTenant(desk);
     // The reader is a tenant of its own: its 403 comes before any lookup.
-    const response = await http.post(ticketEntries(ticket.id)).set(bearer(readToken)).send({ user_id: user.id, minutes: 30 }).expect(403);
+    const response = await http
+      .post(ticketEntries(ticket.id))
+      .set(bearer(readToken))
+      .send({ user_id: user.id, minutes: 30 })
+      .expect(403);
     expect(response.headers['www-authenticate']).toContain('scope="write:tickets"');
     await http.get(`${BASE}/time-entries`).set(bearer(readToken)).expect(200);
     await http.post(ticketEntries(ticket.id)).send({ user_id: user.id, minutes: 30 }).expect(401);
@@ -154,8 +195,18 @@ describe('POST /tickets/:id/time-entries', () => {
   test('When the same Idempotency-Key is sent twice, then the second answer is the first replayed and one entry exists', async () => {
     const { ticket, user } = await ticketAndUser();
     const key = `time-${Date.now()}`;
-    const first = await http.post(ticketEntries(ticket.id)).set(bearer(token)).set('Idempotency-Key', key).send({ user_id: user.id, minutes: 30 }).expect(201);
-    const second = await http.post(ticketEntries(ticket.id)).set(bearer(token)).set('Idempotency-Key', key).send({ user_id: user.id, minutes: 30 }).expect(201);
+    const first = await http
+      .post(ticketEntries(ticket.id))
+      .set(bearer(token))
+      .set('Idempotency-Key', key)
+      .send({ user_id: user.id, minutes: 30 })
+      .expect(201);
+    const second = await http
+      .post(ticketEntries(ticket.id))
+      .set(bearer(token))
+      .set('Idempotency-Key', key)
+      .send({ user_id: user.id, minutes: 30 })
+      .expect(201);
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.body).toEqual(first.body);
     expect(await desk.db.timeEntry.count({ where: { ticketId: ticket.id } })).toBe(1);
@@ -163,7 +214,7 @@ describe('POST /tickets/:id/time-entries', () => {
 });
 
 describe('GET /tickets/:id/time-entries', () => {
-  test('When a ticket\'s entries are listed, then they come latest day first, newest first within a day, paged, and only that ticket\'s', async () => {
+  test("When a ticket's entries are listed, then they come latest day first, newest first within a day, paged, and only that ticket's", async () => {
     const { ticket, user } = await ticketAndUser();
     const other = await createTicket(http, token);
     const a = await record(ticket.id, { user_id: user.id, minutes: 10, date: '2026-11-02' });
@@ -175,12 +226,15 @@ describe('GET /tickets/:id/time-entries', () => {
     expect(all.body.data.map((e: Entry) => e.id)).toEqual([b.id, c.id, a.id]);
     expect(all.body.pagination).toEqual({ page: 1, per_page: 25, total: 3, total_pages: 1 });
 
-    const second = await http.get(`${ticketEntries(ticket.id)}?per_page=2&page=2`).set(bearer(token)).expect(200);
+    const second = await http
+      .get(`${ticketEntries(ticket.id)}?per_page=2&page=2`)
+      .set(bearer(token))
+      .expect(200);
     expect(second.body.data.map((e: Entry) => e.id)).toEqual([a.id]);
     expect(second.headers.link).toContain('rel="prev"');
   });
 
-  test('When the ticket is another tenant\'s or unknown, then it answers 404', async () => {
+  test("When the ticket is another tenant's or unknown, then it answers 404", async () => {
     const other = await newTenant(desk);
     const theirs = await createTicket(http, other.token);
     await http.get(ticketEntries(theirs.id)).set(bearer(token)).expect(404);
@@ -200,26 +254,42 @@ describe('PATCH /time-entries/:id', () => {
       .send({ user_id: colleague.id, minutes: 90, date: '2026-11-03', billable: false, note: null })
       .expect(200);
 
-    expect(response.body).toMatchObject({ id: entry.id, ticket_id: ticket.id, user_id: colleague.id, minutes: 90, date: '2026-11-03', billable: false, note: null });
+    expect(response.body).toMatchObject({
+      id: entry.id,
+      ticket_id: ticket.id,
+      user_id: colleague.id,
+      minutes: 90,
+      date: '2026-11-03',
+      billable: false,
+      note: null,
+    });
     expect(response.body.updated_at >= entry.created_at).toBe(true);
     expect((await http.get(entryUrl(entry.id)).set(bearer(token)).expect(200)).body).toEqual(response.body);
   });
 
-  test('When its user was deactivated since, then the entry keeps the user and its other fields can still change; a move to an inactive user is 422', async () => {
-    const { ticket, user } = await ticketAndUser();
-    const entry = await record(ticket.id, { user_id: user.id, minutes: 30 });
-    await http.delete(`${BASE}/users/${user.id}`).set(bearer(token)).expect(204);
+  test(
+    'When its user was deactivated since, then the entry keeps the user and its other ' +
+      'fields can still change; a move to an inactive user is 422',
+    async () => {
+      const { ticket, user } = await ticketAndUser();
+      const entry = await record(ticket.id, { user_id: user.id, minutes: 30 });
+      await http.delete(`${BASE}/users/${user.id}`).set(bearer(token)).expect(204);
 
-    expect((await http.get(entryUrl(entry.id)).set(bearer(token)).expect(200)).body.user_id).toBe(user.id);
-    const changed = await http.patch(entryUrl(entry.id)).set(bearer(token)).send({ minutes: 35, user_id: user.id }).expect(200);
-    expect(changed.body).toMatchObject({ user_id: user.id, minutes: 35 });
+      expect((await http.get(entryUrl(entry.id)).set(bearer(token)).expect(200)).body.user_id).toBe(user.id);
+      const changed = await http
+        .patch(entryUrl(entry.id))
+        .set(bearer(token))
+        .send({ minutes: 35, user_id: user.id })
+        .expect(200);
+      expect(changed.body).toMatchObject({ user_id: user.id, minutes: 35 });
 
-    const other = await record(ticket.id, { user_id: (await createUser(http, token)).id, minutes: 10 });
-    const before = await snapshot(desk);
-    const refused = await http.patch(entryUrl(other.id)).set(bearer(token)).send({ user_id: user.id }).expect(422);
-    expect(refused.body.errors).toEqual([{ field: 'user_id', message: expect.any(String) }]);
-    expect(await snapshot(desk)).toEqual(before);
-  });
+      const other = await record(ticket.id, { user_id: (await createUser(http, token)).id, minutes: 10 });
+      const before = await snapshot(desk);
+      const refused = await http.patch(entryUrl(other.id)).set(bearer(token)).send({ user_id: user.id }).expect(422);
+      expect(refused.body.errors).toEqual([{ field: 'user_id', message: expect.any(String) }]);
+      expect(await snapshot(desk)).toEqual(before);
+    },
+  );
 
   test.each([
     ['minutes 0', { minutes: 0 }],
@@ -239,7 +309,11 @@ describe('PATCH /time-entries/:id', () => {
     const { ticket, user } = await ticketAndUser();
     const entry = await record(ticket.id, { user_id: user.id, minutes: 30 });
     const before = await snapshot(desk);
-    const response = await http.patch(entryUrl(entry.id)).set(bearer(token)).send({ minutes: 30, billable: true }).expect(200);
+    const response = await http
+      .patch(entryUrl(entry.id))
+      .set(bearer(token))
+      .send({ minutes: 30, billable: true })
+      .expect(200);
     expect(response.body).toEqual(entry);
     expect(await snapshot(desk)).toEqual(before);
   });
@@ -248,15 +322,24 @@ describe('PATCH /time-entries/:id', () => {
     const { ticket, user } = await ticketAndUser();
     const entry = await record(ticket.id, { user_id: user.id, minutes: 30 });
     const etag = (await http.get(entryUrl(entry.id)).set(bearer(token)).expect(200)).headers.etag!;
-    const changed = await http.patch(entryUrl(entry.id)).set(bearer(token)).set('If-Match', etag).send({ minutes: 40 }).expect(200);
+    const changed = await http
+      .patch(entryUrl(entry.id))
+      .set(bearer(token))
+      .set('If-Match', etag)
+      .send({ minutes: 40 })
+      .expect(200);
     await http.patch(entryUrl(entry.id)).set(bearer(token)).set('If-Match', etag).send({ minutes: 50 }).expect(412);
     await http.delete(entryUrl(entry.id)).set(bearer(token)).set('If-Match', etag).expect(412);
     expect((await http.get(entryUrl(entry.id)).set(bearer(token)).expect(200)).body).toEqual(changed.body);
   });
 
-  test('When the entry is another tenant\'s or unknown, then PATCH, GET and DELETE answer 404 and change nothing', async () => {
+  test("When the entry is another tenant's or unknown, then PATCH, GET and DELETE answer 404 and change nothing", async () => {
     const other = await newTenant(desk);
-    const theirs = await record((await createTicket(http, other.token)).id, { user_id: (await createUser(http, other.token)).id, minutes: 30 }, other.token);
+    const theirs = await record(
+      (await createTicket(http, other.token)).id,
+      { user_id: (await createUser(http, other.token)).id, minutes: 30 },
+      other.token,
+    );
     const before = await snapshot(desk);
     for (const id of [theirs.id, UNKNOWN]) {
       await http.get(entryUrl(id)).set(bearer(token)).expect(404);
@@ -288,14 +371,16 @@ describe('GET /time-entries', () => {
     const bob = await createUser(http, caller.token, { name: 'Bob' });
     const acmeTicket = await createTicket(http, caller.token, { client_id: acme.id });
     const globexTicket = await createTicket(http, caller.token, { client_id: globex.id });
-    const add = (ticketId: string, user_id: string, minutes: number, date: string, billable = true) => record(ticketId, { user_id, minutes, date, billable }, caller.token);
+    const add = (ticketId: string, user_id: string, minutes: number, date: string, billable = true) =>
+      record(ticketId, { user_id, minutes, date, billable }, caller.token);
     const entries = [
       await add(acmeTicket.id, ann.id, 60, '2026-11-02'),
       await add(acmeTicket.id, bob.id, 30, '2026-11-15', false),
       await add(globexTicket.id, ann.id, 45, '2026-11-30'),
       await add(globexTicket.id, bob.id, 15, '2026-12-01'),
     ];
-    const list = async (query: string) => (await http.get(`${BASE}/time-entries?${query}`).set(bearer(caller.token)).expect(200)).body;
+    const list = async (query: string) =>
+      (await http.get(`${BASE}/time-entries?${query}`).set(bearer(caller.token)).expect(200)).body;
     return { caller, acme, globex, ann, bob, acmeTicket, globexTicket, entries, list };
   }
 
@@ -339,12 +424,20 @@ describe('GET /time-entries', () => {
     expect(combined.totals).toEqual({ minutes: 45, billable_minutes: 45, amounts: [] });
 
     const none = await list('from=2027-01-01');
-    expect(none).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 }, totals: { minutes: 0, billable_minutes: 0, amounts: [] } });
+    expect(none).toEqual({
+      data: [],
+      pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 },
+      totals: { minutes: 0, billable_minutes: 0, amounts: [] },
+    });
   });
 
   test('When a ticket moves to another client, then its entries move with it in the client filter and totals', async () => {
     const { caller, acme, globex, acmeTicket, list } = await seeded();
-    await http.patch(`${BASE}/tickets/${acmeTicket.id}`).set(bearer(caller.token)).send({ client_id: globex.id }).expect(200);
+    await http
+      .patch(`${BASE}/tickets/${acmeTicket.id}`)
+      .set(bearer(caller.token))
+      .send({ client_id: globex.id })
+      .expect(200);
 
     expect((await list(`client_id=${acme.id}`)).totals).toEqual({ minutes: 0, billable_minutes: 0, amounts: [] });
     expect((await list(`client_id=${globex.id}`)).totals).toEqual({ minutes: 150, billable_minutes: 120, amounts: [] });
@@ -356,7 +449,11 @@ describe('GET /time-entries', () => {
     const { acme } = await seeded();
     const other = await newTenant(desk);
     const response = await http.get(`${BASE}/time-entries?client_id=${acme.id}`).set(bearer(other.token)).expect(200);
-    expect(response.body).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 }, totals: { minutes: 0, billable_minutes: 0, amounts: [] } });
+    expect(response.body).toEqual({
+      data: [],
+      pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 },
+      totals: { minutes: 0, billable_minutes: 0, amounts: [] },
+    });
   });
 
   test.each([
@@ -376,7 +473,12 @@ describe('GET /time-entries', () => {
 describe('events', () => {
   const eventsOf = (id: string) => storedEvents(desk.db, id);
 
-  function expected(response: request.Response, type: string, id: string, data: { object: unknown; changes?: unknown }) {
+  function expected(
+    response: request.Response,
+    type: string,
+    id: string,
+    data: { object: unknown; changes?: unknown },
+  ) {
     return {
       type,
       resource_type: 'time_entry',
@@ -393,8 +495,16 @@ describe('events', () => {
     const { ticket, user } = await ticketAndUser();
     const skip = (await eventsOf(tenantId)).length;
 
-    const created = await http.post(ticketEntries(ticket.id)).set(bearer(token)).send({ user_id: user.id, minutes: 30, date: '2026-11-02' }).expect(201);
-    const updated = await http.patch(entryUrl(created.body.id)).set(bearer(token)).send({ minutes: 45, note: 'longer' }).expect(200);
+    const created = await http
+      .post(ticketEntries(ticket.id))
+      .set(bearer(token))
+      .send({ user_id: user.id, minutes: 30, date: '2026-11-02' })
+      .expect(201);
+    const updated = await http
+      .patch(entryUrl(created.body.id))
+      .set(bearer(token))
+      .send({ minutes: 45, note: 'longer' })
+      .expect(200);
     const deleted = await http.delete(entryUrl(created.body.id)).set(bearer(token)).expect(204);
 
     const changes = { minutes: { from: 30, to: 45 }, note: { from: null, to: 'longer' } };

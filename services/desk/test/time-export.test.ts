@@ -6,10 +6,20 @@ import { busyBackends, expectCutShortWhenIdle, stalledReader, waitUntil } from '
 import { TIME_EXPORT_APPLICATION_NAME } from '../src/time-entries/time-export.repository';
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
-import { BASE, bearer, createClient, createTicket, createUser, newTenant, snapshot, startHelpdesk } from './support/helpdesk';
+import {
+  BASE,
+  bearer,
+  createClient,
+  createTicket,
+  createUser,
+  newTenant,
+  snapshot,
+  startHelpdesk,
+} from './support/helpdesk';
 
 const EXPORT = `${BASE}/exports/time`;
-const HEADER = 'client_id,client_name,ticket_number,ticket_title,user_id,user_name,billable_minutes,hours,currency,hourly_rate,amount';
+const HEADER =
+  'client_id,client_name,ticket_number,ticket_title,user_id,user_name,billable_minutes,hours,currency,hourly_rate,amount';
 
 let desk: TestDesk;
 let http_: Api;
@@ -19,58 +29,74 @@ afterAll(() => desk.close());
 
 type Tenant = Awaited<ReturnType<typeof newTenant>>;
 
-const exportOf = (caller: Tenant, query: string) => request(desk.app).get(`${EXPORT}?${query}`).set(bearer(caller.token));
+const exportOf = (caller: Tenant, query: string) =>
+  request(desk.app).get(`${EXPORT}?${query}`).set(bearer(caller.token));
 
-async function record(caller: Tenant, ticketId: string, user_id: string, minutes: number, date: string, billable = true) {
-  await http_.post(`${BASE}/tickets/${ticketId}/time-entries`).set(bearer(caller.token)).send({ user_id, minutes, date, billable }).expect(201);
+async function record(
+  caller: Tenant,
+  ticketId: string,
+  user_id: string,
+  minutes: number,
+  date: string,
+  billable = true,
+) {
+  await http_
+    .post(`${BASE}/tickets/${ticketId}/time-entries`)
+    .set(bearer(caller.token))
+    .send({ user_id, minutes, date, billable })
+    .expect(201);
 }
 
 describe('GET /exports/time', () => {
-  test('When a month is exported, then each client × ticket × technician has one row of its billable minutes and hours, ordered by client, ticket number and technician', async () => {
-    const caller = await newTenant(desk);
-    const beta = await createClient(http_, caller.token, { name: 'Beta Bau' });
-    const acme = await createClient(http_, caller.token, { name: 'Acme, Inc.' });
-    const ann = await createUser(http_, caller.token, { name: 'Ann' });
-    const bob = await createUser(http_, caller.token, { name: 'Bob "the fixer"' });
-    const betaTicket = await createTicket(http_, caller.token, { client_id: beta.id, title: 'Server room' });
-    const acmeFirst = await createTicket(http_, caller.token, { client_id: acme.id, title: 'Printer jams' });
-    const acmeSecond = await createTicket(http_, caller.token, { client_id: acme.id, title: 'VPN' });
-    await record(caller, acmeSecond.id, bob.id, 20, '2026-11-01');
-    await record(caller, acmeSecond.id, ann.id, 60, '2026-11-30');
-    await record(caller, acmeSecond.id, ann.id, 20, '2026-11-12');
-    await record(caller, acmeFirst.id, bob.id, 45, '2026-11-03');
-    await record(caller, acmeFirst.id, bob.id, 30, '2026-11-04', false); // not billable: left out
-    await record(caller, betaTicket.id, ann.id, 1, '2026-11-20');
-    await record(caller, betaTicket.id, bob.id, 600, '2026-10-31'); // October
-    await record(caller, betaTicket.id, bob.id, 600, '2026-12-01'); // December
-    // Another tenant's time in the same month stays out.
-    const other = await newTenant(desk);
-    const theirs = await createTicket(http_, other.token);
-    await record(other, theirs.id, (await createUser(http_, other.token)).id, 99, '2026-11-10');
+  test(
+    'When a month is exported, then each client × ticket × technician has one row of its ' +
+      'billable minutes and hours, ordered by client, ticket number and technician',
+    async () => {
+      const caller = await newTenant(desk);
+      const beta = await createClient(http_, caller.token, { name: 'Beta Bau' });
+      const acme = await createClient(http_, caller.token, { name: 'Acme, Inc.' });
+      const ann = await createUser(http_, caller.token, { name: 'Ann' });
+      const bob = await createUser(http_, caller.token, { name: 'Bob "the fixer"' });
+      const betaTicket = await createTicket(http_, caller.token, { client_id: beta.id, title: 'Server room' });
+      const acmeFirst = await createTicket(http_, caller.token, { client_id: acme.id, title: 'Printer jams' });
+      const acmeSecond = await createTicket(http_, caller.token, { client_id: acme.id, title: 'VPN' });
+      await record(caller, acmeSecond.id, bob.id, 20, '2026-11-01');
+      await record(caller, acmeSecond.id, ann.id, 60, '2026-11-30');
+      await record(caller, acmeSecond.id, ann.id, 20, '2026-11-12');
+      await record(caller, acmeFirst.id, bob.id, 45, '2026-11-03');
+      await record(caller, acmeFirst.id, bob.id, 30, '2026-11-04', false); // not billable: left out
+      await record(caller, betaTicket.id, ann.id, 1, '2026-11-20');
+      await record(caller, betaTicket.id, bob.id, 600, '2026-10-31'); // October
+      await record(caller, betaTicket.id, bob.id, 600, '2026-12-01'); // December
+      // Another tenant's time in the same month stays out.
+      const other = await newTenant(desk);
+      const theirs = await createTicket(http_, other.token);
+      await record(other, theirs.id, (await createUser(http_, other.token)).id, 99, '2026-11-10');
 
-    const response = await exportOf(caller, 'period=2026-11&format=csv').expect(200);
+      const response = await exportOf(caller, 'period=2026-11&format=csv').expect(200);
 
-    expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(response.headers['content-disposition']).toBe('attachment; filename="time-2026-11.csv"');
-    expect(response.headers['transfer-encoding']).toBe('chunked');
-    expect(response.text).toBe(
-      [
-        HEADER,
-        `${acme.id},"Acme, Inc.",${acmeFirst.number},Printer jams,${bob.id},"Bob ""the fixer""",45,0.75,EUR,,`,
-        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${ann.id},Ann,80,1.33,EUR,,`,
-        `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${bob.id},"Bob ""the fixer""",20,0.33,EUR,,`,
-        `${beta.id},Beta Bau,${betaTicket.number},Server room,${ann.id},Ann,1,0.02,EUR,,`,
-        '',
-      ].join('\r\n'),
-    );
-  });
+      expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
+      expect(response.headers['content-disposition']).toBe('attachment; filename="time-2026-11.csv"');
+      expect(response.headers['transfer-encoding']).toBe('chunked');
+      expect(response.text).toBe(
+        [
+          HEADER,
+          `${acme.id},"Acme, Inc.",${acmeFirst.number},Printer jams,${bob.id},"Bob ""the fixer""",45,0.75,EUR,,`,
+          `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${ann.id},Ann,80,1.33,EUR,,`,
+          `${acme.id},"Acme, Inc.",${acmeSecond.number},VPN,${bob.id},"Bob ""the fixer""",20,0.33,EUR,,`,
+          `${beta.id},Beta Bau,${betaTicket.number},Server room,${ann.id},Ann,1,0.02,EUR,,`,
+          '',
+        ].join('\r\n'),
+      );
+    },
+  );
 
   test('When names and titles start like spreadsheet formulas, then those cells are neutralised with a leading quote', async () => {
     const caller = await newTenant(desk);
     const client = await createClient(http_, caller.token, { name: '=HYPERLINK("http://evil.example","Click")' });
     const user = await createUser(http_, caller.token, { name: '@SUM(A1)' });
     const other = await createUser(http_, caller.token, { name: '-2+3' });
-    const ticket = await createTicket(http_, caller.token, { client_id: client.id, title: '+cmd|\' /C calc\'!A0' });
+    const ticket = await createTicket(http_, caller.token, { client_id: client.id, title: "+cmd|' /C calc'!A0" });
     await record(caller, ticket.id, user.id, 30, '2026-11-10');
     await record(caller, ticket.id, other.id, 30, '2026-11-10');
 
@@ -93,7 +119,9 @@ describe('GET /exports/time', () => {
     const user = await createUser(http_, caller.token, { name: 'Leaver' });
     await record(caller, ticket.id, user.id, 90, '2026-11-10');
     await http_.delete(`${BASE}/users/${user.id}`).set(bearer(caller.token)).expect(204);
-    expect((await exportOf(caller, 'period=2026-11').expect(200)).text).toContain(`,${user.id},Leaver,90,1.50,EUR,,\r\n`);
+    expect((await exportOf(caller, 'period=2026-11').expect(200)).text).toContain(
+      `,${user.id},Leaver,90,1.50,EUR,,\r\n`,
+    );
   });
 
   test.each([
@@ -104,18 +132,24 @@ describe('GET /exports/time', () => {
     ['an unknown format', 'period=2026-11&format=xlsx', 'format'],
     ['the DATEV format (hr only)', 'period=2026-11&format=datev', 'format'],
     ['an unknown parameter', 'period=2026-11&client_id=x', 'client_id'],
-  ])('When the query has %s, then it answers 400 naming the parameter and changes nothing', async (_case, query, field) => {
-    const caller = await newTenant(desk);
-    const before = await snapshot(desk);
-    const response = await http_.get(`${EXPORT}?${query}`).set(bearer(caller.token)).expect(400);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
-    expect(await snapshot(desk)).toEqual(before);
-  });
+  ])(
+    'When the query has %s, then it answers 400 naming the parameter and changes nothing',
+    async (_case, query, field) => {
+      const caller = await newTenant(desk);
+      const before = await snapshot(desk);
+      const response = await http_.get(`${EXPORT}?${query}`).set(bearer(caller.token)).expect(400);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+      expect(await snapshot(desk)).toEqual(before);
+    },
+  );
 
   test('When the token lacks read:tickets, then it answers 403; without a token 401', async () => {
     const client = await desk.createClient({ scopes: ['read:users'] });
-    const response = await request(desk.app).get(`${EXPORT}?period=2026-11`).set(bearer(await desk.token(client))).expect(403);
+    const response = await request(desk.app)
+      .get(`${EXPORT}?period=2026-11`)
+      .set(bearer(await desk.token(client)))
+      .expect(403);
     expect(response.headers['www-authenticate']).toContain('scope="read:tickets"');
     await request(desk.app).get(`${EXPORT}?period=2026-11`).expect(401);
   });
@@ -133,7 +167,10 @@ describe('GET /exports/time, streamed', () => {
   beforeAll(async () => {
     caller = await newTenant(desk);
     const client = await createClient(http_, caller.token, { name: 'Big Client' });
-    users = [(await createUser(http_, caller.token, { name: 'Ann' })).id, (await createUser(http_, caller.token, { name: 'Bob' })).id];
+    users = [
+      (await createUser(http_, caller.token, { name: 'Ann' })).id,
+      (await createUser(http_, caller.token, { name: 'Bob' })).id,
+    ];
     // Two technicians on each of 6,000 tickets: ~1.2 MB of CSV, more than the socket buffers hold at once.
     await desk.db.$executeRaw`INSERT INTO tickets (tenant_id, number, title, client_id)
       SELECT ${caller.tenantId}::uuid, n, 'Ticket ' || n, ${client.id}::uuid FROM generate_series(1, ${TICKETS}::int) AS n`;
@@ -157,7 +194,9 @@ describe('GET /exports/time, streamed', () => {
     expect(lines.length - 2).toBe(TICKETS * 2);
     expect(lines[1]).toMatch(new RegExp(`^[0-9a-f-]{36},Big Client,1,Ticket 1,${users[0]},Ann,75,1\\.25,EUR,,$`));
     expect(lines[2]).toMatch(new RegExp(`,Big Client,1,Ticket 1,${users[1]},Bob,75,1\\.25,EUR,,$`));
-    expect(lines.at(-2)).toMatch(new RegExp(`,Big Client,${TICKETS},Ticket ${TICKETS},${users[1]},Bob,75,1\\.25,EUR,,$`));
+    expect(lines.at(-2)).toMatch(
+      new RegExp(`,Big Client,${TICKETS},Ticket ${TICKETS},${users[1]},Bob,75,1\\.25,EUR,,$`),
+    );
     await waitUntil(async () => (await busyExportBackends()).length === 0, 'the export connection is back in its pool');
   });
 
@@ -165,7 +204,9 @@ describe('GET /exports/time, streamed', () => {
     const received: Buffer[] = [];
     const req = http.get(`${desk.url}${EXPORT}?period=2026-10`, { headers: bearer(caller.token) });
     req.on('error', () => undefined); // destroyed below, on purpose
-    const response = await new Promise<http.IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      req.on('response', resolve).on('error', reject),
+    );
     expect(response.statusCode).toBe(200);
     // Read one chunk, then stop: back-pressure leaves the cursor open and waiting, mid-file.
     await new Promise<void>((resolve) => response.once('data', (chunk: Buffer) => (received.push(chunk), resolve())));
@@ -175,11 +216,18 @@ describe('GET /exports/time, streamed', () => {
 
     req.destroy();
 
-    await waitUntil(async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'`, [held[0]])).rowCount === 0, 'the export backend has let go of its query');
+    await waitUntil(
+      async () =>
+        (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'`, [held[0]])).rowCount ===
+        0,
+      'the export backend has let go of its query',
+    );
     expect(await busyExportBackends()).toEqual([]);
     expect(Buffer.concat(received).toString('utf8').startsWith(`${HEADER}\r\n`)).toBe(true);
     // Exports still work afterwards (the pool was not left broken).
-    expect((await request(desk.url).get(`${EXPORT}?period=2026-12`).set(bearer(caller.token))).text).toBe(`${HEADER}\r\n`);
+    expect((await request(desk.url).get(`${EXPORT}?period=2026-12`).set(bearer(caller.token))).text).toBe(
+      `${HEADER}\r\n`,
+    );
   });
 
   test('When the client disconnects while the query has not produced its first row, then the query is cancelled at once', async () => {
@@ -203,7 +251,12 @@ describe('GET /exports/time, streamed', () => {
 
       req.destroy();
 
-      await waitUntil(async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'`, [waiting[0]])).rowCount === 0, 'the waiting query is cancelled');
+      await waitUntil(
+        async () =>
+          (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'`, [waiting[0]]))
+            .rowCount === 0,
+        'the waiting query is cancelled',
+      );
       expect(await busyExportBackends()).toEqual([]);
     } finally {
       await locker.query('ROLLBACK');
@@ -227,7 +280,10 @@ describe('GET /exports/time, readers that stop reading', () => {
   beforeAll(async () => {
     wide = await newTenant(desk);
     const client = await createClient(http_, wide.token, { name: 'Wide Client' });
-    const users = [(await createUser(http_, wide.token, { name: 'Ann' })).id, (await createUser(http_, wide.token, { name: 'Bob' })).id];
+    const users = [
+      (await createUser(http_, wide.token, { name: 'Ann' })).id,
+      (await createUser(http_, wide.token, { name: 'Bob' })).id,
+    ];
     await desk.db.$executeRaw`INSERT INTO tickets (tenant_id, number, title, client_id)
       SELECT ${wide.tenantId}::uuid, n, 'Ticket ' || n || ' ' || repeat('x', 600), ${client.id}::uuid FROM generate_series(1, ${TICKETS}::int) AS n`;
     await desk.db.$executeRaw`INSERT INTO time_entries (tenant_id, ticket_id, client_id, user_id, minutes, date)
@@ -274,7 +330,10 @@ describe('GET /exports/time, readers that stop reading', () => {
     try {
       expect(readers.map((reader) => reader.status)).toEqual(Array(POOL_SIZE).fill(200));
 
-      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the stalled exports let go of their cursors');
+      await waitUntil(
+        async () => (await busyExportBackends()).length === 0,
+        'the stalled exports let go of their cursors',
+      );
 
       await wholeExport();
     } finally {
@@ -324,7 +383,10 @@ describe('GET /exports/time, failed exports and a full pool', () => {
       }, 'every connection of the export pool waits for the lock');
 
       for (const req of requests) req.destroy();
-      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the failed exports let go of their connections');
+      await waitUntil(
+        async () => (await busyExportBackends()).length === 0,
+        'the failed exports let go of their connections',
+      );
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
@@ -335,41 +397,52 @@ describe('GET /exports/time, failed exports and a full pool', () => {
     await waitUntil(async () => (await busyExportBackends()).length === 0, 'the good export gave its connection back');
   });
 
-  test('When every connection of the export pool stays busy past EXPORT_POOL_ACQUIRE_TIMEOUT_MS, then the next export answers 503 with Retry-After, and exports work once one is free', async () => {
-    const replica = http.createServer(await desk.replica({ exports: { idleTimeoutMs: 120_000, acquireTimeoutMs: 300 } }));
-    await new Promise<void>((resolve) => replica.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(replica.address() as AddressInfo).port}`;
-    const locker = new Client({ connectionString: desk.databaseUrl });
-    await locker.connect();
-    const held: http.ClientRequest[] = [];
-    try {
-      // Every connection of the replica's pool holds a query waiting for a lock.
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE time_entries IN ACCESS EXCLUSIVE MODE');
-      for (let i = 0; i < POOL_SIZE; i++) {
-        const req = http.get(`${url}${EXPORT}?period=2026-09`, { headers: bearer(caller.token) });
-        req.on('error', () => undefined);
-        held.push(req);
+  test(
+    'When every connection of the export pool stays busy past EXPORT_POOL_ACQUIRE_TIMEOUT_MS, then the ' +
+      'next export answers 503 with Retry-After, and exports work once one is free',
+    async () => {
+      const replica = http.createServer(
+        await desk.replica({ exports: { idleTimeoutMs: 120_000, acquireTimeoutMs: 300 } }),
+      );
+      await new Promise<void>((resolve) => replica.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(replica.address() as AddressInfo).port}`;
+      const locker = new Client({ connectionString: desk.databaseUrl });
+      await locker.connect();
+      const held: http.ClientRequest[] = [];
+      try {
+        // Every connection of the replica's pool holds a query waiting for a lock.
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE time_entries IN ACCESS EXCLUSIVE MODE');
+        for (let i = 0; i < POOL_SIZE; i++) {
+          const req = http.get(`${url}${EXPORT}?period=2026-09`, { headers: bearer(caller.token) });
+          req.on('error', () => undefined);
+          held.push(req);
+        }
+        await waitUntil(async () => (await busyExportBackends()).length === POOL_SIZE, 'the pool is full');
+
+        const busy = await request(url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token));
+
+        expect(busy.status).toBe(503);
+        expect(busy.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(busy.headers['retry-after']).toBe('5');
+        expect(busy.body).toMatchObject({ type: 'urn:msp:problem:export-capacity-exhausted', status: 503 });
+      } finally {
+        for (const req of held) req.destroy();
+        await locker.query('ROLLBACK');
+        await locker.end();
       }
-      await waitUntil(async () => (await busyExportBackends()).length === POOL_SIZE, 'the pool is full');
-
-      const busy = await request(url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token));
-
-      expect(busy.status).toBe(503);
-      expect(busy.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(busy.headers['retry-after']).toBe('5');
-      expect(busy.body).toMatchObject({ type: 'urn:msp:problem:export-capacity-exhausted', status: 503 });
-    } finally {
-      for (const req of held) req.destroy();
-      await locker.query('ROLLBACK');
-      await locker.end();
-    }
-    try {
-      await waitUntil(async () => (await busyExportBackends()).length === 0, 'the held exports let go of their connections');
-      expect((await request(url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token)).expect(200)).text).toContain(`${HEADER}\r\n`);
-    } finally {
-      replica.closeAllConnections();
-      await new Promise((resolve) => replica.close(resolve));
-    }
-  });
+      try {
+        await waitUntil(
+          async () => (await busyExportBackends()).length === 0,
+          'the held exports let go of their connections',
+        );
+        expect(
+          (await request(url).get(`${EXPORT}?period=2026-09`).set(bearer(caller.token)).expect(200)).text,
+        ).toContain(`${HEADER}\r\n`);
+      } finally {
+        replica.closeAllConnections();
+        await new Promise((resolve) => replica.close(resolve));
+      }
+    },
+  );
 });

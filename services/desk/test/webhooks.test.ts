@@ -54,7 +54,10 @@ describeWebhooks({
       adminClientId: admin.clientId,
       readerAuth: `Bearer ${await desk.token(reader)}`,
       async trigger() {
-        const response = await request(desk.app).post(`${BASE}/tickets`).set(bearer(adminToken)).send({ title: unique('Printer jams'), client_id: client.id });
+        const response = await request(desk.app)
+          .post(`${BASE}/tickets`)
+          .set(bearer(adminToken))
+          .send({ title: unique('Printer jams'), client_id: client.id });
         expect(response.status).toBe(201);
         return { type: 'ticket.created', resourceType: 'ticket', resourceId: response.body.id, response };
       },

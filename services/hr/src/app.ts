@@ -92,10 +92,21 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
   const employeesRepository = createEmployeesRepository(db, reads);
   const employees = createEmployeesService(employeesRepository);
   const contractsRepository = createContractsRepository(db, reads);
-  const timesheets = createTimesheetsService({ timesheets: createTimesheetsRepository(db, reads), employees: employeesRepository, contracts: contractsRepository });
+  const timesheets = createTimesheetsService({
+    timesheets: createTimesheetsRepository(db, reads),
+    employees: employeesRepository,
+    contracts: contractsRepository,
+  });
   const contracts = createContractsService({ contracts: contractsRepository, employees: employeesRepository });
-  const timeAccounts = createTimeAccountsService({ accounts: createTimeAccountsRepository(db), contracts: contractsRepository, employees: employeesRepository });
-  const workingTime = createWorkingTimeService({ records: createWorkingTimeRepository(db), employees: employeesRepository });
+  const timeAccounts = createTimeAccountsService({
+    accounts: createTimeAccountsRepository(db),
+    contracts: contractsRepository,
+    employees: employeesRepository,
+  });
+  const workingTime = createWorkingTimeService({
+    records: createWorkingTimeRepository(db),
+    employees: employeesRepository,
+  });
   const leaveSettingsRepository = createLeaveSettingsRepository(db);
   const leaveSettings = createLeaveSettingsService(leaveSettingsRepository);
   const leaveAccounts = createLeaveAccountsService({
@@ -104,7 +115,12 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
     employees: employeesRepository,
     settings: leaveSettingsRepository,
   });
-  const leaves = createLeavesService({ leaves: createLeavesRepository(db, reads), employees: employeesRepository, contracts: contractsRepository, accounts: leaveAccounts });
+  const leaves = createLeavesService({
+    leaves: createLeavesRepository(db, reads),
+    employees: employeesRepository,
+    contracts: contractsRepository,
+    accounts: leaveAccounts,
+  });
   const payrollSettingsRepository = createPayrollSettingsRepository(db);
   const payrollSettings = createPayrollSettingsService(payrollSettingsRepository);
   const exportSettings = { ...EXPORT_DEFAULTS, ...settings.exports };
@@ -140,8 +156,14 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       tags: [
-        { name: 'Employees', description: 'People on the payroll, linked to helpdesk users; their employment and contract history.' },
-        { name: 'Timesheets', description: 'Working days under German working-time law (ArbZG §3 daily maximum, §4 breaks).' },
+        {
+          name: 'Employees',
+          description: 'People on the payroll, linked to helpdesk users; their employment and contract history.',
+        },
+        {
+          name: 'Timesheets',
+          description: 'Working days under German working-time law (ArbZG §3 daily maximum, §4 breaks).',
+        },
         {
           name: 'Leaves',
           description:
@@ -177,7 +199,11 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
       registerLeaveAccountRoutes(api, { accounts: leaveAccounts });
       registerLeaveSettingsRoutes(api, { settings: leaveSettings });
       registerPayrollSettingsRoutes(api, { settings: payrollSettings });
-      registerPayrollExportRoutes(api, { exports: payrollExports, logger, idleTimeoutMs: exportSettings.idleTimeoutMs });
+      registerPayrollExportRoutes(api, {
+        exports: payrollExports,
+        logger,
+        idleTimeoutMs: exportSettings.idleTimeoutMs,
+      });
       events.registerRoutes(api);
       registerWhoAmI(api);
     },

@@ -59,7 +59,10 @@ export function weekdaysBetween(start: string, end: string): number {
 export function assertDayRange(range: { from?: string; to?: string }): void {
   // `YYYY-MM-DD` text orders as the days do.
   if (range.from && range.to && range.to < range.from) {
-    throw validationFailed([{ field: 'to', message: 'must not be before from' }], 'One or more query parameters are not valid.');
+    throw validationFailed(
+      [{ field: 'to', message: 'must not be before from' }],
+      'One or more query parameters are not valid.',
+    );
   }
 }
 

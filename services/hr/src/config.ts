@@ -12,7 +12,7 @@ export const HrConfigSchema = Type.Object({
   DATA_DIR: Type.String({
     default: '.data',
     description:
-      'Folder of local state: the keys a service generates outside production (desk\'s signing key, the ' +
+      "Folder of local state: the keys a service generates outside production (desk's signing key, the " +
       'encryption keys).',
   }),
   // The payroll exports stream from the service's pool, which holds this many connections more than
@@ -36,7 +36,10 @@ export type HrConfig = Static<typeof HrConfigSchema>;
 
 export function loadHrConfig(env: NodeJS.ProcessEnv = process.env): HrConfig {
   const config = loadConfig(HrConfigSchema, env);
-  const problems = [...allowlistProblems(config.OUTBOUND_ALLOWLIST), ...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV)];
+  const problems = [
+    ...allowlistProblems(config.OUTBOUND_ALLOWLIST),
+    ...encryptionKeyProblems('WEBHOOK_ENCRYPTION_KEY', config.WEBHOOK_ENCRYPTION_KEY, config.NODE_ENV),
+  ];
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

@@ -21,12 +21,23 @@ const IN_YEARS = `Years ${FIRST_YEAR}–${LAST_YEAR} (else 400).`;
 type Described = SchemaOptions & { description: string };
 
 /** A day `YYYY-MM-DD` a request gives, in the years 1900–2199. */
-export const RequestDay = (options: Described) => DateOnly({ ...options, pattern: YEARS_PATTERN, description: `${options.description} ${IN_YEARS}` });
+export const RequestDay = (options: Described) =>
+  DateOnly({ ...options, pattern: YEARS_PATTERN, description: `${options.description} ${IN_YEARS}` });
 
 /** A month `YYYY-MM` a request gives, in the years 1900–2199. */
 export const RequestMonth = (options: Described) =>
-  Type.String({ ...options, format: 'year-month', pattern: YEARS_PATTERN, description: `${options.description} ${IN_YEARS}` });
+  Type.String({
+    ...options,
+    format: 'year-month',
+    pattern: YEARS_PATTERN,
+    description: `${options.description} ${IN_YEARS}`,
+  });
 
 /** A calendar year a request gives, 1900–2199. */
 export const RequestYear = (options: Described) =>
-  Type.Integer({ ...options, minimum: FIRST_YEAR, maximum: LAST_YEAR, description: `${options.description} ${FIRST_YEAR}–${LAST_YEAR} (else 400).` });
+  Type.Integer({
+    ...options,
+    minimum: FIRST_YEAR,
+    maximum: LAST_YEAR,
+    description: `${options.description} ${FIRST_YEAR}–${LAST_YEAR} (else 400).`,
+  });

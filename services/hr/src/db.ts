@@ -17,7 +17,10 @@ const API_CONNECTIONS = 10;
  * instance (the export's semaphore); the pool holds that many more than the API's requests need, so
  * long downloads never take the connections the API answers with.
  */
-export function createDb(databaseUrl: string, options: { exportConnections: number; acquireTimeoutMs?: number; readUrl?: string }): HrDatabase {
+export function createDb(
+  databaseUrl: string,
+  options: { exportConnections: number; acquireTimeoutMs?: number; readUrl?: string },
+): HrDatabase {
   return openDatabase<DB>(databaseUrl, {
     max: API_CONNECTIONS + options.exportConnections,
     applicationName: 'hr',

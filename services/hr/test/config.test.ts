@@ -7,11 +7,22 @@ const problemsOf = (env: NodeJS.ProcessEnv) => configProblems(loadHrConfig, env)
 
 describe('hr configuration', () => {
   test("When the export's pool and timeouts are not set, then they have their documented defaults", () => {
-    expect(loadHrConfig(BASE)).toMatchObject({ EXPORT_POOL_SIZE: 10, EXPORT_IDLE_TIMEOUT_MS: 30000, EXPORT_POOL_ACQUIRE_TIMEOUT_MS: 5000 });
+    expect(loadHrConfig(BASE)).toMatchObject({
+      EXPORT_POOL_SIZE: 10,
+      EXPORT_IDLE_TIMEOUT_MS: 30000,
+      EXPORT_POOL_ACQUIRE_TIMEOUT_MS: 5000,
+    });
   });
 
   test("When the export's pool and timeouts are set, then they are taken as numbers", () => {
-    expect(loadHrConfig({ ...BASE, EXPORT_POOL_SIZE: '20', EXPORT_IDLE_TIMEOUT_MS: '60000', EXPORT_POOL_ACQUIRE_TIMEOUT_MS: '2000' })).toMatchObject({
+    expect(
+      loadHrConfig({
+        ...BASE,
+        EXPORT_POOL_SIZE: '20',
+        EXPORT_IDLE_TIMEOUT_MS: '60000',
+        EXPORT_POOL_ACQUIRE_TIMEOUT_MS: '2000',
+      }),
+    ).toMatchObject({
       EXPORT_POOL_SIZE: 20,
       EXPORT_IDLE_TIMEOUT_MS: 60000,
       EXPORT_POOL_ACQUIRE_TIMEOUT_MS: 2000,

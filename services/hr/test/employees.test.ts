@@ -25,7 +25,14 @@ function employeeInput(overrides: Record<string, unknown> = {}) {
   return { user_id: randomUUID(), personnel_number: personnelNumber(), name: 'Erika Mustermann', ...overrides };
 }
 
-type EmployeeJson = { id: string; user_id: string; personnel_number: string; name: string; created_at: string; updated_at: string };
+type EmployeeJson = {
+  id: string;
+  user_id: string;
+  personnel_number: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+};
 
 const storedCount = (tenantId: string) => hr.db.employee.count({ where: { tenantId } });
 const stored = (id: string) => hr.db.employee.findUniqueOrThrow({ where: { id } });
@@ -39,11 +46,15 @@ async function register(auth: string, overrides: Record<string, unknown> = {}): 
 function expectProblem(response: request.Response, status: number, type: string) {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ status, type: `urn:msp:problem:${type}`, request_id: response.headers['x-request-id'] });
+  expect(response.body).toMatchObject({
+    status,
+    type: `urn:msp:problem:${type}`,
+    request_id: response.headers['x-request-id'],
+  });
 }
 
 describe('POST /employees', () => {
-  test('When a valid employee is registered, then it answers 201 with Location and the employee, and stores it in the caller\'s tenant', async () => {
+  test("When a valid employee is registered, then it answers 201 with Location and the employee, and stores it in the caller's tenant", async () => {
     const caller = newCaller();
     const input = employeeInput({ personnel_number: '00042' });
 
@@ -62,11 +73,19 @@ describe('POST /employees', () => {
       updated_at: response.body.created_at,
     });
     expect(Math.abs(Date.parse(response.body.created_at) - Date.now())).toBeLessThan(60_000);
-    expect(await stored(response.body.id)).toMatchObject({ tenantId: caller.tenantId, userId: input.user_id, personnelNumber: '00042', name: input.name });
+    expect(await stored(response.body.id)).toMatchObject({
+      tenantId: caller.tenantId,
+      userId: input.user_id,
+      personnelNumber: '00042',
+      name: input.name,
+    });
   });
 
   test('When the personnel number has 20 digits, then it is accepted', async () => {
-    const response = await request(hr.app).post(EMPLOYEES).set('Authorization', newCaller().auth).send(employeeInput({ personnel_number: '12345678901234567890' }));
+    const response = await request(hr.app)
+      .post(EMPLOYEES)
+      .set('Authorization', newCaller().auth)
+      .send(employeeInput({ personnel_number: '12345678901234567890' }));
     expect(response.status).toBe(201);
   });
 
@@ -74,7 +93,10 @@ describe('POST /employees', () => {
     const caller = newCaller();
     const first = await register(caller.auth);
 
-    const response = await request(hr.app).post(EMPLOYEES).set('Authorization', caller.auth).send(employeeInput({ user_id: first.user_id }));
+    const response = await request(hr.app)
+      .post(EMPLOYEES)
+      .set('Authorization', caller.auth)
+      .send(employeeInput({ user_id: first.user_id }));
 
     expectProblem(response, 409, 'conflict');
     expect(response.body.errors).toEqual([{ field: 'user_id', message: 'already has an employee record' }]);
@@ -85,7 +107,10 @@ describe('POST /employees', () => {
     const caller = newCaller();
     const first = await register(caller.auth);
 
-    const response = await request(hr.app).post(EMPLOYEES).set('Authorization', caller.auth).send(employeeInput({ personnel_number: first.personnel_number }));
+    const response = await request(hr.app)
+      .post(EMPLOYEES)
+      .set('Authorization', caller.auth)
+      .send(employeeInput({ personnel_number: first.personnel_number }));
 
     expectProblem(response, 409, 'conflict');
     expect(response.body.detail).toContain(first.personnel_number);
@@ -101,27 +126,50 @@ describe('POST /employees', () => {
     await register(one.auth, input);
     await register(other.auth, input);
 
-    expect(await hr.db.employee.count({ where: { userId: input.user_id, personnelNumber: input.personnel_number } })).toBe(2);
+    expect(
+      await hr.db.employee.count({ where: { userId: input.user_id, personnelNumber: input.personnel_number } }),
+    ).toBe(2);
   });
 
   test.each([
     ['an unknown field', { tenant_id: randomUUID() }, 'tenant_id', 'is not a known field'],
-    ['a personnel number with letters', { personnel_number: 'A-1001' }, 'personnel_number', 'must match pattern "^[0-9]{1,20}$"'],
-    ['a personnel number of 21 digits', { personnel_number: '123456789012345678901' }, 'personnel_number', 'must NOT have more than 20 characters'],
-    ['an empty personnel number', { personnel_number: '' }, 'personnel_number', 'must NOT have fewer than 1 characters'],
+    [
+      'a personnel number with letters',
+      { personnel_number: 'A-1001' },
+      'personnel_number',
+      'must match pattern "^[0-9]{1,20}$"',
+    ],
+    [
+      'a personnel number of 21 digits',
+      { personnel_number: '123456789012345678901' },
+      'personnel_number',
+      'must NOT have more than 20 characters',
+    ],
+    [
+      'an empty personnel number',
+      { personnel_number: '' },
+      'personnel_number',
+      'must NOT have fewer than 1 characters',
+    ],
     ['a personnel number sent as a number', { personnel_number: 10042 }, 'personnel_number', 'must be of type string'],
     ['a user_id that is not a UUID', { user_id: 'erika' }, 'user_id', 'must be a valid uuid'],
     ['a name of the wrong type', { name: ['Erika'] }, 'name', 'must be of type string'],
     ['a name longer than 200 characters', { name: 'x'.repeat(201) }, 'name', 'must NOT have more than 200 characters'],
-  ])('When the body has %s, then it answers 400 naming the field and stores nothing', async (_case, overrides, field, message) => {
-    const caller = newCaller();
-    const response = await request(hr.app).post(EMPLOYEES).set('Authorization', caller.auth).send(employeeInput(overrides));
+  ])(
+    'When the body has %s, then it answers 400 naming the field and stores nothing',
+    async (_case, overrides, field, message) => {
+      const caller = newCaller();
+      const response = await request(hr.app)
+        .post(EMPLOYEES)
+        .set('Authorization', caller.auth)
+        .send(employeeInput(overrides));
 
-    expectProblem(response, 400, 'validation-error');
-    expect(response.body.errors).toEqual(expect.arrayContaining([{ field, message }]));
-    expect(response.body.errors.every((e: { field: string }) => e.field === field)).toBe(true);
-    expect(await storedCount(caller.tenantId)).toBe(0);
-  });
+      expectProblem(response, 400, 'validation-error');
+      expect(response.body.errors).toEqual(expect.arrayContaining([{ field, message }]));
+      expect(response.body.errors.every((e: { field: string }) => e.field === field)).toBe(true);
+      expect(await storedCount(caller.tenantId)).toBe(0);
+    },
+  );
 
   test('When required fields are missing, then it answers 400 listing each of them', async () => {
     const caller = newCaller();
@@ -140,7 +188,11 @@ describe('POST /employees', () => {
 
   test('When the body is malformed JSON, then it answers 400 and stores nothing', async () => {
     const caller = newCaller();
-    const response = await request(hr.app).post(EMPLOYEES).set('Authorization', caller.auth).set('Content-Type', 'application/json').send('{"name":');
+    const response = await request(hr.app)
+      .post(EMPLOYEES)
+      .set('Authorization', caller.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"name":');
 
     expectProblem(response, 400, 'malformed-body');
     expect(await storedCount(caller.tenantId)).toBe(0);
@@ -148,7 +200,11 @@ describe('POST /employees', () => {
 
   test('When the body is not JSON, then it answers 415 and stores nothing', async () => {
     const caller = newCaller();
-    const response = await request(hr.app).post(EMPLOYEES).set('Authorization', caller.auth).type('form').send(employeeInput());
+    const response = await request(hr.app)
+      .post(EMPLOYEES)
+      .set('Authorization', caller.auth)
+      .type('form')
+      .send(employeeInput());
 
     expectProblem(response, 415, 'unsupported-media-type');
     expect(await storedCount(caller.tenantId)).toBe(0);
@@ -177,7 +233,11 @@ describe('GET /employees/:id', () => {
 
   test('When the id is unknown or not a UUID, then it answers 404', async () => {
     const caller = newCaller();
-    expectProblem(await request(hr.app).get(`${EMPLOYEES}/${randomUUID()}`).set('Authorization', caller.auth), 404, 'not-found');
+    expectProblem(
+      await request(hr.app).get(`${EMPLOYEES}/${randomUUID()}`).set('Authorization', caller.auth),
+      404,
+      'not-found',
+    );
     expectProblem(await request(hr.app).get(`${EMPLOYEES}/12345`).set('Authorization', caller.auth), 404, 'not-found');
   });
 });
@@ -188,19 +248,34 @@ describe('PATCH /employees/:id', () => {
     const created = await register(caller.auth);
     const number = personnelNumber();
 
-    const response = await request(hr.app).patch(`${EMPLOYEES}/${created.id}`).set('Authorization', caller.auth).send({ name: 'Erika Musterfrau', personnel_number: number });
+    const response = await request(hr.app)
+      .patch(`${EMPLOYEES}/${created.id}`)
+      .set('Authorization', caller.auth)
+      .send({ name: 'Erika Musterfrau', personnel_number: number });
 
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ ...created, name: 'Erika Musterfrau', personnel_number: number, updated_at: expect.any(String) });
+    expect(response.body).toEqual({
+      ...created,
+      name: 'Erika Musterfrau',
+      personnel_number: number,
+      updated_at: expect.any(String),
+    });
     expect(Date.parse(response.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at));
-    expect(await stored(created.id)).toMatchObject({ name: 'Erika Musterfrau', personnelNumber: number, userId: created.user_id });
+    expect(await stored(created.id)).toMatchObject({
+      name: 'Erika Musterfrau',
+      personnelNumber: number,
+      userId: created.user_id,
+    });
   });
 
   test('When only the name is sent, then the personnel number keeps its value', async () => {
     const caller = newCaller();
     const created = await register(caller.auth);
 
-    const response = await request(hr.app).patch(`${EMPLOYEES}/${created.id}`).set('Authorization', caller.auth).send({ name: 'E. Mustermann' });
+    const response = await request(hr.app)
+      .patch(`${EMPLOYEES}/${created.id}`)
+      .set('Authorization', caller.auth)
+      .send({ name: 'E. Mustermann' });
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ name: 'E. Mustermann', personnel_number: created.personnel_number });
@@ -210,12 +285,15 @@ describe('PATCH /employees/:id', () => {
     const caller = newCaller();
     const created = await register(caller.auth);
 
-    const response = await request(hr.app).patch(`${EMPLOYEES}/${created.id}`).set('Authorization', caller.auth).send({ personnel_number: created.personnel_number });
+    const response = await request(hr.app)
+      .patch(`${EMPLOYEES}/${created.id}`)
+      .set('Authorization', caller.auth)
+      .send({ personnel_number: created.personnel_number });
 
     expect(response.status).toBe(200);
   });
 
-  test('When the personnel number is another employee\'s, then it answers 409 and changes nothing', async () => {
+  test("When the personnel number is another employee's, then it answers 409 and changes nothing", async () => {
     const caller = newCaller();
     const taken = await register(caller.auth);
     const created = await register(caller.auth);
@@ -233,13 +311,21 @@ describe('PATCH /employees/:id', () => {
   test.each([
     ['an empty body', {}, '(body)', 'must NOT have fewer than 1 properties'],
     ['user_id', { user_id: randomUUID() }, 'user_id', 'is not a known field'],
-    ['a personnel number with letters', { personnel_number: '12a' }, 'personnel_number', 'must match pattern "^[0-9]{1,20}$"'],
+    [
+      'a personnel number with letters',
+      { personnel_number: '12a' },
+      'personnel_number',
+      'must match pattern "^[0-9]{1,20}$"',
+    ],
     ['a null name', { name: null }, 'name', 'must be of type string'],
   ])('When the body has %s, then it answers 400 and changes nothing', async (_case, body, field, message) => {
     const caller = newCaller();
     const created = await register(caller.auth);
 
-    const response = await request(hr.app).patch(`${EMPLOYEES}/${created.id}`).set('Authorization', caller.auth).send(body);
+    const response = await request(hr.app)
+      .patch(`${EMPLOYEES}/${created.id}`)
+      .set('Authorization', caller.auth)
+      .send(body);
 
     expectProblem(response, 400, 'validation-error');
     expect(response.body.errors).toEqual([{ field, message }]);
@@ -249,14 +335,20 @@ describe('PATCH /employees/:id', () => {
   test('When the id belongs to another tenant, then it answers 404 and changes nothing', async () => {
     const created = await register(newCaller().auth);
 
-    const response = await request(hr.app).patch(`${EMPLOYEES}/${created.id}`).set('Authorization', newCaller().auth).send({ name: 'Hijacked' });
+    const response = await request(hr.app)
+      .patch(`${EMPLOYEES}/${created.id}`)
+      .set('Authorization', newCaller().auth)
+      .send({ name: 'Hijacked' });
 
     expectProblem(response, 404, 'not-found');
     expect((await stored(created.id)).name).toBe(created.name);
   });
 
   test('When the id is unknown, then it answers 404', async () => {
-    const response = await request(hr.app).patch(`${EMPLOYEES}/${randomUUID()}`).set('Authorization', newCaller().auth).send({ name: 'Nobody' });
+    const response = await request(hr.app)
+      .patch(`${EMPLOYEES}/${randomUUID()}`)
+      .set('Authorization', newCaller().auth)
+      .send({ name: 'Nobody' });
     expectProblem(response, 404, 'not-found');
   });
 
@@ -265,7 +357,10 @@ describe('PATCH /employees/:id', () => {
     const created = await register(caller.auth);
     const reader = `Bearer ${hr.token({ tenant_id: caller.tenantId, scope: 'read:hr' })}`;
 
-    const response = await request(hr.app).patch(`${EMPLOYEES}/${created.id}`).set('Authorization', reader).send({ name: 'Changed' });
+    const response = await request(hr.app)
+      .patch(`${EMPLOYEES}/${created.id}`)
+      .set('Authorization', reader)
+      .send({ name: 'Changed' });
 
     expectProblem(response, 403, 'insufficient-scope');
     expect((await stored(created.id)).name).toBe(created.name);
@@ -292,11 +387,23 @@ describe('GET /employees', () => {
     const createdAt = new Date('2030-01-01T00:00:00.000Z');
     const ids = [randomUUID(), randomUUID(), randomUUID()];
     for (const id of ids) {
-      await hr.db.employee.create({ data: { id, tenantId: caller.tenantId, userId: randomUUID(), personnelNumber: personnelNumber(), name: 'Same time', createdAt } });
+      await hr.db.employee.create({
+        data: {
+          id,
+          tenantId: caller.tenantId,
+          userId: randomUUID(),
+          personnelNumber: personnelNumber(),
+          name: 'Same time',
+          createdAt,
+        },
+      });
     }
 
     const first = await request(hr.app).get(EMPLOYEES).query({ per_page: 2 }).set('Authorization', caller.auth);
-    const second = await request(hr.app).get(EMPLOYEES).query({ per_page: 2, page: 2 }).set('Authorization', caller.auth);
+    const second = await request(hr.app)
+      .get(EMPLOYEES)
+      .query({ per_page: 2, page: 2 })
+      .set('Authorization', caller.auth);
 
     expect([...first.body.data, ...second.body.data].map((e: EmployeeJson) => e.id)).toEqual([...ids].sort().reverse());
   });
@@ -307,7 +414,10 @@ describe('GET /employees', () => {
     for (let i = 0; i < 5; i += 1) created.push(await register(caller.auth));
     const newestFirst = created.reverse().map((e) => e.id);
 
-    const page2 = await request(hr.app).get(EMPLOYEES).query({ page: 2, per_page: 2 }).set('Authorization', caller.auth);
+    const page2 = await request(hr.app)
+      .get(EMPLOYEES)
+      .query({ page: 2, per_page: 2 })
+      .set('Authorization', caller.auth);
 
     expect(page2.status).toBe(200);
     expect(page2.body.data.map((e: EmployeeJson) => e.id)).toEqual(newestFirst.slice(2, 4));
@@ -326,7 +436,10 @@ describe('GET /employees', () => {
     const caller = newCaller();
     await register(caller.auth);
 
-    const response = await request(hr.app).get(EMPLOYEES).query({ page: 3, per_page: 1 }).set('Authorization', caller.auth);
+    const response = await request(hr.app)
+      .get(EMPLOYEES)
+      .query({ page: 3, per_page: 1 })
+      .set('Authorization', caller.auth);
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ data: [], pagination: { page: 3, per_page: 1, total: 1, total_pages: 1 } });
@@ -352,8 +465,14 @@ describe('GET /employees', () => {
     const wanted = await register(caller.auth);
     await register(caller.auth);
 
-    const byUser = await request(hr.app).get(EMPLOYEES).query({ user_id: wanted.user_id }).set('Authorization', caller.auth);
-    const byNumber = await request(hr.app).get(EMPLOYEES).query({ personnel_number: wanted.personnel_number }).set('Authorization', caller.auth);
+    const byUser = await request(hr.app)
+      .get(EMPLOYEES)
+      .query({ user_id: wanted.user_id })
+      .set('Authorization', caller.auth);
+    const byNumber = await request(hr.app)
+      .get(EMPLOYEES)
+      .query({ personnel_number: wanted.personnel_number })
+      .set('Authorization', caller.auth);
 
     expect(byUser.body.data).toEqual([wanted]);
     expect(byNumber.body.data).toEqual([wanted]);

@@ -27,15 +27,22 @@ type Caller = CallerWithEmployee;
 const newCaller = () => newCallerWithEmployee(hr, 'read:hr write:hr', { sub: CLIENT });
 
 const get = (caller: Caller, path: string) => request(hr.app).get(path).set('Authorization', caller.auth);
-const post = (caller: Caller, path: string, body: object) => request(hr.app).post(path).set('Authorization', caller.auth).send(body);
-const patch = (caller: Caller, path: string, body: object) => request(hr.app).patch(path).set('Authorization', caller.auth).send(body);
+const post = (caller: Caller, path: string, body: object) =>
+  request(hr.app).post(path).set('Authorization', caller.auth).send(body);
+const patch = (caller: Caller, path: string, body: object) =>
+  request(hr.app).patch(path).set('Authorization', caller.auth).send(body);
 const del = (caller: Caller, path: string) => request(hr.app).delete(path).set('Authorization', caller.auth);
 
 /** The tenant's event stream as stored, oldest first. */
 const eventsOf = (tenantId: string) => storedEvents(hr.db, tenantId);
 
 /** The event the write that answered `response` must have stored. */
-function expectedEvent(response: request.Response, type: string, resourceId: string, data: { object: unknown; changes?: unknown }) {
+function expectedEvent(
+  response: request.Response,
+  type: string,
+  resourceId: string,
+  data: { object: unknown; changes?: unknown },
+) {
   return {
     type,
     resource_type: type.split('.')[0],
@@ -95,31 +102,49 @@ describe('timesheet events', () => {
     const response = await recordSheet(caller);
 
     expect((await get(caller, sheetPath(response.body.id))).body).toEqual(response.body);
-    expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body })]);
-  });
-
-  test('When a service client records on behalf of another, then the event names both, the other as the service client\'s claim', async () => {
-    const caller = await newCallerWithEmployee(hr, 'read:hr write:hr', { sub: CLIENT, client_kind: 'service' });
-
-    const response = await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'link-onboarding');
-
-    expect(response.status).toBe(201);
     expect(await eventsOf(caller.tenantId)).toEqual([
-      { ...expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body }), actor_on_behalf_of: 'link-onboarding' },
+      expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body }),
     ]);
   });
 
-  test('When a tenant\'s client (not a service client) sends X-On-Behalf-Of, then it is ignored: the event names the caller only', async () => {
+  test("When a service client records on behalf of another, then the event names both, the other as the service client's claim", async () => {
+    const caller = await newCallerWithEmployee(hr, 'read:hr write:hr', { sub: CLIENT, client_kind: 'service' });
+
+    const response = await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-29', entries: DAY }).set(
+      'X-On-Behalf-Of',
+      'link-onboarding',
+    );
+
+    expect(response.status).toBe(201);
+    expect(await eventsOf(caller.tenantId)).toEqual([
+      {
+        ...expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body }),
+        actor_on_behalf_of: 'link-onboarding',
+      },
+    ]);
+  });
+
+  test("When a tenant's client (not a service client) sends X-On-Behalf-Of, then it is ignored: the event names the caller only", async () => {
     const caller = await newCallerWithEmployee(hr, 'read:hr write:hr', { sub: CLIENT, client_kind: 'tenant' });
     const plain = await newCaller();
 
-    const response = await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'someone-else');
-    const unmarked = await post(plain, TIMESHEETS, { user_id: plain.userId, date: '2026-10-29', entries: DAY }).set('X-On-Behalf-Of', 'someone-else');
+    const response = await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-29', entries: DAY }).set(
+      'X-On-Behalf-Of',
+      'someone-else',
+    );
+    const unmarked = await post(plain, TIMESHEETS, { user_id: plain.userId, date: '2026-10-29', entries: DAY }).set(
+      'X-On-Behalf-Of',
+      'someone-else',
+    );
 
     expect(response.status).toBe(201);
     expect(unmarked.status).toBe(201);
-    expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body })]);
-    expect(await eventsOf(plain.tenantId)).toEqual([expectedEvent(unmarked, 'timesheet.created', unmarked.body.id, { object: unmarked.body })]);
+    expect(await eventsOf(caller.tenantId)).toEqual([
+      expectedEvent(response, 'timesheet.created', response.body.id, { object: response.body }),
+    ]);
+    expect(await eventsOf(plain.tenantId)).toEqual([
+      expectedEvent(unmarked, 'timesheet.created', unmarked.body.id, { object: unmarked.body }),
+    ]);
   });
 
   test('When the entries are replaced, then timesheet.updated holds the new sheet and the fields that changed', async () => {
@@ -148,14 +173,21 @@ describe('timesheet events', () => {
       }),
     );
     // A break too short (§4 sums) and 7 h 10 in a row (§4 block).
-    expect(response.body.warnings.map((w: { code: string }) => w.code)).toEqual(['break_too_short', 'work_block_too_long']);
+    expect(response.body.warnings.map((w: { code: string }) => w.code)).toEqual([
+      'break_too_short',
+      'work_block_too_long',
+    ]);
   });
 
   test('When the entries sent are the ones the sheet has (in another order), then nothing changes, not even updated_at, and no event is recorded', async () => {
     const caller = await newCaller();
     const sheet = (await recordSheet(caller)).body;
 
-    const response = await patch(caller, sheetPath(sheet.id), { user_id: caller.userId, date: sheet.date, entries: [...DAY].reverse() });
+    const response = await patch(caller, sheetPath(sheet.id), {
+      user_id: caller.userId,
+      date: sheet.date,
+      entries: [...DAY].reverse(),
+    });
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual(sheet);
@@ -181,9 +213,21 @@ describe('timesheet events', () => {
     const sheet = (await recordSheet(caller)).body;
     const stranger = await newCaller();
 
-    expectProblem(await post(caller, TIMESHEETS, { user_id: caller.userId, date: sheet.date, entries: DAY }), 409, 'conflict');
-    expectProblem(await post(caller, TIMESHEETS, { user_id: randomUUID(), date: '2026-10-30', entries: DAY }), 422, 'unprocessable');
-    expectProblem(await patch(caller, sheetPath(sheet.id), { entries: [{ start: '06:00', end: '16:01', category: 'normal' }] }), 422, 'unprocessable');
+    expectProblem(
+      await post(caller, TIMESHEETS, { user_id: caller.userId, date: sheet.date, entries: DAY }),
+      409,
+      'conflict',
+    );
+    expectProblem(
+      await post(caller, TIMESHEETS, { user_id: randomUUID(), date: '2026-10-30', entries: DAY }),
+      422,
+      'unprocessable',
+    );
+    expectProblem(
+      await patch(caller, sheetPath(sheet.id), { entries: [{ start: '06:00', end: '16:01', category: 'normal' }] }),
+      422,
+      'unprocessable',
+    );
     expectProblem(await patch(stranger, sheetPath(sheet.id), { entries: DAY }), 404, 'not-found');
     expectProblem(await del(stranger, sheetPath(sheet.id)), 404, 'not-found');
 
@@ -196,8 +240,16 @@ describe('timesheet events', () => {
     const sheet = (await recordSheet(caller)).body;
 
     await withFailingEvents(async () => {
-      expect((await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-30', entries: DAY })).status).toBe(500);
-      expect((await patch(caller, sheetPath(sheet.id), { entries: [{ start: '09:00', end: '10:00', category: 'training' }] })).status).toBe(500);
+      expect(
+        (await post(caller, TIMESHEETS, { user_id: caller.userId, date: '2026-10-30', entries: DAY })).status,
+      ).toBe(500);
+      expect(
+        (
+          await patch(caller, sheetPath(sheet.id), {
+            entries: [{ start: '09:00', end: '10:00', category: 'training' }],
+          })
+        ).status,
+      ).toBe(500);
       expect((await del(caller, sheetPath(sheet.id))).status).toBe(500);
     });
 
@@ -211,7 +263,13 @@ describe('leave events', () => {
   const leavePath = (id: string) => `${LEAVES}/${id}`;
 
   async function requestLeave(caller: Caller, overrides: Record<string, unknown> = {}) {
-    const response = await post(caller, LEAVES, { user_id: caller.userId, type: 'vacation', start_date: '2026-10-29', end_date: '2026-11-03', ...overrides });
+    const response = await post(caller, LEAVES, {
+      user_id: caller.userId,
+      type: 'vacation',
+      start_date: '2026-10-29',
+      end_date: '2026-11-03',
+      ...overrides,
+    });
     expect(response.status).toBe(201);
     return response;
   }
@@ -222,7 +280,9 @@ describe('leave events', () => {
     const response = await requestLeave(caller, { note: 'Autumn holidays' });
 
     expect((await get(caller, leavePath(response.body.id))).body).toEqual(response.body);
-    expect(await eventsOf(caller.tenantId)).toEqual([expectedEvent(response, 'leave.requested', response.body.id, { object: response.body })]);
+    expect(await eventsOf(caller.tenantId)).toEqual([
+      expectedEvent(response, 'leave.requested', response.body.id, { object: response.body }),
+    ]);
   });
 
   describe.each([
@@ -234,7 +294,8 @@ describe('leave events', () => {
     test(`then leave.${to} holds the leave as PATCH and GET answer it, and changes.status is {from, to}`, async () => {
       const caller = await newCaller();
       const leave = (await requestLeave(caller)).body;
-      if (from === 'approved') expect((await patch(caller, leavePath(leave.id), { status: 'approved' })).status).toBe(200);
+      if (from === 'approved')
+        expect((await patch(caller, leavePath(leave.id), { status: 'approved' })).status).toBe(200);
 
       const response = await patch(caller, leavePath(leave.id), { status: to });
 
@@ -242,7 +303,9 @@ describe('leave events', () => {
       expect((await get(caller, leavePath(leave.id))).body).toEqual(response.body);
       const events = await eventsOf(caller.tenantId);
       expect(events).toHaveLength(from === 'approved' ? 3 : 2);
-      expect(events.at(-1)).toEqual(expectedEvent(response, `leave.${to}`, leave.id, { object: response.body, changes: { status: { from, to } } }));
+      expect(events.at(-1)).toEqual(
+        expectedEvent(response, `leave.${to}`, leave.id, { object: response.body, changes: { status: { from, to } } }),
+      );
     });
   });
 
@@ -257,7 +320,16 @@ describe('leave events', () => {
     expect(same.status).toBe(200);
     expect(same.body).toEqual(leave);
     expectProblem(await patch(caller, leavePath(rejected.id), { status: 'approved' }), 422, 'illegal-transition');
-    expectProblem(await post(caller, LEAVES, { user_id: caller.userId, type: 'sick', start_date: '2026-10-30', end_date: '2026-10-30' }), 409, 'conflict');
+    expectProblem(
+      await post(caller, LEAVES, {
+        user_id: caller.userId,
+        type: 'sick',
+        start_date: '2026-10-30',
+        end_date: '2026-10-30',
+      }),
+      409,
+      'conflict',
+    );
 
     expect(before.map((event) => event.type)).toEqual(['leave.requested', 'leave.requested', 'leave.rejected']);
     expect(await eventsOf(caller.tenantId)).toEqual(before);
@@ -267,14 +339,20 @@ describe('leave events', () => {
     const caller = await newCaller();
     const leave = (await requestLeave(caller)).body;
 
-    const responses = await Promise.all([patch(caller, leavePath(leave.id), { status: 'approved' }), patch(caller, leavePath(leave.id), { status: 'rejected' })]);
+    const responses = await Promise.all([
+      patch(caller, leavePath(leave.id), { status: 'approved' }),
+      patch(caller, leavePath(leave.id), { status: 'rejected' }),
+    ]);
 
     const winner = responses.find((response) => response.status === 200)!;
     expect(responses.map((response) => response.status).sort()).toEqual([200, 422]);
     const events = await eventsOf(caller.tenantId);
     expect(events.map((event) => event.type)).toEqual(['leave.requested', `leave.${winner.body.status}`]);
     expect(events[1]).toEqual(
-      expectedEvent(winner, `leave.${winner.body.status}`, leave.id, { object: winner.body, changes: { status: { from: 'requested', to: winner.body.status } } }),
+      expectedEvent(winner, `leave.${winner.body.status}`, leave.id, {
+        object: winner.body,
+        changes: { status: { from: 'requested', to: winner.body.status } },
+      }),
     );
   });
 
@@ -283,7 +361,16 @@ describe('leave events', () => {
     const leave = (await requestLeave(caller)).body;
 
     await withFailingEvents(async () => {
-      expect((await post(caller, LEAVES, { user_id: caller.userId, type: 'vacation', start_date: '2026-12-01', end_date: '2026-12-02' })).status).toBe(500);
+      expect(
+        (
+          await post(caller, LEAVES, {
+            user_id: caller.userId,
+            type: 'vacation',
+            start_date: '2026-12-01',
+            end_date: '2026-12-02',
+          })
+        ).status,
+      ).toBe(500);
       expect((await patch(caller, leavePath(leave.id), { status: 'approved' })).status).toBe(500);
     });
 

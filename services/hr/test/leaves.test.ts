@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { addEmployee as addEmployeeTo, expectProblem, newCallerWithEmployee, type CallerWithEmployee } from './support/callers';
+import {
+  addEmployee as addEmployeeTo,
+  expectProblem,
+  newCallerWithEmployee,
+  type CallerWithEmployee,
+} from './support/callers';
 import { startHr, type TestHr } from './support/hr';
 import { employeeWith, fullTime } from './support/employees';
 import { YEARS_PATTERN } from '../src/day.schemas';
@@ -32,8 +37,16 @@ type LeaveJson = {
 
 type Caller = CallerWithEmployee;
 
-const post = (auth: string, body: unknown) => request(hr.app).post(LEAVES).set('Authorization', auth).send(body as object);
-const patch = (auth: string, id: string, body: unknown) => request(hr.app).patch(`${LEAVES}/${id}`).set('Authorization', auth).send(body as object);
+const post = (auth: string, body: unknown) =>
+  request(hr.app)
+    .post(LEAVES)
+    .set('Authorization', auth)
+    .send(body as object);
+const patch = (auth: string, id: string, body: unknown) =>
+  request(hr.app)
+    .patch(`${LEAVES}/${id}`)
+    .set('Authorization', auth)
+    .send(body as object);
 
 function leaveInput(caller: Caller, overrides: Record<string, unknown> = {}) {
   return { user_id: caller.userId, type: 'vacation', start_date: '2026-10-29', end_date: '2026-11-03', ...overrides };
@@ -114,34 +127,48 @@ describe('POST /leaves', () => {
     ['across a leap day', '2028-02-28', '2028-03-01', 3],
     ['a whole year', '2026-01-01', '2026-12-31', 261],
     ['three whole years', '2026-01-01', '2028-12-31', 782],
-  ])('When the leave spans %s, then working_days counts Monday to Friday inclusive', async (_case, start, end, days) => {
-    const caller = await newCaller();
-    expect((await requestLeave(caller, { start_date: start, end_date: end })).working_days).toBe(days);
-  });
+  ])(
+    'When the leave spans %s, then working_days counts Monday to Friday inclusive',
+    async (_case, start, end, days) => {
+      const caller = await newCaller();
+      expect((await requestLeave(caller, { start_date: start, end_date: end })).working_days).toBe(days);
+    },
+  );
 
-  test.each(['vacation', 'sick', 'unpaid', 'parental', 'special'])('When the type is %s, then it is accepted', async (type) => {
-    const caller = await newCaller();
-    expect((await requestLeave(caller, { type })).type).toBe(type);
-  });
+  test.each(['vacation', 'sick', 'unpaid', 'parental', 'special'])(
+    'When the type is %s, then it is accepted',
+    async (type) => {
+      const caller = await newCaller();
+      expect((await requestLeave(caller, { type })).type).toBe(type);
+    },
+  );
 
   test.each([
     ['an unknown type', { type: 'holiday' }, 'type', 'must be one of: vacation, sick, unpaid, parental, special'],
     ['a status', { status: 'approved' }, 'status', 'is not a known field'],
     ['an unknown field', { days: 3 }, 'days', 'is not a known field'],
-    ['a start_date that does not exist', { start_date: '2026-02-30' }, 'start_date', 'must be a valid date (YYYY-MM-DD)'],
+    [
+      'a start_date that does not exist',
+      { start_date: '2026-02-30' },
+      'start_date',
+      'must be a valid date (YYYY-MM-DD)',
+    ],
     ['a start_date before 1900', { start_date: '1899-12-31' }, 'start_date', `must match pattern "${YEARS_PATTERN}"`],
     ['an end_date in another format', { end_date: '03.11.2026' }, 'end_date', 'must be a valid date (YYYY-MM-DD)'],
     ['a user_id that is not a UUID', { user_id: 'erika' }, 'user_id', 'must be a valid uuid'],
     ['a note that is not text', { note: 42 }, 'note', 'must be of type string'],
     ['a note over 2000 characters', { note: 'x'.repeat(2001) }, 'note', 'must NOT have more than 2000 characters'],
-  ])('When the body has %s, then it answers 400 naming the field and stores nothing', async (_case, overrides, field, message) => {
-    const caller = await newCaller();
-    const response = await post(caller.auth, leaveInput(caller, overrides));
+  ])(
+    'When the body has %s, then it answers 400 naming the field and stores nothing',
+    async (_case, overrides, field, message) => {
+      const caller = await newCaller();
+      const response = await post(caller.auth, leaveInput(caller, overrides));
 
-    expectProblem(response, 400, 'validation-error');
-    expect(response.body.errors).toEqual([{ field, message }]);
-    expect(await storedLeaves(caller.tenantId)).toEqual([]);
-  });
+      expectProblem(response, 400, 'validation-error');
+      expect(response.body.errors).toEqual([{ field, message }]);
+      expect(await storedLeaves(caller.tenantId)).toEqual([]);
+    },
+  );
 
   test('When required fields are missing, then it answers 400 listing each of them', async () => {
     const caller = await newCaller();
@@ -160,7 +187,9 @@ describe('POST /leaves', () => {
     const response = await post(caller.auth, leaveInput(caller, { start_date: '2026-11-04', end_date: '2026-11-03' }));
 
     expectProblem(response, 422, 'unprocessable');
-    expect(response.body.errors).toEqual([{ field: 'end_date', message: 'must not be before start_date (2026-11-04)' }]);
+    expect(response.body.errors).toEqual([
+      { field: 'end_date', message: 'must not be before start_date (2026-11-04)' },
+    ]);
     expect(response.body.detail).toBe('end_date must not be before start_date (2026-11-04).');
     expect(await storedLeaves(caller.tenantId)).toEqual([]);
   });
@@ -172,23 +201,38 @@ describe('POST /leaves', () => {
     for (const userId of [randomUUID(), otherTenantsUser]) {
       const response = await post(caller.auth, leaveInput(caller, { user_id: userId }));
       expectProblem(response, 422, 'unprocessable');
-      expect(response.body.errors).toEqual([{ field: 'user_id', message: 'is not the user_id of an employee of your tenant' }]);
+      expect(response.body.errors).toEqual([
+        { field: 'user_id', message: 'is not the user_id of an employee of your tenant' },
+      ]);
     }
     expect(await storedLeaves(caller.tenantId)).toEqual([]);
     expect(await hr.db.leave.count({ where: { userId: otherTenantsUser } })).toBe(0);
   });
 
-  test('When a leave spans a century of working days under a contract, then it answers 422 naming end_date and the last day it may end on, and stores nothing', async () => {
-    const caller = await employeeWith(hr, { start_date: '1926-01-01' }, [fullTime('DE-BE', '1926-01-01')]);
-    const response = await post(caller.auth, { user_id: caller.userId, type: 'unpaid', start_date: '1926-01-01', end_date: '2025-12-31' });
+  test(
+    'When a leave spans a century of working days under a contract, then it answers 422 ' +
+      'naming end_date and the last day it may end on, and stores nothing',
+    async () => {
+      const caller = await employeeWith(hr, { start_date: '1926-01-01' }, [fullTime('DE-BE', '1926-01-01')]);
+      const response = await post(caller.auth, {
+        user_id: caller.userId,
+        type: 'unpaid',
+        start_date: '1926-01-01',
+        end_date: '2025-12-31',
+      });
 
-    expectProblem(response, 422, 'unprocessable');
-    expect(response.body.errors).toEqual([{ field: 'end_date', message: 'must be on or before 1928-12-31 (at most 3 years after start_date)' }]);
-    expect(response.body.latest_end_date).toBe('1928-12-31');
-    expect(response.body.detail).toMatch(/^A leave spans at most 3 years .*§15 \(2\) BEEG.*end_date must be on or before 1928-12-31\.$/);
-    expect(await storedLeaves(caller.tenantId)).toEqual([]);
-    expect(await hr.db.leaveDay.count({ where: { tenantId: caller.tenantId } })).toBe(0);
-  });
+      expectProblem(response, 422, 'unprocessable');
+      expect(response.body.errors).toEqual([
+        { field: 'end_date', message: 'must be on or before 1928-12-31 (at most 3 years after start_date)' },
+      ]);
+      expect(response.body.latest_end_date).toBe('1928-12-31');
+      expect(response.body.detail).toMatch(
+        /^A leave spans at most 3 years .*§15 \(2\) BEEG.*end_date must be on or before 1928-12-31\.$/,
+      );
+      expect(await storedLeaves(caller.tenantId)).toEqual([]);
+      expect(await hr.db.leaveDay.count({ where: { tenantId: caller.tenantId } })).toBe(0);
+    },
+  );
 
   test.each([
     ['three years to the day before', 201, '2026-01-01', '2028-12-31'],
@@ -197,15 +241,25 @@ describe('POST /leaves', () => {
     ['three years from 29 February, to 1 March', 422, '2028-02-29', '2031-03-01'],
   ])('When a parental leave spans %s, then it answers %s', async (_case, status, start, end) => {
     const caller = await newCaller();
-    const response = await post(caller.auth, leaveInput(caller, { type: 'parental', start_date: start, end_date: end }));
+    const response = await post(
+      caller.auth,
+      leaveInput(caller, { type: 'parental', start_date: start, end_date: end }),
+    );
     expect(response.status).toBe(status);
-    if (status === 201) expect(await hr.db.leaveDay.count({ where: { leaveId: response.body.id } })).toBe(0); // no contract: counted, not booked
-    else expect(response.body.errors).toEqual([{ field: 'end_date', message: expect.stringMatching(/^must be on or before /) }]);
+    if (status === 201)
+      expect(await hr.db.leaveDay.count({ where: { leaveId: response.body.id } })).toBe(0); // no contract: counted, not booked
+    else
+      expect(response.body.errors).toEqual([
+        { field: 'end_date', message: expect.stringMatching(/^must be on or before /) },
+      ]);
   });
 
   test('When both rules break, then the 422 names both fields', async () => {
     const caller = await newCaller();
-    const response = await post(caller.auth, leaveInput(caller, { user_id: randomUUID(), start_date: '2026-11-04', end_date: '2026-11-03' }));
+    const response = await post(
+      caller.auth,
+      leaveInput(caller, { user_id: randomUUID(), start_date: '2026-11-04', end_date: '2026-11-03' }),
+    );
     expectProblem(response, 422, 'unprocessable');
     expect(response.body.errors.map((e: { field: string }) => e.field)).toEqual(['user_id', 'end_date']);
   });
@@ -216,26 +270,34 @@ describe('POST /leaves', () => {
     ['its first day', '2026-10-20', '2026-10-29'],
     ['days inside it', '2026-10-30', '2026-11-02'],
     ['it whole and more', '2026-10-01', '2026-11-30'],
-  ])('When a new leave overlaps %s of a requested or approved one, then it answers 409 naming it and stores nothing', async (_case, start, end) => {
-    for (const status of ['requested', 'approved']) {
-      const caller = await newCaller();
-      const existing = await requestLeave(caller);
-      if (status === 'approved') expect((await patch(caller.auth, existing.id, { status })).status).toBe(200);
-      const before = await storedLeaves(caller.tenantId);
+  ])(
+    'When a new leave overlaps %s of a requested or approved one, then it answers 409 naming it and stores nothing',
+    async (_case, start, end) => {
+      for (const status of ['requested', 'approved']) {
+        const caller = await newCaller();
+        const existing = await requestLeave(caller);
+        if (status === 'approved') expect((await patch(caller.auth, existing.id, { status })).status).toBe(200);
+        const before = await storedLeaves(caller.tenantId);
 
-      // Not `sick`: a sick leave may overlap an approved vacation (§9 BUrlG, leave-accounts.test.ts).
-      const response = await post(caller.auth, leaveInput(caller, { type: 'unpaid', start_date: start, end_date: end }));
+        // Not `sick`: a sick leave may overlap an approved vacation (§9 BUrlG, leave-accounts.test.ts).
+        const response = await post(
+          caller.auth,
+          leaveInput(caller, { type: 'unpaid', start_date: start, end_date: end }),
+        );
 
-      expectProblem(response, 409, 'conflict');
-      expect(response.body.detail).toContain(existing.id);
-      expect(response.body).toMatchObject({
-        existing_id: existing.id,
-        existing_url: `${LEAVES}/${existing.id}`,
-        errors: [{ field: 'start_date', message: `overlaps leave ${existing.id} (2026-10-29 to 2026-11-03, ${status})` }],
-      });
-      expect(await storedLeaves(caller.tenantId)).toEqual(before);
-    }
-  });
+        expectProblem(response, 409, 'conflict');
+        expect(response.body.detail).toContain(existing.id);
+        expect(response.body).toMatchObject({
+          existing_id: existing.id,
+          existing_url: `${LEAVES}/${existing.id}`,
+          errors: [
+            { field: 'start_date', message: `overlaps leave ${existing.id} (2026-10-29 to 2026-11-03, ${status})` },
+          ],
+        });
+        expect(await storedLeaves(caller.tenantId)).toEqual(before);
+      }
+    },
+  );
 
   test('When the overlapping leave was rejected or cancelled, then it does not block', async () => {
     const caller = await newCaller();
@@ -247,7 +309,11 @@ describe('POST /leaves', () => {
     const response = await post(caller.auth, leaveInput(caller));
 
     expect(response.status).toBe(201);
-    expect((await storedLeaves(caller.tenantId)).map((l) => l.status).sort()).toEqual(['cancelled', 'rejected', 'requested']);
+    expect((await storedLeaves(caller.tenantId)).map((l) => l.status).sort()).toEqual([
+      'cancelled',
+      'rejected',
+      'requested',
+    ]);
   });
 
   test('When the leaves touch but do not overlap, or belong to another user or tenant, then neither blocks', async () => {
@@ -272,7 +338,9 @@ describe('POST /leaves', () => {
       ['2026-12-01', '2026-12-31'],
     ];
 
-    const responses = await Promise.all(ranges.map(([start, end]) => post(caller.auth, leaveInput(caller, { start_date: start, end_date: end }))));
+    const responses = await Promise.all(
+      ranges.map(([start, end]) => post(caller.auth, leaveInput(caller, { start_date: start, end_date: end }))),
+    );
 
     // Not every pair of these ranges overlaps, so which ones win depends on the order: whatever
     // was stored must be free of overlaps, and every other request must have been a 409.
@@ -290,7 +358,9 @@ describe('POST /leaves', () => {
     const caller = await newCaller();
     // Half of them name the user in capitals: the same user all the same.
     const responses = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => post(caller.auth, leaveInput(caller, { user_id: i % 2 ? caller.userId.toUpperCase() : caller.userId }))),
+      Array.from({ length: 6 }, (_, i) =>
+        post(caller.auth, leaveInput(caller, { user_id: i % 2 ? caller.userId.toUpperCase() : caller.userId })),
+      ),
     );
     const created = responses.filter((r) => r.status === 201);
     expect(created).toHaveLength(1);
@@ -402,7 +472,8 @@ describe('PATCH /leaves/:id', () => {
     const leave = await requestLeave(owner);
     const before = await storedLeaves(owner.tenantId);
     const stranger = await newCaller();
-    for (const id of [leave.id, randomUUID(), 'nope']) expectProblem(await patch(stranger.auth, id, { status: 'approved' }), 404, 'not-found');
+    for (const id of [leave.id, randomUUID(), 'nope'])
+      expectProblem(await patch(stranger.auth, id, { status: 'approved' }), 404, 'not-found');
     expect(await storedLeaves(owner.tenantId)).toEqual(before);
   });
 
@@ -419,7 +490,10 @@ describe('PATCH /leaves/:id', () => {
     const caller = await newCaller();
     const leave = await requestLeave(caller);
 
-    const [approve, reject] = await Promise.all([patch(caller.auth, leave.id, { status: 'approved' }), patch(caller.auth, leave.id, { status: 'rejected' })]);
+    const [approve, reject] = await Promise.all([
+      patch(caller.auth, leave.id, { status: 'approved' }),
+      patch(caller.auth, leave.id, { status: 'rejected' }),
+    ]);
 
     const statuses = [approve.status, reject.status].sort();
     expect(statuses).toEqual([200, 422]);
@@ -461,7 +535,11 @@ describe('GET /leaves/:id', () => {
     const caller = await newCaller();
     const leave = await requestLeave(caller);
     const writer = `Bearer ${hr.token({ tenant_id: caller.tenantId, scope: 'write:hr' })}`;
-    expectProblem(await request(hr.app).get(`${LEAVES}/${leave.id}`).set('Authorization', writer), 403, 'insufficient-scope');
+    expectProblem(
+      await request(hr.app).get(`${LEAVES}/${leave.id}`).set('Authorization', writer),
+      403,
+      'insufficient-scope',
+    );
   });
 });
 
@@ -476,7 +554,11 @@ describe('GET /leaves', () => {
     const september = await requestLeave(caller, { type: 'sick', start_date: '2026-09-28', end_date: '2026-10-02' });
     const october = await leaveIn(caller, 'approved');
     const november = await requestLeave(caller, { type: 'unpaid', start_date: '2026-11-16', end_date: '2026-11-20' });
-    const colleagues = await requestLeave(colleague, { type: 'vacation', start_date: '2026-10-12', end_date: '2026-10-16' });
+    const colleagues = await requestLeave(colleague, {
+      type: 'vacation',
+      start_date: '2026-10-12',
+      end_date: '2026-10-16',
+    });
     expect((await patch(caller.auth, colleagues.id, { status: 'rejected' })).status).toBe(200);
     await requestLeave(await newCaller()); // another tenant's
     return { caller, colleague, september, october, november, colleagues };
@@ -501,11 +583,17 @@ describe('GET /leaves', () => {
     expect(ids(await list(caller.auth, '?status=approved'))).toEqual([october.id]);
     expect(ids(await list(caller.auth, '?type=sick'))).toEqual([september.id]);
     // from/to select the leaves touching the range: the September leave ends on 2 October.
-    expect(ids(await list(caller.auth, '?from=2026-10-01&to=2026-10-31'))).toEqual([october.id, colleagues.id, september.id]);
+    expect(ids(await list(caller.auth, '?from=2026-10-01&to=2026-10-31'))).toEqual([
+      october.id,
+      colleagues.id,
+      september.id,
+    ]);
     expect(ids(await list(caller.auth, '?from=2026-10-03&to=2026-10-28'))).toEqual([colleagues.id]);
     expect(ids(await list(caller.auth, '?from=2026-11-03'))).toEqual([november.id, october.id]);
     expect(ids(await list(caller.auth, '?to=2026-09-28'))).toEqual([september.id]);
-    expect(ids(await list(caller.auth, `?user_id=${caller.userId}&status=requested&type=unpaid&from=2026-11-01`))).toEqual([november.id]);
+    expect(
+      ids(await list(caller.auth, `?user_id=${caller.userId}&status=requested&type=unpaid&from=2026-11-01`)),
+    ).toEqual([november.id]);
   });
 
   test('When the list spans pages, then each page carries its slice, pagination and Link header', async () => {

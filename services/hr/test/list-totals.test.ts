@@ -42,10 +42,22 @@ async function totalOf(auth: string, path: string): Promise<number> {
  * Each (path, WHERE over the table for the tenant $1) pair: the API's total against count(*) of
  * what is stored. `values` fill $2... of every WHERE.
  */
-async function expectTotalsExact(auth: string, table: string, tenantId: string, cases: [string, string][], values: unknown[] = []) {
+async function expectTotalsExact(
+  auth: string,
+  table: string,
+  tenantId: string,
+  cases: [string, string][],
+  values: unknown[] = [],
+) {
   const answered = await Promise.all(cases.map(([path]) => totalOf(auth, path)));
-  const stored = await Promise.all(cases.map(([, where]) => count(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = $1::uuid ${where}`, [tenantId, ...values])));
-  expect(Object.fromEntries(cases.map(([path], i) => [path, answered[i]]))).toEqual(Object.fromEntries(cases.map(([path], i) => [path, stored[i]])));
+  const stored = await Promise.all(
+    cases.map(([, where]) =>
+      count(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = $1::uuid ${where}`, [tenantId, ...values]),
+    ),
+  );
+  expect(Object.fromEntries(cases.map(([path], i) => [path, answered[i]]))).toEqual(
+    Object.fromEntries(cases.map(([path], i) => [path, stored[i]])),
+  );
   return answered;
 }
 
@@ -59,11 +71,14 @@ async function expectCountersExact(list: string, tenantId: string, dimensions: s
   const actual = await hr.db.$queryRawUnsafe<{ dimension: string; value: string; count: bigint }[]>(
     [
       `SELECT 'all' AS dimension, '' AS value, count(*) FROM ${list} WHERE tenant_id = $1::uuid HAVING count(*) > 0`,
-      ...dimensions.map((d) => `SELECT '${d}', to_jsonb(t)->>'${d}', count(*) FROM ${list} t WHERE tenant_id = $1::uuid GROUP BY 2`),
+      ...dimensions.map(
+        (d) => `SELECT '${d}', to_jsonb(t)->>'${d}', count(*) FROM ${list} t WHERE tenant_id = $1::uuid GROUP BY 2`,
+      ),
     ].join(' UNION ALL '),
     tenantId,
   );
-  const key = (r: { dimension: string; value: string; count: bigint }) => `${r.dimension}=${r.value}:${Number(r.count)}`;
+  const key = (r: { dimension: string; value: string; count: bigint }) =>
+    `${r.dimension}=${r.value}:${Number(r.count)}`;
   expect(counters.map(key).sort()).toEqual(actual.map(key).sort());
 }
 
@@ -110,7 +125,13 @@ async function sheet(caller: Caller, userId: string, date: string): Promise<stri
   return response.body.id;
 }
 
-async function leave(caller: Caller, userId: string, type: string, start_date: string, end_date: string): Promise<string> {
+async function leave(
+  caller: Caller,
+  userId: string,
+  type: string,
+  start_date: string,
+  end_date: string,
+): Promise<string> {
   const response = await send(caller.auth, 'post', '/leaves', { user_id: userId, type, start_date, end_date });
   expect(response.status).toBe(201);
   return response.body.id;
@@ -142,15 +163,20 @@ describe('GET /timesheets totals', () => {
 
     expect(await check()).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0]);
     const ids = [];
-    for (const date of ['2026-10-05', '2026-10-06', '2026-10-07', '2026-10-08', '2026-10-09']) ids.push(await sheet(caller, a, date));
+    for (const date of ['2026-10-05', '2026-10-06', '2026-10-07', '2026-10-08', '2026-10-09'])
+      ids.push(await sheet(caller, a, date));
     await sheet(caller, other, '2026-10-07');
     await sheet(caller, other, '2026-10-12');
     expect(await check()).toEqual([7, 5, 5, 2, 5, 4, 4, 1, 3]);
 
     // Replacing a day's entries (and its neighbours' warnings) changes no total.
-    const replaced = await send(caller.auth, 'patch', `/timesheets/${ids[2]}`, { entries: [{ start: '07:00', end: '19:00', category: 'normal' }] });
+    const replaced = await send(caller.auth, 'patch', `/timesheets/${ids[2]}`, {
+      entries: [{ start: '07:00', end: '19:00', category: 'normal' }],
+    });
     expect(replaced.status).toBe(422); // over 10 h: refused
-    const patched = await send(caller.auth, 'patch', `/timesheets/${ids[2]}`, { entries: [{ start: '22:00', end: '24:00', category: 'normal' }] });
+    const patched = await send(caller.auth, 'patch', `/timesheets/${ids[2]}`, {
+      entries: [{ start: '22:00', end: '24:00', category: 'normal' }],
+    });
     expect(patched.status).toBe(200);
     expect(await check()).toEqual([7, 5, 5, 2, 5, 4, 4, 1, 3]);
 
@@ -158,9 +184,16 @@ describe('GET /timesheets totals', () => {
     expect(await check()).toEqual([6, 4, 4, 2, 4, 4, 3, 0, 2]);
 
     // Rejected: a second sheet for a day (409), a user who is no employee (422), another date (422), a deleted sheet (404).
-    expect((await send(caller.auth, 'post', '/timesheets', { user_id: a, date: '2026-10-05', entries: DAY })).status).toBe(409);
-    expect((await send(caller.auth, 'post', '/timesheets', { user_id: randomUUID(), date: '2026-10-20', entries: DAY })).status).toBe(422);
-    expect((await send(caller.auth, 'patch', `/timesheets/${ids[0]}`, { date: '2026-10-21', entries: DAY })).status).toBe(422);
+    expect(
+      (await send(caller.auth, 'post', '/timesheets', { user_id: a, date: '2026-10-05', entries: DAY })).status,
+    ).toBe(409);
+    expect(
+      (await send(caller.auth, 'post', '/timesheets', { user_id: randomUUID(), date: '2026-10-20', entries: DAY }))
+        .status,
+    ).toBe(422);
+    expect(
+      (await send(caller.auth, 'patch', `/timesheets/${ids[0]}`, { date: '2026-10-21', entries: DAY })).status,
+    ).toBe(422);
     expect((await send(caller.auth, 'delete', `/timesheets/${ids[3]}`)).status).toBe(404);
     expect(await check()).toEqual([6, 4, 4, 2, 4, 4, 3, 0, 2]);
   });
@@ -205,10 +238,37 @@ describe('GET /leaves totals', () => {
     expect(await check()).toEqual([4, 2, 2, 2, 1, 1, 2, 1, 3, 3, 2, 2, 4, 1]);
 
     // Rejected: an overlap (409), an illegal move (422), an end before the start (422), no employee (422).
-    expect((await send(caller.auth, 'post', '/leaves', { user_id: a, type: 'vacation', start_date: '2026-10-13', end_date: '2026-10-13' })).status).toBe(409);
+    expect(
+      (
+        await send(caller.auth, 'post', '/leaves', {
+          user_id: a,
+          type: 'vacation',
+          start_date: '2026-10-13',
+          end_date: '2026-10-13',
+        })
+      ).status,
+    ).toBe(409);
     expect((await send(caller.auth, 'patch', `/leaves/${third}`, { status: 'approved' })).status).toBe(422);
-    expect((await send(caller.auth, 'post', '/leaves', { user_id: a, type: 'vacation', start_date: '2026-12-13', end_date: '2026-12-12' })).status).toBe(422);
-    expect((await send(caller.auth, 'post', '/leaves', { user_id: randomUUID(), type: 'sick', start_date: '2026-12-13', end_date: '2026-12-14' })).status).toBe(422);
+    expect(
+      (
+        await send(caller.auth, 'post', '/leaves', {
+          user_id: a,
+          type: 'vacation',
+          start_date: '2026-12-13',
+          end_date: '2026-12-12',
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await send(caller.auth, 'post', '/leaves', {
+          user_id: randomUUID(),
+          type: 'sick',
+          start_date: '2026-12-13',
+          end_date: '2026-12-14',
+        })
+      ).status,
+    ).toBe(422);
     expect(await check()).toEqual([4, 2, 2, 2, 1, 1, 2, 1, 3, 3, 2, 2, 4, 1]);
     expect(second).toBeDefined();
   });
@@ -218,7 +278,11 @@ describe('GET /employees and /employees/{id}/contracts totals', () => {
   test('When employees are registered and changed, then the total is exact without and with each filter, and rejected writes change nothing', async () => {
     const caller = await newCallerWithEmployee(hr);
     const second = randomUUID();
-    const created = await send(caller.auth, 'post', '/employees', { user_id: second, personnel_number: '900001', name: 'Max Mustermann' });
+    const created = await send(caller.auth, 'post', '/employees', {
+      user_id: second,
+      personnel_number: '900001',
+      name: 'Max Mustermann',
+    });
     expect(created.status).toBe(201);
     await addEmployee(hr, caller.tenantId);
     const cases = (number: string): [string, string][] => [
@@ -228,33 +292,71 @@ describe('GET /employees and /employees/{id}/contracts totals', () => {
       [`/employees?personnel_number=${number}`, `AND personnel_number = '${number}'`],
       [`/employees?user_id=${randomUUID()}`, 'AND false'],
     ];
-    expect(await expectTotalsExact(caller.auth, 'employees', caller.tenantId, cases('900001'))).toEqual([3, 1, 1, 1, 0]);
+    expect(await expectTotalsExact(caller.auth, 'employees', caller.tenantId, cases('900001'))).toEqual([
+      3, 1, 1, 1, 0,
+    ]);
     await expectCountersExact('employees', caller.tenantId, []);
 
-    expect((await send(caller.auth, 'patch', `/employees/${created.body.id}`, { personnel_number: '900002' })).status).toBe(200);
-    expect(await expectTotalsExact(caller.auth, 'employees', caller.tenantId, cases('900002'))).toEqual([3, 1, 1, 1, 0]);
+    expect(
+      (await send(caller.auth, 'patch', `/employees/${created.body.id}`, { personnel_number: '900002' })).status,
+    ).toBe(200);
+    expect(await expectTotalsExact(caller.auth, 'employees', caller.tenantId, cases('900002'))).toEqual([
+      3, 1, 1, 1, 0,
+    ]);
     expect(await totalOf(caller.auth, '/employees?personnel_number=900001')).toBe(0);
 
     // Rejected: the same user (409), the same number (409), an end before the start (422).
-    expect((await send(caller.auth, 'post', '/employees', { user_id: second, personnel_number: '900003', name: 'X' })).status).toBe(409);
-    expect((await send(caller.auth, 'post', '/employees', { user_id: randomUUID(), personnel_number: '900002', name: 'X' })).status).toBe(409);
     expect(
-      (await send(caller.auth, 'post', '/employees', { user_id: randomUUID(), personnel_number: '900004', name: 'X', employment: { start_date: '2026-10-02', end_date: '2026-10-01' } })).status,
+      (await send(caller.auth, 'post', '/employees', { user_id: second, personnel_number: '900003', name: 'X' }))
+        .status,
+    ).toBe(409);
+    expect(
+      (await send(caller.auth, 'post', '/employees', { user_id: randomUUID(), personnel_number: '900002', name: 'X' }))
+        .status,
+    ).toBe(409);
+    expect(
+      (
+        await send(caller.auth, 'post', '/employees', {
+          user_id: randomUUID(),
+          personnel_number: '900004',
+          name: 'X',
+          employment: { start_date: '2026-10-02', end_date: '2026-10-01' },
+        })
+      ).status,
     ).toBe(422);
-    expect(await expectTotalsExact(caller.auth, 'employees', caller.tenantId, cases('900002'))).toEqual([3, 1, 1, 1, 0]);
+    expect(await expectTotalsExact(caller.auth, 'employees', caller.tenantId, cases('900002'))).toEqual([
+      3, 1, 1, 1, 0,
+    ]);
     await expectCountersExact('employees', caller.tenantId, []);
   });
 
-  test('When contracts are added, then the employee\'s total is exact, and a rejected contract changes nothing', async () => {
+  test("When contracts are added, then the employee's total is exact, and a rejected contract changes nothing", async () => {
     const caller = await newCallerWithEmployee(hr);
     const [employee] = (await get(caller.auth, `/employees?user_id=${caller.userId}`)).body.data;
     const path = `/employees/${employee.id}/contracts`;
-    const contract = (valid_from: string) => ({ valid_from, weekly_minutes: 2400, working_days: ['mon', 'tue', 'wed', 'thu', 'fri'], vacation_days_per_year: 30, state: 'DE-BE' });
-    for (const day of ['2024-01-01', '2025-01-01', '2026-01-01']) expect((await send(caller.auth, 'post', path, contract(day))).status).toBe(201);
-    expect(await expectTotalsExact(caller.auth, 'contracts', caller.tenantId, [[path, `AND employee_id = '${employee.id}'`]])).toEqual([3]);
+    const contract = (valid_from: string) => ({
+      valid_from,
+      weekly_minutes: 2400,
+      working_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      vacation_days_per_year: 30,
+      state: 'DE-BE',
+    });
+    for (const day of ['2024-01-01', '2025-01-01', '2026-01-01'])
+      expect((await send(caller.auth, 'post', path, contract(day))).status).toBe(201);
+    expect(
+      await expectTotalsExact(caller.auth, 'contracts', caller.tenantId, [
+        [path, `AND employee_id = '${employee.id}'`],
+      ]),
+    ).toEqual([3]);
     expect((await send(caller.auth, 'post', path, contract('2026-01-01'))).status).toBe(409);
-    expect((await send(caller.auth, 'post', path, { ...contract('2026-06-01'), vacation_days_per_year: 10 })).status).toBe(422);
-    expect(await expectTotalsExact(caller.auth, 'contracts', caller.tenantId, [[path, `AND employee_id = '${employee.id}'`]])).toEqual([3]);
+    expect(
+      (await send(caller.auth, 'post', path, { ...contract('2026-06-01'), vacation_days_per_year: 10 })).status,
+    ).toBe(422);
+    expect(
+      await expectTotalsExact(caller.auth, 'contracts', caller.tenantId, [
+        [path, `AND employee_id = '${employee.id}'`],
+      ]),
+    ).toEqual([3]);
   });
 });
 
@@ -273,12 +375,19 @@ describe('after (keyset pages)', () => {
     await leave(caller, caller.userId, 'sick', '2026-10-12', '2026-10-12');
     await leave(caller, other, 'sick', '2026-10-12', '2026-10-13');
     const [employee] = (await get(caller.auth, `/employees?user_id=${caller.userId}`)).body.data;
-    const contract = (valid_from: string) => ({ valid_from, weekly_minutes: 2400, working_days: ['mon', 'tue', 'wed', 'thu', 'fri'], vacation_days_per_year: 30, state: 'DE-BE' });
-    for (const day of ['2024-01-01', '2025-01-01', '2026-01-01']) expect((await send(caller.auth, 'post', `/employees/${employee.id}/contracts`, contract(day))).status).toBe(201);
+    const contract = (valid_from: string) => ({
+      valid_from,
+      weekly_minutes: 2400,
+      working_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      vacation_days_per_year: 30,
+      state: 'DE-BE',
+    });
+    for (const day of ['2024-01-01', '2025-01-01', '2026-01-01'])
+      expect((await send(caller.auth, 'post', `/employees/${employee.id}/contracts`, contract(day))).status).toBe(201);
     return { caller, other, employeeId: employee.id as string };
   }
 
-  test('When a list is walked by after, then every item comes exactly once, in the list\'s order, with and without a filter', async () => {
+  test("When a list is walked by after, then every item comes exactly once, in the list's order, with and without a filter", async () => {
     const { caller, other, employeeId } = await tenantWithLists();
     for (const path of [
       '/employees',
@@ -326,11 +435,15 @@ describe('after (keyset pages)', () => {
     ] as const) {
       const response = await get(caller.auth, `${path}?after=${after}`);
       expectProblem(response, 400, 'validation-error');
-      expect(response.body.errors).toEqual([{ field: 'after', message: 'names no item of this list (deleted since, or of another list)' }]);
+      expect(response.body.errors).toEqual([
+        { field: 'after', message: 'names no item of this list (deleted since, or of another list)' },
+      ]);
     }
     const both = await get(caller.auth, `/timesheets?page=2&after=${mine}`);
     expectProblem(both, 400, 'validation-error');
-    expect(both.body.errors).toEqual([{ field: 'after', message: 'must not be combined with page above 1: `after` pages by keyset, `page` by number' }]);
+    expect(both.body.errors).toEqual([
+      { field: 'after', message: 'must not be combined with page above 1: `after` pages by keyset, `page` by number' },
+    ]);
     expectProblem(await get(caller.auth, '/leaves?after=not-a-uuid'), 400, 'validation-error');
   });
 });

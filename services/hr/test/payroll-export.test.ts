@@ -29,7 +29,9 @@ beforeAll(async () => {
 afterAll(() => hr.close());
 
 /** The documented defaults (GET /payroll/settings before any PUT), written out by hand. */
-const DEFAULT_WAGE_TYPES: Record<string, string> = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'default-wage-types.json'), 'utf8'));
+const DEFAULT_WAGE_TYPES: Record<string, string> = JSON.parse(
+  readFileSync(path.join(__dirname, 'fixtures', 'default-wage-types.json'), 'utf8'),
+);
 
 /** A caller of its own: a fresh tenant that may record HR data, change the settings and export. */
 function newCaller(scope = 'read:hr write:hr read:payroll') {
@@ -40,7 +42,8 @@ type Caller = ReturnType<typeof newCaller>;
 
 async function post(caller: Caller, url: string, body: object) {
   const response = await request(hr.app).post(`/api/v1${url}`).set('Authorization', caller.auth).send(body);
-  if (response.status !== 201) throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body as { id: string };
 }
 
@@ -52,7 +55,11 @@ async function employee(caller: Caller, personnelNumber: string, name: string): 
 
 type Entry = [start: string, end: string, category: string];
 const timesheet = (caller: Caller, userId: string, date: string, entries: Entry[]) =>
-  post(caller, '/timesheets', { user_id: userId, date, entries: entries.map(([start, end, category]) => ({ start, end, category })) });
+  post(caller, '/timesheets', {
+    user_id: userId,
+    date,
+    entries: entries.map(([start, end, category]) => ({ start, end, category })),
+  });
 
 async function leave(caller: Caller, userId: string, type: string, start: string, end: string, ...statuses: string[]) {
   const { id } = await post(caller, '/leaves', { user_id: userId, type, start_date: start, end_date: end });
@@ -61,7 +68,8 @@ async function leave(caller: Caller, userId: string, type: string, start: string
   }
 }
 
-const putSettings = (caller: Caller, body: object) => request(hr.app).put('/api/v1/payroll/settings').set('Authorization', caller.auth).send(body).expect(200);
+const putSettings = (caller: Caller, body: object) =>
+  request(hr.app).put('/api/v1/payroll/settings').set('Authorization', caller.auth).send(body).expect(200);
 
 /**
  * The month of the hand-written fixtures (October 2026: the 1st is a Thursday, the 31st a Saturday).
@@ -71,8 +79,14 @@ async function seedKnownMonth(caller: Caller) {
   // 7: 8 h 20 + 4 h normal = 12.33, 1.50 overtime; vacation 29 Oct–3 Nov approved = Thu + Fri of October;
   // a requested sick leave and the sheets of September and November do not count.
   const juergen = await employee(caller, '7', 'Jürgen Müller');
-  await timesheet(caller, juergen, '2026-10-01', [['08:00', '12:00', 'normal'], ['12:30', '16:50', 'normal']]);
-  await timesheet(caller, juergen, '2026-10-02', [['09:00', '13:00', 'normal'], ['13:30', '15:00', 'overtime']]);
+  await timesheet(caller, juergen, '2026-10-01', [
+    ['08:00', '12:00', 'normal'],
+    ['12:30', '16:50', 'normal'],
+  ]);
+  await timesheet(caller, juergen, '2026-10-02', [
+    ['09:00', '13:00', 'normal'],
+    ['13:30', '15:00', 'overtime'],
+  ]);
   await timesheet(caller, juergen, '2026-09-30', [['08:00', '12:00', 'normal']]);
   await timesheet(caller, juergen, '2026-11-02', [['08:00', '10:00', 'normal']]);
   await leave(caller, juergen, 'vacation', '2026-10-29', '2026-11-03', 'approved');
@@ -81,7 +95,10 @@ async function seedKnownMonth(caller: Caller) {
   // 10: a name a spreadsheet would run; 4 h travel, 1 h 40 training = 1.67; sick Mon 19–Sun 25 = 5 days;
   // rejected and cancelled leaves are not paid.
   const formula = await employee(caller, '10', '=HYPERLINK("http://x","y")');
-  await timesheet(caller, formula, '2026-10-05', [['06:00', '10:00', 'travel'], ['10:30', '12:10', 'training']]);
+  await timesheet(caller, formula, '2026-10-05', [
+    ['06:00', '10:00', 'travel'],
+    ['10:30', '12:10', 'training'],
+  ]);
   await leave(caller, formula, 'sick', '2026-10-19', '2026-10-25', 'approved');
   await leave(caller, formula, 'unpaid', '2026-10-26', '2026-10-27', 'rejected');
   await leave(caller, formula, 'parental', '2026-10-28', '2026-10-28', 'approved', 'cancelled');
@@ -107,13 +124,17 @@ async function seedKnownMonth(caller: Caller) {
   const stranger = randomUUID();
   await hr.db.$executeRaw`INSERT INTO timesheets (tenant_id, user_id, date, worked_minutes, break_minutes, warnings)
     VALUES (${caller.tenantId}::uuid, ${stranger}::uuid, '2026-10-07', 60, 0, '[]')`;
-  await hr.db.$executeRaw`INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
+  await hr.db
+    .$executeRaw`INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
     SELECT id, 0, 480, 540, 60, 'normal' FROM timesheets WHERE tenant_id = ${caller.tenantId}::uuid AND user_id = ${stranger}::uuid`;
   await hr.db.$executeRaw`INSERT INTO leaves (tenant_id, user_id, type, status, start_date, end_date, working_days)
     VALUES (${caller.tenantId}::uuid, ${stranger}::uuid, 'vacation', 'approved', '2026-10-07', '2026-10-07', 1)`;
 }
 
-const WITH_DATEV = { datev: { consultant_number: '1234567', client_number: '12345' }, wage_types: { ...DEFAULT_WAGE_TYPES, overtime: '200' } };
+const WITH_DATEV = {
+  datev: { consultant_number: '1234567', client_number: '12345' },
+  wage_types: { ...DEFAULT_WAGE_TYPES, overtime: '200' },
+};
 
 function parseCsv(text: string): Promise<string[][]> {
   return new Promise((resolve, reject) => {
@@ -135,18 +156,28 @@ const binary = (response: request.Request) =>
 function expectProblem(response: request.Response, status: number, type: string) {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ status, type: `urn:msp:problem:${type}`, request_id: response.headers['x-request-id'] });
+  expect(response.body).toMatchObject({
+    status,
+    type: `urn:msp:problem:${type}`,
+    request_id: response.headers['x-request-id'],
+  });
 }
 
 describe('GET /exports/payroll, standby and the Bearbeitungsschlüssel', () => {
   test('When a day has work and standby, then the standby hours are exported under their own wage type in CSV and DATEV, apart from worked hours', async () => {
     const caller = newCaller();
     const user = await employee(caller, '3', 'Rufbereitschaft');
-    await timesheet(caller, user, '2026-11-02', [['08:00', '12:00', 'normal'], ['12:00', '20:00', 'standby'], ['20:00', '21:00', 'on_call']]);
+    await timesheet(caller, user, '2026-11-02', [
+      ['08:00', '12:00', 'normal'],
+      ['12:00', '20:00', 'standby'],
+      ['20:00', '21:00', 'on_call'],
+    ]);
     await putSettings(caller, { ...WITH_DATEV, wage_types: { ...DEFAULT_WAGE_TYPES, standby: '1234' } });
 
     const csv = await request(hr.app).get(`${EXPORT}?period=2026-11`).set('Authorization', caller.auth);
-    const datev = await binary(request(hr.app).get(`${EXPORT}?period=2026-11&format=datev`).set('Authorization', caller.auth));
+    const datev = await binary(
+      request(hr.app).get(`${EXPORT}?period=2026-11&format=datev`).set('Authorization', caller.auth),
+    );
 
     expect(csv.status).toBe(200);
     expect((await parseCsv(csv.text)).slice(1)).toEqual([
@@ -178,12 +209,18 @@ describe('GET /exports/payroll, standby and the Bearbeitungsschlüssel', () => {
   test('When the settings give categories their own bs_nr, then the DATEV lines carry them, and the others keep 1 for hours and 2 for days', async () => {
     const caller = newCaller();
     const user = await employee(caller, '4', 'Schlüssel');
-    await timesheet(caller, user, '2026-11-02', [['08:00', '12:00', 'normal'], ['13:00', '15:00', 'overtime'], ['15:30', '17:00', 'standby']]);
+    await timesheet(caller, user, '2026-11-02', [
+      ['08:00', '12:00', 'normal'],
+      ['13:00', '15:00', 'overtime'],
+      ['15:30', '17:00', 'standby'],
+    ]);
     await leave(caller, user, 'vacation', '2026-11-03', '2026-11-04', 'approved');
     await leave(caller, user, 'sick', '2026-11-05', '2026-11-05', 'approved');
     await putSettings(caller, { ...WITH_DATEV, bs_nr: { normal: 7, standby: 5, vacation: 30 } });
 
-    const datev = await binary(request(hr.app).get(`${EXPORT}?period=2026-11&format=datev`).set('Authorization', caller.auth));
+    const datev = await binary(
+      request(hr.app).get(`${EXPORT}?period=2026-11&format=datev`).set('Authorization', caller.auth),
+    );
 
     expect(datev.status).toBe(200);
     const movements = iconv
@@ -234,13 +271,19 @@ describe('GET /exports/payroll, a known month', () => {
   test('When the month is exported for DATEV, then every line and field equals the hand-written Windows-1252 file', async () => {
     const expected = readFileSync(path.join(FIXTURES, 'payroll-2026-10.datev.txt'));
 
-    const response = await binary(request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth));
+    const response = await binary(
+      request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth),
+    );
 
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/plain; charset=windows-1252');
     expect(response.headers['content-disposition']).toBe('attachment; filename="payroll-2026-10.txt"');
     const body = response.body as Buffer;
-    const cells = (bytes: Buffer) => iconv.decode(bytes, 'win1252').split('\r\n').map((line) => line.split(';'));
+    const cells = (bytes: Buffer) =>
+      iconv
+        .decode(bytes, 'win1252')
+        .split('\r\n')
+        .map((line) => line.split(';'));
     expect(cells(body)).toEqual(cells(expected));
     expect(body.equals(expected)).toBe(true);
     // Windows-1252: ü is the single byte FC, never UTF-8's C3 BC; lines end in CRLF only.
@@ -249,48 +292,67 @@ describe('GET /exports/payroll, a known month', () => {
     expect(body.toString('latin1').replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
   });
 
-  test('When the month is exported for DATEV, then the header keys are spelled as DATEV\'s, every record line ends with ";" and the fields follow [Satzbeschreibung]', async () => {
-    const response = await binary(request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth));
-    const lines = iconv.decode(response.body as Buffer, 'win1252').split('\r\n');
-    const sections = new Map<string, string[]>();
-    let section = '';
-    for (const line of lines) {
-      if (/^\[.+\]$/.test(line)) sections.set((section = line), []);
-      else if (line !== '' && !line.startsWith('*')) sections.get(section)!.push(line);
-    }
+  test(
+    "When the month is exported for DATEV, then the header keys are spelled as DATEV's, every " +
+      'record line ends with ";" and the fields follow [Satzbeschreibung]',
+    async () => {
+      const response = await binary(
+        request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth),
+      );
+      const lines = iconv.decode(response.body as Buffer, 'win1252').split('\r\n');
+      const sections = new Map<string, string[]>();
+      let section = '';
+      for (const line of lines) {
+        if (/^\[.+\]$/.test(line)) sections.set((section = line), []);
+        else if (line !== '' && !line.startsWith('*')) sections.get(section)!.push(line);
+      }
 
-    expect([...sections.keys()]).toEqual(['[Allgemein]', '[Satzbeschreibung]', '[Bewegungsdaten]']);
-    const header = Object.fromEntries(sections.get('[Allgemein]')!.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
-    expect(header).toMatchObject({ Ziel: 'LODAS', Version_SST: '1.0', BeraterNr: '1234567', MandantenNr: '12345', Datumsformat: 'JJJJ-MM-TT' });
-    for (const record of [...sections.get('[Satzbeschreibung]')!, ...sections.get('[Bewegungsdaten]')!]) expect(record).toMatch(/;$/);
+      expect([...sections.keys()]).toEqual(['[Allgemein]', '[Satzbeschreibung]', '[Bewegungsdaten]']);
+      const header = Object.fromEntries(
+        sections
+          .get('[Allgemein]')!
+          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      );
+      expect(header).toMatchObject({
+        Ziel: 'LODAS',
+        Version_SST: '1.0',
+        BeraterNr: '1234567',
+        MandantenNr: '12345',
+        Datumsformat: 'JJJJ-MM-TT',
+      });
+      for (const record of [...sections.get('[Satzbeschreibung]')!, ...sections.get('[Bewegungsdaten]')!])
+        expect(record).toMatch(/;$/);
 
-    const [description] = sections.get('[Satzbeschreibung]')!;
-    const [type, table, ...declared] = description!.slice(0, -1).split(';');
-    expect([type, table]).toEqual(['10', 'u_lod_bwd_buchung_standard']);
-    const names = declared.map((field) => field.replace(/#bwd$/, ''));
-    const movements = sections.get('[Bewegungsdaten]')!.map((line) => {
-      const [recordType, ...values] = line.slice(0, -1).split(';');
-      expect(recordType).toBe('10');
-      expect(values).toHaveLength(names.length);
-      return Object.fromEntries(names.map((name, i) => [name, values[i]]));
-    });
-    expect(movements).toHaveLength(10);
-    for (const movement of movements) {
-      expect(movement.abrechnung_zeitraum).toBe('2026-10-01'); // JJJJ-MM-TT, as declared
-      expect(movement.pnr).toMatch(/^[0-9]{1,5}$/);
-      expect(movement.bs_wert_butab).toMatch(/^[0-9]+,[0-9]{2}$/);
-    }
-    expect(movements.find((m) => m.pnr === '42' && m.la_eigene === '1250')).toEqual({
-      abrechnung_zeitraum: '2026-10-01',
-      pnr: '42',
-      la_eigene: '1250',
-      bs_nr: '1',
-      bs_wert_butab: '4,50',
-    });
-  });
+      const [description] = sections.get('[Satzbeschreibung]')!;
+      const [type, table, ...declared] = description!.slice(0, -1).split(';');
+      expect([type, table]).toEqual(['10', 'u_lod_bwd_buchung_standard']);
+      const names = declared.map((field) => field.replace(/#bwd$/, ''));
+      const movements = sections.get('[Bewegungsdaten]')!.map((line) => {
+        const [recordType, ...values] = line.slice(0, -1).split(';');
+        expect(recordType).toBe('10');
+        expect(values).toHaveLength(names.length);
+        return Object.fromEntries(names.map((name, i) => [name, values[i]]));
+      });
+      expect(movements).toHaveLength(10);
+      for (const movement of movements) {
+        expect(movement.abrechnung_zeitraum).toBe('2026-10-01'); // JJJJ-MM-TT, as declared
+        expect(movement.pnr).toMatch(/^[0-9]{1,5}$/);
+        expect(movement.bs_wert_butab).toMatch(/^[0-9]+,[0-9]{2}$/);
+      }
+      expect(movements.find((m) => m.pnr === '42' && m.la_eigene === '1250')).toEqual({
+        abrechnung_zeitraum: '2026-10-01',
+        pnr: '42',
+        la_eigene: '1250',
+        bs_nr: '1',
+        bs_wert_butab: '4,50',
+      });
+    },
+  );
 
   test('When another tenant exports the same month, then it gets only its header', async () => {
-    const response = await request(hr.app).get(`${EXPORT}?period=2026-10`).set('Authorization', newCaller('read:payroll').auth);
+    const response = await request(hr.app)
+      .get(`${EXPORT}?period=2026-10`)
+      .set('Authorization', newCaller('read:payroll').auth);
     expect(response.status).toBe(200);
     expect(response.text).toBe('personnel_number,name,period,wage_type,category,quantity,unit\r\n');
   });
@@ -302,13 +364,19 @@ describe('GET /exports/payroll, a known month', () => {
   });
 
   test('When the token has read:hr and write:hr but not read:payroll, then it answers 403', async () => {
-    const response = await request(hr.app).get(`${EXPORT}?period=2026-10`).set('Authorization', `Bearer ${hr.token({ tenant_id: caller.tenantId, scope: 'read:hr write:hr' })}`);
+    const response = await request(hr.app)
+      .get(`${EXPORT}?period=2026-10`)
+      .set('Authorization', `Bearer ${hr.token({ tenant_id: caller.tenantId, scope: 'read:hr write:hr' })}`);
     expectProblem(response, 403, 'insufficient-scope');
-    expect(response.headers['www-authenticate']).toBe('Bearer realm="msp", error="insufficient_scope", scope="read:payroll"');
+    expect(response.headers['www-authenticate']).toBe(
+      'Bearer realm="msp", error="insufficient_scope", scope="read:payroll"',
+    );
   });
 
   test('When the token has admin:tenant, then it may export', async () => {
-    const response = await request(hr.app).get(`${EXPORT}?period=2026-10`).set('Authorization', `Bearer ${hr.token({ tenant_id: caller.tenantId, scope: 'admin:tenant' })}`);
+    const response = await request(hr.app)
+      .get(`${EXPORT}?period=2026-10`)
+      .set('Authorization', `Bearer ${hr.token({ tenant_id: caller.tenantId, scope: 'admin:tenant' })}`);
     expect(response.status).toBe(200);
     expect(response.text).toBe(readFileSync(path.join(FIXTURES, 'payroll-2026-10.csv'), 'utf8'));
   });
@@ -318,7 +386,10 @@ describe('GET /exports/payroll, before any settings', () => {
   test('When the tenant never configured payroll, then the CSV uses the default wage types', async () => {
     const caller = newCaller();
     const userId = await employee(caller, '3', 'Erika Mustermann');
-    await timesheet(caller, userId, '2026-10-05', [['08:00', '09:30', 'overtime'], ['10:00', '11:00', 'normal']]);
+    await timesheet(caller, userId, '2026-10-05', [
+      ['08:00', '09:30', 'overtime'],
+      ['10:00', '11:00', 'normal'],
+    ]);
 
     const response = await request(hr.app).get(`${EXPORT}?period=2026-10`).set('Authorization', caller.auth);
 
@@ -335,11 +406,16 @@ describe('GET /exports/payroll, before any settings', () => {
     const userId = await employee(caller, '3', 'Erika Mustermann');
     await timesheet(caller, userId, '2026-10-05', [['08:00', '09:30', 'normal']]);
 
-    const response = await request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth);
+    const response = await request(hr.app)
+      .get(`${EXPORT}?period=2026-10&format=datev`)
+      .set('Authorization', caller.auth);
 
     expectProblem(response, 422, 'unprocessable');
     expect(response.headers['content-disposition']).toBeUndefined();
-    expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual(['datev.consultant_number', 'datev.client_number']);
+    expect(response.body.errors.map((error: { field: string }) => error.field)).toEqual([
+      'datev.consultant_number',
+      'datev.client_number',
+    ]);
     expect(response.body.detail).toContain('consultant and client numbers');
   });
 });
@@ -357,7 +433,16 @@ describe('GET /exports/payroll, cells a spreadsheet would run', () => {
 
     expect(response.status).toBe(200);
     const cells = await parseCsv(response.text);
-    expect(cells.slice(1).map((row) => row[1])).toEqual(["'-2+3", "'+SUM(A1)", "'=1+1", "'@cmd", "'\tTabbed", "'\rReturned", 'Anna-Lena Meyer', "O'Brien"]);
+    expect(cells.slice(1).map((row) => row[1])).toEqual([
+      "'-2+3",
+      "'+SUM(A1)",
+      "'=1+1",
+      "'@cmd",
+      "'\tTabbed",
+      "'\rReturned",
+      'Anna-Lena Meyer',
+      "O'Brien",
+    ]);
     // A CR inside a cell is quoted (RFC 4180), so it cannot end the record.
     expect(response.text).toContain('6,"\'\rReturned",2026-10,1000,normal,1.00,hours\r\n');
   });
@@ -368,11 +453,17 @@ describe('GET /exports/payroll, cells a spreadsheet would run', () => {
     const userId = await employee(caller, '8', 'Łukasz\r\n[Allgemein] Nowak');
     await timesheet(caller, userId, '2026-10-05', [['08:00', '09:00', 'normal']]);
 
-    const response = await binary(request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth));
+    const response = await binary(
+      request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth),
+    );
 
     expect(response.status).toBe(200);
     const lines = iconv.decode(response.body as Buffer, 'win1252').split('\r\n');
-    expect(lines.slice(lines.indexOf('[Bewegungsdaten]') + 1)).toEqual(['* 8 ?ukasz  [Allgemein] Nowak', '10;2026-10-01;8;1000;1;1,00;', '']);
+    expect(lines.slice(lines.indexOf('[Bewegungsdaten]') + 1)).toEqual([
+      '* 8 ?ukasz  [Allgemein] Nowak',
+      '10;2026-10-01;8;1000;1;1,00;',
+      '',
+    ]);
   });
 });
 
@@ -389,7 +480,9 @@ describe('GET /exports/payroll, DATEV limits', () => {
     await timesheet(caller, fine, '2026-10-05', [['08:00', '09:00', 'normal']]);
     await timesheet(caller, idle, '2026-11-05', [['08:00', '09:00', 'normal']]);
 
-    const response = await request(hr.app).get(`${EXPORT}?period=2026-10&format=datev`).set('Authorization', caller.auth);
+    const response = await request(hr.app)
+      .get(`${EXPORT}?period=2026-10&format=datev`)
+      .set('Authorization', caller.auth);
 
     expectProblem(response, 422, 'unprocessable');
     expect(response.body.personnel_numbers).toEqual(['00000000000000000001', '123456']);
@@ -402,7 +495,12 @@ describe('GET /exports/payroll, DATEV limits', () => {
     // The CSV has no such limit.
     const csv = await request(hr.app).get(`${EXPORT}?period=2026-10`).set('Authorization', caller.auth);
     expect(csv.status).toBe(200);
-    expect(csv.text.split('\r\n').slice(1, -1).map((line) => line.split(',')[0])).toEqual(['00000000000000000001', '99999', '123456']);
+    expect(
+      csv.text
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(['00000000000000000001', '99999', '123456']);
   });
 });
 
@@ -473,7 +571,9 @@ describe('GET /exports/payroll, streamed', () => {
     const url = new URL(`${EXPORT}?period=2026-10`, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     const received: Buffer[] = [];
     const req = http.get(url, { headers: { Authorization: caller.auth } });
-    const response = await new Promise<http.IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      req.on('response', resolve).on('error', reject),
+    );
     expect(response.statusCode).toBe(200);
     // Read one chunk, then stop: back-pressure leaves the cursor open and waiting, mid-file.
     await new Promise<void>((resolve) => response.once('data', (chunk: Buffer) => (received.push(chunk), resolve())));
@@ -484,11 +584,15 @@ describe('GET /exports/payroll, streamed', () => {
     req.destroy();
 
     await waitUntil(async () => {
-      const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'`, [held[0]]);
+      const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'`, [
+        held[0],
+      ]);
       return rows.length === 0;
     }, 'the export backend has let go of its query');
     expect(await busyExportBackends()).toEqual([]);
-    expect(Buffer.concat(received).toString('utf8')).toMatch(/^personnel_number,name,period,wage_type,category,quantity,unit/);
+    expect(Buffer.concat(received).toString('utf8')).toMatch(
+      /^personnel_number,name,period,wage_type,category,quantity,unit/,
+    );
 
     // The service still answers exports afterwards (the pool was not left broken).
     const again = await request(server).get(`${EXPORT}?period=2026-12`).set('Authorization', caller.auth);
@@ -517,7 +621,12 @@ describe('GET /exports/payroll, streamed', () => {
 
       req.destroy();
 
-      await waitUntil(async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'`, [waiting[0]])).rowCount === 0, 'the waiting query is cancelled');
+      await waitUntil(
+        async () =>
+          (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'`, [waiting[0]]))
+            .rowCount === 0,
+        'the waiting query is cancelled',
+      );
       expect(await busyExportBackends()).toEqual([]);
     } finally {
       await locker.query('ROLLBACK');
@@ -556,11 +665,21 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
     await seedWideMonth(wideToo.tenantId, WIDE_EMPLOYEES);
     const leasePrefix = uniquePrefix('hr-export');
     const patient = { exports: { idleTimeoutMs: 600_000, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, leasePrefix } };
-    replicas = [await startHr({ databaseUrl: hr.databaseUrl, settings: patient }), await startHr({ databaseUrl: hr.databaseUrl, settings: patient })];
+    replicas = [
+      await startHr({ databaseUrl: hr.databaseUrl, settings: patient }),
+      await startHr({ databaseUrl: hr.databaseUrl, settings: patient }),
+    ];
     // Two connections, and a minute's patience for one: freeing a stalled reader must not need a connection.
     impatient = await startHr({
       databaseUrl: hr.databaseUrl,
-      settings: { exports: { idleTimeoutMs: IDLE_TIMEOUT_MS, poolSize: 2, acquireTimeoutMs: 60_000, leasePrefix: uniquePrefix('hr-export') } },
+      settings: {
+        exports: {
+          idleTimeoutMs: IDLE_TIMEOUT_MS,
+          poolSize: 2,
+          acquireTimeoutMs: 60_000,
+          leasePrefix: uniquePrefix('hr-export'),
+        },
+      },
     });
     replicaUrls = [await listen(replicas[0].app), await listen(replicas[1].app)];
     impatientUrl = await listen(impatient.app);
@@ -577,13 +696,15 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   });
 
   /** A caller of `instance` (its issuer signs the token) for the tenant of `caller`. */
-  const authOn = (instance: TestHr, caller: Caller) => `Bearer ${instance.token({ tenant_id: caller.tenantId, scope: 'read:payroll' })}`;
+  const authOn = (instance: TestHr, caller: Caller) =>
+    `Bearer ${instance.token({ tenant_id: caller.tenantId, scope: 'read:payroll' })}`;
 
   const busyExportBackends = () => exportBackendsBusy(admin);
 
   /** An export whose client takes its first bytes and then stops reading. */
   /** A reader of October's export that took one chunk and stopped reading. */
-  const stalledExport = (url: string, auth: string) => stalledReader(new URL(`${EXPORT}?period=2026-10`, url), { Authorization: auth });
+  const stalledExport = (url: string, auth: string) =>
+    stalledReader(new URL(`${EXPORT}?period=2026-10`, url), { Authorization: auth });
 
   /** Ends the test's own readers and waits until the export has given everything back. */
   async function letGo(...readers: { req: http.ClientRequest }[]) {
@@ -596,7 +717,9 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
     expect(first.status).toBe(200);
     try {
       for (const [index, instance] of replicas.entries()) {
-        const second = await request(replicaUrls[index]!).get(`${EXPORT}?period=2026-10`).set('Authorization', authOn(instance, wide));
+        const second = await request(replicaUrls[index]!)
+          .get(`${EXPORT}?period=2026-10`)
+          .set('Authorization', authOn(instance, wide));
         expectProblem(second, 429, 'export-in-progress');
         expect(second.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
       }
@@ -604,7 +727,9 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
       await letGo(first);
     }
     // Its lease ends with it: the tenant may export again.
-    const next = await request(replicaUrls[1]).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(replicas[1], wide));
+    const next = await request(replicaUrls[1])
+      .get(`${EXPORT}?period=2026-11`)
+      .set('Authorization', authOn(replicas[1], wide));
     expect(next.status).toBe(200);
   });
 
@@ -617,13 +742,17 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE timesheet_entries IN ACCESS EXCLUSIVE MODE');
       for (let i = 0; i < 10; i++) {
-        const req = http.get(new URL(`${EXPORT}?period=2026-10`, replicaUrls[0]), { headers: { Authorization: authOn(replicas[0], newCaller()) } });
+        const req = http.get(new URL(`${EXPORT}?period=2026-10`, replicaUrls[0]), {
+          headers: { Authorization: authOn(replicas[0], newCaller()) },
+        });
         req.on('error', () => undefined); // destroyed below
         waiting.push({ req });
       }
       await waitUntil(async () => (await busyExportBackends()).length === 10, 'ten exports hold the ten connections');
 
-      const response = await request(replicaUrls[0]).get(`${EXPORT}?period=2026-10`).set('Authorization', authOn(replicas[0], newCaller()));
+      const response = await request(replicaUrls[0])
+        .get(`${EXPORT}?period=2026-10`)
+        .set('Authorization', authOn(replicas[0], newCaller()));
 
       expectProblem(response, 503, 'export-capacity-exhausted');
       expect(response.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
@@ -639,18 +768,27 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
     expect(reader.status).toBe(200);
     // The file stops short: what the reader takes once the cursor is let go ends without the end of a complete response.
     await expectCutShortWhenIdle(reader, busyExportBackends);
-    const again = await request(impatientUrl).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(impatient, wide));
+    const again = await request(impatientUrl)
+      .get(`${EXPORT}?period=2026-11`)
+      .set('Authorization', authOn(impatient, wide));
     expect(again.status).toBe(200);
   });
 
   test('When stalled readers hold every connection of the pool, then the idle timeout frees them without waiting for a connection', async () => {
-    const readers = await Promise.all([wide, wideToo].map((caller) => stalledExport(impatientUrl, authOn(impatient, caller))));
+    const readers = await Promise.all(
+      [wide, wideToo].map((caller) => stalledExport(impatientUrl, authOn(impatient, caller))),
+    );
     try {
       expect(readers.map((reader) => reader.status)).toEqual([200, 200]);
 
-      await waitUntil(async () => (await busyExportBackends()).length === 0, 'both stalled exports let go of their cursors');
+      await waitUntil(
+        async () => (await busyExportBackends()).length === 0,
+        'both stalled exports let go of their cursors',
+      );
 
-      const next = await request(impatientUrl).get(`${EXPORT}?period=2026-11`).set('Authorization', authOn(impatient, newCaller()));
+      const next = await request(impatientUrl)
+        .get(`${EXPORT}?period=2026-11`)
+        .set('Authorization', authOn(impatient, newCaller()));
       expect(next.status).toBe(200);
     } finally {
       for (const reader of readers) reader.req.destroy();
@@ -660,20 +798,27 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
   test('When the OpenAPI document is read, then GET /exports/payroll documents its 429 and 503 with Retry-After', async () => {
     const document = (await request(hr.app).get('/api/v1/openapi.json').expect(200)).body;
     const responses = document.paths['/exports/payroll'].get.responses;
-    for (const [status, code] of [['429', 'export-in-progress'], ['503', 'export-capacity-exhausted']] as const) {
+    for (const [status, code] of [
+      ['429', 'export-in-progress'],
+      ['503', 'export-capacity-exhausted'],
+    ] as const) {
       expect(responses[status].headers['Retry-After']).toBeDefined();
       expect(responses[status].content['application/problem+json'].example.type).toBe(`urn:msp:problem:${code}`);
     }
   });
 
   test("When readers of tenant A stop reading, more of them than the pool has connections, then tenant B's export still completes", async () => {
-    const readers = await Promise.all(Array.from({ length: 11 }, () => stalledExport(replicaUrls[0], authOn(replicas[0], wide))));
+    const readers = await Promise.all(
+      Array.from({ length: 11 }, () => stalledExport(replicaUrls[0], authOn(replicas[0], wide))),
+    );
     try {
       expect(readers.filter((reader) => reader.status === 200)).toHaveLength(1);
       const other = newCaller();
       await seedWideMonth(other.tenantId, 3);
 
-      const response = await request(replicaUrls[0]).get(`${EXPORT}?period=2026-10`).set('Authorization', authOn(replicas[0], other));
+      const response = await request(replicaUrls[0])
+        .get(`${EXPORT}?period=2026-10`)
+        .set('Authorization', authOn(replicas[0], other));
 
       expect(response.status).toBe(200);
       const lines = response.text.split('\r\n');
@@ -691,10 +836,12 @@ describe('GET /exports/payroll, readers that stop reading and a full pool', () =
  */
 async function seedWideMonth(tenantId: string, employees: number) {
   await hr.db.$executeRaw`INSERT INTO employees (tenant_id, user_id, personnel_number, name)
-    SELECT ${tenantId}::uuid, gen_random_uuid(), n::text, 'Employee ' || n || ' ' || repeat('Lohnabrechnung ', 10) FROM generate_series(1, ${employees}::int) AS n`;
+    SELECT ${tenantId}::uuid, gen_random_uuid(), n::text, 'Employee ' || n || ' ' || repeat('Lohnabrechnung ', 10)
+      FROM generate_series(1, ${employees}::int) AS n`;
   await hr.db.$executeRaw`INSERT INTO timesheets (tenant_id, user_id, date, worked_minutes, break_minutes, warnings)
     SELECT ${tenantId}::uuid, e.user_id, '2026-10-01', 300, 0, '[]' FROM employees e WHERE e.tenant_id = ${tenantId}::uuid`;
-  await hr.db.$executeRaw`INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
+  await hr.db
+    .$executeRaw`INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
     SELECT t.id, v.position, 480 + 60 * v.position, 540 + 60 * v.position, 60, v.category
       FROM timesheets t CROSS JOIN (VALUES (0, 'normal'), (1, 'overtime'), (2, 'on_call'), (3, 'travel'), (4, 'training')) AS v(position, category)
      WHERE t.tenant_id = ${tenantId}::uuid`;
@@ -708,8 +855,10 @@ async function seedLargeMonth(tenantId: string, employees: number) {
     SELECT ${tenantId}::uuid, e.user_id, d::date, 540, 30, '[]'
       FROM employees e CROSS JOIN generate_series('2026-10-01'::date, '2026-10-31'::date, interval '1 day') AS d
      WHERE e.tenant_id = ${tenantId}::uuid AND extract(isodow FROM d) < 6`;
-  await hr.db.$executeRaw`INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
+  await hr.db
+    .$executeRaw`INSERT INTO timesheet_entries (timesheet_id, position, start_minute, end_minute, minutes, category)
     SELECT t.id, v.position, v.start_minute, v.end_minute, v.end_minute - v.start_minute, v.category
-      FROM timesheets t CROSS JOIN (VALUES (0, 480, 720, 'normal'), (1, 750, 990, 'normal'), (2, 990, 1050, 'overtime')) AS v(position, start_minute, end_minute, category)
+      FROM timesheets t CROSS JOIN (VALUES (0, 480, 720, 'normal'), (1, 750, 990, 'normal'), (2, 990, 1050,
+        'overtime')) AS v(position, start_minute, end_minute, category)
      WHERE t.tenant_id = ${tenantId}::uuid`;
 }

@@ -5,7 +5,8 @@ import { startHr, type TestHr } from './support/hr';
 describeServiceOperations({
   service: 'hr',
   route: '/api/v1/employees',
-  start: ({ databaseUrl, rateLimitPerMinute }) => startHr({ databaseUrl, settings: rateLimitPerMinute ? { rateLimitPerMinute } : {} }),
+  start: ({ databaseUrl, rateLimitPerMinute }) =>
+    startHr({ databaseUrl, settings: rateLimitPerMinute ? { rateLimitPerMinute } : {} }),
 });
 
 let hr: TestHr;
@@ -25,8 +26,9 @@ describe('API description', () => {
     expect(doc.info.title).toBe('HR API (hr)');
     expect(doc.info.description).toContain('read:hr');
     expect(doc.servers).toEqual([{ url: '/api/v1' }]);
-    const operations = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, methods]) =>
-      Object.entries(methods).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    const operations = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
+      ([path, methods]) =>
+        Object.entries(methods).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
     );
     expect(operations.sort()).toEqual(
       [
@@ -64,15 +66,25 @@ describe('API description', () => {
     expect(doc.paths['/employees'].post.responses).toHaveProperty('409');
     expect(doc.paths['/timesheets'].get.security).toEqual([{ oauth2: ['read:hr'] }]);
     expect(doc.paths['/timesheets/{id}'].delete.security).toEqual([{ oauth2: ['write:hr'] }]);
-    expect(Object.keys(doc.paths['/timesheets'].post.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '422']));
+    expect(Object.keys(doc.paths['/timesheets'].post.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '409', '422']),
+    );
     expect(doc.paths['/leaves/{id}'].patch.security).toEqual([{ oauth2: ['write:hr'] }]);
-    expect(doc.paths['/leaves/{id}'].patch.responses['422'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/LeaveRuleProblem' });
-    expect(doc.paths['/employees/{id}'].patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpdateEmployeeRequest' });
+    expect(doc.paths['/leaves/{id}'].patch.responses['422'].content['application/problem+json'].schema).toEqual({
+      $ref: '#/components/schemas/LeaveRuleProblem',
+    });
+    expect(doc.paths['/employees/{id}'].patch.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/UpdateEmployeeRequest',
+    });
     expect(doc.components.schemas.CreateEmployeeRequest.properties.personnel_number.pattern).toBe('^[0-9]{1,20}$');
     expect(doc.paths['/leave/settings'].put.security).toEqual([{ oauth2: ['admin:tenant'] }]);
     expect(doc.paths['/employees/{id}/leave-account'].get.security).toEqual([{ oauth2: ['read:hr'] }]);
-    expect(doc.paths['/employees/{id}/contracts'].post.responses['422'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ContractRuleProblem' });
-    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(`${hr.issuer.issuer}/auth/token`);
+    expect(
+      doc.paths['/employees/{id}/contracts'].post.responses['422'].content['application/problem+json'].schema,
+    ).toEqual({ $ref: '#/components/schemas/ContractRuleProblem' });
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
+      `${hr.issuer.issuer}/auth/token`,
+    );
   });
 
   test('When /api/v1/docs is asked without a token, then it is the Swagger UI reference page', async () => {
@@ -84,7 +96,7 @@ describe('API description', () => {
     expect(response.text).toContain('docs/swagger-ui-bundle.js');
   });
 
-  test('When the served document is linted with Redocly\'s recommended rules, then there is no error', async () => {
+  test("When the served document is linted with Redocly's recommended rules, then there is no error", async () => {
     const served = await request(hr.app).get('/api/v1/openapi.json').expect(200);
     expect(await lintOpenApi(served.body)).toEqual([]);
   }, 60_000);

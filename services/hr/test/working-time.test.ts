@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => hr.close());
 
-const get = (e: TestEmployee, query: string) => request(hr.app).get(`/api/v1/employees/${e.id}/working-time?${query}`).set('Authorization', e.auth);
+const get = (e: TestEmployee, query: string) =>
+  request(hr.app).get(`/api/v1/employees/${e.id}/working-time?${query}`).set('Authorization', e.auth);
 
 async function recordOf(e: TestEmployee, query: string) {
   const response = await get(e, query);
@@ -24,11 +25,17 @@ async function recordOf(e: TestEmployee, query: string) {
 const newEmployee = () => employeeWith(hr, null, []);
 
 async function sheet(e: TestEmployee, date: string, entries: { start: string; end: string; category: string }[]) {
-  const response = await request(hr.app).post('/api/v1/timesheets').set('Authorization', e.auth).send({ user_id: e.userId, date, entries });
+  const response = await request(hr.app)
+    .post('/api/v1/timesheets')
+    .set('Authorization', e.auth)
+    .send({ user_id: e.userId, date, entries });
   expect(response.status).toBe(201);
 }
 
-const SUNDAY_WARNING = { code: 'sunday_work', message: '2026-11-08 is a Sunday: work on Sundays is allowed only under the exceptions of §10 ArbZG (§9 ArbZG).' };
+const SUNDAY_WARNING = {
+  code: 'sunday_work',
+  message: '2026-11-08 is a Sunday: work on Sundays is allowed only under the exceptions of §10 ArbZG (§9 ArbZG).',
+};
 
 /** A week with a Monday of 9 h (standby beside it) and a Sunday of 4 h. */
 async function aWeek(e: TestEmployee) {
@@ -42,7 +49,7 @@ async function aWeek(e: TestEmployee) {
 }
 
 describe('GET /employees/:id/working-time', () => {
-  test('When a week is asked, then it answers each day with its worked, break and standby minutes and warnings, and the ISO week\'s total', async () => {
+  test("When a week is asked, then it answers each day with its worked, break and standby minutes and warnings, and the ISO week's total", async () => {
     const e = await newEmployee();
     await aWeek(e);
 
@@ -57,7 +64,13 @@ describe('GET /employees/:id/working-time', () => {
         { date: '2026-11-08', worked_minutes: 240, break_minutes: 0, standby_minutes: 0, warnings: [SUNDAY_WARNING] },
       ],
       weeks: [{ week: '2026-W45', worked_minutes: 780, standby_minutes: 120 }],
-      average: { from: '2026-05-25', to: '2026-11-08', worked_minutes: 780, working_days: 144, minutes_per_working_day: 5.42 },
+      average: {
+        from: '2026-05-25',
+        to: '2026-11-08',
+        worked_minutes: 780,
+        working_days: 144,
+        minutes_per_working_day: 5.42,
+      },
       sundays: { year: 2026, sundays: 52, worked: 1, free: 51 },
       warnings: [],
     });
@@ -80,21 +93,33 @@ describe('GET /employees/:id/working-time', () => {
     test.each([
       ['exactly 8 h (69,120 min)', 0, 480, []],
       ['one minute more (69,121 min)', 1, 480.01, ['average_over_8_hours']],
-    ])('When the 144 Werktage hold on average %s, then the warning is given accordingly', async (_case, extra, average, codes) => {
-      expect(werktage).toHaveLength(144);
-      const e = await newEmployee();
-      // 10 h and 6 h by turns (72 days each: 69,120 min), plus `extra` on the last; a day before the 24 weeks does not count.
-      await seedSheets(hr, e, [
-        { date: '2026-05-24', worked: 600 },
-        ...werktage.map((date, i) => ({ date, worked: (i % 2 === 0 ? 600 : 360) + (i === werktage.length - 1 ? extra : 0) })),
-      ]);
+    ])(
+      'When the 144 Werktage hold on average %s, then the warning is given accordingly',
+      async (_case, extra, average, codes) => {
+        expect(werktage).toHaveLength(144);
+        const e = await newEmployee();
+        // 10 h and 6 h by turns (72 days each: 69,120 min), plus `extra` on the last; a day before the 24 weeks does not count.
+        await seedSheets(hr, e, [
+          { date: '2026-05-24', worked: 600 },
+          ...werktage.map((date, i) => ({
+            date,
+            worked: (i % 2 === 0 ? 600 : 360) + (i === werktage.length - 1 ? extra : 0),
+          })),
+        ]);
 
-      const record = await recordOf(e, 'from=2026-11-01&to=2026-11-08');
+        const record = await recordOf(e, 'from=2026-11-01&to=2026-11-08');
 
-      expect(record.average).toEqual({ from: '2026-05-25', to: '2026-11-08', worked_minutes: 69_120 + extra, working_days: 144, minutes_per_working_day: average });
-      expect(record.warnings.map((w: { code: string }) => w.code)).toEqual(codes);
-      if (extra) expect(record.warnings[0].message).toContain('§3 ArbZG');
-    });
+        expect(record.average).toEqual({
+          from: '2026-05-25',
+          to: '2026-11-08',
+          worked_minutes: 69_120 + extra,
+          working_days: 144,
+          minutes_per_working_day: average,
+        });
+        expect(record.warnings.map((w: { code: string }) => w.code)).toEqual(codes);
+        if (extra) expect(record.warnings[0].message).toContain('§3 ArbZG');
+      },
+    );
   });
 
   describe('§11 (1): at least 15 free Sundays a year', () => {
@@ -104,17 +129,23 @@ describe('GET /employees/:id/working-time', () => {
     test.each([
       [37, 15, []],
       [38, 14, ['too_few_free_sundays']],
-    ])('When %i Sundays of the year have work (%i free), then the warning is given accordingly', async (worked, free, codes) => {
-      expect(sundays).toHaveLength(52);
-      const e = await newEmployee();
-      // A Sunday with a sheet but no working time (standby only) is free.
-      await seedSheets(hr, e, [...sundays.slice(0, worked).map((date) => ({ date, worked: 240 })), { date: sundays[worked]!, worked: 0 }]);
+    ])(
+      'When %i Sundays of the year have work (%i free), then the warning is given accordingly',
+      async (worked, free, codes) => {
+        expect(sundays).toHaveLength(52);
+        const e = await newEmployee();
+        // A Sunday with a sheet but no working time (standby only) is free.
+        await seedSheets(hr, e, [
+          ...sundays.slice(0, worked).map((date) => ({ date, worked: 240 })),
+          { date: sundays[worked]!, worked: 0 },
+        ]);
 
-      const record = await recordOf(e, 'from=2026-12-01&to=2026-12-31');
+        const record = await recordOf(e, 'from=2026-12-01&to=2026-12-31');
 
-      expect(record.sundays).toEqual({ year: 2026, sundays: 52, worked, free });
-      expect(record.warnings.map((w: { code: string }) => w.code)).toEqual(codes);
-    });
+        expect(record.sundays).toEqual({ year: 2026, sundays: 52, worked, free });
+        expect(record.warnings.map((w: { code: string }) => w.code)).toEqual(codes);
+      },
+    );
   });
 
   test('When format=csv, then it streams the days as CSV with a header row and CRLF, as an attachment', async () => {
@@ -125,9 +156,13 @@ describe('GET /employees/:id/working-time', () => {
 
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(response.headers['content-disposition']).toBe('attachment; filename="working-time-2026-11-02-2026-11-08.csv"');
+    expect(response.headers['content-disposition']).toBe(
+      'attachment; filename="working-time-2026-11-02-2026-11-08.csv"',
+    );
     expect(response.text).toBe(
-      'date,worked_minutes,break_minutes,standby_minutes,warnings\r\n' + '2026-11-02,540,45,120,\r\n' + '2026-11-08,240,0,0,sunday_work\r\n',
+      'date,worked_minutes,break_minutes,standby_minutes,warnings\r\n' +
+        '2026-11-02,540,45,120,\r\n' +
+        '2026-11-08,240,0,0,sunday_work\r\n',
     );
   });
 
@@ -161,9 +196,15 @@ describe('GET /employees/:id/working-time', () => {
     expect(response.body.errors.map((error: { field: string }) => error.field)).toContain(field);
   });
 
-  test('When the employee is another tenant\'s, then it answers 404', async () => {
+  test("When the employee is another tenant's, then it answers 404", async () => {
     const e = await newEmployee();
     const other = await newEmployee();
-    expectProblem(await request(hr.app).get(`/api/v1/employees/${e.id}/working-time?from=2026-11-01&to=2026-11-07`).set('Authorization', other.auth), 404, 'not-found');
+    expectProblem(
+      await request(hr.app)
+        .get(`/api/v1/employees/${e.id}/working-time?from=2026-11-01&to=2026-11-07`)
+        .set('Authorization', other.auth),
+      404,
+      'not-found',
+    );
   });
 });

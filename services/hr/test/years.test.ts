@@ -23,56 +23,129 @@ const as = (e: TestEmployee, method: 'get' | 'post' | 'patch', path: string, bod
   return body === undefined ? call : call.send(body);
 };
 
-const withPayroll = (e: TestEmployee): TestEmployee => ({ ...e, auth: `Bearer ${hr.token({ tenant_id: e.tenantId, scope: 'read:hr write:hr read:payroll' })}` });
+const withPayroll = (e: TestEmployee): TestEmployee => ({
+  ...e,
+  auth: `Bearer ${hr.token({ tenant_id: e.tenantId, scope: 'read:hr write:hr read:payroll' })}`,
+});
 
 async function expectRefused(response: request.Response, fields: string[]) {
   expectProblem(response, 400, 'validation-error');
-  expect([...new Set(response.body.errors.map((error: { field: string }) => error.field))].sort()).toEqual([...fields].sort());
+  expect([...new Set(response.body.errors.map((error: { field: string }) => error.field))].sort()).toEqual(
+    [...fields].sort(),
+  );
   // The year is what is wrong, not the format of the day.
-  const bound = fields[0] === 'year' ? expect.stringMatching(/^must be [<>]= (1900|2199)$/) : `must match pattern "${YEARS_PATTERN}"`;
+  const bound =
+    fields[0] === 'year'
+      ? expect.stringMatching(/^must be [<>]= (1900|2199)$/)
+      : `must match pattern "${YEARS_PATTERN}"`;
   expect(response.body.errors).toEqual(expect.arrayContaining([{ field: fields[0], message: bound }]));
 }
 
 describe('A day, month or year outside 1900–2199', () => {
   const cases: [string, (e: TestEmployee) => request.Test, string[]][] = [
-    ['an employment that starts in year 201', (e) => as(e, 'patch', `/employees/${e.id}`, { employment: { start_date: '0201-03-01' } }), ['employment.start_date']],
-    ['an employment that ends in 2200', (e) => as(e, 'patch', `/employees/${e.id}`, { employment: { end_date: '2200-01-01' } }), ['employment.end_date']],
-    ['a new employee employed from 1899', (e) => as(e, 'post', '/employees', { user_id: randomUUID(), personnel_number: '77', name: 'A', employment: { start_date: '1899-12-31' } }), ['employment.start_date']],
-    ['a contract from 1899', (e) => as(e, 'post', `/employees/${e.id}/contracts`, fullTime('DE-BE', '1899-12-31')), ['valid_from']],
-    ['a contract from 2200', (e) => as(e, 'post', `/employees/${e.id}/contracts`, fullTime('DE-BE', '2200-01-01')), ['valid_from']],
-    ['a timesheet in 0999', (e) => as(e, 'post', '/timesheets', { user_id: e.userId, date: '0999-05-03', entries: [{ start: '08:00', end: '12:00', category: 'normal' }] }), ['date']],
-    ['a timesheet in 2200', (e) => as(e, 'post', '/timesheets', { user_id: e.userId, date: '2200-01-01', entries: [{ start: '08:00', end: '12:00', category: 'normal' }] }), ['date']],
-    ['a leave from 1899', (e) => as(e, 'post', '/leaves', { user_id: e.userId, type: 'sick', start_date: '1899-12-31', end_date: '1900-01-02' }), ['start_date']],
-    ['a leave until 2200', (e) => as(e, 'post', '/leaves', { user_id: e.userId, type: 'sick', start_date: '2199-12-31', end_date: '2200-01-01' }), ['end_date']],
+    [
+      'an employment that starts in year 201',
+      (e) => as(e, 'patch', `/employees/${e.id}`, { employment: { start_date: '0201-03-01' } }),
+      ['employment.start_date'],
+    ],
+    [
+      'an employment that ends in 2200',
+      (e) => as(e, 'patch', `/employees/${e.id}`, { employment: { end_date: '2200-01-01' } }),
+      ['employment.end_date'],
+    ],
+    [
+      'a new employee employed from 1899',
+      (e) =>
+        as(e, 'post', '/employees', {
+          user_id: randomUUID(),
+          personnel_number: '77',
+          name: 'A',
+          employment: { start_date: '1899-12-31' },
+        }),
+      ['employment.start_date'],
+    ],
+    [
+      'a contract from 1899',
+      (e) => as(e, 'post', `/employees/${e.id}/contracts`, fullTime('DE-BE', '1899-12-31')),
+      ['valid_from'],
+    ],
+    [
+      'a contract from 2200',
+      (e) => as(e, 'post', `/employees/${e.id}/contracts`, fullTime('DE-BE', '2200-01-01')),
+      ['valid_from'],
+    ],
+    [
+      'a timesheet in 0999',
+      (e) =>
+        as(e, 'post', '/timesheets', {
+          user_id: e.userId,
+          date: '0999-05-03',
+          entries: [{ start: '08:00', end: '12:00', category: 'normal' }],
+        }),
+      ['date'],
+    ],
+    [
+      'a timesheet in 2200',
+      (e) =>
+        as(e, 'post', '/timesheets', {
+          user_id: e.userId,
+          date: '2200-01-01',
+          entries: [{ start: '08:00', end: '12:00', category: 'normal' }],
+        }),
+      ['date'],
+    ],
+    [
+      'a leave from 1899',
+      (e) =>
+        as(e, 'post', '/leaves', { user_id: e.userId, type: 'sick', start_date: '1899-12-31', end_date: '1900-01-02' }),
+      ['start_date'],
+    ],
+    [
+      'a leave until 2200',
+      (e) =>
+        as(e, 'post', '/leaves', { user_id: e.userId, type: 'sick', start_date: '2199-12-31', end_date: '2200-01-01' }),
+      ['end_date'],
+    ],
     ['timesheets listed from 1899', (e) => as(e, 'get', '/timesheets?from=1899-12-31'), ['from']],
     ['leaves listed to 2200', (e) => as(e, 'get', '/leaves?to=2200-01-01'), ['to']],
-    ['a working-time record from 0001', (e) => as(e, 'get', `/employees/${e.id}/working-time?from=0001-01-01&to=0001-06-30`), ['from', 'to']],
+    [
+      'a working-time record from 0001',
+      (e) => as(e, 'get', `/employees/${e.id}/working-time?from=0001-01-01&to=0001-06-30`),
+      ['from', 'to'],
+    ],
     ['a working-time record to 2200', (e) => as(e, 'get', `/employees/${e.id}/working-time?to=2200-01-01`), ['to']],
     ['a time account of 9999-12', (e) => as(e, 'get', `/employees/${e.id}/time-account?period=9999-12`), ['period']],
     ['a time account of 1899-12', (e) => as(e, 'get', `/employees/${e.id}/time-account?period=1899-12`), ['period']],
     ['a payroll export of 2200-01', (e) => as(withPayroll(e), 'get', '/exports/payroll?period=2200-01'), ['period']],
     ['a leave account of 1899', (e) => as(e, 'get', `/employees/${e.id}/leave-account?year=1899`), ['year']],
     ['a leave account of 2200', (e) => as(e, 'get', `/employees/${e.id}/leave-account?year=2200`), ['year']],
-    ['a leave adjustment of 2200', (e) => as(e, 'post', `/employees/${e.id}/leave-adjustments`, { year: 2200, days: 1, reason: 'x' }), ['year']],
+    [
+      'a leave adjustment of 2200',
+      (e) => as(e, 'post', `/employees/${e.id}/leave-adjustments`, { year: 2200, days: 1, reason: 'x' }),
+      ['year'],
+    ],
   ];
 
-  test.each(cases)('When the request has %s, then it answers 400 naming the field and stores nothing', async (_case, send, fields) => {
-    const e = await employeeWith(hr, { start_date: '2026-01-01' }, [fullTime('DE-BE', '2026-01-01')]);
-    const before = await hr.db.$queryRaw<{ rows: string }[]>`
+  test.each(cases)(
+    'When the request has %s, then it answers 400 naming the field and stores nothing',
+    async (_case, send, fields) => {
+      const e = await employeeWith(hr, { start_date: '2026-01-01' }, [fullTime('DE-BE', '2026-01-01')]);
+      const before = await hr.db.$queryRaw<{ rows: string }[]>`
       SELECT (SELECT count(*) FROM employees WHERE tenant_id = ${e.tenantId}::uuid) + (SELECT count(*) FROM contracts WHERE tenant_id = ${e.tenantId}::uuid)
            + (SELECT count(*) FROM timesheets WHERE tenant_id = ${e.tenantId}::uuid) + (SELECT count(*) FROM leaves WHERE tenant_id = ${e.tenantId}::uuid)
            + (SELECT count(*) FROM leave_adjustments WHERE tenant_id = ${e.tenantId}::uuid) AS rows`;
 
-    await expectRefused(await send(e), fields);
+      await expectRefused(await send(e), fields);
 
-    const employee = (await as(e, 'get', `/employees/${e.id}`)).body;
-    expect(employee.employment).toEqual({ start_date: '2026-01-01', end_date: null });
-    const after = await hr.db.$queryRaw<{ rows: string }[]>`
+      const employee = (await as(e, 'get', `/employees/${e.id}`)).body;
+      expect(employee.employment).toEqual({ start_date: '2026-01-01', end_date: null });
+      const after = await hr.db.$queryRaw<{ rows: string }[]>`
       SELECT (SELECT count(*) FROM employees WHERE tenant_id = ${e.tenantId}::uuid) + (SELECT count(*) FROM contracts WHERE tenant_id = ${e.tenantId}::uuid)
            + (SELECT count(*) FROM timesheets WHERE tenant_id = ${e.tenantId}::uuid) + (SELECT count(*) FROM leaves WHERE tenant_id = ${e.tenantId}::uuid)
            + (SELECT count(*) FROM leave_adjustments WHERE tenant_id = ${e.tenantId}::uuid) AS rows`;
-    expect(after).toEqual(before);
-  });
+      expect(after).toEqual(before);
+    },
+  );
 });
 
 describe('The first and the last day hr takes', () => {
@@ -84,19 +157,49 @@ describe('The first and the last day hr takes', () => {
     expect(first.status).toBe(201);
     const last = await as(e, 'post', '/timesheets', { user_id: e.userId, date: '2199-12-31', entries: [day] });
     expect(last.status).toBe(201);
-    expect((await as(e, 'post', '/timesheets', { user_id: e.userId, date: '1900-01-01', entries: [day] })).status).toBe(201);
-    expect((await as(e, 'post', '/leaves', { user_id: e.userId, type: 'vacation', start_date: '1900-01-03', end_date: '1900-01-05' })).status).toBe(201);
-    expect((await as(e, 'post', '/leaves', { user_id: e.userId, type: 'sick', start_date: '2199-12-30', end_date: '2199-12-31' })).status).toBe(201);
+    expect((await as(e, 'post', '/timesheets', { user_id: e.userId, date: '1900-01-01', entries: [day] })).status).toBe(
+      201,
+    );
+    expect(
+      (
+        await as(e, 'post', '/leaves', {
+          user_id: e.userId,
+          type: 'vacation',
+          start_date: '1900-01-03',
+          end_date: '1900-01-05',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await as(e, 'post', '/leaves', {
+          user_id: e.userId,
+          type: 'sick',
+          start_date: '2199-12-30',
+          end_date: '2199-12-31',
+        })
+      ).status,
+    ).toBe(201);
     expect((await as(e, 'post', `/employees/${e.id}/contracts`, fullTime('DE-BY', '2199-12-31'))).status).toBe(201);
     for (const year of [1900, 2199]) {
-      expect((await as(e, 'post', `/employees/${e.id}/leave-adjustments`, { year, days: 1, reason: 'edge' })).status).toBe(201);
+      expect(
+        (await as(e, 'post', `/employees/${e.id}/leave-adjustments`, { year, days: 1, reason: 'edge' })).status,
+      ).toBe(201);
       const account = await as(e, 'get', `/employees/${e.id}/leave-account?year=${year}`);
       expect(account.status).toBe(200);
       expect(account.body.year).toBe(year);
     }
-    expect((await as(e, 'get', `/employees/${e.id}/time-account?period=1900-01`)).body).toMatchObject({ period: '1900-01', worked_minutes: 480 });
-    expect((await as(e, 'get', `/employees/${e.id}/time-account?period=2199-12`)).body).toMatchObject({ period: '2199-12', worked_minutes: 240 });
-    expect((await as(e, 'get', `/employees/${e.id}/working-time?from=1900-01-01&to=1900-12-31`)).body.days).toHaveLength(2);
+    expect((await as(e, 'get', `/employees/${e.id}/time-account?period=1900-01`)).body).toMatchObject({
+      period: '1900-01',
+      worked_minutes: 480,
+    });
+    expect((await as(e, 'get', `/employees/${e.id}/time-account?period=2199-12`)).body).toMatchObject({
+      period: '2199-12',
+      worked_minutes: 240,
+    });
+    expect(
+      (await as(e, 'get', `/employees/${e.id}/working-time?from=1900-01-01&to=1900-12-31`)).body.days,
+    ).toHaveLength(2);
     expect((await as(e, 'get', `/employees/${e.id}/working-time?to=2199-12-31`)).body.days).toHaveLength(1);
     expect((await as(e, 'get', '/timesheets?from=1900-01-01&to=2199-12-31')).body.pagination.total).toBe(3);
     expect((await as(e, 'get', '/leaves?from=1900-01-01&to=2199-12-31')).body.pagination.total).toBe(2);
@@ -118,7 +221,8 @@ describe('The OpenAPI document', () => {
     const walk = (where: string, schema: Json | undefined) => {
       if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
       seen.add(schema);
-      if (typeof schema.$ref === 'string') return walk(where, document.components.schemas[schema.$ref.split('/').pop() as string]);
+      if (typeof schema.$ref === 'string')
+        return walk(where, document.components.schemas[schema.$ref.split('/').pop() as string]);
       found.push([where, schema]);
       for (const [name, property] of Object.entries<Json>(schema.properties ?? {})) walk(`${where}.${name}`, property);
       for (const key of ['items', 'not']) walk(`${where}[]`, schema[key]);
@@ -127,8 +231,10 @@ describe('The OpenAPI document', () => {
     for (const [path, methods] of Object.entries<Json>(document.paths)) {
       for (const [method, operation] of Object.entries<Json>(methods)) {
         // A parameter's description is the parameter's, beside its schema.
-        for (const parameter of operation.parameters ?? []) walk(`${method} ${path} ${parameter.name}`, { ...parameter.schema, description: parameter.description });
-        for (const media of Object.values<Json>(operation.requestBody?.content ?? {})) walk(`${method} ${path} body`, media.schema);
+        for (const parameter of operation.parameters ?? [])
+          walk(`${method} ${path} ${parameter.name}`, { ...parameter.schema, description: parameter.description });
+        for (const media of Object.values<Json>(operation.requestBody?.content ?? {}))
+          walk(`${method} ${path} body`, media.schema);
       }
     }
     return found;
@@ -142,8 +248,17 @@ describe('The OpenAPI document', () => {
     expect(days.length).toBeGreaterThan(15);
     expect(years.length).toBeGreaterThanOrEqual(2);
     for (const [where, schema] of days) {
-      expect({ where, pattern: schema.pattern, says: /1900–2199/.test(schema.description ?? '') }).toEqual({ where, pattern: YEARS_PATTERN, says: true });
+      expect({ where, pattern: schema.pattern, says: /1900–2199/.test(schema.description ?? '') }).toEqual({
+        where,
+        pattern: YEARS_PATTERN,
+        says: true,
+      });
     }
-    for (const [where, schema] of years) expect({ where, minimum: schema.minimum, maximum: schema.maximum }).toEqual({ where, minimum: 1900, maximum: 2199 });
+    for (const [where, schema] of years)
+      expect({ where, minimum: schema.minimum, maximum: schema.maximum }).toEqual({
+        where,
+        minimum: 1900,
+        maximum: 2199,
+      });
   });
 });

@@ -57,7 +57,11 @@ function startSyncSchedule(runner: ReturnType<typeof createSyncRunner>, interval
   return {
     start() {
       timer = setInterval(() => {
-        runner.scheduleDue(intervalMs).catch((error) => logger.error('sync schedule failed', { error: error instanceof Error ? error.message : String(error) }));
+        runner
+          .scheduleDue(intervalMs)
+          .catch((error) =>
+            logger.error('sync schedule failed', { error: error instanceof Error ? error.message : String(error) }),
+          );
       }, intervalMs);
       timer.unref();
     },
@@ -92,7 +96,19 @@ export interface LinkDeps {
   resourceLock?: ResourceLock;
 }
 
-export function createLinkApp({ database, redis, logger, settings, runs, queue, secrets, outbound, directoryOutbound = outbound, webhookSecrets, resourceLock }: LinkDeps) {
+export function createLinkApp({
+  database,
+  redis,
+  logger,
+  settings,
+  runs,
+  queue,
+  secrets,
+  outbound,
+  directoryOutbound = outbound,
+  webhookSecrets,
+  resourceLock,
+}: LinkDeps) {
   // link verifies desk's tokens against desk's JWKS: cached, refetched once for a new kid.
   const auth = createAuth({
     issuer: settings.issuer,
@@ -104,12 +120,27 @@ export function createLinkApp({ database, redis, logger, settings, runs, queue, 
   const tenantsRepository = createTenantsRepository(db, reads);
   const tenants = createTenantsService(tenantsRepository);
   const connectorsRepository = createConnectorsRepository(db, reads);
-  const directories = createConnectorDirectories({ connectors: connectorsRepository, secrets, outbound: directoryOutbound });
+  const directories = createConnectorDirectories({
+    connectors: connectorsRepository,
+    secrets,
+    outbound: directoryOutbound,
+  });
   const syncsRepository = createSyncsRepository(db, reads);
   const syncRunner = createSyncRunner({ queue, syncs: syncsRepository, directories, logger, options: settings.sync });
   syncRunner.define();
-  const connectors = createConnectorsService({ connectors: connectorsRepository, tenants: tenantsRepository, secrets, outbound: directoryOutbound });
-  const syncs = createSyncsService({ connectors, tenants: tenantsRepository, syncs: syncsRepository, runner: syncRunner, directories });
+  const connectors = createConnectorsService({
+    connectors: connectorsRepository,
+    tenants: tenantsRepository,
+    secrets,
+    outbound: directoryOutbound,
+  });
+  const syncs = createSyncsService({
+    connectors,
+    tenants: tenantsRepository,
+    syncs: syncsRepository,
+    runner: syncRunner,
+    directories,
+  });
   const schedule = startSyncSchedule(syncRunner, settings.syncIntervalMs ?? 60 * 60_000, logger);
   // @msp/events still speaks raw SQL, not Kysely: it gets link's database through that surface.
   const events = createServiceEvents({
@@ -130,17 +161,34 @@ export function createLinkApp({ database, redis, logger, settings, runs, queue, 
       title: 'Integration API (link)',
       version: '1.0.0',
       description:
-        'The customer directories (managed tenants: a client\'s Microsoft 365 or Google Workspace tenant) that your tenant administers; ' +
+        "The customer directories (managed tenants: a client's Microsoft 365 or Google Workspace tenant) that your tenant administers; " +
         'connectors, synchronisations, onboarding and offboarding build on them.\n' +
         'Every endpoint needs scope `admin:tenant`.',
       tokenUrl: `${settings.issuer}/auth/token`,
       scopes: SCOPES,
       tags: [
         { name: 'Tenants', description: 'Customer directories administered by your tenant.' },
-        { name: 'Connectors', description: 'SCIM 2.0 connectors of managed tenants, their sync runs, health and the mirror of the directory\'s users.' },
-        { name: 'Onboarding', description: 'Bringing a person in: directory account, license bundles (groups) and a hardware ticket, run by the job queue.' },
-        { name: 'Offboarding', description: 'Letting a person go, each step at its due time: tickets to the successor, account disabled, mailbox delegated, account deleted after the retention.' },
-        { name: 'Moves', description: 'A person changing role or team on a date: directory attributes and manager, license bundles (groups) and, with new equipment, a hardware ticket.' },
+        {
+          name: 'Connectors',
+          description:
+            "SCIM 2.0 connectors of managed tenants, their sync runs, health and the mirror of the directory's users.",
+        },
+        {
+          name: 'Onboarding',
+          description:
+            'Bringing a person in: directory account, license bundles (groups) and a hardware ticket, run by the job queue.',
+        },
+        {
+          name: 'Offboarding',
+          description:
+            'Letting a person go, each step at its due time: tickets to the successor, account ' +
+            'disabled, mailbox delegated, account deleted after the retention.',
+        },
+        {
+          name: 'Moves',
+          description:
+            'A person changing role or team on a date: directory attributes and manager, license bundles (groups) and, with new equipment, a hardware ticket.',
+        },
         ...events.tags,
         { name: 'Authentication', description: 'How this service sees your access token.' },
       ],

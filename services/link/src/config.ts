@@ -12,7 +12,7 @@ export const LinkConfigSchema = Type.Object({
   DATA_DIR: Type.String({
     default: '.data',
     description:
-      'Folder of local state: the keys a service generates outside production (desk\'s signing key, the ' +
+      "Folder of local state: the keys a service generates outside production (desk's signing key, the " +
       'encryption keys).',
   }),
   // link's own credential at desk (a desk service client): onboarding and offboarding read desk
@@ -20,30 +20,30 @@ export const LinkConfigSchema = Type.Object({
   DESK_API_URL: Type.String({
     default: 'http://localhost:3001/api/v1',
     pattern: '^https?://',
-    description: 'desk\'s API as link reaches it: the users and tickets of onboarding, offboarding and move runs.',
+    description: "desk's API as link reaches it: the users and tickets of onboarding, offboarding and move runs.",
   }),
   DESK_CLIENT_ID: Type.Optional(
     Type.String({
       minLength: 1,
       description:
-        'link\'s own service client at desk (an entry of desk\'s SERVICE_CLIENTS), used by runs instead of the ' +
-        'caller\'s token. Without it the desk tasks of runs fail saying so.',
+        "link's own service client at desk (an entry of desk's SERVICE_CLIENTS), used by runs instead of the " +
+        "caller's token. Without it the desk tasks of runs fail saying so.",
     }),
   ),
-  DESK_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'That service client\'s secret.' })),
+  DESK_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: "That service client's secret." })),
   // Checked below rather than by a pattern, so a malformed key is never echoed in the message.
   CONNECTOR_ENCRYPTION_KEY: Type.Optional(
     Type.String({
       description:
-        '32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of connectors\' bearer tokens ' +
+        "32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of connectors' bearer tokens " +
         'at rest. Required in production; elsewhere generated once into `$DATA_DIR/connector-encryption.key`.',
     }),
   ),
   OUTBOUND_ALLOWED_NETWORKS: Type.Optional(
     Type.String({
       description:
-        'Comma-separated CIDR ranges (`10.20.0.0/16, fd00:1::/64`) link\'s directory connectors (SCIM and LDAP) may ' +
-        'reach although private: the networks of customers\' domain controllers behind a VPN. Every other private, ' +
+        "Comma-separated CIDR ranges (`10.20.0.0/16, fd00:1::/64`) link's directory connectors (SCIM and LDAP) may " +
+        "reach although private: the networks of customers' domain controllers behind a VPN. Every other private, " +
         'link-local and metadata address stays refused, checked where the socket connects. Webhooks do not get them.',
     }),
   ),
@@ -84,7 +84,8 @@ export function parseAllowedNetworks(value: string | undefined): string[] {
   const entries = parseAllowlist(value);
   for (const entry of entries) {
     const [address = '', prefix] = entry.split('/');
-    if (prefix === undefined || !isIP(address)) throw new Error(`"${entry}" is not a CIDR range (such as 10.20.0.0/16)`);
+    if (prefix === undefined || !isIP(address))
+      throw new Error(`"${entry}" is not a CIDR range (such as 10.20.0.0/16)`);
   }
   return entries;
 }
@@ -93,10 +94,19 @@ export function parseAllowedNetworks(value: string | undefined): string[] {
  * The address policy of link's directory connections: the service's own (OUTBOUND_ALLOWLIST,
  * OUTBOUND_ALLOW_LOOPBACK) and the customers' networks of OUTBOUND_ALLOWED_NETWORKS.
  */
-export function directoryOutboundFromConfig(config: Pick<LinkConfig, 'OUTBOUND_ALLOW_LOOPBACK' | 'OUTBOUND_ALLOWLIST' | 'OUTBOUND_ALLOWED_NETWORKS' | 'OUTBOUND_TIMEOUT_MS'>, options: { lookup?: (hostname: string) => Promise<string[]> } = {}): Outbound {
+export function directoryOutboundFromConfig(
+  config: Pick<
+    LinkConfig,
+    'OUTBOUND_ALLOW_LOOPBACK' | 'OUTBOUND_ALLOWLIST' | 'OUTBOUND_ALLOWED_NETWORKS' | 'OUTBOUND_TIMEOUT_MS'
+  >,
+  options: { lookup?: (hostname: string) => Promise<string[]> } = {},
+): Outbound {
   return createOutbound({
     allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK ?? false,
-    allowlist: [...parseAllowlist(config.OUTBOUND_ALLOWLIST), ...parseAllowedNetworks(config.OUTBOUND_ALLOWED_NETWORKS)],
+    allowlist: [
+      ...parseAllowlist(config.OUTBOUND_ALLOWLIST),
+      ...parseAllowedNetworks(config.OUTBOUND_ALLOWED_NETWORKS),
+    ],
     timeoutMs: config.OUTBOUND_TIMEOUT_MS,
     ...options,
   });

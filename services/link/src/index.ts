@@ -23,13 +23,24 @@ runService('link', loadLinkConfig, async (config, logger) => {
   const redis = redisFromConfig(config, logger);
 
   const queue = createJobQueue({ databaseUrl: config.DATABASE_URL, logger });
-  const secrets = createSecretBox(resolveEncryptionKey(config.CONNECTOR_ENCRYPTION_KEY, config.DATA_DIR, { variable: 'CONNECTOR_ENCRYPTION_KEY', file: 'connector-encryption.key' }), 'CONNECTOR_ENCRYPTION_KEY');
+  const secrets = createSecretBox(
+    resolveEncryptionKey(config.CONNECTOR_ENCRYPTION_KEY, config.DATA_DIR, {
+      variable: 'CONNECTOR_ENCRYPTION_KEY',
+      file: 'connector-encryption.key',
+    }),
+    'CONNECTOR_ENCRYPTION_KEY',
+  );
   const outbound = outboundFromConfig(config);
   const directoryOutbound = directoryOutboundFromConfig(config);
 
   // Onboarding and offboarding: link calls desk with its own service credential.
   const desk = createDeskClient(
-    { apiUrl: config.DESK_API_URL, clientId: config.DESK_CLIENT_ID, clientSecret: config.DESK_CLIENT_SECRET, timeoutMs: config.OUTBOUND_TIMEOUT_MS },
+    {
+      apiUrl: config.DESK_API_URL,
+      clientId: config.DESK_CLIENT_ID,
+      clientSecret: config.DESK_CLIENT_SECRET,
+      timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+    },
     logger,
   );
   // One lock for writes to a resource, shared by the API's writes and the run workers.
@@ -40,11 +51,19 @@ runService('link', loadLinkConfig, async (config, logger) => {
     resourceLock,
     logger,
     desk,
-    directories: createConnectorDirectories({ connectors: createConnectorsRepository(database.db), secrets, outbound: directoryOutbound }),
+    directories: createConnectorDirectories({
+      connectors: createConnectorsRepository(database.db),
+      secrets,
+      outbound: directoryOutbound,
+    }),
     queue,
     secrets,
   });
-  defineRunQueues(queue, runs.handlers, { maxAttempts: runs.maxAttempts, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 30 });
+  defineRunQueues(queue, runs.handlers, {
+    maxAttempts: runs.maxAttempts,
+    stepsPerJob: runs.stepsPerJob,
+    retryDelaySeconds: 30,
+  });
 
   const { app, readiness, schedule, dispatcher, eventsRetention } = createLinkApp({
     database,

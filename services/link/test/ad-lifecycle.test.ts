@@ -19,8 +19,18 @@ beforeAll(async () => {
   dc = await startSambaDc({ usersOu: 'OU=Staff' });
   groupsOu = `OU=Groups,${dc.baseDn}`;
   disabledOu = `OU=Disabled,${dc.baseDn}`;
-  await dc.addEntries([organizationalUnit(groupsOu), organizationalUnit(disabledOu), adGroup({ cn: 'VPN', parentDn: groupsOu }), adGroup({ cn: 'Finance Team', parentDn: groupsOu })]);
-  const config = loadLinkConfig({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/link', OUTBOUND_ALLOWED_NETWORKS: dc.subnet, OUTBOUND_ALLOW_LOOPBACK: 'true', OUTBOUND_TIMEOUT_MS: '5000' });
+  await dc.addEntries([
+    organizationalUnit(groupsOu),
+    organizationalUnit(disabledOu),
+    adGroup({ cn: 'VPN', parentDn: groupsOu }),
+    adGroup({ cn: 'Finance Team', parentDn: groupsOu }),
+  ]);
+  const config = loadLinkConfig({
+    DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/link',
+    OUTBOUND_ALLOWED_NETWORKS: dc.subnet,
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
+    OUTBOUND_TIMEOUT_MS: '5000',
+  });
   h = await startRunsHarness({ outbound: directoryOutboundFromConfig(config) });
   managed = await h.registerManagedTenant({ withConnector: false });
   managerId = (await h.deskTenant.createUser({ name: 'Grace Manager' })).id;
@@ -92,55 +102,84 @@ async function onboard(email: string, overrides: Record<string, unknown> = {}) {
 }
 
 describe('Active Directory joiner and leaver', () => {
-  test('When a joiner is onboarded, then the account is created under users_ou with sAMAccountName, UPN, mail, department and an enabled account, and added to the bundle\'s group', async () => {
-    const email = `ada.${randomBytes(3).toString('hex')}@${managed.domain}`;
-    const run = await onboard(email);
+  test(
+    'When a joiner is onboarded, then the account is created under users_ou with sAMAccountName, UPN, ' +
+      "mail, department and an enabled account, and added to the bundle's group",
+    async () => {
+      const email = `ada.${randomBytes(3).toString('hex')}@${managed.domain}`;
+      const run = await onboard(email);
 
-    expect(run.status).toBe('completed');
-    const [entry] = await read(`(mail=${email})`, ['sAMAccountName', 'userPrincipalName', 'userAccountControl', 'department', 'givenName', 'sn', 'memberOf', 'pwdLastSet']);
-    expect(entry).toMatchObject({
-      dn: `CN=Ada Lovelace,${dc.usersOu}`,
-      sAMAccountName: 'ada.lovelace',
-      userPrincipalName: email,
-      userAccountControl: '512',
-      department: 'Research',
-      givenName: 'Ada',
-      sn: 'Lovelace',
-      memberOf: `CN=VPN,${groupsOu}`,
-      pwdLastSet: '0',
-    });
-    expect(run.tasks.find((task: { name: string }) => task.name === 'assign_bundles')).toMatchObject({ status: 'succeeded', result: { assigned: ['vpn'], missing: [] } });
-    expect(JSON.stringify(run)).not.toMatch(/initial_password/);
+      expect(run.status).toBe('completed');
+      const [entry] = await read(`(mail=${email})`, [
+        'sAMAccountName',
+        'userPrincipalName',
+        'userAccountControl',
+        'department',
+        'givenName',
+        'sn',
+        'memberOf',
+        'pwdLastSet',
+      ]);
+      expect(entry).toMatchObject({
+        dn: `CN=Ada Lovelace,${dc.usersOu}`,
+        sAMAccountName: 'ada.lovelace',
+        userPrincipalName: email,
+        userAccountControl: '512',
+        department: 'Research',
+        givenName: 'Ada',
+        sn: 'Lovelace',
+        memberOf: `CN=VPN,${groupsOu}`,
+        pwdLastSet: '0',
+      });
+      expect(run.tasks.find((task: { name: string }) => task.name === 'assign_bundles')).toMatchObject({
+        status: 'succeeded',
+        result: { assigned: ['vpn'], missing: [] },
+      });
+      expect(JSON.stringify(run)).not.toMatch(/initial_password/);
 
-    // The initial password, once: it lets the new account bind (AD's complexity rules were met).
-    const credentials = await request(h.link.app).post(`/api/v1/onboardings/${run.id}/credentials`).set('Authorization', h.auth);
-    expect(credentials.status).toBe(200);
-    expect(credentials.body).toEqual({ user_name: 'ada.lovelace', initial_password: expect.stringMatching(/^.{20}$/) });
-    expect(JSON.stringify(await h.link.db.onboarding.findUniqueOrThrow({ where: { id: run.id } }))).not.toContain(credentials.body.initial_password);
-    const again = await request(h.link.app).post(`/api/v1/onboardings/${run.id}/credentials`).set('Authorization', h.auth);
-    expect(again.status).toBe(410);
-    expect(again.body.type).toBe('urn:msp:problem:credentials_already_retrieved');
-    // pwdLastSet 0: the password is right but must be changed (AD answers 773 "must change" in the bind's data).
-    const bind = await dc.connect({ bindDn: `CN=Ada Lovelace,${dc.usersOu}`, password: credentials.body.initial_password }).then(
-      async (client) => {
-        await client.unbind();
-        return 'bound';
-      },
-      (error: Error) => error.message,
-    );
-    expect(bind).toMatch(/bound|data 773/);
-    const wrong = await dc.connect({ bindDn: `CN=Ada Lovelace,${dc.usersOu}`, password: 'Not-The-Password-1' }).then(
-      async (client) => {
-        await client.unbind();
-        return 'bound';
-      },
-      (error: Error) => error.message,
-    );
-    expect(wrong).not.toMatch(/bound|data 773/);
-  });
+      // The initial password, once: it lets the new account bind (AD's complexity rules were met).
+      const credentials = await request(h.link.app)
+        .post(`/api/v1/onboardings/${run.id}/credentials`)
+        .set('Authorization', h.auth);
+      expect(credentials.status).toBe(200);
+      expect(credentials.body).toEqual({
+        user_name: 'ada.lovelace',
+        initial_password: expect.stringMatching(/^.{20}$/),
+      });
+      expect(JSON.stringify(await h.link.db.onboarding.findUniqueOrThrow({ where: { id: run.id } }))).not.toContain(
+        credentials.body.initial_password,
+      );
+      const again = await request(h.link.app)
+        .post(`/api/v1/onboardings/${run.id}/credentials`)
+        .set('Authorization', h.auth);
+      expect(again.status).toBe(410);
+      expect(again.body.type).toBe('urn:msp:problem:credentials_already_retrieved');
+      // pwdLastSet 0: the password is right but must be changed (AD answers 773 "must change" in the bind's data).
+      const bind = await dc
+        .connect({ bindDn: `CN=Ada Lovelace,${dc.usersOu}`, password: credentials.body.initial_password })
+        .then(
+          async (client) => {
+            await client.unbind();
+            return 'bound';
+          },
+          (error: Error) => error.message,
+        );
+      expect(bind).toMatch(/bound|data 773/);
+      const wrong = await dc.connect({ bindDn: `CN=Ada Lovelace,${dc.usersOu}`, password: 'Not-The-Password-1' }).then(
+        async (client) => {
+          await client.unbind();
+          return 'bound';
+        },
+        (error: Error) => error.message,
+      );
+      expect(wrong).not.toMatch(/bound|data 773/);
+    },
+  );
 
   test('When credentials are asked of an onboarding of another tenant or one that does not exist, then 404', async () => {
-    const response = await request(h.link.app).post(`/api/v1/onboardings/00000000-0000-4000-8000-000000000000/credentials`).set('Authorization', h.auth);
+    const response = await request(h.link.app)
+      .post(`/api/v1/onboardings/00000000-0000-4000-8000-000000000000/credentials`)
+      .set('Authorization', h.auth);
     expect(response.status).toBe(404);
   });
 
@@ -157,26 +196,50 @@ describe('Active Directory joiner and leaver', () => {
   test('When a bundle names no group of the directory, then assign_bundles fails naming it as for SCIM', async () => {
     const email = `ada.${randomBytes(3).toString('hex')}@${managed.domain}`;
     const run = await onboard(email, { first_name: 'Missing', bundles: ['no-such-bundle'] });
-    expect(run.tasks.find((task: { name: string }) => task.name === 'assign_bundles')).toMatchObject({ status: 'failed', result: { missing: ['no-such-bundle'] } });
+    expect(run.tasks.find((task: { name: string }) => task.name === 'assign_bundles')).toMatchObject({
+      status: 'failed',
+      result: { missing: ['no-such-bundle'] },
+    });
   });
 
-  test('When a leaver is offboarded after last_day, then the account is disabled, removed from its groups (listed in the result), described "Left <last_day>" and moved to disabled_ou', async () => {
-    const email = `lea.${randomBytes(3).toString('hex')}@${managed.domain}`;
-    expect((await onboard(email, { first_name: 'Lea', last_name: 'Ver', bundles: ['vpn', 'finance'] })).status).toBe('completed');
-    const user = await h.deskTenant.createUser({ name: 'Lea Ver', email });
-    const successor = await h.deskTenant.createUser({ name: 'Sam Successor' });
-    const lastDay = day(-1);
+  test(
+    'When a leaver is offboarded after last_day, then the account is disabled, removed from its groups ' +
+      '(listed in the result), described "Left <last_day>" and moved to disabled_ou',
+    async () => {
+      const email = `lea.${randomBytes(3).toString('hex')}@${managed.domain}`;
+      expect((await onboard(email, { first_name: 'Lea', last_name: 'Ver', bundles: ['vpn', 'finance'] })).status).toBe(
+        'completed',
+      );
+      const user = await h.deskTenant.createUser({ name: 'Lea Ver', email });
+      const successor = await h.deskTenant.createUser({ name: 'Sam Successor' });
+      const lastDay = day(-1);
 
-    const created = await request(h.link.app).post('/api/v1/offboardings').set('Authorization', h.auth).send({ user_id: user.id, last_day: lastDay, mailbox_retention_days: 30, successor_id: successor.id });
-    expect(created.status).toBe(201);
-    const run = await until(`/api/v1/offboardings/${created.body.id}`, (body) => ['succeeded', 'failed'].includes((body as unknown as { tasks: { name: string; status: string }[] }).tasks.find((task) => task.name === 'disable_account')?.status ?? 'pending'));
+      const created = await request(h.link.app)
+        .post('/api/v1/offboardings')
+        .set('Authorization', h.auth)
+        .send({ user_id: user.id, last_day: lastDay, mailbox_retention_days: 30, successor_id: successor.id });
+      expect(created.status).toBe(201);
+      const run = await until(`/api/v1/offboardings/${created.body.id}`, (body) =>
+        ['succeeded', 'failed'].includes(
+          (body as unknown as { tasks: { name: string; status: string }[] }).tasks.find(
+            (task) => task.name === 'disable_account',
+          )?.status ?? 'pending',
+        ),
+      );
 
-    const disable = run.tasks.find((task: { name: string }) => task.name === 'disable_account');
-    expect(disable).toMatchObject({ status: 'succeeded', result: { removed_groups: expect.arrayContaining(['VPN', 'Finance Team']), moved_to: `CN=Lea Ver,${disabledOu}` } });
-    const [entry] = await read(`(mail=${email})`, ['userAccountControl', 'memberOf', 'description']);
-    expect(entry?.dn).toBe(`CN=Lea Ver,${disabledOu}`);
-    expect(Number(entry?.userAccountControl) & UF_ACCOUNTDISABLE).toBe(UF_ACCOUNTDISABLE);
-    expect(entry?.memberOf ?? []).toEqual([]);
-    expect(entry?.description).toBe(`Left ${lastDay}`);
-  });
+      const disable = run.tasks.find((task: { name: string }) => task.name === 'disable_account');
+      expect(disable).toMatchObject({
+        status: 'succeeded',
+        result: {
+          removed_groups: expect.arrayContaining(['VPN', 'Finance Team']),
+          moved_to: `CN=Lea Ver,${disabledOu}`,
+        },
+      });
+      const [entry] = await read(`(mail=${email})`, ['userAccountControl', 'memberOf', 'description']);
+      expect(entry?.dn).toBe(`CN=Lea Ver,${disabledOu}`);
+      expect(Number(entry?.userAccountControl) & UF_ACCOUNTDISABLE).toBe(UF_ACCOUNTDISABLE);
+      expect(entry?.memberOf ?? []).toEqual([]);
+      expect(entry?.description).toBe(`Left ${lastDay}`);
+    },
+  );
 });

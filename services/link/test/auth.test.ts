@@ -22,7 +22,9 @@ describeTokenVerification({
 
 describe('When a valid token is presented', () => {
   test('When it has admin:tenant, then GET /tenants answers 200', async () => {
-    const response = await request(link.app).get(TENANTS).set('Authorization', bearer(link.token({ scope: 'admin:tenant' })));
+    const response = await request(link.app)
+      .get(TENANTS)
+      .set('Authorization', bearer(link.token({ scope: 'admin:tenant' })));
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0, total_pages: 0 } });
   });
@@ -30,11 +32,19 @@ describe('When a valid token is presented', () => {
   test.each(['read:hr write:hr read:tickets write:tickets read:users read:payroll', ''])(
     'When it lacks admin:tenant (scope "%s"), then it gets 403 insufficient_scope naming admin:tenant',
     async (scope) => {
-      const response = await request(link.app).get(TENANTS).set('Authorization', bearer(link.token({ scope })));
+      const response = await request(link.app)
+        .get(TENANTS)
+        .set('Authorization', bearer(link.token({ scope })));
       expect(response.status).toBe(403);
-      expect(response.headers['www-authenticate']).toBe('Bearer realm="msp", error="insufficient_scope", scope="admin:tenant"');
+      expect(response.headers['www-authenticate']).toBe(
+        'Bearer realm="msp", error="insufficient_scope", scope="admin:tenant"',
+      );
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(response.body).toMatchObject({ type: 'urn:msp:problem:insufficient-scope', status: 403, required_scope: 'admin:tenant' });
+      expect(response.body).toMatchObject({
+        type: 'urn:msp:problem:insufficient-scope',
+        status: 403,
+        required_scope: 'admin:tenant',
+      });
     },
   );
 
@@ -44,7 +54,12 @@ describe('When a valid token is presented', () => {
     const response = await request(link.app).get(ME).set('Authorization', bearer(token));
 
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ client_id: 'crm-sync', tenant_id: tenantId, scopes: ['read:tickets'], expires_at: expect.any(String) });
+    expect(response.body).toEqual({
+      client_id: 'crm-sync',
+      tenant_id: tenantId,
+      scopes: ['read:tickets'],
+      expires_at: expect.any(String),
+    });
     const secondsLeft = (Date.parse(response.body.expires_at) - Date.now()) / 1000;
     expect(secondsLeft).toBeGreaterThan(590);
     expect(secondsLeft).toBeLessThanOrEqual(600);

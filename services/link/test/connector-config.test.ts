@@ -14,25 +14,40 @@ describe('connector settings of link', () => {
     expect(config.CONNECTOR_ENCRYPTION_KEY).toBeUndefined();
   });
 
-  test('When NODE_ENV is development or unset, then loopback directories are still refused unless OUTBOUND_ALLOW_LOOPBACK=true (what pnpm start sets)', async () => {
-    for (const NODE_ENV of ['development', 'test', undefined]) {
-      const config = loadLinkConfig({ ...base, ...(NODE_ENV ? { NODE_ENV } : {}) });
-      expect(config.OUTBOUND_ALLOW_LOOPBACK).toBe(false);
-      await expect(outboundFromConfig(config).check('http://127.0.0.1:8080/scim')).rejects.toBeInstanceOf(OutboundBlockedError);
-    }
-    const allowing = outboundFromConfig(loadLinkConfig({ ...base, OUTBOUND_ALLOW_LOOPBACK: 'true' }));
-    await expect(allowing.check('http://127.0.0.1:8080/scim')).resolves.toBeUndefined();
-    await expect(allowing.check('http://169.254.169.254/')).rejects.toBeInstanceOf(OutboundBlockedError);
-  });
+  test(
+    'When NODE_ENV is development or unset, then loopback directories are still refused ' +
+      'unless OUTBOUND_ALLOW_LOOPBACK=true (what pnpm start sets)',
+    async () => {
+      for (const NODE_ENV of ['development', 'test', undefined]) {
+        const config = loadLinkConfig({ ...base, ...(NODE_ENV ? { NODE_ENV } : {}) });
+        expect(config.OUTBOUND_ALLOW_LOOPBACK).toBe(false);
+        await expect(outboundFromConfig(config).check('http://127.0.0.1:8080/scim')).rejects.toBeInstanceOf(
+          OutboundBlockedError,
+        );
+      }
+      const allowing = outboundFromConfig(loadLinkConfig({ ...base, OUTBOUND_ALLOW_LOOPBACK: 'true' }));
+      await expect(allowing.check('http://127.0.0.1:8080/scim')).resolves.toBeUndefined();
+      await expect(allowing.check('http://169.254.169.254/')).rejects.toBeInstanceOf(OutboundBlockedError);
+    },
+  );
 
   test('When NODE_ENV=production has no CONNECTOR_ENCRYPTION_KEY, then the configuration is refused naming it', () => {
     expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production' })).toThrow(ConfigError);
     expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production' })).toThrow(/CONNECTOR_ENCRYPTION_KEY is required/);
-    expect(loadLinkConfig({ ...base, NODE_ENV: 'production', CONNECTOR_ENCRYPTION_KEY: key(), WEBHOOK_ENCRYPTION_KEY: key() }).NODE_ENV).toBe('production');
+    expect(
+      loadLinkConfig({
+        ...base,
+        NODE_ENV: 'production',
+        CONNECTOR_ENCRYPTION_KEY: key(),
+        WEBHOOK_ENCRYPTION_KEY: key(),
+      }).NODE_ENV,
+    ).toBe('production');
   });
 
   test('When NODE_ENV=production has no WEBHOOK_ENCRYPTION_KEY, or it is malformed, then the configuration is refused naming it, never echoing it', () => {
-    expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production', CONNECTOR_ENCRYPTION_KEY: key() })).toThrow(/WEBHOOK_ENCRYPTION_KEY is required when NODE_ENV=production/);
+    expect(() => loadLinkConfig({ ...base, NODE_ENV: 'production', CONNECTOR_ENCRYPTION_KEY: key() })).toThrow(
+      /WEBHOOK_ENCRYPTION_KEY is required when NODE_ENV=production/,
+    );
     const error = (() => {
       try {
         loadLinkConfig({ ...base, WEBHOOK_ENCRYPTION_KEY: 'not-a-key-but-maybe-a-secret' });
@@ -63,9 +78,14 @@ describe('connector settings of link', () => {
   );
 
   test('When OUTBOUND_ALLOWLIST has an entry that is no host, IP or CIDR, or SYNC_INTERVAL_MINUTES is not positive, then they are refused by name', () => {
-    expect(() => loadLinkConfig({ ...base, OUTBOUND_ALLOWLIST: '10.0.0.0/8, http://bad' })).toThrow(/OUTBOUND_ALLOWLIST "http:\/\/bad"/);
+    expect(() => loadLinkConfig({ ...base, OUTBOUND_ALLOWLIST: '10.0.0.0/8, http://bad' })).toThrow(
+      /OUTBOUND_ALLOWLIST "http:\/\/bad"/,
+    );
     expect(() => loadLinkConfig({ ...base, SYNC_INTERVAL_MINUTES: '0' })).toThrow(/SYNC_INTERVAL_MINUTES/);
-    expect(loadLinkConfig({ ...base, OUTBOUND_ALLOWLIST: 'scim.corp, 10.0.0.0/8', SYNC_INTERVAL_MINUTES: '0.5' }).SYNC_INTERVAL_MINUTES).toBe(0.5);
+    expect(
+      loadLinkConfig({ ...base, OUTBOUND_ALLOWLIST: 'scim.corp, 10.0.0.0/8', SYNC_INTERVAL_MINUTES: '0.5' })
+        .SYNC_INTERVAL_MINUTES,
+    ).toBe(0.5);
   });
 
   test('When FULL_SYNC_INTERVAL_HOURS is unset, then it is 24; when it is not a positive number, then it is refused by name', () => {

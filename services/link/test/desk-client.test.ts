@@ -13,7 +13,10 @@ let client: DeskClient;
 beforeAll(async () => {
   desk = await startRealDesk();
   tenant = await desk.newTenant();
-  client = createDeskClient({ apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret, timeoutMs: 2000 }, logger);
+  client = createDeskClient(
+    { apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret, timeoutMs: 2000 },
+    logger,
+  );
 });
 afterAll(() => desk.close());
 
@@ -43,7 +46,11 @@ describe('link → desk with its own service credential', () => {
   test('When link reads a user, then it asks desk for a token of that tenant once and reuses it', async () => {
     const user = await tenant.createUser();
     const other = await tenant.createUser();
-    expect(await client.getUser(tenant.tenantId, user.id)).toMatchObject({ id: user.id, email: user.email, active: true });
+    expect(await client.getUser(tenant.tenantId, user.id)).toMatchObject({
+      id: user.id,
+      email: user.email,
+      active: true,
+    });
     expect(await client.getUser(tenant.tenantId, other.id)).toMatchObject({ id: other.id, active: true });
     expect(await tokenRequests(tenant.tenantId)).toBe(1);
   });
@@ -59,7 +66,15 @@ describe('link → desk with its own service credential', () => {
     const fresh = await desk.newTenant();
     const user = await fresh.createUser();
     // A margin longer than the token's hour: every cached token already counts as expiring.
-    const eager = createDeskClient({ apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret, refreshMarginMs: 3_700_000 }, logger);
+    const eager = createDeskClient(
+      {
+        apiUrl: desk.apiUrl,
+        clientId: desk.service.clientId,
+        clientSecret: desk.service.clientSecret,
+        refreshMarginMs: 3_700_000,
+      },
+      logger,
+    );
     await eager.getUser(fresh.tenantId, user.id);
     await eager.getUser(fresh.tenantId, user.id);
     expect(await tokenRequests(fresh.tenantId)).toBe(2);
@@ -69,7 +84,12 @@ describe('link → desk with its own service credential', () => {
     const from = await tenant.createUser();
     const to = await tenant.createUser();
     const company = await tenant.createClient();
-    const created = await client.createTicket(tenant.tenantId, { title: 'Laptop for Ada', description: 'ThinkPad', category: 'hardware', client_id: company.id });
+    const created = await client.createTicket(tenant.tenantId, {
+      title: 'Laptop for Ada',
+      description: 'ThinkPad',
+      category: 'hardware',
+      client_id: company.id,
+    });
     expect(created).toMatchObject({ number: expect.any(Number), category: 'hardware', status: 'open' });
     const mine = await tenant.createTicket({ client_id: company.id, assignee_id: from.id });
 
@@ -82,7 +102,12 @@ describe('link → desk with its own service credential', () => {
 
   test('When desk refuses a call (4xx), then the error is permanent and says what desk said', async () => {
     await expectDeskError(
-      client.createTicket(tenant.tenantId, { title: 'x', description: '', category: 'hardware', client_id: '00000000-0000-4000-8000-000000000000' }),
+      client.createTicket(tenant.tenantId, {
+        title: 'x',
+        description: '',
+        category: 'hardware',
+        client_id: '00000000-0000-4000-8000-000000000000',
+      }),
       false,
       /^desk refused POST \/tickets \(422\): .*client_id/,
     );
@@ -96,42 +121,84 @@ describe('link → desk with its own service credential', () => {
     expect(await client.deactivateUser(tenant.tenantId, '00000000-0000-4000-8000-000000000000')).toBe(false);
   });
 
-  test('When link\'s service client lacks admin:tenant, then deactivating a user fails permanently naming the scope to grant, and the user stays active', async () => {
-    const narrow = await desk.serviceClient(['read:users', 'read:tickets', 'write:tickets']);
-    const limited = createDeskClient({ apiUrl: desk.apiUrl, clientId: narrow.clientId, clientSecret: narrow.clientSecret }, logger);
-    const user = await tenant.createUser();
-    await expectDeskError(limited.deactivateUser(tenant.tenantId, user.id), false, /^desk refused DELETE \/users\/\S+ \(403\): .*grant link's service client the scope admin:tenant in desk's SERVICE_CLIENTS$/);
-    expect((await tenant.call('GET', `/users/${user.id}`)).body.active).toBe(true);
-  });
+  test(
+    "When link's service client lacks admin:tenant, then deactivating a user fails " +
+      'permanently naming the scope to grant, and the user stays active',
+    async () => {
+      const narrow = await desk.serviceClient(['read:users', 'read:tickets', 'write:tickets']);
+      const limited = createDeskClient(
+        { apiUrl: desk.apiUrl, clientId: narrow.clientId, clientSecret: narrow.clientSecret },
+        logger,
+      );
+      const user = await tenant.createUser();
+      await expectDeskError(
+        limited.deactivateUser(tenant.tenantId, user.id),
+        false,
+        /^desk refused DELETE \/users\/\S+ \(403\): .*grant link's service client the scope admin:tenant in desk's SERVICE_CLIENTS$/,
+      );
+      expect((await tenant.call('GET', `/users/${user.id}`)).body.active).toBe(true);
+    },
+  );
 
   test('When link has no credential, or a wrong one, then every call fails permanently naming the setting', async () => {
     const none = createDeskClient({ apiUrl: desk.apiUrl }, logger);
     expect(none.configured).toBe(false);
-    await expectDeskError(none.getUser(tenant.tenantId, '00000000-0000-4000-8000-000000000000'), false, /DESK_CLIENT_ID and DESK_CLIENT_SECRET/);
-    const wrong = createDeskClient({ apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: 'not-the-secret-at-all' }, logger);
-    await expectDeskError(wrong.getUser(tenant.tenantId, '00000000-0000-4000-8000-000000000000'), false, /token endpoint answered 401/);
+    await expectDeskError(
+      none.getUser(tenant.tenantId, '00000000-0000-4000-8000-000000000000'),
+      false,
+      /DESK_CLIENT_ID and DESK_CLIENT_SECRET/,
+    );
+    const wrong = createDeskClient(
+      { apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: 'not-the-secret-at-all' },
+      logger,
+    );
+    await expectDeskError(
+      wrong.getUser(tenant.tenantId, '00000000-0000-4000-8000-000000000000'),
+      false,
+      /token endpoint answered 401/,
+    );
   });
 
   test('When desk is down, answers 5xx, or does not answer in time, then the error is retryable', async () => {
     await desk.suspend();
     try {
-      const fresh = createDeskClient({ apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret }, logger);
-      await expectDeskError(fresh.getUser(tenant.tenantId, '00000000-0000-4000-8000-000000000000'), true, /^desk is unreachable/);
+      const fresh = createDeskClient(
+        { apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret },
+        logger,
+      );
+      await expectDeskError(
+        fresh.getUser(tenant.tenantId, '00000000-0000-4000-8000-000000000000'),
+        true,
+        /^desk is unreachable/,
+      );
     } finally {
       await desk.resume();
     }
 
     const failing = http.createServer((req, res) => {
-      if (req.url === '/api/v1/auth/token') res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"access_token":"t","expires_in":3600}');
-      else if (req.url?.startsWith('/api/v1/users/')) res.writeHead(503, { 'Content-Type': 'application/problem+json' }).end('{"detail":"maintenance"}');
+      if (req.url === '/api/v1/auth/token')
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"access_token":"t","expires_in":3600}');
+      else if (req.url?.startsWith('/api/v1/users/'))
+        res.writeHead(503, { 'Content-Type': 'application/problem+json' }).end('{"detail":"maintenance"}');
       // Anything else never answers.
     });
     await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/api/v1`;
     try {
-      const flaky = createDeskClient({ apiUrl: base, clientId: 'link', clientSecret: 'secret-secret-secret', timeoutMs: 300 }, logger);
-      await expectDeskError(flaky.getUser(tenant.tenantId, 'u1'), true, /^desk answered 503 to GET \/users\/u1: maintenance/);
-      await expectDeskError(flaky.listTickets(tenant.tenantId, { assigneeId: 'u1', status: 'open' }), true, /^desk is no answer within 300 ms/);
+      const flaky = createDeskClient(
+        { apiUrl: base, clientId: 'link', clientSecret: 'secret-secret-secret', timeoutMs: 300 },
+        logger,
+      );
+      await expectDeskError(
+        flaky.getUser(tenant.tenantId, 'u1'),
+        true,
+        /^desk answered 503 to GET \/users\/u1: maintenance/,
+      );
+      await expectDeskError(
+        flaky.listTickets(tenant.tenantId, { assigneeId: 'u1', status: 'open' }),
+        true,
+        /^desk is no answer within 300 ms/,
+      );
     } finally {
       failing.closeAllConnections();
       await new Promise<void>((resolve) => failing.close(() => resolve()));

@@ -38,7 +38,10 @@ function call(method: 'get' | 'post' | 'patch', path: string, auth: string, body
 }
 
 const eventsOf = (tenantId: string, resourceId?: string) =>
-  h.link.db.outboxEvent.findMany({ where: { tenantId, ...(resourceId ? { resourceId } : {}) }, orderBy: { seq: 'asc' } });
+  h.link.db.outboxEvent.findMany({
+    where: { tenantId, ...(resourceId ? { resourceId } : {}) },
+    orderBy: { seq: 'asc' },
+  });
 
 /** Polls GET `path` until `done` holds (the job queue works in the background). */
 async function until(path: string, done: (body: any) => boolean, auth = h.auth) {
@@ -58,7 +61,12 @@ async function jobEvent(resourceId: string, type: string) {
   const events = await eventsOf(h.deskTenant.tenantId, resourceId);
   expect(events.map((event) => event.type)).toEqual([type]);
   const event = events[0]!;
-  expect(event).toMatchObject({ tenantId: h.deskTenant.tenantId, actorClientId: 'system', actorOnBehalfOf: null, dispatchedAt: null });
+  expect(event).toMatchObject({
+    tenantId: h.deskTenant.tenantId,
+    actorClientId: 'system',
+    actorOnBehalfOf: null,
+    dispatchedAt: null,
+  });
   // A job's own id, shared by its log lines: no request made this change.
   expect(event.requestId).toMatch(/^[0-9a-f-]{36}$/);
   return event as typeof event & { data: { object: any; changes?: any } };
@@ -67,7 +75,11 @@ async function jobEvent(resourceId: string, type: string) {
 describe('managed tenants', () => {
   test('When a tenant is registered, then tenant.created holds it as the answer showed it, with the caller and the request id', async () => {
     const caller = newCaller();
-    const response = await call('post', '/tenants', caller.auth, { name: 'Contoso', domain: `c${hex(4)}.example.com`, client_id: randomUUID() });
+    const response = await call('post', '/tenants', caller.auth, {
+      name: 'Contoso',
+      domain: `c${hex(4)}.example.com`,
+      client_id: randomUUID(),
+    });
     expect(response.status).toBe(201);
 
     const events = await eventsOf(caller.tenantId);
@@ -86,14 +98,27 @@ describe('managed tenants', () => {
 
   test('When a tenant is renamed and suspended, then tenant.updated holds the changed tenant and each changed field from → to', async () => {
     const caller = newCaller();
-    const created = await call('post', '/tenants', caller.auth, { name: 'Contoso', domain: `c${hex(4)}.example.com`, client_id: randomUUID() });
-    const response = await call('patch', `/tenants/${created.body.id}`, caller.auth, { name: 'Contoso (M365)', status: 'suspended' });
+    const created = await call('post', '/tenants', caller.auth, {
+      name: 'Contoso',
+      domain: `c${hex(4)}.example.com`,
+      client_id: randomUUID(),
+    });
+    const response = await call('patch', `/tenants/${created.body.id}`, caller.auth, {
+      name: 'Contoso (M365)',
+      status: 'suspended',
+    });
     expect(response.status).toBe(200);
 
     const events = await eventsOf(caller.tenantId);
     expect(events.map((event) => event.type)).toEqual(['tenant.created', 'tenant.updated']);
     const changes = { name: { from: 'Contoso', to: 'Contoso (M365)' }, status: { from: 'active', to: 'suspended' } };
-    expect(events[1]!).toMatchObject({ resourceType: 'tenant', resourceId: created.body.id, actorClientId: caller.clientId, requestId: response.headers['x-request-id'], changes });
+    expect(events[1]!).toMatchObject({
+      resourceType: 'tenant',
+      resourceId: created.body.id,
+      actorClientId: caller.clientId,
+      requestId: response.headers['x-request-id'],
+      changes,
+    });
     expect(events[1]!.data).toEqual({ object: response.body, changes });
   });
 
@@ -102,12 +127,24 @@ describe('managed tenants', () => {
     const domain = `c${hex(4)}.example.com`;
     const created = await call('post', '/tenants', caller.auth, { name: 'Contoso', domain, client_id: randomUUID() });
 
-    expect((await call('patch', `/tenants/${created.body.id}`, caller.auth, { name: 'Contoso', status: 'active' })).status).toBe(200);
+    expect(
+      (await call('patch', `/tenants/${created.body.id}`, caller.auth, { name: 'Contoso', status: 'active' })).status,
+    ).toBe(200);
     expect((await call('patch', `/tenants/${created.body.id}`, caller.auth, { status: 'gone' })).status).toBe(400);
     expect((await call('patch', `/tenants/${randomUUID()}`, caller.auth, { status: 'suspended' })).status).toBe(404);
     // Another owner's tenant is as unknown as a missing one, and stays unchanged.
-    expect((await call('patch', `/tenants/${created.body.id}`, newCaller().auth, { status: 'suspended' })).status).toBe(404);
-    expect((await call('post', '/tenants', caller.auth, { name: 'Again', domain: domain.toUpperCase(), client_id: randomUUID() })).status).toBe(409);
+    expect((await call('patch', `/tenants/${created.body.id}`, newCaller().auth, { status: 'suspended' })).status).toBe(
+      404,
+    );
+    expect(
+      (
+        await call('post', '/tenants', caller.auth, {
+          name: 'Again',
+          domain: domain.toUpperCase(),
+          client_id: randomUUID(),
+        })
+      ).status,
+    ).toBe(409);
 
     expect((await eventsOf(caller.tenantId)).map((event) => event.type)).toEqual(['tenant.created']);
   });
@@ -119,20 +156,32 @@ describe('sync runs', () => {
     connectorId = (await h.link.db.connector.findFirstOrThrow({ where: { managedTenantId: h.managed.id } })).id;
   });
 
-  test('When a sync run succeeds, then connector.sync.succeeded holds the run as GET shows it, under the connector, status from running to succeeded', async () => {
-    const started = await call('post', `/connectors/${connectorId}/sync`, h.auth);
-    expect(started.status).toBe(202);
-    const run = await until(`/connectors/${connectorId}/syncs/${started.body.id}`, ended);
-    expect(run.status).toBe('succeeded');
+  test(
+    'When a sync run succeeds, then connector.sync.succeeded holds the run as GET ' +
+      'shows it, under the connector, status from running to succeeded',
+    async () => {
+      const started = await call('post', `/connectors/${connectorId}/sync`, h.auth);
+      expect(started.status).toBe(202);
+      const run = await until(`/connectors/${connectorId}/syncs/${started.body.id}`, ended);
+      expect(run.status).toBe('succeeded');
 
-    const events = await eventsOf(h.deskTenant.tenantId, connectorId);
-    expect(events).toHaveLength(1);
-    const event = events[0]!;
-    expect(event).toMatchObject({ type: 'connector.sync.succeeded', resourceType: 'connector', resourceId: connectorId, actorClientId: 'system' });
-    expect(event.requestId).not.toBe(started.headers['x-request-id']);
-    expect((event.data as any).object).toEqual(run);
-    expect(event.changes).toMatchObject({ status: { from: 'running', to: 'succeeded' }, finished_at: { from: null, to: run.finished_at } });
-  });
+      const events = await eventsOf(h.deskTenant.tenantId, connectorId);
+      expect(events).toHaveLength(1);
+      const event = events[0]!;
+      expect(event).toMatchObject({
+        type: 'connector.sync.succeeded',
+        resourceType: 'connector',
+        resourceId: connectorId,
+        actorClientId: 'system',
+      });
+      expect(event.requestId).not.toBe(started.headers['x-request-id']);
+      expect((event.data as any).object).toEqual(run);
+      expect(event.changes).toMatchObject({
+        status: { from: 'running', to: 'succeeded' },
+        finished_at: { from: null, to: run.finished_at },
+      });
+    },
+  );
 
   test('When a sync run fails (the directory refuses the token), then connector.sync.failed holds the run and its error', async () => {
     h.scim.failNext('GET', /^\/scim\/v2\/Users$/, 401, 1);
@@ -147,7 +196,11 @@ describe('sync runs', () => {
       ['connector.sync.failed', run.id],
     ]);
     const event = events[1]!;
-    expect(event).toMatchObject({ resourceType: 'connector', actorClientId: 'system', changes: expect.objectContaining({ status: { from: 'running', to: 'failed' } }) });
+    expect(event).toMatchObject({
+      resourceType: 'connector',
+      actorClientId: 'system',
+      changes: expect.objectContaining({ status: { from: 'running', to: 'failed' } }),
+    });
     expect((event.data as any).object).toEqual(run);
     expect((event.data as any).object.error).toContain('401');
   });
@@ -178,7 +231,10 @@ describe('onboardings', () => {
     const event = await jobEvent(run.id, 'onboarding.completed');
     expect(event.resourceType).toBe('onboarding');
     expect(event.data.object).toEqual(run);
-    expect(event.data.changes).toEqual({ status: { from: 'in_progress', to: 'completed' }, finished_at: { from: null, to: run.finished_at } });
+    expect(event.data.changes).toEqual({
+      status: { from: 'in_progress', to: 'completed' },
+      finished_at: { from: null, to: run.finished_at },
+    });
   });
 
   test('When a bundle has no group, then onboarding.completed_with_errors holds the run with the failed task', async () => {
@@ -212,7 +268,12 @@ describe('offboardings', () => {
 
   async function offboard(user: { id: string }, lastDay = day(-1)) {
     const successor = await h.deskTenant.createUser();
-    const created = await call('post', '/offboardings', h.auth, { user_id: user.id, last_day: lastDay, mailbox_retention_days: 0, successor_id: successor.id });
+    const created = await call('post', '/offboardings', h.auth, {
+      user_id: user.id,
+      last_day: lastDay,
+      mailbox_retention_days: 0,
+      successor_id: successor.id,
+    });
     expect(created.status).toBe(201);
     return { created: created.body, successor };
   }
@@ -224,7 +285,10 @@ describe('offboardings', () => {
     const event = await jobEvent(run.id, 'offboarding.completed');
     expect(event.resourceType).toBe('offboarding');
     expect(event.data.object).toEqual(run);
-    expect(event.data.changes).toEqual({ status: { from: 'in_progress', to: 'completed' }, finished_at: { from: null, to: run.finished_at } });
+    expect(event.data.changes).toEqual({
+      status: { from: 'in_progress', to: 'completed' },
+      finished_at: { from: null, to: run.finished_at },
+    });
   });
 
   test('When the directory has no account, then offboarding.completed_with_errors holds the run with the failed tasks', async () => {
@@ -246,48 +310,79 @@ describe('offboardings', () => {
     const { created, successor } = await offboard(user, day(5));
     expect((await h.deskTenant.call('DELETE', `/users/${successor.id}`)).status).toBe(204);
     // Its tasks fall due now, and the job arrives.
-    await h.link.db.runTask.updateMany({ where: { offboardingId: created.id }, data: { dueAt: new Date(Date.now() - 1000) } });
+    await h.link.db.runTask.updateMany({
+      where: { offboardingId: created.id },
+      data: { dueAt: new Date(Date.now() - 1000) },
+    });
     await h.runOffboardingJobNow(created.id);
 
     const run = (await call('get', `/offboardings/${created.id}`, h.auth)).body;
     expect(run.status).toBe('failed');
-    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
+    expect(run.tasks.map((t: { status: string }) => t.status)).toEqual([
+      'failed',
+      'failed',
+      'failed',
+      'failed',
+      'failed',
+    ]);
     const events = await eventsOf(h.deskTenant.tenantId, run.id);
     expect(events).toHaveLength(1);
     const event = events[0]!;
     // Called directly, outside the queue and any request: link itself, no request id.
-    expect(event).toMatchObject({ type: 'offboarding.failed', resourceType: 'offboarding', actorClientId: 'system', requestId: null });
+    expect(event).toMatchObject({
+      type: 'offboarding.failed',
+      resourceType: 'offboarding',
+      actorClientId: 'system',
+      requestId: null,
+    });
     expect((event.data as any).object).toEqual(run);
     expect(event.changes).toMatchObject({ status: { from: 'in_progress', to: 'failed' } });
   });
 
-  test('When a scheduled offboarding is cancelled, then offboarding.cancelled holds the answer, the caller and the request id; a second cancel (409) records nothing', async () => {
-    const { created } = await offboard(await leaver(), day(5));
-    const clientId = `tech-${hex(3)}`;
-    const auth = `Bearer ${h.link.token({ tenant_id: h.deskTenant.tenantId, sub: clientId })}`;
-    const response = await call('post', `/offboardings/${created.id}/cancel`, auth);
-    expect(response.status).toBe(200);
-    expect((await call('post', `/offboardings/${created.id}/cancel`, auth)).status).toBe(409);
+  test(
+    'When a scheduled offboarding is cancelled, then offboarding.cancelled holds the answer, ' +
+      'the caller and the request id; a second cancel (409) records nothing',
+    async () => {
+      const { created } = await offboard(await leaver(), day(5));
+      const clientId = `tech-${hex(3)}`;
+      const auth = `Bearer ${h.link.token({ tenant_id: h.deskTenant.tenantId, sub: clientId })}`;
+      const response = await call('post', `/offboardings/${created.id}/cancel`, auth);
+      expect(response.status).toBe(200);
+      expect((await call('post', `/offboardings/${created.id}/cancel`, auth)).status).toBe(409);
 
-    const events = await eventsOf(h.deskTenant.tenantId, created.id);
-    expect(events).toHaveLength(1);
-    expect(events[0]!).toMatchObject({ type: 'offboarding.cancelled', resourceType: 'offboarding', actorClientId: clientId, requestId: response.headers['x-request-id'] });
-    expect((events[0]!.data as any).object).toEqual(response.body);
-    expect(events[0]!.changes).toMatchObject({
-      status: { from: 'scheduled', to: 'cancelled' },
-      cancelled_at: { from: null, to: response.body.cancelled_at },
-      tasks: { from: created.tasks, to: response.body.tasks },
-    });
-  });
+      const events = await eventsOf(h.deskTenant.tenantId, created.id);
+      expect(events).toHaveLength(1);
+      expect(events[0]!).toMatchObject({
+        type: 'offboarding.cancelled',
+        resourceType: 'offboarding',
+        actorClientId: clientId,
+        requestId: response.headers['x-request-id'],
+      });
+      expect((events[0]!.data as any).object).toEqual(response.body);
+      expect(events[0]!.changes).toMatchObject({
+        status: { from: 'scheduled', to: 'cancelled' },
+        cancelled_at: { from: null, to: response.body.cancelled_at },
+        tasks: { from: created.tasks, to: response.body.tasks },
+      });
+    },
+  );
 });
 
 describe('a rolled-back write', () => {
   test('When the event cannot be stored, then the change is rolled back with it: the tenant is unchanged, none is created, and no event exists', async () => {
     const caller = newCaller();
-    const created = await call('post', '/tenants', caller.auth, { name: 'Contoso', domain: `c${hex(4)}.example.com`, client_id: randomUUID() });
+    const created = await call('post', '/tenants', caller.auth, {
+      name: 'Contoso',
+      domain: `c${hex(4)}.example.com`,
+      client_id: randomUUID(),
+    });
     await whileEventsCannotBeStored(h.link.db, async () => {
       const patched = await call('patch', `/tenants/${created.body.id}`, caller.auth, { status: 'suspended' });
-      const posted = await call('post', '/tenants', caller.auth, { name: 'Fabrikam', domain: `f${hex(4)}.example.com`, client_id: randomUUID() });
+      const posted = await call('post', '/tenants', caller.auth, {
+        name: 'Fabrikam',
+        domain: `f${hex(4)}.example.com`,
+        client_id: randomUUID(),
+      });
       expect(patched.status).toBe(500);
       expect(posted.status).toBe(500);
     });

@@ -14,13 +14,33 @@ beforeAll(async () => {
   [dc, slapd] = await Promise.all([startSambaDc({ usersOu: 'OU=Staff' }), startSlapd()]);
   await dc.addEntries([
     organizationalUnit(`OU=Groups,${dc.baseDn}`),
-    adUser({ cn: 'Ada Lovelace', parentDn: dc.usersOu!, sAMAccountName: 'ada.lovelace', mail: 'ada@corp.example', displayName: 'Ada Lovelace', givenName: 'Ada', sn: 'Lovelace', department: 'Research' }),
-    adUser({ cn: 'Charles Babbage', parentDn: dc.usersOu!, sAMAccountName: 'charles.babbage', mail: 'charles@corp.example', enabled: false }),
+    adUser({
+      cn: 'Ada Lovelace',
+      parentDn: dc.usersOu!,
+      sAMAccountName: 'ada.lovelace',
+      mail: 'ada@corp.example',
+      displayName: 'Ada Lovelace',
+      givenName: 'Ada',
+      sn: 'Lovelace',
+      department: 'Research',
+    }),
+    adUser({
+      cn: 'Charles Babbage',
+      parentDn: dc.usersOu!,
+      sAMAccountName: 'charles.babbage',
+      mail: 'charles@corp.example',
+      enabled: false,
+    }),
     adGroup({ cn: 'VPN', parentDn: `OU=Groups,${dc.baseDn}`, members: [`CN=Ada Lovelace,${dc.usersOu!}`] }),
   ]);
   // The DC's private range through OUTBOUND_ALLOWED_NETWORKS, slapd through the loopback allowance:
   // link's own configuration code builds the policy.
-  const config = loadLinkConfig({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/link', OUTBOUND_ALLOWED_NETWORKS: dc.subnet, OUTBOUND_ALLOW_LOOPBACK: 'true', OUTBOUND_TIMEOUT_MS: '5000' });
+  const config = loadLinkConfig({
+    DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/link',
+    OUTBOUND_ALLOWED_NETWORKS: dc.subnet,
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
+    OUTBOUND_TIMEOUT_MS: '5000',
+  });
   link = await startLink({ outbound: directoryOutboundFromConfig(config) });
 }, 120_000);
 afterAll(async () => {
@@ -33,7 +53,10 @@ function caller() {
 }
 
 async function managedTenant(auth: string): Promise<string> {
-  const response = await request(link.app).post('/api/v1/tenants').set('Authorization', auth).send({ name: 'Corp', domain: `c${randomUUID().slice(0, 8)}.example.com`, client_id: randomUUID() });
+  const response = await request(link.app)
+    .post('/api/v1/tenants')
+    .set('Authorization', auth)
+    .send({ name: 'Corp', domain: `c${randomUUID().slice(0, 8)}.example.com`, client_id: randomUUID() });
   expect(response.status).toBe(201);
   return response.body.id as string;
 }
@@ -70,7 +93,10 @@ function slapdConfig(overrides: Record<string, unknown> = {}) {
 
 async function createConnector(auth: string, config: Record<string, unknown>) {
   const tenantId = await managedTenant(auth);
-  return request(link.app).post(CONNECTORS).set('Authorization', auth).send({ tenant_id: tenantId, type: 'ldap', name: 'Corp AD', config });
+  return request(link.app)
+    .post(CONNECTORS)
+    .set('Authorization', auth)
+    .send({ tenant_id: tenantId, type: 'ldap', name: 'Corp AD', config });
 }
 
 async function health(auth: string, id: string) {
@@ -80,38 +106,42 @@ async function health(auth: string, id: string) {
 }
 
 describe('ldap connectors: create, read, change', () => {
-  test('When an Active Directory connector is created, then it answers 201 with its config, bind_password_set and never the password; the password is stored encrypted', async () => {
-    const auth = caller();
-    const response = await createConnector(auth, adConfig());
+  test(
+    'When an Active Directory connector is created, then it answers 201 with its config, ' +
+      'bind_password_set and never the password; the password is stored encrypted',
+    async () => {
+      const auth = caller();
+      const response = await createConnector(auth, adConfig());
 
-    expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({
-      type: 'ldap',
-      config: {
-        flavor: 'active_directory',
-        url: dc.url,
-        start_tls: false,
-        bind_dn: dc.adminDn,
-        bind_password_set: true,
-        base_dn: dc.baseDn,
-        users_ou: dc.usersOu,
-        disabled_ou: null,
-        groups_base: `OU=Groups,${dc.baseDn}`,
-        bundle_groups: { vpn: `CN=VPN,OU=Groups,${dc.baseDn}` },
-        upn_suffix: 'corp.example',
-        department_ous: {},
-      },
-    });
-    expect(JSON.stringify(response.body)).not.toContain(dc.adminPassword);
-    const stored = await link.db.connector.findUniqueOrThrow({ where: { id: response.body.id } });
-    expect(stored.bearerTokenEncrypted).toMatch(/^v1\./);
-    expect(stored.bearerTokenEncrypted).not.toContain(dc.adminPassword);
-    expect(JSON.stringify(stored.ldapConfig)).not.toContain(dc.adminPassword);
+      expect(response.status).toBe(201);
+      expect(response.body).toMatchObject({
+        type: 'ldap',
+        config: {
+          flavor: 'active_directory',
+          url: dc.url,
+          start_tls: false,
+          bind_dn: dc.adminDn,
+          bind_password_set: true,
+          base_dn: dc.baseDn,
+          users_ou: dc.usersOu,
+          disabled_ou: null,
+          groups_base: `OU=Groups,${dc.baseDn}`,
+          bundle_groups: { vpn: `CN=VPN,OU=Groups,${dc.baseDn}` },
+          upn_suffix: 'corp.example',
+          department_ous: {},
+        },
+      });
+      expect(JSON.stringify(response.body)).not.toContain(dc.adminPassword);
+      const stored = await link.db.connector.findUniqueOrThrow({ where: { id: response.body.id } });
+      expect(stored.bearerTokenEncrypted).toMatch(/^v1\./);
+      expect(stored.bearerTokenEncrypted).not.toContain(dc.adminPassword);
+      expect(JSON.stringify(stored.ldapConfig)).not.toContain(dc.adminPassword);
 
-    const read = await request(link.app).get(`${CONNECTORS}/${response.body.id}`).set('Authorization', auth);
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual(response.body);
-  });
+      const read = await request(link.app).get(`${CONNECTORS}/${response.body.id}`).set('Authorization', auth);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(response.body);
+    },
+  );
 
   test('When an Active Directory connector has a plain ldap:// URL without start_tls, then it is 422 insecure_transport and nothing is stored', async () => {
     const auth = caller();
@@ -124,11 +154,15 @@ describe('ldap connectors: create, read, change', () => {
     expect(listed.body.data).toEqual([]);
   });
 
-  test('When the URL is ldap:// with start_tls: true, then it is accepted; a plain ldap:// to slapd on loopback is accepted because loopback is allowed', async () => {
-    const auth = caller();
-    expect((await createConnector(auth, adConfig({ url: dc.startTlsUrl, start_tls: true }))).status).toBe(201);
-    expect((await createConnector(auth, slapdConfig({ url: slapd.url }))).status).toBe(201);
-  });
+  test(
+    'When the URL is ldap:// with start_tls: true, then it is accepted; a plain ldap:// ' +
+      'to slapd on loopback is accepted because loopback is allowed',
+    async () => {
+      const auth = caller();
+      expect((await createConnector(auth, adConfig({ url: dc.startTlsUrl, start_tls: true }))).status).toBe(201);
+      expect((await createConnector(auth, slapdConfig({ url: slapd.url }))).status).toBe(201);
+    },
+  );
 
   test('When the server is on a private address outside OUTBOUND_ALLOWED_NETWORKS, then the connector is refused with 422 naming the address', async () => {
     const auth = caller();
@@ -146,30 +180,44 @@ describe('ldap connectors: create, read, change', () => {
     const mixed = await createConnector(auth, { ...adConfig(), base_url: 'https://scim.example.com' });
     expect(mixed.status).toBe(400);
     const tenantId = await managedTenant(auth);
-    const crossed = await request(link.app).post(CONNECTORS).set('Authorization', auth).send({ tenant_id: tenantId, type: 'scim', name: 'x', config: adConfig() });
+    const crossed = await request(link.app)
+      .post(CONNECTORS)
+      .set('Authorization', auth)
+      .send({ tenant_id: tenantId, type: 'scim', name: 'x', config: adConfig() });
     expect(crossed.status).toBe(400);
-    expect(crossed.body.errors).toEqual(expect.arrayContaining([{ field: 'config.base_url', message: 'is required for scim connectors' }]));
+    expect(crossed.body.errors).toEqual(
+      expect.arrayContaining([{ field: 'config.base_url', message: 'is required for scim connectors' }]),
+    );
     const listed = await request(link.app).get(`${CONNECTORS}?include_disabled=true`).set('Authorization', auth);
     expect(listed.body.data).toEqual([]);
   });
 
-  test('When an ldap connector is patched with a new bind_password and disabled_ou, then the rest is kept, the password is still never returned, and a scim member is 400', async () => {
-    const auth = caller();
-    const created = await createConnector(auth, adConfig());
-    const id = created.body.id as string;
+  test(
+    'When an ldap connector is patched with a new bind_password and disabled_ou, then the rest is ' +
+      'kept, the password is still never returned, and a scim member is 400',
+    async () => {
+      const auth = caller();
+      const created = await createConnector(auth, adConfig());
+      const id = created.body.id as string;
 
-    const patched = await request(link.app)
-      .patch(`${CONNECTORS}/${id}`)
-      .set('Authorization', auth)
-      .send({ config: { bind_password: 'another-Secret-1', disabled_ou: `OU=Disabled,${dc.baseDn}` } });
-    expect(patched.status).toBe(200);
-    expect(patched.body.config).toEqual({ ...created.body.config, disabled_ou: `OU=Disabled,${dc.baseDn}` });
-    expect(JSON.stringify(patched.body)).not.toContain('another-Secret-1');
+      const patched = await request(link.app)
+        .patch(`${CONNECTORS}/${id}`)
+        .set('Authorization', auth)
+        .send({ config: { bind_password: 'another-Secret-1', disabled_ou: `OU=Disabled,${dc.baseDn}` } });
+      expect(patched.status).toBe(200);
+      expect(patched.body.config).toEqual({ ...created.body.config, disabled_ou: `OU=Disabled,${dc.baseDn}` });
+      expect(JSON.stringify(patched.body)).not.toContain('another-Secret-1');
 
-    const wrong = await request(link.app).patch(`${CONNECTORS}/${id}`).set('Authorization', auth).send({ config: { bearer_token: 'x' } });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.errors).toEqual([{ field: 'config.bearer_token', message: 'is not a setting of ldap connectors' }]);
-  });
+      const wrong = await request(link.app)
+        .patch(`${CONNECTORS}/${id}`)
+        .set('Authorization', auth)
+        .send({ config: { bearer_token: 'x' } });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.errors).toEqual([
+        { field: 'config.bearer_token', message: 'is not a setting of ldap connectors' },
+      ]);
+    },
+  );
 });
 
 describe('ldap connectors: health', () => {
@@ -217,7 +265,7 @@ describe('ldap connectors: health', () => {
     }
   });
 
-  test('When the domain controller\'s certificate has expired, then the health is failing and says to renew it', async () => {
+  test("When the domain controller's certificate has expired, then the health is failing and says to renew it", async () => {
     const auth = caller();
     const created = await createConnector(auth, adConfig());
     await dc.setCertificate('expired');

@@ -34,7 +34,13 @@ afterAll(async () => {
 });
 beforeEach(() => (received.length = 0));
 
-const client = (timeoutMs = 2000) => createScimClient({ baseUrl, bearerToken: TOKEN, outbound: createOutbound({ allowLoopback: true, timeoutMs }), pageSize: 100 });
+const client = (timeoutMs = 2000) =>
+  createScimClient({
+    baseUrl,
+    bearerToken: TOKEN,
+    outbound: createOutbound({ allowLoopback: true, timeoutMs }),
+    pageSize: 100,
+  });
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   res.writeHead(status, { 'content-type': 'application/scim+json', ...headers }).end(JSON.stringify(body));
 const users = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `u${i}`, userName: `user${i}@example.com` }));
@@ -51,7 +57,12 @@ describe('listing', () => {
     handler = (req, _body, res) => {
       const url = new URL(req.url!, 'http://x');
       const start = Number(url.searchParams.get('startIndex'));
-      json(res, 200, { totalResults: all.length, itemsPerPage: 10, startIndex: start, Resources: all.slice(start - 1, start - 1 + 10) });
+      json(res, 200, {
+        totalResults: all.length,
+        itemsPerPage: 10,
+        startIndex: start,
+        Resources: all.slice(start - 1, start - 1 + 10),
+      });
     };
     expect(await listAll()).toEqual(all.map((user) => user.id));
     expect(received.map((r) => new URL(r.url, 'http://x').searchParams.get('startIndex'))).toEqual(['1', '11', '21']);
@@ -101,19 +112,27 @@ describe('errors', () => {
     [409, 'rejected', false, '409'],
     [500, 'server', true, '500'],
     [503, 'server', true, '503'],
-  ])('When the directory answers %i, then the error is %s (retryable %s) and says what to look at', async (status, kind, retryable, hint) => {
-    // A directory that echoes the Authorization header into its error detail.
-    handler = (req, _body, res) => json(res, status, { status: String(status), detail: `denied for ${req.headers.authorization}` });
-    const error = await listAll().catch((e) => e);
-    expect(error).toMatchObject({ kind, retryable, status });
-    expect(error.message).toContain(hint);
-    expect(error.message).not.toContain(TOKEN);
-    expect(error.message).toContain('Bearer [redacted]');
-  });
+  ])(
+    'When the directory answers %i, then the error is %s (retryable %s) and says what to look at',
+    async (status, kind, retryable, hint) => {
+      // A directory that echoes the Authorization header into its error detail.
+      handler = (req, _body, res) =>
+        json(res, status, { status: String(status), detail: `denied for ${req.headers.authorization}` });
+      const error = await listAll().catch((e) => e);
+      expect(error).toMatchObject({ kind, retryable, status });
+      expect(error.message).toContain(hint);
+      expect(error.message).not.toContain(TOKEN);
+      expect(error.message).toContain('Bearer [redacted]');
+    },
+  );
 
   test('When the directory answers 429 with Retry-After, then the error is retryable and carries the wait in ms', async () => {
     handler = (_req, _body, res) => json(res, 429, { detail: 'slow down' }, { 'retry-after': '7' });
-    expect(await listAll().catch((e) => e)).toMatchObject({ kind: 'rate_limited', retryable: true, retryAfterMs: 7000 });
+    expect(await listAll().catch((e) => e)).toMatchObject({
+      kind: 'rate_limited',
+      retryable: true,
+      retryAfterMs: 7000,
+    });
     handler = (_req, _body, res) => json(res, 503, {}, { 'retry-after': new Date(Date.now() + 30_000).toUTCString() });
     const error = await listAll().catch((e) => e);
     expect(error.retryAfterMs).toBeGreaterThan(25_000);
@@ -123,14 +142,23 @@ describe('errors', () => {
   test('When the directory does not answer in time or cannot be reached, then the error is retryable', async () => {
     handler = () => undefined; // never answers
     expect(await listAll(client(200)).catch((e) => e)).toMatchObject({ kind: 'timeout', retryable: true });
-    const closed = createScimClient({ baseUrl: 'http://127.0.0.1:1/scim', bearerToken: TOKEN, outbound: createOutbound({ allowLoopback: true }) });
+    const closed = createScimClient({
+      baseUrl: 'http://127.0.0.1:1/scim',
+      bearerToken: TOKEN,
+      outbound: createOutbound({ allowLoopback: true }),
+    });
     const error = await closed.findUserByUserName('x@example.com').catch((e) => e);
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(error.message).not.toContain(TOKEN);
   });
 
   test('When a page is larger than 10 MB, then the sync stops with an error saying so and is not retried', async () => {
-    const page = { totalResults: 1, itemsPerPage: 1, startIndex: 1, Resources: [{ id: 'u1', userName: 'x'.repeat(11 * 1024 * 1024) }] };
+    const page = {
+      totalResults: 1,
+      itemsPerPage: 1,
+      startIndex: 1,
+      Resources: [{ id: 'u1', userName: 'x'.repeat(11 * 1024 * 1024) }],
+    };
     handler = (_req, _body, res) => {
       // Streamed without Content-Length: the limit holds on what arrives, not on what is declared.
       const text = JSON.stringify(page);
@@ -156,7 +184,13 @@ describe('errors', () => {
 describe('account calls', () => {
   test('When a user is created, then the request is a SCIM User with the primary e-mail, active and the enterprise department', async () => {
     handler = (_req, _body, res) => json(res, 201, { id: 'new-id' });
-    const created = await client().createUser({ userName: 'ada@example.com', givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.com', department: 'Engineering' });
+    const created = await client().createUser({
+      userName: 'ada@example.com',
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      email: 'ada@example.com',
+      department: 'Engineering',
+    });
     expect(created).toEqual({ id: 'new-id' });
     expect(received[0]).toMatchObject({ method: 'POST', url: '/scim/v2/Users' });
     expect(JSON.parse(received[0]!.body)).toEqual({
@@ -171,12 +205,16 @@ describe('account calls', () => {
   });
 
   test('When a user or group is looked up, then the filter quotes the value and only an exact match counts', async () => {
-    handler = (_req, _body, res) => json(res, 200, { totalResults: 1, Resources: [{ id: 'g1', displayName: 'Sales "EU"' }] });
+    handler = (_req, _body, res) =>
+      json(res, 200, { totalResults: 1, Resources: [{ id: 'g1', displayName: 'Sales "EU"' }] });
     expect(await client().findGroupByDisplayName('Sales "EU"')).toEqual({ id: 'g1' });
-    expect(decodeURIComponent(new URL(received[0]!.url, 'http://x').searchParams.get('filter')!)).toBe('displayName eq "Sales \\"EU\\""');
+    expect(decodeURIComponent(new URL(received[0]!.url, 'http://x').searchParams.get('filter')!)).toBe(
+      'displayName eq "Sales \\"EU\\""',
+    );
     expect(await client().findGroupByDisplayName('Sales')).toBeNull();
 
-    handler = (_req, _body, res) => json(res, 200, { totalResults: 1, Resources: [{ id: 'u1', userName: 'Ada@Example.com', active: false }] });
+    handler = (_req, _body, res) =>
+      json(res, 200, { totalResults: 1, Resources: [{ id: 'u1', userName: 'Ada@Example.com', active: false }] });
     expect(await client().findUserByUserName('ada@example.com')).toEqual({ id: 'u1', active: false });
     handler = (_req, _body, res) => json(res, 200, { totalResults: 0, Resources: [] });
     expect(await client().findUserByUserName('nobody@example.com')).toBeNull();
@@ -187,9 +225,19 @@ describe('account calls', () => {
     await client().addGroupMember('g1', 'u1');
     await client().deactivateUser('u1');
     expect(await client().deleteUser('u1')).toBe(true);
-    expect(received.map((r) => `${r.method} ${r.url}`)).toEqual(['PATCH /scim/v2/Groups/g1', 'PATCH /scim/v2/Users/u1', 'DELETE /scim/v2/Users/u1']);
-    expect(JSON.parse(received[0]!.body)).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'add', path: 'members', value: [{ value: 'u1' }] }] });
-    expect(JSON.parse(received[1]!.body)).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] });
+    expect(received.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'PATCH /scim/v2/Groups/g1',
+      'PATCH /scim/v2/Users/u1',
+      'DELETE /scim/v2/Users/u1',
+    ]);
+    expect(JSON.parse(received[0]!.body)).toEqual({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: 'u1' }] }],
+    });
+    expect(JSON.parse(received[1]!.body)).toEqual({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
     handler = (_req, _body, res) => json(res, 404, { detail: 'gone' });
     expect(await client().deleteUser('u1')).toBe(false);
   });

@@ -5,7 +5,8 @@ import { startLink, type TestLink } from './support/link';
 describeServiceOperations({
   service: 'link',
   route: '/api/v1/tenants',
-  start: ({ databaseUrl, rateLimitPerMinute }) => startLink({ databaseUrl, settings: rateLimitPerMinute ? { rateLimitPerMinute } : {} }),
+  start: ({ databaseUrl, rateLimitPerMinute }) =>
+    startLink({ databaseUrl, settings: rateLimitPerMinute ? { rateLimitPerMinute } : {} }),
 });
 
 let link: TestLink;
@@ -25,8 +26,9 @@ describe('API description', () => {
     expect(doc.info.title).toBe('Integration API (link)');
     expect(doc.info.description).toContain('admin:tenant');
     expect(doc.servers).toEqual([{ url: '/api/v1' }]);
-    const operations = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, methods]) =>
-      Object.entries(methods).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    const operations = Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
+      ([path, methods]) =>
+        Object.entries(methods).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
     );
     expect(operations.sort()).toEqual(
       [
@@ -51,9 +53,13 @@ describe('API description', () => {
     );
     expect(doc.paths['/tenants'].post.security).toEqual([{ oauth2: ['admin:tenant'] }]);
     expect(doc.paths['/tenants'].post.responses).toHaveProperty('409');
-    expect(doc.paths['/tenants'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTenantRequest' });
+    expect(doc.paths['/tenants'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateTenantRequest',
+    });
     expect(doc.components.schemas.Tenant.properties.status.enum).toEqual(['active', 'suspended']);
-    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(`${link.issuer.issuer}/auth/token`);
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
+      `${link.issuer.issuer}/auth/token`,
+    );
   });
 
   test('When /api/v1/docs is asked without a token, then it is the Swagger UI reference page', async () => {
@@ -65,7 +71,7 @@ describe('API description', () => {
     expect(response.text).toContain('docs/swagger-ui-bundle.js');
   });
 
-  test('When the served document is linted with Redocly\'s recommended rules, then there is no error', async () => {
+  test("When the served document is linted with Redocly's recommended rules, then there is no error", async () => {
     const served = await request(link.app).get('/api/v1/openapi.json').expect(200);
     expect(await lintOpenApi(served.body)).toEqual([]);
   }, 60_000);

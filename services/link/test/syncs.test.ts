@@ -53,7 +53,11 @@ async function call(app: TestLink, method: 'get' | 'post' | 'patch', path: strin
 }
 
 async function connector(app: TestLink, auth: string, config: { base_url?: string; bearer_token?: string } = {}) {
-  const tenant = await call(app, 'post', '/api/v1/tenants', auth, { name: 'Contoso', domain: `c${randomBytes(5).toString('hex')}.example.com`, client_id: randomUUID() });
+  const tenant = await call(app, 'post', '/api/v1/tenants', auth, {
+    name: 'Contoso',
+    domain: `c${randomBytes(5).toString('hex')}.example.com`,
+    client_id: randomUUID(),
+  });
   const created = await call(app, 'post', CONNECTORS, auth, {
     tenant_id: tenant.body.id,
     type: 'scim',
@@ -95,7 +99,15 @@ describe('a sync run', () => {
       trigger: 'manual',
       attempts: 1,
       error: null,
-      stats: { users_seen: USERS, users_added: USERS, users_updated: 0, users_removed: 0, groups_seen: 3, mode: 'full', delta_since: null },
+      stats: {
+        users_seen: USERS,
+        users_added: USERS,
+        users_updated: 0,
+        users_removed: 0,
+        groups_seen: 3,
+        mode: 'full',
+        delta_since: null,
+      },
     });
     expect(run.stats.mode_reason).toContain('does not advertise filter support');
     expect(Date.parse(run.finished_at)).toBeGreaterThanOrEqual(Date.parse(run.started_at));
@@ -130,16 +142,35 @@ describe('a sync run', () => {
     changed.active = false;
 
     const run = await sync(link, auth, connectorId);
-    expect(run.stats).toMatchObject({ users_seen: USERS + 1, users_added: 1, users_updated: 1, users_removed: 0, groups_seen: 3, mode: 'full' });
-    expect((await link.db.directoryUser.findFirstOrThrow({ where: { connectorId, scimId: changed.id } })).active).toBe(false);
+    expect(run.stats).toMatchObject({
+      users_seen: USERS + 1,
+      users_added: 1,
+      users_updated: 1,
+      users_removed: 0,
+      groups_seen: 3,
+      mode: 'full',
+    });
+    expect((await link.db.directoryUser.findFirstOrThrow({ where: { connectorId, scimId: changed.id } })).active).toBe(
+      false,
+    );
 
     // Removed through the directory's own SCIM API.
     const removedId = added.id;
-    await request(scim.baseUrl.replace('/scim/v2', '')).delete(`/scim/v2/Users/${removedId}`).set('Authorization', `Bearer ${scim.bearerToken}`).expect(204);
+    await request(scim.baseUrl.replace('/scim/v2', ''))
+      .delete(`/scim/v2/Users/${removedId}`)
+      .set('Authorization', `Bearer ${scim.bearerToken}`)
+      .expect(204);
     changed.active = true;
 
     const third = await sync(link, auth, connectorId);
-    expect(third.stats).toMatchObject({ users_seen: USERS, users_added: 0, users_updated: 1, users_removed: 1, groups_seen: 3, mode: 'full' });
+    expect(third.stats).toMatchObject({
+      users_seen: USERS,
+      users_added: 0,
+      users_updated: 1,
+      users_removed: 1,
+      groups_seen: 3,
+      mode: 'full',
+    });
     // Kept in the mirror, marked deleted.
     const removed = await link.db.directoryUser.findFirstOrThrow({ where: { connectorId, scimId: removedId } });
     expect(removed.deletedAt).not.toBeNull();
@@ -198,7 +229,9 @@ describe('a sync run', () => {
     await sync(link, auth, connectorId);
     const list = await call(link, 'get', `${CONNECTORS}/${connectorId}/syncs`, auth);
     expect(list.body.data).toHaveLength(1);
-    expect((await request(link.app).delete(`${CONNECTORS}/${connectorId}`).set('Authorization', auth)).status).toBe(204);
+    expect((await request(link.app).delete(`${CONNECTORS}/${connectorId}`).set('Authorization', auth)).status).toBe(
+      204,
+    );
     expect(await link.db.directoryUser.count({ where: { connectorId } })).toBe(0);
   });
 });
@@ -210,10 +243,21 @@ describe('GET /connectors/:id/health', () => {
     const health = async () => (await call(link, 'get', `${CONNECTORS}/${connectorId}/health`, auth)).body;
 
     const unknown = await health();
-    expect(unknown).toEqual({ status: 'unknown', last_run: null, last_success_at: null, consecutive_failures: 0, checked_at: expect.any(String) });
+    expect(unknown).toEqual({
+      status: 'unknown',
+      last_run: null,
+      last_success_at: null,
+      consecutive_failures: 0,
+      checked_at: expect.any(String),
+    });
 
     const ok = await sync(link, auth, connectorId);
-    expect(await health()).toMatchObject({ status: 'healthy', last_run: { id: ok.id, status: 'succeeded', finished_at: ok.finished_at }, last_success_at: ok.finished_at, consecutive_failures: 0 });
+    expect(await health()).toMatchObject({
+      status: 'healthy',
+      last_run: { id: ok.id, status: 'succeeded', finished_at: ok.finished_at },
+      last_success_at: ok.finished_at,
+      consecutive_failures: 0,
+    });
 
     const statuses: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -229,7 +273,11 @@ describe('GET /connectors/:id/health', () => {
     expect(statuses).toEqual(['degraded', 'degraded', 'failing']);
 
     const again = await sync(link, auth, connectorId);
-    expect(await health()).toMatchObject({ status: 'healthy', consecutive_failures: 0, last_success_at: again.finished_at });
+    expect(await health()).toMatchObject({
+      status: 'healthy',
+      consecutive_failures: 0,
+      last_success_at: again.finished_at,
+    });
 
     await call(link, 'patch', `${CONNECTORS}/${connectorId}`, auth, { enabled: false });
     expect((await health()).status).toBe('disabled');
@@ -238,50 +286,65 @@ describe('GET /connectors/:id/health', () => {
 });
 
 describe('the schedule, production safety and restarts', () => {
-  test('When SYNC_INTERVAL_MINUTES passes, then every enabled connector gets a run with trigger schedule, disabled ones and those of a suspended tenant none', async () => {
-    const scheduled = await startLink({ settings: { syncIntervalMs: 1500, sync: { pageSize: 50 } } });
-    try {
-      const auth = caller(scheduled);
-      const enabled = await connector(scheduled, auth);
-      const disabled = await connector(scheduled, auth);
-      await call(scheduled, 'patch', `${CONNECTORS}/${disabled}`, auth, { enabled: false });
-      const ofSuspended = await connector(scheduled, auth);
-      const suspendedTenant = (await call(scheduled, 'get', `${CONNECTORS}/${ofSuspended}`, auth)).body.tenant_id;
-      expect((await call(scheduled, 'patch', `/api/v1/tenants/${suspendedTenant}`, auth, { status: 'suspended' })).status).toBe(200);
+  test(
+    'When SYNC_INTERVAL_MINUTES passes, then every enabled connector gets a run with ' +
+      'trigger schedule, disabled ones and those of a suspended tenant none',
+    async () => {
+      const scheduled = await startLink({ settings: { syncIntervalMs: 1500, sync: { pageSize: 50 } } });
+      try {
+        const auth = caller(scheduled);
+        const enabled = await connector(scheduled, auth);
+        const disabled = await connector(scheduled, auth);
+        await call(scheduled, 'patch', `${CONNECTORS}/${disabled}`, auth, { enabled: false });
+        const ofSuspended = await connector(scheduled, auth);
+        const suspendedTenant = (await call(scheduled, 'get', `${CONNECTORS}/${ofSuspended}`, auth)).body.tenant_id;
+        expect(
+          (await call(scheduled, 'patch', `/api/v1/tenants/${suspendedTenant}`, auth, { status: 'suspended' })).status,
+        ).toBe(200);
 
-      const deadline = Date.now() + 20_000;
-      let runs: any[] = [];
-      while (Date.now() < deadline) {
-        runs = (await call(scheduled, 'get', `${CONNECTORS}/${enabled}/syncs`, auth)).body.data;
-        if (runs.some((run) => run.status === 'succeeded')) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        const deadline = Date.now() + 20_000;
+        let runs: any[] = [];
+        while (Date.now() < deadline) {
+          runs = (await call(scheduled, 'get', `${CONNECTORS}/${enabled}/syncs`, auth)).body.data;
+          if (runs.some((run) => run.status === 'succeeded')) break;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        expect(runs.find((run) => run.status === 'succeeded')).toMatchObject({
+          trigger: 'schedule',
+          stats: { users_seen: expect.any(Number) },
+        });
+        expect((await call(scheduled, 'get', `${CONNECTORS}/${disabled}/syncs`, auth)).body.data).toEqual([]);
+        expect((await call(scheduled, 'get', `${CONNECTORS}/${ofSuspended}/syncs`, auth)).body.data).toEqual([]);
+      } finally {
+        await scheduled.close();
       }
-      expect(runs.find((run) => run.status === 'succeeded')).toMatchObject({ trigger: 'schedule', stats: { users_seen: expect.any(Number) } });
-      expect((await call(scheduled, 'get', `${CONNECTORS}/${disabled}/syncs`, auth)).body.data).toEqual([]);
-      expect((await call(scheduled, 'get', `${CONNECTORS}/${ofSuspended}/syncs`, auth)).body.data).toEqual([]);
-    } finally {
-      await scheduled.close();
-    }
-  });
+    },
+  );
 
-  test('When in production a directory name later resolves to a loopback address (DNS rebinding), then the run fails at once naming OUTBOUND_ALLOWLIST', async () => {
-    // The name resolves to a public address when the connector is created, to loopback afterwards.
-    let lookups = 0;
-    const lookup = async () => (lookups++ === 0 ? ['93.184.215.14'] : ['127.0.0.1']);
-    const production = await startLink({ outbound: createOutbound({ timeoutMs: 5000, lookup }) });
-    try {
-      const auth = caller(production);
-      const connectorId = await connector(production, auth, { base_url: scim.baseUrl.replace('127.0.0.1', 'directory.contoso.example') });
-      const before = scim.requests().length;
-      const run = await sync(production, auth, connectorId);
-      expect(run).toMatchObject({ status: 'failed', attempts: 1 });
-      expect(run.error).toContain('resolved to 127.0.0.1, a loopback address');
-      expect(run.error).toContain('OUTBOUND_ALLOWLIST');
-      expect(scim.requests().length).toBe(before);
-    } finally {
-      await production.close();
-    }
-  });
+  test(
+    'When in production a directory name later resolves to a loopback address (DNS ' +
+      'rebinding), then the run fails at once naming OUTBOUND_ALLOWLIST',
+    async () => {
+      // The name resolves to a public address when the connector is created, to loopback afterwards.
+      let lookups = 0;
+      const lookup = async () => (lookups++ === 0 ? ['93.184.215.14'] : ['127.0.0.1']);
+      const production = await startLink({ outbound: createOutbound({ timeoutMs: 5000, lookup }) });
+      try {
+        const auth = caller(production);
+        const connectorId = await connector(production, auth, {
+          base_url: scim.baseUrl.replace('127.0.0.1', 'directory.contoso.example'),
+        });
+        const before = scim.requests().length;
+        const run = await sync(production, auth, connectorId);
+        expect(run).toMatchObject({ status: 'failed', attempts: 1 });
+        expect(run.error).toContain('resolved to 127.0.0.1, a loopback address');
+        expect(run.error).toContain('OUTBOUND_ALLOWLIST');
+        expect(scim.requests().length).toBe(before);
+      } finally {
+        await production.close();
+      }
+    },
+  );
 
   test('When link stops in the middle of a run and starts again, then the run is retried and finishes, recording both attempts', async () => {
     const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
@@ -347,7 +410,7 @@ describe('an expired job', () => {
 });
 
 describe('the bearer token', () => {
-  test('When everything above ran, then no response and no log line held the directory\'s bearer token', () => {
+  test("When everything above ran, then no response and no log line held the directory's bearer token", () => {
     expect(responses.length).toBeGreaterThan(20);
     expect(logs.length).toBeGreaterThan(0);
     for (const text of [...responses, ...logs]) expect(text).not.toContain(scim.bearerToken);

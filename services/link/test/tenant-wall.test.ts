@@ -15,7 +15,11 @@ describeTenantWall({
     const created = await request(h.link.app)
       .post('/api/v1/tenants')
       .set('Authorization', otherAuth)
-      .send({ name: 'Fabrikam M365', domain: `f${randomBytes(4).toString('hex')}.example.com`, client_id: otherClient.id });
+      .send({
+        name: 'Fabrikam M365',
+        domain: `f${randomBytes(4).toString('hex')}.example.com`,
+        client_id: otherClient.id,
+      });
     if (created.status !== 201) throw new Error(`tenant B: ${created.status}`);
     return { app: h.link.app, ownerAuth: h.auth, otherAuth, close: () => h.close() };
   },

@@ -34,7 +34,11 @@ async function register(auth: string, overrides: Record<string, unknown> = {}) {
 function expectProblem(response: request.Response, status: number, type: string) {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ status, type: `urn:msp:problem:${type}`, request_id: response.headers['x-request-id'] });
+  expect(response.body).toMatchObject({
+    status,
+    type: `urn:msp:problem:${type}`,
+    request_id: response.headers['x-request-id'],
+  });
 }
 
 describe('POST /tenants', () => {
@@ -57,23 +61,36 @@ describe('POST /tenants', () => {
     });
     expect(Math.abs(Date.parse(response.body.created_at) - Date.now())).toBeLessThan(60_000);
     const stored = await link.db.managedTenant.findUniqueOrThrow({ where: { id: response.body.id } });
-    expect(stored).toMatchObject({ ownerTenantId: caller.tenantId, domain: input.domain.toLowerCase(), clientId: input.client_id, status: 'active' });
+    expect(stored).toMatchObject({
+      ownerTenantId: caller.tenantId,
+      domain: input.domain.toLowerCase(),
+      clientId: input.client_id,
+      status: 'active',
+    });
   });
 
   test('When a status is given, then the tenant is stored with it', async () => {
     const caller = newCaller();
-    const response = await request(link.app).post(TENANTS).set('Authorization', caller.auth).send(tenantInput({ status: 'suspended' }));
+    const response = await request(link.app)
+      .post(TENANTS)
+      .set('Authorization', caller.auth)
+      .send(tenantInput({ status: 'suspended' }));
 
     expect(response.status).toBe(201);
     expect(response.body.status).toBe('suspended');
-    expect((await link.db.managedTenant.findUniqueOrThrow({ where: { id: response.body.id } })).status).toBe('suspended');
+    expect((await link.db.managedTenant.findUniqueOrThrow({ where: { id: response.body.id } })).status).toBe(
+      'suspended',
+    );
   });
 
   test('When the domain is already registered by the caller in another case, then it answers 409 and stores nothing', async () => {
     const caller = newCaller();
     const first = await register(caller.auth);
 
-    const response = await request(link.app).post(TENANTS).set('Authorization', caller.auth).send(tenantInput({ domain: first.domain.toUpperCase() }));
+    const response = await request(link.app)
+      .post(TENANTS)
+      .set('Authorization', caller.auth)
+      .send(tenantInput({ domain: first.domain.toUpperCase() }));
 
     expectProblem(response, 409, 'conflict');
     expect(response.body.detail).toContain(first.domain);
@@ -100,15 +117,21 @@ describe('POST /tenants', () => {
     ['a domain that is not a host name', { domain: 'not a domain' }, 'domain', 'must be a valid hostname'],
     ['a single-label domain', { domain: 'contoso' }, 'domain', expect.stringContaining('must match pattern')],
     ['an unknown status', { status: 'deleted' }, 'status', 'must be one of: active, suspended'],
-  ])('When the body has %s, then it answers 400 naming the field and stores nothing', async (_case, overrides, field, message) => {
-    const caller = newCaller();
-    const response = await request(link.app).post(TENANTS).set('Authorization', caller.auth).send(tenantInput(overrides));
+  ])(
+    'When the body has %s, then it answers 400 naming the field and stores nothing',
+    async (_case, overrides, field, message) => {
+      const caller = newCaller();
+      const response = await request(link.app)
+        .post(TENANTS)
+        .set('Authorization', caller.auth)
+        .send(tenantInput(overrides));
 
-    expectProblem(response, 400, 'validation-error');
-    expect(response.body.errors).toEqual(expect.arrayContaining([{ field, message }]));
-    expect(response.body.errors.every((e: { field: string }) => e.field === field)).toBe(true);
-    expect(await storedCount(caller.tenantId)).toBe(0);
-  });
+      expectProblem(response, 400, 'validation-error');
+      expect(response.body.errors).toEqual(expect.arrayContaining([{ field, message }]));
+      expect(response.body.errors.every((e: { field: string }) => e.field === field)).toBe(true);
+      expect(await storedCount(caller.tenantId)).toBe(0);
+    },
+  );
 
   test('When required fields are missing, then it answers 400 listing each of them', async () => {
     const caller = newCaller();
@@ -127,7 +150,11 @@ describe('POST /tenants', () => {
 
   test('When the body is malformed JSON, then it answers 400 and stores nothing', async () => {
     const caller = newCaller();
-    const response = await request(link.app).post(TENANTS).set('Authorization', caller.auth).set('Content-Type', 'application/json').send('{"name":');
+    const response = await request(link.app)
+      .post(TENANTS)
+      .set('Authorization', caller.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"name":');
 
     expectProblem(response, 400, 'malformed-body');
     expect(await storedCount(caller.tenantId)).toBe(0);
@@ -135,7 +162,11 @@ describe('POST /tenants', () => {
 
   test('When the body is not JSON, then it answers 415 and stores nothing', async () => {
     const caller = newCaller();
-    const response = await request(link.app).post(TENANTS).set('Authorization', caller.auth).set('Content-Type', 'text/plain').send(JSON.stringify(tenantInput()));
+    const response = await request(link.app)
+      .post(TENANTS)
+      .set('Authorization', caller.auth)
+      .set('Content-Type', 'text/plain')
+      .send(JSON.stringify(tenantInput()));
 
     expectProblem(response, 415, 'unsupported-media-type');
     expect(response.headers['accept-post']).toBe('application/json');
@@ -176,8 +207,16 @@ describe('GET /tenants/:id', () => {
 
   test('When the id is unknown or not a UUID, then it answers 404', async () => {
     const caller = newCaller();
-    expectProblem(await request(link.app).get(`${TENANTS}/${randomUUID()}`).set('Authorization', caller.auth), 404, 'not-found');
-    expectProblem(await request(link.app).get(`${TENANTS}/not-a-uuid`).set('Authorization', caller.auth), 404, 'not-found');
+    expectProblem(
+      await request(link.app).get(`${TENANTS}/${randomUUID()}`).set('Authorization', caller.auth),
+      404,
+      'not-found',
+    );
+    expectProblem(
+      await request(link.app).get(`${TENANTS}/not-a-uuid`).set('Authorization', caller.auth),
+      404,
+      'not-found',
+    );
   });
 });
 
@@ -203,11 +242,23 @@ describe('GET /tenants', () => {
     const createdAt = new Date('2030-01-01T00:00:00.000Z');
     const ids = [randomUUID(), randomUUID(), randomUUID()];
     for (const id of ids) {
-      await link.db.managedTenant.create({ data: { id, ownerTenantId: caller.tenantId, name: 'Same time', domain: uniqueDomain(), clientId: randomUUID(), createdAt } });
+      await link.db.managedTenant.create({
+        data: {
+          id,
+          ownerTenantId: caller.tenantId,
+          name: 'Same time',
+          domain: uniqueDomain(),
+          clientId: randomUUID(),
+          createdAt,
+        },
+      });
     }
 
     const first = await request(link.app).get(TENANTS).query({ per_page: 2 }).set('Authorization', caller.auth);
-    const second = await request(link.app).get(TENANTS).query({ per_page: 2, page: 2 }).set('Authorization', caller.auth);
+    const second = await request(link.app)
+      .get(TENANTS)
+      .query({ per_page: 2, page: 2 })
+      .set('Authorization', caller.auth);
 
     const listed = [...first.body.data, ...second.body.data].map((t: { id: string }) => t.id);
     expect(listed).toEqual([...ids].sort().reverse());
@@ -219,7 +270,10 @@ describe('GET /tenants', () => {
     for (let i = 0; i < 5; i += 1) created.push(await register(caller.auth));
     const newestFirst = created.reverse().map((t) => t.id);
 
-    const page2 = await request(link.app).get(TENANTS).query({ page: 2, per_page: 2 }).set('Authorization', caller.auth);
+    const page2 = await request(link.app)
+      .get(TENANTS)
+      .query({ page: 2, per_page: 2 })
+      .set('Authorization', caller.auth);
 
     expect(page2.status).toBe(200);
     expect(page2.body.data.map((t: { id: string }) => t.id)).toEqual(newestFirst.slice(2, 4));
@@ -247,7 +301,10 @@ describe('GET /tenants', () => {
   });
 
   test('When per_page is 100, then it is accepted', async () => {
-    const response = await request(link.app).get(TENANTS).query({ per_page: 100 }).set('Authorization', newCaller().auth);
+    const response = await request(link.app)
+      .get(TENANTS)
+      .query({ per_page: 100 })
+      .set('Authorization', newCaller().auth);
     expect(response.status).toBe(200);
     expect(response.body.pagination.per_page).toBe(100);
   });
@@ -274,7 +331,10 @@ describe('GET /tenants', () => {
     await register(caller.auth, { client_id: clientId, status: 'suspended' });
     await register(caller.auth);
 
-    const response = await request(link.app).get(TENANTS).query({ status: 'active', client_id: clientId }).set('Authorization', caller.auth);
+    const response = await request(link.app)
+      .get(TENANTS)
+      .query({ status: 'active', client_id: clientId })
+      .set('Authorization', caller.auth);
 
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual([wanted]);

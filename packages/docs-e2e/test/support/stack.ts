@@ -47,7 +47,10 @@ async function freePort(): Promise<number> {
 async function waitUntilReady(origin: string, child: ChildProcess, output: () => string): Promise<void> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output()}`);
-    const ready = await fetch(`${origin}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${origin}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -63,7 +66,8 @@ async function waitUntilReady(origin: string, child: ChildProcess, output: () =>
 function runningStack(template: string): Stack {
   const clientId = process.env.DOCS_E2E_CLIENT_ID;
   const clientSecret = process.env.DOCS_E2E_CLIENT_SECRET;
-  if (!clientId || !clientSecret) throw new Error('DOCS_E2E_SERVICE_URL needs DOCS_E2E_CLIENT_ID and DOCS_E2E_CLIENT_SECRET');
+  if (!clientId || !clientSecret)
+    throw new Error('DOCS_E2E_SERVICE_URL needs DOCS_E2E_CLIENT_ID and DOCS_E2E_CLIENT_SECRET');
   const services = Object.fromEntries(
     SERVICES.map((name) => {
       const base = template.replace('{service}', name).replace(/\/$/, '');
@@ -86,7 +90,9 @@ export async function startStack(): Promise<Stack> {
   const children: ChildProcess[] = [];
   const outputs = new Map<ServiceName, string[]>();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-e2e-'));
-  const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (name) => [name, await freePort()] as const))) as Record<ServiceName, number>;
+  const ports = Object.fromEntries(
+    await Promise.all(SERVICES.map(async (name) => [name, await freePort()] as const)),
+  ) as Record<ServiceName, number>;
   const services = Object.fromEntries(
     SERVICES.map((name) => {
       const origin = `http://127.0.0.1:${ports[name]}`;
@@ -94,7 +100,10 @@ export async function startStack(): Promise<Stack> {
     }),
   ) as Record<ServiceName, RunningService>;
   const issuer = services.desk.apiUrl;
-  const client = { clientId: `docs-e2e-${randomBytes(4).toString('hex')}`, clientSecret: randomBytes(24).toString('base64url') };
+  const client = {
+    clientId: `docs-e2e-${randomBytes(4).toString('hex')}`,
+    clientSecret: randomBytes(24).toString('base64url'),
+  };
 
   const close = async () => {
     await Promise.all(
@@ -138,7 +147,10 @@ export async function startStack(): Promise<Stack> {
       };
       const lines: string[] = [];
       outputs.set(name, lines);
-      const child = spawn(process.execPath, [path.join(serviceDir(name), 'dist/index.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(serviceDir(name), 'dist/index.js')], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       children.push(child);
       child.stdout!.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
       child.stderr!.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
@@ -150,14 +162,24 @@ export async function startStack(): Promise<Stack> {
     throw error;
   }
 
-  return { services, client, tokenUrl: `${issuer}/auth/token`, output: (name) => (outputs.get(name) ?? []).join(''), close };
+  return {
+    services,
+    client,
+    tokenUrl: `${issuer}/auth/token`,
+    output: (name) => (outputs.get(name) ?? []).join(''),
+    close,
+  };
 }
 
 /**
  * Names under .localhost are loopback (RFC 6761 §6.3): chromium knows it, glibc's resolver does
  * not, so the test's own requests resolve them here.
  */
-const lookup: typeof dns.lookup = ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+const lookup: typeof dns.lookup = ((
+  hostname: string,
+  options: dns.LookupOptions,
+  callback: (...args: unknown[]) => void,
+) => {
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
     return options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
   }
@@ -165,22 +187,34 @@ const lookup: typeof dns.lookup = ((hostname: string, options: dns.LookupOptions
 }) as typeof dns.lookup;
 
 /** A JSON POST that answers status and parsed body. */
-function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', lookup, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        try {
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> });
-        } catch {
-          reject(new Error(`POST ${url}: ${res.statusCode} ${text.slice(0, 300)}`));
-        }
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        lookup,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> });
+          } catch {
+            reject(new Error(`POST ${url}: ${res.statusCode} ${text.slice(0, 300)}`));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -188,7 +222,11 @@ function postJson(url: string, body: unknown, headers: Record<string, string> = 
 
 /** A token of the stack's client, for setting up data the pages then list. */
 export async function clientToken(stack: Stack): Promise<string> {
-  const { status, json } = await postJson(stack.tokenUrl, { grant_type: 'client_credentials', client_id: stack.client.clientId, client_secret: stack.client.clientSecret });
+  const { status, json } = await postJson(stack.tokenUrl, {
+    grant_type: 'client_credentials',
+    client_id: stack.client.clientId,
+    client_secret: stack.client.clientSecret,
+  });
   if (status !== 200) throw new Error(`token: ${status} ${JSON.stringify(json)}`);
   return String(json['access_token']);
 }

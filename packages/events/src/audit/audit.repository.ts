@@ -29,7 +29,8 @@ const toAuditEvent = (row: EventRow): AuditEventJson => ({
 /** The list's name in list_counts (the events table's triggers, migration *_events_lists_retention). */
 export const AUDIT_LIST = 'audit-events';
 
-const COLUMNS = 'id::text, occurred_at, seq, type, resource_type, resource_id, actor_client_id, actor_on_behalf_of, changes, request_id';
+const COLUMNS =
+  'id::text, occurred_at, seq, type, resource_type, resource_id, actor_client_id, actor_on_behalf_of, changes, request_id';
 const ORDER = 'ORDER BY occurred_at DESC, seq DESC';
 
 const HOUR_MS = 3_600_000;
@@ -64,7 +65,10 @@ export function auditRangeCountSql(tenantId: string, from: string | undefined, t
   const scan = (low: number, high: number, sign: '+' | '-' = '+') => {
     if (low >= high) return;
     values.push(iso(low), iso(high));
-    parts.push(`${sign} (SELECT count(*) FROM events WHERE tenant_id = $1::uuid AND occurred_at >= $${values.length - 1}::timestamptz AND occurred_at < $${values.length}::timestamptz)`);
+    parts.push(
+      `${sign} (SELECT count(*) FROM events WHERE tenant_id = $1::uuid AND occurred_at >= ` +
+        `$${values.length - 1}::timestamptz AND occurred_at < $${values.length}::timestamptz)`,
+    );
   };
   /** The events in [low, high), part of the hour starting at `hour`: scanned, or the hour's counter less the rest of it scanned. */
   const partOfHour = (hour: number, low: number, high: number) => {
@@ -106,20 +110,27 @@ export function auditRangeCountSql(tenantId: string, from: string | undefined, t
  * size), count(*) through the indexes only for two or more filters at once.
  */
 function totalSql(tenantId: string, filter: AuditFilter, where: { text: string; values: unknown[] }): SqlQuery {
-  const named = (['resource_type', 'resource_id', 'actor', 'from', 'to', 'types'] as const).filter((key) => filter[key] !== undefined);
+  const named = (['resource_type', 'resource_id', 'actor', 'from', 'to', 'types'] as const).filter(
+    (key) => filter[key] !== undefined,
+  );
   const only = named.length === 1 ? named[0] : undefined;
   if (named.length === 0) return listCountSql(tenantId, AUDIT_LIST);
-  if (only === 'resource_type') return listCountSql(tenantId, AUDIT_LIST, { dimension: 'resource_type', value: filter.resource_type! });
+  if (only === 'resource_type')
+    return listCountSql(tenantId, AUDIT_LIST, { dimension: 'resource_type', value: filter.resource_type! });
   if (only === 'types') {
     return {
-      text: `SELECT coalesce(sum(count), 0) AS count FROM list_counts WHERE tenant_id = $1::uuid AND list = $2 AND dimension = 'type' AND value = ANY($3::text[])`,
+      text: `SELECT coalesce(sum(count), 0) AS count FROM list_counts WHERE tenant_id = $1::uuid AND list = $2
+        AND dimension = 'type' AND value = ANY($3::text[])`,
       values: [tenantId, AUDIT_LIST, filter.types],
     };
   }
   if (only === 'actor') {
     const mine = listCountSql(tenantId, AUDIT_LIST, { dimension: 'actor_client_id', value: filter.actor! });
     const forOthers = listCountSql(tenantId, AUDIT_LIST, { dimension: 'actor_for', value: filter.actor! });
-    return { text: `SELECT (${mine.text}) + (${forOthers.text.replace(/\$(\d)/g, (_, n: string) => `$${Number(n) + 4}`)}) AS count`, values: [...mine.values, ...forOthers.values] };
+    return {
+      text: `SELECT (${mine.text}) + (${forOthers.text.replace(/\$(\d)/g, (_, n: string) => `$${Number(n) + 4}`)}) AS count`,
+      values: [...mine.values, ...forOthers.values],
+    };
   }
   if (named.every((key) => key === 'from' || key === 'to')) return auditRangeCountSql(tenantId, filter.from, filter.to);
   const values = [...where.values];
@@ -141,7 +152,9 @@ function totalSql(tenantId: string, filter: AuditFilter, where: { text: string; 
  * made, such as a SCIM id, is kept as that directory spells it: hence both).
  */
 function resourceIdSpellings(resourceId: string): string[] {
-  return UUID_PATTERN.test(resourceId) && resourceId !== resourceId.toLowerCase() ? [resourceId, resourceId.toLowerCase()] : [resourceId];
+  return UUID_PATTERN.test(resourceId) && resourceId !== resourceId.toLowerCase()
+    ? [resourceId, resourceId.toLowerCase()]
+    : [resourceId];
 }
 
 /** The audit log is the event stream read back: one row per change, newest first. */
@@ -154,7 +167,11 @@ export function createAuditRepository(db: Sql) {
      * *_events_lists_retention and *_events_audit_type); `after` starts it right after that event
      * (keyset), at any depth.
      */
-    async list(tenantId: string, filter: AuditFilter, page: PageRequest): Promise<{ items: AuditEventJson[]; total: number }> {
+    async list(
+      tenantId: string,
+      filter: AuditFilter,
+      page: PageRequest,
+    ): Promise<{ items: AuditEventJson[]; total: number }> {
       const values: unknown[] = [tenantId];
       const conditions = ['tenant_id = $1::uuid'];
       const add = (condition: (n: number) => string, value: unknown) => {
@@ -162,12 +179,17 @@ export function createAuditRepository(db: Sql) {
         conditions.push(condition(values.length));
       };
       if (filter.resource_type !== undefined) add((n) => `resource_type = $${n}`, filter.resource_type);
-      if (filter.resource_id !== undefined) add((n) => `resource_id = ANY($${n}::text[])`, resourceIdSpellings(filter.resource_id));
+      if (filter.resource_id !== undefined)
+        add((n) => `resource_id = ANY($${n}::text[])`, resourceIdSpellings(filter.resource_id));
       if (filter.from !== undefined) add((n) => `occurred_at >= $${n}::timestamptz`, filter.from);
       if (filter.to !== undefined) add((n) => `occurred_at < $${n}::timestamptz`, filter.to);
       const where = { text: conditions.join(' AND '), values: [...values] };
       if (page.after !== undefined) {
-        add((n) => `(occurred_at, seq) < (SELECT a.occurred_at, a.seq FROM events a WHERE a.id = $${n}::uuid AND a.tenant_id = $1::uuid)`, page.after);
+        add(
+          (n) =>
+            `(occurred_at, seq) < (SELECT a.occurred_at, a.seq FROM events a WHERE a.id = $${n}::uuid AND a.tenant_id = $1::uuid)`,
+          page.after,
+        );
       }
       const skip = (page.page - 1) * page.per_page;
       values.push(skip, page.per_page);
@@ -183,7 +205,9 @@ export function createAuditRepository(db: Sql) {
       const byType = filter.types === undefined ? [undefined] : filter.types.map((type) => `type = ${param(type)}`);
       const actor = filter.actor === undefined ? undefined : param(filter.actor);
       const byActor = actor === undefined ? [undefined] : [`actor_client_id = ${actor}`, `actor_for = ${actor}`];
-      const branches = byType.flatMap((type) => byActor.map((who) => [...conditions, ...[type, who].filter((c): c is string => c !== undefined)].join(' AND ')));
+      const branches = byType.flatMap((type) =>
+        byActor.map((who) => [...conditions, ...[type, who].filter((c): c is string => c !== undefined)].join(' AND ')),
+      );
       const branchPage = (branch: string) =>
         `(SELECT ${COLUMNS} FROM events WHERE ${branch} ${ORDER} LIMIT ${offset}::bigint + ${limit}::bigint)`;
       const text =
@@ -196,7 +220,10 @@ export function createAuditRepository(db: Sql) {
         {
           page: { text, values },
           total: totalSql(tenantId, filter, where),
-          exists: { text: 'SELECT 1 FROM events WHERE id = $1::uuid AND tenant_id = $2::uuid', values: [page.after, tenantId] },
+          exists: {
+            text: 'SELECT 1 FROM events WHERE id = $1::uuid AND tenant_id = $2::uuid',
+            values: [page.after, tenantId],
+          },
         },
         unknownAfterItem,
       );

@@ -1,5 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, keysetQueryProperties, named, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
+import {
+  DateTime,
+  Nullable,
+  keysetQueryProperties,
+  named,
+  pageQueryProperties,
+  pageSchema,
+  strictObject,
+  Uuid,
+} from '@msp/http';
 import { ChangesSchema } from '../catalogue';
 
 export const AuditEventSchema = named(
@@ -12,11 +21,21 @@ export const AuditEventSchema = named(
       resource_type: Type.String(),
       resource_id: Type.String(),
       actor: strictObject({
-        client_id: Type.String({ description: 'The API client whose token made the change; `system` for the service\'s own jobs.' }),
-        on_behalf_of: Nullable(Type.String({ description: 'The client a service client says it acted for (its `X-On-Behalf-Of`): that service client\'s claim, not verified. Null otherwise; the header is ignored from any other caller.' })),
+        client_id: Type.String({
+          description: "The API client whose token made the change; `system` for the service's own jobs.",
+        }),
+        on_behalf_of: Nullable(
+          Type.String({
+            description:
+              "The client a service client says it acted for (its `X-On-Behalf-Of`): that service client's " +
+              'claim, not verified. Null otherwise; the header is ignored from any other caller.',
+          }),
+        ),
       }),
       changes: Nullable(ChangesSchema),
-      request_id: Nullable(Type.String({ description: 'The `X-Request-Id` of the request that made the change; null for jobs.' })),
+      request_id: Nullable(
+        Type.String({ description: 'The `X-Request-Id` of the request that made the change; null for jobs.' }),
+      ),
     },
     {
       examples: [
@@ -39,31 +58,49 @@ export type AuditEventJson = Static<typeof AuditEventSchema>;
 export const AuditEventPageSchema = pageSchema('AuditEventPage', AuditEventSchema);
 
 /** The audit log's query; `eventTypes`: the service's event types, the first of which is `type`'s example. */
-export const auditQuery = (eventTypes: readonly string[] = ['ticket.updated']) => Type.Object(
-  {
-    ...pageQueryProperties,
-    ...keysetQueryProperties,
-    type: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 2000,
-        pattern: '^[a-z0-9_.]+(,[a-z0-9_.]+)*$',
-        description:
-          `Only events of these types (\`action\`), comma-separated without spaces, e.g. \`${eventTypes[0]}\` or \`${eventTypes.slice(0, 2).join(',')}\`: ` +
-          'each one of this service\'s event types (its webhooks\' names; another is a 400), each at most once.',
-        examples: [eventTypes[0]],
-      }),
-    ),
-    resource_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only changes of this kind of resource, e.g. `ticket`.' })),
-    resource_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'Only changes of this resource. An id (UUID) matches in either letter case, as ids do everywhere.' }),
-    ),
-    actor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only changes made by this client id (as caller or on whose behalf).' })),
-    from: Type.Optional(DateTime({ description: 'Changes at or after this instant.' })),
-    to: Type.Optional(DateTime({ description: 'Changes before this instant.' })),
-  },
-  { additionalProperties: false },
-);
+export const auditQuery = (eventTypes: readonly string[] = ['ticket.updated']) =>
+  Type.Object(
+    {
+      ...pageQueryProperties,
+      ...keysetQueryProperties,
+      type: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 2000,
+          pattern: '^[a-z0-9_.]+(,[a-z0-9_.]+)*$',
+          description:
+            `Only events of these types (\`action\`), comma-separated without spaces, e.g. \`${eventTypes[0]}\` or \`${eventTypes.slice(0, 2).join(',')}\`: ` +
+            "each one of this service's event types (its webhooks' names; another is a 400), each at most once.",
+          examples: [eventTypes[0]],
+        }),
+      ),
+      resource_type: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 100,
+          description: 'Only changes of this kind of resource, e.g. `ticket`.',
+        }),
+      ),
+      resource_id: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description:
+            'Only changes of this resource. An id (UUID) matches in either letter case, as ids do everywhere.',
+        }),
+      ),
+      actor: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: 'Only changes made by this client id (as caller or on whose behalf).',
+        }),
+      ),
+      from: Type.Optional(DateTime({ description: 'Changes at or after this instant.' })),
+      to: Type.Optional(DateTime({ description: 'Changes before this instant.' })),
+    },
+    { additionalProperties: false },
+  );
 export const AuditQuery = auditQuery();
 
 export type AuditQueryInput = Omit<Static<typeof AuditQuery>, 'page' | 'per_page' | 'after'>;

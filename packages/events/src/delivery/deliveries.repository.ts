@@ -104,8 +104,21 @@ export function createDeliveriesRepository(db: TransactionalSql) {
     },
 
     /** Records an attempt: `nextAttemptAt` null ends the delivery (succeeded, or failed for good). */
-    async recordAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome, status: 'pending' | 'succeeded' | 'failed', nextAttemptAt: Date | null): Promise<void> {
-      const entry = JSON.stringify([{ attempt: delivery.attempt, at: outcome.at.toISOString(), response_status: outcome.response_status, duration_ms: outcome.duration_ms, error: outcome.error }]);
+    async recordAttempt(
+      delivery: ClaimedDelivery,
+      outcome: AttemptOutcome,
+      status: 'pending' | 'succeeded' | 'failed',
+      nextAttemptAt: Date | null,
+    ): Promise<void> {
+      const entry = JSON.stringify([
+        {
+          attempt: delivery.attempt,
+          at: outcome.at.toISOString(),
+          response_status: outcome.response_status,
+          duration_ms: outcome.duration_ms,
+          error: outcome.error,
+        },
+      ]);
       await db.$executeRawUnsafe(
         `UPDATE webhook_deliveries SET status = $2, response_status = $3, duration_ms = $4, error = $5,
            attempts = attempts || $6::jsonb, next_attempt_at = $7::timestamptz, locked_until = NULL, last_attempt_at = $8::timestamptz
@@ -127,16 +140,26 @@ export function createDeliveriesRepository(db: TransactionalSql) {
      * still holds what was read, so two instances starting together do not seal twice. Answers how many.
      */
     async sealPlainSecrets(seal: (plain: string) => string): Promise<number> {
-      const plain = await db.$queryRawUnsafe<{ id: string; secret: string }[]>("SELECT id::text, secret FROM webhooks WHERE secret LIKE 'whsec\\_%'");
+      const plain = await db.$queryRawUnsafe<{ id: string; secret: string }[]>(
+        "SELECT id::text, secret FROM webhooks WHERE secret LIKE 'whsec\\_%'",
+      );
       let sealed = 0;
       for (const row of plain) {
-        sealed += await db.$executeRawUnsafe('UPDATE webhooks SET secret = $3 WHERE id = $1::uuid AND secret = $2', row.id, row.secret, seal(row.secret));
+        sealed += await db.$executeRawUnsafe(
+          'UPDATE webhooks SET secret = $3 WHERE id = $1::uuid AND secret = $2',
+          row.id,
+          row.secret,
+          seal(row.secret),
+        );
       }
       return sealed;
     },
 
     async markEndpointHealthy(webhookId: string): Promise<void> {
-      await db.$executeRawUnsafe('UPDATE webhooks SET failing_since = NULL WHERE id = $1::uuid AND failing_since IS NOT NULL', webhookId);
+      await db.$executeRawUnsafe(
+        'UPDATE webhooks SET failing_since = NULL WHERE id = $1::uuid AND failing_since IS NOT NULL',
+        webhookId,
+      );
     },
 
     /**

@@ -104,7 +104,11 @@ export function createDispatcher(options: DispatcherOptions) {
       try {
         const response = await outbound.fetch(delivery.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'msp-webhooks/1', ...signatureHeaders(secret, delivery.id, delivery.body, at) },
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'msp-webhooks/1',
+            ...signatureHeaders(secret, delivery.id, delivery.body, at),
+          },
           body: delivery.body,
         });
         responseStatus = response.status;
@@ -113,17 +117,28 @@ export function createDispatcher(options: DispatcherOptions) {
       } catch (caught) {
         if (caught instanceof OutboundTimeoutError) error = `no answer within ${outbound.timeoutMs} ms`;
         else if (caught instanceof OutboundBlockedError) error = `refused: ${caught.message}`;
-        else error = `could not connect: ${(caught as Error & { cause?: Error }).cause?.message ?? (caught as Error).message}`;
+        else
+          error = `could not connect: ${(caught as Error & { cause?: Error }).cause?.message ?? (caught as Error).message}`;
       }
     }
-    const outcome = { at, response_status: responseStatus, duration_ms: Math.round(performance.now() - started), error };
+    const outcome = {
+      at,
+      response_status: responseStatus,
+      duration_ms: Math.round(performance.now() - started),
+      error,
+    };
     if (!error) {
       await deliveries.recordAttempt(delivery, outcome, 'succeeded', null);
       if (delivery.endpoint_failing) await deliveries.markEndpointHealthy(delivery.webhook_id);
       return;
     }
     const delay = nextDelay(delays, delivery.attempt);
-    await deliveries.recordAttempt(delivery, outcome, delay === undefined ? 'failed' : 'pending', delay === undefined ? null : new Date(Date.now() + delay));
+    await deliveries.recordAttempt(
+      delivery,
+      outcome,
+      delay === undefined ? 'failed' : 'pending',
+      delay === undefined ? null : new Date(Date.now() + delay),
+    );
     const reason = `Disabled at ${new Date().toISOString()}: every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (last: ${error}).`;
     if (await deliveries.markEndpointFailing(delivery.webhook_id, new Date(Date.now() - disableAfterMs), reason)) {
       // The URL may hold a token in its query: log the webhook id only, never the URL or the secret.
@@ -162,7 +177,8 @@ export function createDispatcher(options: DispatcherOptions) {
       databaseFailing = false;
     } catch (error) {
       // The database is away (an outage, a restart): say so once, keep polling.
-      if (!databaseFailing) logger.error('webhook dispatcher cannot reach its database', { error: (error as Error).message });
+      if (!databaseFailing)
+        logger.error('webhook dispatcher cannot reach its database', { error: (error as Error).message });
       databaseFailing = true;
     } finally {
       pumping = false;

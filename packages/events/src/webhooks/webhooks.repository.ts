@@ -67,12 +67,15 @@ const WEBHOOK_COLUMNS = 'id::text, url, events, description, enabled, disabled_r
 const DELIVERY_COLUMNS =
   'id::text, webhook_id::text, event_type, event_id::text, status, attempt, response_status, duration_ms, error, next_attempt_at, attempts, created_at';
 
-
 /** Every query is bounded by the caller's tenant: another tenant's webhooks are simply not found. */
 export function createWebhooksRepository(db: Sql) {
   const rows = sqlRows(db);
   async function find(tenantId: string, id: string): Promise<WebhookJson | null> {
-    const rows = await db.$queryRawUnsafe<WebhookRow[]>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid`, id, tenantId);
+    const rows = await db.$queryRawUnsafe<WebhookRow[]>(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid`,
+      id,
+      tenantId,
+    );
     return rows[0] ? toWebhook(rows[0]) : null;
   }
 
@@ -89,7 +92,10 @@ export function createWebhooksRepository(db: Sql) {
   return {
     find,
 
-    async create(tenantId: string, input: { url: string; events: string[]; description: string | null; secret: string }): Promise<WebhookJson> {
+    async create(
+      tenantId: string,
+      input: { url: string; events: string[]; description: string | null; secret: string },
+    ): Promise<WebhookJson> {
       const rows = await db.$queryRawUnsafe<WebhookRow[]>(
         `INSERT INTO webhooks (tenant_id, url, events, description, secret) VALUES ($1::uuid, $2, $3::text[], $4, $5) RETURNING ${WEBHOOK_COLUMNS}`,
         tenantId,
@@ -103,17 +109,28 @@ export function createWebhooksRepository(db: Sql) {
 
     /** Newest first; the total from list_counts ('webhooks'), `after` a keyset page. */
     async list(tenantId: string, page: PageRequest): Promise<{ items: WebhookJson[]; total: number }> {
-      const keyset = page.after === undefined ? '' : 'AND (created_at, id) < (SELECT a.created_at, a.id FROM webhooks a WHERE a.id = $4::uuid AND a.tenant_id = $1::uuid)';
+      const keyset =
+        page.after === undefined
+          ? ''
+          : 'AND (created_at, id) < (SELECT a.created_at, a.id FROM webhooks a WHERE a.id = $4::uuid AND a.tenant_id = $1::uuid)';
       const found = await keysetPage<WebhookRow>(
         rows,
         page,
         {
           page: {
             text: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1::uuid ${keyset} ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
-            values: [tenantId, (page.page - 1) * page.per_page, page.per_page, ...(page.after === undefined ? [] : [page.after])],
+            values: [
+              tenantId,
+              (page.page - 1) * page.per_page,
+              page.per_page,
+              ...(page.after === undefined ? [] : [page.after]),
+            ],
           },
           total: listCountSql(tenantId, WEBHOOKS_LIST),
-          exists: { text: 'SELECT 1 FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid', values: [page.after, tenantId] },
+          exists: {
+            text: 'SELECT 1 FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid',
+            values: [page.after, tenantId],
+          },
         },
         unknownAfterItem,
       );
@@ -150,7 +167,11 @@ export function createWebhooksRepository(db: Sql) {
 
     /** Its deliveries go with it (ON DELETE CASCADE). */
     async remove(tenantId: string, id: string): Promise<boolean> {
-      const count = await db.$executeRawUnsafe('DELETE FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid', id, tenantId);
+      const count = await db.$executeRawUnsafe(
+        'DELETE FROM webhooks WHERE id = $1::uuid AND tenant_id = $2::uuid',
+        id,
+        tenantId,
+      );
       return count > 0;
     },
 
@@ -172,7 +193,12 @@ export function createWebhooksRepository(db: Sql) {
      * id) that stops at the page's end, the total from list_counts (per webhook, and per webhook
      * and status), `after` a keyset page.
      */
-    async listDeliveries(tenantId: string, webhookId: string, status: DeliveryStatus | undefined, page: PageRequest): Promise<{ items: DeliveryJson[]; total: number }> {
+    async listDeliveries(
+      tenantId: string,
+      webhookId: string,
+      status: DeliveryStatus | undefined,
+      page: PageRequest,
+    ): Promise<{ items: DeliveryJson[]; total: number }> {
       const values: unknown[] = [tenantId, webhookId, (page.page - 1) * page.per_page, page.per_page];
       let where = 'webhook_id = $2::uuid AND tenant_id = $1::uuid';
       if (status !== undefined) {
@@ -181,17 +207,25 @@ export function createWebhooksRepository(db: Sql) {
       }
       if (page.after !== undefined) {
         values.push(page.after);
-        where += ` AND (created_at, id) < (SELECT a.created_at, a.id FROM webhook_deliveries a WHERE a.id = $${values.length}::uuid AND a.webhook_id = $2::uuid AND a.tenant_id = $1::uuid)`;
+        where +=
+          ' AND (created_at, id) < (SELECT a.created_at, a.id FROM webhook_deliveries a WHERE a.id = ' +
+          `$${values.length}::uuid AND a.webhook_id = $2::uuid AND a.tenant_id = $1::uuid)`;
       }
       const found = await keysetPage<DeliveryRow>(
         rows,
         page,
         {
-          page: { text: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`, values },
+          page: {
+            text: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`,
+            values,
+          },
           total:
             status === undefined
               ? listCountSql(tenantId, DELIVERIES_LIST, { dimension: 'webhook_id', value: webhookId })
-              : listCountSql(tenantId, DELIVERIES_LIST, { dimension: 'webhook_status', value: `${webhookId}/${status}` }),
+              : listCountSql(tenantId, DELIVERIES_LIST, {
+                  dimension: 'webhook_status',
+                  value: `${webhookId}/${status}`,
+                }),
           exists: {
             text: 'SELECT 1 FROM webhook_deliveries WHERE id = $1::uuid AND webhook_id = $2::uuid AND tenant_id = $3::uuid',
             values: [page.after, webhookId, tenantId],

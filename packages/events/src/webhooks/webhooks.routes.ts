@@ -1,4 +1,12 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import {
+  API_BASE_PATH,
+  IdParams,
+  LINK_HEADER,
+  pageRequestOf,
+  sendPage,
+  unprocessableResponse,
+  type ApiRouter,
+} from '@msp/http';
 import type { Request } from 'express';
 import {
   CreatedWebhookSchema,
@@ -41,7 +49,11 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     // The answer holds the secret: it must not be kept for replay.
     idempotent: false,
     responses: {
-      201: { description: 'Subscribed; the only answer that shows `secret`.', schema: CreatedWebhookSchema, headers: LOCATION },
+      201: {
+        description: 'Subscribed; the only answer that shows `secret`.',
+        schema: CreatedWebhookSchema,
+        headers: LOCATION,
+      },
       422: unprocessableResponse('An unknown event type, `*` with other names, or a URL the service may not call.'),
     },
     handler: async (req, res, { body }) => {
@@ -57,7 +69,7 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     summary: 'List webhooks',
     description:
       'Newest first. Secrets are never shown. `pagination.total` is exact (a counter kept with every change); deep pages: follow the `Link` ' +
-      'header\'s `next` (`after`, keyset).',
+      "header's `next` (`after`, keyset).",
     tags: TAGS,
     scope: SCOPE,
     query: WebhookListQuery,
@@ -86,7 +98,8 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     path: '/webhooks/:id',
     operationId: 'updateWebhook',
     summary: 'Change a webhook',
-    description: 'Changes `url`, `events`, `description` or `enabled`. Enabling clears `disabled_reason`; its pending deliveries resume.',
+    description:
+      'Changes `url`, `events`, `description` or `enabled`. Enabling clears `disabled_reason`; its pending deliveries resume.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
@@ -121,7 +134,8 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     path: '/webhooks/:id/test',
     operationId: 'testWebhook',
     summary: 'Send a test event',
-    description: 'Queues a `webhook.test` message (`data.webhook_id`), signed like every other; follow it in the deliveries.',
+    description:
+      'Queues a `webhook.test` message (`data.webhook_id`), signed like every other; follow it in the deliveries.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
@@ -138,10 +152,10 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     operationId: 'recoverWebhook',
     summary: 'Queue missed events again',
     description:
-      'After an outage of the receiver (or while the webhook was disabled), queues again every event of the webhook\'s types that happened at ' +
+      "After an outage of the receiver (or while the webhook was disabled), queues again every event of the webhook's types that happened at " +
       'or after `since`, at most 14 days back: a delivery the event already had is due now again with the same `webhook-id` (receivers that ' +
       'drop repeats drop it), an event that had none gets a new delivery. Events before the webhook was subscribed are not sent. The ' +
-      'order per resource is kept. A disabled webhook\'s deliveries wait until it is enabled. Answers how many events were queued.',
+      "order per resource is kept. A disabled webhook's deliveries wait until it is enabled. Answers how many events were queued.",
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
@@ -162,7 +176,7 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     summary: 'List deliveries',
     description:
       'Newest first: each message with its attempts (response status, duration, error) and when it is tried next. `pagination.total` is exact ' +
-      '(counters per webhook and status, kept with every change), as fast with a `status` as without; deep pages: follow the `Link` header\'s ' +
+      "(counters per webhook and status, kept with every change), as fast with a `status` as without; deep pages: follow the `Link` header's " +
       '`next` (`after`, keyset). Deliveries of events past the retention (`EVENTS_RETENTION_DAYS`) are removed with them once finished.',
     tags: TAGS,
     scope: SCOPE,
@@ -195,7 +209,8 @@ export function registerWebhookRoutes(api: ApiRouter, webhooks: WebhooksService)
     path: '/webhooks/:id/deliveries/:delivery_id/retry',
     operationId: 'retryWebhookDelivery',
     summary: 'Retry a delivery',
-    description: 'Sends the same message (same `webhook-id` and body, a fresh signature) again now, whatever its state. 409 while an attempt is running.',
+    description:
+      'Sends the same message (same `webhook-id` and body, a fresh signature) again now, whatever its state. 409 while an attempt is running.',
     tags: TAGS,
     scope: SCOPE,
     params: DeliveryParams,

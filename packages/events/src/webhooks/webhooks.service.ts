@@ -3,7 +3,13 @@ import { OutboundBlockedError, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { TEST_EVENT, type EventCatalogue } from '../catalogue';
 import { newSigningSecret } from '../signing';
-import { RECOVER_MAX_DAYS, type DeliveryStatus, type NewWebhook, type WebhookChanges, type WebhookRecovery } from './webhook.schemas';
+import {
+  RECOVER_MAX_DAYS,
+  type DeliveryStatus,
+  type NewWebhook,
+  type WebhookChanges,
+  type WebhookRecovery,
+} from './webhook.schemas';
 import type { WebhooksRepository } from './webhooks.repository';
 
 const missing = () => notFound('No webhook with this id exists in your tenant.');
@@ -26,8 +32,13 @@ export function createWebhooksService({ webhooks, catalogue, outbound, secrets, 
     const errors: { field: string; message: string }[] = [];
     if (input.events) {
       const unknown = input.events.filter((name) => name !== '*' && !catalogue.has(name));
-      if (unknown.length) errors.push({ field: 'events', message: `names no event of this service: ${unknown.join(', ')} (known: ${catalogue.names.join(', ')}, or *)` });
-      else if (input.events.includes('*') && input.events.length > 1) errors.push({ field: 'events', message: 'must be ["*"] alone when it holds *' });
+      if (unknown.length)
+        errors.push({
+          field: 'events',
+          message: `names no event of this service: ${unknown.join(', ')} (known: ${catalogue.names.join(', ')}, or *)`,
+        });
+      else if (input.events.includes('*') && input.events.length > 1)
+        errors.push({ field: 'events', message: 'must be ["*"] alone when it holds *' });
     }
     if (input.url) {
       try {
@@ -37,7 +48,11 @@ export function createWebhooksService({ webhooks, catalogue, outbound, secrets, 
         errors.push({ field: 'url', message: `cannot be called: ${error.message}` });
       }
     }
-    if (errors.length) throw unprocessable(errors.map((e) => `${e.field} ${e.message}`).join('; ') + '.', { code: 'webhook-not-subscribable', errors });
+    if (errors.length)
+      throw unprocessable(errors.map((e) => `${e.field} ${e.message}`).join('; ') + '.', {
+        code: 'webhook-not-subscribable',
+        errors,
+      });
   }
 
   async function get(tenantId: string, id: string) {
@@ -57,7 +72,12 @@ export function createWebhooksService({ webhooks, catalogue, outbound, secrets, 
     async create(tenantId: string, input: NewWebhook) {
       await assertSubscribable(input);
       const secret = newSigningSecret();
-      const webhook = await webhooks.create(tenantId, { url: input.url, events: input.events, description: input.description ?? null, secret: secrets.seal(secret) });
+      const webhook = await webhooks.create(tenantId, {
+        url: input.url,
+        events: input.events,
+        description: input.description ?? null,
+        secret: secrets.seal(secret),
+      });
       return { ...webhook, secret };
     },
 
@@ -77,7 +97,10 @@ export function createWebhooksService({ webhooks, catalogue, outbound, secrets, 
     /** Queues a `webhook.test` message to the endpoint, signed like any other. */
     async sendTest(tenantId: string, id: string) {
       const webhook = await get(tenantId, id);
-      if (!webhook.enabled) throw conflict('The webhook is disabled; enable it (PATCH enabled: true) before testing it.', { code: 'webhook-disabled' });
+      if (!webhook.enabled)
+        throw conflict('The webhook is disabled; enable it (PATCH enabled: true) before testing it.', {
+          code: 'webhook-disabled',
+        });
       const body = JSON.stringify({ type: TEST_EVENT, timestamp: new Date().toISOString(), data: { webhook_id: id } });
       const delivery = await webhooks.enqueueTest(tenantId, id, TEST_EVENT, body);
       wake();
@@ -104,9 +127,13 @@ export function createWebhooksService({ webhooks, catalogue, outbound, secrets, 
       const webhook = await get(tenantId, id);
       const since = new Date(input.since);
       const now = Date.now();
-      const problem = (message: string) => unprocessable(`since ${message}.`, { code: 'recover-window', errors: [{ field: 'since', message }] });
+      const problem = (message: string) =>
+        unprocessable(`since ${message}.`, { code: 'recover-window', errors: [{ field: 'since', message }] });
       if (since.getTime() > now) throw problem('is in the future');
-      if (since.getTime() < now - RECOVER_MAX_DAYS * 24 * 3_600_000) throw problem(`is more than ${RECOVER_MAX_DAYS} days ago; events can be recovered for ${RECOVER_MAX_DAYS} days`);
+      if (since.getTime() < now - RECOVER_MAX_DAYS * 24 * 3_600_000)
+        throw problem(
+          `is more than ${RECOVER_MAX_DAYS} days ago; events can be recovered for ${RECOVER_MAX_DAYS} days`,
+        );
       const requeued = await webhooks.recover(tenantId, id, since);
       if (requeued > 0) wake();
       const from = Math.max(since.getTime(), Date.parse(webhook.created_at));
@@ -116,12 +143,17 @@ export function createWebhooksService({ webhooks, catalogue, outbound, secrets, 
     /** Sends the same message (same `webhook-id`, same body) again, now; it counts as a further attempt. */
     async retryDelivery(tenantId: string, id: string, deliveryId: string) {
       const webhook = await get(tenantId, id);
-      if (!webhook.enabled) throw conflict('The webhook is disabled; enable it (PATCH enabled: true) before retrying its deliveries.', { code: 'webhook-disabled' });
+      if (!webhook.enabled)
+        throw conflict('The webhook is disabled; enable it (PATCH enabled: true) before retrying its deliveries.', {
+          code: 'webhook-disabled',
+        });
       // The update refuses a delivery whose attempt is running; only then is it worth telling why.
       const retried = await webhooks.retryDelivery(tenantId, id, deliveryId);
       if (!retried) {
         if (!(await webhooks.findDelivery(tenantId, id, deliveryId))) throw missingDelivery();
-        throw conflict('An attempt of this delivery is running right now; look again in a moment.', { code: 'delivery-in-flight' });
+        throw conflict('An attempt of this delivery is running right now; look again in a moment.', {
+          code: 'delivery-in-flight',
+        });
       }
       wake();
       return retried;

@@ -34,7 +34,8 @@ export function isAlive(owner: Owner): boolean {
 export function parseOwner(text: string): Owner | undefined {
   try {
     const value = JSON.parse(text) as Partial<Owner>;
-    if (typeof value.pid === 'number' && typeof value.startTime === 'string') return { pid: value.pid, startTime: value.startTime };
+    if (typeof value.pid === 'number' && typeof value.startTime === 'string')
+      return { pid: value.pid, startTime: value.startTime };
   } catch {
     // a marker being written right now, or garbage: treated as unknown
   }

@@ -9,7 +9,11 @@ import { recordPid } from './paths';
 const execFileAsync = promisify(execFile);
 
 /** Runs a command to completion (bounded); a failure carries the command's stderr. */
-export async function run(command: string, args: readonly string[], options: { timeoutMs?: number; cwd?: string; input?: string } = {}): Promise<string> {
+export async function run(
+  command: string,
+  args: readonly string[],
+  options: { timeoutMs?: number; cwd?: string; input?: string } = {},
+): Promise<string> {
   try {
     const child = execFileAsync(command, args, {
       cwd: options.cwd,
@@ -25,7 +29,9 @@ export async function run(command: string, args: readonly string[], options: { t
   } catch (error) {
     const e = error as Error & { stderr?: string; stdout?: string };
     const detail = [e.stderr, e.stdout].filter(Boolean).join('\n').trim().slice(-2000);
-    throw new Error(`${command} ${args.join(' ')} failed: ${e.message}${detail ? `\n${detail}` : ''}`, { cause: error });
+    throw new Error(`${command} ${args.join(' ')} failed: ${e.message}${detail ? `\n${detail}` : ''}`, {
+      cause: error,
+    });
   }
 }
 
@@ -151,7 +157,13 @@ export function canConnect(host: string, port: number, timeoutMs = 1000): Promis
  * Waits until every port accepts connections, failing at once (with the log's tail) when the
  * process exits first, and after `timeoutMs` at the latest.
  */
-export async function waitForPorts(proc: PeerProcess, host: string, ports: readonly number[], timeoutMs: number, what: string): Promise<void> {
+export async function waitForPorts(
+  proc: PeerProcess,
+  host: string,
+  ports: readonly number[],
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const port of ports) {
     for (;;) {

@@ -34,9 +34,16 @@ export async function lintWithSpectral(documents: Record<string, unknown>): Prom
       return file;
     });
     // Exit code 1 means "found errors": the report is on stdout either way.
-    const { stdout, stderr } = await run(SPECTRAL, ['lint', ...files, '--ruleset', RULESET, '--format', 'json', '--quiet'], {
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }));
+    const { stdout, stderr } = await run(
+      SPECTRAL,
+      ['lint', ...files, '--ruleset', RULESET, '--format', 'json', '--quiet'],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).catch((error: { stdout?: string; stderr?: string }) => ({
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }));
     let report: { code: string; severity: number; path: (string | number)[]; message: string; source: string }[];
     try {
       report = JSON.parse(stdout);

@@ -7,7 +7,10 @@ import { pageOfList } from '../shared/lists';
 import type { ApiClient } from './api-client.schemas';
 
 function toApiClient(row: Selectable<ApiClientRow>, now = new Date()): ApiClient {
-  const graceLeft = row.previous_secret_hash !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
+  const graceLeft =
+    row.previous_secret_hash !== null &&
+    row.previous_secret_expires_at !== null &&
+    row.previous_secret_expires_at > now;
   return {
     id: row.id,
     client_id: row.client_id,
@@ -25,7 +28,8 @@ const ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
 export function createApiClientsAdminRepository(db: Db) {
   // A tenant's live clients only: deleted clients (revoked_at) and service clients (no tenant) are
   // invisible to this API.
-  const live = (on: Db, tenantId: string) => on.selectFrom('api_clients').where('tenant_id', '=', tenantId).where('revoked_at', 'is', null);
+  const live = (on: Db, tenantId: string) =>
+    on.selectFrom('api_clients').where('tenant_id', '=', tenantId).where('revoked_at', 'is', null);
 
   return {
     /**
@@ -37,7 +41,8 @@ export function createApiClientsAdminRepository(db: Db) {
       const found = await pageOfList(page, {
         scope,
         order: ORDER,
-        page: (window, afterKey) => inListOrder(scope.selectAll().where('revoked_at', 'is', null), ORDER, window, afterKey).execute(),
+        page: (window, afterKey) =>
+          inListOrder(scope.selectAll().where('revoked_at', 'is', null), ORDER, window, afterKey).execute(),
         total: () => listCount(db, { tenantId, list: 'api_clients', dimension: 'live', value: 'true' }),
       });
       return { items: found.items.map((row) => toApiClient(row)), total: found.total };
@@ -48,22 +53,44 @@ export function createApiClientsAdminRepository(db: Db) {
       return row ? toApiClient(row) : null;
     },
 
-    async create(tenantId: string, input: { clientId: string; secretHash: string; name: string; scopes: string[] }): Promise<ApiClient> {
+    async create(
+      tenantId: string,
+      input: { clientId: string; secretHash: string; name: string; scopes: string[] },
+    ): Promise<ApiClient> {
       const row = await db
         .insertInto('api_clients')
-        .values({ tenant_id: tenantId, client_id: input.clientId, secret_hash: input.secretHash, name: input.name, scopes: input.scopes })
+        .values({
+          tenant_id: tenantId,
+          client_id: input.clientId,
+          secret_hash: input.secretHash,
+          name: input.name,
+          scopes: input.scopes,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       return toApiClient(row);
     },
 
     /** A tenant and its first client in one transaction; throws a unique violation when the slug is taken. */
-    async createTenant(slug: string, client: { clientId: string; secretHash: string; name: string; scopes: string[] }): Promise<{ tenantId: string; client: ApiClient }> {
+    async createTenant(
+      slug: string,
+      client: { clientId: string; secretHash: string; name: string; scopes: string[] },
+    ): Promise<{ tenantId: string; client: ApiClient }> {
       return db.transaction().execute(async (tx) => {
-        const tenant = await tx.insertInto('tenants').values({ slug, name: slug }).returning('id').executeTakeFirstOrThrow();
+        const tenant = await tx
+          .insertInto('tenants')
+          .values({ slug, name: slug })
+          .returning('id')
+          .executeTakeFirstOrThrow();
         const row = await tx
           .insertInto('api_clients')
-          .values({ tenant_id: tenant.id, client_id: client.clientId, secret_hash: client.secretHash, name: client.name, scopes: client.scopes })
+          .values({
+            tenant_id: tenant.id,
+            client_id: client.clientId,
+            secret_hash: client.secretHash,
+            name: client.name,
+            scopes: client.scopes,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
         return { tenantId: tenant.id, client: toApiClient(row) };
@@ -82,7 +109,12 @@ export function createApiClientsAdminRepository(db: Db) {
           .where('revoked_at', 'is', null)
           .executeTakeFirst();
         if (Number(deleted.numUpdatedRows) !== 1) return false;
-        await tx.updateTable('refresh_tokens').set({ revoked_at: now }).where('api_client_id', '=', id).where('revoked_at', 'is', null).execute();
+        await tx
+          .updateTable('refresh_tokens')
+          .set({ revoked_at: now })
+          .where('api_client_id', '=', id)
+          .where('revoked_at', 'is', null)
+          .execute();
         return true;
       });
     },
@@ -91,7 +123,12 @@ export function createApiClientsAdminRepository(db: Db) {
      * Replaces the secret. With a grace period the replaced hash stays valid until then; without
      * one it is dropped at once (and so is any older secret still in its grace period).
      */
-    async rotateSecret(tenantId: string, id: string, secretHash: string, graceSeconds: number): Promise<ApiClient | null> {
+    async rotateSecret(
+      tenantId: string,
+      id: string,
+      secretHash: string,
+      graceSeconds: number,
+    ): Promise<ApiClient | null> {
       return db.transaction().execute(async (tx) => {
         const current = await live(tx, tenantId).select('secret_hash').where('id', '=', id).executeTakeFirst();
         if (!current) return null;

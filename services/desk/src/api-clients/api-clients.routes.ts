@@ -1,7 +1,14 @@
 import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
-import { ApiClientListQuery, ApiClientPageSchema, ApiClientSchema, ApiClientWithSecretSchema, NewApiClientSchema, SecretRotationSchema } from './api-client.schemas';
+import {
+  ApiClientListQuery,
+  ApiClientPageSchema,
+  ApiClientSchema,
+  ApiClientWithSecretSchema,
+  NewApiClientSchema,
+  SecretRotationSchema,
+} from './api-client.schemas';
 import type { ApiClientsService } from './api-clients.service';
 
 const TAGS = ['API clients'];
@@ -12,7 +19,9 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     path: '/api-clients',
     operationId: 'listApiClients',
     summary: 'List API clients',
-    description: 'The tenant\'s API clients, newest first. Deleted clients and the platform\'s service clients are never listed; secrets never appear.' + LIST_PAGES_DOC,
+    description:
+      "The tenant's API clients, newest first. Deleted clients and the platform's service clients are never listed; secrets never appear." +
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: ADMIN_SCOPE,
     query: ApiClientListQuery,
@@ -31,7 +40,7 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     summary: 'Create an API client',
     description:
       'Answers the new client with its `client_secret`, shown only in this response (desk stores a salted scrypt hash). ' +
-      'The client may hold only scopes that the caller\'s own access token names: granting any other is a 422 `scope-not-held`.',
+      "The client may hold only scopes that the caller's own access token names: granting any other is a 422 `scope-not-held`.",
     tags: TAGS,
     scope: ADMIN_SCOPE,
     body: NewApiClientSchema,
@@ -39,7 +48,7 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     idempotent: false,
     responses: {
       201: created('The created client with its secret (shown once).', ApiClientWithSecretSchema),
-      422: unprocessableResponse('A scope the caller\'s token does not hold (`scope-not-held`).'),
+      422: unprocessableResponse("A scope the caller's token does not hold (`scope-not-held`)."),
     },
     handler: async (req, res, { body }) => {
       res.set('Cache-Control', 'no-store');
@@ -66,7 +75,8 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     summary: 'Delete an API client',
     description:
       'The token endpoint refuses the client from now on and every refresh token it holds is revoked at once. ' +
-      'Access tokens already issued are self-contained JWTs: they keep working until they expire, at the latest one hour (`expires_in` 3600) after they were issued. ' +
+      'Access tokens already issued are self-contained JWTs: they keep working until they expire, ' +
+      'at the latest one hour (`expires_in` 3600) after they were issued. ' +
       'Deleting a deleted client is a 404.',
     tags: TAGS,
     scope: ADMIN_SCOPE,
@@ -82,7 +92,7 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     method: 'post',
     path: '/api-clients/:id/secret',
     operationId: 'rotateApiClientSecret',
-    summary: 'Rotate an API client\'s secret',
+    summary: "Rotate an API client's secret",
     description:
       'Answers a new `client_secret`, shown only in this response. The replaced secret keeps working for `grace_period_seconds` ' +
       '(0 to 604800, i.e. up to 7 days; default 0: it stops at once), so the deployments using it can be switched over; ' +
@@ -92,7 +102,9 @@ export function registerApiClientRoutes(api: ApiRouter, clients: ApiClientsServi
     scope: ADMIN_SCOPE,
     params: IdParams,
     body: SecretRotationSchema,
-    responses: { 200: { description: 'The client with its new secret (shown once).', schema: ApiClientWithSecretSchema } },
+    responses: {
+      200: { description: 'The client with its new secret (shown once).', schema: ApiClientWithSecretSchema },
+    },
     handler: async (req, res, { params, body }) => {
       res.set('Cache-Control', 'no-store');
       res.json(await clients.rotateSecret(tenantOf(req), params.id, body.grace_period_seconds ?? 0));

@@ -43,7 +43,12 @@ export function createApiClientsService(repository: ApiClientsAdminRepository) {
         });
       }
       const { secret, ...credentials } = await newCredentials();
-      const client = await repository.create(tenantId, { clientId: credentials.clientId, secretHash: credentials.secretHash, name: input.name, scopes: input.scopes });
+      const client = await repository.create(tenantId, {
+        clientId: credentials.clientId,
+        secretHash: credentials.secretHash,
+        name: input.name,
+        scopes: input.scopes,
+      });
       return { ...client, client_secret: secret };
     },
 

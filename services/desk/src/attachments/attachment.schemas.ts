@@ -11,12 +11,24 @@ export const AttachmentRefSchema = named(
       content_type: Type.String(),
       size_bytes: Type.Integer({ minimum: 0 }),
     },
-    { additionalProperties: false, examples: [{ id: '4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a', filename: 'error.png', content_type: 'image/png', size_bytes: 48213 }] },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          id: '4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a',
+          filename: 'error.png',
+          content_type: 'image/png',
+          size_bytes: 48213,
+        },
+      ],
+    },
   ),
 );
 export type AttachmentRef = Static<typeof AttachmentRefSchema>;
 
-export const AttachmentListProperty = Type.Array(AttachmentRefSchema, { description: 'The files of the mail it came from (`GET /attachments/{id}`); empty if none.' });
+export const AttachmentListProperty = Type.Array(AttachmentRefSchema, {
+  description: 'The files of the mail it came from (`GET /attachments/{id}`); empty if none.',
+});
 
 export const AttachmentSchema = named(
   'Attachment',
@@ -55,11 +67,14 @@ export const AttachmentListQuery = Type.Object(
   {
     ...pageQueryProperties,
     ...keysetQueryProperties,
-    ticket_id: Type.Optional(Uuid({ description: 'The files of this ticket (its own and its comments\').' })),
+    ticket_id: Type.Optional(Uuid({ description: "The files of this ticket (its own and its comments')." })),
     comment_id: Type.Optional(Uuid()),
     inbound_email_id: Type.Optional(Uuid()),
   },
   { additionalProperties: false },
 );
-export type AttachmentFilters = Pick<Static<typeof AttachmentListQuery>, 'ticket_id' | 'comment_id' | 'inbound_email_id'>;
+export type AttachmentFilters = Pick<
+  Static<typeof AttachmentListQuery>,
+  'ticket_id' | 'comment_id' | 'inbound_email_id'
+>;
 export const AttachmentPageSchema = pageSchema('AttachmentPage', AttachmentSchema);

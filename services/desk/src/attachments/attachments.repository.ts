@@ -13,7 +13,16 @@ export interface NewAttachment {
 }
 
 /** What a list shows of a file: everything but its bytes. */
-const COLUMNS = ['id', 'filename', 'content_type', 'size_bytes', 'ticket_id', 'comment_id', 'inbound_email_id', 'created_at'] as const;
+const COLUMNS = [
+  'id',
+  'filename',
+  'content_type',
+  'size_bytes',
+  'ticket_id',
+  'comment_id',
+  'inbound_email_id',
+  'created_at',
+] as const;
 
 /** Newest first, off (tenant_id, created_at, id). */
 const ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
@@ -42,12 +51,21 @@ function toAttachment(row: {
 
 /** How a ticket or comment lists these files. */
 export const refsOf = (files: NewAttachment[]): AttachmentRef[] =>
-  files.map((file) => ({ id: file.id, filename: file.filename, content_type: file.contentType, size_bytes: file.content.length }));
+  files.map((file) => ({
+    id: file.id,
+    filename: file.filename,
+    content_type: file.contentType,
+    size_bytes: file.content.length,
+  }));
 
 export function createAttachmentsRepository(db: Db, reads: Db = db) {
   return {
     /** Keeps the files of a mail, under the ticket (and comment) it became. */
-    async saveAll(tenantId: string, owner: { inboundEmailId: string | null; ticketId: string; commentId: string | null }, files: NewAttachment[]): Promise<void> {
+    async saveAll(
+      tenantId: string,
+      owner: { inboundEmailId: string | null; ticketId: string; commentId: string | null },
+      files: NewAttachment[],
+    ): Promise<void> {
       if (!files.length) return;
       await db
         .insertInto('attachments')
@@ -67,7 +85,11 @@ export function createAttachmentsRepository(db: Db, reads: Db = db) {
         .execute();
     },
 
-    async list(tenantId: string, filters: AttachmentFilters, page: PageRequest): Promise<{ items: Attachment[]; total: number }> {
+    async list(
+      tenantId: string,
+      filters: AttachmentFilters,
+      page: PageRequest,
+    ): Promise<{ items: Attachment[]; total: number }> {
       const scope = reads.selectFrom('attachments').where('tenant_id', '=', tenantId);
       let filtered = scope;
       if (filters.ticket_id) filtered = filtered.where('ticket_id', '=', filters.ticket_id);
@@ -77,13 +99,22 @@ export function createAttachmentsRepository(db: Db, reads: Db = db) {
         scope,
         order: ORDER,
         page: (window, afterKey) => inListOrder(filtered.select(COLUMNS), ORDER, window, afterKey).execute(),
-        total: async () => (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        total: async () =>
+          (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
       });
       return { items: found.items.map(toAttachment), total: found.total };
     },
 
-    async findContent(tenantId: string, id: string): Promise<{ filename: string; contentType: string; content: Buffer } | null> {
-      const row = await db.selectFrom('attachments').select(['filename', 'content_type', 'content']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+    async findContent(
+      tenantId: string,
+      id: string,
+    ): Promise<{ filename: string; contentType: string; content: Buffer } | null> {
+      const row = await db
+        .selectFrom('attachments')
+        .select(['filename', 'content_type', 'content'])
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return row ? { filename: row.filename, contentType: row.content_type, content: row.content } : null;
     },
   };

@@ -10,7 +10,9 @@ const TAGS = ['Attachments'];
 export function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
   const header = `attachment; filename="${ascii}"`;
-  return ascii === filename ? header : `${header}; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+  return ascii === filename
+    ? header
+    : `${header}; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
 export function registerAttachmentRoutes(api: ApiRouter, attachments: AttachmentsService) {
@@ -19,7 +21,9 @@ export function registerAttachmentRoutes(api: ApiRouter, attachments: Attachment
     path: '/attachments',
     operationId: 'listAttachments',
     summary: 'List the files of inbound mail',
-    description: 'Newest first. `ticket_id` gives a ticket\'s files (those of the mail that opened it and of the mails that became its comments).' + LIST_PAGES_DOC,
+    description:
+      "Newest first. `ticket_id` gives a ticket's files (those of the mail that opened it and of the mails that became its comments)." +
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:tickets',
     query: AttachmentListQuery,
@@ -47,14 +51,24 @@ export function registerAttachmentRoutes(api: ApiRouter, attachments: Attachment
         description: 'The file as it came in the mail.',
         contentType: ['application/octet-stream', '*/*'],
         headers: {
-          'Content-Disposition': { description: '`attachment; filename="…"` (and `filename*` for a name beyond ASCII).', schema: { type: 'string' } },
+          'Content-Disposition': {
+            description: '`attachment; filename="…"` (and `filename*` for a name beyond ASCII).',
+            schema: { type: 'string' },
+          },
           'X-Content-Type-Options': { description: '`nosniff`.', schema: { type: 'string' } },
         },
       },
     },
     handler: async (req, res, { params }) => {
       const file = await attachments.content(tenantOf(req), params.id);
-      res.set({ 'Content-Disposition': contentDisposition(file.filename), 'Content-Type': file.contentType, 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" }).send(file.content);
+      res
+        .set({
+          'Content-Disposition': contentDisposition(file.filename),
+          'Content-Type': file.contentType,
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+        })
+        .send(file.content);
     },
   });
 }

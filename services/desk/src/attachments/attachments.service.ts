@@ -14,7 +14,10 @@ export function createAttachmentsService(store: Store) {
     async content(tenantId: string, id: string) {
       const found = await store.attachments.findContent(tenantId, id);
       if (!found) throw notFound('No attachment with this id exists in your tenant.');
-      return { ...found, contentType: MEDIA_TYPE.test(found.contentType) ? found.contentType.toLowerCase() : 'application/octet-stream' };
+      return {
+        ...found,
+        contentType: MEDIA_TYPE.test(found.contentType) ? found.contentType.toLowerCase() : 'application/octet-stream',
+      };
     },
   };
 }

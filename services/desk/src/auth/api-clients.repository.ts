@@ -30,12 +30,22 @@ const RECORD = [
 export function createApiClientsRepository(db: Db) {
   return {
     async findByClientId(clientId: string): Promise<ApiClientRecord | null> {
-      return (await db.selectFrom('api_clients').select(RECORD).where('client_id', '=', clientId).executeTakeFirst()) ?? null;
+      return (
+        (await db.selectFrom('api_clients').select(RECORD).where('client_id', '=', clientId).executeTakeFirst()) ?? null
+      );
     },
 
     async ensureTenant(slug: string, name: string): Promise<{ id: string; slug: string }> {
-      const created = await db.insertInto('tenants').values({ slug, name }).onConflict((oc) => oc.column('slug').doNothing()).returning(['id', 'slug']).executeTakeFirst();
-      return created ?? (await db.selectFrom('tenants').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirstOrThrow());
+      const created = await db
+        .insertInto('tenants')
+        .values({ slug, name })
+        .onConflict((oc) => oc.column('slug').doNothing())
+        .returning(['id', 'slug'])
+        .executeTakeFirst();
+      return (
+        created ??
+        (await db.selectFrom('tenants').select(['id', 'slug']).where('slug', '=', slug).executeTakeFirstOrThrow())
+      );
     },
 
     async tenantExists(tenantId: string): Promise<boolean> {
@@ -52,15 +62,32 @@ export function createApiClientsRepository(db: Db) {
     },
 
     /** Creates the client, or brings an existing one to the given secret and scopes. */
-    async upsert(input: { tenantId: string | null; clientId: string; secretHash: string; name: string; scopes: string[] }): Promise<ApiClientRecord> {
+    async upsert(input: {
+      tenantId: string | null;
+      clientId: string;
+      secretHash: string;
+      name: string;
+      scopes: string[];
+    }): Promise<ApiClientRecord> {
       const now = new Date();
       return db
         .insertInto('api_clients')
-        .values({ tenant_id: input.tenantId, client_id: input.clientId, secret_hash: input.secretHash, name: input.name, scopes: input.scopes })
+        .values({
+          tenant_id: input.tenantId,
+          client_id: input.clientId,
+          secret_hash: input.secretHash,
+          name: input.name,
+          scopes: input.scopes,
+        })
         .onConflict((oc) =>
-          oc
-            .column('client_id')
-            .doUpdateSet({ tenant_id: input.tenantId, secret_hash: input.secretHash, name: input.name, scopes: input.scopes, revoked_at: null, updated_at: now }),
+          oc.column('client_id').doUpdateSet({
+            tenant_id: input.tenantId,
+            secret_hash: input.secretHash,
+            name: input.name,
+            scopes: input.scopes,
+            revoked_at: null,
+            updated_at: now,
+          }),
         )
         .returning(RECORD)
         .executeTakeFirstOrThrow();

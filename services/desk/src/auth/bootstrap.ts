@@ -33,7 +33,13 @@ export async function ensureApiClient(
   const tenant = await once(() => clients.ensureTenant(input.tenant, input.tenant));
   const secretHash = await hashSecret(input.secret);
   const client = await once(() =>
-    clients.upsert({ tenantId: tenant.id, clientId: input.clientId, secretHash, name: input.name, scopes: input.scopes ?? [...ALL_SCOPES] }),
+    clients.upsert({
+      tenantId: tenant.id,
+      clientId: input.clientId,
+      secretHash,
+      name: input.name,
+      scopes: input.scopes ?? [...ALL_SCOPES],
+    }),
   );
   return { tenantId: tenant.id, client };
 }
@@ -42,10 +48,16 @@ export async function ensureApiClient(
  * SERVICE_CLIENTS: each exists on every start with exactly the configured secret and scopes and
  * no tenant (a rotated secret or narrowed scopes take effect at the next start).
  */
-export async function ensureServiceClients(serviceClients: ServiceClientConfig[], clients: ApiClientsRepository, logger: Logger) {
+export async function ensureServiceClients(
+  serviceClients: ServiceClientConfig[],
+  clients: ApiClientsRepository,
+  logger: Logger,
+) {
   for (const entry of serviceClients) {
     const secretHash = await hashSecret(entry.client_secret);
-    await once(() => clients.upsert({ tenantId: null, clientId: entry.client_id, secretHash, name: 'service', scopes: entry.scopes }));
+    await once(() =>
+      clients.upsert({ tenantId: null, clientId: entry.client_id, secretHash, name: 'service', scopes: entry.scopes }),
+    );
     logger.info('service client ensured', { client_id: entry.client_id, scopes: entry.scopes.join(' ') });
   }
 }
@@ -57,8 +69,16 @@ export async function ensureServiceClients(serviceClients: ServiceClientConfig[]
  */
 export async function bootstrapClients(settings: BootstrapSettings, clients: ApiClientsRepository, logger: Logger) {
   if (settings.BOOTSTRAP_CLIENT_ID && settings.BOOTSTRAP_CLIENT_SECRET) {
-    await ensureApiClient(clients, { tenant: settings.BOOTSTRAP_TENANT, clientId: settings.BOOTSTRAP_CLIENT_ID, secret: settings.BOOTSTRAP_CLIENT_SECRET, name: 'bootstrap' });
-    logger.info('bootstrap client ensured', { client_id: settings.BOOTSTRAP_CLIENT_ID, tenant: settings.BOOTSTRAP_TENANT });
+    await ensureApiClient(clients, {
+      tenant: settings.BOOTSTRAP_TENANT,
+      clientId: settings.BOOTSTRAP_CLIENT_ID,
+      secret: settings.BOOTSTRAP_CLIENT_SECRET,
+      name: 'bootstrap',
+    });
+    logger.info('bootstrap client ensured', {
+      client_id: settings.BOOTSTRAP_CLIENT_ID,
+      tenant: settings.BOOTSTRAP_TENANT,
+    });
     return;
   }
   if (settings.NODE_ENV === 'production') {
@@ -72,10 +92,15 @@ export async function bootstrapClients(settings: BootstrapSettings, clients: Api
   await ensureApiClient(clients, { tenant: settings.BOOTSTRAP_TENANT, clientId, secret, name: 'development' });
   logger.info('development client created', { client_id: clientId, tenant: settings.BOOTSTRAP_TENANT });
   process.stdout.write(
-    `\n  Development API client (shown once; every scope, tenant "${settings.BOOTSTRAP_TENANT}"):\n    client_id:     ${clientId}\n    client_secret: ${secret}\n\n`,
+    `\n  Development API client (shown once; every scope, tenant ` +
+      `"${settings.BOOTSTRAP_TENANT}"):\n    client_id:     ${clientId}\n    client_secret: ${secret}\n\n`,
   );
   if (settings.DEV_CLIENT_FILE) {
     fs.mkdirSync(path.dirname(settings.DEV_CLIENT_FILE), { recursive: true });
-    fs.writeFileSync(settings.DEV_CLIENT_FILE, `${JSON.stringify({ client_id: clientId, client_secret: secret, tenant: settings.BOOTSTRAP_TENANT }, null, 2)}\n`, { mode: 0o600 });
+    fs.writeFileSync(
+      settings.DEV_CLIENT_FILE,
+      `${JSON.stringify({ client_id: clientId, client_secret: secret, tenant: settings.BOOTSTRAP_TENANT }, null, 2)}\n`,
+      { mode: 0o600 },
+    );
   }
 }

@@ -153,7 +153,9 @@ export function createClientGuard(options: ClientGuardOptions): ClientGuard {
           const retryAfter = Math.max(1, Math.ceil(resetMs / 1000));
           throw new AppError(
             429,
-            `Too many failed authentications for this client_id (${options.failureLimit} per ${options.windowMs / 1000} seconds). Retry after the time given in Retry-After; addresses this client authenticated from before are not affected.`,
+            `Too many failed authentications for this client_id (${options.failureLimit} per ` +
+              `${options.windowMs / 1000} seconds). Retry after the time given in Retry-After; ` +
+              'addresses this client authenticated from before are not affected.',
             { code: 'rate-limited', headers: { 'Retry-After': String(retryAfter), 'Cache-Control': 'no-store' } },
           );
         }

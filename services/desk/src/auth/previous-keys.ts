@@ -17,7 +17,9 @@ export function parsePreviousPublicKeys(raw: string | undefined, problems: strin
   const text = raw.includes('\\n') ? raw.replace(/\\n/g, '\n') : raw;
   const blocks = text.match(PEM_BLOCK) ?? [];
   if (blocks.length === 0) {
-    problems.push('JWT_PREVIOUS_PUBLIC_KEYS holds no PEM block (expected -----BEGIN PUBLIC KEY----- … -----END PUBLIC KEY-----, several one after the other)');
+    problems.push(
+      'JWT_PREVIOUS_PUBLIC_KEYS holds no PEM block (expected -----BEGIN PUBLIC KEY----- … -----END PUBLIC KEY-----, several one after the other)',
+    );
     return [];
   }
   const keys: VerificationKey[] = [];
@@ -31,7 +33,9 @@ export function parsePreviousPublicKeys(raw: string | undefined, problems: strin
     }
     const alg = keyAlgorithm(publicKey);
     if (!alg) {
-      problems.push(`JWT_PREVIOUS_PUBLIC_KEYS: PEM block ${index + 1} is neither an EC P-256 key nor an RSA key of at least 2048 bits`);
+      problems.push(
+        `JWT_PREVIOUS_PUBLIC_KEYS: PEM block ${index + 1} is neither an EC P-256 key nor an RSA key of at least 2048 bits`,
+      );
       return;
     }
     const kid = thumbprint(publicKey);

@@ -68,7 +68,11 @@ export function createRefreshTokensRepository(db: Db) {
           .where('revoked_at', 'is', null)
           .executeTakeFirst();
         if (Number(spent.numUpdatedRows) !== 1) return false;
-        const created = await tx.insertInto('refresh_tokens').values(columnsOf(successor)).returning('id').executeTakeFirstOrThrow();
+        const created = await tx
+          .insertInto('refresh_tokens')
+          .values(columnsOf(successor))
+          .returning('id')
+          .executeTakeFirstOrThrow();
         await tx.updateTable('refresh_tokens').set({ replaced_by_id: created.id }).where('id', '=', oldId).execute();
         return true;
       });

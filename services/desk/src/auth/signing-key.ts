@@ -12,7 +12,8 @@ export interface SigningKey {
 /** RFC 7638 thumbprint: a kid that changes exactly when the key does. */
 export function thumbprint(publicKey: KeyObject): string {
   const jwk = publicKey.export({ format: 'jwk' });
-  const canonical = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { e: jwk.e, kty: jwk.kty, n: jwk.n };
+  const canonical =
+    jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { e: jwk.e, kty: jwk.kty, n: jwk.n };
   return createHash('sha256').update(JSON.stringify(canonical)).digest('base64url');
 }
 
@@ -50,7 +51,8 @@ export interface SigningKeySettings {
  */
 export function loadSigningKey(settings: SigningKeySettings, log: (message: string) => void): SigningKey {
   if (settings.JWT_PRIVATE_KEY) return signingKeyFromPem(settings.JWT_PRIVATE_KEY, settings.JWT_KEY_ID);
-  if (settings.JWT_PRIVATE_KEY_FILE) return signingKeyFromPem(fs.readFileSync(settings.JWT_PRIVATE_KEY_FILE, 'utf8'), settings.JWT_KEY_ID);
+  if (settings.JWT_PRIVATE_KEY_FILE)
+    return signingKeyFromPem(fs.readFileSync(settings.JWT_PRIVATE_KEY_FILE, 'utf8'), settings.JWT_KEY_ID);
   const file = path.resolve(settings.DATA_DIR, 'jwt-signing-key.pem');
   if (fs.existsSync(file)) return signingKeyFromPem(fs.readFileSync(file, 'utf8'), settings.JWT_KEY_ID);
   const key = generateSigningKey();

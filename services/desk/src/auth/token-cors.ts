@@ -10,14 +10,25 @@ export const DEFAULT_PORTS = { desk: 3001, link: 3002, hr: 3003 } as const;
  * launcher passes on to every service), so moved ports keep the pages' "try it" working.
  */
 export function developmentCorsOrigins(ports: { desk: number; link: number; hr: number } = DEFAULT_PORTS): string[] {
-  return [...new Set([ports.desk, ports.link, ports.hr])].flatMap((port) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`]);
+  return [...new Set([ports.desk, ports.link, ports.hr])].flatMap((port) => [
+    `http://localhost:${port}`,
+    `http://127.0.0.1:${port}`,
+  ]);
 }
 
 /** CORS_ORIGINS: comma-separated origins; unset means the development defaults (the services' own, at `ports`), or none in production. */
-export function parseCorsOrigins(raw: string | undefined, nodeEnv: string, problems: string[], ports: { desk: number; link: number; hr: number } = DEFAULT_PORTS): string[] {
+export function parseCorsOrigins(
+  raw: string | undefined,
+  nodeEnv: string,
+  problems: string[],
+  ports: { desk: number; link: number; hr: number } = DEFAULT_PORTS,
+): string[] {
   if (raw === undefined || raw.trim() === '') return nodeEnv === 'production' ? [] : developmentCorsOrigins(ports);
   const origins: string[] = [];
-  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let url: URL | undefined;
     try {
       url = new URL(item);
@@ -26,7 +37,9 @@ export function parseCorsOrigins(raw: string | undefined, nodeEnv: string, probl
     }
     // An origin is scheme, host and port only; a path or a wildcard would silently never match.
     if (!url || !/^https?:$/.test(url.protocol) || url.origin !== item.replace(/\/$/, '')) {
-      problems.push(`CORS_ORIGINS: "${item}" is not an origin like https://docs.example.com (scheme, host and port, no path)`);
+      problems.push(
+        `CORS_ORIGINS: "${item}" is not an origin like https://docs.example.com (scheme, host and port, no path)`,
+      );
       continue;
     }
     origins.push(url.origin);

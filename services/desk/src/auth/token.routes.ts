@@ -1,7 +1,13 @@
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, type ApiRouter } from '@msp/http';
 import { oauthError } from './oauth-error';
-import { OAuthProblem, RevokeRequestBody, TokenRateLimitProblem, TokenRequestBody, TokenResponseBody } from './token.schemas';
+import {
+  OAuthProblem,
+  RevokeRequestBody,
+  TokenRateLimitProblem,
+  TokenRequestBody,
+  TokenResponseBody,
+} from './token.schemas';
 import type { ClientCredentials, TokenService } from './token.service';
 
 const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
@@ -25,8 +31,13 @@ export function clientCredentialsOf(req: Request): ClientCredentials {
     } catch {
       throw oauthError('invalid_client', 'The Basic credentials are not correctly URL-encoded.', { basicAuth: true });
     }
-    if (body.client_secret !== undefined) throw oauthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret in the body, not both.');
-    if (body.client_id !== undefined && body.client_id !== clientId) throw oauthError('invalid_request', 'client_id in the body differs from the Basic credentials.');
+    if (body.client_secret !== undefined)
+      throw oauthError(
+        'invalid_request',
+        'Use one client authentication method: HTTP Basic or client_secret in the body, not both.',
+      );
+    if (body.client_id !== undefined && body.client_id !== clientId)
+      throw oauthError('invalid_request', 'client_id in the body differs from the Basic credentials.');
     return { clientId, clientSecret, viaBasic: true, address: addressOf(req) };
   }
   return {
@@ -67,18 +78,22 @@ export function registerTokenRoutes(api: ApiRouter, deps: { tokens: TokenService
       description:
         'Too many attempts, for one of two reasons. Per address and client id: more than `TOKEN_RATE_LIMIT_PER_MINUTE` (default 30) requests a minute. ' +
         'Per client id, from every address together: more than `TOKEN_CLIENT_FAILURE_LIMIT` (default 20) failed authentications of that `client_id` within ' +
-        '`TOKEN_CLIENT_FAILURE_WINDOW_SEC` (default 900 s; the window starts with the first attempt); until the window ends, that `client_id` is answered 429 ' +
+        '`TOKEN_CLIENT_FAILURE_WINDOW_SEC` (default 900 s; the window starts with the first ' +
+        'attempt); until the window ends, that `client_id` is answered 429 ' +
         'without checking the secret, except from an address it authenticated from successfully in the last 30 days, which keeps getting tokens. ' +
         'Unknown and revoked client ids are counted alike. `Retry-After` says when to try again.',
       schema: TokenRateLimitProblem,
       contentType: 'application/problem+json',
-      headers: { 'Retry-After': { description: 'Seconds until the attempt may be made again.', schema: { type: 'integer' } } },
+      headers: {
+        'Retry-After': { description: 'Seconds until the attempt may be made again.', schema: { type: 'integer' } },
+      },
       example: {
         type: 'urn:msp:problem:rate-limited',
         title: 'Too Many Requests',
         status: 429,
         detail:
-          'Too many failed authentications for this client_id (20 per 900 seconds). Retry after the time given in Retry-After; addresses this client authenticated from before are not affected.',
+          'Too many failed authentications for this client_id (20 per 900 seconds). Retry after the time given ' +
+          'in Retry-After; addresses this client authenticated from before are not affected.',
         request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
       },
     },
@@ -90,19 +105,25 @@ export function registerTokenRoutes(api: ApiRouter, deps: { tokens: TokenService
     operationId: 'issueToken',
     summary: 'Obtain an access token',
     description:
-      'OAuth 2.0 token endpoint (RFC 6749). `client_credentials` issues an access token for the client\'s scopes (or the subset named in `scope`); ' +
+      "OAuth 2.0 token endpoint (RFC 6749). `client_credentials` issues an access token for the client's scopes (or the subset named in `scope`); " +
       '`refresh_token` exchanges a refresh token for a new pair and retires the old one; presenting a retired refresh token revokes its whole grant. ' +
-      'Client authentication: `client_id`/`client_secret` in the body or HTTP Basic. Limited per address and client id, and failed authentications per client id across all addresses (429, see below). ' +
-      '*Service clients* (configured on desk by `SERVICE_CLIENTS`, bound to no tenant) send `tenant_id` with `client_credentials` and get a token for that tenant, within the scopes granted to them. ' +
-      'Their access tokens carry the claim `client_kind: "service"` (any other client\'s: `"tenant"`); only with such a token may a call name, in `X-On-Behalf-Of`, ' +
-      'the client it acts for, which the audit log records as the service client\'s claim (from any other token the header is ignored).',
+      'Client authentication: `client_id`/`client_secret` in the body or HTTP Basic. Limited per address and ' +
+      'client id, and failed authentications per client id across all addresses (429, see below). ' +
+      '*Service clients* (configured on desk by `SERVICE_CLIENTS`, bound to no tenant) send `tenant_id` with ' +
+      '`client_credentials` and get a token for that tenant, within the scopes granted to them. ' +
+      'Their access tokens carry the claim `client_kind: "service"` (any other client\'s: ' +
+      '`"tenant"`); only with such a token may a call name, in `X-On-Behalf-Of`, ' +
+      "the client it acts for, which the audit log records as the service client's claim (from any other token the header is ignored).",
     tags: ['Authentication'],
     scope: null,
     consumes: FORM_OR_JSON,
     body: TokenRequestBody,
     onInvalidBody: invalidRequest,
     before: [deps.tokenLimiter],
-    responses: { 200: { description: 'The token pair. Sent with `Cache-Control: no-store`.', schema: TokenResponseBody }, ...errors },
+    responses: {
+      200: { description: 'The token pair. Sent with `Cache-Control: no-store`.', schema: TokenResponseBody },
+      ...errors,
+    },
     handler: async (req, res, { body }) => {
       const credentials = clientCredentialsOf(req);
       const result = await deps.tokens.issue(credentials, body);
@@ -115,7 +136,8 @@ export function registerTokenRoutes(api: ApiRouter, deps: { tokens: TokenService
     path: '/auth/revoke',
     operationId: 'revokeToken',
     summary: 'Revoke a refresh token',
-    description: 'RFC 7009. Revokes the refresh token and every token of its grant. Answers 200 whether or not the token was known.',
+    description:
+      'RFC 7009. Revokes the refresh token and every token of its grant. Answers 200 whether or not the token was known.',
     tags: ['Authentication'],
     scope: null,
     consumes: FORM_OR_JSON,

@@ -7,10 +7,15 @@ export const TokenRequestBody = named(
   'TokenRequest',
   Type.Object(
     {
-      grant_type: Type.String({ description: '`client_credentials` or `refresh_token`.', examples: ['client_credentials'] }),
+      grant_type: Type.String({
+        description: '`client_credentials` or `refresh_token`.',
+        examples: ['client_credentials'],
+      }),
       client_id: Type.Optional(Type.String({ description: 'Omit when using HTTP Basic.' })),
       client_secret: Type.Optional(Type.String({ description: 'Omit when using HTTP Basic.' })),
-      scope: Type.Optional(Type.String({ description: 'Space-separated subset of the client\'s scopes; all of them when omitted.' })),
+      scope: Type.Optional(
+        Type.String({ description: "Space-separated subset of the client's scopes; all of them when omitted." }),
+      ),
       refresh_token: Type.Optional(Type.String({ description: 'With grant_type=refresh_token.' })),
       tenant_id: Type.Optional(
         Type.String({
@@ -23,30 +28,45 @@ export const TokenRequestBody = named(
     },
     {
       additionalProperties: true,
-      examples: [{ grant_type: 'client_credentials', client_id: 'dev-7f3a9c', client_secret: 'Zq3…your-secret…8Kd', scope: 'read:tickets write:tickets' }],
+      examples: [
+        {
+          grant_type: 'client_credentials',
+          client_id: 'dev-7f3a9c',
+          client_secret: 'Zq3…your-secret…8Kd',
+          scope: 'read:tickets write:tickets',
+        },
+      ],
     },
   ),
 );
 
 export const TokenResponseBody = named(
   'TokenResponse',
-  Type.Object({
-    access_token: Type.String({ description: 'A JWT signed by desk (ES256 or RS256), accepted by desk, link and hr.' }),
-    token_type: Type.Literal('Bearer'),
-    expires_in: Type.Literal(3600),
-    refresh_token: Type.String({ description: 'Single use: each refresh returns a new one; reusing an old one revokes the grant.' }),
-    scope: Type.String({ description: 'The scopes granted, space-separated.' }),
-  }, {
-    examples: [
-      {
-        access_token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmMmMiLCJ0eXAiOiJKV1QifQ.eyJzdWIiOiJkZXYtN2YzYTljIn0.c2lnbmF0dXJl',
-        token_type: 'Bearer',
-        expires_in: 3600,
-        refresh_token: 'rt_9dQw4w9WgXcQ1k2vS7bN0pLmZx',
-        scope: 'read:tickets write:tickets',
-      },
-    ],
-  }),
+  Type.Object(
+    {
+      access_token: Type.String({
+        description: 'A JWT signed by desk (ES256 or RS256), accepted by desk, link and hr.',
+      }),
+      token_type: Type.Literal('Bearer'),
+      expires_in: Type.Literal(3600),
+      refresh_token: Type.String({
+        description: 'Single use: each refresh returns a new one; reusing an old one revokes the grant.',
+      }),
+      scope: Type.String({ description: 'The scopes granted, space-separated.' }),
+    },
+    {
+      examples: [
+        {
+          access_token:
+            'eyJhbGciOiJFUzI1NiIsImtpZCI6IjNmMmMiLCJ0eXAiOiJKV1QifQ.eyJzdWIiOiJkZXYtN2YzYTljIn0.c2lnbmF0dXJl',
+          token_type: 'Bearer',
+          expires_in: 3600,
+          refresh_token: 'rt_9dQw4w9WgXcQ1k2vS7bN0pLmZx',
+          scope: 'read:tickets write:tickets',
+        },
+      ],
+    },
+  ),
 );
 
 export const RevokeRequestBody = named(
@@ -58,7 +78,17 @@ export const RevokeRequestBody = named(
       client_id: Type.Optional(Type.String()),
       client_secret: Type.Optional(Type.String()),
     },
-    { additionalProperties: true, examples: [{ token: 'rt_9dQw4w9WgXcQ1k2vS7bN0pLmZx', token_type_hint: 'refresh_token', client_id: 'dev-7f3a9c', client_secret: 'Zq3…your-secret…8Kd' }] },
+    {
+      additionalProperties: true,
+      examples: [
+        {
+          token: 'rt_9dQw4w9WgXcQ1k2vS7bN0pLmZx',
+          token_type_hint: 'refresh_token',
+          client_id: 'dev-7f3a9c',
+          client_secret: 'Zq3…your-secret…8Kd',
+        },
+      ],
+    },
   ),
 );
 
@@ -71,7 +101,9 @@ export const OAuthProblem = named(
       status: Type.Integer(),
       detail: Type.String(),
       request_id: Type.String(),
-      error: Type.String({ enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'] }),
+      error: Type.String({
+        enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'],
+      }),
       error_description: Type.String(),
     },
     { additionalProperties: true, description: 'RFC 9457 problem document carrying the RFC 6749 §5.2 error members.' },
@@ -88,19 +120,37 @@ export const TokenRateLimitProblem = named(
       detail: Type.String(),
       request_id: Type.String(),
     },
-    { additionalProperties: true, description: 'RFC 9457 problem document: too many attempts; retry after `Retry-After` seconds.' },
+    {
+      additionalProperties: true,
+      description: 'RFC 9457 problem document: too many attempts; retry after `Retry-After` seconds.',
+    },
   ),
 );
 
 export const Jwks = named(
   'JsonWebKeySet',
   Type.Object(
-    { keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String(), use: Type.String(), alg: Type.String() }, { additionalProperties: true })) },
+    {
+      keys: Type.Array(
+        Type.Object(
+          { kty: Type.String(), kid: Type.String(), use: Type.String(), alg: Type.String() },
+          { additionalProperties: true },
+        ),
+      ),
+    },
     {
       examples: [
         {
           keys: [
-            { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', kid: '3f2c1a9e', use: 'sig', alg: 'ES256' },
+            {
+              kty: 'EC',
+              crv: 'P-256',
+              x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+              y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+              kid: '3f2c1a9e',
+              use: 'sig',
+              alg: 'ES256',
+            },
           ],
         },
       ],

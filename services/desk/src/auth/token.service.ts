@@ -69,14 +69,24 @@ export function createTokenService(deps: TokenServiceDeps) {
     if (matches) return usable;
     // A rotated secret, still within the grace period the rotation asked for.
     const { previousSecretHash, previousSecretExpiresAt } = usable;
-    if (previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt.getTime() > Date.now() && (await verify(secret, previousSecretHash))) return usable;
+    if (
+      previousSecretHash &&
+      previousSecretExpiresAt &&
+      previousSecretExpiresAt.getTime() > Date.now() &&
+      (await verify(secret, previousSecretHash))
+    )
+      return usable;
     return null;
   }
 
   async function authenticateClient(credentials: ClientCredentials): Promise<ApiClientRecord> {
     const { clientId, clientSecret, viaBasic, address } = credentials;
     if (!clientId || !clientSecret) {
-      throw oauthError('invalid_client', 'Client authentication is required: client_id and client_secret in the body, or HTTP Basic.', { basicAuth: viaBasic });
+      throw oauthError(
+        'invalid_client',
+        'Client authentication is required: client_id and client_secret in the body, or HTTP Basic.',
+        { basicAuth: viaBasic },
+      );
     }
     const attempt = await guard.begin(clientId, address);
     const client = await clientWithSecret(await clients.findByClientId(clientId), clientSecret);
@@ -128,7 +138,13 @@ export function createTokenService(deps: TokenServiceDeps) {
   }
 
   function response(accessToken: string, refreshToken: string, scopes: string[]): TokenResponse {
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SEC, refresh_token: refreshToken, scope: scopes.join(' ') };
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_SEC,
+      refresh_token: refreshToken,
+      scope: scopes.join(' '),
+    };
   }
 
   /**
@@ -137,12 +153,21 @@ export function createTokenService(deps: TokenServiceDeps) {
    */
   async function tokenTenant(client: ApiClientRecord, requested: string | undefined): Promise<string> {
     if (client.tenantId !== null) {
-      if (requested !== undefined) throw oauthError('invalid_request', 'tenant_id is accepted only from service clients; this client\'s tokens are always for its own tenant.');
+      if (requested !== undefined)
+        throw oauthError(
+          'invalid_request',
+          "tenant_id is accepted only from service clients; this client's tokens are always for its own tenant.",
+        );
       return client.tenantId;
     }
-    if (requested === undefined || requested === '') throw oauthError('invalid_request', 'tenant_id is required: a service client asks for a token for a named tenant.');
+    if (requested === undefined || requested === '')
+      throw oauthError(
+        'invalid_request',
+        'tenant_id is required: a service client asks for a token for a named tenant.',
+      );
     if (!UUID.test(requested)) throw oauthError('invalid_request', 'tenant_id must be a UUID.');
-    if (!(await clients.tenantExists(requested))) throw oauthError('invalid_request', 'tenant_id names no tenant known to desk.');
+    if (!(await clients.tenantExists(requested)))
+      throw oauthError('invalid_request', 'tenant_id names no tenant known to desk.');
     return requested.toLowerCase();
   }
 
@@ -157,17 +182,30 @@ export function createTokenService(deps: TokenServiceDeps) {
   }
 
   async function refreshTokenGrant(client: ApiClientRecord, request: TokenRequest): Promise<TokenResponse> {
-    if (!request.refresh_token) throw oauthError('invalid_request', 'refresh_token is required for grant_type=refresh_token.');
-    if (request.tenant_id !== undefined) throw oauthError('invalid_request', 'tenant_id is not accepted with grant_type=refresh_token: a refresh token stays with the tenant it was issued for.');
+    if (!request.refresh_token)
+      throw oauthError('invalid_request', 'refresh_token is required for grant_type=refresh_token.');
+    if (request.tenant_id !== undefined)
+      throw oauthError(
+        'invalid_request',
+        'tenant_id is not accepted with grant_type=refresh_token: a refresh token stays with the tenant it was issued for.',
+      );
     const stored = await refreshTokens.findByHash(hashToken(request.refresh_token));
-    if (!stored || stored.apiClientId !== client.id) throw oauthError('invalid_grant', 'The refresh token is not valid.');
+    if (!stored || stored.apiClientId !== client.id)
+      throw oauthError('invalid_grant', 'The refresh token is not valid.');
     if (stored.revokedAt) throw oauthError('invalid_grant', 'The refresh token has been revoked.');
     if (stored.usedAt) {
       // Someone presents a token that was already exchanged: one of the two
       // holders is not legitimate, so the whole family stops working.
       const revoked = await refreshTokens.revokeFamily(stored.familyId);
-      logger.warn('refresh token reuse detected; family revoked', { client_id: client.clientId, family_id: stored.familyId, revoked });
-      throw oauthError('invalid_grant', 'The refresh token has already been used; every token of its grant is now revoked.');
+      logger.warn('refresh token reuse detected; family revoked', {
+        client_id: client.clientId,
+        family_id: stored.familyId,
+        revoked,
+      });
+      throw oauthError(
+        'invalid_grant',
+        'The refresh token has already been used; every token of its grant is now revoked.',
+      );
     }
     if (stored.expiresAt.getTime() <= Date.now()) throw oauthError('invalid_grant', 'The refresh token has expired.');
     // Never more than the original grant, nor more than the client holds today.
@@ -177,8 +215,15 @@ export function createTokenService(deps: TokenServiceDeps) {
     const refresh = newRefreshToken(client, stored.tenantId, stored.familyId, scopes);
     if (!(await refreshTokens.rotate(stored.id, refresh.record))) {
       const revoked = await refreshTokens.revokeFamily(stored.familyId);
-      logger.warn('concurrent refresh token reuse detected; family revoked', { client_id: client.clientId, family_id: stored.familyId, revoked });
-      throw oauthError('invalid_grant', 'The refresh token has already been used; every token of its grant is now revoked.');
+      logger.warn('concurrent refresh token reuse detected; family revoked', {
+        client_id: client.clientId,
+        family_id: stored.familyId,
+        revoked,
+      });
+      throw oauthError(
+        'invalid_grant',
+        'The refresh token has already been used; every token of its grant is now revoked.',
+      );
     }
     return response(signAccessToken(client, stored.tenantId, scopes), refresh.value, scopes);
   }
@@ -187,10 +232,15 @@ export function createTokenService(deps: TokenServiceDeps) {
     async issue(credentials: ClientCredentials, request: TokenRequest): Promise<TokenResponse> {
       if (!request.grant_type) throw oauthError('invalid_request', 'grant_type is required.');
       if (request.grant_type !== 'client_credentials' && request.grant_type !== 'refresh_token') {
-        throw oauthError('unsupported_grant_type', `grant_type "${request.grant_type}" is not supported; use client_credentials or refresh_token.`);
+        throw oauthError(
+          'unsupported_grant_type',
+          `grant_type "${request.grant_type}" is not supported; use client_credentials or refresh_token.`,
+        );
       }
       const client = await authenticateClient(credentials);
-      return request.grant_type === 'client_credentials' ? clientCredentialsGrant(client, request) : refreshTokenGrant(client, request);
+      return request.grant_type === 'client_credentials'
+        ? clientCredentialsGrant(client, request)
+        : refreshTokenGrant(client, request);
     },
 
     /** RFC 7009: answers the same whether or not the token was known, so it reveals nothing. */

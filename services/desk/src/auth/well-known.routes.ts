@@ -20,9 +20,16 @@ export function serverMetadata(issuer: string) {
   };
 }
 
-export function registerWellKnownRoutes(api: ApiRouter, deps: { signingKey: SigningKey; previousKeys?: VerificationKey[]; issuer: string }) {
+export function registerWellKnownRoutes(
+  api: ApiRouter,
+  deps: { signingKey: SigningKey; previousKeys?: VerificationKey[]; issuer: string },
+) {
   // The current key first, then the previous ones (key rotation): tokens of either verify.
-  const jwks = { keys: [deps.signingKey, ...(deps.previousKeys ?? []).filter((key) => key.kid !== deps.signingKey.kid)].map(publicJwk) };
+  const jwks = {
+    keys: [deps.signingKey, ...(deps.previousKeys ?? []).filter((key) => key.kid !== deps.signingKey.kid)].map(
+      publicJwk,
+    ),
+  };
   const metadata = serverMetadata(deps.issuer);
 
   api.route({
@@ -31,7 +38,8 @@ export function registerWellKnownRoutes(api: ApiRouter, deps: { signingKey: Sign
     operationId: 'getJwks',
     summary: 'Public keys that sign access tokens',
     description:
-      'JSON Web Key Set (RFC 7517): the current signing key first, then any previous keys still accepted during a key rotation (`JWT_PREVIOUS_PUBLIC_KEYS`). Cache it; fetch again when a token names an unknown `kid`.',
+      'JSON Web Key Set (RFC 7517): the current signing key first, then any previous keys still accepted during ' +
+      'a key rotation (`JWT_PREVIOUS_PUBLIC_KEYS`). Cache it; fetch again when a token names an unknown `kid`.',
     tags: ['Authentication'],
     scope: null,
     responses: { 200: { description: 'The key set.', schema: Jwks } },
@@ -45,7 +53,7 @@ export function registerWellKnownRoutes(api: ApiRouter, deps: { signingKey: Sign
     path: '/.well-known/oauth-authorization-server',
     operationId: 'getAuthorizationServerMetadata',
     summary: 'OAuth 2.0 authorization server metadata',
-    description: 'RFC 8414. Also served at the RFC\'s own location, `/.well-known/oauth-authorization-server/api/v1`.',
+    description: "RFC 8414. Also served at the RFC's own location, `/.well-known/oauth-authorization-server/api/v1`.",
     tags: ['Authentication'],
     scope: null,
     responses: { 200: { description: 'The metadata.', schema: ServerMetadata } },

@@ -39,7 +39,12 @@ const ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
 /** `reads`: where the list's page and total are read (the read replica with DATABASE_READ_URL); the rest reads `db`. */
 export function createCalendarsRepository(db: Db, reads: Db = db) {
   async function findById(tenantId: string, id: string): Promise<Calendar | null> {
-    const row = await db.selectFrom('calendars').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+    const row = await db
+      .selectFrom('calendars')
+      .selectAll()
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     return row ? toCalendar(row) : null;
   }
 
@@ -60,13 +65,25 @@ export function createCalendarsRepository(db: Db, reads: Db = db) {
 
     /** Reads the calendar and locks it until the transaction ends (a policy naming it, or its deletion, waits). */
     async findForUpdate(tenantId: string, id: string): Promise<Calendar | null> {
-      const row = await db.selectFrom('calendars').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const row = await db
+        .selectFrom('calendars')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return row ? toCalendar(row) : null;
     },
 
     /** Throws a unique violation when the tenant already has a calendar of that name. */
     async create(tenantId: string, calendar: CalendarDefinition): Promise<Calendar> {
-      return toCalendar(await db.insertInto('calendars').values({ ...toColumns(calendar), tenant_id: tenantId }).returningAll().executeTakeFirstOrThrow());
+      return toCalendar(
+        await db
+          .insertInto('calendars')
+          .values({ ...toColumns(calendar), tenant_id: tenantId })
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      );
     },
 
     /** Throws a unique violation when the new name is taken. */
@@ -82,7 +99,13 @@ export function createCalendarsRepository(db: Db, reads: Db = db) {
     },
 
     async isUsedByPolicy(tenantId: string, id: string): Promise<boolean> {
-      const used = await db.selectFrom('sla_policies').select('id').where('tenant_id', '=', tenantId).where('calendar_id', '=', id).limit(1).executeTakeFirst();
+      const used = await db
+        .selectFrom('sla_policies')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('calendar_id', '=', id)
+        .limit(1)
+        .executeTakeFirst();
       return used !== undefined;
     },
 

@@ -16,7 +16,8 @@ import { createDb, MIGRATIONS_DIR } from '../db';
 
 export const TENANT_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-const USAGE = 'usage: tenant-create <slug>   (slug: 1-63 characters of a-z 0-9 -, starting with a letter or digit; needs DATABASE_URL)';
+const USAGE =
+  'usage: tenant-create <slug>   (slug: 1-63 characters of a-z 0-9 -, starting with a letter or digit; needs DATABASE_URL)';
 
 /** The password of a database URL never reaches a message. */
 function redact(databaseUrl: string): string {
@@ -29,16 +30,24 @@ function redact(databaseUrl: string): string {
   }
 }
 
-export async function tenantCreate(argv: string[], env: NodeJS.ProcessEnv, io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
+export async function tenantCreate(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  io: { out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
   const args = argv.filter((arg) => arg !== '--');
   if (args.length !== 1 || !TENANT_SLUG.test(args[0]!)) {
-    io.err(`tenant-create: ${args.length === 1 ? `"${args[0]}" is not a valid slug` : 'exactly one slug is required'}\n${USAGE}\n`);
+    io.err(
+      `tenant-create: ${args.length === 1 ? `"${args[0]}" is not a valid slug` : 'exactly one slug is required'}\n${USAGE}\n`,
+    );
     return 2;
   }
   const slug = args[0]!;
   const databaseUrl = env.DATABASE_URL?.trim();
   if (!databaseUrl) {
-    io.err(`tenant-create: DATABASE_URL is not set (desk's database, e.g. postgres://user:password@host:5432/desk)\n${USAGE}\n`);
+    io.err(
+      `tenant-create: DATABASE_URL is not set (desk's database, e.g. postgres://user:password@host:5432/desk)\n${USAGE}\n`,
+    );
     return 2;
   }
   try {
@@ -50,9 +59,13 @@ export async function tenantCreate(argv: string[], env: NodeJS.ProcessEnv, io: {
   }
   const database = createDb(databaseUrl);
   try {
-    const { tenant_id, client } = await createApiClientsService(createApiClientsAdminRepository(database.db)).createTenant(slug);
+    const { tenant_id, client } = await createApiClientsService(
+      createApiClientsAdminRepository(database.db),
+    ).createTenant(slug);
     io.out(`${JSON.stringify({ tenant_id, client_id: client.client_id, client_secret: client.client_secret })}\n`);
-    io.err(`tenant-create: tenant "${slug}" created with an administrator client holding every scope; store the secret now, it is not shown again\n`);
+    io.err(
+      `tenant-create: tenant "${slug}" created with an administrator client holding every scope; store the secret now, it is not shown again\n`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof AppError && error.status === 409) {
@@ -67,7 +80,10 @@ export async function tenantCreate(argv: string[], env: NodeJS.ProcessEnv, io: {
 }
 
 if (require.main === module) {
-  void tenantCreate(process.argv.slice(2), process.env, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }).then((code) => {
+  void tenantCreate(process.argv.slice(2), process.env, {
+    out: (s) => process.stdout.write(s),
+    err: (s) => process.stderr.write(s),
+  }).then((code) => {
     process.exitCode = code;
   });
 }

@@ -50,9 +50,10 @@ const CLIENT_COLUMNS = [
   'clients.updated_at',
 ] as const;
 const emailDomains = (eb: ExpressionBuilder<DB, 'clients'>) =>
-  sql<string[]>`ARRAY(${eb.selectFrom('client_email_domains as d').select(sql<string>`d.domain::text`.as('domain')).whereRef('d.client_id', '=', 'clients.id')})`.as(
-    'email_domains',
-  );
+  sql<string[]>`ARRAY(${eb
+    .selectFrom('client_email_domains as d')
+    .select(sql<string>`d.domain::text`.as('domain'))
+    .whereRef('d.client_id', '=', 'clients.id')})`.as('email_domains');
 
 /** Newest first, off (tenant_id, created_at, id). */
 const ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
@@ -60,7 +61,13 @@ const ORDER: ListOrder = { columns: ['created_at', 'id'], direction: 'desc' };
 /** `reads`: where the list's page and total are read (the read replica with DATABASE_READ_URL); the rest reads `db`. */
 export function createClientsRepository(db: Db, reads: Db = db) {
   async function findById(tenantId: string, id: string): Promise<Client | null> {
-    const row = await db.selectFrom('clients').select(CLIENT_COLUMNS).select(emailDomains).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+    const row = await db
+      .selectFrom('clients')
+      .select(CLIENT_COLUMNS)
+      .select(emailDomains)
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     return row ? toClient(row) : null;
   }
 
@@ -71,7 +78,8 @@ export function createClientsRepository(db: Db, reads: Db = db) {
       const found = await pageOfList(page, {
         scope,
         order: ORDER,
-        page: (window, afterKey) => inListOrder(scope.select(CLIENT_COLUMNS).select(emailDomains), ORDER, window, afterKey).execute(),
+        page: (window, afterKey) =>
+          inListOrder(scope.select(CLIENT_COLUMNS).select(emailDomains), ORDER, window, afterKey).execute(),
         total: () => listCount(reads, { tenantId, list: 'clients' }),
       });
       return { items: found.items.map(toClient), total: found.total };
@@ -81,12 +89,25 @@ export function createClientsRepository(db: Db, reads: Db = db) {
 
     /** Reads the client and locks it until the transaction ends, so changes to one client queue (and their events keep their order). */
     async findForUpdate(tenantId: string, id: string): Promise<Client | null> {
-      const locked = await db.selectFrom('clients').select('id').where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const locked = await db
+        .selectFrom('clients')
+        .select('id')
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return locked ? findById(tenantId, id) : null;
     },
 
     async exists(tenantId: string, id: string): Promise<boolean> {
-      return (await db.selectFrom('clients').select(sql`1`.as('one')).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst()) !== undefined;
+      return (
+        (await db
+          .selectFrom('clients')
+          .select(sql`1`.as('one'))
+          .where('id', '=', id)
+          .where('tenant_id', '=', tenantId)
+          .executeTakeFirst()) !== undefined
+      );
     },
 
     /** Throws a unique violation when the tenant already has a client of that name. */
@@ -96,9 +117,24 @@ export function createClientsRepository(db: Db, reads: Db = db) {
       const row = await db
         .insertInto('clients')
         .values({ ...fields, tenant_id: tenantId })
-        .returning(['id', 'name', 'email', 'phone', 'notes', 'sla_policy_id', 'hourly_rate', 'currency', 'created_at', 'updated_at'])
+        .returning([
+          'id',
+          'name',
+          'email',
+          'phone',
+          'notes',
+          'sla_policy_id',
+          'hourly_rate',
+          'currency',
+          'created_at',
+          'updated_at',
+        ])
         .executeTakeFirstOrThrow();
-      if (domains.length) await db.insertInto('client_email_domains').values(domains.map((domain) => ({ tenant_id: tenantId, client_id: row.id, domain }))).execute();
+      if (domains.length)
+        await db
+          .insertInto('client_email_domains')
+          .values(domains.map((domain) => ({ tenant_id: tenantId, client_id: row.id, domain })))
+          .execute();
       return toClient({ ...row, email_domains: domains });
     },
 
@@ -112,12 +148,18 @@ export function createClientsRepository(db: Db, reads: Db = db) {
       await stale.execute();
       await sql`INSERT INTO client_email_domains (tenant_id, domain, client_id)
         SELECT ${tenantId}::uuid, d, ${id}::uuid FROM unnest(${domains}::text[]) AS d
-        WHERE NOT EXISTS (SELECT 1 FROM client_email_domains c WHERE c.tenant_id = ${tenantId}::uuid AND c.client_id = ${id}::uuid AND c.domain = d::citext)`.execute(db);
+        WHERE NOT EXISTS (SELECT 1 FROM client_email_domains c WHERE c.tenant_id = ${tenantId}::uuid
+          AND c.client_id = ${id}::uuid AND c.domain = d::citext)`.execute(db);
     },
 
     /** The client owning the mail domain in the tenant, if any. */
     async findByEmailDomain(tenantId: string, domain: string): Promise<Client | null> {
-      const owner = await db.selectFrom('client_email_domains').select('client_id').where('tenant_id', '=', tenantId).where('domain', '=', domain).executeTakeFirst();
+      const owner = await db
+        .selectFrom('client_email_domains')
+        .select('client_id')
+        .where('tenant_id', '=', tenantId)
+        .where('domain', '=', domain)
+        .executeTakeFirst();
       return owner ? findById(tenantId, owner.client_id) : null;
     },
 

@@ -1,7 +1,13 @@
 import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
-import { ClientChangesSchema, ClientListQuery, ClientPageSchema, ClientSchema, NewClientSchema } from './client.schemas';
+import {
+  ClientChangesSchema,
+  ClientListQuery,
+  ClientPageSchema,
+  ClientSchema,
+  NewClientSchema,
+} from './client.schemas';
 import type { ClientsService } from './clients.service';
 
 const TAGS = ['Clients'];
@@ -35,7 +41,10 @@ export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
     errors: [409],
     responses: {
       201: created('The created client.', ClientSchema),
-      422: unprocessableResponse('`sla_policy_id` names no SLA policy of the tenant (`urn:msp:problem:unknown-reference`), or `email_domains` holds a free-mail domain (`urn:msp:problem:free-mail-domain`).'),
+      422: unprocessableResponse(
+        '`sla_policy_id` names no SLA policy of the tenant (`urn:msp:problem:unknown-reference`), or ' +
+          '`email_domains` holds a free-mail domain (`urn:msp:problem:free-mail-domain`).',
+      ),
     },
     handler: async (req, res, { body }) => {
       sendCreated(res, '/clients', await clients.create(tenantOf(req), body));
@@ -59,7 +68,10 @@ export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
     path: '/clients/:id',
     operationId: 'updateClient',
     summary: 'Change a client',
-    description: '`null` clears `email`, `phone`, `notes` or `sla_policy_id`. A name another client of the tenant has is a 409, as is a domain of `email_domains` another client owns (`urn:msp:problem:email-domain-taken`). `sla_policy_id` applies to tickets opened afterwards.',
+    description:
+      '`null` clears `email`, `phone`, `notes` or `sla_policy_id`. A name another client of the tenant ' +
+      'has is a 409, as is a domain of `email_domains` another client owns ' +
+      '(`urn:msp:problem:email-domain-taken`). `sla_policy_id` applies to tickets opened afterwards.',
     tags: TAGS,
     scope: 'write:tickets',
     params: IdParams,
@@ -67,7 +79,10 @@ export function registerClientRoutes(api: ApiRouter, clients: ClientsService) {
     errors: [409],
     responses: {
       200: { description: 'The client after the change.', schema: ClientSchema },
-      422: unprocessableResponse('`sla_policy_id` names no SLA policy of the tenant (`urn:msp:problem:unknown-reference`), or `email_domains` holds a free-mail domain (`urn:msp:problem:free-mail-domain`).'),
+      422: unprocessableResponse(
+        '`sla_policy_id` names no SLA policy of the tenant (`urn:msp:problem:unknown-reference`), or ' +
+          '`email_domains` holds a free-mail domain (`urn:msp:problem:free-mail-domain`).',
+      ),
     },
     handler: async (req, res, { params, body }) => {
       res.json(await clients.update(tenantOf(req), params.id, body));

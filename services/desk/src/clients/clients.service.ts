@@ -7,10 +7,14 @@ import type { Client, ClientChanges, NewClient } from './client.schemas';
 
 const clientNotFound = () => notFound('No client with this id exists in your tenant.');
 const nameTaken = (name: string) => () =>
-  conflict(`A client named "${name}" already exists in your tenant (names are compared case-insensitively).`, { code: 'duplicate-client' });
+  conflict(`A client named "${name}" already exists in your tenant (names are compared case-insensitively).`, {
+    code: 'duplicate-client',
+  });
 
 const domainTaken = () =>
-  conflict('A domain of email_domains is already another client\'s in your tenant: a domain belongs to one client.', { code: 'email-domain-taken' });
+  conflict("A domain of email_domains is already another client's in your tenant: a domain belongs to one client.", {
+    code: 'email-domain-taken',
+  });
 
 /** Lower-cased, each once, sorted; a free-mail domain is a 422 (nobody owns gmail.com). */
 function emailDomainsOf(domains: string[] | undefined): string[] | undefined {
@@ -30,7 +34,10 @@ function emailDomainsOf(domains: string[] | undefined): string[] | undefined {
 async function assertPolicy(tx: Repositories, tenantId: string, policyId: string | null | undefined) {
   if (policyId && !(await tx.slaPolicies.findForUpdate(tenantId, policyId))) {
     const message = 'does not name an SLA policy of your tenant';
-    throw unprocessable(`sla_policy_id ${message}.`, { code: 'unknown-reference', errors: [{ field: 'sla_policy_id', message }] });
+    throw unprocessable(`sla_policy_id ${message}.`, {
+      code: 'unknown-reference',
+      errors: [{ field: 'sla_policy_id', message }],
+    });
   }
 }
 
@@ -57,7 +64,13 @@ export function createClientsService(store: Store) {
           await unlessDuplicate(tx.clients.setEmailDomains(tenantId, client.id, domains), domainTaken);
           client = (await tx.clients.findById(tenantId, client.id))!;
         }
-        await tx.events.record({ type: 'client.created', tenantId, resourceType: 'client', resourceId: client.id, object: client });
+        await tx.events.record({
+          type: 'client.created',
+          tenantId,
+          resourceType: 'client',
+          resourceId: client.id,
+          object: client,
+        });
         return client;
       });
       return unlessDuplicate(created, nameTaken(input.name));
@@ -76,7 +89,14 @@ export function createClientsService(store: Store) {
         await assertPolicy(tx, tenantId, changes.sla_policy_id);
         if (domains) await unlessDuplicate(tx.clients.setEmailDomains(tenantId, id, domains), domainTaken);
         const after = await tx.clients.update(tenantId, id, fields);
-        await tx.events.record({ type: 'client.updated', tenantId, resourceType: 'client', resourceId: id, object: after, before: client });
+        await tx.events.record({
+          type: 'client.updated',
+          tenantId,
+          resourceType: 'client',
+          resourceId: id,
+          object: after,
+          before: client,
+        });
         return after;
       });
       return unlessDuplicate(updated, nameTaken(changes.name ?? ''));

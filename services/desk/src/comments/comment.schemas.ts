@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, stringEnum, keysetQueryProperties, pageQueryProperties, pageSchema, strictObject } from '@msp/http';
+import {
+  DateTime,
+  Nullable,
+  Uuid,
+  named,
+  stringEnum,
+  keysetQueryProperties,
+  pageQueryProperties,
+  pageSchema,
+  strictObject,
+} from '@msp/http';
 import { AttachmentListProperty } from '../attachments/attachment.schemas';
 import { LONG_TEXT_MAX, Text } from '../shared/http.schemas';
 
@@ -12,12 +22,21 @@ export const CommentSchema = named(
       id: Uuid(),
       ticket_id: Uuid(),
       body: Type.String(),
-      internal: Type.Boolean({ description: 'True for a note only the tenant\'s staff may read.' }),
-      author: Type.String({ description: 'The API client (token `sub`) that wrote it; for a contact\'s mail, the sender\'s address; `system` for desk itself.' }),
-      author_type: stringEnum(COMMENT_AUTHOR_TYPES, { description: '`technician` (through the API), `contact` (a mail of a contact) or `system`.' }),
-      author_contact_id: Nullable(Uuid({ description: 'The contact who wrote it when `author_type` is `contact`; else null.' })),
+      internal: Type.Boolean({ description: "True for a note only the tenant's staff may read." }),
+      author: Type.String({
+        description:
+          "The API client (token `sub`) that wrote it; for a contact's mail, the sender's address; `system` for desk itself.",
+      }),
+      author_type: stringEnum(COMMENT_AUTHOR_TYPES, {
+        description: '`technician` (through the API), `contact` (a mail of a contact) or `system`.',
+      }),
+      author_contact_id: Nullable(
+        Uuid({ description: 'The contact who wrote it when `author_type` is `contact`; else null.' }),
+      ),
       created_at: DateTime(),
-      merged_from_ticket_id: Nullable(Uuid({ description: 'The ticket the comment was written on, when a merge moved it to this one; else null.' })),
+      merged_from_ticket_id: Nullable(
+        Uuid({ description: 'The ticket the comment was written on, when a merge moved it to this one; else null.' }),
+      ),
       attachments: AttachmentListProperty,
     },
     {
@@ -43,10 +62,15 @@ export type Comment = Static<typeof CommentSchema>;
 
 export const NewCommentSchema = named(
   'NewComment',
-  strictObject({
-    body: Text({ minLength: 1, maxLength: LONG_TEXT_MAX }),
-    internal: Type.Optional(Type.Boolean({ default: false, description: 'True for a note only the tenant\'s staff may read.' })),
-  }, { examples: [{ body: 'Replaced the fuser unit; duplex printing works again.', internal: false }] }),
+  strictObject(
+    {
+      body: Text({ minLength: 1, maxLength: LONG_TEXT_MAX }),
+      internal: Type.Optional(
+        Type.Boolean({ default: false, description: "True for a note only the tenant's staff may read." }),
+      ),
+    },
+    { examples: [{ body: 'Replaced the fuser unit; duplex printing works again.', internal: false }] },
+  ),
 );
 export type NewComment = Static<typeof NewCommentSchema>;
 
@@ -55,5 +79,8 @@ export const CommentParams = Type.Object({
   comment_id: Uuid({ description: 'The comment id (UUID).' }),
 });
 
-export const CommentListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
+export const CommentListQuery = Type.Object(
+  { ...pageQueryProperties, ...keysetQueryProperties },
+  { additionalProperties: false },
+);
 export const CommentPageSchema = pageSchema('CommentPage', CommentSchema);

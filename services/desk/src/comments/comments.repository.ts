@@ -32,13 +32,21 @@ export function createCommentsRepository(db: Db, reads: Db = db) {
      * Off (ticket_id, created_at, id). The total is count(*) of the ticket's comments through that
      * index: bounded by the one ticket's comments, not by the tenant's (no counter needed).
      */
-    async listForTicket(tenantId: string, ticketId: string, page: PageRequest): Promise<{ items: Comment[]; total: number }> {
-      const scope = reads.selectFrom('ticket_comments').where('ticket_id', '=', ticketId).where('tenant_id', '=', tenantId);
+    async listForTicket(
+      tenantId: string,
+      ticketId: string,
+      page: PageRequest,
+    ): Promise<{ items: Comment[]; total: number }> {
+      const scope = reads
+        .selectFrom('ticket_comments')
+        .where('ticket_id', '=', ticketId)
+        .where('tenant_id', '=', tenantId);
       const found = await pageOfList(page, {
         scope,
         order: ORDER,
         page: (window, afterKey) => inListOrder(scope.selectAll(), ORDER, window, afterKey).execute(),
-        total: async () => (await scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        total: async () =>
+          (await scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
       });
       return { items: found.items.map(toComment), total: found.total };
     },
@@ -56,7 +64,15 @@ export function createCommentsRepository(db: Db, reads: Db = db) {
 
     async create(
       tenantId: string,
-      comment: { ticketId: string; body: string; internal: boolean; author: string; authorType?: Comment['author_type']; authorContactId?: string | null; attachments?: AttachmentRef[] },
+      comment: {
+        ticketId: string;
+        body: string;
+        internal: boolean;
+        author: string;
+        authorType?: Comment['author_type'];
+        authorContactId?: string | null;
+        attachments?: AttachmentRef[];
+      },
     ): Promise<Comment> {
       const row = await db
         .insertInto('ticket_comments')

@@ -33,12 +33,28 @@ export function createCommentsService(store: Store, sla: SlaService) {
       return store.transaction(async (tx) => {
         const ticket = await tx.tickets.findForUpdate(tenantId, ticketId);
         if (!ticket) throw ticketNotFound();
-        if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket takes no more comments.', 'ticket-closed');
-        const comment = await tx.comments.create(tenantId, { ticketId, body: input.body, internal: input.internal ?? false, author });
+        if (isFinal(ticket.status))
+          throw transitionProblem(
+            ticket,
+            'The ticket is closed; a closed ticket takes no more comments.',
+            'ticket-closed',
+          );
+        const comment = await tx.comments.create(tenantId, {
+          ticketId,
+          body: input.body,
+          internal: input.internal ?? false,
+          author,
+        });
         // The clocks before the event, in the order every other writer takes them (the ticket, its
         // clocks, then the event's counters): the breach sweep holds clocks and waits for counters.
         if (!comment.internal) await sla.onPublicComment(tx, tenantId, ticket, new Date(comment.created_at));
-        await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
+        await tx.events.record({
+          type: 'comment.created',
+          tenantId,
+          resourceType: 'comment',
+          resourceId: comment.id,
+          object: comment,
+        });
         await queueReplyIn(tx, tenantId, ticket, comment);
         return comment;
       });

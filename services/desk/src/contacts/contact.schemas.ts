@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
+import {
+  DateTime,
+  Nullable,
+  Uuid,
+  named,
+  keysetQueryProperties,
+  pageQueryProperties,
+  pageSchema,
+  stringEnum,
+  strictObject,
+} from '@msp/http';
 import { EMAIL_MAX, NAME_MAX, Text } from '../shared/http.schemas';
 
 export const EMAIL_STATUSES = ['ok', 'bounced'] as const;
@@ -10,13 +20,32 @@ const Name = Text({ minLength: 1, maxLength: NAME_MAX });
 const Email = Type.String({ format: 'email', maxLength: EMAIL_MAX });
 const Emails = Type.Array(Email, {
   maxItems: CONTACT_EMAILS_MAX,
-  description: `Every address of the contact, the primary \`email\` included (added when missing), at most ${CONTACT_EMAILS_MAX}; lower-cased. Each is one contact's per tenant, compared case-insensitively (else 409 \`urn:msp:problem:email-taken\`).`,
+  description:
+    `Every address of the contact, the primary \`email\` included (added when missing), at ` +
+    `most ${CONTACT_EMAILS_MAX}; lower-cased. Each is one contact's per tenant, compared ` +
+    `case-insensitively (else 409 \`urn:msp:problem:email-taken\`).`,
 });
-const ClientId = Nullable(Uuid({ description: 'The client the contact works for (a client of the tenant, else 422); null: none yet.' }));
-const Phone = Nullable(Type.String({ minLength: 1, maxLength: 50, pattern: '^[0-9+()./ -]+$', description: 'Digits, spaces and + ( ) . / -' }));
-const Language = Nullable(Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 language tag the contact is written to in, e.g. `de` or `en-GB`.' }));
+const ClientId = Nullable(
+  Uuid({ description: 'The client the contact works for (a client of the tenant, else 422); null: none yet.' }),
+);
+const Phone = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: 50,
+    pattern: '^[0-9+()./ -]+$',
+    description: 'Digits, spaces and + ( ) . / -',
+  }),
+);
+const Language = Nullable(
+  Type.String({
+    pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+    maxLength: 35,
+    description: 'BCP 47 language tag the contact is written to in, e.g. `de` or `en-GB`.',
+  }),
+);
 export const EmailStatus = stringEnum(EMAIL_STATUSES, {
-  description: '`bounced` after a mail to the contact came back undeliverable: nothing is mailed to the contact until it is changed (any PATCH sets `ok` again).',
+  description:
+    '`bounced` after a mail to the contact came back undeliverable: nothing is mailed to the contact until it is changed (any PATCH sets `ok` again).',
 });
 
 export const ContactSchema = named(
@@ -67,7 +96,16 @@ export const NewContactSchema = named(
       phone: Type.Optional(Phone),
       language: Type.Optional(Language),
     },
-    { examples: [{ name: 'Anna Berger', email: 'anna.berger@contoso.example', client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d', language: 'de' }] },
+    {
+      examples: [
+        {
+          name: 'Anna Berger',
+          email: 'anna.berger@contoso.example',
+          client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+          language: 'de',
+        },
+      ],
+    },
   ),
 );
 export type NewContact = Static<typeof NewContactSchema>;
@@ -86,7 +124,8 @@ export const ContactChangesSchema = named(
     {
       minProperties: 1,
       description:
-        'The fields to change; at least one. `emails` replaces the list (the primary is kept in it); a new `email` alone is added to it. `null` clears client_id, phone or language. ' +
+        'The fields to change; at least one. `emails` replaces the list (the primary is kept in it); a new ' +
+        '`email` alone is added to it. `null` clears client_id, phone or language. ' +
         'Any change sets `email_status` to `ok`.',
       examples: [{ phone: '+49 30 7654321' }, { email: 'anna@contoso.example' }],
     },
@@ -99,8 +138,20 @@ export const ContactListQuery = Type.Object(
     ...pageQueryProperties,
     ...keysetQueryProperties,
     client_id: Type.Optional(Uuid({ description: 'Only contacts of this client.' })),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: EMAIL_MAX, description: 'Only the contact with this address (any of its `emails`), compared case-insensitively.' })),
-    q: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'Only contacts whose name or one of whose addresses contains this text, in any letter case.' })),
+    email: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: EMAIL_MAX,
+        description: 'Only the contact with this address (any of its `emails`), compared case-insensitively.',
+      }),
+    ),
+    q: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Only contacts whose name or one of whose addresses contains this text, in any letter case.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -28,7 +28,11 @@ const CONTACT_SELECTION = [
   'contacts.id',
   'contacts.name',
   'contacts.email',
-  sql<string[]>`ARRAY(SELECT e.email::text FROM contact_emails e WHERE e.contact_id = contacts.id ORDER BY e.email <> contacts.email, e.email)`.as('emails'),
+  sql<
+    string[]
+  >`ARRAY(SELECT e.email::text FROM contact_emails e WHERE e.contact_id = contacts.id ORDER BY e.email <> contacts.email, e.email)`.as(
+    'emails',
+  ),
   'contacts.client_id',
   'contacts.phone',
   'contacts.language',
@@ -66,7 +70,9 @@ function filterSql(tenantId: string, filters: ContactFilters): RawBuilder<boolea
   const out: RawBuilder<boolean>[] = [];
   if (filters.client_id !== undefined) out.push(sql<boolean>`client_id = ${filters.client_id}::uuid`);
   if (filters.email !== undefined) {
-    out.push(sql<boolean>`id IN (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${filters.email}::citext)`);
+    out.push(
+      sql<boolean>`id IN (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${filters.email}::citext)`,
+    );
   }
   if (filters.q !== undefined) {
     // search_text: the name and every address (kept by triggers), indexed by trigrams.
@@ -85,7 +91,9 @@ export function createContactsRepository(db: Db, reads: Db = db) {
   }
 
   async function findById(tenantId: string, id: string): Promise<Contact | null> {
-    const [row] = await rows(sql<ContactSqlRow>`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`);
+    const [row] = await rows(
+      sql<ContactSqlRow>`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE id = ${id}::uuid AND tenant_id = ${tenantId}::uuid`,
+    );
     return row ? toContact(row) : null;
   }
 
@@ -105,20 +113,37 @@ export function createContactsRepository(db: Db, reads: Db = db) {
      * from list_counts; a search's counted up to CONTACT_SEARCH_COUNT_LIMIT (`totalExact` false past
      * it); an address's by its rows (one at most per filter).
      */
-    async list(tenantId: string, filters: ContactFilters, page: PageRequest): Promise<{ items: Contact[]; total: number; totalExact?: boolean }> {
+    async list(
+      tenantId: string,
+      filters: ContactFilters,
+      page: PageRequest,
+    ): Promise<{ items: Contact[]; total: number; totalExact?: boolean }> {
       const scope = reads.selectFrom('contacts').where('tenant_id', '=', tenantId);
       const where = filterSql(tenantId, filters);
       const filtered = where.reduce((query, condition) => query.where(condition), scope);
       const counted = async (): Promise<{ total: number; totalExact?: boolean }> => {
         if (filters.q !== undefined) {
           const { count } = await reads
-            .selectFrom(filtered.select('id').limit(CONTACT_SEARCH_COUNT_LIMIT + 1).as('matches'))
+            .selectFrom(
+              filtered
+                .select('id')
+                .limit(CONTACT_SEARCH_COUNT_LIMIT + 1)
+                .as('matches'),
+            )
             .select((eb) => eb.fn.countAll<number>().as('count'))
             .executeTakeFirstOrThrow();
-          return { total: Math.min(count, CONTACT_SEARCH_COUNT_LIMIT), totalExact: count <= CONTACT_SEARCH_COUNT_LIMIT };
+          return {
+            total: Math.min(count, CONTACT_SEARCH_COUNT_LIMIT),
+            totalExact: count <= CONTACT_SEARCH_COUNT_LIMIT,
+          };
         }
-        if (filters.email !== undefined) return { total: (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count };
-        const byClient = filters.client_id === undefined ? {} : { dimension: 'client_id', value: filters.client_id.toLowerCase() };
+        if (filters.email !== undefined)
+          return {
+            total: (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow())
+              .count,
+          };
+        const byClient =
+          filters.client_id === undefined ? {} : { dimension: 'client_id', value: filters.client_id.toLowerCase() };
         return { total: await listCount(reads, { tenantId, list: 'contacts', ...byClient }) };
       };
       let counts: { total: number; totalExact?: boolean } = { total: 0 };
@@ -136,14 +161,32 @@ export function createContactsRepository(db: Db, reads: Db = db) {
 
     /** Reads the contact and locks it until the transaction ends. */
     async findForUpdate(tenantId: string, id: string): Promise<Contact | null> {
-      const locked = await db.selectFrom('contacts').select('id').where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const locked = await db
+        .selectFrom('contacts')
+        .select('id')
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return locked ? findById(tenantId, id) : null;
     },
 
     /** Throws a unique violation when one of `emails` is another contact's. */
-    async create(tenantId: string, contact: ContactWrite & { name: string; email: string }, emails: string[]): Promise<Contact> {
-      const row = await db.insertInto('contacts').values({ tenant_id: tenantId, ...columnsOf(contact), name: contact.name, email: contact.email }).returning('id').executeTakeFirstOrThrow();
-      if (emails.length) await db.insertInto('contact_emails').values(emails.map((email) => ({ tenant_id: tenantId, email, contact_id: row.id }))).execute();
+    async create(
+      tenantId: string,
+      contact: ContactWrite & { name: string; email: string },
+      emails: string[],
+    ): Promise<Contact> {
+      const row = await db
+        .insertInto('contacts')
+        .values({ tenant_id: tenantId, ...columnsOf(contact), name: contact.name, email: contact.email })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      if (emails.length)
+        await db
+          .insertInto('contact_emails')
+          .values(emails.map((email) => ({ tenant_id: tenantId, email, contact_id: row.id })))
+          .execute();
       return (await findById(tenantId, row.id))!;
     },
 
@@ -162,13 +205,22 @@ export function createContactsRepository(db: Db, reads: Db = db) {
         // Only the addresses new to it: one that is another contact's fails on the primary key.
         await sql`INSERT INTO contact_emails (tenant_id, email, contact_id)
           SELECT ${tenantId}::uuid, e, ${id}::uuid FROM unnest(${emails}::text[]) AS e
-          WHERE NOT EXISTS (SELECT 1 FROM contact_emails c WHERE c.tenant_id = ${tenantId}::uuid AND c.contact_id = ${id}::uuid AND c.email = e::citext)`.execute(db);
+          WHERE NOT EXISTS (SELECT 1 FROM contact_emails c WHERE c.tenant_id = ${tenantId}::uuid
+            AND c.contact_id = ${id}::uuid AND c.email = e::citext)`.execute(db);
       }
       return (await findById(tenantId, id))!;
     },
 
     async hasTickets(tenantId: string, id: string): Promise<boolean> {
-      return (await db.selectFrom('tickets').select('id').where('tenant_id', '=', tenantId).where('requester_id', '=', id).limit(1).executeTakeFirst()) !== undefined;
+      return (
+        (await db
+          .selectFrom('tickets')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('requester_id', '=', id)
+          .limit(1)
+          .executeTakeFirst()) !== undefined
+      );
     },
 
     async delete(tenantId: string, id: string): Promise<void> {
@@ -179,7 +231,9 @@ export function createContactsRepository(db: Db, reads: Db = db) {
     async markBounced(tenantId: string, email: string): Promise<Contact | null> {
       const updated = await sql`UPDATE contacts SET email_status = 'bounced', updated_at = now()
         WHERE tenant_id = ${tenantId}::uuid AND email_status <> 'bounced'
-          AND id = (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${email}::citext)`.execute(db);
+          AND id = (SELECT contact_id FROM contact_emails WHERE tenant_id = ${tenantId}::uuid AND email = ${email}::citext)`.execute(
+        db,
+      );
       return Number(updated.numAffectedRows ?? 0) ? findByEmail(tenantId, email) : null;
     },
   };

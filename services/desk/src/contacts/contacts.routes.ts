@@ -1,7 +1,14 @@
 import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
-import { CONTACT_SEARCH_COUNT_LIMIT, ContactChangesSchema, ContactListQuery, ContactPageSchema, ContactSchema, NewContactSchema } from './contact.schemas';
+import {
+  CONTACT_SEARCH_COUNT_LIMIT,
+  ContactChangesSchema,
+  ContactListQuery,
+  ContactPageSchema,
+  ContactSchema,
+  NewContactSchema,
+} from './contact.schemas';
 import type { ContactsService } from './contacts.service';
 
 const TAGS = ['Contacts'];
@@ -32,7 +39,8 @@ export function registerContactRoutes(api: ApiRouter, contacts: ContactsService)
     path: '/contacts',
     operationId: 'createContact',
     summary: 'Create a contact',
-    description: 'An address another contact of the tenant has (any letter case) is a 409 (`urn:msp:problem:email-taken`).',
+    description:
+      'An address another contact of the tenant has (any letter case) is a 409 (`urn:msp:problem:email-taken`).',
     tags: TAGS,
     scope: 'write:tickets',
     body: NewContactSchema,
@@ -63,7 +71,9 @@ export function registerContactRoutes(api: ApiRouter, contacts: ContactsService)
     path: '/contacts/:id',
     operationId: 'updateContact',
     summary: 'Change a contact',
-    description: 'An address another contact of the tenant has is a 409 (`urn:msp:problem:email-taken`). Any change sets `email_status` to `ok`: mail goes to the contact again.',
+    description:
+      'An address another contact of the tenant has is a 409 (`urn:msp:problem:email-taken`). Any ' +
+      'change sets `email_status` to `ok`: mail goes to the contact again.',
     tags: TAGS,
     scope: 'write:tickets',
     params: IdParams,
@@ -83,7 +93,8 @@ export function registerContactRoutes(api: ApiRouter, contacts: ContactsService)
     path: '/contacts/:id',
     operationId: 'deleteContact',
     summary: 'Delete a contact',
-    description: 'A contact that requested tickets is a 409 (`urn:msp:problem:contact-in-use`). Comments it wrote keep their text.',
+    description:
+      'A contact that requested tickets is a 409 (`urn:msp:problem:contact-in-use`). Comments it wrote keep their text.',
     tags: TAGS,
     scope: 'write:tickets',
     params: IdParams,

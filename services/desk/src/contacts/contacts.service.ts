@@ -7,9 +7,14 @@ import type { ContactWrite } from './contacts.repository';
 
 export const contactNotFound = () => notFound('No contact with this id exists in your tenant.');
 export const emailTaken = () =>
-  conflict('An address given is already another contact\'s in your tenant (addresses are compared case-insensitively).', { code: 'email-taken' });
+  conflict(
+    "An address given is already another contact's in your tenant (addresses are compared case-insensitively).",
+    { code: 'email-taken' },
+  );
 const requestedTickets = () =>
-  conflict('The contact requested tickets: it cannot be deleted while tickets name it as their requester.', { code: 'contact-in-use' });
+  conflict('The contact requested tickets: it cannot be deleted while tickets name it as their requester.', {
+    code: 'contact-in-use',
+  });
 
 /** Addresses as stored: lower-cased, the primary first, each once. */
 export function addressesOf(primary: string, others: string[] = []): string[] {
@@ -19,7 +24,10 @@ export function addressesOf(primary: string, others: string[] = []): string[] {
 async function assertClient(tx: Repositories, tenantId: string, clientId: string | null | undefined) {
   if (clientId && !(await tx.clients.findForUpdate(tenantId, clientId))) {
     const message = 'does not name a client of your tenant';
-    throw unprocessable(`client_id ${message}.`, { code: 'unknown-reference', errors: [{ field: 'client_id', message }] });
+    throw unprocessable(`client_id ${message}.`, {
+      code: 'unknown-reference',
+      errors: [{ field: 'client_id', message }],
+    });
   }
 }
 
@@ -32,10 +40,22 @@ export async function createContactIn(tx: Repositories, tenantId: string, input:
   const emails = addressesOf(input.email, input.emails);
   const contact = await tx.contacts.create(
     tenantId,
-    { name: input.name, email: emails[0]!, clientId: input.client_id ?? null, phone: input.phone ?? null, language: input.language ?? null },
+    {
+      name: input.name,
+      email: emails[0]!,
+      clientId: input.client_id ?? null,
+      phone: input.phone ?? null,
+      language: input.language ?? null,
+    },
     emails,
   );
-  await tx.events.record({ type: 'contact.created', tenantId, resourceType: 'contact', resourceId: contact.id, object: contact });
+  await tx.events.record({
+    type: 'contact.created',
+    tenantId,
+    resourceType: 'contact',
+    resourceId: contact.id,
+    object: contact,
+  });
   return contact;
 }
 
@@ -54,7 +74,10 @@ export function createContactsService(store: Store) {
     },
 
     create(tenantId: string, input: NewContact): Promise<Contact> {
-      return unlessDuplicate(store.transaction((tx) => createContactIn(tx, tenantId, input)), emailTaken);
+      return unlessDuplicate(
+        store.transaction((tx) => createContactIn(tx, tenantId, input)),
+        emailTaken,
+      );
     },
 
     /** Asking for what the contact already is changes nothing and records no event. */
@@ -63,7 +86,11 @@ export function createContactsService(store: Store) {
         const contact = await tx.contacts.findForUpdate(tenantId, id);
         if (!contact) throw contactNotFound();
         const primary = (changes.email ?? contact.email).toLowerCase();
-        const emails = changes.emails ? addressesOf(primary, changes.emails) : changes.email ? addressesOf(primary, contact.emails) : contact.emails;
+        const emails = changes.emails
+          ? addressesOf(primary, changes.emails)
+          : changes.email
+            ? addressesOf(primary, contact.emails)
+            : contact.emails;
         const wanted: Contact = {
           ...contact,
           ...changes,
@@ -73,9 +100,23 @@ export function createContactsService(store: Store) {
         };
         if (Object.keys(changesBetween(contact, wanted)).length === 0) return contact;
         await assertClient(tx, tenantId, changes.client_id);
-        const write: ContactWrite = { name: changes.name, email: primary, clientId: changes.client_id, phone: changes.phone, language: changes.language, emailStatus: 'ok' };
+        const write: ContactWrite = {
+          name: changes.name,
+          email: primary,
+          clientId: changes.client_id,
+          phone: changes.phone,
+          language: changes.language,
+          emailStatus: 'ok',
+        };
         const after = await tx.contacts.update(tenantId, id, write, emails);
-        await tx.events.record({ type: 'contact.updated', tenantId, resourceType: 'contact', resourceId: id, object: after, before: contact });
+        await tx.events.record({
+          type: 'contact.updated',
+          tenantId,
+          resourceType: 'contact',
+          resourceId: id,
+          object: after,
+          before: contact,
+        });
         return after;
       });
       return unlessDuplicate(updated, emailTaken);
@@ -88,7 +129,13 @@ export function createContactsService(store: Store) {
         if (!contact) throw contactNotFound();
         if (await tx.contacts.hasTickets(tenantId, id)) throw requestedTickets();
         await tx.contacts.delete(tenantId, id);
-        await tx.events.record({ type: 'contact.deleted', tenantId, resourceType: 'contact', resourceId: id, object: contact });
+        await tx.events.record({
+          type: 'contact.deleted',
+          tenantId,
+          resourceType: 'contact',
+          resourceId: id,
+          object: contact,
+        });
       });
       return unlessReferenced(deleted, requestedTickets);
     },

@@ -13,7 +13,9 @@ export function createImapReader(): MailReader {
         port: server.port,
         secure: server.tls === 'implicit',
         doSTARTTLS: server.tls === 'starttls' ? true : server.tls === 'none' ? false : undefined,
-        auth: server.accessToken ? { user: server.username, accessToken: server.accessToken } : { user: server.username, pass: server.password },
+        auth: server.accessToken
+          ? { user: server.username, accessToken: server.accessToken }
+          : { user: server.username, pass: server.password },
         logger: false,
         connectionTimeout: CONNECT_TIMEOUT_MS,
         greetingTimeout: CONNECT_TIMEOUT_MS,

@@ -8,7 +8,14 @@ import type { Repositories, Store } from '../store';
 import type { Ticket } from '../tickets/ticket.schemas';
 import { timestampsFor } from '../tickets/ticket-status';
 import { openTicketIn } from '../tickets/tickets.service';
-import { automaticReason, bareMessageId, parseMail, stripReply, subjectTicketNumber, type ParsedMail } from './mail-message';
+import {
+  automaticReason,
+  bareMessageId,
+  parseMail,
+  stripReply,
+  subjectTicketNumber,
+  type ParsedMail,
+} from './mail-message';
 import type { FetchedMessage } from './mail-reader';
 import { queueAcknowledgementIn, toTicketEmail } from './outbound';
 import type { InboundEmail, InboundReplay } from './mailbox.schemas';
@@ -27,10 +34,17 @@ export interface InboundOutcome {
 /** The Message-ID of a raw message's header, else one made of its bytes (the same message, the same id). */
 function messageIdOf(fetched: FetchedMessage): string {
   if (fetched.messageId) return bareMessageId(fetched.messageId);
-  const header = fetched.raw ? fetched.raw.subarray(0, fetched.raw.indexOf('\r\n\r\n') >= 0 ? fetched.raw.indexOf('\r\n\r\n') : fetched.raw.length) : null;
+  const header = fetched.raw
+    ? fetched.raw.subarray(
+        0,
+        fetched.raw.indexOf('\r\n\r\n') >= 0 ? fetched.raw.indexOf('\r\n\r\n') : fetched.raw.length,
+      )
+    : null;
   const found = header ? /^message-id:\s*(<[^>]+>)/im.exec(header.toString('latin1')) : null;
   if (found) return bareMessageId(found[1]!);
-  return `${createHash('sha256').update(fetched.raw ?? `${fetched.from}|${fetched.subject}|${fetched.size}`).digest('hex')}@desk.invalid`;
+  return `${createHash('sha256')
+    .update(fetched.raw ?? `${fetched.from}|${fetched.subject}|${fetched.size}`)
+    .digest('hex')}@desk.invalid`;
 }
 
 /** desk's own Message-IDs (outbound.ts): `desk.<uuid>@<the mailbox's domain>`. */
@@ -43,7 +57,7 @@ const filesOf = (mail: ParsedMail): NewAttachment[] => mail.attachments.map((fil
 function mailOfEntry(entry: InboundEmail, raw: Buffer | null): ParsedMail {
   const text = raw
     ? raw.toString('utf8').replaceAll('\u0000', '').slice(0, 10_000)
-    : '(The message was not stored: it was larger than its mailbox\'s max_message_bytes. It is on the mail server.)';
+    : "(The message was not stored: it was larger than its mailbox's max_message_bytes. It is on the mail server.)";
   return {
     messageId: entry.message_id,
     from: entry.from.includes('@') ? entry.from.toLowerCase() : '',
@@ -67,7 +81,12 @@ function mailOfEntry(entry: InboundEmail, raw: Buffer | null): ParsedMail {
  */
 export function createInboundService(store: Store, sla: SlaService, logger: Logger) {
   /** The ticket the mail continues: by In-Reply-To/References, else `[#n]` when the sender belongs to it. */
-  async function threadOf(tx: Repositories, tenantId: string, mail: ParsedMail, sender: Contact | null): Promise<Ticket | null> {
+  async function threadOf(
+    tx: Repositories,
+    tenantId: string,
+    mail: ParsedMail,
+    sender: Contact | null,
+  ): Promise<Ticket | null> {
     const byHeader = await tx.mailboxes.ticketOfMessageIds(tenantId, [...mail.inReplyTo, ...mail.references]);
     if (byHeader) return tx.tickets.findForUpdate(tenantId, byHeader);
     const number = subjectTicketNumber(mail.subject);
@@ -77,34 +96,71 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     if (!ticket) return null;
     // A number from another customer's mail must not thread into that customer's ticket.
     const belongs =
-      ticket.requester?.email === mail.from || ticket.cc.includes(mail.from) || (sender !== null && sender.client_id !== null && sender.client_id === ticket.client_id);
+      ticket.requester?.email === mail.from ||
+      ticket.cc.includes(mail.from) ||
+      (sender !== null && sender.client_id !== null && sender.client_id === ticket.client_id);
     return belongs ? ticket : null;
   }
 
   /** A delivery-status report of desk's mail: that mail `bounced`, its recipients' contacts `bounced`. */
   async function bounce(tx: Repositories, tenantId: string, mail: ParsedMail, raw: Buffer) {
     // The report names the original in its headers, or quotes them (Message-ID of the returned mail).
-    const quoted = (raw.toString('latin1').match(/^message-id:\s*<[^>]+>/gim) ?? []).map((line) => bareMessageId(line.replace(/^message-id:\s*/i, '')));
-    const bounced = await tx.mailboxes.bounceOutbound(tenantId, [...new Set([...mail.inReplyTo, ...mail.references, ...quoted])]);
+    const quoted = (raw.toString('latin1').match(/^message-id:\s*<[^>]+>/gim) ?? []).map((line) =>
+      bareMessageId(line.replace(/^message-id:\s*/i, '')),
+    );
+    const bounced = await tx.mailboxes.bounceOutbound(tenantId, [
+      ...new Set([...mail.inReplyTo, ...mail.references, ...quoted]),
+    ]);
     for (const row of bounced) {
-      await tx.events.record({ type: 'email.bounced', tenantId, resourceType: 'outbound_email', resourceId: row.id, object: toTicketEmail(row) });
+      await tx.events.record({
+        type: 'email.bounced',
+        tenantId,
+        resourceType: 'outbound_email',
+        resourceId: row.id,
+        object: toTicketEmail(row),
+      });
       for (const address of row.to) {
         const before = await tx.contacts.findByEmail(tenantId, address);
         const after = await tx.contacts.markBounced(tenantId, address);
-        if (before && after) await tx.events.record({ type: 'contact.updated', tenantId, resourceType: 'contact', resourceId: after.id, object: after, before });
+        if (before && after)
+          await tx.events.record({
+            type: 'contact.updated',
+            tenantId,
+            resourceType: 'contact',
+            resourceId: after.id,
+            object: after,
+            before,
+          });
       }
     }
   }
 
   async function changeStatus(tx: Repositories, tenantId: string, ticket: Ticket, status: 'open'): Promise<Ticket> {
     const now = new Date();
-    const written = await tx.tickets.update(tenantId, ticket.id, { status, ...timestampsFor(ticket.status, status, now), closedAt: null }, now);
+    const written = await tx.tickets.update(
+      tenantId,
+      ticket.id,
+      { status, ...timestampsFor(ticket.status, status, now), closedAt: null },
+      now,
+    );
     const updated = await sla.onTicketChanged(tx, tenantId, ticket, { ...written, sla: ticket.sla }, now);
-    await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: ticket.id, object: updated, before: ticket });
+    await tx.events.record({
+      type: 'ticket.updated',
+      tenantId,
+      resourceType: 'ticket',
+      resourceId: ticket.id,
+      object: updated,
+      before: ticket,
+    });
     return updated;
   }
 
-  async function process(tx: Repositories, mailbox: MailboxRecord, entry: InboundEmail, raw: Buffer): Promise<InboundOutcome> {
+  async function process(
+    tx: Repositories,
+    mailbox: MailboxRecord,
+    entry: InboundEmail,
+    raw: Buffer,
+  ): Promise<InboundOutcome> {
     const tenantId = mailbox.tenantId;
     let mail: ParsedMail;
     try {
@@ -113,7 +169,8 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
       return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
     }
     await tx.mailboxes.finishInbound(entry.id, { status: 'received', from: mail.from, subject: mail.subject });
-    if (mail.from === mailbox.address.toLowerCase() || (await isOwnMessage(tx, mailbox, entry.message_id))) return { status: 'ignored', reason: 'loop', ticketId: null, commentId: null };
+    if (mail.from === mailbox.address.toLowerCase() || (await isOwnMessage(tx, mailbox, entry.message_id)))
+      return { status: 'ignored', reason: 'loop', ticketId: null, commentId: null };
     const sender = await tx.contacts.findByEmail(tenantId, mail.from);
     const automatic = automaticReason(mail);
     let ticket = await threadOf(tx, tenantId, mail, sender);
@@ -124,7 +181,11 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     let followUpOf: string | null = null;
     if (ticket && ticket.status === 'closed') {
       const closedAt = ticket.closed_at ? Date.parse(ticket.closed_at) : 0;
-      if (mailbox.closed_ticket_policy === 'reopen' && Date.now() - closedAt <= mailbox.reopen_within_days * DAY_MS && ticket.merged_into_id === null) {
+      if (
+        mailbox.closed_ticket_policy === 'reopen' &&
+        Date.now() - closedAt <= mailbox.reopen_within_days * DAY_MS &&
+        ticket.merged_into_id === null
+      ) {
         ticket = await changeStatus(tx, tenantId, ticket, 'open');
       } else {
         followUpOf = ticket.id;
@@ -143,7 +204,14 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
   }
 
   /** A public comment of the sender on `ticket`, with the mail's files; a requester's answer opens a pending ticket. */
-  async function commentFromMail(tx: Repositories, tenantId: string, ticket: Ticket, entry: InboundEmail, mail: ParsedMail, sender: Contact | null): Promise<InboundOutcome> {
+  async function commentFromMail(
+    tx: Repositories,
+    tenantId: string,
+    ticket: Ticket,
+    entry: InboundEmail,
+    mail: ParsedMail,
+    sender: Contact | null,
+  ): Promise<InboundOutcome> {
     const body = stripReply(mail.text) || mail.text || '(no text)';
     const files = filesOf(mail);
     const comment = await tx.comments.create(tenantId, {
@@ -155,10 +223,21 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
       authorContactId: sender?.id ?? null,
       attachments: refsOf(files),
     });
-    await tx.attachments.saveAll(tenantId, { inboundEmailId: entry.id, ticketId: ticket.id, commentId: comment.id }, files);
-    await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: comment.id, object: comment });
+    await tx.attachments.saveAll(
+      tenantId,
+      { inboundEmailId: entry.id, ticketId: ticket.id, commentId: comment.id },
+      files,
+    );
+    await tx.events.record({
+      type: 'comment.created',
+      tenantId,
+      resourceType: 'comment',
+      resourceId: comment.id,
+      object: comment,
+    });
     // The requester answered what the technician asked: the ticket is being worked on again.
-    if (ticket.status === 'pending' && mail.from && ticket.requester?.email === mail.from) await changeStatus(tx, tenantId, ticket, 'open');
+    if (ticket.status === 'pending' && mail.from && ticket.requester?.email === mail.from)
+      await changeStatus(tx, tenantId, ticket, 'open');
     return { status: 'processed', reason: null, ticketId: ticket.id, commentId: comment.id };
   }
 
@@ -174,7 +253,12 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     mail: ParsedMail,
     { sender, clientId, followUpOf }: { sender: Contact | null; clientId: string; followUpOf: string | null },
   ): Promise<InboundOutcome> {
-    if (!sender && mail.from) sender = await createContactIn(tx, tenantId, { name: (mail.fromName || mail.from.split('@')[0]!).slice(0, 200), email: mail.from, client_id: clientId });
+    if (!sender && mail.from)
+      sender = await createContactIn(tx, tenantId, {
+        name: (mail.fromName || mail.from.split('@')[0]!).slice(0, 200),
+        email: mail.from,
+        client_id: clientId,
+      });
     const own = mailbox?.address.toLowerCase();
     const files = filesOf(mail);
     const body = stripReply(mail.text) || mail.text || '(no text)';
@@ -191,7 +275,8 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     });
     if (!opened) return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
     await tx.attachments.saveAll(tenantId, { inboundEmailId: entry.id, ticketId: opened.id, commentId: null }, files);
-    if (mailbox?.auto_acknowledge && sender) await queueAcknowledgementIn(tx, tenantId, mailbox, opened, sender, entry.message_id);
+    if (mailbox?.auto_acknowledge && sender)
+      await queueAcknowledgementIn(tx, tenantId, mailbox, opened, sender, entry.message_id);
     return { status: 'processed', reason: null, ticketId: opened.id, commentId: null };
   }
 
@@ -228,11 +313,21 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
           await tx.mailboxes.finishInbound(entry.id, outcome);
           const after = await tx.mailboxes.findInbound(mailbox.tenantId, entry.id);
           const type = outcome.status === 'quarantined' ? 'email.quarantined' : 'email.received';
-          await tx.events.record({ type, tenantId: mailbox.tenantId, resourceType: 'inbound_email', resourceId: entry.id, object: after! });
+          await tx.events.record({
+            type,
+            tenantId: mailbox.tenantId,
+            resourceType: 'inbound_email',
+            resourceId: entry.id,
+            object: after!,
+          });
           return outcome;
         });
       } catch (error) {
-        logger.error('inbound mail failed', { mailbox_id: mailbox.id, inbound_email_id: entry.id, error: error instanceof Error ? error.message : String(error) });
+        logger.error('inbound mail failed', {
+          mailbox_id: mailbox.id,
+          inbound_email_id: entry.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
         await store.mailboxes.finishInbound(entry.id, { status: 'failed', reason: 'unparseable' });
         return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
       }
@@ -249,11 +344,20 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
         const locked = await tx.mailboxes.lockInbound(tenantId, id);
         if (!locked) throw notFound('No inbound e-mail with this id exists in your tenant.');
         const { entry, raw } = locked;
-        if (entry.status === 'processed') throw conflict('The message was processed already: it is on the ticket `ticket_id` names.', { code: 'already-processed' });
-        if (entry.status === 'received') throw conflict('The message is being processed by a poll right now; look again in a moment.', { code: 'being-processed' });
-        if (input.action === 'attach' && input.ticket_id === undefined) throw validationFailed([{ field: 'ticket_id', message: 'is required with action attach' }]);
-        if (input.action === 'attach' && input.client_id !== undefined) throw validationFailed([{ field: 'client_id', message: 'is only taken with action create_ticket' }]);
-        if (input.action === 'create_ticket' && input.ticket_id !== undefined) throw validationFailed([{ field: 'ticket_id', message: 'is only taken with action attach' }]);
+        if (entry.status === 'processed')
+          throw conflict('The message was processed already: it is on the ticket `ticket_id` names.', {
+            code: 'already-processed',
+          });
+        if (entry.status === 'received')
+          throw conflict('The message is being processed by a poll right now; look again in a moment.', {
+            code: 'being-processed',
+          });
+        if (input.action === 'attach' && input.ticket_id === undefined)
+          throw validationFailed([{ field: 'ticket_id', message: 'is required with action attach' }]);
+        if (input.action === 'attach' && input.client_id !== undefined)
+          throw validationFailed([{ field: 'client_id', message: 'is only taken with action create_ticket' }]);
+        if (input.action === 'create_ticket' && input.ticket_id !== undefined)
+          throw validationFailed([{ field: 'ticket_id', message: 'is only taken with action attach' }]);
 
         let mail: ParsedMail;
         try {
@@ -266,9 +370,16 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
         let outcome: InboundOutcome;
         if (input.action === 'attach') {
           let ticket = await tx.tickets.findForUpdate(tenantId, input.ticket_id!);
-          if (!ticket) throw unprocessable('ticket_id does not name a ticket of your tenant.', { code: 'unknown-reference', errors: [{ field: 'ticket_id', message: 'does not name a ticket of your tenant' }] });
+          if (!ticket)
+            throw unprocessable('ticket_id does not name a ticket of your tenant.', {
+              code: 'unknown-reference',
+              errors: [{ field: 'ticket_id', message: 'does not name a ticket of your tenant' }],
+            });
           if (ticket.merged_into_id !== null) {
-            throw unprocessable('The ticket was merged into another one: attach the message to that one.', { code: 'ticket-closed', errors: [{ field: 'ticket_id', message: 'was merged into another ticket' }] });
+            throw unprocessable('The ticket was merged into another one: attach the message to that one.', {
+              code: 'ticket-closed',
+              errors: [{ field: 'ticket_id', message: 'was merged into another ticket' }],
+            });
           }
           // As a mail to it would: a closed ticket opens again.
           if (ticket.status === 'closed') ticket = await changeStatus(tx, tenantId, ticket, 'open');
@@ -276,20 +387,34 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
         } else {
           let clientId = input.client_id ?? null;
           if (clientId && !(await tx.clients.exists(tenantId, clientId))) {
-            throw unprocessable('client_id does not name a client of your tenant.', { code: 'unknown-reference', errors: [{ field: 'client_id', message: 'does not name a client of your tenant' }] });
+            throw unprocessable('client_id does not name a client of your tenant.', {
+              code: 'unknown-reference',
+              errors: [{ field: 'client_id', message: 'does not name a client of your tenant' }],
+            });
           }
           if (!clientId) clientId = sender?.client_id ?? null;
-          if (!clientId && mail.from) clientId = (await tx.clients.findByEmailDomain(tenantId, mail.from.split('@')[1]!))?.id ?? null;
+          if (!clientId && mail.from)
+            clientId = (await tx.clients.findByEmailDomain(tenantId, mail.from.split('@')[1]!))?.id ?? null;
           if (!clientId) clientId = mailbox?.default_client_id ?? null;
           if (!clientId) {
-            throw unprocessable('No client is known for the sender: give client_id.', { code: 'client-required', errors: [{ field: 'client_id', message: 'is required: neither the sender nor the mailbox has a client' }] });
+            throw unprocessable('No client is known for the sender: give client_id.', {
+              code: 'client-required',
+              errors: [{ field: 'client_id', message: 'is required: neither the sender nor the mailbox has a client' }],
+            });
           }
           outcome = await ticketFromMail(tx, mailbox, tenantId, entry, mail, { sender, clientId, followUpOf: null });
-          if (outcome.status !== 'processed') throw unprocessable('The ticket could not be opened for this client.', { code: 'unknown-reference' });
+          if (outcome.status !== 'processed')
+            throw unprocessable('The ticket could not be opened for this client.', { code: 'unknown-reference' });
         }
         await tx.mailboxes.finishInbound(entry.id, outcome);
         const after = (await tx.mailboxes.findInbound(tenantId, entry.id))!;
-        await tx.events.record({ type: 'email.received', tenantId, resourceType: 'inbound_email', resourceId: entry.id, object: after });
+        await tx.events.record({
+          type: 'email.received',
+          tenantId,
+          resourceType: 'inbound_email',
+          resourceId: entry.id,
+          object: after,
+        });
         return after;
       });
     },

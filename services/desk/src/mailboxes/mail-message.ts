@@ -38,7 +38,13 @@ export interface MailFile {
 /** A file name as a download may carry it: no path, no control characters, at most 255 characters. */
 function fileNameOf(given: string | null, mimeType: string, index: number): string {
   // Control characters (below U+0020, and DEL) never make it into a header.
-  const cleaned = [...(given ?? '')].filter((c) => c >= ' ' && c !== '\u007f').join('').split(/[\\/]/).pop()!.trim().slice(0, 255);
+  const cleaned = [...(given ?? '')]
+    .filter((c) => c >= ' ' && c !== '\u007f')
+    .join('')
+    .split(/[\\/]/)
+    .pop()!
+    .trim()
+    .slice(0, 255);
   if (cleaned && cleaned !== '.' && cleaned !== '..') return cleaned;
   const subtype = /^[a-z]+\/([a-z0-9.+-]+)$/i.exec(mimeType)?.[1]?.replace(/^.*[.+]/, '');
   return `attachment-${index + 1}${subtype ? `.${subtype}` : ''}`;
@@ -46,7 +52,8 @@ function fileNameOf(given: string | null, mimeType: string, index: number): stri
 
 /** Message-IDs without angle brackets, as the API shows them. */
 export const bareMessageId = (value: string) => value.trim().replace(/^<|>$/g, '');
-const messageIdsIn = (value: string | undefined) => (value ? (value.match(/<[^<>\s]+>/g) ?? []).map(bareMessageId) : []);
+const messageIdsIn = (value: string | undefined) =>
+  value ? (value.match(/<[^<>\s]+>/g) ?? []).map(bareMessageId) : [];
 
 /** Text of an HTML-only mail: tags dropped, block ends as line breaks, entities of the common kind decoded. */
 export function htmlToText(html: string): string {
@@ -80,7 +87,8 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   for (const header of mail.headers) if (!headers.has(header.key)) headers.set(header.key, header.value);
   const from = mail.from?.address?.toLowerCase();
   if (!from || !from.includes('@') || headers.size === 0) throw new Error('the message has no sender address');
-  const addresses = (list: { address?: string }[] | undefined) => (list ?? []).map((entry) => entry.address?.toLowerCase()).filter((a): a is string => !!a);
+  const addresses = (list: { address?: string }[] | undefined) =>
+    (list ?? []).map((entry) => entry.address?.toLowerCase()).filter((a): a is string => !!a);
   const contentType = headers.get('content-type') ?? '';
   return {
     messageId: mail.messageId ? bareMessageId(mail.messageId) : '',
@@ -97,7 +105,10 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
     attachments: mail.attachments.map((file, index) => ({
       filename: fileNameOf(file.filename, file.mimeType, index),
       contentType: (file.mimeType || 'application/octet-stream').toLowerCase().slice(0, 255),
-      content: typeof file.content === 'string' ? Buffer.from(file.content, file.encoding === 'base64' ? 'base64' : 'utf8') : Buffer.from(file.content),
+      content:
+        typeof file.content === 'string'
+          ? Buffer.from(file.content, file.encoding === 'base64' ? 'base64' : 'utf8')
+          : Buffer.from(file.content),
     })),
   };
 }
@@ -110,11 +121,20 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
 export function automaticReason(mail: ParsedMail): 'bounce' | 'auto_reply' | null {
   const header = (name: string) => mail.headers.get(name);
   const returnPath = header('return-path');
-  if (mail.isReport || (returnPath !== undefined && /^<\s*>$/.test(returnPath.trim()) && /mailer-daemon|postmaster/i.test(mail.from))) return 'bounce';
+  if (
+    mail.isReport ||
+    (returnPath !== undefined && /^<\s*>$/.test(returnPath.trim()) && /mailer-daemon|postmaster/i.test(mail.from))
+  )
+    return 'bounce';
   const autoSubmitted = header('auto-submitted');
   if (autoSubmitted !== undefined && autoSubmitted.trim().toLowerCase() !== 'no') return 'auto_reply';
   if (/^\s*(bulk|junk|list|auto_reply)\s*$/i.test(header('precedence') ?? '')) return 'auto_reply';
-  if (header('x-auto-response-suppress') !== undefined || header('x-autoreply') !== undefined || header('x-autorespond') !== undefined) return 'auto_reply';
+  if (
+    header('x-auto-response-suppress') !== undefined ||
+    header('x-autoreply') !== undefined ||
+    header('x-autorespond') !== undefined
+  )
+    return 'auto_reply';
   return null;
 }
 

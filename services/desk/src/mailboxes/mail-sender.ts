@@ -30,7 +30,11 @@ export function createSmtpSender(): MailSender {
         secure: server.tls === 'implicit',
         ignoreTLS: server.tls === 'none',
         requireTLS: server.tls === 'starttls',
-        auth: !server.username ? undefined : server.accessToken ? { type: 'OAuth2', user: server.username, accessToken: server.accessToken } : { user: server.username, pass: server.password },
+        auth: !server.username
+          ? undefined
+          : server.accessToken
+            ? { type: 'OAuth2', user: server.username, accessToken: server.accessToken }
+            : { user: server.username, pass: server.password },
         connectionTimeout: TIMEOUT_MS,
         greetingTimeout: TIMEOUT_MS,
         socketTimeout: TIMEOUT_MS,

@@ -2,7 +2,11 @@ import { inListOrder, type ListOrder } from '@msp/db';
 import type { PageRequest } from '@msp/http';
 import { sql, type Selectable } from 'kysely';
 import { jsonb, type Db } from '../db';
-import type { InboundEmail as InboundTable, Mailbox as MailboxRow, OutboundEmail as OutboundRow } from '../generated/kysely/database';
+import type {
+  InboundEmail as InboundTable,
+  Mailbox as MailboxRow,
+  OutboundEmail as OutboundRow,
+} from '../generated/kysely/database';
 import { pageOfList } from '../shared/lists';
 import type { InboundEmail, InboundFilters, Mailbox, MailboxHealth } from './mailbox.schemas';
 import type { StoredOAuth2 } from './oauth-tokens';
@@ -16,7 +20,14 @@ export interface ServerSettings {
 }
 
 const publicOAuth2 = (stored: StoredOAuth2 | null | undefined): Mailbox['imap']['oauth2'] =>
-  stored ? { token_url: stored.token_url, client_id: stored.client_id, scope: stored.scope, client_secret_set: stored.secret !== null } : null;
+  stored
+    ? {
+        token_url: stored.token_url,
+        client_id: stored.client_id,
+        scope: stored.scope,
+        client_secret_set: stored.secret !== null,
+      }
+    : null;
 
 /** A mailbox with what polling needs and the API never shows: the sealed secrets. */
 export interface MailboxRecord extends Mailbox {
@@ -37,8 +48,22 @@ function toMailbox(row: Selectable<MailboxRow>): MailboxRecord {
     id: row.id,
     address: row.address,
     name: row.name,
-    imap: { host: imap.host, port: imap.port, tls: imap.tls, username: imap.username ?? '', password_set: row.imap_secret !== null, oauth2: publicOAuth2(imap.oauth2) },
-    smtp: { host: smtp.host, port: smtp.port, tls: smtp.tls, username: smtp.username, password_set: row.smtp_secret !== null, oauth2: publicOAuth2(smtp.oauth2) },
+    imap: {
+      host: imap.host,
+      port: imap.port,
+      tls: imap.tls,
+      username: imap.username ?? '',
+      password_set: row.imap_secret !== null,
+      oauth2: publicOAuth2(imap.oauth2),
+    },
+    smtp: {
+      host: smtp.host,
+      port: smtp.port,
+      tls: smtp.tls,
+      username: smtp.username,
+      password_set: row.smtp_secret !== null,
+      oauth2: publicOAuth2(smtp.oauth2),
+    },
     folder: row.folder,
     processed_folder: row.processed_folder,
     poll_interval_seconds: row.poll_interval_seconds,
@@ -120,7 +145,20 @@ function toInbound(row: InboundRow): InboundEmail {
   };
 }
 
-const INBOUND_COLUMNS = ['id', 'mailbox_id', 'message_id', 'from', 'to', 'subject', 'received_at', 'size_bytes', 'status', 'reason', 'ticket_id', 'comment_id'] as const;
+const INBOUND_COLUMNS = [
+  'id',
+  'mailbox_id',
+  'message_id',
+  'from',
+  'to',
+  'subject',
+  'received_at',
+  'size_bytes',
+  'status',
+  'reason',
+  'ticket_id',
+  'comment_id',
+] as const;
 
 /** A queued or sent reply, as the sender and the events read it. */
 export interface OutboundRecord {
@@ -197,7 +235,8 @@ function mailboxColumns(data: MailboxWrite) {
 }
 
 export function createMailboxesRepository(db: Db) {
-  const byId = async (id: string) => toMailbox(await db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+  const byId = async (id: string) =>
+    toMailbox(await db.selectFrom('mailboxes').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
 
   return {
     async list(tenantId: string, page: PageRequest): Promise<{ items: MailboxRecord[]; total: number }> {
@@ -206,25 +245,46 @@ export function createMailboxesRepository(db: Db) {
         scope,
         order: MAILBOX_ORDER,
         page: (window, afterKey) => inListOrder(scope.selectAll(), MAILBOX_ORDER, window, afterKey).execute(),
-        total: async () => (await scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        total: async () =>
+          (await scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
       });
       return { items: found.items.map(toMailbox), total: found.total };
     },
 
     async findById(tenantId: string, id: string): Promise<MailboxRecord | null> {
-      const row = await db.selectFrom('mailboxes').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      const row = await db
+        .selectFrom('mailboxes')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return row ? toMailbox(row) : null;
     },
 
     async findForUpdate(tenantId: string, id: string): Promise<MailboxRecord | null> {
-      const row = await db.selectFrom('mailboxes').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const row = await db
+        .selectFrom('mailboxes')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return row ? toMailbox(row) : null;
     },
 
-    async create(tenantId: string, data: MailboxWrite & { address: string; imap: ServerSettings; smtp: ServerSettings }): Promise<MailboxRecord> {
+    async create(
+      tenantId: string,
+      data: MailboxWrite & { address: string; imap: ServerSettings; smtp: ServerSettings },
+    ): Promise<MailboxRecord> {
       const row = await db
         .insertInto('mailboxes')
-        .values({ ...mailboxColumns(data), address: data.address, imap: jsonb(data.imap), smtp: jsonb(data.smtp), tenant_id: tenantId })
+        .values({
+          ...mailboxColumns(data),
+          address: data.address,
+          imap: jsonb(data.imap),
+          smtp: jsonb(data.smtp),
+          tenant_id: tenantId,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       return toMailbox(row);
@@ -248,7 +308,12 @@ export function createMailboxesRepository(db: Db) {
     /** Makes the mailbox due now (POST /mailboxes/{id}/poll). */
     async dueNow(tenantId: string, id: string): Promise<void> {
       const now = new Date();
-      await db.updateTable('mailboxes').set({ next_poll_at: now, updated_at: now }).where('id', '=', id).where('tenant_id', '=', tenantId).execute();
+      await db
+        .updateTable('mailboxes')
+        .set({ next_poll_at: now, updated_at: now })
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .execute();
     },
 
     /**
@@ -266,7 +331,10 @@ export function createMailboxesRepository(db: Db) {
     },
 
     /** Ends a poll: the next one due after the interval, or (failing) after a back-off. */
-    async finishPoll(id: string, outcome: { error: string | null; nextPollAt: Date; processed: number; quarantined: number }): Promise<{ before: MailboxRecord; after: MailboxRecord }> {
+    async finishPoll(
+      id: string,
+      outcome: { error: string | null; nextPollAt: Date; processed: number; quarantined: number },
+    ): Promise<{ before: MailboxRecord; after: MailboxRecord }> {
       const before = await byId(id);
       const after = await db
         .updateTable('mailboxes')
@@ -288,7 +356,14 @@ export function createMailboxesRepository(db: Db) {
     },
 
     async firstEnabled(tenantId: string): Promise<MailboxRecord | null> {
-      const row = await db.selectFrom('mailboxes').selectAll().where('tenant_id', '=', tenantId).where('enabled', '=', true).orderBy('created_at', 'asc').limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('mailboxes')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('enabled', '=', true)
+        .orderBy('created_at', 'asc')
+        .limit(1)
+        .executeTakeFirst();
       return row ? toMailbox(row) : null;
     },
 
@@ -327,7 +402,17 @@ export function createMailboxesRepository(db: Db) {
       return row ? toInbound(row) : null;
     },
 
-    async finishInbound(id: string, outcome: { status: string; reason?: string | null; ticketId?: string | null; commentId?: string | null; from?: string; subject?: string }) {
+    async finishInbound(
+      id: string,
+      outcome: {
+        status: string;
+        reason?: string | null;
+        ticketId?: string | null;
+        commentId?: string | null;
+        from?: string;
+        subject?: string;
+      },
+    ) {
       await db
         .updateTable('inbound_emails')
         .set({
@@ -382,7 +467,8 @@ export function createMailboxesRepository(db: Db) {
     async threadOf(tenantId: string, ticketId: string): Promise<string[]> {
       const { rows } = await sql<{ message_id: string }>`
         SELECT message_id FROM (
-          SELECT message_id, received_at AS at FROM inbound_emails WHERE tenant_id = ${tenantId}::uuid AND ticket_id = ${ticketId}::uuid AND status = 'processed'
+          SELECT message_id, received_at AS at FROM inbound_emails WHERE tenant_id = ${tenantId}::uuid
+            AND ticket_id = ${ticketId}::uuid AND status = 'processed'
           UNION ALL
           SELECT message_id, created_at FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND ticket_id = ${ticketId}::uuid
         ) thread ORDER BY at`.execute(db);
@@ -436,10 +522,19 @@ export function createMailboxesRepository(db: Db) {
       return rows[0] ? toOutbound(rows[0]) : null;
     },
 
-    async finishOutbound(id: string, data: { status: string; error?: string | null; nextAttemptAt?: Date; sentAt?: Date }): Promise<OutboundRecord> {
+    async finishOutbound(
+      id: string,
+      data: { status: string; error?: string | null; nextAttemptAt?: Date; sentAt?: Date },
+    ): Promise<OutboundRecord> {
       const row = await db
         .updateTable('outbound_emails')
-        .set({ status: data.status, error: data.error, next_attempt_at: data.nextAttemptAt, sent_at: data.sentAt, locked_until: null })
+        .set({
+          status: data.status,
+          error: data.error,
+          next_attempt_at: data.nextAttemptAt,
+          sent_at: data.sentAt,
+          locked_until: null,
+        })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -460,7 +555,10 @@ export function createMailboxesRepository(db: Db) {
       return rows.map(toOutbound);
     },
 
-    async ticketEmails(tenantId: string, ticketId: string): Promise<{ inbound: InboundEmail[]; outbound: OutboundRecord[] }> {
+    async ticketEmails(
+      tenantId: string,
+      ticketId: string,
+    ): Promise<{ inbound: InboundEmail[]; outbound: OutboundRecord[] }> {
       const inbound = await db
         .selectFrom('inbound_emails')
         .select(INBOUND_COLUMNS)
@@ -468,11 +566,21 @@ export function createMailboxesRepository(db: Db) {
         .where('ticket_id', '=', ticketId)
         .orderBy('received_at', 'asc')
         .execute();
-      const outbound = await db.selectFrom('outbound_emails').selectAll().where('tenant_id', '=', tenantId).where('ticket_id', '=', ticketId).orderBy('created_at', 'asc').execute();
+      const outbound = await db
+        .selectFrom('outbound_emails')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('ticket_id', '=', ticketId)
+        .orderBy('created_at', 'asc')
+        .execute();
       return { inbound: inbound.map(toInbound), outbound: outbound.map(toOutbound) };
     },
 
-    async listInbound(tenantId: string, filters: InboundFilters, page: PageRequest): Promise<{ items: InboundEmail[]; total: number }> {
+    async listInbound(
+      tenantId: string,
+      filters: InboundFilters,
+      page: PageRequest,
+    ): Promise<{ items: InboundEmail[]; total: number }> {
       const scope = db.selectFrom('inbound_emails').where('tenant_id', '=', tenantId);
       let filtered = scope;
       if (filters.mailbox_id) filtered = filtered.where('mailbox_id', '=', filters.mailbox_id);
@@ -481,14 +589,21 @@ export function createMailboxesRepository(db: Db) {
       const found = await pageOfList(page, {
         scope,
         order: INBOUND_ORDER,
-        page: (window, afterKey) => inListOrder(filtered.select(INBOUND_COLUMNS), INBOUND_ORDER, window, afterKey).execute(),
-        total: async () => (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        page: (window, afterKey) =>
+          inListOrder(filtered.select(INBOUND_COLUMNS), INBOUND_ORDER, window, afterKey).execute(),
+        total: async () =>
+          (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
       });
       return { items: found.items.map(toInbound), total: found.total };
     },
 
     async findInbound(tenantId: string, id: string): Promise<InboundEmail | null> {
-      const row = await db.selectFrom('inbound_emails').select(INBOUND_COLUMNS).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      const row = await db
+        .selectFrom('inbound_emails')
+        .select(INBOUND_COLUMNS)
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return row ? toInbound(row) : null;
     },
 
@@ -508,12 +623,18 @@ export function createMailboxesRepository(db: Db) {
     async acknowledgedSince(tenantId: string, address: string, since: Date): Promise<boolean> {
       await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ack:${tenantId}:${address}`}, 0))`.execute(db);
       const found = await sql<{ id: string }>`
-        SELECT id FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND kind = 'acknowledgement' AND ${address} = ANY("to") AND created_at > ${since} LIMIT 1`.execute(db);
+        SELECT id FROM outbound_emails WHERE tenant_id = ${tenantId}::uuid AND kind = 'acknowledgement'
+          AND ${address} = ANY("to") AND created_at > ${since} LIMIT 1`.execute(db);
       return found.rows.length > 0;
     },
 
     async rawOf(tenantId: string, id: string): Promise<Buffer | null | undefined> {
-      const row = await db.selectFrom('inbound_emails').select('raw').where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      const row = await db
+        .selectFrom('inbound_emails')
+        .select('raw')
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return row ? row.raw : undefined;
     },
   };

@@ -6,14 +6,25 @@ import type { Repositories, Store } from '../store';
 import type { InboundService } from './inbound.service';
 import { toTicketEmail, type TicketEmail } from './outbound';
 import type { MailReader } from './mail-reader';
-import type { InboundFilters, InboundReplay, Mailbox, MailboxChanges, MailboxHealth, NewMailbox } from './mailbox.schemas';
+import type {
+  InboundFilters,
+  InboundReplay,
+  Mailbox,
+  MailboxChanges,
+  MailboxHealth,
+  NewMailbox,
+} from './mailbox.schemas';
 import { publicMailbox, type MailboxRecord, type MailboxWrite, type ServerSettings } from './mailboxes.repository';
 import type { OAuthTokens, StoredOAuth2 } from './oauth-tokens';
 
 type OAuth2Input = { token_url?: string; client_id?: string; client_secret?: string; scope?: string | null };
 
 /** XOAUTH2 settings as stored: merged into `stored` (a JSON merge patch), the client secret sealed; null turns them off. */
-function oauth2Of(secrets: SecretBox, stored: StoredOAuth2 | null, given: OAuth2Input | null | undefined): StoredOAuth2 | null {
+function oauth2Of(
+  secrets: SecretBox,
+  stored: StoredOAuth2 | null,
+  given: OAuth2Input | null | undefined,
+): StoredOAuth2 | null {
   if (given === undefined) return stored;
   if (given === null) return null;
   const merged = {
@@ -33,7 +44,8 @@ function oauth2Of(secrets: SecretBox, stored: StoredOAuth2 | null, given: OAuth2
 }
 
 const mailboxNotFound = () => notFound('No mailbox with this id exists in your tenant.');
-const addressTaken = () => conflict('Your tenant already has a mailbox of this address.', { code: 'duplicate-mailbox' });
+const addressTaken = () =>
+  conflict('Your tenant already has a mailbox of this address.', { code: 'duplicate-mailbox' });
 /** How long one poll may hold its claim before another instance may take the mailbox over. */
 const POLL_LEASE_MS = 5 * 60_000;
 /** The longest a failing mailbox waits between polls. */
@@ -42,7 +54,10 @@ const MAX_BACKOFF_MS = 15 * 60_000;
 async function assertClient(tx: Repositories, tenantId: string, clientId: string | null | undefined) {
   if (clientId && !(await tx.clients.exists(tenantId, clientId))) {
     const message = 'does not name a client of your tenant';
-    throw unprocessable(`default_client_id ${message}.`, { code: 'unknown-reference', errors: [{ field: 'default_client_id', message }] });
+    throw unprocessable(`default_client_id ${message}.`, {
+      code: 'unknown-reference',
+      errors: [{ field: 'default_client_id', message }],
+    });
   }
 }
 
@@ -73,7 +88,15 @@ export interface MailboxPollerDeps {
   logger: Logger;
 }
 
-export function createMailboxesService({ store, secrets, reader, inbound, outbound, tokens, logger }: MailboxPollerDeps) {
+export function createMailboxesService({
+  store,
+  secrets,
+  reader,
+  inbound,
+  outbound,
+  tokens,
+  logger,
+}: MailboxPollerDeps) {
   async function record(tenantId: string, id: string): Promise<MailboxRecord> {
     const mailbox = await store.mailboxes.findById(tenantId, id);
     if (!mailbox) throw mailboxNotFound();
@@ -81,7 +104,11 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
   }
 
   /** An XOAUTH2 login's token, or undefined for a password login. */
-  async function accessTokenOf(mailboxId: string, side: 'imap' | 'smtp', oauth2: StoredOAuth2 | null): Promise<string | undefined> {
+  async function accessTokenOf(
+    mailboxId: string,
+    side: 'imap' | 'smtp',
+    oauth2: StoredOAuth2 | null,
+  ): Promise<string | undefined> {
     if (!oauth2) return undefined;
     return tokens.accessToken(`${mailboxId}:${side}`, oauth2, oauth2.secret ? secrets.open(oauth2.secret) : '');
   }
@@ -92,31 +119,57 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
     let quarantined = 0;
     let error: string | null = null;
     try {
-      await outbound.check(`http://${mailbox.imap.host.includes(':') ? `[${mailbox.imap.host}]` : mailbox.imap.host}:${mailbox.imap.port}/`);
-      const server = { ...mailbox.imap, password: mailbox.imapSecret ? secrets.open(mailbox.imapSecret) : '', accessToken: await accessTokenOf(mailbox.id, 'imap', mailbox.imapOAuth) };
+      await outbound.check(
+        `http://${mailbox.imap.host.includes(':') ? `[${mailbox.imap.host}]` : mailbox.imap.host}:${mailbox.imap.port}/`,
+      );
+      const server = {
+        ...mailbox.imap,
+        password: mailbox.imapSecret ? secrets.open(mailbox.imapSecret) : '',
+        accessToken: await accessTokenOf(mailbox.id, 'imap', mailbox.imapOAuth),
+      };
       // Left `received` by a poll that ended between storing and processing: processed first.
       for (const left of await store.mailboxes.unprocessed(mailbox.tenantId, mailbox.id)) {
         const entry = await store.mailboxes.findInbound(mailbox.tenantId, left.id);
         if (entry && left.raw) await inbound.process(mailbox, entry, left.raw);
       }
-      await reader.readUnseen(server, { folder: mailbox.folder, processedFolder: mailbox.processed_folder, maxBytes: mailbox.max_message_bytes }, async (fetched) => {
-        const entry = await inbound.store(mailbox, fetched);
-        if (!entry || entry.status !== 'received' || !fetched.raw) return;
-        const outcome = await inbound.process(mailbox, entry, fetched.raw);
-        if (outcome.status === 'processed') processed++;
-        if (outcome.status === 'quarantined') quarantined++;
-      });
+      await reader.readUnseen(
+        server,
+        { folder: mailbox.folder, processedFolder: mailbox.processed_folder, maxBytes: mailbox.max_message_bytes },
+        async (fetched) => {
+          const entry = await inbound.store(mailbox, fetched);
+          if (!entry || entry.status !== 'received' || !fetched.raw) return;
+          const outcome = await inbound.process(mailbox, entry, fetched.raw);
+          if (outcome.status === 'processed') processed++;
+          if (outcome.status === 'quarantined') quarantined++;
+        },
+      );
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
       logger.warn('mailbox poll failed', { mailbox_id: mailbox.id, error });
       // A token the server refused (revoked early) is not tried again: the next poll fetches one.
       if (mailbox.imapOAuth) tokens.forget(`${mailbox.id}:imap`);
     }
-    const delay = error === null ? mailbox.poll_interval_seconds * 1000 : Math.min(MAX_BACKOFF_MS, mailbox.poll_interval_seconds * 1000 * 2 ** Math.min(mailbox.failures, 10));
-    const { before, after } = await store.mailboxes.finishPoll(mailbox.id, { error, nextPollAt: new Date(Date.now() + delay), processed, quarantined });
+    const delay =
+      error === null
+        ? mailbox.poll_interval_seconds * 1000
+        : Math.min(MAX_BACKOFF_MS, mailbox.poll_interval_seconds * 1000 * 2 ** Math.min(mailbox.failures, 10));
+    const { before, after } = await store.mailboxes.finishPoll(mailbox.id, {
+      error,
+      nextPollAt: new Date(Date.now() + delay),
+      processed,
+      quarantined,
+    });
     if (before.health.status !== after.health.status) {
       const type = after.health.status === 'failing' ? 'mailbox.failing' : 'mailbox.recovered';
-      await store.transaction((tx) => tx.events.record({ type, tenantId: after.tenantId, resourceType: 'mailbox', resourceId: after.id, object: after.health }));
+      await store.transaction((tx) =>
+        tx.events.record({
+          type,
+          tenantId: after.tenantId,
+          resourceType: 'mailbox',
+          resourceId: after.id,
+          object: after.health,
+        }),
+      );
     }
   }
 
@@ -144,7 +197,11 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
           address: input.address.toLowerCase(),
           imap: { ...imap, oauth2: oauth2Of(secrets, null, imapOAuth) } as ServerSettings,
           imapSecret: imapPassword ? secrets.seal(imapPassword) : null,
-          smtp: { ...smtp, username: smtp.username ?? null, oauth2: oauth2Of(secrets, null, smtpOAuth) } as ServerSettings,
+          smtp: {
+            ...smtp,
+            username: smtp.username ?? null,
+            oauth2: oauth2Of(secrets, null, smtpOAuth),
+          } as ServerSettings,
           smtpSecret: smtpPassword ? secrets.seal(smtpPassword) : null,
         });
         return publicMailbox(mailbox);
@@ -162,13 +219,27 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
         if (changes.imap) {
           const { password, oauth2, ...rest } = changes.imap;
           const { host, port, tls, username } = mailbox.imap;
-          write.imap = { host, port, tls, username, ...rest, oauth2: oauth2Of(secrets, mailbox.imapOAuth, oauth2) } as ServerSettings;
+          write.imap = {
+            host,
+            port,
+            tls,
+            username,
+            ...rest,
+            oauth2: oauth2Of(secrets, mailbox.imapOAuth, oauth2),
+          } as ServerSettings;
           if (password !== undefined) write.imapSecret = secrets.seal(password);
         }
         if (changes.smtp) {
           const { password, oauth2, ...rest } = changes.smtp;
           const { host, port, tls, username } = mailbox.smtp;
-          write.smtp = { host, port, tls, username, ...rest, oauth2: oauth2Of(secrets, mailbox.smtpOAuth, oauth2) } as ServerSettings;
+          write.smtp = {
+            host,
+            port,
+            tls,
+            username,
+            ...rest,
+            oauth2: oauth2Of(secrets, mailbox.smtpOAuth, oauth2),
+          } as ServerSettings;
           if (password !== undefined) write.smtpSecret = secrets.seal(password);
         }
         return publicMailbox(await tx.mailboxes.update(tenantId, id, write));
@@ -185,7 +256,9 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
     async pollNow(tenantId: string, id: string): Promise<void> {
       await record(tenantId, id);
       await store.mailboxes.dueNow(tenantId, id);
-      void service.pollDue(id).catch((error: unknown) => logger.error('mailbox poll failed', { mailbox_id: id, error: String(error) }));
+      void service
+        .pollDue(id)
+        .catch((error: unknown) => logger.error('mailbox poll failed', { mailbox_id: id, error: String(error) }));
     },
 
     /** Polls the due mailboxes (or `id` alone), each claimed by one instance at a time; answers how many. */
@@ -202,7 +275,8 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
 
     /** A ticket's messages in and out, oldest first. */
     async ticketEmails(tenantId: string, ticketId: string): Promise<TicketEmail[]> {
-      if (!(await store.tickets.findById(tenantId, ticketId))) throw notFound('No ticket with this id exists in your tenant.');
+      if (!(await store.tickets.findById(tenantId, ticketId)))
+        throw notFound('No ticket with this id exists in your tenant.');
       const { inbound, outbound } = await store.mailboxes.ticketEmails(tenantId, ticketId);
       const received: TicketEmail[] = inbound.map((row) => ({
         id: row.id,
@@ -236,7 +310,10 @@ export function createMailboxesService({ store, secrets, reader, inbound, outbou
     async rawInbound(tenantId: string, id: string): Promise<Buffer> {
       const raw = await store.mailboxes.rawOf(tenantId, id);
       if (raw === undefined) throw notFound('No inbound e-mail with this id exists in your tenant.');
-      if (raw === null) throw notFound('The message was not stored: it was larger than its mailbox\'s max_message_bytes.', { code: 'raw-not-stored' });
+      if (raw === null)
+        throw notFound("The message was not stored: it was larger than its mailbox's max_message_bytes.", {
+          code: 'raw-not-stored',
+        });
       return raw;
     },
   };

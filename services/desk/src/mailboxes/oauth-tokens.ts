@@ -33,7 +33,11 @@ export function createOAuthTokens(outbound: Outbound) {
   const pending = new Map<string, Promise<string>>();
 
   async function fetchToken(settings: StoredOAuth2, clientSecret: string, key: string): Promise<string> {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: settings.client_id, client_secret: clientSecret });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: settings.client_id,
+      client_secret: clientSecret,
+    });
     if (settings.scope) form.set('scope', settings.scope);
     const response = await outbound.fetch(settings.token_url, {
       method: 'POST',
@@ -48,10 +52,18 @@ export function createOAuthTokens(outbound: Outbound) {
       // Not JSON: said below by the status.
     }
     if (!response.ok || typeof body.access_token !== 'string' || !body.access_token) {
-      const said = typeof body.error === 'string' ? `${body.error}${typeof body.error_description === 'string' ? `: ${body.error_description}` : ''}` : 'no access_token';
+      const said =
+        typeof body.error === 'string'
+          ? `${body.error}${typeof body.error_description === 'string' ? `: ${body.error_description}` : ''}`
+          : 'no access_token';
       throw new Error(`The OAuth token endpoint answered ${response.status} (${said.slice(0, 300)}).`);
     }
-    const lifetimeMs = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in * 1000 : Number(body.expires_in) > 0 ? Number(body.expires_in) * 1000 : DEFAULT_LIFETIME_MS;
+    const lifetimeMs =
+      typeof body.expires_in === 'number' && body.expires_in > 0
+        ? body.expires_in * 1000
+        : Number(body.expires_in) > 0
+          ? Number(body.expires_in) * 1000
+          : DEFAULT_LIFETIME_MS;
     cache.set(key, { token: body.access_token, refreshAt: Date.now() + lifetimeMs - refreshMarginMs(lifetimeMs) });
     return body.access_token;
   }
@@ -60,7 +72,9 @@ export function createOAuthTokens(outbound: Outbound) {
     /** A live token for `owner` (a mailbox and its side, `imap` or `smtp`); fetched when none is, or it is about to expire. */
     async accessToken(owner: string, settings: StoredOAuth2, clientSecret: string): Promise<string> {
       // A changed endpoint, client or secret is another key: its token is never the old one's.
-      const key = createHash('sha256').update(JSON.stringify([owner, settings.token_url, settings.client_id, settings.scope, clientSecret])).digest('hex');
+      const key = createHash('sha256')
+        .update(JSON.stringify([owner, settings.token_url, settings.client_id, settings.scope, clientSecret]))
+        .digest('hex');
       owners.set(owner, key);
       const cached = cache.get(key);
       if (cached && Date.now() < cached.refreshAt) return cached.token;

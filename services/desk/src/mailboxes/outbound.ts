@@ -18,7 +18,8 @@ export const ACKNOWLEDGE_EVERY_MS = 10 * 60_000;
 const AUTOMATIC_HEADERS = { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' };
 
 /** desk's own Message-ID on the mailbox's domain (inbound.service.ts knows it again as a loop). */
-const ownMessageId = (mailbox: { address: string }) => `desk.${randomUUID()}@${mailbox.address.split('@')[1] ?? 'desk.invalid'}`;
+const ownMessageId = (mailbox: { address: string }) =>
+  `desk.${randomUUID()}@${mailbox.address.split('@')[1] ?? 'desk.invalid'}`;
 
 export interface TicketEmail {
   id: string;
@@ -38,9 +39,16 @@ export interface TicketEmail {
  * transaction: through the ticket's mailbox or the tenant's first enabled one; a bounced requester
  * gets nothing until their contact is changed. `cc_suggested` is never mailed.
  */
-export async function queueReplyIn(tx: Repositories, tenantId: string, ticket: Ticket, comment: Comment): Promise<void> {
+export async function queueReplyIn(
+  tx: Repositories,
+  tenantId: string,
+  ticket: Ticket,
+  comment: Comment,
+): Promise<void> {
   if (comment.internal || !ticket.requester) return;
-  const mailbox = (ticket.mailbox_id && (await tx.mailboxes.findById(tenantId, ticket.mailbox_id))) || (await tx.mailboxes.firstEnabled(tenantId));
+  const mailbox =
+    (ticket.mailbox_id && (await tx.mailboxes.findById(tenantId, ticket.mailbox_id))) ||
+    (await tx.mailboxes.firstEnabled(tenantId));
   if (!mailbox) return;
   const requester = await tx.contacts.findById(tenantId, ticket.requester.id);
   if (!requester || requester.email_status === 'bounced') return;
@@ -66,7 +74,14 @@ export async function queueReplyIn(tx: Repositories, tenantId: string, ticket: T
  * to the sender alone, marked Auto-Submitted, at most one per sender and tenant in ACKNOWLEDGE_EVERY_MS,
  * none to a bounced address.
  */
-export async function queueAcknowledgementIn(tx: Repositories, tenantId: string, mailbox: MailboxRecord, ticket: Ticket, sender: Contact, inboundMessageId: string): Promise<void> {
+export async function queueAcknowledgementIn(
+  tx: Repositories,
+  tenantId: string,
+  mailbox: MailboxRecord,
+  ticket: Ticket,
+  sender: Contact,
+  inboundMessageId: string,
+): Promise<void> {
   if (sender.email_status === 'bounced') return;
   if (await tx.mailboxes.acknowledgedSince(tenantId, sender.email, new Date(Date.now() - ACKNOWLEDGE_EVERY_MS))) return;
   await tx.mailboxes.queueOutbound({
@@ -89,7 +104,19 @@ export async function queueAcknowledgementIn(tx: Repositories, tenantId: string,
 }
 
 /** Sends queued mail, each claimed by one instance; a refusal or an absent server retries later. */
-export function createOutboundSender({ store, sender, secrets, logger, tokens }: { store: Store; sender: MailSender; secrets: SecretBox; logger: Logger; tokens?: OAuthTokens }) {
+export function createOutboundSender({
+  store,
+  sender,
+  secrets,
+  logger,
+  tokens,
+}: {
+  store: Store;
+  sender: MailSender;
+  secrets: SecretBox;
+  logger: Logger;
+  tokens?: OAuthTokens;
+}) {
   return {
     async sendDue(): Promise<number> {
       let sent = 0;
@@ -101,7 +128,9 @@ export function createOutboundSender({ store, sender, secrets, logger, tokens }:
           if (!mailbox) throw new Error('the mailbox it was to be sent through was deleted');
           const oauth2 = mailbox.smtpOAuth;
           if (oauth2 && !tokens) throw new Error('XOAUTH2 is not available to this sender');
-          const accessToken = oauth2 ? await tokens!.accessToken(`${mailbox.id}:smtp`, oauth2, oauth2.secret ? secrets.open(oauth2.secret) : '') : undefined;
+          const accessToken = oauth2
+            ? await tokens!.accessToken(`${mailbox.id}:smtp`, oauth2, oauth2.secret ? secrets.open(oauth2.secret) : '')
+            : undefined;
           await sender.send(
             { ...mailbox.smtp, password: mailbox.smtpSecret ? secrets.open(mailbox.smtpSecret) : '', accessToken },
             {
@@ -117,8 +146,18 @@ export function createOutboundSender({ store, sender, secrets, logger, tokens }:
             },
           );
           await store.transaction(async (tx) => {
-            const after = await tx.mailboxes.finishOutbound(mail.id, { status: 'sent', error: null, sentAt: new Date() });
-            await tx.events.record({ type: 'email.sent', tenantId: mail.tenantId, resourceType: 'outbound_email', resourceId: mail.id, object: toTicketEmail(after) });
+            const after = await tx.mailboxes.finishOutbound(mail.id, {
+              status: 'sent',
+              error: null,
+              sentAt: new Date(),
+            });
+            await tx.events.record({
+              type: 'email.sent',
+              tenantId: mail.tenantId,
+              resourceType: 'outbound_email',
+              resourceId: mail.id,
+              object: toTicketEmail(after),
+            });
           });
           sent++;
         } catch (error) {
@@ -129,10 +168,20 @@ export function createOutboundSender({ store, sender, secrets, logger, tokens }:
           if (delay === undefined || !mailbox) {
             await store.transaction(async (tx) => {
               const after = await tx.mailboxes.finishOutbound(mail.id, { status: 'failed', error: message });
-              await tx.events.record({ type: 'email.failed', tenantId: mail.tenantId, resourceType: 'outbound_email', resourceId: mail.id, object: toTicketEmail(after) });
+              await tx.events.record({
+                type: 'email.failed',
+                tenantId: mail.tenantId,
+                resourceType: 'outbound_email',
+                resourceId: mail.id,
+                object: toTicketEmail(after),
+              });
             });
           } else {
-            await store.mailboxes.finishOutbound(mail.id, { status: 'queued', error: message, nextAttemptAt: new Date(Date.now() + delay) });
+            await store.mailboxes.finishOutbound(mail.id, {
+              status: 'queued',
+              error: message,
+              nextAttemptAt: new Date(Date.now() + delay),
+            });
           }
         }
       }
@@ -140,7 +189,17 @@ export function createOutboundSender({ store, sender, secrets, logger, tokens }:
   };
 }
 
-export function toTicketEmail(row: { id: string; messageId: string; from: string; to: string[]; cc: string[]; subject: string; status: string; error: string | null; createdAt: Date }): TicketEmail {
+export function toTicketEmail(row: {
+  id: string;
+  messageId: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  status: string;
+  error: string | null;
+  createdAt: Date;
+}): TicketEmail {
   return {
     id: row.id,
     direction: 'outbound',

@@ -7,8 +7,16 @@ export const LOCATION_HEADER = {
   Location: { description: 'URL of the created resource.', schema: { type: 'string', format: 'uri-reference' } },
 };
 
-export const created = (description: string, schema: ResponseSpec['schema']): ResponseSpec => ({ description, schema, headers: LOCATION_HEADER });
-export const page = (description: string, schema: ResponseSpec['schema']): ResponseSpec => ({ description, schema, headers: LINK_HEADER });
+export const created = (description: string, schema: ResponseSpec['schema']): ResponseSpec => ({
+  description,
+  schema,
+  headers: LOCATION_HEADER,
+});
+export const page = (description: string, schema: ResponseSpec['schema']): ResponseSpec => ({
+  description,
+  schema,
+  headers: LINK_HEADER,
+});
 
 /** Answers 201 with the resource and its Location. */
 export function sendCreated(res: Response, path: string, body: { id: string }) {
@@ -28,4 +36,3 @@ export const EMAIL_MAX = 254; // RFC 5321's path limit
  * instead of failing in the database as a 500.
  */
 export const Text = (options: StringOptions = {}) => Type.String({ pattern: '^[^\\u0000]*$', ...options });
-

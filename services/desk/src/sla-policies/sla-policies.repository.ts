@@ -59,7 +59,12 @@ export function noPolicyAppliesSql(tenantId: string, clientId: string): RawBuild
 /** `reads`: where the list's page and total are read (the read replica with DATABASE_READ_URL); the rest reads `db`. */
 export function createSlaPoliciesRepository(db: Db, reads: Db = db) {
   async function findById(tenantId: string, id: string): Promise<SlaPolicy | null> {
-    const row = await db.selectFrom('sla_policies').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+    const row = await db
+      .selectFrom('sla_policies')
+      .selectAll()
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     return row ? toPolicy(row) : null;
   }
 
@@ -80,13 +85,25 @@ export function createSlaPoliciesRepository(db: Db, reads: Db = db) {
 
     /** Reads the policy and locks it until the transaction ends. */
     async findForUpdate(tenantId: string, id: string): Promise<SlaPolicy | null> {
-      const row = await db.selectFrom('sla_policies').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const row = await db
+        .selectFrom('sla_policies')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return row ? toPolicy(row) : null;
     },
 
     /** The tenant's default, locked, or null. */
     async findDefaultForUpdate(tenantId: string): Promise<SlaPolicy | null> {
-      const row = await db.selectFrom('sla_policies').selectAll().where('tenant_id', '=', tenantId).where('is_default', '=', true).forUpdate().executeTakeFirst();
+      const row = await db
+        .selectFrom('sla_policies')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('is_default', '=', true)
+        .forUpdate()
+        .executeTakeFirst();
       return row ? toPolicy(row) : null;
     },
 
@@ -143,7 +160,14 @@ export function createSlaPoliciesRepository(db: Db, reads: Db = db) {
      * calendar as it is now, or null. Share-locked, so neither changes before the ticket's copy commits.
      */
     async snapshotFor(tenantId: string, clientId: string): Promise<PolicySnapshot | null> {
-      const { rows } = await sql<{ id: string; targets: SlaTargets; time_zone: string | null; hours: unknown; holidays: unknown; closed_days: string[] | null }>`
+      const { rows } = await sql<{
+        id: string;
+        targets: SlaTargets;
+        time_zone: string | null;
+        hours: unknown;
+        holidays: unknown;
+        closed_days: string[] | null;
+      }>`
         SELECT p.id, p.targets, c.time_zone, c.hours, c.holidays, c.closed_days
         FROM sla_policies p LEFT JOIN calendars c ON c.id = p.calendar_id
         WHERE p.tenant_id = ${tenantId}::uuid
@@ -156,7 +180,12 @@ export function createSlaPoliciesRepository(db: Db, reads: Db = db) {
       const calendar =
         row.time_zone === null
           ? null
-          : ({ time_zone: row.time_zone, hours: row.hours, holidays: row.holidays ?? null, closed_days: row.closed_days ?? [] } as BusinessCalendar);
+          : ({
+              time_zone: row.time_zone,
+              hours: row.hours,
+              holidays: row.holidays ?? null,
+              closed_days: row.closed_days ?? [],
+            } as BusinessCalendar);
       return { policyId: row.id, targets: row.targets, calendar };
     },
   };

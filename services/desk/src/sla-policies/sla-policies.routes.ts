@@ -1,12 +1,19 @@
 import { ADMIN_SCOPE, tenantOf } from '@msp/auth';
 import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { BusinessRuleProblem, created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
-import { NewSlaPolicySchema, SlaPolicyChangesSchema, SlaPolicyListQuery, SlaPolicyPageSchema, SlaPolicySchema } from './sla-policy.schemas';
+import {
+  NewSlaPolicySchema,
+  SlaPolicyChangesSchema,
+  SlaPolicyListQuery,
+  SlaPolicyPageSchema,
+  SlaPolicySchema,
+} from './sla-policy.schemas';
 import type { SlaPoliciesService } from './sla-policies.service';
 
 const REACH_RULE =
-  'Each target must be reachable within 260 weeks (5 years) of the calendar\'s regular weeks: at most 260 × its business minutes a week ' +
-  '(a calendar open 08:00–17:00 on weekdays, 2,700 minutes a week, takes any target up to the maximum; one open a minute a week at most 260), else 422 `urn:msp:problem:targets-beyond-calendar` naming each target; ' +
+  "Each target must be reachable within 260 weeks (5 years) of the calendar's regular weeks: at most 260 × its business minutes a week " +
+  '(a calendar open 08:00–17:00 on weekdays, 2,700 minutes a week, takes any target up to the maximum; one open ' +
+  'a minute a week at most 260), else 422 `urn:msp:problem:targets-beyond-calendar` naming each target; ' +
   'without a calendar (24×7) every target fits.';
 
 const TAGS = ['SLA policies'];
@@ -43,7 +50,9 @@ export function registerSlaPolicyRoutes(api: ApiRouter, policies: SlaPoliciesSer
     responses: {
       201: created('The created SLA policy.', SlaPolicySchema),
       422: unprocessableResponse(
-        '`calendar_id` names no calendar of the tenant (`urn:msp:problem:unknown-reference`), or a target is beyond what the calendar reaches in 260 of its weeks (`urn:msp:problem:targets-beyond-calendar`, naming each target).',
+        '`calendar_id` names no calendar of the tenant (`urn:msp:problem:unknown-reference`), ' +
+          'or a target is beyond what the calendar reaches in 260 of its weeks ' +
+          '(`urn:msp:problem:targets-beyond-calendar`, naming each target).',
         BusinessRuleProblem,
       ),
     },
@@ -78,7 +87,9 @@ export function registerSlaPolicyRoutes(api: ApiRouter, policies: SlaPoliciesSer
     responses: {
       200: { description: 'The SLA policy after the change.', schema: SlaPolicySchema },
       422: unprocessableResponse(
-        '`calendar_id` names no calendar of the tenant (`urn:msp:problem:unknown-reference`), or a target is beyond what the calendar reaches in 260 of its weeks (`urn:msp:problem:targets-beyond-calendar`, naming each target).',
+        '`calendar_id` names no calendar of the tenant (`urn:msp:problem:unknown-reference`), ' +
+          'or a target is beyond what the calendar reaches in 260 of its weeks ' +
+          '(`urn:msp:problem:targets-beyond-calendar`, naming each target).',
         BusinessRuleProblem,
       ),
     },

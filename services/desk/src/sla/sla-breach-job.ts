@@ -12,7 +12,12 @@ export interface SlaBreachJob {
  * and what was noticed lives in ticket_slas, so a restarted process, or any replica, carries on
  * where another left off, and the claims make each breach noticed once (sla.service.ts).
  */
-export function createSlaBreachJob(sweep: () => Promise<number>, intervalMs: number, logger: Logger, name = 'sla breach sweep'): SlaBreachJob {
+export function createSlaBreachJob(
+  sweep: () => Promise<number>,
+  intervalMs: number,
+  logger: Logger,
+  name = 'sla breach sweep',
+): SlaBreachJob {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = true;
@@ -21,7 +26,8 @@ export function createSlaBreachJob(sweep: () => Promise<number>, intervalMs: num
     timer = undefined;
     running = sweep()
       .then((found) => {
-        if (found) logger.info(name === 'sla breach sweep' ? 'sla breaches noticed' : `${name}: done`, { breaches: found });
+        if (found)
+          logger.info(name === 'sla breach sweep' ? 'sla breaches noticed' : `${name}: done`, { breaches: found });
       })
       .catch((error: unknown) => {
         logger.error(`${name} failed`, { error: error instanceof Error ? error.message : String(error) });

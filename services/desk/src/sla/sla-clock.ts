@@ -16,7 +16,13 @@
  *   calendar closed on most of its open days, a resolution paused for decades); a ticket's write
  *   never fails on it.
  */
-import { addBusinessMinutes, businessMinutesBetween, isBusinessTimeRangeError, weeklyBusinessMinutes, type BusinessCalendar } from '@msp/calendar';
+import {
+  addBusinessMinutes,
+  businessMinutesBetween,
+  isBusinessTimeRangeError,
+  weeklyBusinessMinutes,
+  type BusinessCalendar,
+} from '@msp/calendar';
 import type { SlaTargets } from '../sla-policies/sla-policy.schemas';
 import type { TicketStatus } from '../tickets/ticket-status';
 import type { SlaTargetName } from './sla.schemas';
@@ -35,7 +41,11 @@ export const TARGET_MAX_WEEKS = 260;
  * problem document's `errors` (`targets.<priority>.<target>`); empty when every one fits. `null`
  * is 24×7, which every target fits.
  */
-export function targetsBeyondCalendar(calendar: BusinessCalendar | null, targets: SlaTargets, calendarName = 'the calendar'): { field: string; message: string }[] {
+export function targetsBeyondCalendar(
+  calendar: BusinessCalendar | null,
+  targets: SlaTargets,
+  calendarName = 'the calendar',
+): { field: string; message: string }[] {
   if (calendar === null) return [];
   const weekly = weeklyBusinessMinutes(calendar);
   const most = weekly * TARGET_MAX_WEEKS;
@@ -45,7 +55,9 @@ export function targetsBeyondCalendar(calendar: BusinessCalendar | null, targets
       if (target[name] <= most) continue;
       errors.push({
         field: `targets.${priority}.${name}`,
-        message: `${target[name]} business minutes would take more than ${TARGET_MAX_WEEKS} weeks (5 years) of ${calendarName}, which is open ${weekly} minutes a week: at most ${most}`,
+        message:
+          `${target[name]} business minutes would take more than ${TARGET_MAX_WEEKS} weeks (5 years) of ` +
+          `${calendarName}, which is open ${weekly} minutes a week: at most ${most}`,
       });
     }
   }
@@ -57,7 +69,13 @@ export interface SlaClocks {
   targets: SlaTargets;
   /** `dueAt` null: unknown, the calendar cannot give the target (see above). */
   firstResponse: { dueAt: Date | null; completedAt: Date | null; breachedAt: Date | null };
-  resolution: { dueAt: Date | null; completedAt: Date | null; stoppedAt: Date | null; pausedMinutes: number; breachedAt: Date | null };
+  resolution: {
+    dueAt: Date | null;
+    completedAt: Date | null;
+    stoppedAt: Date | null;
+    pausedMinutes: number;
+    breachedAt: Date | null;
+  };
 }
 
 const STOPPED: readonly TicketStatus[] = ['pending', 'resolved', 'closed'];
@@ -73,22 +91,42 @@ function dueAfter(calendar: BusinessCalendar | null, from: Date, minutes: number
   }
 }
 
-function firstResponseDue(clocks: Pick<SlaClocks, 'calendar' | 'targets'>, priority: Priority, createdAt: Date): Date | null {
+function firstResponseDue(
+  clocks: Pick<SlaClocks, 'calendar' | 'targets'>,
+  priority: Priority,
+  createdAt: Date,
+): Date | null {
   return dueAfter(clocks.calendar, createdAt, clocks.targets[priority].first_response_minutes);
 }
 
-function resolutionDue(clocks: Pick<SlaClocks, 'calendar' | 'targets'>, priority: Priority, createdAt: Date, pausedMinutes: number): Date | null {
+function resolutionDue(
+  clocks: Pick<SlaClocks, 'calendar' | 'targets'>,
+  priority: Priority,
+  createdAt: Date,
+  pausedMinutes: number,
+): Date | null {
   return dueAfter(clocks.calendar, createdAt, clocks.targets[priority].resolution_minutes + pausedMinutes);
 }
 
 /** The clocks of a ticket opened at `createdAt` under a policy's targets and calendar. */
-export function startClocks(calendar: BusinessCalendar | null, targets: SlaTargets, priority: Priority, createdAt: Date): SlaClocks {
+export function startClocks(
+  calendar: BusinessCalendar | null,
+  targets: SlaTargets,
+  priority: Priority,
+  createdAt: Date,
+): SlaClocks {
   const policy = { calendar, targets };
   return {
     calendar,
     targets,
     firstResponse: { dueAt: firstResponseDue(policy, priority, createdAt), completedAt: null, breachedAt: null },
-    resolution: { dueAt: resolutionDue(policy, priority, createdAt, 0), completedAt: null, stoppedAt: null, pausedMinutes: 0, breachedAt: null },
+    resolution: {
+      dueAt: resolutionDue(policy, priority, createdAt, 0),
+      completedAt: null,
+      stoppedAt: null,
+      pausedMinutes: 0,
+      breachedAt: null,
+    },
   };
 }
 
@@ -100,7 +138,11 @@ export function startClocks(calendar: BusinessCalendar | null, targets: SlaTarge
 export function settle(clocks: SlaClocks, now: Date): SlaTargetName[] {
   const breached: SlaTargetName[] = [];
   const { firstResponse, resolution } = clocks;
-  if (!firstResponse.breachedAt && firstResponse.dueAt !== null && firstResponse.dueAt < (firstResponse.completedAt ?? now)) {
+  if (
+    !firstResponse.breachedAt &&
+    firstResponse.dueAt !== null &&
+    firstResponse.dueAt < (firstResponse.completedAt ?? now)
+  ) {
     firstResponse.breachedAt = now;
     breached.push('first_response');
   }
@@ -139,5 +181,6 @@ export function moveStatus(clocks: SlaClocks, to: TicketStatus, priority: Priori
 /** A new priority: the targets not yet done count its minutes from the creation, with the elapsed (and paused) time kept. */
 export function retarget(clocks: SlaClocks, priority: Priority, createdAt: Date): void {
   if (!clocks.firstResponse.completedAt) clocks.firstResponse.dueAt = firstResponseDue(clocks, priority, createdAt);
-  if (!clocks.resolution.completedAt) clocks.resolution.dueAt = resolutionDue(clocks, priority, createdAt, clocks.resolution.pausedMinutes);
+  if (!clocks.resolution.completedAt)
+    clocks.resolution.dueAt = resolutionDue(clocks, priority, createdAt, clocks.resolution.pausedMinutes);
 }

@@ -15,7 +15,14 @@ const CLAIM_BATCH = 100;
 export function createSlaService(store: Store) {
   async function recordBreaches(tx: Repositories, tenantId: string, ticket: Ticket, targets: SlaTargetName[]) {
     for (const target of targets) {
-      await tx.events.record({ type: 'ticket.sla_breached', tenantId, resourceType: 'ticket', resourceId: ticket.id, object: ticket, extra: { target } });
+      await tx.events.record({
+        type: 'ticket.sla_breached',
+        tenantId,
+        resourceType: 'ticket',
+        resourceId: ticket.id,
+        object: ticket,
+        extra: { target },
+      });
     }
   }
 
@@ -28,7 +35,13 @@ export function createSlaService(store: Store) {
     /** Starts the clocks of a ticket just opened under `policy`; answers the ticket with its `sla`. */
     async onTicketCreated(tx: Repositories, tenantId: string, ticket: Ticket, policy: PolicySnapshot): Promise<Ticket> {
       const clocks = startClocks(policy.calendar, policy.targets, ticket.priority, new Date(ticket.created_at));
-      await tx.ticketSlas.create({ ...clocks, ticketId: ticket.id, ticketCreatedAt: new Date(ticket.created_at), tenantId, policyId: policy.policyId });
+      await tx.ticketSlas.create({
+        ...clocks,
+        ticketId: ticket.id,
+        ticketCreatedAt: new Date(ticket.created_at),
+        tenantId,
+        policyId: policy.policyId,
+      });
       return { ...ticket, sla: await tx.ticketSlas.json(ticket.id) };
     },
 
@@ -36,7 +49,13 @@ export function createSlaService(store: Store) {
      * A ticket changed (`after` as written, its `sla` still as before): a status move stops, completes
      * or resumes the clocks, a new priority re-targets them. Answers the ticket with its `sla` now.
      */
-    async onTicketChanged(tx: Repositories, tenantId: string, before: Ticket, after: Ticket, now: Date): Promise<Ticket> {
+    async onTicketChanged(
+      tx: Repositories,
+      tenantId: string,
+      before: Ticket,
+      after: Ticket,
+      now: Date,
+    ): Promise<Ticket> {
       if (!before.sla || (before.status === after.status && before.priority === after.priority)) return after;
       const clocks = await tx.ticketSlas.findForUpdate(tenantId, before.id);
       if (!clocks) return after;
@@ -59,7 +78,8 @@ export function createSlaService(store: Store) {
       const breached = settle(clocks, now);
       respond(clocks, now);
       await tx.ticketSlas.save(clocks);
-      if (breached.length) await recordBreaches(tx, tenantId, { ...ticket, sla: await tx.ticketSlas.json(ticket.id) }, breached);
+      if (breached.length)
+        await recordBreaches(tx, tenantId, { ...ticket, sla: await tx.ticketSlas.json(ticket.id) }, breached);
     },
 
     /**

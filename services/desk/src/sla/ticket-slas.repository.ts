@@ -41,13 +41,16 @@ const dueOut = (dueAt: Date) => (dueAt.getTime() >= UNKNOWN_DUE.getTime() ? null
 const clockJson = (target: SlaTargetName) => `jsonb_build_object(
     'due_at', ${isoTimestampSql(`NULLIF(s.${target}_due_at, ${UNKNOWN_DUE_SQL})`)},
     'completed_at', ${isoTimestampSql(`s.${target}_completed_at`)},
-    'status', CASE WHEN ${breachedSql[target]} THEN 'breached' WHEN ${metSql[target]} THEN 'met'${target === 'resolution' ? ` WHEN ${PAUSED_SQL} THEN 'paused'` : ''} ELSE 'running' END)`;
+    'status', CASE WHEN ${breachedSql[target]} THEN 'breached' WHEN ${metSql[target]}
+      THEN 'met'${target === 'resolution' ? ` WHEN ${PAUSED_SQL} THEN 'paused'` : ''} ELSE 'running' END)`;
 
 /**
  * The ticket's `sla` as the API shows it, from its clocks' row `s` (null when it has none): an
  * expression of a query over `tickets` joined to its clocks (TICKET_SLA_JOIN).
  */
-export const SLA_JSON_SQL = `CASE WHEN s.ticket_id IS NOT NULL THEN jsonb_build_object('policy_id', s.policy_id, 'first_response', ${clockJson('first_response')}, 'resolution', ${clockJson('resolution')}) END`;
+export const SLA_JSON_SQL = `CASE WHEN s.ticket_id IS NOT NULL
+  THEN jsonb_build_object('policy_id', s.policy_id, 'first_response', ${clockJson('first_response')}, 'resolution',
+  ${clockJson('resolution')}) END`;
 
 /**
  * Joins a query over `tickets` to its clocks as `s`: one probe of ticket_slas' primary key per
@@ -118,9 +121,14 @@ export function slaStatusSql(tenantId: string, status: SlaListStatus, atRiskMinu
  * buckets at its ends off the partial index, so the count does not grow with the backlog of clocks
  * due in the window. The other states count their clocks.
  */
-export function slaStatusTotalSql(tenantId: string, status: SlaListStatus, atRiskMinutes: number): RawBuilder<{ count: number }> {
+export function slaStatusTotalSql(
+  tenantId: string,
+  status: SlaListStatus,
+  atRiskMinutes: number,
+): RawBuilder<{ count: number }> {
   if (status === 'running') return sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), NULL) AS count`;
-  if (status === 'at_risk') return sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), now() + make_interval(mins => ${atRiskMinutes}::int)) AS count`;
+  if (status === 'at_risk')
+    return sql`SELECT ticket_sla_due_count(${tenantId}::uuid, now(), now() + make_interval(mins => ${atRiskMinutes}::int)) AS count`;
   return sql`SELECT count(*) FROM ticket_slas s WHERE ${slaStatusSql(tenantId, status, atRiskMinutes)}`;
 }
 
@@ -140,7 +148,11 @@ function toRecord(row: Selectable<TicketSlaRow>): TicketSlaRecord {
     policyId: row.policy_id,
     calendar: row.calendar as BusinessCalendar | null,
     targets: row.targets as SlaTargets,
-    firstResponse: { dueAt: dueOut(row.first_response_due_at), completedAt: row.first_response_completed_at, breachedAt: row.first_response_breached_at },
+    firstResponse: {
+      dueAt: dueOut(row.first_response_due_at),
+      completedAt: row.first_response_completed_at,
+      breachedAt: row.first_response_breached_at,
+    },
     resolution: {
       dueAt: dueOut(row.resolution_due_at),
       completedAt: row.resolution_completed_at,
@@ -166,7 +178,11 @@ function clockColumns(clocks: SlaClocks) {
 
 /** The columns of each target that the breach sweep reads: due, done, breached. */
 const SWEEP = {
-  first_response: { due: 'first_response_due_at', done: 'first_response_completed_at', breached: 'first_response_breached_at' },
+  first_response: {
+    due: 'first_response_due_at',
+    done: 'first_response_completed_at',
+    breached: 'first_response_breached_at',
+  },
   resolution: { due: 'resolution_due_at', done: 'resolution_stopped_at', breached: 'resolution_breached_at' },
 } as const;
 
@@ -189,7 +205,13 @@ export function createTicketSlasRepository(db: Db) {
 
     /** The ticket's clocks, locked until the transaction ends (the breach sweep skips them meanwhile), or null. */
     async findForUpdate(tenantId: string, ticketId: string): Promise<TicketSlaRecord | null> {
-      const row = await db.selectFrom('ticket_slas').selectAll().where('ticket_id', '=', ticketId).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const row = await db
+        .selectFrom('ticket_slas')
+        .selectAll()
+        .where('ticket_id', '=', ticketId)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return row ? toRecord(row) : null;
     },
 
@@ -199,7 +221,9 @@ export function createTicketSlasRepository(db: Db) {
 
     /** The ticket's `sla` as its reads show it. */
     async json(ticketId: string): Promise<TicketSla | null> {
-      const { rows } = await sql<{ sla: TicketSla | null }>`SELECT ${sql.raw(SLA_JSON_SQL)} AS sla FROM ticket_slas s WHERE s.ticket_id = ${ticketId}::uuid`.execute(db);
+      const { rows } = await sql<{
+        sla: TicketSla | null;
+      }>`SELECT ${sql.raw(SLA_JSON_SQL)} AS sla FROM ticket_slas s WHERE s.ticket_id = ${ticketId}::uuid`.execute(db);
       return rows[0]?.sla ?? null;
     },
 
@@ -211,7 +235,10 @@ export function createTicketSlasRepository(db: Db) {
      */
     async claimBreaches(target: SlaTargetName, limit: number): Promise<{ ticketId: string; tenantId: string }[]> {
       const c = SWEEP[target];
-      const { rows } = await sql<{ ticket_id: string; tenant_id: string }>`UPDATE ticket_slas SET ${sql.ref(c.breached)} = now()
+      const { rows } = await sql<{
+        ticket_id: string;
+        tenant_id: string;
+      }>`UPDATE ticket_slas SET ${sql.ref(c.breached)} = now()
          WHERE ticket_id IN (
            SELECT ticket_id FROM ticket_slas
            WHERE ${sql.ref(c.due)} < now() AND ${sql.ref(c.breached)} IS NULL AND (${sql.ref(c.done)} IS NULL OR ${sql.ref(c.done)} > ${sql.ref(c.due)})

@@ -4,7 +4,14 @@ import { listWindow, pageWindow, unknownAfterItem, type PageRequest } from '@msp
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db';
 import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
-import { SLA_JSON_SQL, TICKET_SLA_COLUMN, TICKET_SLA_JOIN, slaNextDueOrder, slaStatusSql, slaStatusTotalSql } from '../sla/ticket-slas.repository';
+import {
+  SLA_JSON_SQL,
+  TICKET_SLA_COLUMN,
+  TICKET_SLA_JOIN,
+  slaNextDueOrder,
+  slaStatusSql,
+  slaStatusTotalSql,
+} from '../sla/ticket-slas.repository';
 import type { AttachmentRef } from '../attachments/attachment.schemas';
 import type { SlaListing, TicketSla } from '../sla/sla.schemas';
 import { SEARCH_WINDOW, type Ticket, type TicketFilters, type TicketSearch } from './ticket.schemas';
@@ -35,9 +42,10 @@ const SLA_JOIN = sql.raw(TICKET_SLA_JOIN);
 /** A RETURNING's (no join there): the clocks by a subselect. */
 const TICKET_RETURNING = ticketColumns(TICKET_SLA_COLUMN);
 /** The new ticket as the API answers it, as JSON: its row with the timestamps in the API's text (for the event a create records in its statement). */
-const TICKET_JSON = sql.raw(
-  `to_jsonb(ticket) || jsonb_build_object(${['created_at', 'updated_at', 'resolved_at', 'closed_at'].map((column) => `'${column}', ${isoTimestampSql(`ticket.${column}`)}`).join(', ')})`,
+const TIMESTAMPS_AS_TEXT = ['created_at', 'updated_at', 'resolved_at', 'closed_at'].map(
+  (column) => `'${column}', ${isoTimestampSql(`ticket.${column}`)}`,
 );
+const TICKET_JSON = sql.raw(`to_jsonb(ticket) || jsonb_build_object(${TIMESTAMPS_AS_TEXT.join(', ')})`);
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
 const NARROW_MATCHES = 500;
 /** The list's default order, which `after` pages: newest first, the id breaking ties. */
@@ -163,7 +171,9 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
   }
 
   async function findById(tenantId: string, id: string): Promise<Ticket | null> {
-    const [row] = await rows(sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ${id}::uuid AND tickets.tenant_id = ${tenantId}::uuid`);
+    const [row] = await rows(
+      sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ${id}::uuid AND tickets.tenant_id = ${tenantId}::uuid`,
+    );
     return row ? toTicket(row) : null;
   }
 
@@ -237,7 +247,9 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
     const window = pageWindow(page);
     const join = sla || sortByDue ? SLA_JOIN : sql``;
     const key = sortByDue ? sql`s.next_due_at` : sql`ts_rank_cd(tickets.search_vector, ${query}::tsquery)`;
-    const order = sql.raw(sortByDue ? 'key ASC NULLS LAST, created_at DESC, id DESC' : 'key DESC, created_at DESC, id DESC');
+    const order = sql.raw(
+      sortByDue ? 'key ASC NULLS LAST, created_at DESC, id DESC' : 'key DESC, created_at DESC, id DESC',
+    );
     const [found, counted] = await Promise.all([
       rows(
         sql<TicketSqlRow & { key: unknown }>`
@@ -247,10 +259,19 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
           ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`,
         reads,
       ),
-      rows(sql<{ count: number }>`SELECT count(*) AS count FROM (SELECT 1 FROM tickets ${join} WHERE ${where} LIMIT ${SEARCH_WINDOW + 1}) matches`, reads),
+      rows(
+        sql<{
+          count: number;
+        }>`SELECT count(*) AS count FROM (SELECT 1 FROM tickets ${join} WHERE ${where} LIMIT ${SEARCH_WINDOW + 1}) matches`,
+        reads,
+      ),
     ]);
     const matched = Number(counted[0]?.count ?? 0);
-    return { items: found.map(toTicket), total: Math.min(matched, SEARCH_WINDOW), totalExact: matched <= SEARCH_WINDOW };
+    return {
+      items: found.map(toTicket),
+      total: Math.min(matched, SEARCH_WINDOW),
+      totalExact: matched <= SEARCH_WINDOW,
+    };
   }
 
   return {
@@ -258,7 +279,12 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
 
     /** The id of the tenant's ticket of this number, if any. */
     async findIdByNumber(tenantId: string, number: number): Promise<string | null> {
-      const row = await db.selectFrom('tickets').select('id').where('tenant_id', '=', tenantId).where('number', '=', number).executeTakeFirst();
+      const row = await db
+        .selectFrom('tickets')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('number', '=', number)
+        .executeTakeFirst();
       return row?.id ?? null;
     },
 
@@ -315,27 +341,45 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
       const active = (Object.entries(filters) as [keyof TicketFilters, string | undefined][]).filter(
         (entry): entry is [keyof TicketFilters, string] => entry[0] in FILTER_SQL && entry[1] !== undefined,
       );
-      const sla = filters.sla_status ? slaStatusSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60) : undefined;
+      const sla = filters.sla_status
+        ? slaStatusSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60)
+        : undefined;
       // With `narrow` (searchQuery), the index finds the rarer words' rows and ts_match_vq (the @@
       // operator as a function, which no index serves) checks the whole query on those alone.
       const search =
         filters.query === undefined
           ? []
           : filters.narrow
-            ? [sql<boolean>`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`]
+            ? [
+                sql<boolean>`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`,
+              ]
             : [sql<boolean>`search_vector @@ ${filters.query}::tsquery`];
       const where = sql<boolean>`${sql.join(
-        [sql`tickets.tenant_id = ${tenantId}::uuid`, ...active.map(([key, value]) => FILTER_SQL[key](value)), ...(sla ? [sla] : []), ...search],
+        [
+          sql`tickets.tenant_id = ${tenantId}::uuid`,
+          ...active.map(([key, value]) => FILTER_SQL[key](value)),
+          ...(sla ? [sla] : []),
+          ...search,
+        ],
         sql` AND `,
       )}`;
-      if (filters.query !== undefined) return searchPage(tenantId, where, filters.query, { sla: sla !== undefined, sortByDue: filters.sort === 'sla_due_at' }, page);
+      if (filters.query !== undefined)
+        return searchPage(
+          tenantId,
+          where,
+          filters.query,
+          { sla: sla !== undefined, sortByDue: filters.sort === 'sla_due_at' },
+          page,
+        );
       const [dimension, value] = active[0] ?? ['all', ''];
       const total =
         filters.sla_status && active.length === 0
           ? slaStatusTotalSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60)
           : active.length > 1 || sla || (active[0] !== undefined && !COUNTED_FILTERS.has(active[0][0]))
             ? sql<{ count: number }>`SELECT count(*) AS count FROM tickets ${sla ? SLA_JOIN : sql``} WHERE ${where}`
-            : sql<{ count: number }>`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
+            : sql<{
+                count: number;
+              }>`SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = ${dimension} AND value = ${value}`;
       const order =
         filters.sort === 'sla_due_at'
           ? slaNextDueOrder(filters.sla_status === 'running' || filters.sla_status === 'at_risk')
@@ -345,12 +389,20 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
       // tickets after that one, where the (tenant_id, [filter,] created_at, id) index continues.
       let afterKey: unknown[] | undefined;
       if (window.after !== undefined) {
-        afterKey = await afterKeyOf(reads.selectFrom('tickets').where('tenant_id', '=', tenantId), KEYSET_ORDER, window.after);
+        afterKey = await afterKeyOf(
+          reads.selectFrom('tickets').where('tenant_id', '=', tenantId),
+          KEYSET_ORDER,
+          window.after,
+        );
         if (!afterKey) throw unknownAfterItem();
       }
       const after = afterKey ? sql` AND (tickets.created_at, tickets.id) < (${afterKey[0]}, ${afterKey[1]})` : sql``;
       const [items, counted] = await Promise.all([
-        rows(sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${after} ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`, reads),
+        rows(
+          sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${after} ORDER BY ${order}
+            LIMIT ${window.take} OFFSET ${window.skip}`,
+          reads,
+        ),
         rows(total, reads),
       ]);
       return { items: items.map(toTicket), total: Number(counted[0]?.count ?? 0) };
@@ -358,7 +410,13 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
 
     /** Reads the ticket and locks it until the transaction ends, so changes to one ticket queue. */
     async findForUpdate(tenantId: string, id: string): Promise<Ticket | null> {
-      const locked = await db.selectFrom('tickets').select('id').where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const locked = await db
+        .selectFrom('tickets')
+        .select('id')
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return locked ? findById(tenantId, id) : null;
     },
 
@@ -388,7 +446,8 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
     /** Reads the tickets of these ids that the tenant has and locks them, in id order (two such locks cannot deadlock). */
     async findManyForUpdate(tenantId: string, ids: string[]): Promise<Map<string, Ticket>> {
       const locked = await rows(
-        sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ANY(${ids}::uuid[]) AND tickets.tenant_id = ${tenantId}::uuid ORDER BY tickets.id FOR UPDATE OF tickets`,
+        sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE tickets.id = ANY(${ids}::uuid[])
+          AND tickets.tenant_id = ${tenantId}::uuid ORDER BY tickets.id FOR UPDATE OF tickets`,
       );
       return new Map(locked.map((row) => [row.id, toTicket(row)]));
     },

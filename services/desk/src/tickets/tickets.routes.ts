@@ -25,7 +25,9 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     summary: 'List tickets',
     description:
       'Newest first (`created_at` descending, then `id`). Filters combine with AND. With `q`, a full-text search over title, description and ' +
-      'comments, the most relevant first unless `sort` is given, among its ' + SEARCH_WINDOW_TEXT + ' newest matches (`pagination.total_exact` false when more match); ' +
+      'comments, the most relevant first unless `sort` is given, among its ' +
+      SEARCH_WINDOW_TEXT +
+      ' newest matches (`pagination.total_exact` false when more match); ' +
       'a `q` of only stop words or punctuation is a 400 (`urn:msp:problem:empty-search`).' +
       LIST_PAGES_DOC +
       ' `after` pages the default order only: with `q` or `sort` it is a 400 (deep pages of a search or of `sort=sla_due_at` go by `page`).',
@@ -45,13 +47,16 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     path: '/tickets',
     operationId: 'createTicket',
     summary: 'Open a ticket',
-    description: 'The ticket starts `open` and gets the tenant\'s next `number`.',
+    description: "The ticket starts `open` and gets the tenant's next `number`.",
     tags: TAGS,
     scope: 'write:tickets',
     body: NewTicketSchema,
     responses: {
       201: created('The created ticket.', TicketSchema),
-      422: unprocessableResponse('`client_id` names no client of the tenant, or `assignee_id` no active user of it.', TicketRuleProblem),
+      422: unprocessableResponse(
+        '`client_id` names no client of the tenant, or `assignee_id` no active user of it.',
+        TicketRuleProblem,
+      ),
     },
     handler: async (req, res, { body }) => {
       sendCreated(res, '/tickets', await tickets.create(tenantOf(req), body));
@@ -85,7 +90,10 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     body: TicketChangesSchema,
     responses: {
       200: { description: 'The ticket after the change.', schema: TicketSchema },
-      422: unprocessableResponse('An illegal status move (the problem lists `allowed_transitions`), a change to a closed ticket, or an unknown client or assignee.', TicketRuleProblem),
+      422: unprocessableResponse(
+        'An illegal status move (the problem lists `allowed_transitions`), a change to a closed ticket, or an unknown client or assignee.',
+        TicketRuleProblem,
+      ),
     },
     handler: async (req, res, { params, body }) => {
       res.json(await tickets.update(tenantOf(req), params.id, body));
@@ -98,7 +106,8 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     operationId: 'bulkUpdateTickets',
     summary: 'Change many tickets',
     description:
-      'Applies `changes` to each of `ids` by the rules of `PATCH /tickets/{id}` (and its `ticket.updated` event), one ticket after the other, each in its own ' +
+      'Applies `changes` to each of `ids` by the rules of `PATCH /tickets/{id}` (and its ' +
+      '`ticket.updated` event), one ticket after the other, each in its own ' +
       'transaction: the answer is 200 with one result per id, in order, `{id, status: 200, ticket}` or `{id, status: 404|412|422, problem}`; ' +
       'a ticket that fails leaves the others changed. `if_match` gives, per id, the ETag the ticket must still have (else its result is 412). ' +
       'A malformed request, an id given twice, or an `if_match` key not in `ids` is a 400 and changes nothing. ' +
@@ -127,10 +136,11 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     summary: 'Merge tickets into this one',
     description:
       'All or nothing: the comments (author and time kept, `merged_from_ticket_id` naming where each was written) and time entries (which take this ' +
-      'ticket\'s `client_id`) of every source move here; each source becomes `closed` with `merged_into_id`, this ticket lists them in `merged_ids` ' +
+      "ticket's `client_id`) of every source move here; each source becomes `closed` with `merged_into_id`, this ticket lists them in `merged_ids` " +
       'and gets an internal comment recording the merge. Events: `ticket.updated` for each source, `comment.created`, then `ticket.merged`. ' +
       'A source of another tenant (or none) is a 404; a closed target, the target among the sources, or a source merged before is a 422. ' +
-      'The merge holds the lock a `PATCH` of each of its tickets takes: a `PATCH` of one of them at the same time waits for the merge (its `If-Match` then fails, 412).',
+      'The merge holds the lock a `PATCH` of each of its tickets takes: a `PATCH` of one of them ' +
+      'at the same time waits for the merge (its `If-Match` then fails, 412).',
     tags: TAGS,
     scope: 'write:tickets',
     params: IdParams,
@@ -138,7 +148,8 @@ export function registerTicketRoutes(api: ApiRouter, tickets: TicketsService) {
     responses: {
       200: { description: 'The target after the merge.', schema: TicketSchema },
       422: unprocessableResponse(
-        'The target is closed (`urn:msp:problem:ticket-closed`), is among `source_ids` (`urn:msp:problem:merge-into-itself`), or a source was merged before (`urn:msp:problem:already-merged`).',
+        'The target is closed (`urn:msp:problem:ticket-closed`), is among `source_ids` ' +
+          '(`urn:msp:problem:merge-into-itself`), or a source was merged before (`urn:msp:problem:already-merged`).',
         TicketRuleProblem,
       ),
     },

@@ -16,7 +16,15 @@ import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { SlaListing } from '../sla/sla.schemas';
 import type { Repositories, Store } from '../store';
-import { SEARCH_WINDOW, SEARCH_WINDOW_TEXT, type BulkChanges, type NewTicket, type Ticket, type TicketChanges, type TicketFilters } from './ticket.schemas';
+import {
+  SEARCH_WINDOW,
+  SEARCH_WINDOW_TEXT,
+  type BulkChanges,
+  type NewTicket,
+  type Ticket,
+  type TicketChanges,
+  type TicketFilters,
+} from './ticket.schemas';
 import { allowedTransitions, canTransition, isFinal, isWorking, timestampsFor } from './ticket-status';
 import type { NewTicketRow, TicketWrite } from './tickets.repository';
 import { createContactIn } from '../contacts/contacts.service';
@@ -70,7 +78,8 @@ function differences(ticket: Ticket, changes: TicketChanges): TicketWrite {
     const value = changes[field];
     if (value !== undefined && value !== ticket[field]) diff[column] = value;
   }
-  if (changes.requester_id !== undefined && changes.requester_id !== (ticket.requester?.id ?? null)) diff.requesterId = changes.requester_id;
+  if (changes.requester_id !== undefined && changes.requester_id !== (ticket.requester?.id ?? null))
+    diff.requesterId = changes.requester_id;
   if (changes.cc !== undefined) {
     const cc = ccOf(changes.cc);
     if (cc.join('\n') !== ticket.cc.join('\n')) diff.cc = cc;
@@ -82,7 +91,12 @@ function differences(ticket: Ticket, changes: TicketChanges): TicketWrite {
  * Deactivating a user unassigns the tickets still being worked on, not the resolved and closed
  * ones. A resolved ticket reopened later comes back unassigned if its assignee has left since.
  */
-async function reopensForAnInactiveAssignee(tx: Repositories, tenantId: string, ticket: Ticket, diff: TicketWrite): Promise<boolean> {
+async function reopensForAnInactiveAssignee(
+  tx: Repositories,
+  tenantId: string,
+  ticket: Ticket,
+  diff: TicketWrite,
+): Promise<boolean> {
   if (!diff.status || !isWorking(diff.status) || isWorking(ticket.status)) return false;
   if (diff.assigneeId !== undefined || !ticket.assignee_id) return false;
   return !(await tx.users.isActiveLocked(tenantId, ticket.assignee_id));
@@ -94,9 +108,13 @@ function preconditionHolds(ifMatch: string, ticket: Ticket): boolean {
 }
 
 const preconditionFailed = () =>
-  new AppError(412, 'The ticket has changed since the ETag given in if_match: GET it again and retry with its current ETag. It was not changed.', {
-    code: 'precondition-failed',
-  });
+  new AppError(
+    412,
+    'The ticket has changed since the ETag given in if_match: GET it again and retry with its current ETag. It was not changed.',
+    {
+      code: 'precondition-failed',
+    },
+  );
 
 /** What a bulk change answers for one id: the ticket after its change, or why it was not changed. */
 export type BulkOutcome = { id: string; ticket: Ticket } | { id: string; error: AppError };
@@ -116,17 +134,37 @@ const ticketLockKey = (tenantId: string, id: string) => resourceLockKey(tenantId
  * Opens a ticket inside the caller's transaction: in one statement when no SLA policy applies,
  * else with its clocks; records ticket.created. Null when a reference does not hold.
  */
-export async function openTicketIn(tx: Repositories, sla: SlaService, tenantId: string, ticket: NewTicketRow): Promise<Ticket | null> {
-  const created = await tx.tickets.create(tenantId, ticket, deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' }));
+export async function openTicketIn(
+  tx: Repositories,
+  sla: SlaService,
+  tenantId: string,
+  ticket: NewTicketRow,
+): Promise<Ticket | null> {
+  const created = await tx.tickets.create(
+    tenantId,
+    ticket,
+    deskEvents.head({ type: 'ticket.created', resourceType: 'ticket' }),
+  );
   return created ?? openUnderPolicy(tx, sla, tenantId, ticket);
 }
 
-async function openUnderPolicy(tx: Repositories, sla: SlaService, tenantId: string, ticket: NewTicketRow): Promise<Ticket | null> {
+async function openUnderPolicy(
+  tx: Repositories,
+  sla: SlaService,
+  tenantId: string,
+  ticket: NewTicketRow,
+): Promise<Ticket | null> {
   const policy = await sla.policyFor(tx, tenantId, ticket.clientId);
   const opened = policy && (await tx.tickets.createUnderPolicy(tenantId, ticket));
   if (!policy || !opened) return null;
   const withSla = await sla.onTicketCreated(tx, tenantId, opened, policy);
-  await tx.events.record({ type: 'ticket.created', tenantId, resourceType: 'ticket', resourceId: withSla.id, object: withSla });
+  await tx.events.record({
+    type: 'ticket.created',
+    tenantId,
+    resourceType: 'ticket',
+    resourceId: withSla.id,
+    object: withSla,
+  });
   return withSla;
 }
 
@@ -137,7 +175,10 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
    * or creates one under the ticket's client (which must then be given and exist). `client_id` may
    * be left out when the contact has a client.
    */
-  async function requesterOf(tenantId: string, input: NewTicket): Promise<{ requesterId: string | null; clientId: string }> {
+  async function requesterOf(
+    tenantId: string,
+    input: NewTicket,
+  ): Promise<{ requesterId: string | null; clientId: string }> {
     if (input.requester_id !== undefined && input.requester_email !== undefined) {
       throw validationFailed([{ field: 'requester_email', message: 'must not be given with requester_id' }]);
     }
@@ -148,7 +189,10 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
     } else if (input.requester_email !== undefined) {
       contact = await store.contacts.findByEmail(tenantId, input.requester_email);
       if (!contact) {
-        if (input.client_id === undefined) throw validationFailed([{ field: 'client_id', message: 'is required when requester_email names no contact yet' }]);
+        if (input.client_id === undefined)
+          throw validationFailed([
+            { field: 'client_id', message: 'is required when requester_email names no contact yet' },
+          ]);
         const email = input.requester_email;
         const made = store.transaction(async (tx) => {
           await assertReferences(tx, tenantId, { client_id: input.client_id });
@@ -163,7 +207,12 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
     }
     const clientId = input.client_id ?? contact?.client_id ?? undefined;
     if (clientId === undefined) {
-      throw validationFailed([{ field: 'client_id', message: contact ? 'is required: the requester\'s contact has no client' : 'is required without a requester' }]);
+      throw validationFailed([
+        {
+          field: 'client_id',
+          message: contact ? "is required: the requester's contact has no client" : 'is required without a requester',
+        },
+      ]);
     }
     return { requesterId: contact?.id ?? null, clientId };
   }
@@ -172,7 +221,9 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
     async list(tenantId: string, { q, ...filters }: TicketFilters & SlaListing & { q?: string }, page: PageRequest) {
       if (page.after !== undefined && (q !== undefined || filters.sort !== undefined)) {
         // A keyset is the list's default order (created_at, id); a rank or a due time is none.
-        throw validationFailed([{ field: 'after', message: 'pages the default order only: not with q or sort (use page)' }]);
+        throw validationFailed([
+          { field: 'after', message: 'pages the default order only: not with q or sort (use page)' },
+        ]);
       }
       if (q === undefined) return store.tickets.list(tenantId, filters, page);
       const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
@@ -189,7 +240,10 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
         // its window would answer an empty page as if the matches had ended. (With fewer matches
         // than the window, a page past them is empty, as on every list.)
         throw validationFailed([
-          { field: 'page', message: `a search pages through its ${SEARCH_WINDOW_TEXT} newest matches: page × per_page must stay within them (narrow q or add filters)` },
+          {
+            field: 'page',
+            message: `a search pages through its ${SEARCH_WINDOW_TEXT} newest matches: page × per_page must stay within them (narrow q or add filters)`,
+          },
         ]);
       }
       return found;
@@ -233,7 +287,9 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
         });
         if (underPolicy) return underPolicy;
       }
-      throw conflict('client_id or assignee_id kept changing while the ticket was being opened; send the request again.');
+      throw conflict(
+        'client_id or assignee_id kept changing while the ticket was being opened; send the request again.',
+      );
     },
 
     /**
@@ -248,19 +304,35 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
         if (ifMatch !== undefined && !preconditionHolds(ifMatch, ticket)) throw preconditionFailed();
         const diff = differences(ticket, changes);
         if (Object.keys(diff).length === 0) return ticket;
-        if (isFinal(ticket.status)) throw transitionProblem(ticket, 'The ticket is closed; a closed ticket cannot change.', 'ticket-closed');
+        if (isFinal(ticket.status))
+          throw transitionProblem(ticket, 'The ticket is closed; a closed ticket cannot change.', 'ticket-closed');
         if (diff.status && !canTransition(ticket.status, diff.status)) {
           const allowed = allowedTransitions(ticket.status).join(', ');
-          throw transitionProblem(ticket, `A ticket cannot move from ${ticket.status} to ${diff.status}; allowed: ${allowed}.`, 'illegal-transition');
+          throw transitionProblem(
+            ticket,
+            `A ticket cannot move from ${ticket.status} to ${diff.status}; allowed: ${allowed}.`,
+            'illegal-transition',
+          );
         }
-        await assertReferences(tx, tenantId, { client_id: diff.clientId, assignee_id: diff.assigneeId, requester_id: diff.requesterId });
+        await assertReferences(tx, tenantId, {
+          client_id: diff.clientId,
+          assignee_id: diff.assigneeId,
+          requester_id: diff.requesterId,
+        });
         if (await reopensForAnInactiveAssignee(tx, tenantId, ticket, diff)) diff.assigneeId = null;
         const now = new Date();
         const timestamps = diff.status ? timestampsFor(ticket.status, diff.status, now) : {};
         const written = await tx.tickets.update(tenantId, id, { ...diff, ...timestamps }, now);
         const updated = await sla.onTicketChanged(tx, tenantId, ticket, { ...written, sla: ticket.sla }, now);
         // The changes are taken between the API shapes, so the timestamps a status move set are in them too.
-        await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: id, object: updated, before: ticket });
+        await tx.events.record({
+          type: 'ticket.updated',
+          tenantId,
+          resourceType: 'ticket',
+          resourceId: id,
+          object: updated,
+          before: ticket,
+        });
         return updated;
       });
     },
@@ -282,7 +354,10 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
       const outcomes: BulkOutcome[] = [];
       for (const id of ids) {
         try {
-          outcomes.push({ id, ticket: await lock(ticketLockKey(tenantId, id), () => service.update(tenantId, id, changes, ifMatch[id])) });
+          outcomes.push({
+            id,
+            ticket: await lock(ticketLockKey(tenantId, id), () => service.update(tenantId, id, changes, ifMatch[id])),
+          });
         } catch (error) {
           if (!isAppError(error) || !BULK_ERROR_STATUSES.has(error.status)) throw error;
           outcomes.push({ id, error });
@@ -303,52 +378,86 @@ export function createTicketsService(store: Store, sla: SlaService, lock: Resour
      */
     merge(tenantId: string, targetId: string, sourceIds: string[], author: string): Promise<Ticket> {
       const keys = [targetId, ...sourceIds].map((id) => ticketLockKey(tenantId, id));
-      return lock(keys, () => store.transaction(async (tx) => {
-        const locked = await tx.tickets.findManyForUpdate(tenantId, [targetId, ...sourceIds]);
-        const target = locked.get(targetId);
-        if (!target) throw ticketNotFound();
-        const missing = sourceIds.filter((id) => !locked.has(id));
-        if (missing.length) {
-          throw notFound(`source_ids name tickets that do not exist in your tenant: ${missing.join(', ')}.`, {
-            errors: missing.map((id) => ({ field: 'source_ids', message: `${id} names no ticket of your tenant` })),
+      return lock(keys, () =>
+        store.transaction(async (tx) => {
+          const locked = await tx.tickets.findManyForUpdate(tenantId, [targetId, ...sourceIds]);
+          const target = locked.get(targetId);
+          if (!target) throw ticketNotFound();
+          const missing = sourceIds.filter((id) => !locked.has(id));
+          if (missing.length) {
+            throw notFound(`source_ids name tickets that do not exist in your tenant: ${missing.join(', ')}.`, {
+              errors: missing.map((id) => ({ field: 'source_ids', message: `${id} names no ticket of your tenant` })),
+            });
+          }
+          if (sourceIds.includes(targetId)) {
+            throw unprocessable('A ticket cannot be merged into itself: source_ids holds the target.', {
+              code: 'merge-into-itself',
+              errors: [{ field: 'source_ids', message: 'must not contain the target ticket' }],
+            });
+          }
+          if (isFinal(target.status))
+            throw transitionProblem(target, 'The ticket is closed; a closed ticket takes no merges.', 'ticket-closed');
+          const merged = sourceIds.map((id) => locked.get(id)!).filter((source) => source.merged_into_id !== null);
+          if (merged.length) {
+            throw unprocessable(
+              `Already merged into another ticket: ${merged.map((source) => source.id).join(', ')}.`,
+              {
+                code: 'already-merged',
+                errors: merged.map((source) => ({
+                  field: 'source_ids',
+                  message: `${source.id} was merged into ${source.merged_into_id}`,
+                })),
+              },
+            );
+          }
+          const now = new Date();
+          await tx.tickets.moveActivity(tenantId, sourceIds, target);
+          for (const id of sourceIds) {
+            const source = locked.get(id)!;
+            const timestamps = timestampsFor(source.status, 'closed', now);
+            const written = await tx.tickets.update(
+              tenantId,
+              id,
+              { status: 'closed', ...timestamps, mergedIntoId: targetId },
+              now,
+            );
+            const closed = await sla.onTicketChanged(tx, tenantId, source, { ...written, sla: source.sla }, now);
+            await tx.events.record({
+              type: 'ticket.updated',
+              tenantId,
+              resourceType: 'ticket',
+              resourceId: id,
+              object: closed,
+              before: source,
+            });
+          }
+          await tx.tickets.update(tenantId, targetId, { mergedIds: [...target.merged_ids, ...sourceIds] }, now);
+          const numbers = sourceIds.map((id) => `#${locked.get(id)!.number}`).join(', ');
+          const note = await tx.comments.create(tenantId, {
+            ticketId: targetId,
+            body: `Merged ${numbers} into this ticket: their comments and time entries are now here.`,
+            internal: true,
+            author,
           });
-        }
-        if (sourceIds.includes(targetId)) {
-          throw unprocessable('A ticket cannot be merged into itself: source_ids holds the target.', {
-            code: 'merge-into-itself',
-            errors: [{ field: 'source_ids', message: 'must not contain the target ticket' }],
+          await tx.events.record({
+            type: 'comment.created',
+            tenantId,
+            resourceType: 'comment',
+            resourceId: note.id,
+            object: note,
           });
-        }
-        if (isFinal(target.status)) throw transitionProblem(target, 'The ticket is closed; a closed ticket takes no merges.', 'ticket-closed');
-        const merged = sourceIds.map((id) => locked.get(id)!).filter((source) => source.merged_into_id !== null);
-        if (merged.length) {
-          throw unprocessable(`Already merged into another ticket: ${merged.map((source) => source.id).join(', ')}.`, {
-            code: 'already-merged',
-            errors: merged.map((source) => ({ field: 'source_ids', message: `${source.id} was merged into ${source.merged_into_id}` })),
+          const result = (await tx.tickets.findById(tenantId, targetId))!;
+          await tx.events.record({
+            type: 'ticket.merged',
+            tenantId,
+            resourceType: 'ticket',
+            resourceId: targetId,
+            object: result,
+            extra: { source_ids: sourceIds },
           });
-        }
-        const now = new Date();
-        await tx.tickets.moveActivity(tenantId, sourceIds, target);
-        for (const id of sourceIds) {
-          const source = locked.get(id)!;
-          const timestamps = timestampsFor(source.status, 'closed', now);
-          const written = await tx.tickets.update(tenantId, id, { status: 'closed', ...timestamps, mergedIntoId: targetId }, now);
-          const closed = await sla.onTicketChanged(tx, tenantId, source, { ...written, sla: source.sla }, now);
-          await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: id, object: closed, before: source });
-        }
-        await tx.tickets.update(tenantId, targetId, { mergedIds: [...target.merged_ids, ...sourceIds] }, now);
-        const numbers = sourceIds.map((id) => `#${locked.get(id)!.number}`).join(', ');
-        const note = await tx.comments.create(tenantId, {
-          ticketId: targetId,
-          body: `Merged ${numbers} into this ticket: their comments and time entries are now here.`,
-          internal: true,
-          author,
-        });
-        await tx.events.record({ type: 'comment.created', tenantId, resourceType: 'comment', resourceId: note.id, object: note });
-        const result = (await tx.tickets.findById(tenantId, targetId))!;
-        await tx.events.record({ type: 'ticket.merged', tenantId, resourceType: 'ticket', resourceId: targetId, object: result, extra: { source_ids: sourceIds } });
-        return result;
-      }));
+          return result;
+        }),
+      );
     },
   };
   return service;

@@ -44,13 +44,20 @@ function filtersOf(filters: TimeEntryFilters): RawBuilder<boolean>[] {
 }
 
 /** Which counter answers the filters: none (several filters: count the entries), the whole list, one filter's value, or a range of days. */
-function counterOf(filters: TimeEntryFilters): { combined: true } | { combined: false; filter?: { dimension: string; value: string }; days?: { from?: string; to?: string } } {
+function counterOf(
+  filters: TimeEntryFilters,
+):
+  | { combined: true }
+  | { combined: false; filter?: { dimension: string; value: string }; days?: { from?: string; to?: string } } {
   const given = (['client_id', 'user_id', 'billable'] as const).filter((key) => filters[key] !== undefined);
   const dated = filters.from !== undefined || filters.to !== undefined;
   if (given.length + (dated ? 1 : 0) > 1) return { combined: true };
   if (dated) return { combined: false, days: { from: filters.from, to: filters.to } };
   const [dimension] = given;
-  return { combined: false, filter: dimension === undefined ? undefined : { dimension, value: String(filters[dimension]) } };
+  return {
+    combined: false,
+    filter: dimension === undefined ? undefined : { dimension, value: String(filters[dimension]) },
+  };
 }
 
 /**
@@ -60,10 +67,15 @@ function counterOf(filters: TimeEntryFilters): { combined: true } | { combined: 
 async function countOf(reads: Db, tenantId: string, filters: TimeEntryFilters): Promise<number> {
   const counter = counterOf(filters);
   if (counter.combined) {
-    const { rows } = await sql<{ count: number }>`SELECT count(*) AS count FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${sql.join(filtersOf(filters), sql` AND `)}`.execute(reads);
+    const { rows } = await sql<{
+      count: number;
+    }>`SELECT count(*) AS count FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${sql.join(filtersOf(filters), sql` AND `)}`.execute(
+      reads,
+    );
     return Number(rows[0]?.count ?? 0);
   }
-  if (counter.days) return listCountRange(reads, { tenantId, list: 'time_entries', dimension: 'date', ...counter.days });
+  if (counter.days)
+    return listCountRange(reads, { tenantId, list: 'time_entries', dimension: 'date', ...counter.days });
   return listCount(reads, { tenantId, list: 'time_entries', ...counter.filter });
 }
 
@@ -71,7 +83,10 @@ async function countOf(reads: Db, tenantId: string, filters: TimeEntryFilters): 
  * Their amounts and billable amounts per currency (entries with a rate only), the same way from
  * time_entry_amounts (same keys), or summed over the entries for several filters at once.
  */
-function amountsOf(tenantId: string, filters: TimeEntryFilters): RawBuilder<{ currency: TimeEntry['currency']; amount: number; billable_amount: number }> {
+function amountsOf(
+  tenantId: string,
+  filters: TimeEntryFilters,
+): RawBuilder<{ currency: TimeEntry['currency']; amount: number; billable_amount: number }> {
   const counter = counterOf(filters);
   if (counter.combined) {
     return sql`SELECT currency, coalesce(sum(time_entry_amount(minutes, hourly_rate)), 0)::bigint AS amount,
@@ -79,7 +94,8 @@ function amountsOf(tenantId: string, filters: TimeEntryFilters): RawBuilder<{ cu
       FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND hourly_rate IS NOT NULL AND ${sql.join(filtersOf(filters), sql` AND `)}
       GROUP BY currency ORDER BY currency`;
   }
-  const sums = sql`SELECT currency, sum(amount)::bigint AS amount, sum(billable_amount)::bigint AS billable_amount FROM time_entry_amounts WHERE tenant_id = ${tenantId}::uuid`;
+  const sums = sql`SELECT currency, sum(amount)::bigint AS amount, sum(billable_amount)::bigint AS billable_amount
+    FROM time_entry_amounts WHERE tenant_id = ${tenantId}::uuid`;
   const where = counter.days
     ? sql`AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`
     : sql`AND dimension = ${counter.filter?.dimension ?? 'all'} AND value = ${counter.filter?.value ?? ''}`;
@@ -87,15 +103,20 @@ function amountsOf(tenantId: string, filters: TimeEntryFilters): RawBuilder<{ cu
 }
 
 /** Their minutes and billable minutes, the same way from time_entry_minutes (same keys as list_counts). */
-function minutesOf(tenantId: string, filters: TimeEntryFilters): RawBuilder<{ minutes: number; billable_minutes: number }> {
+function minutesOf(
+  tenantId: string,
+  filters: TimeEntryFilters,
+): RawBuilder<{ minutes: number; billable_minutes: number }> {
   const counter = counterOf(filters);
   if (counter.combined) {
     return sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(minutes) FILTER (WHERE billable), 0)::bigint AS billable_minutes
       FROM time_entries WHERE tenant_id = ${tenantId}::uuid AND ${sql.join(filtersOf(filters), sql` AND `)}`;
   }
-  const sums = sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(billable_minutes), 0)::bigint AS billable_minutes FROM time_entry_minutes WHERE tenant_id = ${tenantId}::uuid`;
+  const sums = sql`SELECT coalesce(sum(minutes), 0)::bigint AS minutes, coalesce(sum(billable_minutes),
+    0)::bigint AS billable_minutes FROM time_entry_minutes WHERE tenant_id = ${tenantId}::uuid`;
   // Dates sort as text (YYYY-MM-DD); an open end is every day that way.
-  if (counter.days) return sql`${sums} AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`;
+  if (counter.days)
+    return sql`${sums} AND dimension = 'date' AND value >= ${counter.days.from ?? '0000-00-00'} AND value <= ${counter.days.to ?? '9999-99-99'}`;
   return sql`${sums} AND dimension = ${counter.filter?.dimension ?? 'all'} AND value = ${counter.filter?.value ?? ''}`;
 }
 
@@ -112,12 +133,18 @@ export interface TimeEntryWrite {
 /** `reads`: where the list's page and total are read (the read replica with DATABASE_READ_URL); the rest reads `db`. */
 export function createTimeEntriesRepository(db: Db, reads: Db = db) {
   /** A page in the list's order (by number or keyset) of the `scoped` entries, filtered. */
-  function page(scope: ReturnType<typeof scoped>, filters: TimeEntryFilters, total: () => Promise<number>, request: PageRequest) {
+  function page(
+    scope: ReturnType<typeof scoped>,
+    filters: TimeEntryFilters,
+    total: () => Promise<number>,
+    request: PageRequest,
+  ) {
     const filtered = filtersOf(filters).reduce((query, condition) => query.where(condition), scope);
     return pageOfList(request, {
       scope,
       order: ORDER,
-      page: async (window, afterKey) => (await inListOrder(filtered.selectAll(), ORDER, window, afterKey).execute()).map(toTimeEntry),
+      page: async (window, afterKey) =>
+        (await inListOrder(filtered.selectAll(), ORDER, window, afterKey).execute()).map(toTimeEntry),
       total,
     });
   }
@@ -125,13 +152,24 @@ export function createTimeEntriesRepository(db: Db, reads: Db = db) {
 
   return {
     async findById(tenantId: string, id: string): Promise<TimeEntry | null> {
-      const row = await db.selectFrom('time_entries').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      const row = await db
+        .selectFrom('time_entries')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return row ? toTimeEntry(row) : null;
     },
 
     /** Reads the entry and locks it until the transaction ends, so changes to one entry queue. */
     async findForUpdate(tenantId: string, id: string): Promise<TimeEntry | null> {
-      const row = await db.selectFrom('time_entries').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const row = await db
+        .selectFrom('time_entries')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return row ? toTimeEntry(row) : null;
     },
 
@@ -140,16 +178,29 @@ export function createTimeEntriesRepository(db: Db, reads: Db = db) {
      * ticket's entries through (ticket_id, date, …): bounded by the one ticket's entries, not by the
      * tenant's (no counter needed).
      */
-    async listForTicket(tenantId: string, ticketId: string, request: PageRequest): Promise<{ items: TimeEntry[]; total: number }> {
+    async listForTicket(
+      tenantId: string,
+      ticketId: string,
+      request: PageRequest,
+    ): Promise<{ items: TimeEntry[]; total: number }> {
       const scope = scoped(tenantId).where('ticket_id', '=', ticketId);
-      return page(scope, {}, async () => (await scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count, request);
+      return page(
+        scope,
+        {},
+        async () => (await scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
+        request,
+      );
     },
 
     /**
      * A page of the filtered entries, and the number and minutes of all of them, from counters for
      * the whole list and each single filter (countOf, minutesOf); the page and the sums in parallel.
      */
-    async list(tenantId: string, filters: TimeEntryFilters, request: PageRequest): Promise<{ items: TimeEntry[]; total: number; totals: TimeTotals }> {
+    async list(
+      tenantId: string,
+      filters: TimeEntryFilters,
+      request: PageRequest,
+    ): Promise<{ items: TimeEntry[]; total: number; totals: TimeTotals }> {
       const [found, sums, amounts] = await Promise.all([
         page(scoped(tenantId), filters, () => countOf(reads, tenantId, filters), request),
         minutesOf(tenantId, filters).execute(reads),
@@ -162,13 +213,20 @@ export function createTimeEntriesRepository(db: Db, reads: Db = db) {
         totals: {
           minutes: Number(minutes?.minutes ?? 0),
           billable_minutes: Number(minutes?.billable_minutes ?? 0),
-          amounts: amounts.rows.map((sum) => ({ currency: sum.currency, amount: Number(sum.amount), billable_amount: Number(sum.billable_amount) })),
+          amounts: amounts.rows.map((sum) => ({
+            currency: sum.currency,
+            amount: Number(sum.amount),
+            billable_amount: Number(sum.billable_amount),
+          })),
         },
       };
     },
 
     /** `clientId` is the ticket's, read under the ticket's lock. */
-    async create(tenantId: string, entry: Required<TimeEntryWrite> & { ticketId: string; clientId: string }): Promise<TimeEntry> {
+    async create(
+      tenantId: string,
+      entry: Required<TimeEntryWrite> & { ticketId: string; clientId: string },
+    ): Promise<TimeEntry> {
       // (hourlyRate and currency: the price the service decided, kept with the entry.)
       const row = await db
         .insertInto('time_entries')

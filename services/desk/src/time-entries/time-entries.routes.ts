@@ -1,4 +1,14 @@
-import { IdParams, PROBLEM_CONTENT_TYPE, pageRequestOf, sendPage, sendStreamedFile, LIST_PAGES_DOC, STREAMED_FILE_IDLE_DOC, type ApiRouter, type Logger } from '@msp/http';
+import {
+  IdParams,
+  PROBLEM_CONTENT_TYPE,
+  pageRequestOf,
+  sendPage,
+  sendStreamedFile,
+  LIST_PAGES_DOC,
+  STREAMED_FILE_IDLE_DOC,
+  type ApiRouter,
+  type Logger,
+} from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { coalesce } from '@msp/csv';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
@@ -20,25 +30,43 @@ import { TIME_EXPORT_COLUMNS, type TimeEntriesService } from './time-entries.ser
 const TAGS = ['Time entries'];
 
 const ORDER = 'Ordered by `date` descending (the day worked, latest first), then `created_at` descending, then `id`.';
-const USER_PROBLEM = '`user_id` names no active user of the tenant (`urn:msp:problem:unknown-reference`, `errors[0].field` is `user_id`).';
+const USER_PROBLEM =
+  '`user_id` names no active user of the tenant (`urn:msp:problem:unknown-reference`, `errors[0].field` is `user_id`).';
 
 const EXPORT_DESCRIPTION = [
-  'The billable time of one month for invoicing: one row per client, ticket, technician and price (currency and hourly rate) with the minutes of their **billable** entries dated in the month summed (non-billable entries are left out; a combination with none has no row). Entries priced apart (their own `hourly_rate`) make a row of their own.',
-  'Rows are ordered by client name, then ticket number, then technician name, then currency and rate. Names and titles are the current ones; a deactivated technician keeps their rows.',
+  'The billable time of one month for invoicing: one row per client, ticket, technician and price ' +
+    '(currency and hourly rate) with the minutes of their **billable** entries dated in the month ' +
+    'summed (non-billable entries are left out; a combination with none has no row). Entries priced ' +
+    'apart (their own `hourly_rate`) make a row of their own.',
+  'Rows are ordered by client name, then ticket number, then technician name, then currency and rate. ' +
+    'Names and titles are the current ones; a deactivated technician keeps their rows.',
   '',
-  `\`text/csv; charset=utf-8\`, RFC 4180 (comma, CRLF after every record, double quotes where a field needs them), a header row (also when the month has no billable time), file name \`time-YYYY-MM.csv\`. Columns: ${TIME_EXPORT_COLUMNS.map((c) => `\`${c}\``).join(', ')}:`,
-  '`client_id` and `client_name` (the ticket\'s client), `ticket_number` and `ticket_title`, `user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`), ' +
-    '`currency` (ISO 4217, the entries\' currency), `hourly_rate` (the entries\' rate in minor units, cents, per hour; empty for entries without a rate) and `amount` (in minor units, an integer: ' +
-    '`billable_minutes` × `hourly_rate` / 60 rounded half up to the minor unit once per row, as an invoice line is; empty without a rate). 80 minutes at 9500 (95.00 EUR an hour) is 12667 (126.67 EUR). ' +
-    'A row\'s amount may differ by a minor unit from the sum of its entries\' own `amount`s, each of which is rounded on its own.',
-  'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a leading `\'` (OWASP CSV injection), exactly as in hr\'s payroll CSV.',
+  `\`text/csv; charset=utf-8\`, RFC 4180 (comma, CRLF after every record, double quotes where a field ` +
+    'needs them), a header row (also when the month has no billable time), file name ' +
+    `\`time-YYYY-MM.csv\`. Columns: ${TIME_EXPORT_COLUMNS.map((c) => `\`${c}\``).join(', ')}:`,
+  "`client_id` and `client_name` (the ticket's client), `ticket_number` and `ticket_title`, " +
+    '`user_id` and `user_name` (the technician), `billable_minutes` (an integer), `hours` (the ' +
+    'same in decimal hours, dot, two decimals: 1 h 20 min = `1.33`), ' +
+    "`currency` (ISO 4217, the entries' currency), `hourly_rate` (the entries' rate in minor units, cents, per " +
+    'hour; empty for entries without a rate) and `amount` (in minor units, an integer: ' +
+    '`billable_minutes` × `hourly_rate` / 60 rounded half up to the minor unit once per row, as an invoice line ' +
+    'is; empty without a rate). 80 minutes at 9500 (95.00 EUR an hour) is 12667 (126.67 EUR). ' +
+    "A row's amount may differ by a minor unit from the sum of its entries' own `amount`s, each of which is rounded on its own.",
+  'A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) ' +
+    "gets a leading `'` (OWASP CSV injection), exactly as in hr's payroll CSV.",
   'The file is streamed as the database produces the rows (memory stays flat however large the month); a client that disconnects stops the query.',
-  `**Limits**: the exports of all tenants share a pool of ${TIME_EXPORT_POOL_SIZE} connections per instance; when none comes free within \`EXPORT_POOL_ACQUIRE_TIMEOUT_MS\` (5 s by default) the answer is 503 with \`Retry-After\`. ` +
-    'An export still running when the service shuts down is cut short (an incomplete file: export again); one still waiting for its first row answers 503 with `Retry-After`. ' +
+  `**Limits**: the exports of all tenants share a pool of ${TIME_EXPORT_POOL_SIZE} ` +
+    'connections per instance; when none comes free within ' +
+    `\`EXPORT_POOL_ACQUIRE_TIMEOUT_MS\` (5 s by default) the answer is 503 with \`Retry-After\`. ` +
+    'An export still running when the service shuts down is cut short (an incomplete file: export ' +
+    'again); one still waiting for its first row answers 503 with `Retry-After`. ' +
     STREAMED_FILE_IDLE_DOC,
 ].join('\n');
 
-export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: TimeEntriesService; logger: Logger; idleTimeoutMs: number }) {
+export function registerTimeEntryRoutes(
+  api: ApiRouter,
+  deps: { timeEntries: TimeEntriesService; logger: Logger; idleTimeoutMs: number },
+) {
   const { timeEntries, logger, idleTimeoutMs } = deps;
 
   api.route({
@@ -51,7 +79,7 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     scope: 'read:tickets',
     params: IdParams,
     query: TicketTimeEntryListQuery,
-    responses: { 200: page('A page of the ticket\'s time entries.', TimeEntryPageSchema) },
+    responses: { 200: page("A page of the ticket's time entries.", TimeEntryPageSchema) },
     handler: async (req, res, { params, query }) => {
       const paging = pageRequestOf(query);
       const { items, total } = await timeEntries.listForTicket(tenantOf(req), params.id, paging);
@@ -65,7 +93,7 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     operationId: 'createTicketTimeEntry',
     summary: 'Record time on a ticket',
     description:
-      '`date` defaults to today in the tenant\'s calendar zone (Europe/Berlin unless desk\'s `DEFAULT_TIME_ZONE` says otherwise), `billable` to true. ' +
+      "`date` defaults to today in the tenant's calendar zone (Europe/Berlin unless desk's `DEFAULT_TIME_ZONE` says otherwise), `billable` to true. " +
       'Time may be recorded on a ticket in any status, a closed one too (time is often entered after the work is done). Records `time_entry.created`.',
     tags: TAGS,
     scope: 'write:tickets',
@@ -88,7 +116,9 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     description:
       `Every time entry of the tenant, filtered (filters combine with AND; \`from\` and \`to\` include their days). ${ORDER} ` +
       '`totals` sums the minutes of **every** entry matching the filters, on all pages (`minutes`), and of the billable ones among them (`billable_minutes`).' +
-      LIST_PAGES_DOC + ' `totals` are exact too: counters kept in the writing transaction for the whole list and each filter alone; several filters at once are summed over their entries.',
+      LIST_PAGES_DOC +
+      ' `totals` are exact too: counters kept in the writing transaction for the whole list and ' +
+      'each filter alone; several filters at once are summed over their entries.',
     tags: TAGS,
     scope: 'read:tickets',
     query: TimeEntryFiltersSchema,
@@ -138,7 +168,8 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
     path: '/time-entries/:id',
     operationId: 'deleteTimeEntry',
     summary: 'Delete a time entry',
-    description: 'Deletes the entry for good; a second DELETE is 404. Records `time_entry.deleted` with the entry as it was.',
+    description:
+      'Deletes the entry for good; a second DELETE is 404. Records `time_entry.deleted` with the entry as it was.',
     tags: TAGS,
     scope: 'write:tickets',
     params: IdParams,
@@ -162,14 +193,24 @@ export function registerTimeEntryRoutes(api: ApiRouter, deps: { timeEntries: Tim
       200: {
         description: 'The CSV file, streamed.',
         contentType: ['text/csv'],
-        headers: { 'Content-Disposition': { description: '`attachment; filename="time-YYYY-MM.csv"`.', schema: { type: 'string' } } },
+        headers: {
+          'Content-Disposition': {
+            description: '`attachment; filename="time-YYYY-MM.csv"`.',
+            schema: { type: 'string' },
+          },
+        },
       },
       503: {
-        description: 'Every connection of the export\'s pool stayed busy for `EXPORT_POOL_ACQUIRE_TIMEOUT_MS` (other exports are running), or the service is shutting down. Retry after `Retry-After` seconds.',
+        description:
+          "Every connection of the export's pool stayed busy for `EXPORT_POOL_ACQUIRE_TIMEOUT_MS` (other exports " +
+          'are running), or the service is shutting down. Retry after `Retry-After` seconds.',
         schema: ExportBusyProblem,
         contentType: PROBLEM_CONTENT_TYPE,
         headers: {
-          'Retry-After': { description: `Seconds to wait before trying again (${TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS}).`, schema: { type: 'integer', examples: [TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS] } },
+          'Retry-After': {
+            description: `Seconds to wait before trying again (${TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS}).`,
+            schema: { type: 'integer', examples: [TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS] },
+          },
         },
       },
     },

@@ -80,7 +80,10 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
 
     list(tenantId: string, filters: TimeEntryFilters, page: PageRequest) {
       if (filters.from !== undefined && filters.to !== undefined && filters.to < filters.from) {
-        throw validationFailed([{ field: 'to', message: `must not be before from (${filters.from})` }], 'One or more query parameters are not valid.');
+        throw validationFailed(
+          [{ field: 'to', message: `must not be before from (${filters.from})` }],
+          'One or more query parameters are not valid.',
+        );
       }
       return store.timeEntries.list(tenantId, filters, page);
     },
@@ -114,7 +117,13 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
           hourlyRate: input.hourly_rate === undefined ? client.hourly_rate : input.hourly_rate,
           currency: client.currency,
         });
-        await tx.events.record({ type: 'time_entry.created', tenantId, resourceType: 'time_entry', resourceId: entry.id, object: entry });
+        await tx.events.record({
+          type: 'time_entry.created',
+          tenantId,
+          resourceType: 'time_entry',
+          resourceId: entry.id,
+          object: entry,
+        });
         return entry;
       });
     },
@@ -132,7 +141,14 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
         if (Object.keys(diff).length === 0) return entry;
         if (diff.userId !== undefined) await assertActiveUser(tx, tenantId, diff.userId);
         const updated = await tx.timeEntries.update(tenantId, id, diff);
-        await tx.events.record({ type: 'time_entry.updated', tenantId, resourceType: 'time_entry', resourceId: id, object: updated, before: entry });
+        await tx.events.record({
+          type: 'time_entry.updated',
+          tenantId,
+          resourceType: 'time_entry',
+          resourceId: id,
+          object: updated,
+          before: entry,
+        });
         return updated;
       });
     },
@@ -143,7 +159,13 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
         const entry = await tx.timeEntries.findForUpdate(tenantId, id);
         if (!entry) throw timeEntryNotFound();
         await tx.timeEntries.remove(tenantId, id);
-        await tx.events.record({ type: 'time_entry.deleted', tenantId, resourceType: 'time_entry', resourceId: id, object: entry });
+        await tx.events.record({
+          type: 'time_entry.deleted',
+          tenantId,
+          resourceType: 'time_entry',
+          resourceId: id,
+          object: entry,
+        });
       });
     },
 
@@ -154,7 +176,10 @@ export function createTimeEntriesService(store: Store, timeExport: TimeExportRep
      * destroys every stage on every path).
      */
     async openExport(tenantId: string, period: string, signal?: AbortSignal): Promise<TimeExportFile> {
-      const writer = createCsvStream<TimeExportRow>({ columns: TIME_EXPORT_COLUMNS, cells: (row) => TIME_EXPORT_COLUMNS.map((column) => row[column]) });
+      const writer = createCsvStream<TimeExportRow>({
+        columns: TIME_EXPORT_COLUMNS,
+        cells: (row) => TIME_EXPORT_COLUMNS.map((column) => row[column]),
+      });
       const file = { contentType: 'text/csv; charset=utf-8', filename: `time-${period}.csv`, writer };
       return { ...file, rows: await timeExport.rows(tenantId, period, signal) };
     },

@@ -42,7 +42,8 @@ export function timeExportRows(tenantId: string, period: string): RawBuilder<Tim
 WITH sums AS (
   SELECT client_id, ticket_id, user_id, currency, hourly_rate, sum(minutes) AS minutes
     FROM time_entries
-   WHERE tenant_id = ${tenantId}::uuid AND date >= (${period}::text || '-01')::date AND date < ((${period}::text || '-01')::date + interval '1 month')::date AND billable
+   WHERE tenant_id = ${tenantId}::uuid AND date >= (${period}::text || '-01')::date
+     AND date < ((${period}::text || '-01')::date + interval '1 month')::date AND billable
    GROUP BY client_id, ticket_id, user_id, currency, hourly_rate
 )
 SELECT s.client_id, c.name::text AS client_name, t.number AS ticket_number, t.title AS ticket_title,
@@ -88,17 +89,25 @@ export function createTimeExportRepository(db: Db, options: TimeExportRepository
    * The rows, streamed in a transaction of their own that ends (and gives the slot back) when the
    * stream does. A caller gone before the first row (`signal`) cancels the query at once.
    */
-  function stream(tenantId: string, period: string, signal: AbortSignal | undefined, release: () => void): Promise<Readable> {
+  function stream(
+    tenantId: string,
+    period: string,
+    signal: AbortSignal | undefined,
+    release: () => void,
+  ): Promise<Readable> {
     return new Promise<Readable>((resolve, reject) => {
       const transaction = db
         .transaction()
         .setAccessMode('read only')
         .execute(async (trx) => {
-          const named = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, set_config('application_name', ${TIME_EXPORT_APPLICATION_NAME}, true)`;
+          const named = sql<{
+            pid: number;
+          }>`SELECT pg_backend_pid() AS pid, set_config('application_name', ${TIME_EXPORT_APPLICATION_NAME}, true)`;
           const { rows } = await named.execute(trx);
           signal?.throwIfAborted();
           let cancelled: Promise<unknown> | undefined;
-          const cancel = () => (cancelled = sql`SELECT pg_cancel_backend(${rows[0]!.pid})`.execute(db).catch(() => undefined));
+          const cancel = () =>
+            (cancelled = sql`SELECT pg_cancel_backend(${rows[0]!.pid})`.execute(db).catch(() => undefined));
           signal?.addEventListener('abort', cancel, { once: true });
           let streamed: Readable;
           try {
@@ -130,8 +139,13 @@ export function createTimeExportRepository(db: Db, options: TimeExportRepository
         if (!(error instanceof ExportSlotsBusyError)) throw error;
         throw new AppError(
           503,
-          `Every connection of the time export is busy (${TIME_EXPORT_POOL_SIZE} exports at once) and none came free within ${acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
-          { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS) }, cause: error },
+          `Every connection of the time export is busy (${TIME_EXPORT_POOL_SIZE} exports at once) and none came ` +
+            `free within ${acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
+          {
+            code: 'export-capacity-exhausted',
+            headers: { 'Retry-After': String(TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS) },
+            cause: error,
+          },
         );
       }
       return stream(tenantId, period, signal, release);

@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid, named, keysetQueryProperties, pageQueryProperties, pageSchema, stringEnum, strictObject } from '@msp/http';
+import {
+  DateTime,
+  Nullable,
+  Uuid,
+  named,
+  keysetQueryProperties,
+  pageQueryProperties,
+  pageSchema,
+  stringEnum,
+  strictObject,
+} from '@msp/http';
 import { EMAIL_MAX, NAME_MAX, Text } from '../shared/http.schemas';
 
 export const USER_ROLES = ['technician', 'lead', 'admin'] as const;
@@ -13,7 +23,9 @@ export const UserSchema = named(
       name: Type.String(),
       email: Type.String({ format: 'email' }),
       role: UserRole,
-      active: Type.Boolean({ description: 'False once deleted: the user stays readable by id so history keeps the name.' }),
+      active: Type.Boolean({
+        description: 'False once deleted: the user stays readable by id so history keeps the name.',
+      }),
       deactivated_at: Nullable(DateTime()),
       created_at: DateTime(),
       updated_at: DateTime(),
@@ -47,11 +59,14 @@ const Email = Type.String({
 
 export const NewUserSchema = named(
   'NewUser',
-  strictObject({
-    name: Name,
-    email: Email,
-    role: Type.Optional(stringEnum(USER_ROLES, { default: 'technician' })),
-  }, { examples: [{ name: 'Erika Mustermann', email: 'erika.mustermann@msp.example', role: 'technician' }] }),
+  strictObject(
+    {
+      name: Name,
+      email: Email,
+      role: Type.Optional(stringEnum(USER_ROLES, { default: 'technician' })),
+    },
+    { examples: [{ name: 'Erika Mustermann', email: 'erika.mustermann@msp.example', role: 'technician' }] },
+  ),
 );
 export type NewUser = Static<typeof NewUserSchema>;
 
@@ -65,7 +80,8 @@ export const UserChangesSchema = named(
       active: Type.Optional(
         Type.Boolean({
           description:
-            '`false` deactivates the user as `DELETE /users/{id}` does (they leave the list, cannot be assigned, and their open, in-progress and pending tickets become unassigned); ' +
+            '`false` deactivates the user as `DELETE /users/{id}` does (they leave the list, cannot be ' +
+            'assigned, and their open, in-progress and pending tickets become unassigned); ' +
             '`true` reactivates a deactivated user (`deactivated_at` back to null; tickets unassigned before stay unassigned).',
         }),
       ),
@@ -73,11 +89,18 @@ export const UserChangesSchema = named(
     {
       minProperties: 1,
       description: 'The fields to change; at least one. Setting a field to its current value changes nothing.',
-      examples: [{ role: 'lead' }, { name: 'Erika Musterfrau', email: 'erika.musterfrau@msp.example' }, { active: false }],
+      examples: [
+        { role: 'lead' },
+        { name: 'Erika Musterfrau', email: 'erika.musterfrau@msp.example' },
+        { active: false },
+      ],
     },
   ),
 );
 export type UserChanges = Static<typeof UserChangesSchema>;
 
-export const UserListQuery = Type.Object({ ...pageQueryProperties, ...keysetQueryProperties }, { additionalProperties: false });
+export const UserListQuery = Type.Object(
+  { ...pageQueryProperties, ...keysetQueryProperties },
+  { additionalProperties: false },
+);
 export const UserPageSchema = pageSchema('UserPage', UserSchema);

@@ -44,7 +44,8 @@ export function createUsersRepository(db: Db, reads: Db = db) {
       const found = await pageOfList(page, {
         scope,
         order: ORDER,
-        page: (window, afterKey) => inListOrder(scope.selectAll().where('active', '=', true), ORDER, window, afterKey).execute(),
+        page: (window, afterKey) =>
+          inListOrder(scope.selectAll().where('active', '=', true), ORDER, window, afterKey).execute(),
         total: () => listCount(reads, { tenantId, list: 'users', dimension: 'active', value: 'true' }),
       });
       return { items: found.items.map(toUser), total: found.total };
@@ -52,7 +53,12 @@ export function createUsersRepository(db: Db, reads: Db = db) {
 
     /** Active or not: history refers to deactivated users too. */
     async findById(tenantId: string, id: string): Promise<User | null> {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return row ? toUser(row) : null;
     },
 
@@ -61,18 +67,37 @@ export function createUsersRepository(db: Db, reads: Db = db) {
      * deactivation waits, and then unassigns what this transaction assigned.
      */
     async isActiveLocked(tenantId: string, id: string): Promise<boolean> {
-      const found = await db.selectFrom('users').select('id').where('id', '=', id).where('tenant_id', '=', tenantId).where('active', '=', true).forShare().executeTakeFirst();
+      const found = await db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .where('active', '=', true)
+        .forShare()
+        .executeTakeFirst();
       return found !== undefined;
     },
 
     /** Throws a unique violation when the tenant already has a user with that e-mail address. */
     async create(tenantId: string, user: NewUser): Promise<User> {
-      return toUser(await db.insertInto('users').values({ ...user, tenant_id: tenantId }).returningAll().executeTakeFirstOrThrow());
+      return toUser(
+        await db
+          .insertInto('users')
+          .values({ ...user, tenant_id: tenantId })
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      );
     },
 
     /** Reads the user, active or not, and locks it until the transaction ends, so changes to one user queue. */
     async findForUpdate(tenantId: string, id: string): Promise<User | null> {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', '=', id)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       return row ? toUser(row) : null;
     },
 

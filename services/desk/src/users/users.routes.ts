@@ -61,7 +61,8 @@ export function registerUserRoutes(api: ApiRouter, users: UsersService) {
     description:
       'Changes `name`, `email`, `role` or `active` of a user, active or deactivated; a field set to its current value changes nothing and answers 200. ' +
       'An e-mail address another user of the tenant has (deactivated ones included, compared case-insensitively) is a 409. ' +
-      '`active: false` deactivates the user as `DELETE /users/{id}` does: they leave the list and can no longer be assigned, and their open, in-progress and pending tickets become unassigned ' +
+      '`active: false` deactivates the user as `DELETE /users/{id}` does: they leave the list and can no ' +
+      'longer be assigned, and their open, in-progress and pending tickets become unassigned ' +
       'in the same transaction (a `ticket.updated` each); `active: true` reactivates a deactivated user. Records `user.updated` with the changes.',
     tags: TAGS,
     scope: ADMIN_SCOPE,

@@ -5,13 +5,21 @@ import type { NewUser, User, UserChanges } from './user.schemas';
 import type { UserWrite } from './users.repository';
 
 const userNotFound = () => notFound('No active user with this id exists in your tenant.');
-const emailTaken = (email: string) => () => conflict(`A user with the e-mail address "${email}" already exists in your tenant.`, { code: 'duplicate-user' });
+const emailTaken = (email: string) => () =>
+  conflict(`A user with the e-mail address "${email}" already exists in your tenant.`, { code: 'duplicate-user' });
 
 /** Unassigns the tickets still being worked on by a user just deactivated: a `ticket.updated` for each. */
 async function unassignOpenTickets(tx: Repositories, tenantId: string, userId: string) {
   for (const ticket of await tx.tickets.unassignOpen(tenantId, userId)) {
     // The tickets unassigned are exactly those that were assigned to the user.
-    await tx.events.record({ type: 'ticket.updated', tenantId, resourceType: 'ticket', resourceId: ticket.id, object: ticket, before: { ...ticket, assignee_id: userId } });
+    await tx.events.record({
+      type: 'ticket.updated',
+      tenantId,
+      resourceType: 'ticket',
+      resourceId: ticket.id,
+      object: ticket,
+      before: { ...ticket, assignee_id: userId },
+    });
   }
 }
 
@@ -45,7 +53,13 @@ export function createUsersService(store: Store) {
     create(tenantId: string, input: NewUser): Promise<User> {
       const created = store.transaction(async (tx) => {
         const user = await tx.users.create(tenantId, input);
-        await tx.events.record({ type: 'user.created', tenantId, resourceType: 'user', resourceId: user.id, object: user });
+        await tx.events.record({
+          type: 'user.created',
+          tenantId,
+          resourceType: 'user',
+          resourceId: user.id,
+          object: user,
+        });
         return user;
       });
       return unlessDuplicate(created, emailTaken(input.email));
@@ -64,7 +78,14 @@ export function createUsersService(store: Store) {
         const diff = differences(before, changes, new Date());
         if (Object.keys(diff).length === 0) return before;
         const after = await tx.users.update(tenantId, id, diff);
-        await tx.events.record({ type: 'user.updated', tenantId, resourceType: 'user', resourceId: id, object: after, before });
+        await tx.events.record({
+          type: 'user.updated',
+          tenantId,
+          resourceType: 'user',
+          resourceId: id,
+          object: after,
+          before,
+        });
         if (diff.active === false) await unassignOpenTickets(tx, tenantId, id);
         return after;
       });
@@ -80,7 +101,14 @@ export function createUsersService(store: Store) {
         const before = await tx.users.findById(tenantId, id);
         const user = before && (await tx.users.deactivate(tenantId, id));
         if (!before || !user) throw userNotFound();
-        await tx.events.record({ type: 'user.deactivated', tenantId, resourceType: 'user', resourceId: id, object: user, before });
+        await tx.events.record({
+          type: 'user.deactivated',
+          tenantId,
+          resourceType: 'user',
+          resourceId: id,
+          object: user,
+          before,
+        });
         await unassignOpenTickets(tx, tenantId, id);
       });
     },

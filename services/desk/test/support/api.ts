@@ -17,7 +17,9 @@ export function api(desk: TestDesk) {
   }
   const conforming = checker;
   const call = (method: Method) => (url: string) =>
-    request(desk.app)[method](url).expect((response) => conforming.check(method, url, response));
+    request(desk.app)
+      [method](url)
+      .expect((response) => conforming.check(method, url, response));
   return { get: call('get'), post: call('post'), put: call('put'), patch: call('patch'), delete: call('delete') };
 }
 

@@ -23,10 +23,23 @@ export function ensureBuiltService(name: 'hr' | 'link'): string {
   const root = path.resolve(DESK_ROOT, '..', name);
   const marker = path.join(root, 'dist/index.js');
   if (!fs.existsSync(marker) || fs.statSync(marker).mtimeMs < newestMtime(path.join(root, 'src'))) {
-    execFileSync('flock', [`/tmp/msp-${name}-test-build.lock`, 'pnpm', 'exec', 'turbo', 'run', 'build', `--filter=@msp/${name}`, '--output-logs=errors-only'], {
-      cwd: root,
-      stdio: 'inherit',
-    });
+    execFileSync(
+      'flock',
+      [
+        `/tmp/msp-${name}-test-build.lock`,
+        'pnpm',
+        'exec',
+        'turbo',
+        'run',
+        'build',
+        `--filter=@msp/${name}`,
+        '--output-logs=errors-only',
+      ],
+      {
+        cwd: root,
+        stdio: 'inherit',
+      },
+    );
   }
   return path.join(root, 'dist');
 }
@@ -35,10 +48,19 @@ export function ensureBuiltDesk(): string {
   const marker = path.join(DESK_ROOT, 'dist/cli/tenant-create.js');
   const fresh = () => fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= newestMtime(path.join(DESK_ROOT, 'src'));
   if (!fresh()) {
-    execFileSync('flock', ['/tmp/msp-desk-test-build.lock', 'sh', '-c', `test -f "${marker}" && [ "$(find src -newer "${marker}" -type f | head -1)" = "" ] || npx tsc -p tsconfig.build.json`], {
-      cwd: DESK_ROOT,
-      stdio: 'inherit',
-    });
+    execFileSync(
+      'flock',
+      [
+        '/tmp/msp-desk-test-build.lock',
+        'sh',
+        '-c',
+        `test -f "${marker}" && [ "$(find src -newer "${marker}" -type f | head -1)" = "" ] || npx tsc -p tsconfig.build.json`,
+      ],
+      {
+        cwd: DESK_ROOT,
+        stdio: 'inherit',
+      },
+    );
   }
   return path.join(DESK_ROOT, 'dist');
 }
@@ -50,8 +72,17 @@ export interface Running {
 }
 
 /** Starts `node <script>` with only PATH and `env`, and resolves once its /readyz at `url` answers 200. */
-export async function startNode(script: string, cwd: string, env: Record<string, string>, url: string): Promise<Running> {
-  const child = spawn(process.execPath, [script], { cwd, env: { PATH: process.env.PATH!, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startNode(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+  url: string,
+): Promise<Running> {
+  const child = spawn(process.execPath, [script], {
+    cwd,
+    env: { PATH: process.env.PATH!, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

@@ -78,7 +78,20 @@ export async function startDesk(
     ...overrides,
   };
   const { verifySecret } = overrides;
-  const { app, openapi, close: closeApp } = createDeskApp({ database: deskDatabase, redis, logger, signingKey, settings, verifySecret, outbound: testOutbound(), webhookSecrets: testWebhookSecrets() });
+  const {
+    app,
+    openapi,
+    close: closeApp,
+  } = createDeskApp({
+    database: deskDatabase,
+    redis,
+    logger,
+    signingKey,
+    settings,
+    verifySecret,
+    outbound: testOutbound(),
+    webhookSecrets: testWebhookSecrets(),
+  });
   const replicas: Redis[] = [];
   const closeReplicas: (() => Promise<void>)[] = [];
   const replicaDbs: DeskDatabase[] = [];
@@ -98,7 +111,13 @@ export async function startDesk(
       const tenant = options.tenant ?? `t-${randomBytes(4).toString('hex')}`;
       const clientId = `c-${randomBytes(6).toString('hex')}`;
       const secret = randomBytes(18).toString('base64url');
-      const { tenantId } = await ensureApiClient(clients, { tenant, clientId, secret, name: 'test', scopes: options.scopes });
+      const { tenantId } = await ensureApiClient(clients, {
+        tenant,
+        clientId,
+        secret,
+        name: 'test',
+        scopes: options.scopes,
+      });
       return { clientId, secret, tenantId, tenant };
     },
     async replica(changed = {}, replicaOptions = {}) {
@@ -124,8 +143,14 @@ export async function startDesk(
     async token(client, scope) {
       const response = await api(desk)
         .post('/api/v1/auth/token')
-        .send({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, ...(scope ? { scope } : {}) });
-      if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`);
+        .send({
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: client.secret,
+          ...(scope ? { scope } : {}),
+        });
+      if (response.status !== 200)
+        throw new Error(`token request failed: ${response.status} ${JSON.stringify(response.body)}`);
       return response.body.access_token as string;
     },
     async close() {

@@ -21,19 +21,31 @@ export const unique = (label: string) => `${label} ${randomBytes(5).toString('he
 export const uniqueEmail = (label = 'tech') => `${label}.${randomBytes(5).toString('hex')}@example.com`;
 
 export async function createClient(http: Api, token: string, body: Record<string, unknown> = {}) {
-  const response = await http.post(`${BASE}/clients`).set(bearer(token)).send({ name: unique('Client'), ...body }).expect(201);
+  const response = await http
+    .post(`${BASE}/clients`)
+    .set(bearer(token))
+    .send({ name: unique('Client'), ...body })
+    .expect(201);
   return response.body as { id: string; name: string };
 }
 
 export async function createUser(http: Api, token: string, body: Record<string, unknown> = {}) {
-  const response = await http.post(`${BASE}/users`).set(bearer(token)).send({ name: unique('Tech'), email: uniqueEmail(), ...body }).expect(201);
+  const response = await http
+    .post(`${BASE}/users`)
+    .set(bearer(token))
+    .send({ name: unique('Tech'), email: uniqueEmail(), ...body })
+    .expect(201);
   return response.body as { id: string; name: string; email: string };
 }
 
 /** A ticket of a new client unless `client_id` is given. */
 export async function createTicket(http: Api, token: string, body: Record<string, unknown> = {}) {
   const client_id = body.client_id ?? (await createClient(http, token)).id;
-  const response = await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title: unique('Printer jams'), client_id, ...body }).expect(201);
+  const response = await http
+    .post(`${BASE}/tickets`)
+    .set(bearer(token))
+    .send({ title: unique('Printer jams'), client_id, ...body })
+    .expect(201);
   return response.body as { id: string; number: number; status: string; client_id: string; assignee_id: string | null };
 }
 
@@ -43,13 +55,37 @@ export async function newTenant(desk: TestDesk) {
   return { ...client, token: await desk.token(client) };
 }
 
-const TABLES = ['tenants', 'clients', 'client_email_domains', 'contacts', 'contact_emails', 'mailboxes', 'inbound_emails', 'attachments', 'users', 'tickets', 'ticket_sequences', 'ticket_counts', 'ticket_comments', 'time_entries', 'events', 'calendars', 'sla_policies', 'ticket_slas', 'ticket_sla_due_counts', 'list_counts', 'time_entry_minutes'];
+const TABLES = [
+  'tenants',
+  'clients',
+  'client_email_domains',
+  'contacts',
+  'contact_emails',
+  'mailboxes',
+  'inbound_emails',
+  'attachments',
+  'users',
+  'tickets',
+  'ticket_sequences',
+  'ticket_counts',
+  'ticket_comments',
+  'time_entries',
+  'events',
+  'calendars',
+  'sla_policies',
+  'ticket_slas',
+  'ticket_sla_due_counts',
+  'list_counts',
+  'time_entry_minutes',
+];
 
 /** Every row desk's helpdesk keeps, to prove that a rejected request changed nothing. */
 export async function snapshot(desk: TestDesk): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const table of TABLES) {
-    const rows = await desk.db.$queryRawUnsafe<{ row: unknown }[]>(`SELECT to_jsonb(t) AS row FROM "${table}" t ORDER BY to_jsonb(t)::text`);
+    const rows = await desk.db.$queryRawUnsafe<{ row: unknown }[]>(
+      `SELECT to_jsonb(t) AS row FROM "${table}" t ORDER BY to_jsonb(t)::text`,
+    );
     out[table] = rows.map((r) => r.row);
   }
   return out;
@@ -62,7 +98,10 @@ export async function startHelpdesk() {
   return { desk, http, ...(await newTenant(desk)) };
 }
 
-/** One of every resource desk keeps, for the suites that walk every route: a client, a technician, a ticket with a comment and a time entry, a second API client, a webhook with a delivery. */
+/**
+ * One of every resource desk keeps, for the suites that walk every route: a client, a technician, a ticket with a
+ * comment and a time entry, a second API client, a webhook with a delivery.
+ */
 export async function seedEveryResource(desk: TestDesk, token: string) {
   const post = async (path: string, body: object) =>
     (await request(desk.app).post(`${BASE}${path}`).set(bearer(token)).send(body).expect(201)).body as { id: string };
@@ -78,7 +117,12 @@ export async function seedEveryResource(desk: TestDesk, token: string) {
   );
   await post(`/tickets/${ticket.id}/time-entries`, { user_id: user.id, minutes: 30 });
   await post('/api-clients', { name: unique('Reporting'), scopes: ['read:tickets'] });
-  const calendar = await post('/calendars', { name: unique('Office hours'), time_zone: 'Europe/Berlin', hours: { mon: [{ start: '08:00', end: '17:00' }] }, holidays: { country: 'DE', region: 'DE-BY' } });
+  const calendar = await post('/calendars', {
+    name: unique('Office hours'),
+    time_zone: 'Europe/Berlin',
+    hours: { mon: [{ start: '08:00', end: '17:00' }] },
+    holidays: { country: 'DE', region: 'DE-BY' },
+  });
   await post('/sla-policies', { name: unique('Standard'), calendar_id: calendar.id, targets: TARGETS });
   await post('/contacts', { name: unique('Requester'), email: uniqueEmail(), client_id: client.id });
   const mailbox = await post('/mailboxes', {
@@ -89,7 +133,8 @@ export async function seedEveryResource(desk: TestDesk, token: string) {
   // A message as a poll records it (the polls themselves run against Dovecot in email-inbound.test.ts).
   await desk.db.$executeRawUnsafe(
     `INSERT INTO inbound_emails (tenant_id, mailbox_id, message_id, "from", "to", subject, size_bytes, status, raw)
-     SELECT tenant_id, id, $2, 'Ada <ada@example.com>', ARRAY[address], 'Printer jams', 48, 'received', convert_to(E'Subject: Printer jams\\r\\n\\r\\nIt jams.', 'UTF8')
+     SELECT tenant_id, id, $2, 'Ada <ada@example.com>', ARRAY[address], 'Printer jams', 48, 'received',
+       convert_to(E'Subject: Printer jams\\r\\n\\r\\nIt jams.', 'UTF8')
      FROM mailboxes WHERE id = $1::uuid`,
     mailbox.id,
     `<${randomBytes(6).toString('hex')}@example.com>`,

@@ -66,7 +66,8 @@ export function leaveWorkingDays(contracts: readonly ContractTerms[], from: stri
     const start = contract.validFrom > from ? contract.validFrom : from;
     const lastDay = next ? addDays(next.validFrom, -1) : to;
     const end = lastDay < to ? lastDay : to;
-    if (start <= end) contracted.push(...workingDayList(start, end, { workingWeekdays: contract.workingDays, region: contract.state }));
+    if (start <= end)
+      contracted.push(...workingDayList(start, end, { workingWeekdays: contract.workingDays, region: contract.state }));
   });
   return { count: count + contracted.length, contracted };
 }

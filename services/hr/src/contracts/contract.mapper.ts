@@ -16,4 +16,3 @@ export function contractJson(contract: ContractRecord): ContractJson {
     created_at: contract.createdAt,
   };
 }
-

@@ -2,7 +2,19 @@ import { Type, type Static } from '@sinclair/typebox';
 import { GERMAN_STATES, WEEKDAYS } from '@msp/calendar';
 import { DEFAULT_TIME_ZONE } from '../calendar';
 import { RequestDay } from '../day.schemas';
-import { businessRuleProblem, DateOnly, DateTime, keysetQueryProperties, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import {
+  businessRuleProblem,
+  DateOnly,
+  DateTime,
+  keysetQueryProperties,
+  named,
+  Nullable,
+  pageQueryProperties,
+  pageSchema,
+  strictObject,
+  stringEnum,
+  Uuid,
+} from '@msp/http';
 
 const EXAMPLE = {
   valid_from: '2026-03-15',
@@ -12,17 +24,23 @@ const EXAMPLE = {
   state: 'DE-BE',
 };
 
-const VALID_FROM = 'First day the contract holds, `YYYY-MM-DD`; it holds until the day before the next contract\'s `valid_from`. One contract per day (else 409).';
+const VALID_FROM =
+  "First day the contract holds, `YYYY-MM-DD`; it holds until the day before the next contract's `valid_from`. One contract per day (else 409).";
 const validFrom = () => DateOnly({ description: VALID_FROM });
 const newValidFrom = () => RequestDay({ description: VALID_FROM });
 const weeklyMinutes = () =>
-  Type.Integer({ minimum: 1, maximum: 3600, description: 'Agreed working time a week in minutes (1–3600; 2400 is 40 hours).' });
+  Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    description: 'Agreed working time a week in minutes (1–3600; 2400 is 40 hours).',
+  });
 const workingDays = () =>
   Type.Array(stringEnum(WEEKDAYS), {
     minItems: 1,
     maxItems: 7,
     uniqueItems: true,
-    description: 'The weekdays the employee works (a subset of `mon`…`sun`). Leave counts only these days, minus the public holidays of `state`.',
+    description:
+      'The weekdays the employee works (a subset of `mon`…`sun`). Leave counts only these days, minus the public holidays of `state`.',
   });
 const vacationDays = () =>
   Type.Number({
@@ -37,33 +55,44 @@ const vacationDays = () =>
 export const MAX_OPENING_BALANCE_MINUTES = 100_000;
 const OPENING_BALANCE =
   'Overtime brought into the overtime account (Arbeitszeitkonto) when it starts with this contract, in minutes (negative: hours owed), ' +
-  `−${MAX_OPENING_BALANCE_MINUTES.toLocaleString('en')} to ${MAX_OPENING_BALANCE_MINUTES.toLocaleString('en')}. The account then runs from this contract's \`valid_from\`: ` +
+  `−${MAX_OPENING_BALANCE_MINUTES.toLocaleString('en')} to ` +
+  `${MAX_OPENING_BALANCE_MINUTES.toLocaleString('en')}. The account then runs from this contract's ` +
+  `\`valid_from\`: ` +
   'the month of `valid_from` opens with this balance (its days before `valid_from` no longer count), and every later month carries on from it, ' +
-  'instead of from the start of the employment. The latest contract with an opening balance on or before a month\'s last day is the one that counts. ' +
+  "instead of from the start of the employment. The latest contract with an opening balance on or before a month's last day is the one that counts. " +
   '`null`: the account carries on through this contract.';
 const openingBalance = () =>
-  Nullable(Type.Integer({ minimum: -MAX_OPENING_BALANCE_MINUTES, maximum: MAX_OPENING_BALANCE_MINUTES, description: OPENING_BALANCE, examples: [1200] }));
+  Nullable(
+    Type.Integer({
+      minimum: -MAX_OPENING_BALANCE_MINUTES,
+      maximum: MAX_OPENING_BALANCE_MINUTES,
+      description: OPENING_BALANCE,
+      examples: [1200],
+    }),
+  );
 
 const timeZone = (options: { default?: string } = {}) =>
   Type.String({
     minLength: 1,
     maxLength: 64,
     description:
-      'IANA time zone (e.g. `Europe/Berlin`, the default) whose local times the employee\'s timesheets record while the contract holds: their `HH:MM` ' +
-      'are that zone\'s wall-clock times, and every duration is counted in real minutes (00:00–24:00 on the day summer time begins is 1,380 minutes). ' +
+      "IANA time zone (e.g. `Europe/Berlin`, the default) whose local times the employee's timesheets record while the contract holds: their `HH:MM` " +
+      "are that zone's wall-clock times, and every duration is counted in real minutes (00:00–24:00 on the day summer time begins is 1,380 minutes). " +
       'An unknown zone is a 400.',
     examples: ['Europe/Berlin'],
     ...options,
   });
 
 const state = () =>
-  stringEnum(GERMAN_STATES, { description: 'ISO 3166-2 code of the German state whose public holidays apply (`DE-BW` … `DE-TH`).' });
+  stringEnum(GERMAN_STATES, {
+    description: 'ISO 3166-2 code of the German state whose public holidays apply (`DE-BW` … `DE-TH`).',
+  });
 
 export const Contract = named(
   'Contract',
   Type.Object(
     {
-      id: Uuid({ description: 'The contract\'s id.' }),
+      id: Uuid({ description: "The contract's id." }),
       employee_id: Uuid({ description: 'The employee it belongs to.' }),
       valid_from: validFrom(),
       weekly_minutes: weeklyMinutes(),
@@ -76,7 +105,8 @@ export const Contract = named(
     },
     {
       additionalProperties: false,
-      description: 'The terms of employment from `valid_from` on. Contracts form a history: a change is a new contract, never an edit of an old one.',
+      description:
+        'The terms of employment from `valid_from` on. Contracts form a history: a change is a new contract, never an edit of an old one.',
       examples: [
         {
           id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
@@ -119,6 +149,13 @@ export type ListContractsQuery = Static<typeof ListContractsQuery>;
 
 export const ContractRuleProblem = businessRuleProblem(
   'ContractRuleProblem',
-  { minimum: Type.Optional(Type.Number({ description: 'The legal minimum of `vacation_days_per_year` for the contract\'s working days a week (§3 BUrlG).' })) },
-  'RFC 9457 problem document. `vacation_days_per_year` below the minimum of §3 BUrlG (`urn:msp:problem:below-legal-minimum`) carries `minimum` and names the field in `errors`.',
+  {
+    minimum: Type.Optional(
+      Type.Number({
+        description: "The legal minimum of `vacation_days_per_year` for the contract's working days a week (§3 BUrlG).",
+      }),
+    ),
+  },
+  'RFC 9457 problem document. `vacation_days_per_year` below the minimum of §3 BUrlG ' +
+    '(`urn:msp:problem:below-legal-minimum`) carries `minimum` and names the field in `errors`.',
 );

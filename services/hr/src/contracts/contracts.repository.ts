@@ -85,22 +85,35 @@ export function createContractsRepository(db: Db, reads: Db = db) {
      * (tenant, employee, valid_from), bounded by that employee's contracts, not by the tenant's size;
      * so contracts keep no list_counts counter.
      */
-    list(tenantId: string, employeeId: string, window: ListWindow): Promise<{ items: ContractRecord[]; total: number }> {
-      const ofEmployee = reads.selectFrom('contracts').where('tenant_id', '=', tenantId).where('employee_id', '=', employeeId);
+    list(
+      tenantId: string,
+      employeeId: string,
+      window: ListWindow,
+    ): Promise<{ items: ContractRecord[]; total: number }> {
+      const ofEmployee = reads
+        .selectFrom('contracts')
+        .where('tenant_id', '=', tenantId)
+        .where('employee_id', '=', employeeId);
       return listPage({
         window,
         afterKey: async (id) => {
           const row = await ofEmployee.select(['valid_from', 'id']).where('id', '=', id).executeTakeFirst();
           return row && [row.valid_from, row.id];
         },
-        page: async (afterKey) => (await inListOrder(ofEmployee.selectAll(), LIST_ORDER, window, afterKey).execute()).map(toContract),
+        page: async (afterKey) =>
+          (await inListOrder(ofEmployee.selectAll(), LIST_ORDER, window, afterKey).execute()).map(toContract),
         total: () => countOf(ofEmployee),
         unknownAfter: unknownAfterItem,
       });
     },
 
     /** Adds the contract and `record`s its event in the same transaction. */
-    create(tenantId: string, employeeId: string, input: NewContract, record: RecordChange<ContractRecord>): Promise<ContractRecord> {
+    create(
+      tenantId: string,
+      employeeId: string,
+      input: NewContract,
+      record: RecordChange<ContractRecord>,
+    ): Promise<ContractRecord> {
       const created = db.transaction().execute(async (trx) => {
         const row = await trx
           .insertInto('contracts')

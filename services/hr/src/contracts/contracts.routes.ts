@@ -1,7 +1,22 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, LIST_PAGES_DOC, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import {
+  API_BASE_PATH,
+  IdParams,
+  LINK_HEADER,
+  LIST_PAGES_DOC,
+  pageRequestOf,
+  sendPage,
+  unprocessableResponse,
+  type ApiRouter,
+} from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { contractJson } from './contract.mapper';
-import { Contract, ContractPage, ContractRuleProblem, CreateContractBody, ListContractsQuery } from './contract.schemas';
+import {
+  Contract,
+  ContractPage,
+  ContractRuleProblem,
+  CreateContractBody,
+  ListContractsQuery,
+} from './contract.schemas';
 import type { ContractsService } from './contracts.service';
 import { DEFAULT_TIME_ZONE } from '../calendar';
 
@@ -14,9 +29,9 @@ export function registerContractRoutes(api: ApiRouter, deps: { contracts: Contra
     method: 'get',
     path: '/employees/:id/contracts',
     operationId: 'listContracts',
-    summary: 'List an employee\'s contracts',
+    summary: "List an employee's contracts",
     description:
-      'The contract history of the employee, latest `valid_from` first. Each contract holds until the day before the next one\'s `valid_from`.' +
+      "The contract history of the employee, latest `valid_from` first. Each contract holds until the day before the next one's `valid_from`." +
       LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:hr',
@@ -36,12 +51,12 @@ export function registerContractRoutes(api: ApiRouter, deps: { contracts: Contra
     operationId: 'createContract',
     summary: 'Add a contract',
     description:
-      'Adds a contract from `valid_from` on; the previous one ends the day before. Leave counts the contract\'s `working_days` minus the public holidays ' +
+      "Adds a contract from `valid_from` on; the previous one ends the day before. Leave counts the contract's `working_days` minus the public holidays " +
       'of its `state`, and the leave account spreads `vacation_days_per_year` over the days each contract holds. `vacation_days_per_year` below the ' +
       'minimum of §3 BUrlG (24 working days on six days a week: 4 × the working days a week) is a 422 whose `minimum` names it; a second contract ' +
       'with the same `valid_from` is a 409. With `opening_balance_minutes` the overtime account (`GET /employees/{id}/time-account`) starts afresh on ' +
-      'the contract\'s `valid_from` from that balance: the days before it no longer count for the months from then on. `time_zone` (an IANA zone, ' +
-      'default `Europe/Berlin`; an unknown one is a 400) is the zone whose local times the employee\'s timesheets record while the contract holds.',
+      "the contract's `valid_from` from that balance: the days before it no longer count for the months from then on. `time_zone` (an IANA zone, " +
+      "default `Europe/Berlin`; an unknown one is a 400) is the zone whose local times the employee's timesheets record while the contract holds.",
     tags: TAGS,
     scope: 'write:hr',
     params: IdParams,
@@ -49,11 +64,14 @@ export function registerContractRoutes(api: ApiRouter, deps: { contracts: Contra
     errors: [409],
     responses: {
       201: {
-        description: 'Added; `Location` names the employee\'s contracts.',
+        description: "Added; `Location` names the employee's contracts.",
         schema: Contract,
-        headers: { Location: { description: 'URL of the employee\'s contracts.', schema: { type: 'string' } } },
+        headers: { Location: { description: "URL of the employee's contracts.", schema: { type: 'string' } } },
       },
-      422: unprocessableResponse('`vacation_days_per_year` is below the legal minimum (§3 BUrlG); `minimum` names it.', ContractRuleProblem),
+      422: unprocessableResponse(
+        '`vacation_days_per_year` is below the legal minimum (§3 BUrlG); `minimum` names it.',
+        ContractRuleProblem,
+      ),
     },
     handler: async (req, res, { params, body }) => {
       const contract = await contracts.add(tenantOf(req), params.id, {

@@ -5,7 +5,12 @@ import type { EmployeesRepository } from '../employees/employees.repository';
 import { hrEvents } from '../events/hr-events';
 import { minimumVacationDays } from './contract-rules';
 import { contractJson } from './contract.mapper';
-import { DuplicateContractError, type ContractRecord, type ContractsRepository, type NewContract } from './contracts.repository';
+import {
+  DuplicateContractError,
+  type ContractRecord,
+  type ContractsRepository,
+  type NewContract,
+} from './contracts.repository';
 
 const noEmployee = (id: string) => notFound(`No employee ${id}.`);
 
@@ -17,7 +22,15 @@ function assertLegalMinimum(input: NewContract): void {
   throw unprocessable(
     `vacation_days_per_year must be at least ${minimum}: §3 BUrlG grants at least 24 working days a year on six working days a week, ` +
       `that is ${minimum} on ${perWeek} working day${perWeek === 1 ? '' : 's'} a week.`,
-    { errors: [{ field: 'vacation_days_per_year', message: `must be at least ${minimum} (§3 BUrlG, ${perWeek} working days a week)` }], extensions: { minimum } },
+    {
+      errors: [
+        {
+          field: 'vacation_days_per_year',
+          message: `must be at least ${minimum} (§3 BUrlG, ${perWeek} working days a week)`,
+        },
+      ],
+      extensions: { minimum },
+    },
   );
 }
 
@@ -39,7 +52,10 @@ export function createContractsService(deps: { contracts: ContractsRepository; e
       // A zone the calendar does not know is as malformed as a bad date: the schema cannot list the zones.
       const timeZone = canonicalTimeZone(input.timeZone);
       if (timeZone === null) {
-        throw validationFailed([{ field: 'time_zone', message: 'is not a known IANA time zone (such as Europe/Berlin)' }], 'The request body is not valid.');
+        throw validationFailed(
+          [{ field: 'time_zone', message: 'is not a known IANA time zone (such as Europe/Berlin)' }],
+          'The request body is not valid.',
+        );
       }
       await assertEmployee(tenantId, employeeId);
       // Week order, whatever order the caller sent; the zone as the tz database spells it.
@@ -47,11 +63,19 @@ export function createContractsService(deps: { contracts: ContractsRepository; e
       assertLegalMinimum(contract);
       try {
         return await contracts.create(tenantId, employeeId, contract, (tx, created) =>
-          hrEvents.record(tx, { type: 'contract.created', tenantId, resourceType: 'contract', resourceId: created.id, object: contractJson(created) }),
+          hrEvents.record(tx, {
+            type: 'contract.created',
+            tenantId,
+            resourceType: 'contract',
+            resourceId: created.id,
+            object: contractJson(created),
+          }),
         );
       } catch (error) {
         if (error instanceof DuplicateContractError) {
-          throw conflict(`The employee already has a contract valid from ${input.validFrom}.`, { errors: [{ field: 'valid_from', message: 'already starts another contract of the employee' }] });
+          throw conflict(`The employee already has a contract valid from ${input.validFrom}.`, {
+            errors: [{ field: 'valid_from', message: 'already starts another contract of the employee' }],
+          });
         }
         throw error;
       }

@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, named, keysetQueryProperties, Nullable, pageQueryProperties, pageSchema, strictObject, Uuid } from '@msp/http';
+import {
+  DateOnly,
+  DateTime,
+  named,
+  keysetQueryProperties,
+  Nullable,
+  pageQueryProperties,
+  pageSchema,
+  strictObject,
+  Uuid,
+} from '@msp/http';
 import { Contract } from '../contracts/contract.schemas';
 import { RequestDay } from '../day.schemas';
 
@@ -19,8 +29,9 @@ const personnelNumber = (options: { description?: string } = {}) =>
   });
 
 const EMPLOYMENT_START =
-  'First day of employment, `YYYY-MM-DD`. The six-month waiting period of §4 BUrlG runs from it. Until set, the first contract\'s `valid_from` stands in.';
-const EMPLOYMENT_END = 'Last day of employment, `YYYY-MM-DD` (not before `start_date`, else 422); `null` while employed.';
+  "First day of employment, `YYYY-MM-DD`. The six-month waiting period of §4 BUrlG runs from it. Until set, the first contract's `valid_from` stands in.";
+const EMPLOYMENT_END =
+  'Last day of employment, `YYYY-MM-DD` (not before `start_date`, else 422); `null` while employed.';
 const employmentStart = () => DateOnly({ description: EMPLOYMENT_START });
 const employmentEnd = () => DateOnly({ description: EMPLOYMENT_END });
 const newEmploymentStart = () => RequestDay({ description: EMPLOYMENT_START });
@@ -28,15 +39,22 @@ const newEmploymentEnd = () => RequestDay({ description: EMPLOYMENT_END });
 
 const Employment = Type.Object(
   { start_date: Nullable(employmentStart()), end_date: Nullable(employmentEnd()) },
-  { additionalProperties: false, description: 'When the employment began and ended; leave entitlement (§§4, 5 BUrlG) depends on both.' },
+  {
+    additionalProperties: false,
+    description: 'When the employment began and ended; leave entitlement (§§4, 5 BUrlG) depends on both.',
+  },
 );
 
 const EmploymentChange = strictObject(
   { start_date: Type.Optional(Nullable(newEmploymentStart())), end_date: Type.Optional(Nullable(newEmploymentEnd())) },
-  { minProperties: 1, description: 'The employment dates to change; a date left out keeps its value, `null` clears it.' },
+  {
+    minProperties: 1,
+    description: 'The employment dates to change; a date left out keeps its value, `null` clears it.',
+  },
 );
 
-const name = () => Type.String({ minLength: 1, maxLength: 200, description: 'Full name as it appears on payroll documents.' });
+const name = () =>
+  Type.String({ minLength: 1, maxLength: 200, description: 'Full name as it appears on payroll documents.' });
 
 export const Employee = named(
   'Employee',
@@ -44,11 +62,14 @@ export const Employee = named(
     {
       id: Uuid(),
       user_id: Uuid({ description: 'The helpdesk user (technician) this employee is; one employee per user.' }),
-      personnel_number: Type.String({ description: 'The number the payroll software knows the employee by; unique in your tenant.' }),
+      personnel_number: Type.String({
+        description: 'The number the payroll software knows the employee by; unique in your tenant.',
+      }),
       name: Type.String(),
       employment: Employment,
       current_contract: Type.Union([Contract, Type.Null()], {
-        description: 'The contract valid today (UTC); `null` before the first one (`GET /employees/{id}/contracts` lists them all).',
+        description:
+          'The contract valid today (UTC); `null` before the first one (`GET /employees/{id}/contracts` lists them all).',
       }),
       created_at: DateTime(),
       updated_at: DateTime(),
@@ -88,12 +109,29 @@ export const EmployeePage = pageSchema('EmployeePage', Employee);
 
 export const CreateEmployeeBody = named(
   'CreateEmployeeRequest',
-  strictObject({
-    user_id: Uuid({ description: 'Id of the helpdesk user; stored as given (hr does not look it up in the helpdesk). Unique in your tenant.' }),
-    personnel_number: personnelNumber({ description: 'The payroll number: 1–20 digits (DATEV: at most 5). Unique in your tenant.' }),
-    name: name(),
-    employment: Type.Optional(strictObject({ start_date: newEmploymentStart(), end_date: Type.Optional(Nullable(newEmploymentEnd())) }, { description: 'When the employment began (and ended).' })),
-  }, { examples: [{ user_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01', personnel_number: '10042', name: 'Erika Mustermann' }] }),
+  strictObject(
+    {
+      user_id: Uuid({
+        description:
+          'Id of the helpdesk user; stored as given (hr does not look it up in the helpdesk). Unique in your tenant.',
+      }),
+      personnel_number: personnelNumber({
+        description: 'The payroll number: 1–20 digits (DATEV: at most 5). Unique in your tenant.',
+      }),
+      name: name(),
+      employment: Type.Optional(
+        strictObject(
+          { start_date: newEmploymentStart(), end_date: Type.Optional(Nullable(newEmploymentEnd())) },
+          { description: 'When the employment began (and ended).' },
+        ),
+      ),
+    },
+    {
+      examples: [
+        { user_id: '0b6f1c52-8c4e-4d3a-9f8e-2a1d5c7b9e01', personnel_number: '10042', name: 'Erika Mustermann' },
+      ],
+    },
+  ),
 );
 export type CreateEmployeeBody = Static<typeof CreateEmployeeBody>;
 
@@ -108,14 +146,19 @@ export const UpdateEmployeeBody = named(
     {
       minProperties: 1,
       description: 'The fields to change; at least one. `user_id` cannot change: register another employee instead.',
-      examples: [{ name: 'Erika Musterfrau' }, { personnel_number: '10043' }, { employment: { end_date: '2027-06-30' } }],
+      examples: [
+        { name: 'Erika Musterfrau' },
+        { personnel_number: '10043' },
+        { employment: { end_date: '2027-06-30' } },
+      ],
     },
   ),
 );
 export type UpdateEmployeeBody = Static<typeof UpdateEmployeeBody>;
 
 export const ListEmployeesQuery = strictObject({
-  ...pageQueryProperties, ...keysetQueryProperties,
+  ...pageQueryProperties,
+  ...keysetQueryProperties,
   user_id: Type.Optional(Uuid({ description: 'Only the employee of this helpdesk user.' })),
   personnel_number: Type.Optional(personnelNumber({ description: 'Only the employee with this payroll number.' })),
 });

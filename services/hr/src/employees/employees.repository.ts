@@ -30,7 +30,9 @@ export interface NewEmployee {
   employmentEnd?: string | null;
 }
 
-export type EmployeeChanges = Partial<Pick<NewEmployee, 'personnelNumber' | 'name' | 'employmentStart' | 'employmentEnd'>>;
+export type EmployeeChanges = Partial<
+  Pick<NewEmployee, 'personnelNumber' | 'name' | 'employmentStart' | 'employmentEnd'>
+>;
 
 export interface EmployeeFilter {
   userId?: string;
@@ -64,7 +66,9 @@ async function unlessTaken<T>(write: Promise<T>): Promise<T> {
 }
 
 /** An employee and the columns of its current contract, under a `contract_` prefix so they keep their types. */
-type EmployeeRow = Selectable<Employee> & { [K in keyof Selectable<Contract> as `contract_${K}`]: Selectable<Contract>[K] | null };
+type EmployeeRow = Selectable<Employee> & {
+  [K in keyof Selectable<Contract> as `contract_${K}`]: Selectable<Contract>[K] | null;
+};
 
 function toEmployee(row: EmployeeRow): EmployeeRecord {
   return {
@@ -110,7 +114,11 @@ const matching = (tenantId: string, filter: EmployeeFilter) => (eb: ExpressionBu
  * Each of `employees` with the contract valid on `today` (UTC), in the list's order. The employees
  * are selected first (a page stops at its LIMIT), then one index range of contracts per employee.
  */
-function withCurrentContract(db: Db, employees: SelectQueryBuilder<DB, 'employees', Selectable<Employee>>, today = dateToDay(new Date())) {
+function withCurrentContract(
+  db: Db,
+  employees: SelectQueryBuilder<DB, 'employees', Selectable<Employee>>,
+  today = dateToDay(new Date()),
+) {
   return db
     .selectFrom(employees.as('e'))
     .leftJoinLateral(
@@ -153,7 +161,10 @@ function withCurrentContract(db: Db, employees: SelectQueryBuilder<DB, 'employee
 export function createEmployeesRepository(db: Db, reads: Db = db) {
   /** The employee as the API shows it, read through `on` (the database or a transaction). */
   async function findById(tenantId: string, id: string, on: Db = db): Promise<EmployeeRecord | null> {
-    const row = await withCurrentContract(on, on.selectFrom('employees').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id)).executeTakeFirst();
+    const row = await withCurrentContract(
+      on,
+      on.selectFrom('employees').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id),
+    ).executeTakeFirst();
     return row ? toEmployee(row) : null;
   }
 
@@ -164,27 +175,48 @@ export function createEmployeesRepository(db: Db, reads: Db = db) {
      * counter; `user_id` and `personnel_number` are each unique in the tenant, so a filtered total is
      * count(*) through that unique index: at most one row, whatever the tenant's size.
      */
-    list(tenantId: string, filter: EmployeeFilter, window: ListWindow): Promise<{ items: EmployeeRecord[]; total: number }> {
+    list(
+      tenantId: string,
+      filter: EmployeeFilter,
+      window: ListWindow,
+    ): Promise<{ items: EmployeeRecord[]; total: number }> {
       const filtered = filter.userId !== undefined || filter.personnelNumber !== undefined;
       return listPage({
         window,
         afterKey: async (id) => {
-          const row = await reads.selectFrom('employees').select(['created_at', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          const row = await reads
+            .selectFrom('employees')
+            .select(['created_at', 'id'])
+            .where('id', '=', id)
+            .where('tenant_id', '=', tenantId)
+            .executeTakeFirst();
           return row && [row.created_at, row.id];
         },
         page: async (afterKey) => {
-          const page = inListOrder(reads.selectFrom('employees').selectAll().where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          const page = inListOrder(
+            reads.selectFrom('employees').selectAll().where(matching(tenantId, filter)),
+            LIST_ORDER,
+            window,
+            afterKey,
+          );
           return (await withCurrentContract(reads, page).execute()).map(toEmployee);
         },
         total: async () =>
-          filtered ? countOf(reads.selectFrom('employees').where(matching(tenantId, filter))) : listCount(reads, { tenantId, list: 'employees' }),
+          filtered
+            ? countOf(reads.selectFrom('employees').where(matching(tenantId, filter)))
+            : listCount(reads, { tenantId, list: 'employees' }),
         unknownAfter: unknownAfterItem,
       });
     },
 
     /** Whether the helpdesk user is an employee of the tenant (timesheets and leaves are only for employees). */
     async isEmployee(tenantId: string, userId: string): Promise<boolean> {
-      const row = await db.selectFrom('employees').select('id').where('tenant_id', '=', tenantId).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('employees')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
@@ -192,7 +224,10 @@ export function createEmployeesRepository(db: Db, reads: Db = db) {
 
     /** The tenant's employee with this helpdesk user, from the primary (a write's checks read it). */
     async findByUserId(tenantId: string, userId: string): Promise<EmployeeRecord | null> {
-      const row = await withCurrentContract(db, db.selectFrom('employees').selectAll().where('tenant_id', '=', tenantId).where('user_id', '=', userId)).executeTakeFirst();
+      const row = await withCurrentContract(
+        db,
+        db.selectFrom('employees').selectAll().where('tenant_id', '=', tenantId).where('user_id', '=', userId),
+      ).executeTakeFirst();
       return row ? toEmployee(row) : null;
     },
 

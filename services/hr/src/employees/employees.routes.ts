@@ -1,4 +1,13 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, LIST_PAGES_DOC, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import {
+  API_BASE_PATH,
+  IdParams,
+  LINK_HEADER,
+  LIST_PAGES_DOC,
+  pageRequestOf,
+  sendPage,
+  unprocessableResponse,
+  type ApiRouter,
+} from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { employeeJson } from './employee.mapper';
 import { CreateEmployeeBody, Employee, EmployeePage, ListEmployeesQuery, UpdateEmployeeBody } from './employee.schemas';
@@ -14,9 +23,7 @@ export function registerEmployeeRoutes(api: ApiRouter, deps: { employees: Employ
     path: '/employees',
     operationId: 'listEmployees',
     summary: 'List employees',
-    description:
-      'The employees of your tenant, newest first (`created_at` descending, then `id`).' +
-      LIST_PAGES_DOC,
+    description: 'The employees of your tenant, newest first (`created_at` descending, then `id`).' + LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:hr',
     query: ListEmployeesQuery,

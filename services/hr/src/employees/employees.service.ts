@@ -13,7 +13,9 @@ const missing = (id: string) => notFound(`No employee ${id}.`);
 /** A unique key of the tenant is taken: say which, in the caller's field names. */
 function duplicate(error: DuplicateEmployeeError, input: Partial<NewEmployee>) {
   if (error.field === 'userId') {
-    return conflict(`User ${input.userId} already has an employee record.`, { errors: [{ field: 'user_id', message: 'already has an employee record' }] });
+    return conflict(`User ${input.userId} already has an employee record.`, {
+      errors: [{ field: 'user_id', message: 'already has an employee record' }],
+    });
   }
   return conflict(`Personnel number ${input.personnelNumber} is already taken by another employee.`, {
     errors: [{ field: 'personnel_number', message: 'is already taken' }],

@@ -14,7 +14,11 @@ export const EXPORT_APPLICATION_NAME = 'hr-payroll-export';
  * The export's limits when configuration says nothing (EXPORT_POOL_SIZE: at most this many exports
  * stream at once per instance; EXPORT_POOL_ACQUIRE_TIMEOUT_MS; EXPORT_IDLE_TIMEOUT_MS).
  */
-export const EXPORT_DEFAULTS = { poolSize: 10, acquireTimeoutMs: 5_000, idleTimeoutMs: STREAMED_FILE_IDLE_TIMEOUT_MS } as const;
+export const EXPORT_DEFAULTS = {
+  poolSize: 10,
+  acquireTimeoutMs: 5_000,
+  idleTimeoutMs: STREAMED_FILE_IDLE_TIMEOUT_MS,
+} as const;
 
 /** What a caller that found every export slot taken is told to wait before trying again. */
 export const EXPORT_BUSY_RETRY_AFTER_SECONDS = 5;
@@ -60,13 +64,23 @@ function payrollRows(db: Db, tenantId: string, period: Period, wageTypes: WageTy
     .selectFrom('quantities as q')
     .innerJoin('employees as p', (join) => join.on('p.tenant_id', '=', tenantId).onRef('p.user_id', '=', 'q.user_id'))
     .innerJoin(
-      sql<{ category: string; wage_type: string }>`unnest(${[...WAGE_TYPE_KEYS]}::text[], ${WAGE_TYPE_KEYS.map((key) => wageTypes[key])}::text[])`.as<'m'>(
+      sql<{
+        category: string;
+        wage_type: string;
+      }>`unnest(${[...WAGE_TYPE_KEYS]}::text[], ${WAGE_TYPE_KEYS.map((key) => wageTypes[key])}::text[])`.as<'m'>(
         sql`m(category, wage_type)`,
       ),
       'm.category',
       'q.category',
     )
-    .select(['p.personnel_number', 'p.name', 'm.wage_type', 'q.category', sql<string>`q.quantity::text`.as('quantity'), 'q.unit'])
+    .select([
+      'p.personnel_number',
+      'p.name',
+      'm.wage_type',
+      'q.category',
+      sql<string>`q.quantity::text`.as('quantity'),
+      'q.unit',
+    ])
     .where(sql<boolean>`q.quantity > 0`);
 }
 
@@ -107,7 +121,11 @@ export function createPayrollExportRepository(db: Db, options: PayrollExportRepo
         503,
         `Every connection of the payroll export is busy (${options.poolSize} exports at once) and none came free within ${options.acquireTimeoutMs} ms. ` +
           'Retry after the time given in Retry-After.',
-        { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(EXPORT_BUSY_RETRY_AFTER_SECONDS) }, cause: error },
+        {
+          code: 'export-capacity-exhausted',
+          headers: { 'Retry-After': String(EXPORT_BUSY_RETRY_AFTER_SECONDS) },
+          cause: error,
+        },
       );
     }
     return work(release);
@@ -118,18 +136,25 @@ export function createPayrollExportRepository(db: Db, options: PayrollExportRepo
    * when the stream does. A large month spends most of its time before the first row (PostgreSQL
    * aggregates first): a caller gone meanwhile (`signal`) cancels the query at once.
    */
-  function stream<R>(query: (trx: Db) => StreamableQuery<R>, signal: AbortSignal | undefined, release: () => void): Promise<Readable> {
+  function stream<R>(
+    query: (trx: Db) => StreamableQuery<R>,
+    signal: AbortSignal | undefined,
+    release: () => void,
+  ): Promise<Readable> {
     return new Promise<Readable>((resolve, reject) => {
       const transaction = db
         .transaction()
         .setAccessMode('read only')
         .execute(async (trx) => {
-          const named = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, set_config('application_name', ${EXPORT_APPLICATION_NAME}, true)`;
+          const named = sql<{
+            pid: number;
+          }>`SELECT pg_backend_pid() AS pid, set_config('application_name', ${EXPORT_APPLICATION_NAME}, true)`;
           const { rows } = await named.execute(trx);
           signal?.throwIfAborted();
           // Cancelling needs another connection; it is awaited before this one can be given back, so it can only reach this query.
           let cancelled: Promise<unknown> | undefined;
-          const cancel = () => (cancelled = sql`SELECT pg_cancel_backend(${rows[0]!.pid})`.execute(db).catch(() => undefined));
+          const cancel = () =>
+            (cancelled = sql`SELECT pg_cancel_backend(${rows[0]!.pid})`.execute(db).catch(() => undefined));
           signal?.addEventListener('abort', cancel, { once: true });
           let streamed: Readable;
           try {
@@ -152,11 +177,19 @@ export function createPayrollExportRepository(db: Db, options: PayrollExportRepo
   return {
     /** The period's rows in export order, streamed as the database produces them (object mode, {@link PayrollRow}). */
     rows(tenantId: string, period: Period, wageTypes: WageTypes, signal?: AbortSignal): Promise<Readable> {
-      return inSlot((release) => stream((trx) => payrollRowsInOrder(trx, tenantId, period, wageTypes), signal, release), signal);
+      return inSlot(
+        (release) => stream((trx) => payrollRowsInOrder(trx, tenantId, period, wageTypes), signal, release),
+        signal,
+      );
     },
 
     /** Personnel numbers in the period's export longer than `maxLength` (DATEV's limit), in export order. */
-    personnelNumbersLongerThan(tenantId: string, period: Period, wageTypes: WageTypes, maxLength: number): Promise<string[]> {
+    personnelNumbersLongerThan(
+      tenantId: string,
+      period: Period,
+      wageTypes: WageTypes,
+      maxLength: number,
+    ): Promise<string[]> {
       return inSlot(async (release) => {
         try {
           const rows = await db

@@ -10,7 +10,8 @@ export const PayrollExportQuery = strictObject({
   format: Type.Optional(
     stringEnum(EXPORT_FORMATS, {
       default: 'csv',
-      description: '`csv` (default): RFC 4180 CSV in UTF-8. `datev`: the DATEV LODAS ASCII import file in Windows-1252.',
+      description:
+        '`csv` (default): RFC 4180 CSV in UTF-8. `datev`: the DATEV LODAS ASCII import file in Windows-1252.',
     }),
   ),
 });
@@ -21,12 +22,17 @@ export const ExportBusyProblem = named(
   'ExportBusyProblem',
   Type.Object(
     {
-      type: Type.String({ description: '`urn:msp:problem:export-in-progress` (429) or `urn:msp:problem:export-capacity-exhausted` (503).' }),
+      type: Type.String({
+        description: '`urn:msp:problem:export-in-progress` (429) or `urn:msp:problem:export-capacity-exhausted` (503).',
+      }),
       title: Type.String(),
       status: Type.Union([Type.Literal(429), Type.Literal(503)]),
       detail: Type.String(),
       request_id: Type.String(),
     },
-    { additionalProperties: true, description: 'RFC 9457 problem document: no export now; retry after `Retry-After` seconds.' },
+    {
+      additionalProperties: true,
+      description: 'RFC 9457 problem document: no export now; retry after `Retry-After` seconds.',
+    },
   ),
 );

@@ -48,7 +48,6 @@ const NONE: VacationDays = { taken: 0, planned: 0, requested: 0, beforeExpiry: 0
 /** Two decimals, so sums of thirds and twelfths do not show floating-point dust. */
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-
 /** The same day `months` later (the month's last day when it is shorter, §188 (3) BGB). */
 function addMonths(day: string, months: number): string {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];

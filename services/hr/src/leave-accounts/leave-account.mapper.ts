@@ -13,7 +13,10 @@ export function leaveAdjustmentJson(adjustment: LeaveAdjustmentRecord): LeaveAdj
   };
 }
 
-export function leaveAccountJson(account: LeaveAccount, adjustments: readonly LeaveAdjustmentRecord[]): LeaveAccountJson {
+export function leaveAccountJson(
+  account: LeaveAccount,
+  adjustments: readonly LeaveAdjustmentRecord[],
+): LeaveAccountJson {
   return {
     year: account.year,
     entitlement_days: account.entitlementDays,

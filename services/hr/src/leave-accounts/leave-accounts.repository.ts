@@ -53,7 +53,13 @@ export function createLeaveAccountsRepository(db: Db) {
      * ones up to each year's carry-over expiry day (`expiry`, `MM-DD`). Days a sick leave covers
      * are left out (§9 BUrlG).
      */
-    async vacationDays(tenantId: string, userId: string, lastYear: number, today: string, expiry: string): Promise<Map<number, VacationDays>> {
+    async vacationDays(
+      tenantId: string,
+      userId: string,
+      lastYear: number,
+      today: string,
+      expiry: string,
+    ): Promise<Map<number, VacationDays>> {
       // The expiry day of each row's year as a date, never as text glued to a year of fewer than four digits.
       const [expiryMonth, expiryDay] = expiry.split('-').map(Number) as [number, number];
       const year = sql<number>`extract(year FROM d.day)::int`;
@@ -62,8 +68,16 @@ export function createLeaveAccountsRepository(db: Db) {
         .innerJoin('leaves as l', 'l.id', 'd.leave_id')
         .select((eb) => [
           year.as('year'),
-          eb.fn.countAll<number>().filterWhere('l.status', '=', 'approved').filterWhere('d.day', '<=', today).as('taken'),
-          eb.fn.countAll<number>().filterWhere('l.status', '=', 'approved').filterWhere('d.day', '>', today).as('planned'),
+          eb.fn
+            .countAll<number>()
+            .filterWhere('l.status', '=', 'approved')
+            .filterWhere('d.day', '<=', today)
+            .as('taken'),
+          eb.fn
+            .countAll<number>()
+            .filterWhere('l.status', '=', 'approved')
+            .filterWhere('d.day', '>', today)
+            .as('planned'),
           eb.fn.countAll<number>().filterWhere('l.status', '=', 'requested').as('requested'),
           eb.fn
             .countAll<number>()
@@ -79,7 +93,12 @@ export function createLeaveAccountsRepository(db: Db) {
         .where(sql<boolean>`NOT ${SICK_COVERS_DAY}`)
         .groupBy(year)
         .execute();
-      return new Map(rows.map((row) => [row.year, { taken: row.taken, planned: row.planned, requested: row.requested, beforeExpiry: row.before_expiry }]));
+      return new Map(
+        rows.map((row) => [
+          row.year,
+          { taken: row.taken, planned: row.planned, requested: row.requested, beforeExpiry: row.before_expiry },
+        ]),
+      );
     },
 
     /** Adds the adjustment and `record`s its event in the same transaction. */
@@ -92,7 +111,13 @@ export function createLeaveAccountsRepository(db: Db) {
       return db.transaction().execute(async (trx) => {
         const row = await trx
           .insertInto('leave_adjustments')
-          .values({ tenant_id: tenantId, employee_id: employeeId, year: input.year, days: String(input.days), reason: input.reason })
+          .values({
+            tenant_id: tenantId,
+            employee_id: employeeId,
+            year: input.year,
+            days: String(input.days),
+            reason: input.reason,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
         const created = toAdjustment(row);

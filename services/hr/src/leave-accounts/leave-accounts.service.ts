@@ -50,17 +50,31 @@ export function createLeaveAccountsService(deps: {
   }
 
   return {
-    async account(tenantId: string, employeeId: string, year: number): Promise<{ account: LeaveAccount; adjustments: LeaveAdjustmentRecord[] }> {
+    async account(
+      tenantId: string,
+      employeeId: string,
+      year: number,
+    ): Promise<{ account: LeaveAccount; adjustments: LeaveAdjustmentRecord[] }> {
       const employee = await employeeOf(tenantId, employeeId);
       const { inputs, adjustments } = await inputsOf(tenantId, employee, year);
-      return { account: leaveAccount(inputs, year), adjustments: adjustments.filter((adjustment) => adjustment.year === year) };
+      return {
+        account: leaveAccount(inputs, year),
+        adjustments: adjustments.filter((adjustment) => adjustment.year === year),
+      };
     },
 
     async adjust(tenantId: string, employeeId: string, input: NewLeaveAdjustment): Promise<LeaveAdjustmentRecord> {
       await employeeOf(tenantId, employeeId);
-      if (input.days === 0) throw validationFailed([{ field: 'days', message: 'must not be 0' }], 'The request body is not valid.');
+      if (input.days === 0)
+        throw validationFailed([{ field: 'days', message: 'must not be 0' }], 'The request body is not valid.');
       return accounts.createAdjustment(tenantId, employeeId, { ...input, reason: input.reason.trim() }, (tx, created) =>
-        hrEvents.record(tx, { type: 'leave_adjustment.created', tenantId, resourceType: 'leave_adjustment', resourceId: created.id, object: leaveAdjustmentJson(created) }),
+        hrEvents.record(tx, {
+          type: 'leave_adjustment.created',
+          tenantId,
+          resourceType: 'leave_adjustment',
+          resourceId: created.id,
+          object: leaveAdjustmentJson(created),
+        }),
       );
     },
 
@@ -90,7 +104,13 @@ export function createLeaveAccountsService(deps: {
               code: 'insufficient_leave_balance',
               title: 'Insufficient leave balance',
               errors: [{ field: 'end_date', message: `needs ${needed} working days in ${year}; ${available} left` }],
-              extensions: { year, needed_days: needed, remaining_days: account.remainingDays, requested_days: account.requestedDays, available_days: available },
+              extensions: {
+                year,
+                needed_days: needed,
+                remaining_days: account.remainingDays,
+                requested_days: account.requestedDays,
+                available_days: available,
+              },
             },
           );
         }

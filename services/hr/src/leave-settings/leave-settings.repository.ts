@@ -20,7 +20,11 @@ const toSettings = (row: { carry_over_expiry: string; allow_negative_balance: bo
 export function createLeaveSettingsRepository(db: Db) {
   return {
     async find(tenantId: string): Promise<LeaveSettingsRecord> {
-      const row = await db.selectFrom('leave_settings').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+      const row = await db
+        .selectFrom('leave_settings')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return row ? toSettings(row) : DEFAULT_LEAVE_SETTINGS;
     },
 
@@ -32,8 +36,16 @@ export function createLeaveSettingsRepository(db: Db) {
     ): Promise<LeaveSettingsRecord> {
       return db.transaction().execute(async (trx) => {
         // The row's lock (or the insert's) orders concurrent replaces, so `before` is what each one replaced.
-        const old = await trx.selectFrom('leave_settings').selectAll().where('tenant_id', '=', tenantId).forUpdate().executeTakeFirst();
-        const values = { carry_over_expiry: settings.carryOverExpiry, allow_negative_balance: settings.allowNegativeBalance };
+        const old = await trx
+          .selectFrom('leave_settings')
+          .selectAll()
+          .where('tenant_id', '=', tenantId)
+          .forUpdate()
+          .executeTakeFirst();
+        const values = {
+          carry_over_expiry: settings.carryOverExpiry,
+          allow_negative_balance: settings.allowNegativeBalance,
+        };
         const row = await trx
           .insertInto('leave_settings')
           .values({ tenant_id: tenantId, ...values })

@@ -14,14 +14,19 @@ const carryOverExpiry = () =>
   });
 const allowNegative = () =>
   Type.Boolean({
-    description: 'Whether a `vacation` request may exceed the days left (default `false`: 422 `insufficient_leave_balance`).',
+    description:
+      'Whether a `vacation` request may exceed the days left (default `false`: 422 `insufficient_leave_balance`).',
   });
 
 export const LeaveSettings = named(
   'LeaveSettings',
   Type.Object(
     { carry_over_expiry: carryOverExpiry(), allow_negative_balance: allowNegative() },
-    { additionalProperties: false, description: 'Your tenant\'s leave rules.', examples: [{ carry_over_expiry: '03-31', allow_negative_balance: false }] },
+    {
+      additionalProperties: false,
+      description: "Your tenant's leave rules.",
+      examples: [{ carry_over_expiry: '03-31', allow_negative_balance: false }],
+    },
   ),
 );
 export type LeaveSettingsJson = Static<typeof LeaveSettings>;
@@ -30,7 +35,10 @@ export const PutLeaveSettingsBody = named(
   'PutLeaveSettingsRequest',
   strictObject(
     { carry_over_expiry: carryOverExpiry(), allow_negative_balance: allowNegative() },
-    { description: 'The complete settings: both fields required (a full replace).', examples: [{ carry_over_expiry: '03-31', allow_negative_balance: true }] },
+    {
+      description: 'The complete settings: both fields required (a full replace).',
+      examples: [{ carry_over_expiry: '03-31', allow_negative_balance: true }],
+    },
   ),
 );
 export type PutLeaveSettingsBody = Static<typeof PutLeaveSettingsBody>;

@@ -78,7 +78,9 @@ const leaves = (db: Db, tenantId: string) =>
     .selectAll('leaves')
     .select(
       sql<number>`CASE WHEN leaves.type = 'vacation'
-        THEN (SELECT count(*)::int FROM leave_days d WHERE d.leave_id = leaves.id AND ${SICK_COVERS_DAY}) ELSE 0 END`.as('returned_days'),
+        THEN (SELECT count(*)::int FROM leave_days d WHERE d.leave_id = leaves.id AND ${SICK_COVERS_DAY}) ELSE 0 END`.as(
+        'returned_days',
+      ),
     )
     .where('leaves.tenant_id', '=', tenantId);
 
@@ -118,13 +120,18 @@ async function countedTotal(db: Db, tenantId: string, filter: LeaveFilter): Prom
   if (given + (ranged ? 1 : 0) > 1) return null;
   const list = { tenantId, list: 'leaves' };
   // Ids as PostgreSQL writes them (lower case); the API takes either case.
-  if (filter.userId !== undefined) return listCount(db, { ...list, dimension: 'user_id', value: filter.userId.toLowerCase() });
+  if (filter.userId !== undefined)
+    return listCount(db, { ...list, dimension: 'user_id', value: filter.userId.toLowerCase() });
   if (filter.status !== undefined) return listCount(db, { ...list, dimension: 'status', value: filter.status });
   if (filter.type !== undefined) return listCount(db, { ...list, dimension: 'type', value: filter.type });
   const [all, endedBefore, startedAfter] = await Promise.all([
     listCount(db, list),
-    filter.from === undefined ? 0 : listCountRange(db, { ...list, dimension: 'end_date', to: dayShifted(filter.from, -1) }),
-    filter.to === undefined ? 0 : listCountRange(db, { ...list, dimension: 'start_date', from: dayShifted(filter.to, 1) }),
+    filter.from === undefined
+      ? 0
+      : listCountRange(db, { ...list, dimension: 'end_date', to: dayShifted(filter.from, -1) }),
+    filter.to === undefined
+      ? 0
+      : listCountRange(db, { ...list, dimension: 'start_date', from: dayShifted(filter.to, 1) }),
   ]);
   return all - endedBefore - startedAfter;
 }
@@ -152,14 +159,26 @@ export function createLeavesRepository(db: Db, reads: Db = db) {
       return listPage({
         window,
         afterKey: async (id) => {
-          const row = await reads.selectFrom('leaves').select(['start_date', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          const row = await reads
+            .selectFrom('leaves')
+            .select(['start_date', 'id'])
+            .where('id', '=', id)
+            .where('tenant_id', '=', tenantId)
+            .executeTakeFirst();
           return row && [row.start_date, row.id];
         },
         page: async (afterKey) => {
-          const page = inListOrder(leaves(reads, tenantId).where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          const page = inListOrder(
+            leaves(reads, tenantId).where(matching(tenantId, filter)),
+            LIST_ORDER,
+            window,
+            afterKey,
+          );
           return (await page.execute()).map(toLeave);
         },
-        total: async () => (await countedTotal(reads, tenantId, filter)) ?? countOf(reads.selectFrom('leaves').where(matching(tenantId, filter))),
+        total: async () =>
+          (await countedTotal(reads, tenantId, filter)) ??
+          countOf(reads.selectFrom('leaves').where(matching(tenantId, filter))),
         unknownAfter: unknownAfterItem,
       });
     },
@@ -185,14 +204,18 @@ export function createLeavesRepository(db: Db, reads: Db = db) {
     ): Promise<{ created: LeaveRecord } | { overlapping: LeaveRecord }> {
       return db.transaction().execute(async (trx) => {
         // Through ::uuid first, so a user id sent in capitals takes the same lock as in lower case.
-        await sql`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext(${input.userId}::uuid::text))`.execute(trx);
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext(${input.userId}::uuid::text))`.execute(
+          trx,
+        );
         const overlapping = await leaves(trx, tenantId)
           .where('leaves.user_id', '=', input.userId)
           .where('leaves.status', 'in', [...BLOCKING_STATUSES])
           .where('leaves.start_date', '<=', input.endDate)
           .where('leaves.end_date', '>=', input.startDate)
           .$if(input.type === 'sick', (query) =>
-            query.where((eb) => eb.not(eb.and([eb('leaves.type', '=', 'vacation'), eb('leaves.status', '=', 'approved')]))),
+            query.where((eb) =>
+              eb.not(eb.and([eb('leaves.type', '=', 'vacation'), eb('leaves.status', '=', 'approved')])),
+            ),
           )
           .orderBy('leaves.start_date')
           .limit(1)
@@ -230,7 +253,13 @@ export function createLeavesRepository(db: Db, reads: Db = db) {
      * move in between makes this a no-op (null), and the caller judges the move again against the
      * new state. The update locks the row until the event is written with it.
      */
-    moveStatus(tenantId: string, id: string, from: LeaveStatus, to: LeaveStatus, record: RecordChange<LeaveRecord>): Promise<LeaveRecord | null> {
+    moveStatus(
+      tenantId: string,
+      id: string,
+      from: LeaveStatus,
+      to: LeaveStatus,
+      record: RecordChange<LeaveRecord>,
+    ): Promise<LeaveRecord | null> {
       return db.transaction().execute(async (trx) => {
         const moved = await trx
           .updateTable('leaves')

@@ -1,4 +1,13 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, LIST_PAGES_DOC, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter } from '@msp/http';
+import {
+  API_BASE_PATH,
+  IdParams,
+  LINK_HEADER,
+  LIST_PAGES_DOC,
+  pageRequestOf,
+  sendPage,
+  unprocessableResponse,
+  type ApiRouter,
+} from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { Type } from '@sinclair/typebox';
 import { InsufficientBalanceProblem } from '../leave-accounts/leave-account.schemas';
@@ -51,16 +60,16 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
     summary: 'Request a leave',
     description:
       'Records a leave request; it starts `requested`. `working_days` counts the days from `start_date` to `end_date` (both included) that are working ' +
-      'days of the employee\'s contract valid on each day and no public holiday of its `state` (before the first contract: Monday to Friday, not booked on ' +
+      "days of the employee's contract valid on each day and no public holiday of its `state` (before the first contract: Monday to Friday, not booked on " +
       'the account). A `vacation` must fit in the leave account of each year it touches (`remaining_days − requested_days`), else 422 ' +
       '`insufficient_leave_balance` naming the days left, unless the tenant allows negative balances (`PUT /leave/settings`); employees without a contract ' +
       'have no account to check. ' +
       '`user_id` must be the `user_id` of an employee of your tenant and `end_date` not before `start_date` (else 422 naming the field). ' +
-      'A leave spans at most 3 years (parental leave, the longest, ends by the child\'s third birthday, §15 (2) BEEG): an `end_date` on or after the same day ' +
+      "A leave spans at most 3 years (parental leave, the longest, ends by the child's third birthday, §15 (2) BEEG): an `end_date` on or after the same day " +
       '3 years after `start_date` is a 422 naming `latest_end_date`, the last day it may end on. ' +
       'Overlapping a `requested` or `approved` leave of the same user is a 409 whose `existing_id` (and `existing_url`) names that leave; ' +
-      'rejected and cancelled leaves do not block. A `sick` leave may overlap an `approved` vacation (§9 BUrlG): the vacation\'s working days it covers ' +
-      'return to the account and show in the vacation\'s `returned_days`. Of concurrent overlapping requests exactly one succeeds.',
+      "rejected and cancelled leaves do not block. A `sick` leave may overlap an `approved` vacation (§9 BUrlG): the vacation's working days it covers " +
+      "return to the account and show in the vacation's `returned_days`. Of concurrent overlapping requests exactly one succeeds.",
     tags: TAGS,
     scope: 'write:hr',
     body: CreateLeaveBody,
@@ -72,7 +81,8 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
         headers: { Location: { description: 'URL of the new leave.', schema: { type: 'string' } } },
       },
       422: unprocessableResponse(
-        '`user_id` is no employee of your tenant, or `end_date` is before `start_date` or more than 3 years after it (`latest_end_date`; `urn:msp:problem:unprocessable`); or a vacation beyond the days left ' +
+        '`user_id` is no employee of your tenant, or `end_date` is before `start_date` or more than 3 years ' +
+          'after it (`latest_end_date`; `urn:msp:problem:unprocessable`); or a vacation beyond the days left ' +
           '(`urn:msp:problem:insufficient_leave_balance`, with `available_days`).',
         Type.Union([LeaveRuleProblem, InsufficientBalanceProblem], {
           examples: [
@@ -80,7 +90,8 @@ export function registerLeaveRoutes(api: ApiRouter, deps: { leaves: LeavesServic
               type: 'urn:msp:problem:insufficient_leave_balance',
               title: 'Insufficient leave balance',
               status: 422,
-              detail: 'The vacation needs 5 working days in 2026, but only 3 are left (remaining_days 4, of which 1 already requested).',
+              detail:
+                'The vacation needs 5 working days in 2026, but only 3 are left (remaining_days 4, of which 1 already requested).',
               request_id: '0e45781e-5e6d-481c-a743-4ca9e0ce2fec',
               errors: [{ field: 'end_date', message: 'needs 5 working days in 2026; 3 left' }],
               year: 2026,

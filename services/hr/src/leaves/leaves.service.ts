@@ -1,4 +1,13 @@
-import { API_BASE_PATH, conflict, listWindow, notFound, transitionProblem, unprocessable, type FieldError, type PageRequest } from '@msp/http';
+import {
+  API_BASE_PATH,
+  conflict,
+  listWindow,
+  notFound,
+  transitionProblem,
+  unprocessable,
+  type FieldError,
+  type PageRequest,
+} from '@msp/http';
 import { assertDayRange } from '../calendar';
 import { leaveWorkingDays } from '../contracts/contract-rules';
 import type { ContractsRepository } from '../contracts/contracts.repository';
@@ -23,10 +32,13 @@ export interface LeaveRequest {
 
 function overlap(existing: LeaveRecord) {
   const range = `${existing.startDate} to ${existing.endDate}`;
-  return conflict(`The leave overlaps the user's ${existing.status} ${existing.type} leave ${existing.id} (${range}).`, {
-    errors: [{ field: 'start_date', message: `overlaps leave ${existing.id} (${range}, ${existing.status})` }],
-    extensions: { existing_id: existing.id, existing_url: `${API_BASE_PATH}/leaves/${existing.id}` },
-  });
+  return conflict(
+    `The leave overlaps the user's ${existing.status} ${existing.type} leave ${existing.id} (${range}).`,
+    {
+      errors: [{ field: 'start_date', message: `overlaps leave ${existing.id} (${range}, ${existing.status})` }],
+      extensions: { existing_id: existing.id, existing_url: `${API_BASE_PATH}/leaves/${existing.id}` },
+    },
+  );
 }
 
 function illegalMove(leave: LeaveRecord, to: LeaveStatus) {
@@ -61,22 +73,39 @@ export function createLeavesService(deps: {
     /** A new leave starts `requested`; it may not overlap the user's requested or approved leaves (a sick leave may overlap an approved vacation, §9 BUrlG). */
     async request(tenantId: string, input: LeaveRequest): Promise<LeaveRecord> {
       const errors: FieldError[] = [];
-      if (!(await employees.isEmployee(tenantId, input.userId))) errors.push({ field: 'user_id', message: 'is not the user_id of an employee of your tenant' });
+      if (!(await employees.isEmployee(tenantId, input.userId)))
+        errors.push({ field: 'user_id', message: 'is not the user_id of an employee of your tenant' });
       // The dates are `YYYY-MM-DD`: text order is day order.
-      if (input.endDate < input.startDate) errors.push({ field: 'end_date', message: `must not be before start_date (${input.startDate})` });
+      if (input.endDate < input.startDate)
+        errors.push({ field: 'end_date', message: `must not be before start_date (${input.startDate})` });
       if (errors.length > 0) {
-        throw unprocessable(errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : 'The leave breaks 2 rules; see errors.', { errors });
+        throw unprocessable(
+          errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : 'The leave breaks 2 rules; see errors.',
+          { errors },
+        );
       }
       const latest = latestEndDate(input.startDate);
       if (input.endDate > latest) {
         throw unprocessable(
           `A leave spans at most ${MAX_LEAVE_YEARS} years (parental leave, the longest, ends by the child's third birthday, §15 (2) BEEG): ` +
             `from ${input.startDate}, end_date must be on or before ${latest}.`,
-          { errors: [{ field: 'end_date', message: `must be on or before ${latest} (at most ${MAX_LEAVE_YEARS} years after start_date)` }], extensions: { latest_end_date: latest } },
+          {
+            errors: [
+              {
+                field: 'end_date',
+                message: `must be on or before ${latest} (at most ${MAX_LEAVE_YEARS} years after start_date)`,
+              },
+            ],
+            extensions: { latest_end_date: latest },
+          },
         );
       }
       // The contract valid on each day decides whether it is a working day; its state's holidays are not.
-      const days = leaveWorkingDays(await contracts.history(tenantId, { userId: input.userId }), input.startDate, input.endDate);
+      const days = leaveWorkingDays(
+        await contracts.history(tenantId, { userId: input.userId }),
+        input.startDate,
+        input.endDate,
+      );
       const leave = {
         userId: input.userId,
         type: input.type,
@@ -87,11 +116,21 @@ export function createLeavesService(deps: {
         note: input.note ?? null,
       };
       // A vacation must fit in the account; judged under the user's lock, so two requests cannot both take the last days.
-      const fits = input.type === 'vacation' ? () => accounts.assertVacationFits(tenantId, input.userId, days.contracted) : undefined;
+      const fits =
+        input.type === 'vacation'
+          ? () => accounts.assertVacationFits(tenantId, input.userId, days.contracted)
+          : undefined;
       const outcome = await leaves.createUnlessOverlapping(
         tenantId,
         leave,
-        (tx, created) => hrEvents.record(tx, { type: 'leave.requested', tenantId, resourceType: 'leave', resourceId: created.id, object: leaveJson(created) }),
+        (tx, created) =>
+          hrEvents.record(tx, {
+            type: 'leave.requested',
+            tenantId,
+            resourceType: 'leave',
+            resourceId: created.id,
+            object: leaveJson(created),
+          }),
         fits,
       );
       if ('overlapping' in outcome) throw overlap(outcome.overlapping);
@@ -112,7 +151,14 @@ export function createLeavesService(deps: {
         const moved = await leaves.moveStatus(tenantId, id, leave.status, to, (tx, moved) => {
           // Each status has its event (`leave.approved`, …); only the status moved (and updated_at, which changes leave out).
           const object = leaveJson(moved);
-          return hrEvents.record(tx, { type: `leave.${to}`, tenantId, resourceType: 'leave', resourceId: id, object, before: { ...object, status: leave.status } });
+          return hrEvents.record(tx, {
+            type: `leave.${to}`,
+            tenantId,
+            resourceType: 'leave',
+            resourceId: id,
+            object,
+            before: { ...object, status: leave.status },
+          });
         });
         if (moved) return moved;
       }

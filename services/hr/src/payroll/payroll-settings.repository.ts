@@ -1,5 +1,11 @@
 import type { Db } from '../db';
-import { DEFAULT_BS_NUMBERS, DEFAULT_WAGE_TYPES, WAGE_TYPE_KEYS, type BsNumbers, type WageTypes } from './payroll-settings.schemas';
+import {
+  DEFAULT_BS_NUMBERS,
+  DEFAULT_WAGE_TYPES,
+  WAGE_TYPE_KEYS,
+  type BsNumbers,
+  type WageTypes,
+} from './payroll-settings.schemas';
 
 export interface PayrollSettingsRecord {
   consultantNumber: string | null;
@@ -10,18 +16,27 @@ export interface PayrollSettingsRecord {
 }
 
 /** What a tenant that never saved its settings gets: no DATEV numbers, the default wage types and Bearbeitungsschlüssel. */
-export const UNCONFIGURED: PayrollSettingsRecord = { consultantNumber: null, clientNumber: null, wageTypes: DEFAULT_WAGE_TYPES, bsNumbers: DEFAULT_BS_NUMBERS };
+export const UNCONFIGURED: PayrollSettingsRecord = {
+  consultantNumber: null,
+  clientNumber: null,
+  wageTypes: DEFAULT_WAGE_TYPES,
+  bsNumbers: DEFAULT_BS_NUMBERS,
+};
 
 /** The stored JSON, read defensively: a key missing from an older row falls back to its default. */
 function wageTypesOf(stored: unknown): WageTypes {
   const value = (stored ?? {}) as Partial<Record<string, unknown>>;
-  return Object.fromEntries(WAGE_TYPE_KEYS.map((key) => [key, typeof value[key] === 'string' ? value[key] : DEFAULT_WAGE_TYPES[key]])) as WageTypes;
+  return Object.fromEntries(
+    WAGE_TYPE_KEYS.map((key) => [key, typeof value[key] === 'string' ? value[key] : DEFAULT_WAGE_TYPES[key]]),
+  ) as WageTypes;
 }
 
 /** Likewise for the Bearbeitungsschlüssel (a row saved before they existed holds `{}`). */
 function bsNumbersOf(stored: unknown): BsNumbers {
   const value = (stored ?? {}) as Partial<Record<string, unknown>>;
-  return Object.fromEntries(WAGE_TYPE_KEYS.map((key) => [key, typeof value[key] === 'number' ? value[key] : DEFAULT_BS_NUMBERS[key]])) as BsNumbers;
+  return Object.fromEntries(
+    WAGE_TYPE_KEYS.map((key) => [key, typeof value[key] === 'number' ? value[key] : DEFAULT_BS_NUMBERS[key]]),
+  ) as BsNumbers;
 }
 
 type Row = { consultant_number: string | null; client_number: string | null; wage_types: unknown; bs_numbers: unknown };
@@ -36,7 +51,11 @@ const toSettings = (row: Row): PayrollSettingsRecord => ({
 export function createPayrollSettingsRepository(db: Db) {
   return {
     async find(tenantId: string): Promise<PayrollSettingsRecord> {
-      const row = await db.selectFrom('payroll_settings').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+      const row = await db
+        .selectFrom('payroll_settings')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return row ? toSettings(row) : UNCONFIGURED;
     },
 

@@ -2,7 +2,19 @@ import { Type, type Static } from '@sinclair/typebox';
 import { named, Nullable, strictObject } from '@msp/http';
 
 /** Every category a timesheet entry or a leave can have, in the order the settings list them. */
-export const WAGE_TYPE_KEYS = ['normal', 'overtime', 'on_call', 'travel', 'training', 'standby', 'vacation', 'sick', 'unpaid', 'parental', 'special'] as const;
+export const WAGE_TYPE_KEYS = [
+  'normal',
+  'overtime',
+  'on_call',
+  'travel',
+  'training',
+  'standby',
+  'vacation',
+  'sick',
+  'unpaid',
+  'parental',
+  'special',
+] as const;
 export type WageTypeKey = (typeof WAGE_TYPE_KEYS)[number];
 export type WageTypes = Record<WageTypeKey, string>;
 /** The DATEV Bearbeitungsschlüssel (bs_nr) each category is exported with. */
@@ -34,7 +46,9 @@ export const WAGE_TYPE_UNITS: Record<WageTypeKey, 'hours' | 'days'> = {
  * usual ones, but a payroll office may set up its Lohnarten with others, so each is a setting.
  */
 export const DEFAULT_BS_NR = { hours: 1, days: 2 } as const;
-export const DEFAULT_BS_NUMBERS = Object.fromEntries(WAGE_TYPE_KEYS.map((key) => [key, DEFAULT_BS_NR[WAGE_TYPE_UNITS[key]]])) as BsNumbers;
+export const DEFAULT_BS_NUMBERS = Object.fromEntries(
+  WAGE_TYPE_KEYS.map((key) => [key, DEFAULT_BS_NR[WAGE_TYPE_UNITS[key]]]),
+) as BsNumbers;
 
 /**
  * Used until the tenant saves its own mapping, so the CSV export works on day one. DATEV LODAS has
@@ -62,7 +76,8 @@ const WAGE_TYPE_LABELS: Record<WageTypeKey, string> = {
   on_call: 'hours of timesheet entries of category `on_call`',
   travel: 'hours of timesheet entries of category `travel`',
   training: 'hours of timesheet entries of category `training`',
-  standby: 'hours of timesheet entries of category `standby` (Rufbereitschaft: paid, not working time; its own Lohnart, not `on_call`\'s)',
+  standby:
+    "hours of timesheet entries of category `standby` (Rufbereitschaft: paid, not working time; its own Lohnart, not `on_call`'s)",
   vacation: 'working days of approved `vacation` leave',
   sick: 'working days of approved `sick` leave',
   unpaid: 'working days of approved `unpaid` leave',
@@ -79,10 +94,9 @@ const wageType = (key: WageTypeKey) =>
 
 const wageTypes = (description: string, optional: readonly WageTypeKey[] = []) =>
   strictObject(
-    Object.fromEntries(WAGE_TYPE_KEYS.map((key) => [key, optional.includes(key) ? Type.Optional(wageType(key)) : wageType(key)])) as Record<
-      WageTypeKey,
-      ReturnType<typeof wageType>
-    >,
+    Object.fromEntries(
+      WAGE_TYPE_KEYS.map((key) => [key, optional.includes(key) ? Type.Optional(wageType(key)) : wageType(key)]),
+    ) as Record<WageTypeKey, ReturnType<typeof wageType>>,
     { description },
   );
 
@@ -90,7 +104,9 @@ const bsNr = (key: WageTypeKey) =>
   Type.Integer({
     minimum: 1,
     maximum: 9999,
-    description: `DATEV Bearbeitungsschlüssel (bs_nr) for ${WAGE_TYPE_LABELS[key]}: a positive integer. Default \`${DEFAULT_BS_NUMBERS[key]}\` (1 for hours, 2 for days).`,
+    description:
+      `DATEV Bearbeitungsschlüssel (bs_nr) for ${WAGE_TYPE_LABELS[key]}: a positive integer. ` +
+      `Default \`${DEFAULT_BS_NUMBERS[key]}\` (1 for hours, 2 for days).`,
     examples: [DEFAULT_BS_NUMBERS[key]],
   });
 
@@ -100,12 +116,23 @@ const BS_NR_DESCRIPTION =
 
 const bsNumbers = (description: string, optional: boolean) =>
   strictObject(
-    Object.fromEntries(WAGE_TYPE_KEYS.map((key) => [key, optional ? Type.Optional(bsNr(key)) : bsNr(key)])) as Record<WageTypeKey, ReturnType<typeof bsNr>>,
+    Object.fromEntries(WAGE_TYPE_KEYS.map((key) => [key, optional ? Type.Optional(bsNr(key)) : bsNr(key)])) as Record<
+      WageTypeKey,
+      ReturnType<typeof bsNr>
+    >,
     { description },
   );
 
-const consultantNumber = Type.String({ pattern: '^[0-9]{4,7}$', description: 'DATEV Beraternummer of the payroll office: 4–7 digits.', examples: ['1234567'] });
-const clientNumber = Type.String({ pattern: '^[0-9]{1,5}$', description: 'DATEV Mandantennummer of your company at that office: 1–5 digits.', examples: ['12345'] });
+const consultantNumber = Type.String({
+  pattern: '^[0-9]{4,7}$',
+  description: 'DATEV Beraternummer of the payroll office: 4–7 digits.',
+  examples: ['1234567'],
+});
+const clientNumber = Type.String({
+  pattern: '^[0-9]{1,5}$',
+  description: 'DATEV Mandantennummer of your company at that office: 1–5 digits.',
+  examples: ['12345'],
+});
 
 const EXAMPLE = {
   datev: { consultant_number: '1234567', client_number: '12345' },
@@ -122,15 +149,29 @@ export const PayrollSettings = named(
           consultant_number: Nullable(consultantNumber),
           client_number: Nullable(clientNumber),
         },
-        { additionalProperties: false, description: 'The numbers the DATEV export writes into `[Allgemein]`; `null` until set (there is no default).' },
+        {
+          additionalProperties: false,
+          description:
+            'The numbers the DATEV export writes into `[Allgemein]`; `null` until set (there is no default).',
+        },
       ),
-      wage_types: wageTypes('The DATEV Lohnart each category is exported as; the documented defaults until your tenant saves its own.'),
+      wage_types: wageTypes(
+        'The DATEV Lohnart each category is exported as; the documented defaults until your tenant saves its own.',
+      ),
       bs_nr: bsNumbers(BS_NR_DESCRIPTION, false),
     },
     {
       additionalProperties: false,
-      description: 'How your payroll is exported: the DATEV numbers of your payroll office, and the Lohnart and Bearbeitungsschlüssel of every category.',
-      examples: [EXAMPLE, { datev: { consultant_number: null, client_number: null }, wage_types: DEFAULT_WAGE_TYPES, bs_nr: DEFAULT_BS_NUMBERS }],
+      description:
+        'How your payroll is exported: the DATEV numbers of your payroll office, and the Lohnart and Bearbeitungsschlüssel of every category.',
+      examples: [
+        EXAMPLE,
+        {
+          datev: { consultant_number: null, client_number: null },
+          wage_types: DEFAULT_WAGE_TYPES,
+          bs_nr: DEFAULT_BS_NUMBERS,
+        },
+      ],
     },
   ),
 );
@@ -145,14 +186,20 @@ export const PutPayrollSettingsBody = named(
           consultant_number: Nullable(consultantNumber),
           client_number: Nullable(clientNumber),
         },
-        { description: 'Both required; `null` clears a number (the DATEV export then answers 422 until it is set again).' },
+        {
+          description:
+            'Both required; `null` clears a number (the DATEV export then answers 422 until it is set again).',
+        },
       ),
       wage_types: wageTypes(
         'Every category is required (the settings are replaced as a whole), except `standby`, added later: left out, it is its default `1250`.',
         OPTIONAL_WAGE_TYPE_KEYS,
       ),
       bs_nr: Type.Optional(
-        bsNumbers(`${BS_NR_DESCRIPTION} Optional: a category left out (or the whole object) gets its default. Not a positive integer: 400.`, true),
+        bsNumbers(
+          `${BS_NR_DESCRIPTION} Optional: a category left out (or the whole object) gets its default. Not a positive integer: 400.`,
+          true,
+        ),
       ),
     },
     {

@@ -15,7 +15,8 @@ export interface Employment {
  * rounded to whole minutes per day (2400 over five days: 480), so months add up exactly to the
  * balance carried.
  */
-export const dailyTarget = (contract: ContractTerms): number => (contract.workingDays.length === 0 ? 0 : Math.round(contract.weeklyMinutes / contract.workingDays.length));
+export const dailyTarget = (contract: ContractTerms): number =>
+  contract.workingDays.length === 0 ? 0 : Math.round(contract.weeklyMinutes / contract.workingDays.length);
 
 const FIRST_HOLIDAY_YEAR = 1000;
 
@@ -46,7 +47,12 @@ function holidaysOnWorkingDays(contract: ContractTerms, from: string, to: string
  * its working weekdays in closed form less the holidays from each year's list, so a month costs as
  * much as the centuries before it.
  */
-export function targetMinutes(contracts: readonly ContractTerms[], employment: Employment, from: string, to: string): number {
+export function targetMinutes(
+  contracts: readonly ContractTerms[],
+  employment: Employment,
+  from: string,
+  to: string,
+): number {
   const span = withinEmployment(employment, from, to);
   if (!span) return 0;
   let minutes = 0;
@@ -55,7 +61,9 @@ export function targetMinutes(contracts: readonly ContractTerms[], employment: E
     const start = contract.validFrom > span.first ? contract.validFrom : span.first;
     const end = next && addDays(next.validFrom, -1) < span.last ? addDays(next.validFrom, -1) : span.last;
     if (start > end) return;
-    minutes += dailyTarget(contract) * (weekdayCount(start, end, contract.workingDays) - holidaysOnWorkingDays(contract, start, end));
+    minutes +=
+      dailyTarget(contract) *
+      (weekdayCount(start, end, contract.workingDays) - holidaysOnWorkingDays(contract, start, end));
   });
   return minutes;
 }
@@ -103,10 +111,19 @@ export const balanceOf = (sums: AccountSums): number => sums.workedMinutes + sum
  * employment); else on the employment's start (or the first contract's) from 0; null: no start is
  * known, only the sheets count.
  */
-export function accountStart(contracts: readonly ContractTerms[], employmentStart: string | null, last: string): { since: string | null; balance: number } {
-  const opening = contracts.filter((contract) => contract.openingBalanceMinutes !== null && contract.validFrom <= last).at(-1);
+export function accountStart(
+  contracts: readonly ContractTerms[],
+  employmentStart: string | null,
+  last: string,
+): { since: string | null; balance: number } {
+  const opening = contracts
+    .filter((contract) => contract.openingBalanceMinutes !== null && contract.validFrom <= last)
+    .at(-1);
   if (opening) {
-    return { since: employmentStart !== null && employmentStart > opening.validFrom ? employmentStart : opening.validFrom, balance: opening.openingBalanceMinutes! };
+    return {
+      since: employmentStart !== null && employmentStart > opening.validFrom ? employmentStart : opening.validFrom,
+      balance: opening.openingBalanceMinutes!,
+    };
   }
   return { since: employmentStart ?? contracts[0]?.validFrom ?? null, balance: 0 };
 }

@@ -17,13 +17,23 @@ export function createTimeAccountsRepository(db: Db) {
      * The user's worked minutes (the sheets' stored `worked_minutes`, standby excluded) and approved
      * leave days from `since` (null: all) to `last`, split at `first` (the period's first day).
      */
-    async facts(tenantId: string, userId: string, since: string | null, first: string, last: string): Promise<AccountFacts> {
+    async facts(
+      tenantId: string,
+      userId: string,
+      since: string | null,
+      first: string,
+      last: string,
+    ): Promise<AccountFacts> {
       const [worked, leaveDays] = await Promise.all([
         db
           .selectFrom('timesheets as t')
           .select((eb) => [
-            eb.fn.coalesce(eb.fn.sum<number>('t.worked_minutes').filterWhere('t.date', '<', first), sql<number>`0`).as('before'),
-            eb.fn.coalesce(eb.fn.sum<number>('t.worked_minutes').filterWhere('t.date', '>=', first), sql<number>`0`).as('inside'),
+            eb.fn
+              .coalesce(eb.fn.sum<number>('t.worked_minutes').filterWhere('t.date', '<', first), sql<number>`0`)
+              .as('before'),
+            eb.fn
+              .coalesce(eb.fn.sum<number>('t.worked_minutes').filterWhere('t.date', '>=', first), sql<number>`0`)
+              .as('inside'),
           ])
           .where('t.tenant_id', '=', tenantId)
           .where('t.user_id', '=', userId)

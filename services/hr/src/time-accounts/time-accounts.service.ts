@@ -12,7 +12,11 @@ export interface TimeAccount extends AccountSums {
   closingBalanceMinutes: number;
 }
 
-export function createTimeAccountsService(deps: { accounts: TimeAccountsRepository; contracts: ContractsRepository; employees: EmployeesRepository }) {
+export function createTimeAccountsService(deps: {
+  accounts: TimeAccountsRepository;
+  contracts: ContractsRepository;
+  employees: EmployeesRepository;
+}) {
   const { accounts, contracts, employees } = deps;
 
   return {
@@ -36,11 +40,23 @@ export function createTimeAccountsService(deps: { accounts: TimeAccountsReposito
       // Before the period: from the employment's start; without any start, only the sheets count (no contract, no target).
       const before =
         since !== null && since < first
-          ? accountSums(history, employment, { from: since, to: addDays(first, -1) }, facts.workedBefore, facts.leaveDaysBefore)
+          ? accountSums(
+              history,
+              employment,
+              { from: since, to: addDays(first, -1) },
+              facts.workedBefore,
+              facts.leaveDaysBefore,
+            )
           : { targetMinutes: 0, workedMinutes: facts.workedBefore, creditedMinutes: 0 };
       const opening = start.balance + balanceOf(before);
       const balance = balanceOf(month);
-      return { period, ...month, balanceMinutes: balance, openingBalanceMinutes: opening, closingBalanceMinutes: opening + balance };
+      return {
+        period,
+        ...month,
+        balanceMinutes: balance,
+        openingBalanceMinutes: opening,
+        closingBalanceMinutes: opening + balance,
+      };
     },
   };
 }

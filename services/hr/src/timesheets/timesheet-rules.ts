@@ -53,7 +53,13 @@ export interface DayEntry {
 /** The wall clock of each day (the time zone of the contract valid that day). */
 export type Clocks = (date: string) => DayClock;
 
-export const WARNING_CODES = ['break_too_short', 'work_block_too_long', 'rest_period_too_short', 'sunday_work', 'holiday_work'] as const;
+export const WARNING_CODES = [
+  'break_too_short',
+  'work_block_too_long',
+  'rest_period_too_short',
+  'sunday_work',
+  'holiday_work',
+] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 
 export interface TimesheetWarning {
@@ -85,7 +91,8 @@ export function toTime(minute: number): string {
   return `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
 }
 
-export const hours = (minutes: number) => `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${String(minutes % 60).padStart(2, '0')}` : ''}`;
+export const hours = (minutes: number) =>
+  `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${String(minutes % 60).padStart(2, '0')}` : ''}`;
 
 /**
  * The business rules a day's entries break, named by the caller's field paths (the entries'
@@ -105,20 +112,26 @@ export function dayRuleViolations(input: readonly EntryInput[], clock: DayClock)
         });
       }
     }
-    if (span.end <= span.start) errors.push({ field: `entries[${span.index}].end`, message: `must be after start (${span.entry.start})` });
+    if (span.end <= span.start)
+      errors.push({ field: `entries[${span.index}].end`, message: `must be after start (${span.entry.start})` });
   }
   const valid = spans.filter((span) => span.end > span.start);
   for (const a of valid) {
     for (const b of valid) {
       if (a.index !== b.index && a.start < b.end && b.start < a.end) {
-        errors.push({ field: `entries[${a.index}]`, message: `overlaps entries[${b.index}] (${b.entry.start}–${b.entry.end})` });
+        errors.push({
+          field: `entries[${a.index}]`,
+          message: `overlaps entries[${b.index}] (${b.entry.start}–${b.entry.end})`,
+        });
       }
     }
   }
   // Overlapping or inverted entries have no meaningful total: the day limit is judged once they are fixed.
   if (errors.length === 0) {
     // §3 counts working time only (standby is not), in real minutes.
-    const worked = valid.filter((span) => isWorkingTime(span.entry.category)).reduce((sum, span) => sum + (clock.at(span.end) - clock.at(span.start)), 0);
+    const worked = valid
+      .filter((span) => isWorkingTime(span.entry.category))
+      .reduce((sum, span) => sum + (clock.at(span.end) - clock.at(span.start)), 0);
     if (worked > MAX_WORK_MINUTES) {
       errors.push({
         field: 'entries',
@@ -199,7 +212,8 @@ function breakWarnings({ workedMinutes, breakMinutes }: DayTotals): TimesheetWar
   ];
 }
 
-const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MINUTES * 60_000).toISOString().slice(0, 10);
+const addDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MINUTES * 60_000).toISOString().slice(0, 10);
 
 /** A stretch of work on the real timeline, with the local day and times it was recorded as. */
 interface Stretch {

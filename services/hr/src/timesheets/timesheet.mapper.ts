@@ -10,7 +10,12 @@ export function timesheetJson(sheet: TimesheetRecord): TimesheetJson {
     id: sheet.id,
     user_id: sheet.userId,
     date: sheet.date,
-    entries: sheet.entries.map((entry) => ({ start: toTime(entry.startMinute), end: toTime(entry.endMinute), category: entry.category, minutes: entry.minutes })),
+    entries: sheet.entries.map((entry) => ({
+      start: toTime(entry.startMinute),
+      end: toTime(entry.endMinute),
+      category: entry.category,
+      minutes: entry.minutes,
+    })),
     worked_minutes: sheet.workedMinutes,
     break_minutes: sheet.breakMinutes,
     warnings: sheet.warnings,

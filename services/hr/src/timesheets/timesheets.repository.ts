@@ -33,7 +33,12 @@ export interface TimesheetFilter {
  * The warnings of `date` given its totals and the entries of the days either side (null: no sheet):
  * the service's rules, handed to the repository so they run inside its transaction on what it read.
  */
-export type WarningsOf = (date: string, day: DayTotals, previous: readonly DayEntry[] | null, next: readonly DayEntry[] | null) => TimesheetWarning[];
+export type WarningsOf = (
+  date: string,
+  day: DayTotals,
+  previous: readonly DayEntry[] | null,
+  next: readonly DayEntry[] | null,
+) => TimesheetWarning[];
 
 /** A neighbouring sheet whose warnings a write changed (§4 blocks over midnight, §5 rest). */
 export interface NeighbourChange {
@@ -71,7 +76,9 @@ const sheets = (db: Db, tenantId: string) =>
     )
     .where('timesheets.tenant_id', '=', tenantId);
 
-type SheetRow = Selectable<Timesheet> & { entries: { startMinute: number; endMinute: number; minutes: number; category: string }[] };
+type SheetRow = Selectable<Timesheet> & {
+  entries: { startMinute: number; endMinute: number; minutes: number; category: string }[];
+};
 
 // The columns hold only what the API wrote (CHECK constraints on category, the service builds warnings).
 function toTimesheet(row: SheetRow): TimesheetRecord {
@@ -107,7 +114,10 @@ const matching = (tenantId: string, filter: TimesheetFilter) => (eb: ExpressionB
 async function total(db: Db, tenantId: string, filter: TimesheetFilter): Promise<number> {
   const ranged = filter.from !== undefined || filter.to !== undefined;
   const list = { tenantId, list: 'timesheets' };
-  if (filter.userId === undefined) return ranged ? listCountRange(db, { ...list, dimension: 'date', from: filter.from, to: filter.to }) : listCount(db, list);
+  if (filter.userId === undefined)
+    return ranged
+      ? listCountRange(db, { ...list, dimension: 'date', from: filter.from, to: filter.to })
+      : listCount(db, list);
   // The counters hold ids as PostgreSQL writes them (lower case); the API takes either case.
   if (!ranged) return listCount(db, { ...list, dimension: 'user_id', value: filter.userId.toLowerCase() });
   return countOf(db.selectFrom('timesheets').where(matching(tenantId, filter)));
@@ -160,7 +170,9 @@ const addDays = (day: string, days: number) => dateToDay(new Date(dayToDate(day)
  * ArbZG), so two days written at once must not each judge the other as it was before.
  */
 async function lockUserDays(trx: Db, tenantId: string, userId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext('timesheets:' || ${userId}::uuid::text))`.execute(trx);
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${tenantId}::uuid::text), hashtext('timesheets:' || ${userId}::uuid::text))`.execute(
+    trx,
+  );
 }
 
 // The days the API takes (years 1–9999): the neighbours of 0001-01-01 are looked for no further back.
@@ -169,7 +181,12 @@ const LAST_DAY = dayToDate('9999-12-31').getTime();
 const within = (time: number) => dateToDay(new Date(Math.min(LAST_DAY, Math.max(FIRST_DAY, time))));
 
 /** The user's sheets from two days before `date` to two days after, by day. */
-async function sheetsAround(trx: Db, tenantId: string, userId: string, date: string): Promise<Map<string, TimesheetRecord>> {
+async function sheetsAround(
+  trx: Db,
+  tenantId: string,
+  userId: string,
+  date: string,
+): Promise<Map<string, TimesheetRecord>> {
   const day = dayToDate(date).getTime();
   const rows = await sheets(trx, tenantId)
     .where('timesheets.user_id', '=', userId)
@@ -196,7 +213,11 @@ async function rewarnNeighbours(
     if (!before) continue;
     const warnings = warningsOf(neighbour, before, entriesOn(addDays(neighbour, -1)), entriesOn(addDays(neighbour, 1)));
     if (JSON.stringify(warnings) === JSON.stringify(before.warnings)) continue;
-    await trx.updateTable('timesheets').set({ warnings: JSON.stringify(warnings) }).where('id', '=', before.id).execute();
+    await trx
+      .updateTable('timesheets')
+      .set({ warnings: JSON.stringify(warnings) })
+      .where('id', '=', before.id)
+      .execute();
     changes.push({ before, after: { ...before, warnings } });
   }
   return changes;
@@ -204,7 +225,12 @@ async function rewarnNeighbours(
 
 /** The sheet's owner and day (they never change), read before locking: the user's lock comes first. */
 async function ownerOf(trx: Db, tenantId: string, id: string): Promise<{ userId: string; date: string } | null> {
-  const row = await trx.selectFrom('timesheets').select(['user_id', 'date']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await trx
+    .selectFrom('timesheets')
+    .select(['user_id', 'date'])
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
   return row ? { userId: row.user_id, date: row.date } : null;
 }
 
@@ -222,15 +248,29 @@ export function createTimesheetsRepository(db: Db, reads: Db = db) {
      * order by an index (the list's; by user: one sheet per user and day, so the unique index
      * (tenant, user, date) is in that order too) and counted by list_counts (total).
      */
-    list(tenantId: string, filter: TimesheetFilter, window: ListWindow): Promise<{ items: TimesheetRecord[]; total: number }> {
+    list(
+      tenantId: string,
+      filter: TimesheetFilter,
+      window: ListWindow,
+    ): Promise<{ items: TimesheetRecord[]; total: number }> {
       return listPage({
         window,
         afterKey: async (id) => {
-          const row = await reads.selectFrom('timesheets').select(['date', 'id']).where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+          const row = await reads
+            .selectFrom('timesheets')
+            .select(['date', 'id'])
+            .where('id', '=', id)
+            .where('tenant_id', '=', tenantId)
+            .executeTakeFirst();
           return row && [row.date, row.id];
         },
         page: async (afterKey) => {
-          const page = inListOrder(sheets(reads, tenantId).where(matching(tenantId, filter)), LIST_ORDER, window, afterKey);
+          const page = inListOrder(
+            sheets(reads, tenantId).where(matching(tenantId, filter)),
+            LIST_ORDER,
+            window,
+            afterKey,
+          );
           return (await page.execute()).map(toTimesheet);
         },
         total: () => total(reads, tenantId, filter),
@@ -260,13 +300,22 @@ export function createTimesheetsRepository(db: Db, reads: Db = db) {
           await lockUserDays(trx, tenantId, input.userId);
           const around = await sheetsAround(trx, tenantId, input.userId, input.date);
           const entriesOn = (d: string) => around.get(d)?.entries ?? null;
-          const summary = { ...day, warnings: warningsOf(input.date, day, entriesOn(addDays(input.date, -1)), entriesOn(addDays(input.date, 1))) };
+          const summary = {
+            ...day,
+            warnings: warningsOf(
+              input.date,
+              day,
+              entriesOn(addDays(input.date, -1)),
+              entriesOn(addDays(input.date, 1)),
+            ),
+          };
           const row = await trx
             .insertInto('timesheets')
             .values({ tenant_id: tenantId, user_id: input.userId, date: input.date, ...totals(summary) })
             .returningAll()
             .executeTakeFirstOrThrow();
-          if (summary.entries.length > 0) await trx.insertInto('timesheet_entries').values(entryRows(row.id, summary)).execute();
+          if (summary.entries.length > 0)
+            await trx.insertInto('timesheet_entries').values(entryRows(row.id, summary)).execute();
           const sheet = toTimesheet({ ...row, entries: summary.entries });
           const neighbours = await rewarnNeighbours(trx, around, input.date, sheet.entries, warningsOf);
           await record(rawSqlOverKysely(trx), { sheet, neighbours });
@@ -306,7 +355,10 @@ export function createTimesheetsRepository(db: Db, reads: Db = db) {
         if (!before) return null;
         const around = await sheetsAround(trx, tenantId, owner.userId, owner.date);
         const entriesOn = (d: string) => around.get(d)?.entries ?? null;
-        const summary = { ...day, warnings: warningsOf(owner.date, day, entriesOn(addDays(owner.date, -1)), entriesOn(addDays(owner.date, 1))) };
+        const summary = {
+          ...day,
+          warnings: warningsOf(owner.date, day, entriesOn(addDays(owner.date, -1)), entriesOn(addDays(owner.date, 1))),
+        };
         if (dayOf(before) === dayOf(summary)) return before;
         const row = await trx
           .updateTable('timesheets')
@@ -315,7 +367,8 @@ export function createTimesheetsRepository(db: Db, reads: Db = db) {
           .returningAll()
           .executeTakeFirstOrThrow();
         await trx.deleteFrom('timesheet_entries').where('timesheet_id', '=', id).execute();
-        if (summary.entries.length > 0) await trx.insertInto('timesheet_entries').values(entryRows(id, summary)).execute();
+        if (summary.entries.length > 0)
+          await trx.insertInto('timesheet_entries').values(entryRows(id, summary)).execute();
         const after = toTimesheet({ ...row, entries: summary.entries });
         const neighbours = await rewarnNeighbours(trx, around, owner.date, after.entries, warningsOf);
         await record(rawSqlOverKysely(trx), { before, after, neighbours });

@@ -1,7 +1,21 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, LIST_PAGES_DOC, pageRequestOf, sendPage, type ApiRouter } from '@msp/http';
+import {
+  API_BASE_PATH,
+  IdParams,
+  LINK_HEADER,
+  LIST_PAGES_DOC,
+  pageRequestOf,
+  sendPage,
+  type ApiRouter,
+} from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { timesheetJson } from './timesheet.mapper';
-import { CreateTimesheetBody, ListTimesheetsQuery, Timesheet, TimesheetPage, UpdateTimesheetBody } from './timesheet.schemas';
+import {
+  CreateTimesheetBody,
+  ListTimesheetsQuery,
+  Timesheet,
+  TimesheetPage,
+  UpdateTimesheetBody,
+} from './timesheet.schemas';
 import type { TimesheetsService } from './timesheets.service';
 
 const TAGS = ['Timesheets'];
@@ -11,15 +25,17 @@ const RULES =
   'no two entries overlapping (else 422 naming both), at most 600 minutes (10 h) of work a day (§3 ArbZG, else 422). ' +
   'Breaks (§4 ArbZG) are the gaps between working-time entries of at least 15 minutes: over 6 h of work with less than 30 min of them, ' +
   'or over 9 h with less than 45 min, the sheet is stored with a `break_too_short` warning that says how much is missing. ' +
-  'More than 6 h of work in a row without a break of at least 15 minutes (§4 ArbZG; a block over midnight, 24:00 then 00:00, is one) gives `work_block_too_long`; ' +
-  'less than 11 h between the end of one day\'s work and the start of the next (§5 ArbZG) gives `rest_period_too_short` on both days, each naming the other; ' +
+  'More than 6 h of work in a row without a break of at least 15 minutes (§4 ArbZG; a block ' +
+  'over midnight, 24:00 then 00:00, is one) gives `work_block_too_long`; ' +
+  "less than 11 h between the end of one day's work and the start of the next (§5 ArbZG) gives `rest_period_too_short` on both days, each naming the other; " +
   'work on a Sunday gives `sunday_work` (§9 ArbZG; §10 allows exceptions, hence a warning). ' +
-  'The neighbouring days\' stored warnings are brought up to date in the same transaction (their entries and `updated_at` stay; a `timesheet.updated` event records the change). ' +
+  "The neighbouring days' stored warnings are brought up to date in the same transaction (their " +
+  'entries and `updated_at` stay; a `timesheet.updated` event records the change). ' +
   '`standby` entries (Rufbereitschaft) are paid but not working time: they count for none of these rules nor for `worked_minutes`. ' +
   'Times are `HH:MM`, 00:00–23:59; `24:00` is accepted as an `end` (midnight at the end of the day). ' +
-  'They are local times of the `time_zone` of the employee\'s contract valid that day (`Europe/Berlin` without a contract), and every minute the rules ' +
+  "They are local times of the `time_zone` of the employee's contract valid that day (`Europe/Berlin` without a contract), and every minute the rules " +
   'and the totals count is a real minute: 00:00–24:00 is 1,380 minutes on the day summer time begins (29 March 2026 in Berlin) and 1,500 on the day it ends ' +
-  '(25 October 2026). A time the clocks skip that day (02:30 on 29 March 2026 in Berlin) does not exist: 422 naming the entry\'s `start` or `end`. ' +
+  "(25 October 2026). A time the clocks skip that day (02:30 on 29 March 2026 in Berlin) does not exist: 422 naming the entry's `start` or `end`. " +
   'A time the clocks show twice (02:30 on 25 October 2026) is the first of the two.';
 
 export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: TimesheetsService }) {
@@ -39,7 +55,11 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     responses: { 200: { description: 'One page of timesheets.', schema: TimesheetPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
       const page = pageRequestOf(query);
-      const { items, total } = await timesheets.list(tenantOf(req), { userId: query.user_id, from: query.from, to: query.to }, page);
+      const { items, total } = await timesheets.list(
+        tenantOf(req),
+        { userId: query.user_id, from: query.from, to: query.to },
+        page,
+      );
       sendPage(req, res, items.map(timesheetJson), total, page);
     },
   });
@@ -77,7 +97,11 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
       },
     },
     handler: async (req, res, { body }) => {
-      const sheet = await timesheets.record(tenantOf(req), { userId: body.user_id, date: body.date, entries: body.entries });
+      const sheet = await timesheets.record(tenantOf(req), {
+        userId: body.user_id,
+        date: body.date,
+        entries: body.entries,
+      });
       res.status(201).location(`${API_BASE_PATH}/timesheets/${sheet.id}`).json(timesheetJson(sheet));
     },
   });
@@ -86,7 +110,7 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     method: 'patch',
     path: '/timesheets/:id',
     operationId: 'updateTimesheet',
-    summary: 'Replace a day\'s entries',
+    summary: "Replace a day's entries",
     description:
       `Replaces \`entries\` as a whole and recomputes the totals and warnings. ${RULES} ` +
       '`user_id` and `date` cannot change: they may be sent back unchanged, a different value is a 422 naming the field. ' +
@@ -98,7 +122,15 @@ export function registerTimesheetRoutes(api: ApiRouter, deps: { timesheets: Time
     errors: [422],
     responses: { 200: { description: 'The changed timesheet.', schema: Timesheet } },
     handler: async (req, res, { params, body }) => {
-      res.json(timesheetJson(await timesheets.replaceEntries(tenantOf(req), params.id, { entries: body.entries, userId: body.user_id, date: body.date })));
+      res.json(
+        timesheetJson(
+          await timesheets.replaceEntries(tenantOf(req), params.id, {
+            entries: body.entries,
+            userId: body.user_id,
+            date: body.date,
+          }),
+        ),
+      );
     },
   });
 

@@ -1,4 +1,12 @@
-import { API_BASE_PATH, conflict, listWindow, notFound, unprocessable, type FieldError, type PageRequest } from '@msp/http';
+import {
+  API_BASE_PATH,
+  conflict,
+  listWindow,
+  notFound,
+  unprocessable,
+  type FieldError,
+  type PageRequest,
+} from '@msp/http';
 import { addDays, holidays, yearOf, type GermanState } from '@msp/calendar';
 import { assertDayRange, dayClock, DEFAULT_TIME_ZONE } from '../calendar';
 import { contractOn, type ContractTerms } from '../contracts/contract-rules';
@@ -19,16 +27,22 @@ import {
 const missing = (id: string) => notFound(`No timesheet ${id}.`);
 
 function brokenRules(errors: FieldError[]) {
-  const detail = errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `The timesheet breaks ${errors.length} rules; see errors.`;
+  const detail =
+    errors.length === 1
+      ? `${errors[0]!.field} ${errors[0]!.message}.`
+      : `The timesheet breaks ${errors.length} rules; see errors.`;
   return unprocessable(detail, { errors });
 }
 
 function duplicate(error: DuplicateTimesheetError, input: { userId: string; date: string }) {
   const existing = error.existingId;
-  return conflict(`User ${input.userId} already has a timesheet for ${input.date}${existing ? `: ${existing}` : ''}. Change that one (PATCH) instead.`, {
-    errors: [{ field: 'date', message: 'already has a timesheet for this user' }],
-    extensions: existing ? { existing_id: existing, existing_url: `${API_BASE_PATH}/timesheets/${existing}` } : {},
-  });
+  return conflict(
+    `User ${input.userId} already has a timesheet for ${input.date}${existing ? `: ${existing}` : ''}. Change that one (PATCH) instead.`,
+    {
+      errors: [{ field: 'date', message: 'already has a timesheet for this user' }],
+      extensions: existing ? { existing_id: existing, existing_url: `${API_BASE_PATH}/timesheets/${existing}` } : {},
+    },
+  );
 }
 
 /**
@@ -53,13 +67,20 @@ export function holidayIn(region: GermanState | null, day: string): string | nul
  */
 function warningsAround(history: readonly ContractTerms[], date: string): WarningsOf {
   const days = [addDays(date, -1), date, addDays(date, 1)];
-  const holidayNames = new Map(days.map((day) => [day, holidayIn(contractOn(history, day)?.state ?? null, day)] as const));
+  const holidayNames = new Map(
+    days.map((day) => [day, holidayIn(contractOn(history, day)?.state ?? null, day)] as const),
+  );
   const clocks = clocksOf(history);
-  return (day, totals, previous, next) => dayWarnings({ date: day, day: totals, previous, next, holiday: holidayNames.get(day) ?? null, clocks });
+  return (day, totals, previous, next) =>
+    dayWarnings({ date: day, day: totals, previous, next, holiday: holidayNames.get(day) ?? null, clocks });
 }
 
 /** A neighbour's warnings changed with this write (§4 blocks over midnight, §5 rest): an update of that sheet. */
-async function recordNeighbours(tx: Parameters<typeof hrEvents.record>[0], tenantId: string, neighbours: NeighbourChange[]) {
+async function recordNeighbours(
+  tx: Parameters<typeof hrEvents.record>[0],
+  tenantId: string,
+  neighbours: NeighbourChange[],
+) {
   for (const { before, after } of neighbours) {
     await hrEvents.record(tx, {
       type: 'timesheet.updated',
@@ -72,7 +93,11 @@ async function recordNeighbours(tx: Parameters<typeof hrEvents.record>[0], tenan
   }
 }
 
-export function createTimesheetsService(deps: { timesheets: TimesheetsRepository; employees: EmployeesRepository; contracts: ContractsRepository }) {
+export function createTimesheetsService(deps: {
+  timesheets: TimesheetsRepository;
+  employees: EmployeesRepository;
+  contracts: ContractsRepository;
+}) {
   const { timesheets, employees, contracts } = deps;
 
   return {
@@ -89,7 +114,10 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
     },
 
     /** Records a day: the user must be an employee, the entries must keep the day's rules. */
-    async record(tenantId: string, input: { userId: string; date: string; entries: EntryInput[] }): Promise<TimesheetRecord> {
+    async record(
+      tenantId: string,
+      input: { userId: string; date: string; entries: EntryInput[] },
+    ): Promise<TimesheetRecord> {
       const history = await contracts.history(tenantId, { userId: input.userId });
       const clock = clocksOf(history)(input.date);
       const errors = dayRuleViolations(input.entries, clock);
@@ -99,10 +127,22 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       if (errors.length > 0) throw brokenRules(errors);
       try {
         const warningsOf = warningsAround(history, input.date);
-        return await timesheets.create(tenantId, input, summarizeDay(input.entries, clock), warningsOf, async (tx, { sheet, neighbours }) => {
-          await hrEvents.record(tx, { type: 'timesheet.created', tenantId, resourceType: 'timesheet', resourceId: sheet.id, object: timesheetJson(sheet) });
-          await recordNeighbours(tx, tenantId, neighbours);
-        });
+        return await timesheets.create(
+          tenantId,
+          input,
+          summarizeDay(input.entries, clock),
+          warningsOf,
+          async (tx, { sheet, neighbours }) => {
+            await hrEvents.record(tx, {
+              type: 'timesheet.created',
+              tenantId,
+              resourceType: 'timesheet',
+              resourceId: sheet.id,
+              object: timesheetJson(sheet),
+            });
+            await recordNeighbours(tx, tenantId, neighbours);
+          },
+        );
       } catch (error) {
         throw error instanceof DuplicateTimesheetError ? duplicate(error, input) : error;
       }
@@ -112,7 +152,11 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
      * Replaces a day's entries, checked exactly as for a new sheet. Whose day and which day it is
      * cannot change; a client sending them back unchanged is fine.
      */
-    async replaceEntries(tenantId: string, id: string, input: { entries: EntryInput[]; userId?: string; date?: string }): Promise<TimesheetRecord> {
+    async replaceEntries(
+      tenantId: string,
+      id: string,
+      input: { entries: EntryInput[]; userId?: string; date?: string },
+    ): Promise<TimesheetRecord> {
       const sheet = await timesheets.findById(tenantId, id);
       if (!sheet) throw missing(id);
       const { entries } = input;
@@ -120,18 +164,37 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       const clock = clocksOf(history)(sheet.date);
       const errors = dayRuleViolations(entries, clock);
       if (input.date !== undefined && input.date !== sheet.date) {
-        errors.unshift({ field: 'date', message: `cannot change (the sheet is for ${sheet.date}); delete it and record the other day` });
+        errors.unshift({
+          field: 'date',
+          message: `cannot change (the sheet is for ${sheet.date}); delete it and record the other day`,
+        });
       }
       // UUIDs compare case-insensitively, as PostgreSQL does.
       if (input.userId !== undefined && input.userId.toLowerCase() !== sheet.userId) {
-        errors.unshift({ field: 'user_id', message: `cannot change (the sheet is ${sheet.userId}'s); delete it and record the other user's day` });
+        errors.unshift({
+          field: 'user_id',
+          message: `cannot change (the sheet is ${sheet.userId}'s); delete it and record the other user's day`,
+        });
       }
       if (errors.length > 0) throw brokenRules(errors);
       const warningsOf = warningsAround(history, sheet.date);
-      const replaced = await timesheets.replaceEntries(tenantId, id, summarizeDay(entries, clock), warningsOf, async (tx, { before, after, neighbours }) => {
-        await hrEvents.record(tx, { type: 'timesheet.updated', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(after), before: timesheetJson(before) });
-        await recordNeighbours(tx, tenantId, neighbours);
-      });
+      const replaced = await timesheets.replaceEntries(
+        tenantId,
+        id,
+        summarizeDay(entries, clock),
+        warningsOf,
+        async (tx, { before, after, neighbours }) => {
+          await hrEvents.record(tx, {
+            type: 'timesheet.updated',
+            tenantId,
+            resourceType: 'timesheet',
+            resourceId: id,
+            object: timesheetJson(after),
+            before: timesheetJson(before),
+          });
+          await recordNeighbours(tx, tenantId, neighbours);
+        },
+      );
       if (!replaced) throw missing(id); // deleted meanwhile
       return replaced;
     },
@@ -142,7 +205,13 @@ export function createTimesheetsService(deps: { timesheets: TimesheetsRepository
       // The event shows the sheet as it was; the neighbours lose the warnings it caused.
       const warningsOf = warningsAround(await contracts.history(tenantId, { userId: sheet.userId }), sheet.date);
       const deleted = await timesheets.delete(tenantId, id, warningsOf, async (tx, { sheet: gone, neighbours }) => {
-        await hrEvents.record(tx, { type: 'timesheet.deleted', tenantId, resourceType: 'timesheet', resourceId: id, object: timesheetJson(gone) });
+        await hrEvents.record(tx, {
+          type: 'timesheet.deleted',
+          tenantId,
+          resourceType: 'timesheet',
+          resourceId: id,
+          object: timesheetJson(gone),
+        });
         await recordNeighbours(tx, tenantId, neighbours);
       });
       if (!deleted) throw missing(id);

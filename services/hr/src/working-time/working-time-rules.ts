@@ -43,7 +43,12 @@ export function averageSpan(to: string): { from: string; to: string } {
 }
 
 export function average(span: { from: string; to: string }, workedMinutes: number): AverageSpan {
-  return { ...span, workedMinutes, workingDays: AVERAGE_WORKING_DAYS, averageMinutes: Math.round((workedMinutes / AVERAGE_WORKING_DAYS) * 100) / 100 };
+  return {
+    ...span,
+    workedMinutes,
+    workingDays: AVERAGE_WORKING_DAYS,
+    averageMinutes: Math.round((workedMinutes / AVERAGE_WORKING_DAYS) * 100) / 100,
+  };
 }
 
 export interface SundayCount {
@@ -55,7 +60,9 @@ export interface SundayCount {
 
 /** The Sundays of `year` (52 or 53), how many had work, how many stayed free. */
 export function sundayCount(year: number, worked: number): SundayCount {
-  const count = eachDate(dayOfYear(year, '01-01'), dayOfYear(year, '12-31')).filter((day) => weekdayOf(day) === 'sun').length;
+  const count = eachDate(dayOfYear(year, '01-01'), dayOfYear(year, '12-31')).filter(
+    (day) => weekdayOf(day) === 'sun',
+  ).length;
   return { year, sundays: count, worked, free: count - worked };
 }
 
@@ -73,7 +80,9 @@ export function recordWarnings(avg: AverageSpan, sundays: SundayCount): RecordWa
   if (sundays.free < MIN_FREE_SUNDAYS) {
     warnings.push({
       code: 'too_few_free_sundays',
-      message: `${sundays.worked} of the ${sundays.sundays} Sundays of ${sundays.year} have work, so only ${sundays.free} stay free; §11 (1) ArbZG requires at least ${MIN_FREE_SUNDAYS}.`,
+      message:
+        `${sundays.worked} of the ${sundays.sundays} Sundays of ${sundays.year} have work, so only ` +
+        `${sundays.free} stay free; §11 (1) ArbZG requires at least ${MIN_FREE_SUNDAYS}.`,
     });
   }
   return warnings;
@@ -96,7 +105,11 @@ export interface RecordWeek {
 /** The ISO weeks the span touches, in order, with the totals of its days in each. */
 export function weekTotals(from: string, to: string, days: readonly RecordDay[]): RecordWeek[] {
   const weeks = new Map<string, RecordWeek>();
-  for (let day = from; day <= to; day = addDays(day, 7 - ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].indexOf(weekdayOf(day)))) {
+  for (
+    let day = from;
+    day <= to;
+    day = addDays(day, 7 - ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].indexOf(weekdayOf(day)))
+  ) {
     const week = isoWeekString(day);
     weeks.set(week, { week, workedMinutes: 0, standbyMinutes: 0 });
   }

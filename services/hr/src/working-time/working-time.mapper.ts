@@ -16,7 +16,11 @@ export function workingTimeJson(record: WorkingTimeRecord): WorkingTimeJson {
     from: record.from,
     to: record.to,
     days: record.days.map(dayJson),
-    weeks: record.weeks.map((week) => ({ week: week.week, worked_minutes: week.workedMinutes, standby_minutes: week.standbyMinutes })),
+    weeks: record.weeks.map((week) => ({
+      week: week.week,
+      worked_minutes: week.workedMinutes,
+      standby_minutes: week.standbyMinutes,
+    })),
     average: {
       from: record.average.from,
       to: record.average.to,
@@ -30,6 +34,18 @@ export function workingTimeJson(record: WorkingTimeRecord): WorkingTimeJson {
 }
 
 /** The CSV's columns, in order (the header row): the days of the JSON, warnings as their codes separated by spaces. */
-export const WORKING_TIME_CSV_COLUMNS = ['date', 'worked_minutes', 'break_minutes', 'standby_minutes', 'warnings'] as const;
+export const WORKING_TIME_CSV_COLUMNS = [
+  'date',
+  'worked_minutes',
+  'break_minutes',
+  'standby_minutes',
+  'warnings',
+] as const;
 
-export const workingTimeCsvCells = (day: RecordDay) => [day.date, day.workedMinutes, day.breakMinutes, day.standbyMinutes, day.warnings.map((w) => w.code).join(' ')];
+export const workingTimeCsvCells = (day: RecordDay) => [
+  day.date,
+  day.workedMinutes,
+  day.breakMinutes,
+  day.standbyMinutes,
+  day.warnings.map((w) => w.code).join(' '),
+];

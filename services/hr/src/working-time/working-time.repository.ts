@@ -41,24 +41,40 @@ export function createWorkingTimeRepository(db: Db) {
     },
 
     /** Worked minutes from `from` to `to`, and the Sundays with work of `year`. */
-    async sums(tenantId: string, userId: string, span: { from: string; to: string }, year: number): Promise<{ workedMinutes: number; workedSundays: number }> {
+    async sums(
+      tenantId: string,
+      userId: string,
+      span: { from: string; to: string },
+      year: number,
+    ): Promise<{ workedMinutes: number; workedSundays: number }> {
       const first = dayOfYear(year, '01-01');
       const last = dayOfYear(year, '12-31');
       const row = await db
         .selectFrom('timesheets')
         .select((eb) => [
           eb.fn
-            .coalesce(eb.fn.sum<number>('timesheets.worked_minutes').filterWhere((f) => f.between('timesheets.date', span.from, span.to)), eb.lit(0))
+            .coalesce(
+              eb.fn
+                .sum<number>('timesheets.worked_minutes')
+                .filterWhere((f) => f.between('timesheets.date', span.from, span.to)),
+              eb.lit(0),
+            )
             .as('worked'),
           eb.fn
             .countAll<number>()
             .filterWhere((f) =>
-              f.and([f.between('timesheets.date', first, last), f(sql`extract(isodow FROM timesheets.date)`, '=', 7), f('timesheets.worked_minutes', '>', 0)]),
+              f.and([
+                f.between('timesheets.date', first, last),
+                f(sql`extract(isodow FROM timesheets.date)`, '=', 7),
+                f('timesheets.worked_minutes', '>', 0),
+              ]),
             )
             .as('sundays'),
         ])
         .where(whose(tenantId, userId))
-        .where((eb) => eb.or([eb.between('timesheets.date', span.from, span.to), eb.between('timesheets.date', first, last)]))
+        .where((eb) =>
+          eb.or([eb.between('timesheets.date', span.from, span.to), eb.between('timesheets.date', first, last)]),
+        )
         .executeTakeFirstOrThrow();
       return { workedMinutes: row.worked, workedSundays: row.sundays };
     },

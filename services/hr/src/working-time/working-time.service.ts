@@ -2,7 +2,19 @@ import { yearOf } from '@msp/calendar';
 import { notFound, validationFailed } from '@msp/http';
 import { assertDayRange, dateToDay } from '../calendar';
 import type { EmployeesRepository } from '../employees/employees.repository';
-import { average, averageSpan, recordWarnings, sundayCount, weekTotals, yearAfter, type AverageSpan, type RecordDay, type RecordWarning, type RecordWeek, type SundayCount } from './working-time-rules';
+import {
+  average,
+  averageSpan,
+  recordWarnings,
+  sundayCount,
+  weekTotals,
+  yearAfter,
+  type AverageSpan,
+  type RecordDay,
+  type RecordWarning,
+  type RecordWeek,
+  type SundayCount,
+} from './working-time-rules';
 import type { WorkingTimeRepository } from './working-time.repository';
 
 export interface WorkingTimeRecord {
@@ -21,12 +33,19 @@ export function createWorkingTimeService(deps: { records: WorkingTimeRepository;
 
   return {
     /** The record from `from` (default 1 January of `to`'s year) to `to` (default today, UTC): at most a year, `to` not before `from`. */
-    async record(tenantId: string, employeeId: string, query: { from?: string; to?: string }): Promise<WorkingTimeRecord> {
+    async record(
+      tenantId: string,
+      employeeId: string,
+      query: { from?: string; to?: string },
+    ): Promise<WorkingTimeRecord> {
       const to = query.to ?? dateToDay(new Date());
       const range = { from: query.from ?? `${to.slice(0, 4)}-01-01`, to };
       assertDayRange(range);
       if (range.to >= yearAfter(range.from)) {
-        throw validationFailed([{ field: 'to', message: `must be before ${yearAfter(range.from)} (at most one year after from)` }], 'One or more query parameters are not valid.');
+        throw validationFailed(
+          [{ field: 'to', message: `must be before ${yearAfter(range.from)} (at most one year after from)` }],
+          'One or more query parameters are not valid.',
+        );
       }
       const employee = await employees.findById(tenantId, employeeId);
       if (!employee) throw notFound(`No employee ${employeeId}.`);
@@ -38,7 +57,15 @@ export function createWorkingTimeService(deps: { records: WorkingTimeRepository;
       ]);
       const avg = average(span, sums.workedMinutes);
       const sundays = sundayCount(year, sums.workedSundays);
-      return { employeeId, ...range, days, weeks: weekTotals(range.from, range.to, days), average: avg, sundays, warnings: recordWarnings(avg, sundays) };
+      return {
+        employeeId,
+        ...range,
+        days,
+        weeks: weekTotals(range.from, range.to, days),
+        average: avg,
+        sundays,
+        warnings: recordWarnings(avg, sundays),
+      };
     },
   };
 }

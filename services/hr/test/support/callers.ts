@@ -18,7 +18,11 @@ export async function addEmployee(hr: TestHr, tenantId: string): Promise<string>
 }
 
 /** A caller of its own (a fresh tenant, a token with `scope` and any other `claims`) with one employee. */
-export async function newCallerWithEmployee(hr: TestHr, scope = 'read:hr write:hr', claims: Record<string, unknown> = {}) {
+export async function newCallerWithEmployee(
+  hr: TestHr,
+  scope = 'read:hr write:hr',
+  claims: Record<string, unknown> = {},
+) {
   const tenantId = randomUUID();
   const auth = `Bearer ${hr.token({ ...claims, tenant_id: tenantId, scope })}`;
   return { tenantId, auth, userId: await addEmployee(hr, tenantId) };
@@ -30,7 +34,11 @@ export type CallerWithEmployee = Awaited<ReturnType<typeof newCallerWithEmployee
 export function expectProblem(response: request.Response, status: number, type: string) {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ status, type: `urn:msp:problem:${type}`, request_id: response.headers['x-request-id'] });
+  expect(response.body).toMatchObject({
+    status,
+    type: `urn:msp:problem:${type}`,
+    request_id: response.headers['x-request-id'],
+  });
 }
 
 /**
@@ -40,9 +48,14 @@ export function expectProblem(response: request.Response, status: number, type: 
  */
 export async function seedEveryResource(hr: TestHr, auth: string): Promise<void> {
   const userId = randomUUID();
-  const post = (path: string, body: object) => request(hr.app).post(`/api/v1${path}`).set('Authorization', auth).send(body).expect(201);
+  const post = (path: string, body: object) =>
+    request(hr.app).post(`/api/v1${path}`).set('Authorization', auth).send(body).expect(201);
   await post('/employees', { user_id: userId, personnel_number: '4711', name: 'Erika Mustermann' });
-  await post('/timesheets', { user_id: userId, date: '2026-11-02', entries: [{ start: '08:00', end: '12:00', category: 'normal' }] });
+  await post('/timesheets', {
+    user_id: userId,
+    date: '2026-11-02',
+    entries: [{ start: '08:00', end: '12:00', category: 'normal' }],
+  });
   await post('/leaves', { user_id: userId, type: 'vacation', start_date: '2026-12-21', end_date: '2026-12-23' });
   await seedWebhook(hr.app, auth);
 }

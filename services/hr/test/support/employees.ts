@@ -18,9 +18,19 @@ export interface TestEmployee {
 export const FIVE_DAYS = ['mon', 'tue', 'wed', 'thu', 'fri'];
 
 /** Full time (40 h on Monday to Friday) in `state` from `validFrom`. */
-export const fullTime = (state: string, validFrom: string) => ({ valid_from: validFrom, weekly_minutes: 2400, working_days: FIVE_DAYS, vacation_days_per_year: 30, state });
+export const fullTime = (state: string, validFrom: string) => ({
+  valid_from: validFrom,
+  weekly_minutes: 2400,
+  working_days: FIVE_DAYS,
+  vacation_days_per_year: 30,
+  state,
+});
 
-export async function employeeWith(hr: TestHr, employment: { start_date: string; end_date?: string | null } | null, contracts: object[]): Promise<TestEmployee> {
+export async function employeeWith(
+  hr: TestHr,
+  employment: { start_date: string; end_date?: string | null } | null,
+  contracts: object[],
+): Promise<TestEmployee> {
   const tenantId = randomUUID();
   const auth = `Bearer ${hr.token({ tenant_id: tenantId, scope: 'read:hr write:hr' })}`;
   const userId = randomUUID();
@@ -30,8 +40,14 @@ export async function employeeWith(hr: TestHr, employment: { start_date: string;
     .send({ user_id: userId, personnel_number: String(nextPersonnelNumber++), name: 'Erika Mustermann' });
   expect(created.status).toBe(201);
   const id = created.body.id as string;
-  if (employment) expect((await request(hr.app).patch(`${API}/employees/${id}`).set('Authorization', auth).send({ employment })).status).toBe(200);
-  for (const terms of contracts) expect((await request(hr.app).post(`${API}/employees/${id}/contracts`).set('Authorization', auth).send(terms)).status).toBe(201);
+  if (employment)
+    expect(
+      (await request(hr.app).patch(`${API}/employees/${id}`).set('Authorization', auth).send({ employment })).status,
+    ).toBe(200);
+  for (const terms of contracts)
+    expect(
+      (await request(hr.app).post(`${API}/employees/${id}/contracts`).set('Authorization', auth).send(terms)).status,
+    ).toBe(201);
   return { tenantId, auth, id, userId };
 }
 
@@ -45,15 +61,30 @@ export async function workDay(hr: TestHr, e: TestEmployee, date: string, minutes
           { start: '06:00', end: '12:00', category: 'normal' },
           { start: '12:45', end: time(765 + minutes - 360), category: 'normal' },
         ];
-  const response = await request(hr.app).post(`${API}/timesheets`).set('Authorization', e.auth).send({ user_id: e.userId, date, entries });
+  const response = await request(hr.app)
+    .post(`${API}/timesheets`)
+    .set('Authorization', e.auth)
+    .send({ user_id: e.userId, date, entries });
   expect(response.status).toBe(201);
 }
 
 /** An approved leave. */
-export async function approvedLeave(hr: TestHr, e: TestEmployee, type: string, start: string, end: string): Promise<void> {
-  const created = await request(hr.app).post(`${API}/leaves`).set('Authorization', e.auth).send({ user_id: e.userId, type, start_date: start, end_date: end });
+export async function approvedLeave(
+  hr: TestHr,
+  e: TestEmployee,
+  type: string,
+  start: string,
+  end: string,
+): Promise<void> {
+  const created = await request(hr.app)
+    .post(`${API}/leaves`)
+    .set('Authorization', e.auth)
+    .send({ user_id: e.userId, type, start_date: start, end_date: end });
   expect(created.status).toBe(201);
-  const approved = await request(hr.app).patch(`${API}/leaves/${created.body.id}`).set('Authorization', e.auth).send({ status: 'approved' });
+  const approved = await request(hr.app)
+    .patch(`${API}/leaves/${created.body.id}`)
+    .set('Authorization', e.auth)
+    .send({ status: 'approved' });
   expect(approved.status).toBe(200);
 }
 

@@ -1,6 +1,12 @@
 import path from 'node:path';
 import type { Logger } from '@msp/http';
-import { freshModule, startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
+import {
+  freshModule,
+  startServiceUnderTest,
+  testOutbound,
+  testWebhookSecrets,
+  type ServiceUnderTest,
+} from '@msp/testkit';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Redis } from 'ioredis';
 import { createHrApp, type HrDeps, type HrSettings } from '../../src/app';
@@ -18,7 +24,11 @@ export type TestDb = PrismaClient & { service: HrDatabase };
 export type TestHr = ServiceUnderTest<TestDb>;
 
 /** The oracle beside a service database of `databaseUrl` whose pool has room for `exportConnections` exports. */
-export function testDb(databaseUrl: string, exportConnections: number = EXPORT_DEFAULTS.poolSize, readUrl?: string): TestDb & { $disconnect(): Promise<void> } {
+export function testDb(
+  databaseUrl: string,
+  exportConnections: number = EXPORT_DEFAULTS.poolSize,
+  readUrl?: string,
+): TestDb & { $disconnect(): Promise<void> } {
   const service = createDb(databaseUrl, { exportConnections, readUrl });
   const oracle = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
   const disconnect = oracle.$disconnect.bind(oracle);
@@ -43,7 +53,8 @@ export interface StartHrOptions {
 
 /** hr in-process on a fresh database, real Redis and real tokens; `token()` holds `read:hr write:hr`. */
 export function startHr(options: StartHrOptions = {}): Promise<TestHr> {
-  const createTestDb = (databaseUrl: string) => testDb(databaseUrl, options.settings?.exports?.poolSize, options.readUrl);
+  const createTestDb = (databaseUrl: string) =>
+    testDb(databaseUrl, options.settings?.exports?.poolSize, options.readUrl);
   const depsOf = (db: TestDb, redis: Redis, logger: Logger, settings: Omit<HrSettings, 'exports'>): HrDeps => ({
     database: db.service,
     redis,

@@ -15,9 +15,15 @@ import type { ConnectorRecord, ConnectorsRepository } from './connectors.reposit
  */
 export interface ConnectorDirectories {
   /** The SCIM client of a connector. */
-  clientOf(connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>, options?: { signal?: AbortSignal; pageSize?: number }): ScimClient;
+  clientOf(
+    connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>,
+    options?: { signal?: AbortSignal; pageSize?: number },
+  ): ScimClient;
   /** What a sync reads from the connector's directory, whatever its type. */
-  syncSourceOf(connector: Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>, options?: { signal?: AbortSignal; pageSize?: number }): SyncSource;
+  syncSourceOf(
+    connector: Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>,
+    options?: { signal?: AbortSignal; pageSize?: number },
+  ): SyncSource;
   /**
    * A live check of the connector's directory, for the types that can be checked at once (`ldap`:
    * bind and read the base): null when it works, else why not; undefined for the others.
@@ -44,16 +50,37 @@ export class NoConnectorError extends Error {
   }
 }
 
-export function createConnectorDirectories(deps: { connectors: ConnectorsRepository; secrets: SecretBox; outbound: Outbound }): ConnectorDirectories {
+export function createConnectorDirectories(deps: {
+  connectors: ConnectorsRepository;
+  secrets: SecretBox;
+  outbound: Outbound;
+}): ConnectorDirectories {
   const { connectors, secrets, outbound } = deps;
 
-  function clientOf(connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>, options: { signal?: AbortSignal; pageSize?: number } = {}) {
-    return createScimClient({ baseUrl: connector.baseUrl, bearerToken: secrets.open(connector.bearerTokenEncrypted), outbound, ...options });
+  function clientOf(
+    connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>,
+    options: { signal?: AbortSignal; pageSize?: number } = {},
+  ) {
+    return createScimClient({
+      baseUrl: connector.baseUrl,
+      bearerToken: secrets.open(connector.bearerTokenEncrypted),
+      outbound,
+      ...options,
+    });
   }
 
-  function ldapOf(connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>, options: { pageSize?: number } = {}) {
+  function ldapOf(
+    connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>,
+    options: { pageSize?: number } = {},
+  ) {
     if (!connector.ldap) throw new Error('an ldap connector without its settings');
-    return createLdapDirectory({ url: connector.baseUrl, settings: connector.ldap, bindPassword: secrets.open(connector.bearerTokenEncrypted), outbound, pageSize: options.pageSize });
+    return createLdapDirectory({
+      url: connector.baseUrl,
+      settings: connector.ldap,
+      bindPassword: secrets.open(connector.bearerTokenEncrypted),
+      outbound,
+      pageSize: options.pageSize,
+    });
   }
 
   return {
@@ -73,7 +100,7 @@ export function createConnectorDirectories(deps: { connectors: ConnectorsReposit
       try {
         directory = ldapOf(connector);
       } catch {
-        return 'the connector\'s bind password cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.bind_password';
+        return "the connector's bind password cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.bind_password";
       }
       try {
         await directory.health();
@@ -91,14 +118,24 @@ export function createConnectorDirectories(deps: { connectors: ConnectorsReposit
       const connector = await connectors.findEnabledForManagedTenant(managedTenantId);
       if (!connector) throw new NoConnectorError(managedTenantId);
       if (connector.type === 'ldap' && connector.ldap) {
-        const accounts = createLdapAccounts({ url: connector.baseUrl, settings: connector.ldap, bindPassword: secrets.open(connector.bearerTokenEncrypted), outbound });
+        const accounts = createLdapAccounts({
+          url: connector.baseUrl,
+          settings: connector.ldap,
+          bindPassword: secrets.open(connector.bearerTokenEncrypted),
+          outbound,
+        });
         return {
           ...accounts,
           // The password leaves the LDAP client sealed: the run stores it so, and only the
           // credentials endpoint opens it.
           async createUser(user) {
             const { id, userName, initialPassword, managerDn } = await accounts.createUser(user);
-            return { id, userName, initialPasswordSealed: secrets.seal(initialPassword), ...(user.managerUserName ? { managerSet: managerDn !== null } : {}) };
+            return {
+              id,
+              userName,
+              initialPasswordSealed: secrets.seal(initialPassword),
+              ...(user.managerUserName ? { managerSet: managerDn !== null } : {}),
+            };
           },
         };
       }
@@ -107,7 +144,13 @@ export function createConnectorDirectories(deps: { connectors: ConnectorsReposit
     isRetryable: (error) => (error instanceof ScimError || error instanceof LdapError) && error.retryable,
     failureName: (error) => (error instanceof LdapError ? error.kind : null),
     failureOf(error) {
-      if (error instanceof ScimError) return { message: error.message, kind: error.kind, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
+      if (error instanceof ScimError)
+        return {
+          message: error.message,
+          kind: error.kind,
+          retryable: error.retryable,
+          retryAfterMs: error.retryAfterMs,
+        };
       if (error instanceof LdapError) return { message: error.message, kind: error.kind, retryable: error.retryable };
       return null;
     },

@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, keysetQueryProperties, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import {
+  DateTime,
+  keysetQueryProperties,
+  named,
+  Nullable,
+  pageQueryProperties,
+  pageSchema,
+  strictObject,
+  stringEnum,
+  Uuid,
+} from '@msp/http';
 
 export const CONNECTOR_TYPES = ['scim', 'ldap'] as const;
 export const LDAP_FLAVORS = ['active_directory', 'openldap'] as const;
@@ -9,15 +19,16 @@ const baseUrl = Type.String({
   pattern: '^https?://[^\\s/?#]+[^\\s]*$',
   format: 'uri',
   maxLength: 2000,
-  description: 'The SCIM 2.0 service provider\'s base URL (its `/Users` and `/Groups` are below it), http or https.',
+  description: "The SCIM 2.0 service provider's base URL (its `/Users` and `/Groups` are below it), http or https.",
   examples: ['https://scim.contoso.example/scim/v2'],
 });
 const bearerToken = Type.String({
   minLength: 1,
   maxLength: 4096,
   writeOnly: true,
-  description: 'The bearer token link sends to the directory. Write-only: stored encrypted (AES-256-GCM), never returned or logged.',
-  examples: ['<the directory\'s SCIM token>'],
+  description:
+    'The bearer token link sends to the directory. Write-only: stored encrypted (AES-256-GCM), never returned or logged.',
+  examples: ["<the directory's SCIM token>"],
 });
 
 export const ScimConfigInput = strictObject(
@@ -25,40 +36,73 @@ export const ScimConfigInput = strictObject(
   { description: 'How to reach the SCIM directory.' },
 );
 
-const dn = (description: string, example: string) => Type.String({ minLength: 3, maxLength: 1000, pattern: '^[^=]+=.+', description, examples: [example] });
+const dn = (description: string, example: string) =>
+  Type.String({ minLength: 3, maxLength: 1000, pattern: '^[^=]+=.+', description, examples: [example] });
 const ldapUrl = Type.String({
   pattern: '^ldaps?://[^\\s/?#]+/?$',
   maxLength: 2000,
-  description: '`ldaps://host[:port]` (TLS from the first byte), or `ldap://host[:port]` with `start_tls: true`. A plain `ldap://` without StartTLS is refused (`insecure_transport`) unless the server is on loopback and OUTBOUND_ALLOW_LOOPBACK is set.',
+  description:
+    '`ldaps://host[:port]` (TLS from the first byte), or `ldap://host[:port]` with `start_tls: ' +
+    'true`. A plain `ldap://` without StartTLS is refused (`insecure_transport`) unless the ' +
+    'server is on loopback and OUTBOUND_ALLOW_LOOPBACK is set.',
   examples: ['ldaps://dc1.corp.example'],
 });
 const bindPassword = Type.String({
   minLength: 1,
   maxLength: 1024,
   writeOnly: true,
-  description: 'The bind account\'s password. Write-only: stored encrypted (AES-256-GCM), never returned or logged.',
-  examples: ['<the bind account\'s password>'],
+  description: "The bind account's password. Write-only: stored encrypted (AES-256-GCM), never returned or logged.",
+  examples: ["<the bind account's password>"],
 });
 const ldapProperties = {
-  flavor: stringEnum(LDAP_FLAVORS, { description: '`active_directory` (also Samba AD) or `openldap`: which attributes hold the id, the user name, the disabled state and the change counter.' }),
+  flavor: stringEnum(LDAP_FLAVORS, {
+    description:
+      '`active_directory` (also Samba AD) or `openldap`: which attributes hold the id, the user name, the disabled state and the change counter.',
+  }),
   url: ldapUrl,
-  start_tls: Type.Boolean({ default: false, description: 'Upgrade an `ldap://` connection with StartTLS before binding.' }),
-  bind_dn: dn('The account link binds as (see docs/directories.md for the permissions it needs).', 'CN=link-svc,OU=Service Accounts,DC=corp,DC=example'),
+  start_tls: Type.Boolean({
+    default: false,
+    description: 'Upgrade an `ldap://` connection with StartTLS before binding.',
+  }),
+  bind_dn: dn(
+    'The account link binds as (see docs/directories.md for the permissions it needs).',
+    'CN=link-svc,OU=Service Accounts,DC=corp,DC=example',
+  ),
   bind_password: bindPassword,
   base_dn: dn('The naming context (`DC=corp,DC=example`).', 'DC=corp,DC=example'),
   users_ou: dn('Where users are read and joiners created.', 'OU=Staff,DC=corp,DC=example'),
   disabled_ou: dn('Where leavers are moved; omit to leave them in place.', 'OU=Disabled,DC=corp,DC=example'),
   groups_base: dn('Where groups are read (default: `base_dn`).', 'OU=Groups,DC=corp,DC=example'),
-  ca_certificate: Type.String({ minLength: 1, maxLength: 20000, pattern: '-----BEGIN CERTIFICATE-----', description: 'PEM of the CA that issued the server\'s certificate, when it is not a public one. The certificate is always verified.' }),
-  bundle_groups: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ minLength: 1, maxLength: 1000 }), {
-    description: 'Bundle name → group DN or name: what `assign_bundles` and `change_bundles` add and remove.',
-    examples: [{ vpn: 'CN=VPN,OU=Groups,DC=corp,DC=example' }],
+  ca_certificate: Type.String({
+    minLength: 1,
+    maxLength: 20000,
+    pattern: '-----BEGIN CERTIFICATE-----',
+    description:
+      "PEM of the CA that issued the server's certificate, when it is not a public one. The certificate is always verified.",
   }),
-  upn_suffix: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.-]+$', description: 'AD: `userPrincipalName` is `<sAMAccountName>@<upn_suffix>` when a joiner has no e-mail.', examples: ['corp.example'] }),
-  department_ous: Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ minLength: 3, maxLength: 1000 }), {
-    description: 'Department → OU DN: a mover whose new department is named here is moved there.',
-    examples: [{ Finance: 'OU=Finance,DC=corp,DC=example' }],
+  bundle_groups: Type.Record(
+    Type.String({ minLength: 1, maxLength: 200 }),
+    Type.String({ minLength: 1, maxLength: 1000 }),
+    {
+      description: 'Bundle name → group DN or name: what `assign_bundles` and `change_bundles` add and remove.',
+      examples: [{ vpn: 'CN=VPN,OU=Groups,DC=corp,DC=example' }],
+    },
+  ),
+  upn_suffix: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[A-Za-z0-9.-]+$',
+    description: 'AD: `userPrincipalName` is `<sAMAccountName>@<upn_suffix>` when a joiner has no e-mail.',
+    examples: ['corp.example'],
   }),
+  department_ous: Type.Record(
+    Type.String({ minLength: 1, maxLength: 200 }),
+    Type.String({ minLength: 3, maxLength: 1000 }),
+    {
+      description: 'Department → OU DN: a mover whose new department is named here is moved there.',
+      examples: [{ Finance: 'OU=Finance,DC=corp,DC=example' }],
+    },
+  ),
 };
 
 export const LdapConfigInput = strictObject(
@@ -96,14 +140,19 @@ export const LdapConfigPatch = strictObject(
     upn_suffix: Type.Optional(Nullable(ldapProperties.upn_suffix)),
     department_ous: Type.Optional(ldapProperties.department_ous),
   },
-  { description: '`ldap` connectors: any of these; an omitted member keeps its value, null clears an optional one. `flavor` cannot change.' },
+  {
+    description:
+      '`ldap` connectors: any of these; an omitted member keeps its value, null clears an optional one. `flavor` cannot change.',
+  },
 );
 export type LdapConfigPatch = Static<typeof LdapConfigPatch>;
 
 const ScimConfigOutput = Type.Object(
   {
     base_url: Type.String({ description: 'The SCIM base URL.' }),
-    bearer_token_set: Type.Boolean({ description: 'Always true: a token is stored (encrypted); it is never returned.' }),
+    bearer_token_set: Type.Boolean({
+      description: 'Always true: a token is stored (encrypted); it is never returned.',
+    }),
   },
   { additionalProperties: false, description: '`scim` connectors.' },
 );
@@ -114,7 +163,9 @@ const LdapConfigOutput = Type.Object(
     url: Type.String(),
     start_tls: Type.Boolean(),
     bind_dn: Type.String(),
-    bind_password_set: Type.Boolean({ description: 'Always true: a password is stored (encrypted); it is never returned.' }),
+    bind_password_set: Type.Boolean({
+      description: 'Always true: a password is stored (encrypted); it is never returned.',
+    }),
     base_dn: Type.String(),
     users_ou: Type.String(),
     disabled_ou: Nullable(Type.String()),
@@ -133,16 +184,21 @@ export const Connector = named(
     {
       id: Uuid(),
       tenant_id: Uuid({ description: 'The managed tenant whose directory this is.' }),
-      type: stringEnum(CONNECTOR_TYPES, { description: '`scim`: a SCIM 2.0 client (RFC 7643/7644); `ldap`: Active Directory or OpenLDAP over LDAPS or StartTLS.' }),
+      type: stringEnum(CONNECTOR_TYPES, {
+        description:
+          '`scim`: a SCIM 2.0 client (RFC 7643/7644); `ldap`: Active Directory or OpenLDAP over LDAPS or StartTLS.',
+      }),
       name: Type.String(),
-      enabled: Type.Boolean({ description: 'Disabled connectors are kept but neither synchronised nor used by onboarding and offboarding.' }),
+      enabled: Type.Boolean({
+        description: 'Disabled connectors are kept but neither synchronised nor used by onboarding and offboarding.',
+      }),
       config: Type.Union([ScimConfigOutput, LdapConfigOutput]),
       created_at: DateTime(),
       updated_at: DateTime(),
     },
     {
       additionalProperties: false,
-      description: 'How link reaches a managed tenant\'s directory.',
+      description: "How link reaches a managed tenant's directory.",
       examples: [
         {
           id: '3f1c2b9e-7d4a-4e5f-9a1b-2c3d4e5f6a7b',
@@ -170,7 +226,9 @@ export const CreateConnectorBody = named(
       type: stringEnum(CONNECTOR_TYPES),
       name: Type.String({ minLength: 1, maxLength: 200 }),
       enabled: Type.Optional(Type.Boolean({ default: true })),
-      config: Type.Union([ScimConfigInput, LdapConfigInput], { description: '`scim`: base_url and bearer_token; `ldap`: see LdapConfigInput.' }),
+      config: Type.Union([ScimConfigInput, LdapConfigInput], {
+        description: '`scim`: base_url and bearer_token; `ldap`: see LdapConfigInput.',
+      }),
     },
     {
       examples: [
@@ -182,7 +240,7 @@ export const CreateConnectorBody = named(
             flavor: 'active_directory',
             url: 'ldaps://dc1.corp.example',
             bind_dn: 'CN=link-svc,OU=Service Accounts,DC=corp,DC=example',
-            bind_password: '<the bind account\'s password>',
+            bind_password: "<the bind account's password>",
             base_dn: 'DC=corp,DC=example',
             users_ou: 'OU=Staff,DC=corp,DC=example',
             disabled_ou: 'OU=Disabled,DC=corp,DC=example',
@@ -195,7 +253,7 @@ export const CreateConnectorBody = named(
           tenant_id: '9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
           type: 'scim',
           name: 'Contoso Entra ID',
-          config: { base_url: 'https://scim.contoso.example/scim/v2', bearer_token: '<the directory\'s SCIM token>' },
+          config: { base_url: 'https://scim.contoso.example/scim/v2', bearer_token: "<the directory's SCIM token>" },
         },
       ],
     },
@@ -227,7 +285,12 @@ export type UpdateConnectorBody = Static<typeof UpdateConnectorBody>;
 export const ListConnectorsQuery = strictObject({
   ...pageQueryProperties,
   ...keysetQueryProperties,
-  include_disabled: Type.Optional(Type.Boolean({ default: false, description: 'Also list disabled connectors (by default only enabled ones are listed).' })),
+  include_disabled: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Also list disabled connectors (by default only enabled ones are listed).',
+    }),
+  ),
   tenant_id: Type.Optional(Uuid({ description: 'Only the connectors of this managed tenant.' })),
 });
 export type ListConnectorsQuery = Static<typeof ListConnectorsQuery>;

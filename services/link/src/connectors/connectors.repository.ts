@@ -86,7 +86,8 @@ function toConnector(row: Pick<Selectable<Connector>, (typeof COLUMNS)[number]>)
  * there is none); everything else, and every read in a write, goes through `db`.
  */
 export function createConnectorsRepository(db: Db, reads: Db = db) {
-  const ownedBy = (ownerTenantId: string, on: Db = db) => on.selectFrom('connectors').where('owner_tenant_id', '=', ownerTenantId);
+  const ownedBy = (ownerTenantId: string, on: Db = db) =>
+    on.selectFrom('connectors').where('owner_tenant_id', '=', ownerTenantId);
   const one = async (query: Promise<Pick<Selectable<Connector>, (typeof COLUMNS)[number]> | undefined>) => {
     const row = await query;
     return row ? toConnector(row) : null;
@@ -99,7 +100,11 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
      * (managed_tenant_id, enabled, ...): a managed tenant has a connector or two, so that count is
      * bounded by them, not by the owner's size.
      */
-    async list(ownerTenantId: string, filter: ConnectorFilter, window: ListWindow): Promise<{ items: ConnectorRecord[]; total: number }> {
+    async list(
+      ownerTenantId: string,
+      filter: ConnectorFilter,
+      window: ListWindow,
+    ): Promise<{ items: ConnectorRecord[]; total: number }> {
       let rows = ownedBy(ownerTenantId, reads);
       if (filter.managedTenantId !== undefined) rows = rows.where('managed_tenant_id', '=', filter.managedTenantId);
       if (filter.enabledOnly) rows = rows.where('enabled', '=', true);
@@ -110,7 +115,11 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
         page: (key) => inListOrder(filtered.select(COLUMNS), NEWEST_FIRST, window, key).execute(),
         total: async () =>
           filter.managedTenantId === undefined
-            ? listCount(reads, { tenantId: ownerTenantId, list: 'connectors', ...(filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : {}) })
+            ? listCount(reads, {
+                tenantId: ownerTenantId,
+                list: 'connectors',
+                ...(filter.enabledOnly ? { dimension: 'enabled', value: 'true' } : {}),
+              })
             : (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count,
         unknownAfter: unknownAfterItem,
       });
@@ -164,7 +173,10 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
     },
 
     /** Deletes unless a sync run is queued or running, in one statement (no window for a race). */
-    async deleteUnlessSyncOpen(ownerTenantId: string, id: string): Promise<'deleted' | 'not_found' | { openRunId: string }> {
+    async deleteUnlessSyncOpen(
+      ownerTenantId: string,
+      id: string,
+    ): Promise<'deleted' | 'not_found' | { openRunId: string }> {
       return db.transaction().execute(async (tx) => {
         // The open run's row is locked by the unique key on open_connector_id; a run created
         // after this lock would need the connector row, which this transaction holds until its delete.
@@ -176,7 +188,11 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
           .forUpdate()
           .executeTakeFirst();
         if (!connector) return 'not_found';
-        const open = await tx.selectFrom('sync_runs').select('id').where('open_connector_id', '=', id).executeTakeFirst();
+        const open = await tx
+          .selectFrom('sync_runs')
+          .select('id')
+          .where('open_connector_id', '=', id)
+          .executeTakeFirst();
         if (open) return { openRunId: open.id };
         await tx.deleteFrom('connectors').where('id', '=', id).execute();
         return 'deleted';
@@ -200,7 +216,12 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
 
     /** Every enabled connector's id (the schedule). */
     async listEnabledIds(): Promise<string[]> {
-      const rows = await db.selectFrom('connectors').select('id').where('enabled', '=', true).orderBy('created_at', 'asc').execute();
+      const rows = await db
+        .selectFrom('connectors')
+        .select('id')
+        .where('enabled', '=', true)
+        .orderBy('created_at', 'asc')
+        .execute();
       return rows.map((row) => row.id);
     },
   };

@@ -1,6 +1,22 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, unprocessableResponse, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
+import {
+  API_BASE_PATH,
+  IdParams,
+  LINK_HEADER,
+  pageRequestOf,
+  sendPage,
+  unprocessableResponse,
+  type ApiRouter,
+  LIST_PAGES_DOC,
+} from '@msp/http';
 import { tenantOf } from '@msp/auth';
-import { Connector, ConnectorPage, CreateConnectorBody, ListConnectorsQuery, UpdateConnectorBody, type ConnectorJson } from './connector.schemas';
+import {
+  Connector,
+  ConnectorPage,
+  CreateConnectorBody,
+  ListConnectorsQuery,
+  UpdateConnectorBody,
+  type ConnectorJson,
+} from './connector.schemas';
 import type { ConnectorRecord } from './connectors.repository';
 import type { ConnectorsService } from './connectors.service';
 import type { LdapSettings } from '../ldap/ldap-settings';
@@ -34,7 +50,10 @@ export function connectorJson(connector: ConnectorRecord): ConnectorJson {
     type: connector.type,
     name: connector.name,
     enabled: connector.enabled,
-    config: connector.type === 'ldap' && connector.ldap ? ldapConfigJson(connector.baseUrl, connector.ldap) : { base_url: connector.baseUrl, bearer_token_set: true },
+    config:
+      connector.type === 'ldap' && connector.ldap
+        ? ldapConfigJson(connector.baseUrl, connector.ldap)
+        : { base_url: connector.baseUrl, bearer_token_set: true },
     created_at: connector.createdAt.toISOString(),
     updated_at: connector.updatedAt.toISOString(),
   };
@@ -57,7 +76,11 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     responses: { 200: { description: 'One page of connectors.', schema: ConnectorPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
       const page = pageRequestOf(query);
-      const { items, total } = await connectors.list(tenantOf(req), { enabledOnly: !query.include_disabled, managedTenantId: query.tenant_id }, page);
+      const { items, total } = await connectors.list(
+        tenantOf(req),
+        { enabledOnly: !query.include_disabled, managedTenantId: query.tenant_id },
+        page,
+      );
       sendPage(req, res, items.map(connectorJson), total, page);
     },
   });
@@ -68,9 +91,12 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     operationId: 'createConnector',
     summary: 'Create a connector',
     description:
-      'A SCIM 2.0 (`type: scim`) or Active Directory / OpenLDAP (`type: ldap`) connector of one of your managed tenants. `config.bearer_token` and `config.bind_password` are stored encrypted and never returned (`bearer_token_set`, `bind_password_set: true`). ' +
+      'A SCIM 2.0 (`type: scim`) or Active Directory / OpenLDAP (`type: ldap`) connector of one of ' +
+      'your managed tenants. `config.bearer_token` and `config.bind_password` are stored encrypted and ' +
+      'never returned (`bearer_token_set`, `bind_password_set: true`). ' +
       'An `ldap` URL that would bind in clear (`ldap://` without `start_tls`, not on an allowed loopback) is 422 `insecure_transport`. ' +
-      'In production, a `base_url` on a loopback, link-local or private address is refused (422 here, and again at every call, whatever the name resolves to then), unless OUTBOUND_ALLOWLIST names it.',
+      'In production, a `base_url` on a loopback, link-local or private address is refused (422 here, and again ' +
+      'at every call, whatever the name resolves to then), unless OUTBOUND_ALLOWLIST names it.',
     tags: TAGS,
     scope: SCOPE,
     body: CreateConnectorBody,
@@ -80,7 +106,11 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
         schema: Connector,
         headers: { Location: { description: 'URL of the new connector.', schema: { type: 'string' } } },
       },
-      422: unprocessableResponse('`tenant_id` is not one of your managed tenants, `config` does not fit `type`, the URL would bind in clear (`insecure_transport`), or `config.base_url` / `config.url` is a loopback, link-local or private address not in OUTBOUND_ALLOWLIST or OUTBOUND_ALLOWED_NETWORKS.'),
+      422: unprocessableResponse(
+        '`tenant_id` is not one of your managed tenants, `config` does not fit `type`, the URL would bind in ' +
+          'clear (`insecure_transport`), or `config.base_url` / `config.url` is a loopback, link-local or ' +
+          'private address not in OUTBOUND_ALLOWLIST or OUTBOUND_ALLOWED_NETWORKS.',
+      ),
     },
     handler: async (req, res, { body }) => {
       const connector = await connectors.create(tenantOf(req), {
@@ -111,14 +141,19 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     path: '/connectors/:id',
     operationId: 'updateConnector',
     summary: 'Change a connector',
-    description: 'Renames, enables or disables a connector, or changes its `config` (`scim`: `base_url` and/or a new `bearer_token`; `ldap`: any of its settings but `flavor`; an omitted member keeps its value).',
+    description:
+      'Renames, enables or disables a connector, or changes its `config` (`scim`: `base_url` and/or a new ' +
+      '`bearer_token`; `ldap`: any of its settings but `flavor`; an omitted member keeps its value).',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
     body: UpdateConnectorBody,
     responses: {
       200: { description: 'The changed connector.', schema: Connector },
-      422: unprocessableResponse('`config` does not fit the connector\'s type, the URL would bind in clear (`insecure_transport`), or the URL is a loopback, link-local or private address not allowed.'),
+      422: unprocessableResponse(
+        "`config` does not fit the connector's type, the URL would bind in clear " +
+          '(`insecure_transport`), or the URL is a loopback, link-local or private address not allowed.',
+      ),
     },
     handler: async (req, res, { params, body }) => {
       const connector = await connectors.update(tenantOf(req), params.id, {
@@ -135,7 +170,8 @@ export function registerConnectorRoutes(api: ApiRouter, deps: { connectors: Conn
     path: '/connectors/:id',
     operationId: 'deleteConnector',
     summary: 'Delete a connector',
-    description: 'Deletes the connector with its sync runs and its mirror of the directory. While a sync run is queued or running: 409 naming it (`run_id`).',
+    description:
+      'Deletes the connector with its sync runs and its mirror of the directory. While a sync run is queued or running: 409 naming it (`run_id`).',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,

@@ -1,9 +1,23 @@
-import { type AppError, conflict, listWindow, notFound, type PageRequest, unprocessable, validationFailed } from '@msp/http';
+import {
+  type AppError,
+  conflict,
+  listWindow,
+  notFound,
+  type PageRequest,
+  unprocessable,
+  validationFailed,
+} from '@msp/http';
 import { LDAP_FIELDS, LDAP_REQUIRED, ldapSettingsFrom, transportProblem } from '../ldap/ldap-config';
 import { OutboundBlockedError, type Outbound } from '@msp/outbound';
 import type { TenantsRepository } from '../tenants/tenants.repository';
 import type { SecretBox } from '@msp/secrets';
-import type { ConnectorChanges, ConnectorFilter, ConnectorRecord, ConnectorsRepository, ConnectorType } from './connectors.repository';
+import type {
+  ConnectorChanges,
+  ConnectorFilter,
+  ConnectorRecord,
+  ConnectorsRepository,
+  ConnectorType,
+} from './connectors.repository';
 
 export interface NewConnectorInput {
   managedTenantId: string;
@@ -29,7 +43,9 @@ function wrongConfig(type: ConnectorType, config: Record<string, unknown>, requi
     .map((key) => ({ field: `config.${key}`, message: `is not a setting of ${type} connectors` }));
   if (required) {
     const needed = type === 'scim' ? SCIM_FIELDS : LDAP_REQUIRED;
-    for (const key of needed) if (config[key] === undefined) errors.push({ field: `config.${key}`, message: `is required for ${type} connectors` });
+    for (const key of needed)
+      if (config[key] === undefined)
+        errors.push({ field: `config.${key}`, message: `is required for ${type} connectors` });
   }
   return errors.length ? validationFailed(errors, `config does not fit ${type} connectors.`) : undefined;
 }
@@ -38,7 +54,12 @@ function wrongConfig(type: ConnectorType, config: Record<string, unknown>, requi
  * The rules of connectors: a connector belongs to one of the caller's managed tenants, its token
  * is sealed before it is stored, and one with a sync run queued or running is not deleted.
  */
-export function createConnectorsService(deps: { connectors: ConnectorsRepository; tenants: TenantsRepository; secrets: SecretBox; outbound: Outbound }) {
+export function createConnectorsService(deps: {
+  connectors: ConnectorsRepository;
+  tenants: TenantsRepository;
+  secrets: SecretBox;
+  outbound: Outbound;
+}) {
   const { connectors, tenants, secrets, outbound } = deps;
 
   /**
@@ -51,7 +72,9 @@ export function createConnectorsService(deps: { connectors: ConnectorsRepository
       await outbound.check(baseUrl);
     } catch (error) {
       if (!(error instanceof OutboundBlockedError) || error.reason === 'unresolvable') return;
-      throw unprocessable(`config.base_url: ${error.message}.`, { errors: [{ field: 'config.base_url', message: error.message }] });
+      throw unprocessable(`config.base_url: ${error.message}.`, {
+        errors: [{ field: 'config.base_url', message: error.message }],
+      });
     }
   }
 
@@ -63,10 +86,14 @@ export function createConnectorsService(deps: { connectors: ConnectorsRepository
       addresses = await outbound.addressesFor(host);
     } catch (error) {
       if (!(error instanceof OutboundBlockedError) || error.reason === 'unresolvable') addresses = undefined;
-      else throw unprocessable(`config.url: ${error.message}.`, { errors: [{ field: 'config.url', message: error.message }] });
+      else
+        throw unprocessable(`config.url: ${error.message}.`, {
+          errors: [{ field: 'config.url', message: error.message }],
+        });
     }
     const problem = transportProblem(url, startTls, addresses, outbound.allowsLoopback);
-    if (problem) throw unprocessable(problem, { code: 'insecure_transport', errors: [{ field: 'config.url', message: problem }] });
+    if (problem)
+      throw unprocessable(problem, { code: 'insecure_transport', errors: [{ field: 'config.url', message: problem }] });
   }
 
   async function get(ownerTenantId: string, id: string): Promise<ConnectorRecord> {
@@ -91,15 +118,29 @@ export function createConnectorsService(deps: { connectors: ConnectorsRepository
       }
       const invalid = wrongConfig(input.type, input.config, true);
       if (invalid) throw invalid;
-      const base = { managedTenantId: input.managedTenantId, type: input.type, name: input.name, enabled: input.enabled };
+      const base = {
+        managedTenantId: input.managedTenantId,
+        type: input.type,
+        name: input.name,
+        enabled: input.enabled,
+      };
       if (input.type === 'ldap') {
         const { url, settings } = ldapSettingsFrom(input.config);
         await assertLdapReachable(url, settings.startTls);
-        return connectors.create(ownerTenantId, { ...base, baseUrl: url, ldap: settings, bearerTokenEncrypted: secrets.seal(String(input.config.bind_password)) });
+        return connectors.create(ownerTenantId, {
+          ...base,
+          baseUrl: url,
+          ldap: settings,
+          bearerTokenEncrypted: secrets.seal(String(input.config.bind_password)),
+        });
       }
       const baseUrl = String(input.config.base_url);
       await assertMayCall(baseUrl);
-      return connectors.create(ownerTenantId, { ...base, baseUrl, bearerTokenEncrypted: secrets.seal(String(input.config.bearer_token)) });
+      return connectors.create(ownerTenantId, {
+        ...base,
+        baseUrl,
+        bearerTokenEncrypted: secrets.seal(String(input.config.bearer_token)),
+      });
     },
 
     async update(ownerTenantId: string, id: string, update: ConnectorUpdate): Promise<ConnectorRecord> {
@@ -110,16 +151,19 @@ export function createConnectorsService(deps: { connectors: ConnectorsRepository
         if (invalid) throw invalid;
         if (current.type === 'ldap' && current.ldap) {
           const { url, settings } = ldapSettingsFrom(update.config, { url: current.baseUrl, settings: current.ldap });
-          if (update.config.url !== undefined || update.config.start_tls !== undefined) await assertLdapReachable(url, settings.startTls);
+          if (update.config.url !== undefined || update.config.start_tls !== undefined)
+            await assertLdapReachable(url, settings.startTls);
           changes.baseUrl = url;
           changes.ldap = settings;
-          if (update.config.bind_password !== undefined) changes.bearerTokenEncrypted = secrets.seal(String(update.config.bind_password));
+          if (update.config.bind_password !== undefined)
+            changes.bearerTokenEncrypted = secrets.seal(String(update.config.bind_password));
         } else {
           if (update.config.base_url !== undefined) {
             changes.baseUrl = String(update.config.base_url);
             await assertMayCall(changes.baseUrl);
           }
-          if (update.config.bearer_token !== undefined) changes.bearerTokenEncrypted = secrets.seal(String(update.config.bearer_token));
+          if (update.config.bearer_token !== undefined)
+            changes.bearerTokenEncrypted = secrets.seal(String(update.config.bearer_token));
         }
       }
       const updated = await connectors.update(ownerTenantId, id, changes);
@@ -131,9 +175,12 @@ export function createConnectorsService(deps: { connectors: ConnectorsRepository
       const outcome = await connectors.deleteUnlessSyncOpen(ownerTenantId, id);
       if (outcome === 'not_found') throw notFound(`No connector ${id}.`);
       if (outcome !== 'deleted') {
-        throw conflict(`Connector ${id} has sync run ${outcome.openRunId} queued or running; delete it when the run has finished.`, {
-          extensions: { run_id: outcome.openRunId },
-        });
+        throw conflict(
+          `Connector ${id} has sync run ${outcome.openRunId} queued or running; delete it when the run has finished.`,
+          {
+            extensions: { run_id: outcome.openRunId },
+          },
+        );
       }
     },
   };

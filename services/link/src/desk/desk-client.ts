@@ -96,12 +96,25 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
 
   const configured = Boolean(settings.clientId && settings.clientSecret);
 
-  async function send(method: string, url: string, init: { headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: unknown; etag?: string }> {
+  async function send(
+    method: string,
+    url: string,
+    init: { headers?: Record<string, string>; body?: string },
+  ): Promise<{ status: number; body: unknown; etag?: string }> {
     let response: Response;
     try {
-      response = await fetch(url, { method, headers: init.headers, body: init.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+      response = await fetch(url, {
+        method,
+        headers: init.headers,
+        body: init.body,
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'error',
+      });
     } catch (error) {
-      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `unreachable (${(error as Error).message})`;
+      const reason =
+        (error as Error).name === 'TimeoutError'
+          ? `no answer within ${timeoutMs} ms`
+          : `unreachable (${(error as Error).message})`;
       throw new DeskError(`desk is ${reason}: ${method} ${new URL(url).pathname}`, true);
     }
     const text = await response.text();
@@ -116,11 +129,19 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
 
   async function fetchToken(tenantId: string): Promise<string> {
     if (!configured) {
-      throw new DeskError('link has no credential for desk: set DESK_CLIENT_ID and DESK_CLIENT_SECRET (a service client configured on desk by SERVICE_CLIENTS).', false);
+      throw new DeskError(
+        'link has no credential for desk: set DESK_CLIENT_ID and DESK_CLIENT_SECRET (a service client configured on desk by SERVICE_CLIENTS).',
+        false,
+      );
     }
     const { status, body } = await send('POST', `${apiUrl}/auth/token`, {
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: settings.clientId, client_secret: settings.clientSecret, tenant_id: tenantId }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: settings.clientId,
+        client_secret: settings.clientSecret,
+        tenant_id: tenantId,
+      }),
     });
     if (status === 200 && body && typeof (body as { access_token?: unknown }).access_token === 'string') {
       const { access_token, expires_in } = body as { access_token: string; expires_in?: number };
@@ -129,7 +150,12 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
       return access_token;
     }
     const retryable = status >= 500 || status === 429 || status === 200;
-    throw new DeskError(`desk refused link's service credential (token endpoint answered ${status}: ${problemText(body)}); check DESK_CLIENT_ID/DESK_CLIENT_SECRET and desk's SERVICE_CLIENTS`, retryable, status);
+    throw new DeskError(
+      `desk refused link's service credential (token endpoint answered ${status}: ` +
+        `${problemText(body)}); check DESK_CLIENT_ID/DESK_CLIENT_SECRET and desk's SERVICE_CLIENTS`,
+      retryable,
+      status,
+    );
   }
 
   async function tokenFor(tenantId: string): Promise<string> {
@@ -144,11 +170,22 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
   }
 
   /** One authenticated call; a 401 means desk no longer accepts the cached token: one fresh try. */
-  async function call(tenantId: string, method: string, path: string, payload?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown; etag?: string }> {
+  async function call(
+    tenantId: string,
+    method: string,
+    path: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: unknown; etag?: string }> {
     const attempt = async () => {
       const token = await tokenFor(tenantId);
       return send(method, `${apiUrl}${path}`, {
-        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          Accept: 'application/json',
+          ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...headers,
+        },
         body: payload === undefined ? undefined : JSON.stringify(payload),
       });
     };
@@ -158,14 +195,22 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
       result = await attempt();
     }
     if (result.status >= 500 || result.status === 429) {
-      throw new DeskError(`desk answered ${result.status} to ${method} ${path.split('?')[0]}: ${problemText(result.body)}`, true, result.status);
+      throw new DeskError(
+        `desk answered ${result.status} to ${method} ${path.split('?')[0]}: ${problemText(result.body)}`,
+        true,
+        result.status,
+      );
     }
     return result;
   }
 
   function refused(method: string, path: string, result: { status: number; body: unknown }): DeskError {
     logger.warn('desk refused a call', { method, path: path.split('?')[0], status: result.status });
-    return new DeskError(`desk refused ${method} ${path.split('?')[0]} (${result.status}): ${problemText(result.body)}`, false, result.status);
+    return new DeskError(
+      `desk refused ${method} ${path.split('?')[0]} (${result.status}): ${problemText(result.body)}`,
+      false,
+      result.status,
+    );
   }
 
   return {
@@ -185,7 +230,12 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
     async listTickets(tenantId: string, filter: { assigneeId: string; status: string }): Promise<DeskTicket[]> {
       const all: DeskTicket[] = [];
       for (let page = 1; ; page += 1) {
-        const query = new URLSearchParams({ assignee_id: filter.assigneeId, status: filter.status, page: String(page), per_page: String(TICKETS_PAGE) });
+        const query = new URLSearchParams({
+          assignee_id: filter.assigneeId,
+          status: filter.status,
+          page: String(page),
+          per_page: String(TICKETS_PAGE),
+        });
         const path = `/tickets?${query.toString()}`;
         const result = await call(tenantId, 'GET', path);
         if (result.status !== 200) throw refused('GET', path, result);
@@ -199,9 +249,20 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
      * `ifMatch`: the ETag of the ticket as read; desk then changes it only if nobody has since
      * (else a DeskError with status 412: read it again and decide again).
      */
-    async updateTicket(tenantId: string, ticketId: string, changes: Record<string, unknown>, options: { ifMatch?: string } = {}): Promise<DeskTicket> {
+    async updateTicket(
+      tenantId: string,
+      ticketId: string,
+      changes: Record<string, unknown>,
+      options: { ifMatch?: string } = {},
+    ): Promise<DeskTicket> {
       const path = `/tickets/${encodeURIComponent(ticketId)}`;
-      const result = await call(tenantId, 'PATCH', path, changes, options.ifMatch ? { 'If-Match': options.ifMatch } : {});
+      const result = await call(
+        tenantId,
+        'PATCH',
+        path,
+        changes,
+        options.ifMatch ? { 'If-Match': options.ifMatch } : {},
+      );
       if (result.status !== 200) throw refused('PATCH', path, result);
       return result.body as DeskTicket;
     },
@@ -216,12 +277,26 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
     },
 
     /** A comment on the ticket; `idempotencyKey` as for createTicket, so a retried try adds it once. */
-    async commentOnTicket(tenantId: string, ticketId: string, comment: { body: string; internal: boolean }, options: { idempotencyKey?: string } = {}): Promise<{ id: string }> {
+    async commentOnTicket(
+      tenantId: string,
+      ticketId: string,
+      comment: { body: string; internal: boolean },
+      options: { idempotencyKey?: string } = {},
+    ): Promise<{ id: string }> {
       const path = `/tickets/${encodeURIComponent(ticketId)}/comments`;
-      const headers: Record<string, string> = options.idempotencyKey ? { 'Idempotency-Key': `"${options.idempotencyKey}"` } : {};
+      const headers: Record<string, string> = options.idempotencyKey
+        ? { 'Idempotency-Key': `"${options.idempotencyKey}"` }
+        : {};
       const result = await call(tenantId, 'POST', path, comment, headers);
-      if (result.status === 409 && (result.body as { type?: unknown } | undefined)?.type === 'urn:msp:problem:idempotency-key-in-use') {
-        throw new DeskError('desk is still adding this comment (an earlier try with the same Idempotency-Key has not finished)', true, 409);
+      if (
+        result.status === 409 &&
+        (result.body as { type?: unknown } | undefined)?.type === 'urn:msp:problem:idempotency-key-in-use'
+      ) {
+        throw new DeskError(
+          'desk is still adding this comment (an earlier try with the same Idempotency-Key has not finished)',
+          true,
+          409,
+        );
       }
       if (result.status !== 201) throw refused('POST', path, result);
       return result.body as { id: string };
@@ -252,12 +327,25 @@ export function createDeskClient(settings: DeskClientSettings, logger: Logger) {
      * `idempotencyKey`: the same key for every try of one piece of work (desk's Idempotency-Key), so
      * a retry after an answer that came too late gets the ticket the first try opened, not a second.
      */
-    async createTicket(tenantId: string, ticket: NewDeskTicket, options: { idempotencyKey?: string } = {}): Promise<DeskTicket> {
-      const headers: Record<string, string> = options.idempotencyKey ? { 'Idempotency-Key': `"${options.idempotencyKey}"` } : {};
+    async createTicket(
+      tenantId: string,
+      ticket: NewDeskTicket,
+      options: { idempotencyKey?: string } = {},
+    ): Promise<DeskTicket> {
+      const headers: Record<string, string> = options.idempotencyKey
+        ? { 'Idempotency-Key': `"${options.idempotencyKey}"` }
+        : {};
       const result = await call(tenantId, 'POST', '/tickets', ticket, headers);
       // The first try with this key is still being answered: the ticket is desk's to finish, ask again later.
-      if (result.status === 409 && (result.body as { type?: unknown } | undefined)?.type === 'urn:msp:problem:idempotency-key-in-use') {
-        throw new DeskError('desk is still opening this ticket (an earlier try with the same Idempotency-Key has not finished)', true, 409);
+      if (
+        result.status === 409 &&
+        (result.body as { type?: unknown } | undefined)?.type === 'urn:msp:problem:idempotency-key-in-use'
+      ) {
+        throw new DeskError(
+          'desk is still opening this ticket (an earlier try with the same Idempotency-Key has not finished)',
+          true,
+          409,
+        );
       }
       if (result.status !== 201) throw refused('POST', '/tickets', result);
       return result.body as DeskTicket;

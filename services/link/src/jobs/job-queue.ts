@@ -92,18 +92,29 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         else await boss.createQueue(queue, settings);
       }
       for (const { queue, handler } of options.work === false ? [] : definitions) {
-        await boss.work<object>(queue, { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, async (jobs: Job<object>[]) => {
-          for (const job of jobs) {
-            try {
-              // Outside any request, a job acts as link itself (`system`: runs do not record who
-              // started them), under an id of its own that its log lines and events share.
-              await runAs(SYSTEM_ACTOR, () => handler(job.data, { id: job.id, retryCount: job.retryCount, signal: job.signal }));
-            } catch (error) {
-              options.logger.warn('job failed', { queue, job_id: job.id, retry_count: job.retryCount, error: error instanceof Error ? error.message : String(error) });
-              throw error;
+        await boss.work<object>(
+          queue,
+          { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 },
+          async (jobs: Job<object>[]) => {
+            for (const job of jobs) {
+              try {
+                // Outside any request, a job acts as link itself (`system`: runs do not record who
+                // started them), under an id of its own that its log lines and events share.
+                await runAs(SYSTEM_ACTOR, () =>
+                  handler(job.data, { id: job.id, retryCount: job.retryCount, signal: job.signal }),
+                );
+              } catch (error) {
+                options.logger.warn('job failed', {
+                  queue,
+                  job_id: job.id,
+                  retry_count: job.retryCount,
+                  error: error instanceof Error ? error.message : String(error),
+                });
+                throw error;
+              }
             }
-          }
-        });
+          },
+        );
       }
     },
 
@@ -117,8 +128,24 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
 /** Options pg-boss only takes when a queue is created (policy, partition, deadLetter, heartbeat). */
 function withoutCreateOnly(settings: QueueSettings) {
-  const { expireInSeconds, retentionSeconds, deleteAfterSeconds, retryLimit, retryDelay, retryBackoff, heartbeatSeconds } = settings;
-  const changes = { expireInSeconds, retentionSeconds, deleteAfterSeconds, retryLimit, retryDelay, retryBackoff, heartbeatSeconds: heartbeatSeconds ?? null };
+  const {
+    expireInSeconds,
+    retentionSeconds,
+    deleteAfterSeconds,
+    retryLimit,
+    retryDelay,
+    retryBackoff,
+    heartbeatSeconds,
+  } = settings;
+  const changes = {
+    expireInSeconds,
+    retentionSeconds,
+    deleteAfterSeconds,
+    retryLimit,
+    retryDelay,
+    retryBackoff,
+    heartbeatSeconds: heartbeatSeconds ?? null,
+  };
   // pg-boss refuses an option given as undefined: only the ones set are sent.
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
 }

@@ -20,7 +20,10 @@ export function escapeFilter(value: string): string {
 
 /** RFC 4514 escaping of an RDN value. */
 export function escapeDn(value: string): string {
-  return value.replace(/[\\,+"<>;=]/g, (c) => `\\${c}`).replace(/^[ #]/, (c) => `\\${c}`).replace(/ $/, '\\ ');
+  return value
+    .replace(/[\\,+"<>;=]/g, (c) => `\\${c}`)
+    .replace(/^[ #]/, (c) => `\\${c}`)
+    .replace(/ $/, '\\ ');
 }
 
 /** A sAMAccountName stem from a name: lower-case ASCII letters, digits and dots, at most 20 characters. */
@@ -56,7 +59,10 @@ const first = (value: Entry[string] | undefined): string | undefined => {
   const one = Array.isArray(value) ? value[0] : value;
   return typeof one === 'string' ? one : undefined;
 };
-const all = (value: Entry[string] | undefined): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item): item is string => typeof item === 'string');
+const all = (value: Entry[string] | undefined): string[] =>
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
+    (item): item is string => typeof item === 'string',
+  );
 
 export interface LdapAccountsOptions {
   url: string;
@@ -66,7 +72,9 @@ export interface LdapAccountsOptions {
 }
 
 export type LdapAccounts = Omit<Directory, 'createUser'> & {
-  createUser(user: DirectoryUserInput): Promise<{ id: string; userName: string; dn: string; initialPassword: string; managerDn: string | null }>;
+  createUser(
+    user: DirectoryUserInput,
+  ): Promise<{ id: string; userName: string; dn: string; initialPassword: string; managerDn: string | null }>;
   /** The DN a joiner would get, and whether the OU exists (dry runs). */
   dnOf(userId: string): Promise<string | null>;
   groupDnOf(bundle: string): Promise<string | null>;
@@ -81,7 +89,13 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
   const flavor = flavorOf(settings.flavor);
   const ad = settings.flavor === 'active_directory';
   const origin = originOf(options.url);
-  const endpoint = { url: options.url, startTls: settings.startTls, caCertificate: settings.caCertificate, bindDn: settings.bindDn, bindPassword: options.bindPassword };
+  const endpoint = {
+    url: options.url,
+    startTls: settings.startTls,
+    caCertificate: settings.caCertificate,
+    bindDn: settings.bindDn,
+    bindPassword: options.bindPassword,
+  };
 
   async function session<T>(what: string, work: (client: Client) => Promise<T>): Promise<T> {
     const client = await openLdapSession(endpoint, outbound);
@@ -97,7 +111,13 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
   const idFilter = (id: string) => `(entryUUID=${escapeFilter(id)})`;
 
   async function findOne(client: Client, base: string, filter: string, attributes: string[]): Promise<Entry | null> {
-    const { searchEntries } = await client.search(base, { scope: 'sub', filter, attributes, explicitBufferAttributes: flavor.binaryAttributes, sizeLimit: 2 });
+    const { searchEntries } = await client.search(base, {
+      scope: 'sub',
+      filter,
+      attributes,
+      explicitBufferAttributes: flavor.binaryAttributes,
+      sizeLimit: 2,
+    });
     return searchEntries[0] ?? null;
   }
 
@@ -109,7 +129,12 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
     if (!ad) return findOne(client, settings.baseDn, idFilter(id), attributes);
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
     try {
-      const { searchEntries } = await client.search(`<GUID=${id}>`, { scope: 'base', filter: '(objectClass=*)', attributes, explicitBufferAttributes: flavor.binaryAttributes });
+      const { searchEntries } = await client.search(`<GUID=${id}>`, {
+        scope: 'base',
+        filter: '(objectClass=*)',
+        attributes,
+        explicitBufferAttributes: flavor.binaryAttributes,
+      });
       return searchEntries[0] ?? null;
     } catch (error) {
       if (ldapErrorOf(error, origin, 'read').kind === 'ou_missing') return null;
@@ -119,7 +144,12 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
 
   async function entryOf(client: Client, id: string, attributes: string[] = ['1.1']): Promise<Entry> {
     const entry = await byId(client, id, attributes);
-    if (!entry) throw new LdapError(`${origin} has no entry with ${flavor.idAttribute} ${id} under ${settings.baseDn}`, 'ou_missing', false);
+    if (!entry)
+      throw new LdapError(
+        `${origin} has no entry with ${flavor.idAttribute} ${id} under ${settings.baseDn}`,
+        'ou_missing',
+        false,
+      );
     return entry;
   }
 
@@ -128,28 +158,44 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
     const filter = ad
       ? `(&${flavor.userFilter}(|(mail=${value})(userPrincipalName=${value})(sAMAccountName=${value})))`
       : `(&${flavor.userFilter}(|(mail=${value})(uid=${value})))`;
-    return findOne(client, settings.baseDn, filter, [flavor.idAttribute, 'userAccountControl', flavor.userNameAttribute]);
+    return findOne(client, settings.baseDn, filter, [
+      flavor.idAttribute,
+      'userAccountControl',
+      flavor.userNameAttribute,
+    ]);
   }
 
   async function groupEntry(client: Client, bundle: string): Promise<Entry | null> {
     const target = settings.bundleGroups[bundle] ?? bundle;
     if (/^[A-Za-z]+=/.test(target) && target.includes(',')) {
       try {
-        const { searchEntries } = await client.search(target, { scope: 'base', filter: flavor.groupFilter, attributes: [flavor.idAttribute, 'cn'], explicitBufferAttributes: flavor.binaryAttributes });
+        const { searchEntries } = await client.search(target, {
+          scope: 'base',
+          filter: flavor.groupFilter,
+          attributes: [flavor.idAttribute, 'cn'],
+          explicitBufferAttributes: flavor.binaryAttributes,
+        });
         return searchEntries[0] ?? null;
       } catch (error) {
         if (ldapErrorOf(error, origin, 'read').kind === 'ou_missing') return null;
         throw error;
       }
     }
-    return findOne(client, settings.groupsBase ?? settings.baseDn, `(&${flavor.groupFilter}(cn=${escapeFilter(target)}))`, [flavor.idAttribute, 'cn']);
+    return findOne(
+      client,
+      settings.groupsBase ?? settings.baseDn,
+      `(&${flavor.groupFilter}(cn=${escapeFilter(target)}))`,
+      [flavor.idAttribute, 'cn'],
+    );
   }
 
   async function uniqueName(client: Client, stem: string): Promise<string> {
     for (let n = 1; n < 1000; n++) {
       const suffix = n === 1 ? '' : String(n);
       const candidate = `${stem.slice(0, 20 - suffix.length).replace(/\.$/, '')}${suffix}`;
-      const taken = await findOne(client, settings.baseDn, `(${flavor.userNameAttribute}=${escapeFilter(candidate)})`, ['1.1']);
+      const taken = await findOne(client, settings.baseDn, `(${flavor.userNameAttribute}=${escapeFilter(candidate)})`, [
+        '1.1',
+      ]);
       if (!taken) return candidate;
     }
     throw new LdapError(`no free ${flavor.userNameAttribute} for ${stem}`, 'account_exists', false);
@@ -165,7 +211,8 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
     return cn;
   }
 
-  const replace = (type: string, values: string[] | Buffer[]) => new Change({ operation: 'replace', modification: new Attribute({ type, values: values as string[] }) });
+  const replace = (type: string, values: string[] | Buffer[]) =>
+    new Change({ operation: 'replace', modification: new Attribute({ type, values: values as string[] }) });
   const unicodePwd = (password: string) => Buffer.from(`"${password}"`, 'utf16le');
 
   const accounts: LdapAccounts = {
@@ -174,10 +221,28 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
         const displayName = `${user.givenName} ${user.familyName}`.trim();
         // Another account with this e-mail (mail, UPN or logon name) is someone's: never a second one.
         const existing = await userByName(client, user.email);
-        if (existing) throw new LdapError(`${origin} already has an account for ${user.email} (${existing.dn}): nothing was created`, 'account_exists', false);
-        const userName = ad ? await uniqueName(client, samStem(user.givenName, user.familyName)) : await uniqueName(client, user.email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, '') || 'user');
+        if (existing)
+          throw new LdapError(
+            `${origin} already has an account for ${user.email} (${existing.dn}): nothing was created`,
+            'account_exists',
+            false,
+          );
+        const userName = ad
+          ? await uniqueName(client, samStem(user.givenName, user.familyName))
+          : await uniqueName(
+              client,
+              user.email
+                .split('@')[0]!
+                .toLowerCase()
+                .replace(/[^a-z0-9._-]/g, '') || 'user',
+            );
         const password = initialPassword();
-        const common: Record<string, string | string[] | Buffer[]> = { givenName: user.givenName, sn: user.familyName || user.givenName, displayName, mail: user.email };
+        const common: Record<string, string | string[] | Buffer[]> = {
+          givenName: user.givenName,
+          sn: user.familyName || user.givenName,
+          displayName,
+          mail: user.email,
+        };
         if (user.title) common.title = user.title;
         // The manager by e-mail; a manager the directory does not have is left unset, not a failed joiner.
         const managerDn = user.managerUserName ? ((await userByName(client, user.managerUserName))?.dn ?? null) : null;
@@ -193,10 +258,16 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
             ...common,
             ...(user.department ? { department: user.department } : {}),
             unicodePwd: [unicodePwd(password)],
-            userAccountControl: String(user.active === false ? UF_NORMAL_ACCOUNT | UF_ACCOUNTDISABLE : UF_NORMAL_ACCOUNT),
+            userAccountControl: String(
+              user.active === false ? UF_NORMAL_ACCOUNT | UF_ACCOUNTDISABLE : UF_NORMAL_ACCOUNT,
+            ),
             pwdLastSet: '0',
           } as unknown as Record<string, string[]>);
-          const { searchEntries } = await client.search(dn, { scope: 'base', attributes: ['objectGUID'], explicitBufferAttributes: ['objectGUID'] });
+          const { searchEntries } = await client.search(dn, {
+            scope: 'base',
+            attributes: ['objectGUID'],
+            explicitBufferAttributes: ['objectGUID'],
+          });
           return { id: flavor.idOf(searchEntries[0]!)!, userName, dn, initialPassword: password, managerDn };
         }
         const dn = `uid=${escapeDn(userName)},${user.active === false && settings.disabledOu ? settings.disabledOu : settings.usersOu}`;
@@ -233,7 +304,10 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
       await session('adding a group member', async (client) => {
         const [group, user] = [await entryOf(client, groupId, ['member']), await entryOf(client, userId)];
         if (all(group.member).some((dn) => dn.toLowerCase() === user.dn.toLowerCase())) return;
-        await client.modify(group.dn, new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [user.dn] }) }));
+        await client.modify(
+          group.dn,
+          new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [user.dn] }) }),
+        );
       });
     },
 
@@ -241,7 +315,10 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
       await session('removing a group member', async (client) => {
         const [group, user] = [await entryOf(client, groupId, ['member']), await entryOf(client, userId)];
         if (!all(group.member).some((dn) => dn.toLowerCase() === user.dn.toLowerCase())) return;
-        await client.modify(group.dn, new Change({ operation: 'delete', modification: new Attribute({ type: 'member', values: [user.dn] }) }));
+        await client.modify(
+          group.dn,
+          new Change({ operation: 'delete', modification: new Attribute({ type: 'member', values: [user.dn] }) }),
+        );
       });
     },
 
@@ -267,7 +344,10 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
         // Every group but the primary one (which memberOf does not list and AD will not remove).
         const removedGroups: string[] = [];
         for (const groupDn of all(user.memberOf)) {
-          await client.modify(groupDn, new Change({ operation: 'delete', modification: new Attribute({ type: 'member', values: [user.dn] }) }));
+          await client.modify(
+            groupDn,
+            new Change({ operation: 'delete', modification: new Attribute({ type: 'member', values: [user.dn] }) }),
+          );
           removedGroups.push(groupDn);
         }
         if (opts.note) await client.modify(user.dn, replace('description', [opts.note]));
@@ -277,7 +357,13 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
           movedTo = `${rdn},${settings.disabledOu}`;
           await client.modifyDN(user.dn, movedTo);
         }
-        if (!ad && !settings.disabledOu) await client.modify(user.dn, new Change({ operation: 'delete', modification: new Attribute({ type: 'userPassword', values: [] }) })).catch(() => undefined);
+        if (!ad && !settings.disabledOu)
+          await client
+            .modify(
+              user.dn,
+              new Change({ operation: 'delete', modification: new Attribute({ type: 'userPassword', values: [] }) }),
+            )
+            .catch(() => undefined);
         return { removedGroups: removedGroups.map(rdnValue), movedTo };
       });
     },
@@ -297,10 +383,12 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
         const changes: Change[] = [];
         if (profile.title !== undefined) changes.push(replace('title', [profile.title]));
         if (profile.department !== undefined) changes.push(replace(flavor.departmentAttribute, [profile.department]));
-        if (profile.managerId !== undefined) changes.push(replace('manager', [(await entryOf(client, profile.managerId)).dn]));
+        if (profile.managerId !== undefined)
+          changes.push(replace('manager', [(await entryOf(client, profile.managerId)).dn]));
         if (changes.length) await client.modify(user.dn, changes);
         const ou = profile.department !== undefined ? settings.departmentOus[profile.department] : undefined;
-        if (ou && !user.dn.toLowerCase().endsWith(`,${ou.toLowerCase()}`)) await client.modifyDN(user.dn, `${user.dn.split(/(?<!\\),/)[0]},${ou}`);
+        if (ou && !user.dn.toLowerCase().endsWith(`,${ou.toLowerCase()}`))
+          await client.modifyDN(user.dn, `${user.dn.split(/(?<!\\),/)[0]},${ou}`);
       });
     },
 
@@ -313,13 +401,25 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
     },
 
     describe: {
-      where: settings.baseDn.split(/(?<!\\),/).filter((rdn) => /^dc=/i.test(rdn.trim())).map((rdn) => rdnValue(rdn.trim())).join('.') || settings.baseDn,
+      where:
+        settings.baseDn
+          .split(/(?<!\\),/)
+          .filter((rdn) => /^dc=/i.test(rdn.trim()))
+          .map((rdn) => rdnValue(rdn.trim()))
+          .join('.') || settings.baseDn,
       async newUserName(user) {
         return session(`a read of users_ou ${settings.usersOu}`, async (client) => {
           // users_ou must exist (a missing parent is ou_missing, as the add would be).
           await client.search(settings.usersOu, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] });
-          if (ad) return `CN=${escapeDn(await uniqueCn(client, settings.usersOu, `${user.givenName} ${user.familyName}`.trim()))},${settings.usersOu}`;
-          const uid = await uniqueName(client, user.email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9._-]/g, '') || 'user');
+          if (ad)
+            return `CN=${escapeDn(await uniqueCn(client, settings.usersOu, `${user.givenName} ${user.familyName}`.trim()))},${settings.usersOu}`;
+          const uid = await uniqueName(
+            client,
+            user.email
+              .split('@')[0]!
+              .toLowerCase()
+              .replace(/[^a-z0-9._-]/g, '') || 'user',
+          );
           return `uid=${escapeDn(uid)},${user.active === false && settings.disabledOu ? settings.disabledOu : settings.usersOu}`;
         });
       },
@@ -328,10 +428,16 @@ export function createLdapAccounts(options: LdapAccountsOptions): LdapAccounts {
       async passwordProblem() {
         if (!ad) return null;
         return session('a read of the password policy', async (client) => {
-          const { searchEntries } = await client.search(settings.baseDn, { scope: 'base', filter: '(objectClass=*)', attributes: ['minPwdLength'] });
+          const { searchEntries } = await client.search(settings.baseDn, {
+            scope: 'base',
+            filter: '(objectClass=*)',
+            attributes: ['minPwdLength'],
+          });
           const min = Number(first(searchEntries[0]?.minPwdLength) ?? 0);
           return min > INITIAL_PASSWORD_LENGTH
-            ? `The domain's password policy asks for at least ${min} characters (minPwdLength); link's initial passwords have ${INITIAL_PASSWORD_LENGTH}: the domain controller would refuse the account (0000052D).`
+            ? `The domain's password policy asks for at least ${min} characters (minPwdLength); link's initial ` +
+                `passwords have ${INITIAL_PASSWORD_LENGTH}: the domain controller would refuse the account ` +
+                '(0000052D).'
             : null;
         });
       },

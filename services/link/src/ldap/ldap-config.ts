@@ -21,10 +21,14 @@ export const LDAP_REQUIRED = ['flavor', 'url', 'bind_dn', 'bind_password', 'base
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 /** undefined: keep; null: clear; a string: set. */
-const optional = (value: unknown, current: string | null): string | null => (value === undefined ? current : (str(value) ?? null));
+const optional = (value: unknown, current: string | null): string | null =>
+  value === undefined ? current : (str(value) ?? null);
 
 /** The URL and settings a request's `config` gives, over the current ones for a PATCH. */
-export function ldapSettingsFrom(config: Record<string, unknown>, current?: { url: string; settings: LdapSettings }): { url: string; settings: LdapSettings } {
+export function ldapSettingsFrom(
+  config: Record<string, unknown>,
+  current?: { url: string; settings: LdapSettings },
+): { url: string; settings: LdapSettings } {
   const was = current?.settings;
   const url = (str(config.url) ?? current?.url ?? '').replace(/\/+$/, '');
   return {
@@ -59,9 +63,17 @@ function isLoopback(address: string): boolean {
  * address the name has) when OUTBOUND_ALLOW_LOOPBACK allows loopback at all: a developer's slapd.
  * AD refuses password writes without TLS anyway.
  */
-export function transportProblem(url: string, startTls: boolean, addresses: string[] | undefined, allowsLoopback: boolean): string | undefined {
+export function transportProblem(
+  url: string,
+  startTls: boolean,
+  addresses: string[] | undefined,
+  allowsLoopback: boolean,
+): string | undefined {
   if (url.startsWith('ldaps://') || startTls) return undefined;
   const local = allowsLoopback && addresses !== undefined && addresses.length > 0 && addresses.every(isLoopback);
   if (local) return undefined;
-  return `config.url ${url} is plain LDAP without start_tls: the bind password and every password link sets would cross the network in clear. Use ldaps:// or set start_tls: true`;
+  return (
+    `config.url ${url} is plain LDAP without start_tls: the bind password and every password link ` +
+    'sets would cross the network in clear. Use ldaps:// or set start_tls: true'
+  );
 }

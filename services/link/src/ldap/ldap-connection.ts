@@ -56,44 +56,87 @@ export interface LdapEndpoint {
 }
 
 const TLS_WORDS: Record<string, string> = {
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'was issued by a CA link does not trust (unable to verify the first certificate): set config.ca_certificate to the PEM of the CA that issued it',
-  SELF_SIGNED_CERT_IN_CHAIN: 'chains to a CA link does not trust (self-signed certificate in the chain): set config.ca_certificate to that CA\'s PEM',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'is self-signed: set config.ca_certificate to it, or give the server a certificate from a CA',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'was issued by a CA link does not trust: set config.ca_certificate to the PEM of the CA that issued it',
-  CERT_HAS_EXPIRED: 'has expired: renew the server\'s certificate',
-  CERT_NOT_YET_VALID: 'is not valid yet: check the server\'s clock and certificate',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'does not name the host of config.url: use the host name the certificate was issued for',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    'was issued by a CA link does not trust (unable to verify the first certificate): set config.ca_certificate to the PEM of the CA that issued it',
+  SELF_SIGNED_CERT_IN_CHAIN:
+    "chains to a CA link does not trust (self-signed certificate in the chain): set config.ca_certificate to that CA's PEM",
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    'is self-signed: set config.ca_certificate to it, or give the server a certificate from a CA',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    'was issued by a CA link does not trust: set config.ca_certificate to the PEM of the CA that issued it',
+  CERT_HAS_EXPIRED: "has expired: renew the server's certificate",
+  CERT_NOT_YET_VALID: "is not valid yet: check the server's clock and certificate",
+  ERR_TLS_CERT_ALTNAME_INVALID:
+    'does not name the host of config.url: use the host name the certificate was issued for',
 };
 
 /** A failure of the LDAP call `what` in words a technician can act on, and whether to try again. */
 export function ldapErrorOf(error: unknown, origin: string, what: string): LdapError {
   if (error instanceof LdapError) return error;
-  if (error instanceof OutboundBlockedError) return new LdapError(`the connector may not connect to ${origin}: ${error.message}`, 'blocked', false);
+  if (error instanceof OutboundBlockedError)
+    return new LdapError(`the connector may not connect to ${origin}: ${error.message}`, 'blocked', false);
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | undefined)?.code;
-  if (typeof code === 'string' && TLS_WORDS[code]) return new LdapError(`the certificate of ${origin} ${TLS_WORDS[code]} (${message})`, 'certificate', false);
+  if (typeof code === 'string' && TLS_WORDS[code])
+    return new LdapError(`the certificate of ${origin} ${TLS_WORDS[code]} (${message})`, 'certificate', false);
   if (error instanceof InvalidCredentialsError) {
-    return new LdapError(`${origin} refused the bind as config.bind_dn (invalid credentials): check the bind DN and set the right config.bind_password; the account may also be disabled or locked`, 'credentials_refused', false);
+    return new LdapError(
+      `${origin} refused the bind as config.bind_dn (invalid credentials): check the bind DN and set ` +
+        'the right config.bind_password; the account may also be disabled or locked',
+      'credentials_refused',
+      false,
+    );
   }
   if (error instanceof StrongAuthRequiredError || error instanceof ConfidentialityRequiredError) {
-    return new LdapError(`${origin} requires an encrypted connection for ${what}: use ldaps:// or start_tls: true`, 'insecure_transport', false);
+    return new LdapError(
+      `${origin} requires an encrypted connection for ${what}: use ldaps:// or start_tls: true`,
+      'insecure_transport',
+      false,
+    );
   }
-  if (error instanceof InsufficientAccessError) return new LdapError(`the bind account may not do ${what} at ${origin} (insufficient access): grant it the rights docs/directories.md lists`, 'insufficient_access', false);
-  if (error instanceof AlreadyExistsError) return new LdapError(`${what} at ${origin}: the entry already exists`, 'account_exists', false);
-  if (error instanceof NoSuchObjectError) return new LdapError(`${what} at ${origin}: no such entry (${message}); check the OU and DNs of the connector's config`, 'ou_missing', false);
+  if (error instanceof InsufficientAccessError)
+    return new LdapError(
+      `the bind account may not do ${what} at ${origin} (insufficient access): grant it the rights docs/directories.md lists`,
+      'insufficient_access',
+      false,
+    );
+  if (error instanceof AlreadyExistsError)
+    return new LdapError(`${what} at ${origin}: the entry already exists`, 'account_exists', false);
+  if (error instanceof NoSuchObjectError)
+    return new LdapError(
+      `${what} at ${origin}: no such entry (${message}); check the OU and DNs of the connector's config`,
+      'ou_missing',
+      false,
+    );
   if (error instanceof ConstraintViolationError && /0000052D/i.test(message)) {
-    return new LdapError(`${origin} refused the password for ${what}: it does not meet the domain's password policy (length, complexity or history)`, 'password_policy', false);
+    return new LdapError(
+      `${origin} refused the password for ${what}: it does not meet the domain's password policy (length, complexity or history)`,
+      'password_policy',
+      false,
+    );
   }
   if (error instanceof BusyError || error instanceof UnavailableError || error instanceof TimeLimitExceededError) {
     return new LdapError(`${origin} is busy or unavailable (${message}) for ${what}`, 'directory_unreachable', true);
   }
   if (error instanceof UnwillingToPerformError && /0000052D|password/i.test(message)) {
-    return new LdapError(`${origin} refused the password for ${what} (${message}): it does not meet the password policy, or the connection is not encrypted`, 'password_policy', false);
+    return new LdapError(
+      `${origin} refused the password for ${what} (${message}): it does not meet the password policy, or the connection is not encrypted`,
+      'password_policy',
+      false,
+    );
   }
-  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(code)) {
-    return new LdapError(`${origin} could not be reached for ${what} (${code}): check config.url, the VPN to the customer's network and that the server listens`, 'directory_unreachable', true);
+  if (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(code)
+  ) {
+    return new LdapError(
+      `${origin} could not be reached for ${what} (${code}): check config.url, the VPN to the customer's network and that the server listens`,
+      'directory_unreachable',
+      true,
+    );
   }
-  if (/timeout|timed out|closed|socket/i.test(message)) return new LdapError(`${origin} did not answer ${what} (${message})`, 'directory_unreachable', true);
+  if (/timeout|timed out|closed|socket/i.test(message))
+    return new LdapError(`${origin} did not answer ${what} (${message})`, 'directory_unreachable', true);
   return new LdapError(`${origin} refused ${what}: ${message}`, 'rejected', false);
 }
 
@@ -116,7 +159,11 @@ export async function openLdapSession(endpoint: LdapEndpoint, outbound: Outbound
     [address = host] = await outbound.addressesFor(host);
   } catch (error) {
     if (error instanceof OutboundBlockedError && error.reason === 'unresolvable') {
-      throw new LdapError(`the host ${host} of config.url could not be resolved: check the name and link's DNS (the VPN)`, 'directory_unreachable', true);
+      throw new LdapError(
+        `the host ${host} of config.url could not be resolved: check the name and link's DNS (the VPN)`,
+        'directory_unreachable',
+        true,
+      );
     }
     throw ldapErrorOf(error, origin, 'connect');
   }
@@ -132,7 +179,11 @@ export async function openLdapSession(endpoint: LdapEndpoint, outbound: Outbound
     timeout: outbound.timeoutMs,
     connectTimeout: outbound.timeoutMs,
     createConnection: ((port: number) => net.connect(port, address)) as unknown as typeof net.connect,
-    createSecureConnection: ((portOrOptions: number | tls.ConnectionOptions, _host?: string, options?: tls.ConnectionOptions) =>
+    createSecureConnection: ((
+      portOrOptions: number | tls.ConnectionOptions,
+      _host?: string,
+      options?: tls.ConnectionOptions,
+    ) =>
       typeof portOrOptions === 'number'
         ? tls.connect(portOrOptions, address, { ...options, ...tlsIdentity })
         : tls.connect({ ...portOrOptions, ...tlsIdentity })) as unknown as typeof tls.connect,

@@ -24,7 +24,10 @@ const first = (value: Entry[string] | undefined): string | undefined => {
   const one = Array.isArray(value) ? value[0] : value;
   return typeof one === 'string' ? one : undefined;
 };
-const all = (value: Entry[string] | undefined): string[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item): item is string => typeof item === 'string');
+const all = (value: Entry[string] | undefined): string[] =>
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter(
+    (item): item is string => typeof item === 'string',
+  );
 
 /** The value of a DN's first RDN (`CN=VPN,OU=Groups,…` → `VPN`), unescaped. */
 export function rdnValue(dn: string): string {
@@ -41,7 +44,13 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
   const pageSize = options.pageSize ?? 1000;
   /** users_ou's DNs → ids, read once per directory object (one sync) when group members need them. */
   let usersById: Map<string, string> | undefined;
-  const endpoint = { url: options.url, startTls: settings.startTls, caCertificate: settings.caCertificate, bindDn: settings.bindDn, bindPassword: options.bindPassword };
+  const endpoint = {
+    url: options.url,
+    startTls: settings.startTls,
+    caCertificate: settings.caCertificate,
+    bindDn: settings.bindDn,
+    bindPassword: options.bindPassword,
+  };
 
   async function withSession<T>(what: string, work: (client: Client) => Promise<T>): Promise<T> {
     const client = await openLdapSession(endpoint, outbound);
@@ -54,13 +63,37 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     }
   }
 
-  async function* searchPages(client: Client, base: string, filter: string, attributes: string[]): AsyncGenerator<Entry[]> {
-    for await (const page of client.searchPaginated(base, { scope: 'sub', filter, attributes, explicitBufferAttributes: flavor.binaryAttributes, paged: { pageSize } })) {
+  async function* searchPages(
+    client: Client,
+    base: string,
+    filter: string,
+    attributes: string[],
+  ): AsyncGenerator<Entry[]> {
+    for await (const page of client.searchPaginated(base, {
+      scope: 'sub',
+      filter,
+      attributes,
+      explicitBufferAttributes: flavor.binaryAttributes,
+      paged: { pageSize },
+    })) {
       if (page.searchEntries.length) yield page.searchEntries;
     }
   }
 
-  const userAttributes = [flavor.idAttribute, flavor.userNameAttribute, 'mail', 'displayName', 'cn', 'givenName', 'sn', 'userAccountControl', 'memberOf', flavor.departmentAttribute, 'title', 'manager'];
+  const userAttributes = [
+    flavor.idAttribute,
+    flavor.userNameAttribute,
+    'mail',
+    'displayName',
+    'cn',
+    'givenName',
+    'sn',
+    'userAccountControl',
+    'memberOf',
+    flavor.departmentAttribute,
+    'title',
+    'manager',
+  ];
 
   /** Every user DN seen by this directory object (one sync) → its id; null for a DN that is not an entry. */
   const idOfUserDn = new Map<string, string | null>();
@@ -80,7 +113,12 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       if (!dn || idOfUserDn.has(dn.toLowerCase())) continue;
       let id: string | null = null;
       try {
-        const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes: [flavor.idAttribute], explicitBufferAttributes: flavor.binaryAttributes });
+        const { searchEntries } = await client.search(dn, {
+          scope: 'base',
+          filter: '(objectClass=*)',
+          attributes: [flavor.idAttribute],
+          explicitBufferAttributes: flavor.binaryAttributes,
+        });
         id = searchEntries[0] ? flavor.idOf(searchEntries[0]) : null;
       } catch (error) {
         // A manager DN that names no entry (deleted since) is no manager; anything else is the sync's failure.
@@ -106,7 +144,10 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       emails: mail ? [{ value: mail, primary: true }] : [],
       active: flavor.activeOf(entry, entry.dn, settings.disabledOu),
       groups: all(entry.memberOf).map((dn) => ({ display: rdnValue(dn) })),
-      [SCIM_ENTERPRISE_USER_SCHEMA]: { department: first(entry[flavor.departmentAttribute]), manager: managerDn ? { value: idOfUserDn.get(managerDn.toLowerCase()) ?? undefined } : undefined },
+      [SCIM_ENTERPRISE_USER_SCHEMA]: {
+        department: first(entry[flavor.departmentAttribute]),
+        manager: managerDn ? { value: idOfUserDn.get(managerDn.toLowerCase()) ?? undefined } : undefined,
+      },
     };
   }
 
@@ -114,11 +155,22 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     /** Binds and reads the base entry at once: throws an LdapError saying what is wrong. */
     async health(): Promise<void> {
       await withSession('a read of base_dn', async (client) => {
-        const { searchEntries } = await client.search(settings.baseDn, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] });
-        if (!searchEntries.length) throw new LdapError(`${origin} has no entry ${settings.baseDn} (config.base_dn), or the bind account may not read it`, 'ou_missing', false);
-        await client.search(settings.usersOu, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] }).catch((error: unknown) => {
-          throw ldapErrorOf(error, origin, `a read of users_ou ${settings.usersOu}`);
+        const { searchEntries } = await client.search(settings.baseDn, {
+          scope: 'base',
+          filter: '(objectClass=*)',
+          attributes: ['1.1'],
         });
+        if (!searchEntries.length)
+          throw new LdapError(
+            `${origin} has no entry ${settings.baseDn} (config.base_dn), or the bind account may not read it`,
+            'ou_missing',
+            false,
+          );
+        await client
+          .search(settings.usersOu, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] })
+          .catch((error: unknown) => {
+            throw ldapErrorOf(error, origin, `a read of users_ou ${settings.usersOu}`);
+          });
       });
     },
 
@@ -127,18 +179,34 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
      * gives it, and AD's highest committed USN (`<usn>@<dsServiceName>`): the next delta asks for
      * uSNChanged above it.
      */
-    async serviceProviderConfig(): Promise<{ filterSupported: boolean; date: Date | null; cursor?: string | null; cursorName?: string }> {
+    async serviceProviderConfig(): Promise<{
+      filterSupported: boolean;
+      date: Date | null;
+      cursor?: string | null;
+      cursorName?: string;
+    }> {
       const counter = flavor.changeCounter;
       return withSession('a read of the rootDSE', async (client) => {
-        const { searchEntries } = await client.search('', { scope: 'base', filter: '(objectClass=*)', attributes: ['currentTime', ...(counter ? [counter.highest, counter.server] : [])] });
+        const { searchEntries } = await client.search('', {
+          scope: 'base',
+          filter: '(objectClass=*)',
+          attributes: ['currentTime', ...(counter ? [counter.highest, counter.server] : [])],
+        });
         const root = searchEntries[0];
         const time = first(root?.currentTime);
         const match = time ? /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})/.exec(time) : null;
-        const date = match ? new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!)) : null;
+        const date = match
+          ? new Date(Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!))
+          : null;
         if (!counter) return { filterSupported: true, date };
         const highest = first(root?.[counter.highest]);
         const server = first(root?.[counter.server]) ?? originOf(options.url);
-        return { filterSupported: true, date, cursor: highest && /^\d+$/.test(highest) ? `${highest}@${server}` : null, cursorName: counter.name };
+        return {
+          filterSupported: true,
+          date,
+          cursor: highest && /^\d+$/.test(highest) ? `${highest}@${server}` : null,
+          cursorName: counter.name,
+        };
       });
     },
 
@@ -170,7 +238,8 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       try {
         for await (const page of searchPages(client, base, filter, [flavor.idAttribute, 'cn', 'member'])) {
           const unknown = new Set<string>();
-          for (const entry of page) for (const dn of all(entry.member)) if (!idOfDn.has(dn.toLowerCase())) unknown.add(dn);
+          for (const entry of page)
+            for (const dn of all(entry.member)) if (!idOfDn.has(dn.toLowerCase())) unknown.add(dn);
           await resolveIds(client, [...unknown], idOfDn);
           const groups: ScimGroup[] = [];
           for (const entry of page) {

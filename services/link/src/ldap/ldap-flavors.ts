@@ -28,7 +28,8 @@ export interface Flavor {
   changeCounter?: { name: string; highest: string; server: string };
 }
 
-const first = (value: Entry[string] | undefined): string | Buffer | undefined => (Array.isArray(value) ? value[0] : value);
+const first = (value: Entry[string] | undefined): string | Buffer | undefined =>
+  Array.isArray(value) ? value[0] : value;
 
 /** AD's objectGUID (16 bytes, little-endian first three groups) as AD's tools write it. */
 export function guidToString(guid: Buffer): string {

@@ -12,7 +12,10 @@ import { moveSteps, type MovePhysical, type MoveRecord, type NewMove } from './m
 import type { MoveChecksRepository } from './moves.repository';
 
 /** A mover as a kind of run: its table, its checks, its steps. */
-export function moveKind(deps: RunKindDeps, checks: MoveChecksRepository): RunKind<MoveRecord, CreateMoveBody, NewMove> {
+export function moveKind(
+  deps: RunKindDeps,
+  checks: MoveChecksRepository,
+): RunKind<MoveRecord, CreateMoveBody, NewMove> {
   const { desk, tenants } = deps;
   return {
     name: 'move',
@@ -61,25 +64,37 @@ export function moveKind(deps: RunKindDeps, checks: MoveChecksRepository): RunKi
       const remove = body.bundles.remove ?? [];
       const both = add.filter((name) => remove.includes(name));
       if (both.length) {
-        throw unprocessable(`A group cannot be both added and removed: ${both.join(', ')}.`, { errors: [{ field: 'bundles.remove', message: `names a group also in bundles.add (${both.join(', ')})` }] });
+        throw unprocessable(`A group cannot be both added and removed: ${both.join(', ')}.`, {
+          errors: [{ field: 'bundles.remove', message: `names a group also in bundles.add (${both.join(', ')})` }],
+        });
       }
       const user = await activeDeskUser(desk, ownerTenantId, body.user_id);
       const manager = body.manager_id ? await activeDeskUser(desk, ownerTenantId, body.manager_id) : null;
       const errors = [
         ...(user ? [] : [{ field: 'user_id', message: 'does not name an active desk user of your tenant' }]),
-        ...(body.manager_id && !manager ? [{ field: 'manager_id', message: 'does not name an active desk user of your tenant' }] : []),
+        ...(body.manager_id && !manager
+          ? [{ field: 'manager_id', message: 'does not name an active desk user of your tenant' }]
+          : []),
       ];
-      if (errors.length) throw unprocessable(`${errors.map((e) => e.field).join(' and ')} must name active desk users of your tenant.`, { errors });
+      if (errors.length)
+        throw unprocessable(`${errors.map((e) => e.field).join(' and ')} must name active desk users of your tenant.`, {
+          errors,
+        });
       if (manager && manager.id === user!.id) {
-        throw unprocessable('manager_id must be someone other than the moving user.', { errors: [{ field: 'manager_id', message: 'must differ from user_id' }] });
+        throw unprocessable('manager_id must be someone other than the moving user.', {
+          errors: [{ field: 'manager_id', message: 'must differ from user_id' }],
+        });
       }
 
       const lastDay = await checks.scheduledLastDay(ownerTenantId, body.user_id);
       // Both YYYY-MM-DD: they compare as text.
       if (lastDay && effectiveDate > lastDay) {
-        throw unprocessable(`The user leaves on ${lastDay} (a scheduled offboarding): a move on ${body.effective_date} would come after their last day.`, {
-          errors: [{ field: 'effective_date', message: `is after the user's scheduled last day (${lastDay})` }],
-        });
+        throw unprocessable(
+          `The user leaves on ${lastDay} (a scheduled offboarding): a move on ${body.effective_date} would come after their last day.`,
+          {
+            errors: [{ field: 'effective_date', message: `is after the user's scheduled last day (${lastDay})` }],
+          },
+        );
       }
 
       const email = user!.email.toLowerCase();
@@ -107,7 +122,10 @@ export function moveKind(deps: RunKindDeps, checks: MoveChecksRepository): RunKi
       }),
 
     cancel: {
-      refusal: (run) => (run.status === 'scheduled' ? null : `The move is ${run.status}: only a scheduled move, of which nothing has run yet, can be cancelled.`),
+      refusal: (run) =>
+        run.status === 'scheduled'
+          ? null
+          : `The move is ${run.status}: only a scheduled move, of which nothing has run yet, can be cancelled.`,
       detail: () => 'Cancelled before it was due.',
     },
   };

@@ -1,4 +1,12 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
+import {
+  API_BASE_PATH,
+  IdParams,
+  LINK_HEADER,
+  pageRequestOf,
+  sendPage,
+  type ApiRouter,
+  LIST_PAGES_DOC,
+} from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { moveJson } from './move.mapper';
 import { CreateMoveBody, MovePreview, ListMovesQuery, Move, MovePage } from './move.schemas';
@@ -19,7 +27,9 @@ export function registerMoveRoutes(api: ApiRouter, deps: { moves: RunsService<Mo
     path: '/moves',
     operationId: 'listMoves',
     summary: 'List moves',
-    description: 'Your moves, newest first (`created_at` descending, then `id`), each with its tasks and their due times.' + LIST_PAGES_DOC,
+    description:
+      'Your moves, newest first (`created_at` descending, then `id`), each with its tasks and their due times.' +
+      LIST_PAGES_DOC,
     tags: TAGS,
     scope: SCOPE,
     query: ListMovesQuery,
@@ -52,11 +62,14 @@ export function registerMoveRoutes(api: ApiRouter, deps: { moves: RunsService<Mo
     summary: 'Schedule a move',
     description:
       'Schedules the run: `scheduled` until the start of `effective_date` (UTC), at once when that is today or past. Tasks, in order: `update_account` ' +
-      '(SCIM PATCH of `title` and the enterprise extension\'s `department` and `manager`: the directory id of the account whose userName is the manager\'s desk e-mail), ' +
-      '`change_bundles` (PATCH on `/Groups`, each bundle the group of that displayName; a missing group is reported in `result.missing` and the task is `failed` while the others are changed, ' +
+      "(SCIM PATCH of `title` and the enterprise extension's `department` and `manager`: the " +
+      "directory id of the account whose userName is the manager's desk e-mail), " +
+      '`change_bundles` (PATCH on `/Groups`, each bundle the group of that displayName; a missing group is ' +
+      'reported in `result.missing` and the task is `failed` while the others are changed, ' +
       'so the move ends `completed_with_errors`), `equipment_ticket` (only with `physical`: a desk ticket, category hardware). ' +
-      'The account is found as offboarding finds it: the user\'s desk e-mail, the managed tenant of its domain, the account of that userName. ' +
-      '`user_id` and `manager_id` must be active desk users of your tenant (422; when desk cannot be asked, 503); an `effective_date` after the user\'s scheduled last day ' +
+      "The account is found as offboarding finds it: the user's desk e-mail, the managed tenant of its domain, the account of that userName. " +
+      '`user_id` and `manager_id` must be active desk users of your tenant (422; when desk cannot be ' +
+      "asked, 503); an `effective_date` after the user's scheduled last day " +
       '(an offboarding still scheduled or in progress) is 422; a group both in `bundles.add` and `bundles.remove` is 422; ' +
       'a second `scheduled` or `in_progress` move of one user for the same date is 409.',
     tags: TAGS,
@@ -66,7 +79,11 @@ export function registerMoveRoutes(api: ApiRouter, deps: { moves: RunsService<Mo
     errors: [409, 422, 503],
     responses: {
       201: { description: 'Scheduled; `Location` names the run.', schema: Move, headers: LOCATION },
-      200: { description: '`?dry_run=true`: the move as it would be made, with each task\'s `plan` and the `problems` it would meet now; nothing was written.', schema: MovePreview },
+      200: {
+        description:
+          "`?dry_run=true`: the move as it would be made, with each task's `plan` and the `problems` it would meet now; nothing was written.",
+        schema: MovePreview,
+      },
     },
     handler: async (req, res, { body, query }) => {
       if (query.dry_run) {
@@ -83,7 +100,11 @@ export function registerMoveRoutes(api: ApiRouter, deps: { moves: RunsService<Mo
     path: '/moves/:id/cancel',
     operationId: 'cancelMove',
     summary: 'Cancel a move',
-    description: 'Only while it is `scheduled` and nothing has run yet; afterwards (or when already cancelled or finished) 409 with `current_status`. Its tasks become `skipped`; event `move.cancelled`. A cancel that arrives while a job of the run is at work waits for that job to end (the run\'s lock, which the workers hold too) and then decides on the run as it is then.',
+    description:
+      'Only while it is `scheduled` and nothing has run yet; afterwards (or when already cancelled or ' +
+      'finished) 409 with `current_status`. Its tasks become `skipped`; event `move.cancelled`. A cancel ' +
+      "that arrives while a job of the run is at work waits for that job to end (the run's lock, which the " +
+      'workers hold too) and then decides on the run as it is then.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,
@@ -94,5 +115,12 @@ export function registerMoveRoutes(api: ApiRouter, deps: { moves: RunsService<Mo
     },
   });
 
-  registerRetryRoute(api, { kind: 'move', tag: TAGS[0]!, openKey: 'user and date', schema: Move, retry: (req, id) => moves.retry(tenantOf(req), id), json: moveJson });
+  registerRetryRoute(api, {
+    kind: 'move',
+    tag: TAGS[0]!,
+    openKey: 'user and date',
+    schema: Move,
+    retry: (req, id) => moves.retry(tenantOf(req), id),
+    json: moveJson,
+  });
 }

@@ -46,7 +46,9 @@ export function offboardingKind(deps: RunKindDeps): RunKind<OffboardingRecord, C
     async prepare(ownerTenantId, body, now) {
       const lastDay = runDate('last_day', body.last_day, now);
       if (body.user_id === body.successor_id) {
-        throw unprocessable('successor_id must be someone other than the leaving user.', { errors: [{ field: 'successor_id', message: 'must differ from user_id' }] });
+        throw unprocessable('successor_id must be someone other than the leaving user.', {
+          errors: [{ field: 'successor_id', message: 'must differ from user_id' }],
+        });
       }
       const user = await activeDeskUser(desk, ownerTenantId, body.user_id);
       const successor = await activeDeskUser(desk, ownerTenantId, body.successor_id);
@@ -54,7 +56,10 @@ export function offboardingKind(deps: RunKindDeps): RunKind<OffboardingRecord, C
         ...(user ? [] : [{ field: 'user_id', message: 'does not name an active desk user of your tenant' }]),
         ...(successor ? [] : [{ field: 'successor_id', message: 'does not name an active desk user of your tenant' }]),
       ];
-      if (errors.length) throw unprocessable(`${errors.map((e) => e.field).join(' and ')} must name active desk users of your tenant.`, { errors });
+      if (errors.length)
+        throw unprocessable(`${errors.map((e) => e.field).join(' and ')} must name active desk users of your tenant.`, {
+          errors,
+        });
 
       const email = user!.email.toLowerCase();
       // The directory is known now if its managed tenant is registered; if not, it is looked up
@@ -72,11 +77,16 @@ export function offboardingKind(deps: RunKindDeps): RunKind<OffboardingRecord, C
 
     openKey: (run) => run.userId,
     openConflict: (run) =>
-      conflict(`An offboarding of user ${run.userId} is already scheduled or in progress.`, { errors: [{ field: 'user_id', message: 'is already being offboarded' }] }),
+      conflict(`An offboarding of user ${run.userId} is already scheduled or in progress.`, {
+        errors: [{ field: 'user_id', message: 'is already being offboarded' }],
+      }),
 
     cancel: {
       // Only while nothing has run: a scheduled run becomes cancelled, its jobs are dropped.
-      refusal: (run) => (run.status === 'scheduled' ? null : `The offboarding is ${run.status}: only a scheduled offboarding, of which nothing has run yet, can be cancelled.`),
+      refusal: (run) =>
+        run.status === 'scheduled'
+          ? null
+          : `The offboarding is ${run.status}: only a scheduled offboarding, of which nothing has run yet, can be cancelled.`,
       detail: () => 'Cancelled before it was due.',
     },
   };

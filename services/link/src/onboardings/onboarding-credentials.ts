@@ -12,7 +12,11 @@ export function createOnboardingCredentials(db: Db, secrets: { open(sealed: stri
     async store(runId: string, userName: string, initialPasswordSealed: string): Promise<void> {
       await db
         .updateTable('onboardings')
-        .set({ directory_user_name: userName, initial_password_encrypted: initialPasswordSealed, credentials_retrieved_at: null })
+        .set({
+          directory_user_name: userName,
+          initial_password_encrypted: initialPasswordSealed,
+          credentials_retrieved_at: null,
+        })
         .where('id', '=', runId)
         .execute();
     },
@@ -22,17 +26,28 @@ export function createOnboardingCredentials(db: Db, secrets: { open(sealed: stri
       return db.transaction().execute(async (tx) => {
         const row = await tx
           .selectFrom('onboardings')
-          .select(['directory_user_name', 'initial_password_encrypted', 'credentials_retrieved_at', 'directory_user_id'])
+          .select([
+            'directory_user_name',
+            'initial_password_encrypted',
+            'credentials_retrieved_at',
+            'directory_user_id',
+          ])
           .where('id', '=', id)
           .where('owner_tenant_id', '=', ownerTenantId)
           .forUpdate()
           .executeTakeFirst();
         if (!row) throw notFound(`No onboarding ${id}.`);
         if (row.credentials_retrieved_at) {
-          throw new AppError(410, `The initial password of onboarding ${id} was retrieved at ${row.credentials_retrieved_at.toISOString()} and is no longer kept; reset the password in the directory if it was lost.`, {
-            code: 'credentials_already_retrieved',
-            title: 'Gone',
-          });
+          throw new AppError(
+            410,
+            `The initial password of onboarding ${id} was retrieved at ` +
+              `${row.credentials_retrieved_at.toISOString()} and is no longer kept; reset the password in the ` +
+              'directory if it was lost.',
+            {
+              code: 'credentials_already_retrieved',
+              title: 'Gone',
+            },
+          );
         }
         if (!row.initial_password_encrypted || !row.directory_user_name) {
           throw conflict(
@@ -42,7 +57,11 @@ export function createOnboardingCredentials(db: Db, secrets: { open(sealed: stri
             { code: 'credentials_not_ready' },
           );
         }
-        await tx.updateTable('onboardings').set({ initial_password_encrypted: null, credentials_retrieved_at: new Date() }).where('id', '=', id).execute();
+        await tx
+          .updateTable('onboardings')
+          .set({ initial_password_encrypted: null, credentials_retrieved_at: new Date() })
+          .where('id', '=', id)
+          .execute();
         return { userName: row.directory_user_name, initialPassword: secrets.open(row.initial_password_encrypted) };
       });
     },

@@ -9,7 +9,14 @@ import type { TenantRecord } from '../tenants/tenants.repository';
 import type { RunKind, RunKindDeps } from '../runs/run-kind';
 import { onboardingJson } from './onboarding.mapper';
 import type { CreateOnboardingBody } from './onboarding.schemas';
-import { equipmentTicketOf, isStaged, onboardingSteps, resolveEquipmentTicket, type NewOnboarding, type OnboardingRecord } from './onboarding.tasks';
+import {
+  equipmentTicketOf,
+  isStaged,
+  onboardingSteps,
+  resolveEquipmentTicket,
+  type NewOnboarding,
+  type OnboardingRecord,
+} from './onboarding.tasks';
 
 /** The managed tenant named by `tenant_id`, or the one whose domain is the e-mail's; usable only when active with an enabled connector. */
 async function directoryTenantFor(
@@ -19,17 +26,26 @@ async function directoryTenantFor(
   tenantId: string | undefined,
 ): Promise<TenantRecord> {
   const domain = email.slice(email.lastIndexOf('@') + 1);
-  const tenant = tenantId ? await deps.tenants.findById(ownerTenantId, tenantId) : await deps.tenants.findByDomain(ownerTenantId, domain);
+  const tenant = tenantId
+    ? await deps.tenants.findById(ownerTenantId, tenantId)
+    : await deps.tenants.findByDomain(ownerTenantId, domain);
   if (!tenant) {
     throw tenantId
-      ? unprocessable(`tenant_id ${tenantId} is not one of your managed tenants.`, { errors: [{ field: 'tenant_id', message: 'does not name a managed tenant of yours' }] })
-      : unprocessable(`None of your managed tenants has the domain ${domain}; register it, or name one with tenant_id.`, {
-          errors: [{ field: 'email', message: `has a domain (${domain}) of no managed tenant of yours` }],
-        });
+      ? unprocessable(`tenant_id ${tenantId} is not one of your managed tenants.`, {
+          errors: [{ field: 'tenant_id', message: 'does not name a managed tenant of yours' }],
+        })
+      : unprocessable(
+          `None of your managed tenants has the domain ${domain}; register it, or name one with tenant_id.`,
+          {
+            errors: [{ field: 'email', message: `has a domain (${domain}) of no managed tenant of yours` }],
+          },
+        );
   }
   const field = tenantId ? 'tenant_id' : 'email';
   if (tenant.status !== 'active') {
-    throw unprocessable(`The managed tenant ${tenant.domain} is suspended.`, { errors: [{ field, message: 'names a suspended managed tenant' }] });
+    throw unprocessable(`The managed tenant ${tenant.domain} is suspended.`, {
+      errors: [{ field, message: 'names a suspended managed tenant' }],
+    });
   }
   if (!(await deps.directories.hasEnabledConnector(tenant.id))) {
     throw unprocessable(`The managed tenant ${tenant.domain} has no enabled connector to its directory.`, {
@@ -114,13 +130,21 @@ export function onboardingKind(deps: RunKindDeps): RunKind<OnboardingRecord, Cre
     },
 
     openKey: (run) => run.email,
-    openConflict: (run) => conflict(`An onboarding of ${run.email} is already scheduled or in progress.`, { errors: [{ field: 'email', message: 'is already being onboarded' }] }),
+    openConflict: (run) =>
+      conflict(`An onboarding of ${run.email} is already scheduled or in progress.`, {
+        errors: [{ field: 'email', message: 'is already being onboarded' }],
+      }),
 
     cancel: {
       // Only a staged onboarding whose start date is still ahead, and not while its account is being made.
       refusal(run) {
         const activation = run.tasks.find((task) => task.name === 'activate_account');
-        if (!isStaged(run) || !activation || activation.finishedAt !== null || (run.status !== 'scheduled' && run.status !== 'in_progress')) {
+        if (
+          !isStaged(run) ||
+          !activation ||
+          activation.finishedAt !== null ||
+          (run.status !== 'scheduled' && run.status !== 'in_progress')
+        ) {
           return `The onboarding is ${run.status}: only a staged onboarding (start_date still ahead, account not yet activated) can be cancelled.`;
         }
         if (run.status === 'in_progress' && run.tasks.some((task) => task !== activation && task.finishedAt === null)) {
@@ -137,12 +161,16 @@ export function onboardingKind(deps: RunKindDeps): RunKind<OnboardingRecord, Cre
         } catch (error) {
           if (!isDeskError(error)) throw error;
           const ticket = equipmentTicketOf(run);
-          throw new AppError(503, `The helpdesk could not resolve the equipment ticket #${ticket?.ticket_number}: ${error.message}. Nothing was cancelled; try again.`, {
-            code: 'desk-unavailable',
-            title: 'Helpdesk unavailable',
-            headers: error.retryable ? { 'Retry-After': '30' } : {},
-            cause: error,
-          });
+          throw new AppError(
+            503,
+            `The helpdesk could not resolve the equipment ticket #${ticket?.ticket_number}: ${error.message}. Nothing was cancelled; try again.`,
+            {
+              code: 'desk-unavailable',
+              title: 'Helpdesk unavailable',
+              headers: error.retryable ? { 'Retry-After': '30' } : {},
+              cause: error,
+            },
+          );
         }
         if (!run.directoryUserId) return;
         try {
@@ -150,12 +178,16 @@ export function onboardingKind(deps: RunKindDeps): RunKind<OnboardingRecord, Cre
           await directory.deleteUser(run.directoryUserId);
         } catch (error) {
           const retryable = deps.directories.isRetryable(error);
-          throw new AppError(503, `The directory could not delete the staged account ${run.email}: ${(error as Error).message}. Nothing was cancelled; try again.`, {
-            code: 'directory-unavailable',
-            title: 'Directory unavailable',
-            headers: retryable ? { 'Retry-After': '30' } : {},
-            cause: error,
-          });
+          throw new AppError(
+            503,
+            `The directory could not delete the staged account ${run.email}: ${(error as Error).message}. Nothing was cancelled; try again.`,
+            {
+              code: 'directory-unavailable',
+              title: 'Directory unavailable',
+              headers: retryable ? { 'Retry-After': '30' } : {},
+              cause: error,
+            },
+          );
         }
       },
       detail(run) {

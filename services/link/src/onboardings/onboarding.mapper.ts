@@ -7,8 +7,7 @@ import type { OnboardingRecord } from './onboarding.tasks';
 /** An onboarding as the API shows it, tasks included: the answers and the events' `object` alike. */
 export function onboardingJson(run: OnboardingRecord): OnboardingJson {
   const ticket = run.tasks.find((task) => task.name === 'equipment_ticket' && task.status === 'succeeded')?.result as
-    | { ticket_id: string; ticket_number: number }
-    | undefined;
+    { ticket_id: string; ticket_number: number } | undefined;
   return {
     id: run.id,
     tenant_id: run.managedTenantId,

@@ -1,7 +1,15 @@
 import { isDeskError, type DeskClient } from '../desk/desk-client';
 import type { RunKindDeps, RunRecord, RunStep } from '../runs/run-kind';
 import type { RunTaskRecord } from '../runs/run-tasks.repository';
-import { deskClientProblems, groupPlans, missingGroups, problem, probe, type StepPreview, type StepProblem } from '../runs/run-preview';
+import {
+  deskClientProblems,
+  groupPlans,
+  missingGroups,
+  problem,
+  probe,
+  type StepPreview,
+  type StepProblem,
+} from '../runs/run-preview';
 import { startOfDay } from '../runs/run-dates';
 import { runTaskIdempotencyKey, TaskFailure, type TaskOutcome } from '../runs/run-tasks';
 import type { OnboardingStatus, OnboardingTaskName } from './onboarding.schemas';
@@ -31,9 +39,9 @@ export type NewOnboarding = Omit<OnboardingRecord, keyof RunRecord | 'directoryU
 
 const needed = (yes: boolean) => (yes ? 'needed' : 'not needed');
 
-
 /** Whether the run is staged: its start date was ahead when it was created, so its account waits inactive. */
-export const isStaged = (run: { tasks: { name: string }[] }) => run.tasks.some((task) => task.name === 'activate_account');
+export const isStaged = (run: { tasks: { name: string }[] }) =>
+  run.tasks.some((task) => task.name === 'activate_account');
 
 /** The equipment ticket the run opened in desk, if it did. */
 export function equipmentTicketOf(run: OnboardingRecord): { ticket_id: string; ticket_number: number } | null {
@@ -63,7 +71,9 @@ export async function resolveEquipmentTicket(desk: DeskClient, run: OnboardingRe
     run.ownerTenantId,
     ticket.ticket_id,
     {
-      body: `The onboarding of ${name} <${run.email}>, due to start on ${run.startDate}, was cancelled before the start date (link's onboarding ${run.id}): the equipment is no longer needed, so link resolves this ticket.`,
+      body:
+        `The onboarding of ${name} <${run.email}>, due to start on ${run.startDate}, was cancelled before the ` +
+        `start date (link's onboarding ${run.id}): the equipment is no longer needed, so link resolves this ticket.`,
       internal: true,
     },
     { idempotencyKey: `link-onboarding-cancel-${run.id}` },
@@ -108,11 +118,17 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
           ...(run.managerEmail ? { managerUserName: run.managerEmail } : {}),
         }));
       await save(run.id, { directoryUserId: user.id });
-      if ('initialPasswordSealed' in user && user.initialPasswordSealed && user.userName) await deps.credentials?.store(run.id, user.userName, user.initialPasswordSealed);
+      if ('initialPasswordSealed' in user && user.initialPasswordSealed && user.userName)
+        await deps.credentials?.store(run.id, user.userName, user.initialPasswordSealed);
       run.directoryUserId = user.id;
       const managerNote =
-        'managerSet' in user && user.managerSet === false ? ` The manager ${run.managerEmail} has no account in the directory: set the manager by hand, or by a move once they have one.` : '';
-      return { detail: `Created ${run.email} in the directory (id ${user.id}).${managerNote}`, result: { directory_user_id: user.id } };
+        'managerSet' in user && user.managerSet === false
+          ? ` The manager ${run.managerEmail} has no account in the directory: set the manager by hand, or by a move once they have one.`
+          : '';
+      return {
+        detail: `Created ${run.email} in the directory (id ${user.id}).${managerNote}`,
+        result: { directory_user_id: user.id },
+      };
     },
 
     async assign_bundles(run) {
@@ -134,7 +150,9 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
         const names = missing.map((name) => `"${name}"`).join(', ');
         return {
           status: 'failed',
-          detail: `The directory has no group named ${names}: not assigned. ${assigned.length ? `Assigned: ${assigned.join(', ')}.` : 'No bundle was assigned.'}`,
+          detail:
+            `The directory has no group named ${names}: not assigned. ` +
+            `${assigned.length ? `Assigned: ${assigned.join(', ')}.` : 'No bundle was assigned.'}`,
           result,
         };
       }
@@ -143,30 +161,44 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
 
     async equipment_ticket(run, task) {
       const tenant = await tenants.findById(run.ownerTenantId, run.managedTenantId);
-      if (!tenant) throw new TaskFailure('The managed tenant no longer exists, so there is no desk client to open the ticket for.');
+      if (!tenant)
+        throw new TaskFailure(
+          'The managed tenant no longer exists, so there is no desk client to open the ticket for.',
+        );
       const name = `${run.firstName} ${run.lastName}`;
-      const ticket = await desk.createTicket(run.ownerTenantId, {
-        title: `Equipment for ${name}, starting ${run.startDate}`,
-        description: [
-          `New employee: ${name} <${run.email}>, ${run.department}.`,
-          `Start date: ${run.startDate}.`,
-          `Laptop: ${run.laptop}.`,
-          `Badge: ${needed(run.badge)}.`,
-          `Phone extension: ${needed(run.phoneExtension)}.`,
-          `Manager (desk user): ${run.managerId}.`,
-          `Opened by link's onboarding ${run.id}.`,
-        ].join('\n'),
-        category: 'hardware',
-        client_id: tenant.clientId,
-      }, { idempotencyKey: runTaskIdempotencyKey(task) });
-      return { detail: `Opened desk ticket #${ticket.number}.`, result: { ticket_id: ticket.id, ticket_number: ticket.number } };
+      const ticket = await desk.createTicket(
+        run.ownerTenantId,
+        {
+          title: `Equipment for ${name}, starting ${run.startDate}`,
+          description: [
+            `New employee: ${name} <${run.email}>, ${run.department}.`,
+            `Start date: ${run.startDate}.`,
+            `Laptop: ${run.laptop}.`,
+            `Badge: ${needed(run.badge)}.`,
+            `Phone extension: ${needed(run.phoneExtension)}.`,
+            `Manager (desk user): ${run.managerId}.`,
+            `Opened by link's onboarding ${run.id}.`,
+          ].join('\n'),
+          category: 'hardware',
+          client_id: tenant.clientId,
+        },
+        { idempotencyKey: runTaskIdempotencyKey(task) },
+      );
+      return {
+        detail: `Opened desk ticket #${ticket.number}.`,
+        result: { ticket_id: ticket.id, ticket_number: ticket.number },
+      };
     },
 
     async activate_account(run) {
-      if (!run.directoryUserId) throw new TaskFailure('The account was never created, so there is nothing to activate.');
+      if (!run.directoryUserId)
+        throw new TaskFailure('The account was never created, so there is nothing to activate.');
       const directory = await directories.open(run.managedTenantId);
       await directory.activateUser(run.directoryUserId);
-      return { detail: `Activated ${run.email} in the directory on ${run.startDate}.`, result: { directory_user_id: run.directoryUserId } };
+      return {
+        detail: `Activated ${run.email} in the directory on ${run.startDate}.`,
+        result: { directory_user_id: run.directoryUserId },
+      };
     },
   };
   /** The dry run of each step: reads of the directory and desk only. */
@@ -179,23 +211,52 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
     async create_account(run) {
       const problems: StepProblem[] = [];
       const { domain, directory } = await tenantAndDirectory(run, problems);
-      const existing = directory ? await probe(problems, 'directory_unreachable', () => directory.findUserByUserName(run.email)) : null;
-      if (existing) problems.push(problem('account_exists', `The directory of ${domain} already has an account with userName ${run.email}.`));
+      const existing = directory
+        ? await probe(problems, 'directory_unreachable', () => directory.findUserByUserName(run.email))
+        : null;
+      if (existing)
+        problems.push(
+          problem('account_exists', `The directory of ${domain} already has an account with userName ${run.email}.`),
+        );
       const describe = directory?.describe;
       if (describe && !problems.some((p) => p.code !== 'account_exists')) {
         // The entry it would get, and whether the domain would take link's initial password.
-        const dn = await probe(problems, 'directory_unreachable', () => describe.newUserName({ userName: run.email, givenName: run.firstName, familyName: run.lastName, email: run.email, department: run.department, active: !isStaged(run) }));
+        const dn = await probe(problems, 'directory_unreachable', () =>
+          describe.newUserName({
+            userName: run.email,
+            givenName: run.firstName,
+            familyName: run.lastName,
+            email: run.email,
+            department: run.department,
+            active: !isStaged(run),
+          }),
+        );
         const refusal = dn ? await probe(problems, 'directory_unreachable', () => describe.passwordProblem()) : null;
         if (refusal) problems.push(problem('password_policy', refusal));
-        if (dn) return { plan: `create ${dn} in ${describe.where}${isStaged(run) ? ` (disabled until ${run.startDate})` : ''}`, problems };
+        if (dn)
+          return {
+            plan: `create ${dn} in ${describe.where}${isStaged(run) ? ` (disabled until ${run.startDate})` : ''}`,
+            problems,
+          };
       }
-      return { plan: `create user ${run.email} in ${domain}'s directory${isStaged(run) ? ` (inactive until ${run.startDate})` : ''}`, problems };
+      return {
+        plan: `create user ${run.email} in ${domain}'s directory${isStaged(run) ? ` (inactive until ${run.startDate})` : ''}`,
+        problems,
+      };
     },
     async assign_bundles(run) {
       const problems: StepProblem[] = [];
       if (run.bundles.length === 0) return { plan: 'assign no bundles', problems };
       const { directory } = await tenantAndDirectory(run, problems);
-      if (directory?.describe) return { plan: await groupPlans(problems, directory.describe, run.bundles.map((name) => ['add to', name])), problems };
+      if (directory?.describe)
+        return {
+          plan: await groupPlans(
+            problems,
+            directory.describe,
+            run.bundles.map((name) => ['add to', name]),
+          ),
+          problems,
+        };
       if (directory) await missingGroups(problems, directory, run.bundles);
       return { plan: run.bundles.map((name) => `add to group ${name}`).join(', '), problems };
     },
@@ -203,7 +264,10 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
       const problems: StepProblem[] = [];
       const tenant = await tenants.findById(run.ownerTenantId, run.managedTenantId);
       if (tenant) await deskClientProblems(problems, desk, run.ownerTenantId, tenant.clientId);
-      return { plan: `open a hardware ticket in desk for the equipment of ${run.firstName} ${run.lastName} (laptop ${run.laptop})`, problems };
+      return {
+        plan: `open a hardware ticket in desk for the equipment of ${run.firstName} ${run.lastName} (laptop ${run.laptop})`,
+        problems,
+      };
     },
     async activate_account(run) {
       return { plan: `activate ${run.email} in the directory on ${run.startDate}`, problems: [] };
@@ -211,10 +275,17 @@ export function onboardingSteps(deps: RunKindDeps): RunStep<OnboardingRecord, Ne
   };
 
   // A staged account is activated at the start of the start date (midnight UTC).
-  const onStartDate = (input: NewOnboarding, at: Date) => (startOfDay(input.startDate).getTime() > at.getTime() ? startOfDay(input.startDate) : null);
+  const onStartDate = (input: NewOnboarding, at: Date) =>
+    startOfDay(input.startDate).getTime() > at.getTime() ? startOfDay(input.startDate) : null;
 
   return [
-    { name: 'create_account', preview: previews.create_account, due: now, execute: steps.create_account, skipRestOnFailure: 'Skipped: the account could not be created.' },
+    {
+      name: 'create_account',
+      preview: previews.create_account,
+      due: now,
+      execute: steps.create_account,
+      skipRestOnFailure: 'Skipped: the account could not be created.',
+    },
     { name: 'assign_bundles', preview: previews.assign_bundles, due: now, execute: steps.assign_bundles },
     { name: 'equipment_ticket', preview: previews.equipment_ticket, due: now, execute: steps.equipment_ticket },
     { name: 'activate_account', preview: previews.activate_account, due: onStartDate, execute: steps.activate_account },

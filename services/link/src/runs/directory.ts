@@ -32,7 +32,9 @@ export interface Directory {
    * (LDAP) also answers the account's own user name and that password, sealed (never in clear
    * outside the directory client).
    */
-  createUser(user: DirectoryUserInput): Promise<{ id: string; userName?: string; initialPasswordSealed?: string; managerSet?: boolean }>;
+  createUser(
+    user: DirectoryUserInput,
+  ): Promise<{ id: string; userName?: string; initialPasswordSealed?: string; managerSet?: boolean }>;
   /** The user whose userName is exactly this, or null. */
   findUserByUserName(userName: string): Promise<{ id: string; active: boolean } | null>;
   /** The group of exactly this displayName, or null. */
@@ -49,7 +51,10 @@ export interface Directory {
   /** SCIM DELETE /Users/:id; false when the directory no longer had it. */
   deleteUser(userId: string): Promise<boolean>;
   /** SCIM PATCH of the user: title, department and manager (the manager's directory id); only those given. */
-  updateUserProfile(userId: string, profile: { title?: string; department?: string; managerId?: string }): Promise<void>;
+  updateUserProfile(
+    userId: string,
+    profile: { title?: string; department?: string; managerId?: string },
+  ): Promise<void>;
   /** SCIM PATCH of the group: remove the user from its members. */
   removeGroupMember(groupId: string, userId: string): Promise<void>;
   /**

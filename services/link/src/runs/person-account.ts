@@ -20,14 +20,21 @@ export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 
  * domain → the directory account whose userName is that e-mail. What is found is remembered on
  * the run (`save`), so a later step or a retry asks again only for what is still unknown.
  */
-export function personAccount(deps: Pick<RunKindDeps, 'tenants' | 'directories'> & { save(runId: string, fields: RunFindings): Promise<void> }) {
+export function personAccount(
+  deps: Pick<RunKindDeps, 'tenants' | 'directories'> & { save(runId: string, fields: RunFindings): Promise<void> },
+) {
   const { tenants, directories, save } = deps;
 
   /** `dryRun`: what is found is not remembered on the run (a dry run writes nothing). */
   async function tenantOf(run: PersonRun, options: { dryRun?: boolean } = {}): Promise<TenantRecord> {
     const domain = domainOf(run.email);
-    const tenant = run.managedTenantId ? await tenants.findById(run.ownerTenantId, run.managedTenantId) : await tenants.findByDomain(run.ownerTenantId, domain);
-    if (!tenant) throw new TaskFailure(`None of your managed tenants has the domain ${domain}, so the directory account of ${run.email} cannot be reached.`);
+    const tenant = run.managedTenantId
+      ? await tenants.findById(run.ownerTenantId, run.managedTenantId)
+      : await tenants.findByDomain(run.ownerTenantId, domain);
+    if (!tenant)
+      throw new TaskFailure(
+        `None of your managed tenants has the domain ${domain}, so the directory account of ${run.email} cannot be reached.`,
+      );
     if (!run.managedTenantId && !options.dryRun) {
       await save(run.id, { managedTenantId: tenant.id });
       run.managedTenantId = tenant.id;
@@ -35,7 +42,10 @@ export function personAccount(deps: Pick<RunKindDeps, 'tenants' | 'directories'>
     return tenant;
   }
 
-  async function directoryAccount(run: PersonRun, options: { dryRun?: boolean } = {}): Promise<{ directory: Directory; userId: string; tenant: TenantRecord }> {
+  async function directoryAccount(
+    run: PersonRun,
+    options: { dryRun?: boolean } = {},
+  ): Promise<{ directory: Directory; userId: string; tenant: TenantRecord }> {
     const tenant = await tenantOf(run, options);
     const directory = await directories.open(tenant.id);
     if (run.directoryUserId) return { directory, userId: run.directoryUserId, tenant };
@@ -48,14 +58,20 @@ export function personAccount(deps: Pick<RunKindDeps, 'tenants' | 'directories'>
   }
 
   /** A dry run's lookup of the account: found (with its directory), or null with the problem in `problems`. */
-  async function previewAccount(run: PersonRun, problems: StepProblem[]): Promise<{ directory: Directory; userId: string; tenant: TenantRecord } | null> {
+  async function previewAccount(
+    run: PersonRun,
+    problems: StepProblem[],
+  ): Promise<{ directory: Directory; userId: string; tenant: TenantRecord } | null> {
     const tenant = await probe(problems, 'tenant_missing', () => tenantOf(run, { dryRun: true }));
     if (!tenant) return null;
     const directory = await probe(problems, 'directory_unreachable', () => directories.open(tenant.id));
     if (!directory) return null;
     const account = await probe(problems, 'account_not_found', () => directory.findUserByUserName(run.email));
     if (account) return { directory, userId: account.id, tenant };
-    if (!problems.length) problems.push(problem('account_not_found', `The directory of ${tenant.domain} has no account with userName ${run.email}.`));
+    if (!problems.length)
+      problems.push(
+        problem('account_not_found', `The directory of ${tenant.domain} has no account with userName ${run.email}.`),
+      );
     return null;
   }
 

@@ -10,13 +10,16 @@ export const RUN_DATE_YEARS_BACK = 10;
 export const RUN_DATE_YEARS_AHEAD = 5;
 
 /** The sentence every such date's OpenAPI description carries. */
-export const RUN_DATE_BOUNDS_TEXT = `At most ${RUN_DATE_YEARS_BACK} years before and ${RUN_DATE_YEARS_AHEAD} years after today (UTC); a day outside is a 422 naming both limits.`;
+export const RUN_DATE_BOUNDS_TEXT =
+  `At most ${RUN_DATE_YEARS_BACK} years before and ${RUN_DATE_YEARS_AHEAD} years ` +
+  'after today (UTC); a day outside is a 422 naming both limits.';
 
 const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
 
 /** The first and last day a run may be planned for, as of `now`. */
 export function runDateWindow(now: Date): { earliest: string; latest: string } {
-  const shifted = (years: number) => dateOnly(new Date(Date.UTC(now.getUTCFullYear() + years, now.getUTCMonth(), now.getUTCDate())));
+  const shifted = (years: number) =>
+    dateOnly(new Date(Date.UTC(now.getUTCFullYear() + years, now.getUTCMonth(), now.getUTCDate())));
   return { earliest: shifted(-RUN_DATE_YEARS_BACK), latest: shifted(RUN_DATE_YEARS_AHEAD) };
 }
 
@@ -28,10 +31,14 @@ export function runDate(field: string, value: string, now: Date): string {
   const { earliest, latest } = runDateWindow(now);
   // Both sides are YYYY-MM-DD with four-digit years (the schema's date format): they compare as text.
   if (value < earliest || value > latest) {
-    throw unprocessable(`${field} ${value} lies outside the days a run may be planned for: ${earliest} to ${latest} (${RUN_DATE_YEARS_BACK} years back to ${RUN_DATE_YEARS_AHEAD} years ahead of today, UTC).`, {
-      errors: [{ field, message: `must be between ${earliest} and ${latest}` }],
-      extensions: { earliest, latest },
-    });
+    throw unprocessable(
+      `${field} ${value} lies outside the days a run may be planned for: ${earliest} to ${latest} ` +
+        `(${RUN_DATE_YEARS_BACK} years back to ${RUN_DATE_YEARS_AHEAD} years ahead of today, UTC).`,
+      {
+        errors: [{ field, message: `must be between ${earliest} and ${latest}` }],
+        extensions: { earliest, latest },
+      },
+    );
   }
   return value;
 }

@@ -9,7 +9,9 @@ type RunEventType = Parameters<typeof linkEvents.record>[1]['type'];
  * A run's change is its event, named `<kind>.<change>` (`onboarding.completed`, `offboarding.cancelled`,
  * `onboarding.retried`, …): the run as it is now, `changes.status` from what it was.
  */
-export function runChangeRecorder<R extends RunRecord>(kind: Pick<RunKind<R>, 'name' | 'json'>): RecordChange<RunChange<R>> {
+export function runChangeRecorder<R extends RunRecord>(
+  kind: Pick<RunKind<R>, 'name' | 'json'>,
+): RecordChange<RunChange<R>> {
   return (tx, { type, before, after }) =>
     linkEvents.record(tx, {
       type: `${kind.name}.${type}` as RunEventType,

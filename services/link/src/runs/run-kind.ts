@@ -13,7 +13,14 @@ import type { TaskOutcome } from './run-tasks';
  * engine's: a new kind is one of these and nothing more.
  */
 
-export const RUN_STATUSES = ['scheduled', 'in_progress', 'completed', 'completed_with_errors', 'failed', 'cancelled'] as const;
+export const RUN_STATUSES = [
+  'scheduled',
+  'in_progress',
+  'completed',
+  'completed_with_errors',
+  'failed',
+  'cancelled',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 /** Runs whose tasks are still to do. */
 export const OPEN_STATUSES: readonly RunStatus[] = ['scheduled', 'in_progress'];

@@ -24,7 +24,13 @@ export const PROBLEM_CODES = [
 ] as const;
 
 /** A directory's failures that name their own problem (an LDAP bind refused, a missing OU). */
-const NAMED_DIRECTORY_FAILURES = new Set<string>(['credentials_refused', 'password_policy', 'ou_missing', 'insufficient_access', 'account_exists']);
+const NAMED_DIRECTORY_FAILURES = new Set<string>([
+  'credentials_refused',
+  'password_policy',
+  'ou_missing',
+  'insufficient_access',
+  'account_exists',
+]);
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
 export interface StepProblem {
@@ -53,7 +59,8 @@ export async function probe<T>(problems: StepProblem[], code: ProblemCode, read:
     else if (isDeskError(error)) problems.push(problem('desk_refusing', `desk refuses or cannot be asked: ${message}`));
     else {
       const kind = (error as { kind?: unknown }).kind;
-      if (typeof kind === 'string' && NAMED_DIRECTORY_FAILURES.has(kind)) problems.push(problem(kind as ProblemCode, message));
+      if (typeof kind === 'string' && NAMED_DIRECTORY_FAILURES.has(kind))
+        problems.push(problem(kind as ProblemCode, message));
       else problems.push(problem('directory_unreachable', `The directory cannot be asked: ${message}`));
     }
     return null;
@@ -65,7 +72,8 @@ export async function missingGroups(problems: StepProblem[], directory: Director
   for (const name of names) {
     const before = problems.length;
     const group = await probe(problems, 'group_missing', () => directory.findGroupByDisplayName(name));
-    if (group === null && problems.length === before) problems.push(problem('group_missing', `The directory has no group named "${name}".`));
+    if (group === null && problems.length === before)
+      problems.push(problem('group_missing', `The directory has no group named "${name}".`));
     // A directory that cannot be asked says so once, not once per group.
     if (problems.length > before && problems[problems.length - 1]!.code !== 'group_missing') return;
   }
@@ -75,23 +83,36 @@ export async function missingGroups(problems: StepProblem[], directory: Director
  * The plan of group changes in a directory that names its groups (LDAP: `add to CN=VPN,OU=Groups,…`),
  * each group missing a problem; a directory that cannot be asked is one problem, not one per group.
  */
-export async function groupPlans(problems: StepProblem[], describe: DirectoryDescription, changes: [verb: string, bundle: string][]): Promise<string> {
+export async function groupPlans(
+  problems: StepProblem[],
+  describe: DirectoryDescription,
+  changes: [verb: string, bundle: string][],
+): Promise<string> {
   const lines: string[] = [];
   let asked = true;
   for (const [verb, bundle] of changes) {
     const before = problems.length;
     const dn = asked ? await probe(problems, 'directory_unreachable', () => describe.groupName(bundle)) : null;
     if (problems.length > before) asked = false;
-    else if (asked && dn === null) problems.push(problem('group_missing', `The directory has no group for the bundle "${bundle}".`));
+    else if (asked && dn === null)
+      problems.push(problem('group_missing', `The directory has no group for the bundle "${bundle}".`));
     lines.push(dn ? `${verb} ${dn}` : `${verb} group ${bundle}`);
   }
   return lines.join(', ');
 }
 
 /** Problems of opening a desk ticket for the client: desk cannot be asked, or knows no such client. */
-export async function deskClientProblems(problems: StepProblem[], desk: DeskClient, ownerTenantId: string, clientId: string): Promise<void> {
+export async function deskClientProblems(
+  problems: StepProblem[],
+  desk: DeskClient,
+  ownerTenantId: string,
+  clientId: string,
+): Promise<void> {
   const client = await probe(problems, 'desk_refusing', () => desk.getClient(ownerTenantId, clientId));
-  if (client === null && !problems.some((p) => p.code === 'desk_refusing')) problems.push(problem('desk_refusing', `desk knows no client ${clientId} in your tenant: the ticket would be refused.`));
+  if (client === null && !problems.some((p) => p.code === 'desk_refusing'))
+    problems.push(
+      problem('desk_refusing', `desk knows no client ${clientId} in your tenant: the ticket would be refused.`),
+    );
 }
 
 const Problem = Type.Object(
@@ -104,22 +125,53 @@ const Problem = Type.Object(
 );
 
 /** The answer of a dry run: the run as it would be made (no id), each task with its `plan`, and `problems`. */
-export function previewSchema(name: string, kind: string, run: TObject, task: TObject, example: { plans: string[]; problems: { task: string; code: ProblemCode; detail: string }[] }) {
+export function previewSchema(
+  name: string,
+  kind: string,
+  run: TObject,
+  task: TObject,
+  example: { plans: string[]; problems: { task: string; code: ProblemCode; detail: string }[] },
+) {
   const runExample = (run.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
-  const tasks = ((runExample.tasks as Record<string, unknown>[] | undefined) ?? []).map((t, i) => ({ ...t, status: 'pending', detail: null, attempts: 0, result: null, started_at: null, finished_at: null, plan: example.plans[i] ?? '' }));
+  const tasks = ((runExample.tasks as Record<string, unknown>[] | undefined) ?? []).map((t, i) => ({
+    ...t,
+    status: 'pending',
+    detail: null,
+    attempts: 0,
+    result: null,
+    started_at: null,
+    finished_at: null,
+    plan: example.plans[i] ?? '',
+  }));
   return named(
     name,
     Type.Object(
       {
         ...run.properties,
         id: Type.Null({ description: 'A dry run makes no run: no id.' }),
-        tasks: Type.Array(Type.Object({ ...task.properties, plan: Type.String({ description: 'What the task would do.' }) }, { additionalProperties: false })),
+        tasks: Type.Array(
+          Type.Object(
+            { ...task.properties, plan: Type.String({ description: 'What the task would do.' }) },
+            { additionalProperties: false },
+          ),
+        ),
         problems: Type.Array(Problem, { description: 'What would fail if the tasks ran now (empty: nothing known).' }),
       },
       {
         additionalProperties: false,
         description: `The ${kind} as it would be made (\`?dry_run=true\`): nothing was stored, no event recorded, nothing changed in the directory or desk.`,
-        examples: [{ ...runExample, id: null, status: 'scheduled', started_at: null, finished_at: null, cancelled_at: null, tasks, problems: example.problems }],
+        examples: [
+          {
+            ...runExample,
+            id: null,
+            status: 'scheduled',
+            started_at: null,
+            finished_at: null,
+            cancelled_at: null,
+            tasks,
+            problems: example.problems,
+          },
+        ],
       },
     ),
   );

@@ -48,6 +48,7 @@ export async function enqueueRun(queue: RunQueue, kind: string, runId: string, d
 export async function dropRunJobs(queue: RunQueue, kind: string, runId: string, due: Date[]): Promise<void> {
   const distinct = [...new Set(due.map((date) => date.toISOString()))];
   for (const dueAt of distinct) {
-    for (const id of [jobIdOf(kind, runId, dueAt), jobIdOf(kind, runId, dueAt, 'due')]) await queue.cancel(queueOf(kind), id).catch(() => undefined);
+    for (const id of [jobIdOf(kind, runId, dueAt), jobIdOf(kind, runId, dueAt, 'due')])
+      await queue.cancel(queueOf(kind), id).catch(() => undefined);
   }
 }

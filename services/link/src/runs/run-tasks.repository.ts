@@ -20,7 +20,18 @@ export interface RunTaskRecord {
 /** The column of `run_tasks` that names a task's run, one per kind of run. */
 export type RunTaskKey = 'onboarding_id' | 'offboarding_id' | 'move_id';
 
-export const TASK_COLUMNS = ['id', 'position', 'name', 'status', 'detail', 'due_at', 'attempts', 'result', 'started_at', 'finished_at'] as const;
+export const TASK_COLUMNS = [
+  'id',
+  'position',
+  'name',
+  'status',
+  'detail',
+  'due_at',
+  'attempts',
+  'result',
+  'started_at',
+  'finished_at',
+] as const;
 
 export function toRunTask(row: Pick<Selectable<RunTask>, (typeof TASK_COLUMNS)[number]>): RunTaskRecord {
   return {
@@ -44,7 +55,12 @@ export function createRunTasksRepository(db: Db) {
     async begin(task: RunTaskRecord): Promise<RunTaskRecord> {
       const row = await db
         .updateTable('run_tasks')
-        .set((eb) => ({ status: 'running', attempts: eb('attempts', '+', 1), started_at: task.startedAt ?? new Date(), detail: task.detail }))
+        .set((eb) => ({
+          status: 'running',
+          attempts: eb('attempts', '+', 1),
+          started_at: task.startedAt ?? new Date(),
+          detail: task.detail,
+        }))
         .where('id', '=', task.id)
         .returning(TASK_COLUMNS)
         .executeTakeFirstOrThrow();
@@ -52,10 +68,18 @@ export function createRunTasksRepository(db: Db) {
     },
 
     /** The step's final word. */
-    async finish(id: string, outcome: { status: 'succeeded' | 'failed' | 'skipped'; detail: string; result?: unknown }): Promise<void> {
+    async finish(
+      id: string,
+      outcome: { status: 'succeeded' | 'failed' | 'skipped'; detail: string; result?: unknown },
+    ): Promise<void> {
       await db
         .updateTable('run_tasks')
-        .set({ status: outcome.status, detail: outcome.detail, result: outcome.result ?? undefined, finished_at: new Date() })
+        .set({
+          status: outcome.status,
+          detail: outcome.detail,
+          result: outcome.result ?? undefined,
+          finished_at: new Date(),
+        })
         .where('id', '=', id)
         .execute();
     },

@@ -59,8 +59,16 @@ export async function runTask(
     const message = name ? `${name}: ${(error as Error).message}` : (error as Error).message;
     const retryable = !(error instanceof TaskFailure) && policy.isRetryable(error);
     if (retryable && begun.attempts < policy.maxAttempts) {
-      policy.logger.warn('run task failed; will be retried', { task: task.name, task_id: task.id, attempt: begun.attempts, error: message });
-      await tasks.failForRetry(task.id, `${message} (attempt ${begun.attempts} of ${policy.maxAttempts}; will be retried)`);
+      policy.logger.warn('run task failed; will be retried', {
+        task: task.name,
+        task_id: task.id,
+        attempt: begun.attempts,
+        error: message,
+      });
+      await tasks.failForRetry(
+        task.id,
+        `${message} (attempt ${begun.attempts} of ${policy.maxAttempts}; will be retried)`,
+      );
       throw new RetryLater(message);
     }
     const detail = retryable ? `${message} (gave up after ${begun.attempts} attempts)` : message;
@@ -88,8 +96,11 @@ export const runTaskIdempotencyKey = (task: RunTaskRecord) => `link-run-task-${t
  * are still to do, then `completed` (all succeeded), `completed_with_errors` (some did), or
  * `failed` (none did). The engine's one rule for every kind, at the end and after a retry alike.
  */
-export function statusFromTasks(tasks: RunTaskRecord[]): 'scheduled' | 'in_progress' | 'completed' | 'completed_with_errors' | 'failed' {
-  if (tasks.some(isUnfinished)) return tasks.some((task) => task.attempts > 0 || task.finishedAt !== null) ? 'in_progress' : 'scheduled';
+export function statusFromTasks(
+  tasks: RunTaskRecord[],
+): 'scheduled' | 'in_progress' | 'completed' | 'completed_with_errors' | 'failed' {
+  if (tasks.some(isUnfinished))
+    return tasks.some((task) => task.attempts > 0 || task.finishedAt !== null) ? 'in_progress' : 'scheduled';
   if (tasks.every((task) => task.status === 'succeeded')) return 'completed';
   return tasks.some((task) => task.status === 'succeeded') ? 'completed_with_errors' : 'failed';
 }
@@ -97,23 +108,35 @@ export function statusFromTasks(tasks: RunTaskRecord[]): 'scheduled' | 'in_progr
 const taskProperties = {
   status: stringEnum(TASK_STATUSES, {
     description:
-      '`pending` (not begun), `running`, `succeeded`, `failed` (with no `finished_at` yet: an outage, the step will be retried), or `skipped` (not done because an earlier step failed or the run was cancelled).',
+      '`pending` (not begun), `running`, `succeeded`, `failed` (with no `finished_at` yet: an outage, the step ' +
+      'will be retried), or `skipped` (not done because an earlier step failed or the run was cancelled).',
   }),
   detail: Nullable(Type.String({ description: 'What happened, in words a technician can act on.' })),
   attempts: Type.Integer({ minimum: 0, description: 'Tries begun (an outage is retried).' }),
-  result: Nullable(Type.Object({}, { additionalProperties: true, description: 'What the step produced (ids in the directory or desk).' })),
+  result: Nullable(
+    Type.Object(
+      {},
+      { additionalProperties: true, description: 'What the step produced (ids in the directory or desk).' },
+    ),
+  ),
   started_at: Nullable(DateTime()),
   finished_at: Nullable(DateTime()),
 };
 
-export function taskSchema<N extends readonly string[]>(name: string, names: N, options: { dueAt: boolean; description: string }) {
+export function taskSchema<N extends readonly string[]>(
+  name: string,
+  names: N,
+  options: { dueAt: boolean; description: string },
+) {
   return named(
     name,
     Type.Object(
       {
         name: stringEnum(names, { description: 'The step, in execution order.' }),
         ...taskProperties,
-        ...(options.dueAt ? { due_at: DateTime({ description: 'When the step is due; it does not run before.' }) } : {}),
+        ...(options.dueAt
+          ? { due_at: DateTime({ description: 'When the step is due; it does not run before.' }) }
+          : {}),
       },
       { additionalProperties: false, description: options.description },
     ),

@@ -14,7 +14,11 @@ export interface RunQueueSettings {
  * The run queues on link's job queue. A step that hit an outage throws RetryLater: pg-boss retries
  * the job with backoff, and the run's rows say which step resumes.
  */
-export function defineRunQueues(jobs: Pick<JobQueue, 'define'>, handlers: RunHandlers, settings: RunQueueSettings): void {
+export function defineRunQueues(
+  jobs: Pick<JobQueue, 'define'>,
+  handlers: RunHandlers,
+  settings: RunQueueSettings,
+): void {
   for (const [queue, handle] of Object.entries(handlers) as [keyof RunHandlers, RunHandlers[keyof RunHandlers]][]) {
     jobs.define<{ runId: string }>(
       queue,

@@ -4,7 +4,14 @@ import { unknownAfterItem, type ListWindow } from '@msp/http';
 import type { ColumnType, Generated, Kysely } from 'kysely';
 import type { DB } from '../generated/kysely/database';
 import type { Db } from '../db';
-import { OPEN_STATUSES, type RunEndStatus, type RunFindings, type RunRecord, type RunStatus, type RunTable } from './run-kind';
+import {
+  OPEN_STATUSES,
+  type RunEndStatus,
+  type RunFindings,
+  type RunRecord,
+  type RunStatus,
+  type RunTable,
+} from './run-kind';
 import { TASK_COLUMNS, toRunTask, type RunTaskRecord } from './run-tasks.repository';
 
 /** A run's status changed: how (`type`, the event's suffix), and the run before and after. */
@@ -94,7 +101,11 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
   }
 
   /** The run `id` (of `ownerTenantId` when given) with its tasks; `lock`ed for the rest of the transaction. */
-  async function read(client: Db, id: string, options: { ownerTenantId?: string; lock?: boolean } = {}): Promise<R | null> {
+  async function read(
+    client: Db,
+    id: string,
+    options: { ownerTenantId?: string; lock?: boolean } = {},
+  ): Promise<R | null> {
     let query = runsIn(client).selectFrom(table).selectAll().where('id', '=', id);
     if (options.ownerTenantId !== undefined) query = query.where('owner_tenant_id', '=', options.ownerTenantId);
     if (options.lock) query = query.forUpdate();
@@ -127,7 +138,9 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
           const rows = tasks.length
             ? await runsIn(tx)
                 .insertInto('run_tasks')
-                .values(tasks.map((task, position) => ({ [taskKey]: run.id, position, name: task.name, due_at: task.dueAt })))
+                .values(
+                  tasks.map((task, position) => ({ [taskKey]: run.id, position, name: task.name, due_at: task.dueAt })),
+                )
                 .returning(TASK_COLUMNS)
                 .execute()
             : [];
@@ -148,7 +161,11 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
     },
 
     /** A page of the owner's runs, newest first, with their tasks, and its exact total (a counter of list_counts, whole or by status). */
-    async list(ownerTenantId: string, filter: { status?: RunStatus }, window: ListWindow): Promise<{ items: R[]; total: number }> {
+    async list(
+      ownerTenantId: string,
+      filter: { status?: RunStatus },
+      window: ListWindow,
+    ): Promise<{ items: R[]; total: number }> {
       const owned = runsIn(reads).selectFrom(table).where('owner_tenant_id', '=', ownerTenantId);
       const filtered = filter.status === undefined ? owned : owned.where('status', '=', filter.status);
       const { items, total } = await listPage({
@@ -156,11 +173,18 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
         afterKey: (id) => afterKeyOf(owned, NEWEST_FIRST, id),
         page: (key) => inListOrder(filtered.selectAll(), NEWEST_FIRST, window, key).execute(),
         total: () =>
-          listCount(reads, { tenantId: ownerTenantId, list: table, ...(filter.status === undefined ? {} : { dimension: 'status', value: filter.status }) }),
+          listCount(reads, {
+            tenantId: ownerTenantId,
+            list: table,
+            ...(filter.status === undefined ? {} : { dimension: 'status', value: filter.status }),
+          }),
         unknownAfter: unknownAfterItem,
       });
       if (!items.length) return { items: [], total };
-      const tasks = await tasksOf(reads, items.map((run) => run.id));
+      const tasks = await tasksOf(
+        reads,
+        items.map((run) => run.id),
+      );
       return { items: items.map((run) => spec.toRun(run, tasks.get(run.id) ?? [])), total };
     },
 
@@ -194,13 +218,21 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
     async save(id: string, fields: RunFindings): Promise<void> {
       await runsIn(db)
         .updateTable(table)
-        .set({ managed_tenant_id: fields.managedTenantId, directory_user_id: fields.directoryUserId, updated_at: new Date() })
+        .set({
+          managed_tenant_id: fields.managedTenantId,
+          directory_user_id: fields.directoryUserId,
+          updated_at: new Date(),
+        })
         .where('id', '=', id)
         .execute();
     },
 
     /** The end, `record`ed in the same transaction, when the run is still open: its key is free again. */
-    async finish(id: string, status: Exclude<RunEndStatus, 'cancelled'>, record: RecordChange<RunChange<R>>): Promise<void> {
+    async finish(
+      id: string,
+      status: Exclude<RunEndStatus, 'cancelled'>,
+      record: RecordChange<RunChange<R>>,
+    ): Promise<void> {
       await db.transaction().execute(async (tx) => {
         const before = await read(tx, id, { lock: true });
         // Already ended (a duplicated job): nothing changes, nothing is recorded.
@@ -284,7 +316,12 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
           const tasks = (await tasksOf(tx, [id])).get(id) ?? [];
           const row = await runsIn(tx)
             .updateTable(table)
-            .set({ status: options.statusOf(tasks), finished_at: null, updated_at: new Date(), [openColumn]: options.openKey })
+            .set({
+              status: options.statusOf(tasks),
+              finished_at: null,
+              updated_at: new Date(),
+              [openColumn]: options.openKey,
+            })
             .where('id', '=', id)
             .returningAll()
             .executeTakeFirstOrThrow();
@@ -297,7 +334,11 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
 
     /** Runs not finished, with the due times of their unfinished tasks (to re-enqueue after a restart). */
     async openRuns(): Promise<{ id: string; dueTimes: Date[] }[]> {
-      const runs = await runsIn(db).selectFrom(table).select(['id', 'created_at']).where('status', 'in', OPEN_STATUSES).execute();
+      const runs = await runsIn(db)
+        .selectFrom(table)
+        .select(['id', 'created_at'])
+        .where('status', 'in', OPEN_STATUSES)
+        .execute();
       if (!runs.length) return [];
       const tasks = await runsIn(db)
         .selectFrom('run_tasks')
@@ -307,7 +348,10 @@ export function createRunsRepository<R extends RunRecord, I = never>(db: Db, spe
         .execute();
       const due = new Map<string, (Date | null)[]>();
       for (const task of tasks) due.set(task.run_id!, [...(due.get(task.run_id!) ?? []), task.due_at]);
-      return runs.map((run) => ({ id: run.id, dueTimes: (due.get(run.id) ?? []).map((dueAt) => dueAt ?? run.created_at) }));
+      return runs.map((run) => ({
+        id: run.id,
+        dueTimes: (due.get(run.id) ?? []).map((dueAt) => dueAt ?? run.created_at),
+      }));
     },
   };
 }

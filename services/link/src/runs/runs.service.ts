@@ -40,7 +40,10 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
   async function enqueue(run: R): Promise<void> {
     const due = run.tasks.filter((task) => task.finishedAt === null).map((task) => task.dueAt ?? run.createdAt);
     await enqueueRun(queue, kind.name, run.id, due, now()).catch((error: unknown) => {
-      logger.error(`could not enqueue an ${kind.name}; the next start enqueues it`, { [`${kind.name}_id`]: run.id, error: (error as Error).message });
+      logger.error(`could not enqueue an ${kind.name}; the next start enqueues it`, {
+        [`${kind.name}_id`]: run.id,
+        error: (error as Error).message,
+      });
     });
   }
 
@@ -76,7 +79,10 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
      * (4xx alike, 409 included), every task with its due time and its `plan`, and the `problems`
      * its steps would meet now. No row, no event, no job, nothing changed in the directory or desk.
      */
-    async preview(ownerTenantId: string, body: B): Promise<{ run: R; plans: string[]; problems: ({ task: string } & StepProblem)[] }> {
+    async preview(
+      ownerTenantId: string,
+      body: B,
+    ): Promise<{ run: R; plans: string[]; problems: ({ task: string } & StepProblem)[] }> {
       const at = now();
       const input = await kind.prepare(ownerTenantId, body, at);
       if (await runs.hasOpen(ownerTenantId, kind.openKey(input))) throw kind.openConflict(input);
@@ -85,9 +91,29 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
         return dueAt ? [{ step, dueAt }] : [];
       });
       const tasks: RunTaskRecord[] = steps.map(({ step, dueAt }, position) => ({
-        id: '', name: step.name, position, status: 'pending', detail: null, attempts: 0, result: null, dueAt, startedAt: null, finishedAt: null,
+        id: '',
+        name: step.name,
+        position,
+        status: 'pending',
+        detail: null,
+        attempts: 0,
+        result: null,
+        dueAt,
+        startedAt: null,
+        finishedAt: null,
       }));
-      const base = { id: '', ownerTenantId, status: 'scheduled', createdAt: at, updatedAt: at, startedAt: null, finishedAt: null, cancelledAt: null, directoryUserId: null, tasks };
+      const base = {
+        id: '',
+        ownerTenantId,
+        status: 'scheduled',
+        createdAt: at,
+        updatedAt: at,
+        startedAt: null,
+        finishedAt: null,
+        cancelledAt: null,
+        directoryUserId: null,
+        tasks,
+      };
       const run = { ...base, ...input } as unknown as R;
       const plans: string[] = [];
       const problems: ({ task: string } & StepProblem)[] = [];
@@ -134,7 +160,12 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
       const current = await get(ownerTenantId, id);
       throw notNow(current, kind.cancel.refusal(current) ?? lost);
     }
-    await dropRunJobs(queue, kind.name, id, run.tasks.map((task) => task.dueAt ?? run.createdAt));
+    await dropRunJobs(
+      queue,
+      kind.name,
+      id,
+      run.tasks.map((task) => task.dueAt ?? run.createdAt),
+    );
     return get(ownerTenantId, id);
   }
 
@@ -150,7 +181,16 @@ export function createRunsService<R extends RunRecord, B, I extends object>(deps
     if (reason) throw notNow(run, reason);
     let after: R | null;
     try {
-      after = await runs.retry(id, { now: now(), openKey: kind.openKey(run), allowed: (locked) => refusal(locked) === null, statusOf: statusFromTasks }, record);
+      after = await runs.retry(
+        id,
+        {
+          now: now(),
+          openKey: kind.openKey(run),
+          allowed: (locked) => refusal(locked) === null,
+          statusOf: statusFromTasks,
+        },
+        record,
+      );
     } catch (error) {
       if (error instanceof OpenRunExists) throw kind.openConflict(run);
       throw error;

@@ -41,7 +41,10 @@ export interface RunsDeps {
 }
 
 /** The job handler of each run queue: the job's data is `{ runId }`. */
-export type RunHandlers = Record<typeof ONBOARDING_QUEUE | typeof OFFBOARDING_QUEUE | typeof MOVE_QUEUE, (data: { runId: string }) => Promise<void>>;
+export type RunHandlers = Record<
+  typeof ONBOARDING_QUEUE | typeof OFFBOARDING_QUEUE | typeof MOVE_QUEUE,
+  (data: { runId: string }) => Promise<void>
+>;
 
 /**
  * The kinds of run, each handed to the one engine: its service (for its routes), its job handler,
@@ -53,18 +56,40 @@ export function createRuns(deps: RunsDeps) {
   const now = deps.now ?? (() => new Date());
   const tenants = createTenantsRepository(db);
   const tasks = createRunTasksRepository(db);
-  const credentials = createOnboardingCredentials(db, deps.secrets ?? { open: () => { throw new Error('no secret box'); } });
+  const credentials = createOnboardingCredentials(
+    db,
+    deps.secrets ?? {
+      open: () => {
+        throw new Error('no secret box');
+      },
+    },
+  );
 
   function engine<R extends RunRecord, B, I extends object>(make: (deps: RunKindDeps) => RunKind<R, B, I>) {
     // The kind names its table; its executors save to it through the repository made from it.
     const made: { runs?: RunsRepository<R, I> } = {};
-    const kind = make({ directories, desk, tenants, save: (id, fields) => made.runs!.save(id, fields), credentials: deps.secrets ? credentials : undefined });
+    const kind = make({
+      directories,
+      desk,
+      tenants,
+      save: (id, fields) => made.runs!.save(id, fields),
+      credentials: deps.secrets ? credentials : undefined,
+    });
     const runs = (made.runs = createRunsRepository<R, I>(db, kind.table, deps.reads ?? db));
     const lock = runLockOf(deps.resourceLock, kind.name);
     return {
       kind,
       service: createRunsService({ kind, runs, queue, logger, now, lock }),
-      handle: createRunWorker({ kind: kind as RunKind<R, never, never>, runs, tasks, directories, logger, maxAttempts, now, lock }),
+      handle: createRunWorker({
+        kind: kind as RunKind<R, never, never>,
+        runs,
+        tasks,
+        directories,
+        logger,
+        maxAttempts,
+        now,
+        lock,
+      }),
     };
   }
 
@@ -73,7 +98,9 @@ export function createRuns(deps: RunsDeps) {
   const moves = engine((kindDeps: RunKindDeps) => moveKind(kindDeps, createMoveChecksRepository(db)));
   const engines = [onboardings, offboardings, moves];
 
-  const handlers = Object.fromEntries(engines.map(({ kind, handle }) => [queueOf(kind.name), ({ runId }: { runId: string }) => handle(runId)])) as RunHandlers;
+  const handlers = Object.fromEntries(
+    engines.map(({ kind, handle }) => [queueOf(kind.name), ({ runId }: { runId: string }) => handle(runId)]),
+  ) as RunHandlers;
 
   return {
     handlers,

@@ -1,4 +1,9 @@
-import { OutboundBlockedError, OutboundResponseTooLargeError, OutboundTimeoutError, type Outbound } from '@msp/outbound';
+import {
+  OutboundBlockedError,
+  OutboundResponseTooLargeError,
+  OutboundTimeoutError,
+  type Outbound,
+} from '@msp/outbound';
 
 /**
  * A SCIM 2.0 client (RFC 7643 resources, RFC 7644 protocol) of one service provider. It knows the
@@ -12,7 +17,17 @@ export const SCIM_ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extensi
 const PATCH_OP_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const SCIM_CONTENT_TYPE = 'application/scim+json';
 
-export type ScimErrorKind = 'network' | 'timeout' | 'rate_limited' | 'server' | 'unauthorized' | 'forbidden' | 'not_found' | 'rejected' | 'invalid_response' | 'blocked';
+export type ScimErrorKind =
+  | 'network'
+  | 'timeout'
+  | 'rate_limited'
+  | 'server'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'rejected'
+  | 'invalid_response'
+  | 'blocked';
 
 export class ScimError extends Error {
   constructor(
@@ -92,7 +107,11 @@ export function createScimClient(options: ScimClientOptions) {
   // Nothing a directory sends back (an echoed header, a detail) may carry the token onwards.
   const scrub = (text: string) => (options.bearerToken ? text.split(options.bearerToken).join('[redacted]') : text);
 
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown; headers: Headers }> {
+  async function call(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: unknown; headers: Headers }> {
     const what = `${method} ${path.split('?')[0]}`;
     let response: Response;
     try {
@@ -120,7 +139,12 @@ export function createScimClient(options: ScimClientOptions) {
       try {
         return { status: response.status, json: JSON.parse(text), headers: response.headers };
       } catch {
-        throw new ScimError(`the directory at ${origin} answered ${what} with something that is not JSON: is base_url the SCIM endpoint?`, 'invalid_response', false, response.status);
+        throw new ScimError(
+          `the directory at ${origin} answered ${what} with something that is not JSON: is base_url the SCIM endpoint?`,
+          'invalid_response',
+          false,
+          response.status,
+        );
       }
     }
     throw statusError(response, what, scimErrorBody(text));
@@ -128,31 +152,83 @@ export function createScimClient(options: ScimClientOptions) {
 
   function transportError(error: unknown, what: string): ScimError {
     if (error instanceof ScimError) return error;
-    if (error instanceof OutboundBlockedError) return new ScimError(`the connector may not call ${origin}: ${error.message}`, 'blocked', false);
+    if (error instanceof OutboundBlockedError)
+      return new ScimError(`the connector may not call ${origin}: ${error.message}`, 'blocked', false);
     if (error instanceof OutboundResponseTooLargeError) {
-      return new ScimError(`the directory at ${origin} answered ${what} with more than ${error.maxBytes / 1024 / 1024} MB, more than link reads in one answer; lower the page size the directory allows or check base_url`, 'invalid_response', false);
+      return new ScimError(
+        `the directory at ${origin} answered ${what} with more than ${error.maxBytes / 1024 / 1024} MB, more ` +
+          'than link reads in one answer; lower the page size the directory allows or check base_url',
+        'invalid_response',
+        false,
+      );
     }
     if (error instanceof OutboundTimeoutError || (error instanceof Error && error.name === 'TimeoutError')) {
       return new ScimError(`the directory at ${origin} did not answer ${what} within the timeout`, 'timeout', true);
     }
-    const cause = error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.message) : String(error);
-    return new ScimError(`the directory at ${origin} could not be reached for ${what} (${scrub(String(cause))})`, 'network', true);
+    const cause =
+      error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.message) : String(error);
+    return new ScimError(
+      `the directory at ${origin} could not be reached for ${what} (${scrub(String(cause))})`,
+      'network',
+      true,
+    );
   }
 
-  function statusError(response: Response, what: string, { detail, scimType }: { detail?: string; scimType?: string }): ScimError {
+  function statusError(
+    response: Response,
+    what: string,
+    { detail, scimType }: { detail?: string; scimType?: string },
+  ): ScimError {
     const status = response.status;
     const said = detail ? `: "${scrub(detail).slice(0, 300)}"` : '';
-    if (status === 401) return new ScimError(`the directory at ${origin} refused the bearer token (401) on ${what}${said}; set a valid config.bearer_token on the connector`, 'unauthorized', false, status);
-    if (status === 403) return new ScimError(`the directory at ${origin} does not let this bearer token do ${what} (403)${said}; grant the token the needed rights`, 'forbidden', false, status);
-    if (status === 404) return new ScimError(`the directory at ${origin} has no ${what.split(' ')[1]} (404)${said}; check the connector's base_url`, 'not_found', false, status);
+    if (status === 401)
+      return new ScimError(
+        `the directory at ${origin} refused the bearer token (401) on ${what}${said}; set a valid config.bearer_token on the connector`,
+        'unauthorized',
+        false,
+        status,
+      );
+    if (status === 403)
+      return new ScimError(
+        `the directory at ${origin} does not let this bearer token do ${what} (403)${said}; grant the token the needed rights`,
+        'forbidden',
+        false,
+        status,
+      );
+    if (status === 404)
+      return new ScimError(
+        `the directory at ${origin} has no ${what.split(' ')[1]} (404)${said}; check the connector's base_url`,
+        'not_found',
+        false,
+        status,
+      );
     if (status === 429) {
-      return new ScimError(`the directory at ${origin} is rate limiting (429) ${what}${said}`, 'rate_limited', true, status, parseRetryAfter(response.headers.get('retry-after')));
+      return new ScimError(
+        `the directory at ${origin} is rate limiting (429) ${what}${said}`,
+        'rate_limited',
+        true,
+        status,
+        parseRetryAfter(response.headers.get('retry-after')),
+      );
     }
     if (status >= 500) {
-      return new ScimError(`the directory at ${origin} failed (${status}) on ${what}${said}`, 'server', true, status, parseRetryAfter(response.headers.get('retry-after')));
+      return new ScimError(
+        `the directory at ${origin} failed (${status}) on ${what}${said}`,
+        'server',
+        true,
+        status,
+        parseRetryAfter(response.headers.get('retry-after')),
+      );
     }
     const type = scimType ? ` ${scimType}` : '';
-    return new ScimError(`the directory at ${origin} rejected ${what} (${status}${type})${said}`, 'rejected', false, status, undefined, scimType);
+    return new ScimError(
+      `the directory at ${origin} rejected ${what} (${status}${type})${said}`,
+      'rejected',
+      false,
+      status,
+      undefined,
+      scimType,
+    );
   }
 
   /**
@@ -169,16 +245,26 @@ export function createScimClient(options: ScimClientOptions) {
       const page = json as { totalResults?: unknown; Resources?: unknown } | undefined;
       const total = page?.totalResults;
       if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) {
-        throw new ScimError(`the directory at ${origin} answered GET ${endpoint} without a valid totalResults: is base_url the SCIM endpoint?`, 'invalid_response', false);
+        throw new ScimError(
+          `the directory at ${origin} answered GET ${endpoint} without a valid totalResults: is base_url the SCIM endpoint?`,
+          'invalid_response',
+          false,
+        );
       }
       const resources = page?.Resources === undefined ? [] : page.Resources;
-      if (!Array.isArray(resources)) throw new ScimError(`the directory at ${origin} answered GET ${endpoint} with Resources that is not a list`, 'invalid_response', false);
+      if (!Array.isArray(resources))
+        throw new ScimError(
+          `the directory at ${origin} answered GET ${endpoint} with Resources that is not a list`,
+          'invalid_response',
+          false,
+        );
       // A page of nothing but resources already sent: the directory ignores startIndex, and the
       // listing would silently stay at its first page.
       const fresh = resources.filter((resource) => !seen.has((resource as { id?: string })?.id ?? ''));
       if (resources.length && !fresh.length) {
         throw new ScimError(
-          `the directory at ${origin} answered GET ${endpoint} at startIndex ${startIndex} with resources it had already sent: it ignores startIndex, so its listing cannot be read completely`,
+          `the directory at ${origin} answered GET ${endpoint} at startIndex ${startIndex} with resources it had ` +
+            'already sent: it ignores startIndex, so its listing cannot be read completely',
           'invalid_response',
           false,
         );
@@ -227,7 +313,11 @@ export function createScimClient(options: ScimClientOptions) {
       const { json } = await call('POST', '/Users', {
         schemas: [SCIM_USER_SCHEMA, SCIM_ENTERPRISE_USER_SCHEMA],
         userName: user.userName,
-        name: { givenName: user.givenName, familyName: user.familyName, formatted: `${user.givenName} ${user.familyName}` },
+        name: {
+          givenName: user.givenName,
+          familyName: user.familyName,
+          formatted: `${user.givenName} ${user.familyName}`,
+        },
         displayName: `${user.givenName} ${user.familyName}`,
         emails: [{ value: user.email, type: 'work', primary: true }],
         active: user.active ?? true,
@@ -235,7 +325,12 @@ export function createScimClient(options: ScimClientOptions) {
         [SCIM_ENTERPRISE_USER_SCHEMA]: { department: user.department },
       });
       const id = (json as { id?: unknown } | undefined)?.id;
-      if (typeof id !== 'string' || !id) throw new ScimError(`the directory at ${origin} created the user ${user.userName} but answered without its id`, 'invalid_response', false);
+      if (typeof id !== 'string' || !id)
+        throw new ScimError(
+          `the directory at ${origin} created the user ${user.userName} but answered without its id`,
+          'invalid_response',
+          false,
+        );
       return { id };
     },
 
@@ -286,11 +381,18 @@ export function createScimClient(options: ScimClientOptions) {
     // Movers: a profile PATCH and a member's removal.
 
     /** SCIM PATCH of the user: `title`, and the enterprise extension's `department` and `manager` (the manager's directory id); only what is given. */
-    async updateUserProfile(userId: string, profile: { title?: string; department?: string; managerId?: string }): Promise<void> {
+    async updateUserProfile(
+      userId: string,
+      profile: { title?: string; department?: string; managerId?: string },
+    ): Promise<void> {
       const Operations = [
         ...(profile.title !== undefined ? [{ op: 'replace', path: 'title', value: profile.title }] : []),
-        ...(profile.department !== undefined ? [{ op: 'replace', path: `${SCIM_ENTERPRISE_USER_SCHEMA}:department`, value: profile.department }] : []),
-        ...(profile.managerId !== undefined ? [{ op: 'replace', path: `${SCIM_ENTERPRISE_USER_SCHEMA}:manager`, value: { value: profile.managerId } }] : []),
+        ...(profile.department !== undefined
+          ? [{ op: 'replace', path: `${SCIM_ENTERPRISE_USER_SCHEMA}:department`, value: profile.department }]
+          : []),
+        ...(profile.managerId !== undefined
+          ? [{ op: 'replace', path: `${SCIM_ENTERPRISE_USER_SCHEMA}:manager`, value: { value: profile.managerId } }]
+          : []),
       ];
       if (Operations.length === 0) return;
       await call('PATCH', `/Users/${encodeURIComponent(userId)}`, { schemas: [PATCH_OP_SCHEMA], Operations });
@@ -310,7 +412,10 @@ export function createScimClient(options: ScimClientOptions) {
 function scimErrorBody(text: string): { detail?: string; scimType?: string } {
   try {
     const body = JSON.parse(text) as { detail?: unknown; scimType?: unknown };
-    return { detail: typeof body.detail === 'string' ? body.detail : undefined, scimType: typeof body.scimType === 'string' ? body.scimType : undefined };
+    return {
+      detail: typeof body.detail === 'string' ? body.detail : undefined,
+      scimType: typeof body.scimType === 'string' ? body.scimType : undefined,
+    };
   } catch {
     return {};
   }

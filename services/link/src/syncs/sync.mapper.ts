@@ -45,5 +45,10 @@ export function directoryUserJson(user: StoredMirrorUser): DirectoryUserJson {
 
 /** A group of the mirror. */
 export function directoryGroupJson(group: MirrorGroupRow): DirectoryGroupJson {
-  return { id: group.scimId, display_name: group.displayName, member_count: group.memberCount, synced_at: group.syncedAt.toISOString() };
+  return {
+    id: group.scimId,
+    display_name: group.displayName,
+    member_count: group.memberCount,
+    synced_at: group.syncedAt.toISOString(),
+  };
 }

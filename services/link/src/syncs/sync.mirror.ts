@@ -10,7 +10,12 @@ export interface SyncSource {
    * change counter (AD's uSNChanged) also gives its value now, as `<counter>@<whose counter>`
    * (`cursor`), and the counter's name for the runs' reasons (`cursorName`).
    */
-  serviceProviderConfig(): Promise<{ filterSupported: boolean; date: Date | null; cursor?: string | null; cursorName?: string }>;
+  serviceProviderConfig(): Promise<{
+    filterSupported: boolean;
+    date: Date | null;
+    cursor?: string | null;
+    cursorName?: string;
+  }>;
   /** All users, or those changed since `since` (or, given `after`, changed after that cursor). */
   listUsers(since?: Date, after?: string): AsyncIterable<ScimUser[]>;
   listGroups(since?: Date, after?: string): AsyncIterable<ScimGroup[]>;
@@ -19,7 +24,14 @@ export interface SyncSource {
 /** Whose counter a cursor is (the part after `@`): a counter of another server says nothing here. */
 const cursorScope = (cursor: string) => cursor.slice(cursor.indexOf('@') + 1);
 const cursorValue = (cursor: string) => (cursor.includes('@') ? cursor.slice(0, cursor.indexOf('@')) : cursor);
-import type { MirrorGroup, MirrorUser, StoredMirrorUser, SyncBaseline, SyncOutcomeStats, SyncsRepository } from './syncs.repository';
+import type {
+  MirrorGroup,
+  MirrorUser,
+  StoredMirrorUser,
+  SyncBaseline,
+  SyncOutcomeStats,
+  SyncsRepository,
+} from './syncs.repository';
 
 /**
  * How one sync attempt reads the directory into the mirror: a full sync reads every User and
@@ -53,18 +65,39 @@ export function planSync(
   fullSyncIntervalMs: number,
   now: Date,
 ): Plan {
-  if (!directory.filterSupported) return { mode: 'full', reason: directory.reason ?? 'the directory does not advertise filter support (ServiceProviderConfig filter.supported is not true)' };
-  if (!baseline.lastDirectoryStartedAt || !baseline.lastFullStartedAt) return { mode: 'full', reason: 'no earlier successful full sync to start a delta from' };
+  if (!directory.filterSupported)
+    return {
+      mode: 'full',
+      reason:
+        directory.reason ??
+        'the directory does not advertise filter support (ServiceProviderConfig filter.supported is not true)',
+    };
+  if (!baseline.lastDirectoryStartedAt || !baseline.lastFullStartedAt)
+    return { mode: 'full', reason: 'no earlier successful full sync to start a delta from' };
   if (now.getTime() - baseline.lastFullStartedAt.getTime() >= fullSyncIntervalMs) {
-    return { mode: 'full', reason: `the last full sync began at ${baseline.lastFullStartedAt.toISOString()}, FULL_SYNC_INTERVAL_HOURS (${round(fullSyncIntervalMs / 3600_000)}) ago or more: a full sync notices deletions` };
+    return {
+      mode: 'full',
+      reason:
+        `the last full sync began at ${baseline.lastFullStartedAt.toISOString()}, FULL_SYNC_INTERVAL_HOURS ` +
+        `(${round(fullSyncIntervalMs / 3600_000)}) ago or more: a full sync notices deletions`,
+    };
   }
   const since = new Date(baseline.lastDirectoryStartedAt.getTime() - DELTA_OVERLAP_MS);
   if (directory.cursor) {
     const name = directory.cursorName ?? 'change counter';
     const previous = baseline.lastDirectoryCursor;
-    if (!previous) return { mode: 'full', reason: `the last successful sync recorded no ${name} of the directory to start a delta from` };
+    if (!previous)
+      return {
+        mode: 'full',
+        reason: `the last successful sync recorded no ${name} of the directory to start a delta from`,
+      };
     if (cursorScope(previous) !== cursorScope(directory.cursor)) {
-      return { mode: 'full', reason: `the last successful sync read ${cursorScope(previous)}, this one reads ${cursorScope(directory.cursor)}: a server's ${name} says nothing about another's` };
+      return {
+        mode: 'full',
+        reason:
+          `the last successful sync read ${cursorScope(previous)}, this one reads ` +
+          `${cursorScope(directory.cursor)}: a server's ${name} says nothing about another's`,
+      };
     }
     return { mode: 'delta', since, after: previous };
   }
@@ -77,7 +110,11 @@ function round(hours: number): number {
 
 /** Whether the directory refused the delta's filter (400 invalidFilter, or a 400 naming the filter). */
 function refusedFilter(error: unknown): boolean {
-  return error instanceof ScimError && error.status === 400 && (error.scimType === 'invalidFilter' || /filter/i.test(error.message));
+  return (
+    error instanceof ScimError &&
+    error.status === 400 &&
+    (error.scimType === 'invalidFilter' || /filter/i.test(error.message))
+  );
 }
 
 export async function synchronise(
@@ -96,35 +133,65 @@ export async function synchronise(
     try {
       const stats = await delta(connectorId, client, syncs, plan.since, plan.after);
       const modeReason = plan.after
-        ? `changes after ${directory.cursorName ?? 'change counter'} ${cursorValue(plan.after)} of ${cursorScope(plan.after)} (its highest committed value when the last successful sync began)`
+        ? `changes after ${directory.cursorName ?? 'change counter'} ${cursorValue(plan.after)} of ` +
+          `${cursorScope(plan.after)} (its highest committed value when the last successful sync began)`
         : `changes since ${plan.since.toISOString()} (the last successful sync's start by the directory's clock, less ${DELTA_OVERLAP_MS / 1000} s)`;
       return { ...stats, mode: 'delta', modeReason, deltaSince: plan.since, directoryStartedAt, directoryCursor };
     } catch (error) {
       if (!refusedFilter(error)) throw error;
       const reason = `the directory refused the delta's filter (${(error as ScimError).message}), so this run read everything`;
-      return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: reason, deltaSince: null, directoryStartedAt, directoryCursor };
+      return {
+        ...(await full(connectorId, client, syncs)),
+        mode: 'full',
+        modeReason: reason,
+        deltaSince: null,
+        directoryStartedAt,
+        directoryCursor,
+      };
     }
   }
-  return { ...(await full(connectorId, client, syncs)), mode: 'full', modeReason: plan.reason, deltaSince: null, directoryStartedAt, directoryCursor };
+  return {
+    ...(await full(connectorId, client, syncs)),
+    mode: 'full',
+    modeReason: plan.reason,
+    deltaSince: null,
+    directoryStartedAt,
+    directoryCursor,
+  };
 }
 
 /** Whether the directory filters, and its clock. */
-async function directoryFeatures(client: SyncSource): Promise<{ filterSupported: boolean; reason?: string; date: Date | null; cursor?: string | null; cursorName?: string }> {
+async function directoryFeatures(client: SyncSource): Promise<{
+  filterSupported: boolean;
+  reason?: string;
+  date: Date | null;
+  cursor?: string | null;
+  cursorName?: string;
+}> {
   try {
     return await client.serviceProviderConfig();
   } catch (error) {
     // A directory without the endpoint (or one that answers it oddly) still syncs, in full.
-    if (!(error instanceof ScimError) || !['not_found', 'rejected', 'invalid_response'].includes(error.kind)) throw error;
-    return { filterSupported: false, reason: `the directory's ServiceProviderConfig could not be read (${error.message}), so its filter support is unknown`, date: null };
+    if (!(error instanceof ScimError) || !['not_found', 'rejected', 'invalid_response'].includes(error.kind))
+      throw error;
+    return {
+      filterSupported: false,
+      reason: `the directory's ServiceProviderConfig could not be read (${error.message}), so its filter support is unknown`,
+      date: null,
+    };
   }
 }
 
 type Counts = Pick<SyncOutcomeStats, 'usersSeen' | 'usersAdded' | 'usersUpdated' | 'usersRemoved' | 'groupsSeen'>;
 
 /** Reads pages into a map by SCIM id: a resource listed twice (pages shifting under a change) counts once. */
-async function collect<T extends { id?: unknown }>(pages: AsyncIterable<T[]>, valid: (item: T) => boolean): Promise<Map<string, T>> {
+async function collect<T extends { id?: unknown }>(
+  pages: AsyncIterable<T[]>,
+  valid: (item: T) => boolean,
+): Promise<Map<string, T>> {
   const items = new Map<string, T>();
-  for await (const page of pages) for (const item of page) if (item && typeof item.id === 'string' && valid(item)) items.set(item.id, item);
+  for await (const page of pages)
+    for (const item of page) if (item && typeof item.id === 'string' && valid(item)) items.set(item.id, item);
   return items;
 }
 
@@ -136,12 +203,21 @@ const validGroup = (group: ScimGroup) => typeof group.displayName === 'string';
  * listings do not depend on each other, so a directory that answers requests in parallel (Entra,
  * Okta, a SCIM gateway) serves a sync in the time of the longer one, not of both.
  */
-function readUsersAndGroups(client: SyncSource, since?: Date, after?: string): Promise<[Map<string, ScimUser>, Map<string, ScimGroup>]> {
-  return Promise.all([collect(client.listUsers(since, after), validUser), collect(client.listGroups(since, after), validGroup)]);
+function readUsersAndGroups(
+  client: SyncSource,
+  since?: Date,
+  after?: string,
+): Promise<[Map<string, ScimUser>, Map<string, ScimGroup>]> {
+  return Promise.all([
+    collect(client.listUsers(since, after), validUser),
+    collect(client.listGroups(since, after), validGroup),
+  ]);
 }
 
 function mirrorGroup(group: ScimGroup): MirrorGroup {
-  const members = (Array.isArray(group.members) ? group.members : []).map((member) => member?.value).filter((value): value is string => typeof value === 'string');
+  const members = (Array.isArray(group.members) ? group.members : [])
+    .map((member) => member?.value)
+    .filter((value): value is string => typeof value === 'string');
   return { scimId: group.id, displayName: group.displayName, members: [...new Set(members)] };
 }
 
@@ -154,10 +230,14 @@ function mirrorUser(user: ScimUser): MirrorUser {
     scimId: user.id,
     externalId: typeof user.externalId === 'string' ? user.externalId : null,
     userName: user.userName,
-    displayName: user.displayName ?? (user.name?.formatted || [user.name?.givenName, user.name?.familyName].filter(Boolean).join(' ') || null),
+    displayName:
+      user.displayName ??
+      (user.name?.formatted || [user.name?.givenName, user.name?.familyName].filter(Boolean).join(' ') || null),
     email,
     active: user.active !== false,
-    groups: (Array.isArray(user.groups) ? user.groups : []).map((group) => group?.display).filter((name): name is string => typeof name === 'string' && name.length > 0),
+    groups: (Array.isArray(user.groups) ? user.groups : [])
+      .map((group) => group?.display)
+      .filter((name): name is string => typeof name === 'string' && name.length > 0),
     department: typeof enterprise?.department === 'string' ? enterprise.department : null,
     manager: typeof enterprise?.manager?.value === 'string' ? enterprise.manager.value : null,
   };
@@ -188,8 +268,11 @@ async function full(connectorId: string, client: SyncSource, syncs: SyncsReposit
 
   const before = new Map((await syncs.loadMirror(connectorId)).map((user) => [user.scimId, user]));
   const diff = new UserDiff();
-  for (const scimUser of users.values()) diff.add(before.get(scimUser.id), withGroups(mirrorUser(scimUser), groupsOf.get(scimUser.id)));
-  const markDeleted = [...before.values()].filter((user) => !user.deletedAt && !users.has(user.scimId)).map((user) => user.scimId);
+  for (const scimUser of users.values())
+    diff.add(before.get(scimUser.id), withGroups(mirrorUser(scimUser), groupsOf.get(scimUser.id)));
+  const markDeleted = [...before.values()]
+    .filter((user) => !user.deletedAt && !users.has(user.scimId))
+    .map((user) => user.scimId);
 
   const storedGroups = new Map((await syncs.loadGroups(connectorId)).map((group) => [group.scimId, group]));
   const upsertGroups = groups.filter((group) => {
@@ -200,7 +283,13 @@ async function full(connectorId: string, client: SyncSource, syncs: SyncsReposit
   const removeGroups = [...storedGroups.keys()].filter((id) => !seenGroups.has(id));
 
   await syncs.applyMirror(connectorId, { upsert: diff.upsert, markDeleted, upsertGroups, removeGroups });
-  return { usersSeen: users.size, usersAdded: diff.added, usersUpdated: diff.updated, usersRemoved: markDeleted.length, groupsSeen: groups.length };
+  return {
+    usersSeen: users.size,
+    usersAdded: diff.added,
+    usersUpdated: diff.updated,
+    usersRemoved: markDeleted.length,
+    groupsSeen: groups.length,
+  };
 }
 
 /**
@@ -208,10 +297,17 @@ async function full(connectorId: string, client: SyncSource, syncs: SyncsReposit
  * `groups` of its members, old and new, so those users are brought up to date too. Deletions are
  * not visible in a delta (the next full sync notices them).
  */
-async function delta(connectorId: string, client: SyncSource, syncs: SyncsRepository, since: Date, after?: string): Promise<Counts> {
+async function delta(
+  connectorId: string,
+  client: SyncSource,
+  syncs: SyncsRepository,
+  since: Date,
+  after?: string,
+): Promise<Counts> {
   const [users, groupsById] = await readUsersAndGroups(client, since, after);
   const changedGroups = [...groupsById.values()].map(mirrorGroup);
-  if (!users.size && !changedGroups.length) return { usersSeen: 0, usersAdded: 0, usersUpdated: 0, usersRemoved: 0, groupsSeen: 0 };
+  if (!users.size && !changedGroups.length)
+    return { usersSeen: 0, usersAdded: 0, usersUpdated: 0, usersRemoved: 0, groupsSeen: 0 };
 
   const storedChanged = await syncs.loadGroups(connectorId, { scimIds: changedGroups.map((group) => group.scimId) });
   const storedChangedById = new Map(storedChanged.map((group) => [group.scimId, group]));
@@ -221,10 +317,14 @@ async function delta(connectorId: string, client: SyncSource, syncs: SyncsReposi
   });
   // Users whose groups may differ: the changed users, and the old and new members of changed groups.
   const affected = new Set<string>(users.keys());
-  for (const group of upsertGroups) for (const member of [...group.members, ...(storedChangedById.get(group.scimId)?.members ?? [])]) affected.add(member);
+  for (const group of upsertGroups)
+    for (const member of [...group.members, ...(storedChangedById.get(group.scimId)?.members ?? [])])
+      affected.add(member);
   const ids = [...affected];
   // Their groups after this run: the stored groups they are in, with the changed ones replaced.
-  const groupsNow = new Map((await syncs.loadGroups(connectorId, { memberIds: ids })).map((group) => [group.scimId, group]));
+  const groupsNow = new Map(
+    (await syncs.loadGroups(connectorId, { memberIds: ids })).map((group) => [group.scimId, group]),
+  );
   for (const group of changedGroups) groupsNow.set(group.scimId, group);
   const groupsOf = membership(groupsNow.values());
 
@@ -235,11 +335,21 @@ async function delta(connectorId: string, client: SyncSource, syncs: SyncsReposi
     const old = before.get(id);
     // A member of a changed group that is not a known user (a nested group, or a user created
     // after this delta's listing) waits for the run that lists it.
-    const base: MirrorUser | undefined = scimUser ? mirrorUser(scimUser) : old && !old.deletedAt ? { ...old, groups: [] } : undefined;
+    const base: MirrorUser | undefined = scimUser
+      ? mirrorUser(scimUser)
+      : old && !old.deletedAt
+        ? { ...old, groups: [] }
+        : undefined;
     if (base) diff.add(old, withGroups(base, groupsOf.get(id)));
   }
   await syncs.applyMirror(connectorId, { upsert: diff.upsert, markDeleted: [], upsertGroups });
-  return { usersSeen: users.size, usersAdded: diff.added, usersUpdated: diff.updated, usersRemoved: 0, groupsSeen: changedGroups.length };
+  return {
+    usersSeen: users.size,
+    usersAdded: diff.added,
+    usersUpdated: diff.updated,
+    usersRemoved: 0,
+    groupsSeen: changedGroups.length,
+  };
 }
 
 /** The users to write, counted: new (or back after being marked deleted), or changed. */

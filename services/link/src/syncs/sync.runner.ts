@@ -45,7 +45,10 @@ function jobIdOf(runId: string, attempt: number): string {
 
 /** The job queue refused the run's job; the run is recorded as failed. */
 export class QueueUnavailableError extends Error {
-  constructor(readonly runId: string, cause: unknown) {
+  constructor(
+    readonly runId: string,
+    cause: unknown,
+  ) {
     super('the job queue is unavailable', { cause });
     this.name = 'QueueUnavailableError';
   }
@@ -66,7 +69,11 @@ export function createSyncRunner(deps: {
    * Ends attempt `attempt` of the run (see the repository's finishAttempt) with the connector's
    * event: `connector.sync.succeeded` or `.failed`, the run as `object`.
    */
-  function finishAttempt(runId: string, attempt: number, outcome: Parameters<SyncsRepository['finishAttempt']>[2]): Promise<boolean> {
+  function finishAttempt(
+    runId: string,
+    attempt: number,
+    outcome: Parameters<SyncsRepository['finishAttempt']>[2],
+  ): Promise<boolean> {
     return syncs.finishAttempt(runId, attempt, outcome, (tx, { ownerTenantId, before, after }) =>
       linkEvents.record(tx, {
         type: `connector.sync.${outcome.status}`,
@@ -84,12 +91,24 @@ export function createSyncRunner(deps: {
   }
 
   /** After a failed attempt: another one later, or the run fails. */
-  async function retryOrFail(runId: string, attempt: number, message: string, retryable: boolean, retryAfterMs?: number) {
+  async function retryOrFail(
+    runId: string,
+    attempt: number,
+    message: string,
+    retryable: boolean,
+    retryAfterMs?: number,
+  ) {
     if (retryable && attempt < SYNC_MAX_ATTEMPTS) {
       const backoff = retryDelayMs * 2 ** (attempt - 1);
       const delay = Math.min(maxRetryDelayMs, Math.max(backoff, retryAfterMs ?? 0));
       const at = new Date(Date.now() + delay);
-      if (await syncs.requeue(runId, attempt, `attempt ${attempt} of ${SYNC_MAX_ATTEMPTS} failed: ${message}; retrying at ${at.toISOString()}`)) {
+      if (
+        await syncs.requeue(
+          runId,
+          attempt,
+          `attempt ${attempt} of ${SYNC_MAX_ATTEMPTS} failed: ${message}; retrying at ${at.toISOString()}`,
+        )
+      ) {
         await enqueue(runId, attempt + 1, at);
       }
       return;
@@ -113,9 +132,16 @@ export function createSyncRunner(deps: {
       return;
     }
     try {
-      const stats = await synchronise(run.connectorId, client, syncs, run.baseline, { fullSyncIntervalMs: deps.options?.fullSyncIntervalMs ?? DEFAULT_FULL_SYNC_INTERVAL_MS });
+      const stats = await synchronise(run.connectorId, client, syncs, run.baseline, {
+        fullSyncIntervalMs: deps.options?.fullSyncIntervalMs ?? DEFAULT_FULL_SYNC_INTERVAL_MS,
+      });
       await finishAttempt(runId, run.attempts, { status: 'succeeded', error: null, stats });
-      logger.info('sync run succeeded', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, ...stats });
+      logger.info('sync run succeeded', {
+        run_id: runId,
+        connector_id: run.connectorId,
+        attempt: run.attempts,
+        ...stats,
+      });
     } catch (error) {
       // pg-boss aborted the job (it expired, or its worker is stopping): the directory did nothing
       // wrong, and pg-boss fails the job into the dead-letter queue, whose handler retries the run
@@ -123,10 +149,22 @@ export function createSyncRunner(deps: {
       if (job.signal.aborted) return;
       const failure = directories.failureOf(error);
       if (!failure) throw error; // a fault of link itself: pg-boss fails the job → dead letter
-      logger.warn('sync attempt failed', { run_id: runId, connector_id: run.connectorId, attempt: run.attempts, kind: failure.kind, error: failure.message });
+      logger.warn('sync attempt failed', {
+        run_id: runId,
+        connector_id: run.connectorId,
+        attempt: run.attempts,
+        kind: failure.kind,
+        error: failure.message,
+      });
       // An LDAP failure leads with its name (credentials_refused, directory_unreachable, …), as a run task's does.
       const name = directories.failureName(error);
-      await retryOrFail(runId, run.attempts, name ? `${name}: ${failure.message}` : failure.message, failure.retryable, failure.retryAfterMs);
+      await retryOrFail(
+        runId,
+        run.attempts,
+        name ? `${name}: ${failure.message}` : failure.message,
+        failure.retryable,
+        failure.retryAfterMs,
+      );
     }
   }
 
@@ -135,7 +173,12 @@ export function createSyncRunner(deps: {
     const run = await syncs.findById(runId);
     if (!run || (run.status !== 'queued' && run.status !== 'running')) return;
     const attempt = Math.max(run.attempts, 1);
-    await retryOrFail(runId, attempt, 'the sync worker stopped before it finished (link restarted, or the job expired or failed inside link)', true);
+    await retryOrFail(
+      runId,
+      attempt,
+      'the sync worker stopped before it finished (link restarted, or the job expired or failed inside link)',
+      true,
+    );
   }
 
   return {
@@ -147,7 +190,12 @@ export function createSyncRunner(deps: {
         SYNC_QUEUE,
         // No pg-boss retries: link retries runs itself. A heartbeat lets a dead worker's job be
         // failed after a minute instead of after the whole expiry.
-        { retryLimit: 0, expireInSeconds: deps.options?.jobExpireSeconds ?? 3600, heartbeatSeconds: 30, deadLetter: SYNC_DEAD_LETTER_QUEUE },
+        {
+          retryLimit: 0,
+          expireInSeconds: deps.options?.jobExpireSeconds ?? 3600,
+          heartbeatSeconds: 30,
+          deadLetter: SYNC_DEAD_LETTER_QUEUE,
+        },
         (data, job) => execute(data, job),
       );
     },
@@ -159,7 +207,10 @@ export function createSyncRunner(deps: {
         await enqueue(run.id, 1);
       } catch (error) {
         // A run without a job would stay queued for ever and block the connector's next one.
-        await finishAttempt(run.id, 0, { status: 'failed', error: 'the run could not be queued (link\'s job queue is unavailable); start it again' });
+        await finishAttempt(run.id, 0, {
+          status: 'failed',
+          error: "the run could not be queued (link's job queue is unavailable); start it again",
+        });
         throw new QueueUnavailableError(run.id, error);
       }
       return run;

@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, keysetQueryProperties, named, Nullable, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import {
+  DateTime,
+  keysetQueryProperties,
+  named,
+  Nullable,
+  pageQueryProperties,
+  pageSchema,
+  strictObject,
+  stringEnum,
+  Uuid,
+} from '@msp/http';
 
 export const SYNC_RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export const HEALTH_STATUSES = ['disabled', 'unknown', 'healthy', 'degraded', 'failing'] as const;
@@ -18,7 +28,8 @@ const runExample = {
     users_removed: 0,
     groups_seen: 0,
     mode: 'delta',
-    mode_reason: 'changes since 2026-11-23T07:59:00.000Z (the last successful sync\'s start by the directory\'s clock, less 60 s)',
+    mode_reason:
+      "changes since 2026-11-23T07:59:00.000Z (the last successful sync's start by the directory's clock, less 60 s)",
     delta_since: '2026-11-23T07:59:00.000Z',
   },
   error: null,
@@ -29,40 +40,76 @@ export const SyncRun = named(
   Type.Object(
     {
       id: Uuid(),
-      status: stringEnum(SYNC_RUN_STATUSES, { description: '`queued` → `running` → `succeeded` or `failed` (a retried attempt goes back to `queued`).' }),
-      trigger: stringEnum(['manual', 'schedule'] as const, { description: '`manual` (POST …/sync) or `schedule` (every SYNC_INTERVAL_MINUTES).' }),
-      attempts: Type.Integer({ minimum: 0, description: 'Executions begun; at most 3 (network errors, timeouts, 429 and 5xx are retried).' }),
+      status: stringEnum(SYNC_RUN_STATUSES, {
+        description: '`queued` → `running` → `succeeded` or `failed` (a retried attempt goes back to `queued`).',
+      }),
+      trigger: stringEnum(['manual', 'schedule'] as const, {
+        description: '`manual` (POST …/sync) or `schedule` (every SYNC_INTERVAL_MINUTES).',
+      }),
+      attempts: Type.Integer({
+        minimum: 0,
+        description: 'Executions begun; at most 3 (network errors, timeouts, 429 and 5xx are retried).',
+      }),
       started_at: Nullable(DateTime({ description: 'When the first attempt began.' })),
       finished_at: Nullable(DateTime()),
       stats: Type.Object(
         {
-          users_seen: Type.Integer({ minimum: 0, description: 'Users the directory listed (in a delta: those changed since `delta_since`).' }),
-          users_added: Type.Integer({ minimum: 0, description: 'New in the mirror (or back after being marked deleted).' }),
+          users_seen: Type.Integer({
+            minimum: 0,
+            description: 'Users the directory listed (in a delta: those changed since `delta_since`).',
+          }),
+          users_added: Type.Integer({
+            minimum: 0,
+            description: 'New in the mirror (or back after being marked deleted).',
+          }),
           users_updated: Type.Integer({ minimum: 0, description: 'Changed since the last sync.' }),
-          users_removed: Type.Integer({ minimum: 0, description: 'No longer in the directory: marked deleted in the mirror (only a full sync notices this).' }),
-          groups_seen: Type.Integer({ minimum: 0, description: 'Groups the directory listed (in a delta: those changed).' }),
+          users_removed: Type.Integer({
+            minimum: 0,
+            description: 'No longer in the directory: marked deleted in the mirror (only a full sync notices this).',
+          }),
+          groups_seen: Type.Integer({
+            minimum: 0,
+            description: 'Groups the directory listed (in a delta: those changed).',
+          }),
           mode: Nullable(
             stringEnum(['full', 'delta'] as const, {
               description:
-                '`delta`: only Users and Groups changed since the last successful sync began (`filter=meta.lastModified gt "<delta_since>"`), when the directory\'s ServiceProviderConfig says it filters. ' +
+                '`delta`: only Users and Groups changed since the last successful sync began ' +
+                '(`filter=meta.lastModified gt "<delta_since>"`), when the directory\'s ServiceProviderConfig ' +
+                'says it filters. ' +
                 '`full`: everything, at least every FULL_SYNC_INTERVAL_HOURS (default 24), to notice deletions. `null` until an attempt succeeds.',
             }),
           ),
           mode_reason: Nullable(
             Type.String({
               description:
-                'Why this mode: for a full sync the first sync, FULL_SYNC_INTERVAL_HOURS passed, a directory that does not advertise filter support, or one that refused the filter (400 `invalidFilter`); for a delta its bound.',
+                'Why this mode: for a full sync the first sync, FULL_SYNC_INTERVAL_HOURS passed, a ' +
+                'directory that does not advertise filter support, or one that refused the filter ' +
+                '(400 `invalidFilter`); for a delta its bound.',
             }),
           ),
           delta_since: Nullable(
-            DateTime({ description: 'The delta\'s bound: the last successful sync\'s start by the directory\'s clock (its HTTP `Date`), less a 60 s safety margin against clock skew. `null` for a full sync.' }),
+            DateTime({
+              description:
+                "The delta's bound: the last successful sync's start by the directory's clock (its HTTP " +
+                '`Date`), less a 60 s safety margin against clock skew. `null` for a full sync.',
+            }),
           ),
         },
         { additionalProperties: false },
       ),
-      error: Nullable(Type.String({ description: 'What failed, in words a technician can act on; `null` on success. While queued for a retry: the failed attempt.' })),
+      error: Nullable(
+        Type.String({
+          description:
+            'What failed, in words a technician can act on; `null` on success. While queued for a retry: the failed attempt.',
+        }),
+      ),
     },
-    { additionalProperties: false, description: 'One synchronisation of a connector\'s directory.', examples: [runExample] },
+    {
+      additionalProperties: false,
+      description: "One synchronisation of a connector's directory.",
+      examples: [runExample],
+    },
   ),
 );
 export type SyncRunJson = Static<typeof SyncRun>;
@@ -83,7 +130,9 @@ export const PageQuery = strictObject({ ...pageQueryProperties, ...keysetQueryPr
  */
 export const MirrorPageQuery = strictObject({
   ...pageQueryProperties,
-  after: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: keysetQueryProperties.after.description })),
+  after: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: keysetQueryProperties.after.description }),
+  ),
 });
 
 export const ConnectorHealth = named(
@@ -91,7 +140,9 @@ export const ConnectorHealth = named(
   Type.Object(
     {
       status: stringEnum(HEALTH_STATUSES, {
-        description: '`disabled` (connector disabled), `unknown` (no finished run yet), `healthy` (last finished run succeeded), `degraded` (1–2 failures in a row), `failing` (3 or more).',
+        description:
+          '`disabled` (connector disabled), `unknown` (no finished run yet), `healthy` (last finished run ' +
+          'succeeded), `degraded` (1–2 failures in a row), `failing` (3 or more).',
       }),
       last_run: Nullable(
         Type.Object(
@@ -105,7 +156,9 @@ export const ConnectorHealth = named(
       reason: Type.Optional(
         Type.String({
           description:
-            '`ldap` connectors, which are checked live (a bind and a read of `base_dn`) at every request: why the check failed (`status: failing`), in words a technician can act on (wrong password, unreachable server, a certificate that does not verify). Absent when the check passed.',
+            '`ldap` connectors, which are checked live (a bind and a read of `base_dn`) at every request: why ' +
+            'the check failed (`status: failing`), in words a technician can act on (wrong password, unreachable ' +
+            'server, a certificate that does not verify). Absent when the check passed.',
         }),
       ),
     },
@@ -118,11 +171,17 @@ export const ConnectorHealth = named(
           last_success_at: null,
           consecutive_failures: 0,
           checked_at: '2026-11-23T10:05:00.000Z',
-          reason: 'ldaps://dc1.corp.example refused the bind as config.bind_dn (invalid credentials): check the bind DN and set the right config.bind_password; the account may also be disabled or locked',
+          reason:
+            'ldaps://dc1.corp.example refused the bind as config.bind_dn (invalid credentials): check the bind ' +
+            'DN and set the right config.bind_password; the account may also be disabled or locked',
         },
         {
           status: 'degraded',
-          last_run: { id: '5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f', status: 'failed', finished_at: '2026-11-23T10:00:04.000Z' },
+          last_run: {
+            id: '5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f',
+            status: 'failed',
+            finished_at: '2026-11-23T10:00:04.000Z',
+          },
           last_success_at: '2026-11-23T09:00:04.000Z',
           consecutive_failures: 1,
           checked_at: '2026-11-23T10:05:00.000Z',
@@ -137,17 +196,28 @@ export const DirectoryUser = named(
   'DirectoryUser',
   Type.Object(
     {
-      id: Type.String({ description: 'The directory\'s SCIM id of the user.' }),
+      id: Type.String({ description: "The directory's SCIM id of the user." }),
       external_id: Nullable(Type.String({ description: 'The SCIM externalId, when the directory has one.' })),
       user_name: Type.String(),
       display_name: Nullable(Type.String()),
       email: Nullable(Type.String({ description: 'The primary e-mail (else the first one).' })),
       active: Type.Boolean(),
       groups: Type.Array(Type.String(), { description: 'displayNames of the groups the user is a member of.' }),
-      department: Nullable(Type.String({ description: 'SCIM: the enterprise extension\'s department; AD: `department`; OpenLDAP: `departmentNumber`.' })),
-      manager: Nullable(Type.String({ description: 'The `id` of the user\'s manager in this directory (SCIM: the enterprise extension\'s manager.value; LDAP: the entry `manager` names).' })),
+      department: Nullable(
+        Type.String({
+          description: "SCIM: the enterprise extension's department; AD: `department`; OpenLDAP: `departmentNumber`.",
+        }),
+      ),
+      manager: Nullable(
+        Type.String({
+          description:
+            "The `id` of the user's manager in this directory (SCIM: the enterprise extension's manager.value; LDAP: the entry `manager` names).",
+        }),
+      ),
       deleted: Type.Boolean({ description: 'A full sync no longer found the user in the directory.' }),
-      deleted_at: Nullable(DateTime({ description: 'When a full sync first missed the user; `null` while it is in the directory.' })),
+      deleted_at: Nullable(
+        DateTime({ description: 'When a full sync first missed the user; `null` while it is in the directory.' }),
+      ),
     },
     {
       additionalProperties: false,
@@ -177,15 +247,25 @@ export const DirectoryGroup = named(
   'DirectoryGroup',
   Type.Object(
     {
-      id: Type.String({ description: 'The directory\'s SCIM id of the group.' }),
+      id: Type.String({ description: "The directory's SCIM id of the group." }),
       display_name: Type.String(),
-      member_count: Type.Integer({ minimum: 0, description: 'Members the directory lists for the group (users, or nested groups).' }),
+      member_count: Type.Integer({
+        minimum: 0,
+        description: 'Members the directory lists for the group (users, or nested groups).',
+      }),
       synced_at: DateTime({ description: 'When a sync last wrote the group (it changed, or it was new).' }),
     },
     {
       additionalProperties: false,
       description: 'A directory group as the syncs saw it; a full sync drops the groups no longer in the directory.',
-      examples: [{ id: 'e9e30dba-f08f-4109-8486-d5c6a331660a', display_name: 'Engineering', member_count: 42, synced_at: '2026-11-23T09:00:04.000Z' }],
+      examples: [
+        {
+          id: 'e9e30dba-f08f-4109-8486-d5c6a331660a',
+          display_name: 'Engineering',
+          member_count: 42,
+          synced_at: '2026-11-23T09:00:04.000Z',
+        },
+      ],
     },
   ),
 );

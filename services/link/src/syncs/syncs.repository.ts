@@ -133,7 +133,18 @@ function toSyncRun(row: SyncRunRow): SyncRunRecord {
   };
 }
 
-const MIRROR_USER_COLUMNS = ['scim_id', 'external_id', 'user_name', 'display_name', 'email', 'active', 'groups', 'department', 'manager', 'deleted_at'] as const;
+const MIRROR_USER_COLUMNS = [
+  'scim_id',
+  'external_id',
+  'user_name',
+  'display_name',
+  'email',
+  'active',
+  'groups',
+  'department',
+  'manager',
+  'deleted_at',
+] as const;
 
 function toMirrorUser(row: Pick<Selectable<DirectoryUser>, (typeof MIRROR_USER_COLUMNS)[number]>): StoredMirrorUser {
   return {
@@ -196,7 +207,11 @@ export class OpenRunExistsError extends Error {
  */
 export function createSyncsRepository(db: Db, reads: Db = db) {
   const findOpen = async (connectorId: string): Promise<SyncRunRecord | null> => {
-    const row = await db.selectFrom('sync_runs').select(RUN_COLUMNS).where('open_connector_id', '=', connectorId).executeTakeFirst();
+    const row = await db
+      .selectFrom('sync_runs')
+      .select(RUN_COLUMNS)
+      .where('open_connector_id', '=', connectorId)
+      .executeTakeFirst();
     return row ? toSyncRun(row) : null;
   };
 
@@ -232,7 +247,12 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
     },
 
     async find(connectorId: string, runId: string): Promise<SyncRunRecord | null> {
-      const row = await db.selectFrom('sync_runs').select(RUN_COLUMNS).where('id', '=', runId).where('connector_id', '=', connectorId).executeTakeFirst();
+      const row = await db
+        .selectFrom('sync_runs')
+        .select(RUN_COLUMNS)
+        .where('id', '=', runId)
+        .where('connector_id', '=', connectorId)
+        .executeTakeFirst();
       return row ? toSyncRun(row) : null;
     },
 
@@ -249,7 +269,9 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
      * nothing costs link one round trip before it asks). The subselects read the runs as they were
      * before this update; the run is not yet `succeeded`, so it is never its own baseline.
      */
-    async beginAttempt(runId: string): Promise<(SyncRunRecord & { connector: AttemptConnector; baseline: SyncBaseline }) | null> {
+    async beginAttempt(
+      runId: string,
+    ): Promise<(SyncRunRecord & { connector: AttemptConnector; baseline: SyncBaseline }) | null> {
       const row = await db
         .updateTable('sync_runs as r')
         .from('connectors as c')
@@ -301,8 +323,17 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
       if (!row) return null;
       return {
         ...toSyncRun(row),
-        connector: { type: row.type, baseUrl: row.base_url, bearerTokenEncrypted: row.bearer_token_encrypted, ldap: ldapSettingsOf(row.ldap_config) },
-        baseline: { lastDirectoryStartedAt: row.last_directory_started_at, lastFullStartedAt: row.last_full_started_at, lastDirectoryCursor: row.last_directory_cursor },
+        connector: {
+          type: row.type,
+          baseUrl: row.base_url,
+          bearerTokenEncrypted: row.bearer_token_encrypted,
+          ldap: ldapSettingsOf(row.ldap_config),
+        },
+        baseline: {
+          lastDirectoryStartedAt: row.last_directory_started_at,
+          lastFullStartedAt: row.last_full_started_at,
+          lastDirectoryCursor: row.last_directory_cursor,
+        },
       };
     },
 
@@ -328,7 +359,8 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
           .where('r.id', '=', runId)
           .forUpdate('r')
           .executeTakeFirst();
-        if (!locked || locked.attempts !== attempt || (locked.status !== 'queued' && locked.status !== 'running')) return false;
+        if (!locked || locked.attempts !== attempt || (locked.status !== 'queued' && locked.status !== 'running'))
+          return false;
         const { stats } = outcome;
         const after = await tx
           .updateTable('sync_runs')
@@ -355,7 +387,11 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
           .where('id', '=', runId)
           .returning(RUN_COLUMNS)
           .executeTakeFirstOrThrow();
-        await record(rawSqlOverKysely(tx), { ownerTenantId: locked.owner_tenant_id, before: toSyncRun(locked), after: toSyncRun(after) });
+        await record(rawSqlOverKysely(tx), {
+          ownerTenantId: locked.owner_tenant_id,
+          before: toSyncRun(locked),
+          after: toSyncRun(after),
+        });
         return true;
       });
     },
@@ -373,7 +409,10 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
     },
 
     /** The latest finished runs, newest first (health). */
-    async latestFinished(connectorId: string, take: number): Promise<{ id: string; status: SyncRunStatus; finishedAt: Date | null }[]> {
+    async latestFinished(
+      connectorId: string,
+      take: number,
+    ): Promise<{ id: string; status: SyncRunStatus; finishedAt: Date | null }[]> {
       const rows = await db
         .selectFrom('sync_runs')
         .select(['id', 'status', 'finished_at'])
@@ -407,7 +446,10 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
         .where(({ exists, not, selectFrom }) =>
           exists(
             // a suspended managed tenant is kept but not acted on
-            selectFrom('managed_tenants as t').select('t.id').whereRef('t.id', '=', 'c.managed_tenant_id').where('t.status', '=', 'active'),
+            selectFrom('managed_tenants as t')
+              .select('t.id')
+              .whereRef('t.id', '=', 'c.managed_tenant_id')
+              .where('t.status', '=', 'active'),
           )
             .and(not(exists(selectFrom('sync_runs as r').select('r.id').whereRef('r.open_connector_id', '=', 'c.id'))))
             .and(
@@ -465,7 +507,10 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
 
     /** The mirror's groups, or only those of `scimIds`, or those with a member of `memberIds`. */
     async loadGroups(connectorId: string, only?: { scimIds?: string[]; memberIds?: string[] }): Promise<MirrorGroup[]> {
-      const groups = db.selectFrom('directory_groups').select(['scim_id', 'display_name', 'members']).where('connector_id', '=', connectorId);
+      const groups = db
+        .selectFrom('directory_groups')
+        .select(['scim_id', 'display_name', 'members'])
+        .where('connector_id', '=', connectorId);
       if (!only) return (await groups.execute()).map(toMirrorGroup);
       const { scimIds = [], memberIds = [] } = only;
       if (!scimIds.length && !memberIds.length) return [];
@@ -519,13 +564,16 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
             })),
           );
           await sql`
-            INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active, groups, department, manager, synced_at, deleted_at)
-            SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active, r.groups, r.department, r.manager, now(), NULL
+            INSERT INTO directory_users (connector_id, scim_id, external_id, user_name, display_name, email, active,
+              groups, department, manager, synced_at, deleted_at)
+            SELECT ${connectorId}::uuid, r.scim_id, r.external_id, r.user_name, r.display_name, r.email, r.active,
+              r.groups, r.department, r.manager, now(), NULL
             FROM jsonb_to_recordset(${rows}::jsonb)
               AS r(scim_id text, external_id text, user_name text, display_name text, email text, active boolean, groups text[], department text, manager text)
             ON CONFLICT (connector_id, scim_id) DO UPDATE SET
               external_id = EXCLUDED.external_id, user_name = EXCLUDED.user_name, display_name = EXCLUDED.display_name, email = EXCLUDED.email,
-              active = EXCLUDED.active, groups = EXCLUDED.groups, department = EXCLUDED.department, manager = EXCLUDED.manager, synced_at = EXCLUDED.synced_at, deleted_at = NULL`.execute(tx);
+              active = EXCLUDED.active, groups = EXCLUDED.groups, department = EXCLUDED.department,
+                manager = EXCLUDED.manager, synced_at = EXCLUDED.synced_at, deleted_at = NULL`.execute(tx);
         }
         if (removeGroups.length) {
           await tx
@@ -536,7 +584,9 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
         }
         for (let i = 0; i < upsertGroups.length; i += CHUNK) {
           const rows = JSON.stringify(
-            upsertGroups.slice(i, i + CHUNK).map((group) => ({ scim_id: group.scimId, display_name: group.displayName, members: group.members })),
+            upsertGroups
+              .slice(i, i + CHUNK)
+              .map((group) => ({ scim_id: group.scimId, display_name: group.displayName, members: group.members })),
           );
           await sql`
             INSERT INTO directory_groups (connector_id, scim_id, display_name, members, member_count, synced_at)

@@ -20,21 +20,32 @@ export function createSyncsService(deps: {
   return {
     async start(ownerTenantId: string, connectorId: string): Promise<SyncRunRecord> {
       const connector = await connectors.get(ownerTenantId, connectorId);
-      if (!connector.enabled) throw conflict(`Connector ${connectorId} is disabled; enable it (PATCH enabled: true) to synchronise it.`);
+      if (!connector.enabled)
+        throw conflict(`Connector ${connectorId} is disabled; enable it (PATCH enabled: true) to synchronise it.`);
       // A suspended managed tenant is kept but not acted on.
       const tenant = await tenants.findById(ownerTenantId, connector.managedTenantId);
-      if (tenant?.status === 'suspended') throw conflict(`Managed tenant ${tenant.id} is suspended; set it active (PATCH /tenants/${tenant.id}) to synchronise its connector.`);
+      if (tenant?.status === 'suspended')
+        throw conflict(
+          `Managed tenant ${tenant.id} is suspended; set it active (PATCH /tenants/${tenant.id}) to synchronise its connector.`,
+        );
       try {
         return await runner.start(connectorId, 'manual');
       } catch (error) {
         if (error instanceof QueueUnavailableError) {
-          throw new AppError(503, `Sync run ${error.runId} could not be queued: link's job queue is unavailable. Try again shortly.`, { code: 'queue-unavailable', headers: { 'Retry-After': '30' } });
+          throw new AppError(
+            503,
+            `Sync run ${error.runId} could not be queued: link's job queue is unavailable. Try again shortly.`,
+            { code: 'queue-unavailable', headers: { 'Retry-After': '30' } },
+          );
         }
         if (!(error instanceof OpenRunExistsError)) throw error;
         const open = error.openRun;
-        throw conflict(`Sync run ${open?.id ?? '(unknown)'} of connector ${connectorId} is already ${open?.status ?? 'open'}.`, {
-          extensions: { run_id: open?.id ?? null, run_status: open?.status ?? null },
-        });
+        throw conflict(
+          `Sync run ${open?.id ?? '(unknown)'} of connector ${connectorId} is already ${open?.status ?? 'open'}.`,
+          {
+            extensions: { run_id: open?.id ?? null, run_status: open?.status ?? null },
+          },
+        );
       }
     },
 
@@ -70,7 +81,10 @@ export function createSyncsService(deps: {
         if (run.status !== 'failed') break;
         consecutiveFailures++;
       }
-      const lastSuccess = latest.find((run) => run.status === 'succeeded')?.finishedAt ?? (await syncs.lastSuccessAt(connectorId))?.finishedAt ?? null;
+      const lastSuccess =
+        latest.find((run) => run.status === 'succeeded')?.finishedAt ??
+        (await syncs.lastSuccessAt(connectorId))?.finishedAt ??
+        null;
       const last = latest[0];
       // A directory that can be checked at once is: a wrong password shows now, not after three runs.
       const probed = connector.enabled ? await directories.probe(connector) : undefined;
@@ -83,7 +97,8 @@ export function createSyncsService(deps: {
             : consecutiveFailures >= FAILING_AFTER
               ? 'failing'
               : 'degraded';
-      const status = typeof probed === 'string' ? 'failing' : probed === null && derived === 'unknown' ? 'healthy' : derived;
+      const status =
+        typeof probed === 'string' ? 'failing' : probed === null && derived === 'unknown' ? 'healthy' : derived;
       return {
         status,
         reason: typeof probed === 'string' ? probed : undefined,

@@ -1,5 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, keysetQueryProperties, named, pageQueryProperties, pageSchema, strictObject, stringEnum, Uuid } from '@msp/http';
+import {
+  DateTime,
+  keysetQueryProperties,
+  named,
+  pageQueryProperties,
+  pageSchema,
+  strictObject,
+  stringEnum,
+  Uuid,
+} from '@msp/http';
 
 /** `suspended` keeps the record (and, later, its connectors) but stops link acting on the directory. */
 export const TENANT_STATUSES = ['active', 'suspended'] as const;
@@ -22,7 +31,9 @@ export const Tenant = named(
     {
       id: Uuid(),
       name: Type.String({ description: 'Display name, e.g. the client company and the directory product.' }),
-      domain: Type.String({ description: 'Primary DNS domain of the directory, in lower case; unique among your managed tenants.' }),
+      domain: Type.String({
+        description: 'Primary DNS domain of the directory, in lower case; unique among your managed tenants.',
+      }),
       client_id: Uuid({ description: 'The helpdesk client (customer company) this directory belongs to.' }),
       status: stringEnum(TENANT_STATUSES, { description: '`active`, or `suspended` (kept, but not acted on).' }),
       created_at: DateTime(),
@@ -30,7 +41,8 @@ export const Tenant = named(
     },
     {
       additionalProperties: false,
-      description: 'A customer directory (e.g. a Microsoft 365 or Google Workspace tenant of one client) that your tenant administers.',
+      description:
+        'A customer directory (e.g. a Microsoft 365 or Google Workspace tenant of one client) that your tenant administers.',
       examples: [
         {
           id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
@@ -51,12 +63,25 @@ export const TenantPage = pageSchema('TenantPage', Tenant);
 
 export const CreateTenantBody = named(
   'CreateTenantRequest',
-  strictObject({
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    domain: domain({ description: 'Primary DNS domain of the directory (at least two labels); compared and stored in lower case.' }),
-    client_id: Uuid({ description: 'Id of the helpdesk client the directory belongs to; stored as given.' }),
-    status: Type.Optional(stringEnum(TENANT_STATUSES, { default: 'active' })),
-  }, { examples: [{ name: 'Contoso (Microsoft 365)', domain: 'contoso.onmicrosoft.com', client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d' }] }),
+  strictObject(
+    {
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      domain: domain({
+        description: 'Primary DNS domain of the directory (at least two labels); compared and stored in lower case.',
+      }),
+      client_id: Uuid({ description: 'Id of the helpdesk client the directory belongs to; stored as given.' }),
+      status: Type.Optional(stringEnum(TENANT_STATUSES, { default: 'active' })),
+    },
+    {
+      examples: [
+        {
+          name: 'Contoso (Microsoft 365)',
+          domain: 'contoso.onmicrosoft.com',
+          client_id: 'c1a2b3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+        },
+      ],
+    },
+  ),
 );
 export type CreateTenantBody = Static<typeof CreateTenantBody>;
 
@@ -65,7 +90,11 @@ export const UpdateTenantBody = named(
   strictObject(
     {
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-      status: Type.Optional(stringEnum(TENANT_STATUSES, { description: '`suspended` keeps the tenant but stops link acting on its directory.' })),
+      status: Type.Optional(
+        stringEnum(TENANT_STATUSES, {
+          description: '`suspended` keeps the tenant but stops link acting on its directory.',
+        }),
+      ),
     },
     { minProperties: 1, examples: [{ status: 'suspended' }, { name: 'Contoso (Microsoft 365)' }] },
   ),

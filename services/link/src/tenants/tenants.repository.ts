@@ -44,7 +44,15 @@ const COLUMNS = ['id', 'name', 'domain', 'client_id', 'status', 'created_at', 'u
 const NEWEST_FIRST = { columns: ['created_at', 'id'], direction: 'desc' } as const;
 
 function toTenant(row: Pick<Selectable<ManagedTenant>, (typeof COLUMNS)[number]>): TenantRecord {
-  return { id: row.id, name: row.name, domain: row.domain, clientId: row.client_id, status: row.status, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    name: row.name,
+    domain: row.domain,
+    clientId: row.client_id,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
 /**
@@ -55,7 +63,8 @@ function toTenant(row: Pick<Selectable<ManagedTenant>, (typeof COLUMNS)[number]>
  * there is none); everything else, and every read in a write, goes through `db`.
  */
 export function createTenantsRepository(db: Db, reads: Db = db) {
-  const ownedBy = (ownerTenantId: string, on: Db = db) => on.selectFrom('managed_tenants').where('owner_tenant_id', '=', ownerTenantId);
+  const ownedBy = (ownerTenantId: string, on: Db = db) =>
+    on.selectFrom('managed_tenants').where('owner_tenant_id', '=', ownerTenantId);
 
   return {
     /**
@@ -63,7 +72,11 @@ export function createTenantsRepository(db: Db, reads: Db = db) {
      * counter of list_counts; both filters at once count the rows (through the client's index,
      * bounded by the client's tenants).
      */
-    async list(ownerTenantId: string, filter: TenantFilter, window: ListWindow): Promise<{ items: TenantRecord[]; total: number }> {
+    async list(
+      ownerTenantId: string,
+      filter: TenantFilter,
+      window: ListWindow,
+    ): Promise<{ items: TenantRecord[]; total: number }> {
       let rows = ownedBy(ownerTenantId, reads);
       if (filter.status !== undefined) rows = rows.where('status', '=', filter.status);
       if (filter.clientId !== undefined) rows = rows.where('client_id', '=', filter.clientId);
@@ -74,7 +87,8 @@ export function createTenantsRepository(db: Db, reads: Db = db) {
         page: (key) => inListOrder(filtered.select(COLUMNS), NEWEST_FIRST, window, key).execute(),
         total: async () => {
           if (filter.status !== undefined && filter.clientId !== undefined) {
-            return (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count;
+            return (await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow())
+              .count;
           }
           const counted =
             filter.status !== undefined
@@ -96,7 +110,10 @@ export function createTenantsRepository(db: Db, reads: Db = db) {
 
     /** The owner's managed tenant of a DNS domain (any case). */
     async findByDomain(ownerTenantId: string, domain: string): Promise<TenantRecord | null> {
-      const row = await ownedBy(ownerTenantId).select(COLUMNS).where('domain', '=', domain.toLowerCase()).executeTakeFirst();
+      const row = await ownedBy(ownerTenantId)
+        .select(COLUMNS)
+        .where('domain', '=', domain.toLowerCase())
+        .executeTakeFirst();
       return row ? toTenant(row) : null;
     },
 
@@ -138,7 +155,13 @@ export function createTenantsRepository(db: Db, reads: Db = db) {
           const tenant = toTenant(
             await tx
               .insertInto('managed_tenants')
-              .values({ owner_tenant_id: ownerTenantId, name: input.name, domain: input.domain, client_id: input.clientId, status: input.status })
+              .values({
+                owner_tenant_id: ownerTenantId,
+                name: input.name,
+                domain: input.domain,
+                client_id: input.clientId,
+                status: input.status,
+              })
               .returning(COLUMNS)
               .executeTakeFirstOrThrow(),
           );

@@ -1,4 +1,12 @@
-import { API_BASE_PATH, IdParams, LINK_HEADER, pageRequestOf, sendPage, type ApiRouter, LIST_PAGES_DOC } from '@msp/http';
+import {
+  API_BASE_PATH,
+  IdParams,
+  LINK_HEADER,
+  pageRequestOf,
+  sendPage,
+  type ApiRouter,
+  LIST_PAGES_DOC,
+} from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { tenantJson } from './tenant.mapper';
 import { CreateTenantBody, ListTenantsQuery, Tenant, TenantPage, UpdateTenantBody } from './tenant.schemas';
@@ -24,7 +32,11 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     responses: { 200: { description: 'One page of managed tenants.', schema: TenantPage, headers: LINK_HEADER } },
     handler: async (req, res, { query }) => {
       const page = pageRequestOf(query);
-      const { items, total } = await tenants.list(tenantOf(req), { status: query.status, clientId: query.client_id }, page);
+      const { items, total } = await tenants.list(
+        tenantOf(req),
+        { status: query.status, clientId: query.client_id },
+        page,
+      );
       sendPage(req, res, items.map(tenantJson), total, page);
     },
   });
@@ -46,7 +58,8 @@ export function registerTenantRoutes(api: ApiRouter, deps: { tenants: TenantsSer
     path: '/tenants/:id',
     operationId: 'updateTenant',
     summary: 'Change a managed tenant',
-    description: 'Renames a managed tenant or changes its `status` (`active` or `suspended`); `domain` and `client_id` do not change.',
+    description:
+      'Renames a managed tenant or changes its `status` (`active` or `suspended`); `domain` and `client_id` do not change.',
     tags: TAGS,
     scope: SCOPE,
     params: IdParams,

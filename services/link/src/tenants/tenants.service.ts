@@ -2,7 +2,13 @@ import { changesBetween } from '@msp/events';
 import { conflict, listWindow, notFound, type PageRequest } from '@msp/http';
 import { linkEvents } from '../events/link-events';
 import { tenantJson } from './tenant.mapper';
-import { DuplicateDomainError, type NewTenant, type TenantFilter, type TenantRecord, type TenantsRepository } from './tenants.repository';
+import {
+  DuplicateDomainError,
+  type NewTenant,
+  type TenantFilter,
+  type TenantRecord,
+  type TenantsRepository,
+} from './tenants.repository';
 
 export function createTenantsService(tenants: TenantsRepository) {
   return {
@@ -18,11 +24,22 @@ export function createTenantsService(tenants: TenantsRepository) {
     },
 
     /** `tenant.updated` is recorded only when a field changed. */
-    async update(ownerTenantId: string, id: string, changes: { name?: string; status?: TenantRecord['status'] }): Promise<TenantRecord> {
+    async update(
+      ownerTenantId: string,
+      id: string,
+      changes: { name?: string; status?: TenantRecord['status'] },
+    ): Promise<TenantRecord> {
       const tenant = await tenants.update(ownerTenantId, id, changes, async (tx, { before, after }) => {
         const [was, is] = [tenantJson(before), tenantJson(after)];
         if (Object.keys(changesBetween(was, is)).length === 0) return;
-        await linkEvents.record(tx, { type: 'tenant.updated', tenantId: ownerTenantId, resourceType: 'tenant', resourceId: id, object: is, before: was });
+        await linkEvents.record(tx, {
+          type: 'tenant.updated',
+          tenantId: ownerTenantId,
+          resourceType: 'tenant',
+          resourceId: id,
+          object: is,
+          before: was,
+        });
       });
       if (!tenant) throw notFound(`No managed tenant ${id}.`);
       return tenant;
@@ -33,7 +50,13 @@ export function createTenantsService(tenants: TenantsRepository) {
       const domain = input.domain.toLowerCase();
       try {
         return await tenants.create(ownerTenantId, { ...input, domain }, (tx, tenant) =>
-          linkEvents.record(tx, { type: 'tenant.created', tenantId: ownerTenantId, resourceType: 'tenant', resourceId: tenant.id, object: tenantJson(tenant) }),
+          linkEvents.record(tx, {
+            type: 'tenant.created',
+            tenantId: ownerTenantId,
+            resourceType: 'tenant',
+            resourceId: tenant.id,
+            object: tenantJson(tenant),
+          }),
         );
       } catch (error) {
         if (error instanceof DuplicateDomainError) {

@@ -42,10 +42,16 @@ export interface DeskTenant {
   tenantId: string;
   token: string;
   /** A call to desk's API as this tenant's own (every-scope) client. */
-  call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  call(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any }>;
   createUser(overrides?: Record<string, unknown>): Promise<{ id: string; name: string; email: string }>;
   createClient(): Promise<{ id: string; name: string }>;
-  createTicket(body: Record<string, unknown>): Promise<{ id: string; number: number; status: string; assignee_id: string | null }>;
+  createTicket(
+    body: Record<string, unknown>,
+  ): Promise<{ id: string; number: number; status: string; assignee_id: string | null }>;
 }
 
 const hex = (n: number) => randomBytes(n).toString('hex');
@@ -63,14 +69,25 @@ export async function startRealDesk(): Promise<RealDesk> {
     database: db,
     logger,
     signingKey: generateSigningKey(),
-    settings: { issuer: apiUrl, audience: 'msp-api', rateLimitPerMinute: 100_000, tokenRateLimitPerMinute: 100_000, refreshTokenTtlDays: 30, rateLimitPrefix: uniquePrefix('desk') },
+    settings: {
+      issuer: apiUrl,
+      audience: 'msp-api',
+      rateLimitPerMinute: 100_000,
+      tokenRateLimitPerMinute: 100_000,
+      refreshTokenTtlDays: 30,
+      rateLimitPrefix: uniquePrefix('desk'),
+    },
   });
   const late: { method: string; path: RegExp; ms: number }[] = [];
   const before: { method: string; path: RegExp; work: () => Promise<unknown> }[] = [];
   const listener: http.RequestListener = async (req, res) => {
-    const first = before.findIndex((hook) => hook.method === req.method && hook.path.test((req.url ?? '').split('?')[0]!));
+    const first = before.findIndex(
+      (hook) => hook.method === req.method && hook.path.test((req.url ?? '').split('?')[0]!),
+    );
     if (first >= 0) await before.splice(first, 1)[0]!.work();
-    const index = late.findIndex((hold) => hold.method === req.method && hold.path.test((req.url ?? '').split('?')[0]!));
+    const index = late.findIndex(
+      (hold) => hold.method === req.method && hold.path.test((req.url ?? '').split('?')[0]!),
+    );
     if (index >= 0) {
       const [hold] = late.splice(index, 1);
       const end = res.end.bind(res) as (...args: unknown[]) => void;
@@ -85,7 +102,11 @@ export async function startRealDesk(): Promise<RealDesk> {
   const clients = createApiClientsRepository(db.db);
   async function serviceClient(scopes: string[]) {
     const made = { clientId: `link-${hex(4)}`, clientSecret: randomBytes(24).toString('base64url') };
-    await ensureServiceClients([{ client_id: made.clientId, client_secret: made.clientSecret, scopes }], clients, logger);
+    await ensureServiceClients(
+      [{ client_id: made.clientId, client_secret: made.clientSecret, scopes }],
+      clients,
+      logger,
+    );
     return made;
   }
   // link deactivates leavers' desk users (DELETE /users/:id), which takes admin:tenant.
@@ -94,7 +115,10 @@ export async function startRealDesk(): Promise<RealDesk> {
   async function raw(method: string, path: string, token: string | undefined, body?: unknown) {
     const response = await fetch(`${apiUrl}${path}`, {
       method,
-      headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: {
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -117,19 +141,26 @@ export async function startRealDesk(): Promise<RealDesk> {
       const clientId = `c-${hex(6)}`;
       const secret = randomBytes(18).toString('base64url');
       const { tenantId } = await ensureApiClient(clients, { tenant: `t-${hex(4)}`, clientId, secret, name: 'test' });
-      const issued = await raw('POST', '/auth/token', undefined, { grant_type: 'client_credentials', client_id: clientId, client_secret: secret });
+      const issued = await raw('POST', '/auth/token', undefined, {
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: secret,
+      });
       const token = issued.body.access_token as string;
-      const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => raw(method, path, token, body);
+      const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) =>
+        raw(method, path, token, body);
       const created = async (path: string, body: unknown) => {
         const response = await call('POST', path, body);
-        if (response.status !== 201) throw new Error(`desk ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+        if (response.status !== 201)
+          throw new Error(`desk ${path}: ${response.status} ${JSON.stringify(response.body)}`);
         return response.body;
       };
       return {
         tenantId,
         token,
         call,
-        createUser: (overrides = {}) => created('/users', { name: `Tech ${hex(3)}`, email: `tech.${hex(4)}@msp.example`, ...overrides }),
+        createUser: (overrides = {}) =>
+          created('/users', { name: `Tech ${hex(3)}`, email: `tech.${hex(4)}@msp.example`, ...overrides }),
         createClient: () => created('/clients', { name: `Client ${hex(4)}` }),
         createTicket: (body) => created('/tickets', { title: `Ticket ${hex(3)}`, ...body }),
       };

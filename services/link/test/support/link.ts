@@ -40,8 +40,17 @@ export function startLink(options: StartLinkOptions = {}): Promise<TestLink> {
     databaseUrl: options.databaseUrl,
     createApp: async ({ databaseUrl, redis, logger, settings }) => {
       const database = createDb(databaseUrl, options.readUrl === undefined ? {} : { readUrl: options.readUrl });
-      const log: Logger = options.logStream ? createLogger({ service: 'link', level: 'debug', stream: options.logStream }) : logger;
-      const queue = createJobQueue({ databaseUrl, logger: log, pollingIntervalSeconds: 0.5, superviseIntervalSeconds: 1, stopTimeoutMs: 1000, work: options.workers !== false });
+      const log: Logger = options.logStream
+        ? createLogger({ service: 'link', level: 'debug', stream: options.logStream })
+        : logger;
+      const queue = createJobQueue({
+        databaseUrl,
+        logger: log,
+        pollingIntervalSeconds: 0.5,
+        superviseIntervalSeconds: 1,
+        stopTimeoutMs: 1000,
+        work: options.workers !== false,
+      });
       const { app, schedule } = createLinkApp({
         database,
         redis,

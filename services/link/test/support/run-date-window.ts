@@ -4,7 +4,10 @@
  */
 export function runDateWindow() {
   const now = new Date();
-  const shifted = (years: number, days = 0) => new Date(Date.UTC(now.getUTCFullYear() + years, now.getUTCMonth(), now.getUTCDate() + days)).toISOString().slice(0, 10);
+  const shifted = (years: number, days = 0) =>
+    new Date(Date.UTC(now.getUTCFullYear() + years, now.getUTCMonth(), now.getUTCDate() + days))
+      .toISOString()
+      .slice(0, 10);
   return {
     earliest: shifted(-10),
     latest: shifted(5),

@@ -3,7 +3,13 @@ import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { Outbound } from '@msp/outbound';
-import { freshModule, startServiceUnderTest, testOutbound, testWebhookSecrets, type ServiceUnderTest } from '@msp/testkit';
+import {
+  freshModule,
+  startServiceUnderTest,
+  testOutbound,
+  testWebhookSecrets,
+  type ServiceUnderTest,
+} from '@msp/testkit';
 import { createLinkApp } from '../../src/app';
 import { createSecretBox } from '@msp/secrets';
 import { advisoryResourceLock } from '@msp/db';
@@ -28,7 +34,12 @@ import { storedState, type StoredState } from './stored';
  */
 export interface RunsHarness {
   /** `db`: the tests' own view of link's stored state (stored.ts). */
-  link: { readonly app: http.RequestListener; db: StoredState; databaseUrl: string; token: ServiceUnderTest<StoredState>['token'] };
+  link: {
+    readonly app: http.RequestListener;
+    db: StoredState;
+    databaseUrl: string;
+    token: ServiceUnderTest<StoredState>['token'];
+  };
   desk: RealDesk;
   deskTenant: DeskTenant;
   scim: ScimDirectory;
@@ -36,7 +47,9 @@ export interface RunsHarness {
   auth: string;
   /** The managed tenant whose directory is `scim`, with an enabled SCIM connector. */
   managed: { id: string; domain: string; client_id: string };
-  registerManagedTenant(options?: { withConnector?: boolean }): Promise<{ id: string; domain: string; client_id: string }>;
+  registerManagedTenant(options?: {
+    withConnector?: boolean;
+  }): Promise<{ id: string; domain: string; client_id: string }>;
   /** A second link instance on the same database (another replica, nothing in memory shared): its HTTP app. */
   replica(): Promise<http.RequestListener>;
   /** Stops link (its queue after the running handlers) and starts a new instance on the same database. */
@@ -90,8 +103,22 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
       const database = createDb(databaseUrl);
       const { db } = database;
       async function boot() {
-        const deskClient = createDeskClient({ apiUrl: desk.apiUrl, clientId: desk.service.clientId, clientSecret: desk.service.clientSecret, timeoutMs: 2000 }, logger);
-        jobs = createJobQueue({ databaseUrl, logger, pollingIntervalSeconds: 0.5, stopTimeoutMs: 5000, work: options.workers });
+        const deskClient = createDeskClient(
+          {
+            apiUrl: desk.apiUrl,
+            clientId: desk.service.clientId,
+            clientSecret: desk.service.clientSecret,
+            timeoutMs: 2000,
+          },
+          logger,
+        );
+        jobs = createJobQueue({
+          databaseUrl,
+          logger,
+          pollingIntervalSeconds: 0.5,
+          stopTimeoutMs: 5000,
+          work: options.workers,
+        });
         // The app's router and the workers share one lock, as in src/index.ts.
         const resourceLock = advisoryResourceLock(database.pool);
         runs = createRuns({
@@ -105,7 +132,11 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
           maxAttempts: options.maxAttempts ?? 5,
           now: options.now,
         });
-        defineRunQueues(jobs, runs.handlers, { maxAttempts: options.maxAttempts ?? 5, stepsPerJob: runs.stepsPerJob, retryDelaySeconds: 1 });
+        defineRunQueues(jobs, runs.handlers, {
+          maxAttempts: options.maxAttempts ?? 5,
+          stepsPerJob: runs.stepsPerJob,
+          retryDelaySeconds: 1,
+        });
         const built = createLinkApp({
           database,
           redis,
@@ -171,7 +202,9 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
   async function registerManagedTenant(options: { withConnector?: boolean } = {}) {
     const client = await deskTenant.createClient();
     const domain = `c${hex(4)}.example.com`;
-    const tenant = await link.db.managedTenant.create({ data: { ownerTenantId: deskTenant.tenantId, name: `Client ${domain}`, domain, clientId: client.id } });
+    const tenant = await link.db.managedTenant.create({
+      data: { ownerTenantId: deskTenant.tenantId, name: `Client ${domain}`, domain, clientId: client.id },
+    });
     if (options.withConnector !== false) {
       await link.db.connector.create({
         data: {
@@ -223,7 +256,8 @@ export async function startRunsHarness(options: RunsHarnessOptions = {}): Promis
     runJobNow: (kind, runId) => runs.handlers[queueOf(kind)]({ runId }),
     async waitingForLock() {
       const rows = await link.db.$queryRaw<{ waiting: boolean }[]>`
-        SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS waiting`;
+        SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid
+          FROM pg_database WHERE datname = current_database())) AS waiting`;
       return rows[0]!.waiting;
     },
     async close() {

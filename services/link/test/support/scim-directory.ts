@@ -17,7 +17,13 @@ export interface ScimDirectory {
   groups(): ScimGroup[];
   /** `lastModified` backdates the resource (the directory's `meta.lastModified`; default now). */
   addGroup(displayName: string, lastModified?: Date): ScimGroup;
-  addUser(user: { userName: string; active?: boolean; givenName?: string; familyName?: string; lastModified?: Date }): ScimUser;
+  addUser(user: {
+    userName: string;
+    active?: boolean;
+    givenName?: string;
+    familyName?: string;
+    lastModified?: Date;
+  }): ScimUser;
   /** What ServiceProviderConfig says of `filter.supported` (scimmy-routers sets true). */
   setFilterSupported(supported: boolean): void;
   /** List requests whose filter matches answer 400 invalidFilter (a directory that filters on some attributes only); null stops it. */
@@ -58,23 +64,35 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
   const bearerToken = `scim-${randomBytes(16).toString('hex')}`;
   const users = new Map<string, Stored>();
   const groups = new Map<string, Stored>();
-  const failures: { method: string; path: RegExp; status: number; left: number; headers: Record<string, string> }[] = [];
+  const failures: { method: string; path: RegExp; status: number; left: number; headers: Record<string, string> }[] =
+    [];
   const holds: { method: string; path: RegExp; release: Promise<void> }[] = [];
   const seen: string[] = [];
   const log: string[] = [];
   let refused: RegExp | null = null;
 
-  const meta = (resourceType: string, at = new Date()) => ({ resourceType, created: at.toISOString(), lastModified: at.toISOString() });
+  const meta = (resourceType: string, at = new Date()) => ({
+    resourceType,
+    created: at.toISOString(),
+    lastModified: at.toISOString(),
+  });
 
   function declare(resource: any, store: Map<string, Stored>, resourceType: string, unique: string) {
     SCIMMY.Resources.declare(resource)
       .ingress((target: any, data: Stored) => {
-        const clash = [...store.values()].find((row) => String(row[unique]).toLowerCase() === String(data[unique]).toLowerCase() && row.id !== target.id);
+        const clash = [...store.values()].find(
+          (row) => String(row[unique]).toLowerCase() === String(data[unique]).toLowerCase() && row.id !== target.id,
+        );
         if (clash) throw new SCIMMY.Types.Error(409, 'uniqueness', `${unique} ${data[unique]} is already taken`);
         if (target.id) {
           const existing = store.get(target.id);
-          if (!existing) throw new SCIMMY.Types.Error(404, null as unknown as string, `Resource ${target.id} not found`);
-          const updated = { ...data, id: target.id, meta: { ...existing.meta, lastModified: new Date().toISOString() } };
+          if (!existing)
+            throw new SCIMMY.Types.Error(404, null as unknown as string, `Resource ${target.id} not found`);
+          const updated = {
+            ...data,
+            id: target.id,
+            meta: { ...existing.meta, lastModified: new Date().toISOString() },
+          };
           store.set(target.id, updated);
           return updated;
         }
@@ -92,7 +110,8 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
         return target.filter ? target.filter.match(all) : all;
       })
       .degress((target: any) => {
-        if (!store.delete(target.id)) throw new SCIMMY.Types.Error(404, null as unknown as string, `Resource ${target.id} not found`);
+        if (!store.delete(target.id))
+          throw new SCIMMY.Types.Error(404, null as unknown as string, `Resource ${target.id} not found`);
       });
   }
   // The enterprise extension (RFC 7643 §4.3) carries `department`; optional, as in most directories.
@@ -106,7 +125,17 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
     log.push(`${req.method} ${decodeURIComponent(req.originalUrl)}`);
     const filter = typeof req.query.filter === 'string' ? req.query.filter : undefined;
     if (refused && filter && refused.test(filter)) {
-      res.status(400).type('application/scim+json').send(JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '400', scimType: 'invalidFilter', detail: `Filtering on ${filter.split(' ')[0]} is not supported` }));
+      res
+        .status(400)
+        .type('application/scim+json')
+        .send(
+          JSON.stringify({
+            schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+            status: '400',
+            scimType: 'invalidFilter',
+            detail: `Filtering on ${filter.split(' ')[0]} is not supported`,
+          }),
+        );
       return;
     }
     const hold = holds.find((h) => h.method === req.method && h.path.test(req.path));
@@ -114,7 +143,17 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
     const failure = failures.find((f) => f.left > 0 && f.method === req.method && f.path.test(req.path));
     if (failure) {
       failure.left -= 1;
-      res.status(failure.status).set(failure.headers).type('application/scim+json').send(JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(failure.status), detail: 'Injected failure' }));
+      res
+        .status(failure.status)
+        .set(failure.headers)
+        .type('application/scim+json')
+        .send(
+          JSON.stringify({
+            schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+            status: String(failure.status),
+            detail: 'Injected failure',
+          }),
+        );
       return;
     }
     next();
@@ -150,7 +189,13 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
     users: () => [...users.values()] as ScimUser[],
     groups: () => [...groups.values()] as ScimGroup[],
     addGroup(displayName, lastModified) {
-      const group = { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], id: randomUUID(), displayName, members: [], meta: meta('Group', lastModified) };
+      const group = {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+        id: randomUUID(),
+        displayName,
+        members: [],
+        meta: meta('Group', lastModified),
+      };
       groups.set(group.id, group);
       return group;
     },
