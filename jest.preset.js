@@ -8,11 +8,14 @@
 // ESM-only libraries (jose, oauth4webapi, a package's own list) go through the same compiler.
 const path = require('path');
 
-const ESM_ONLY = ['jose', 'oauth4webapi'];
+const ESM_ONLY = ['jose', 'oauth4webapi', 'email-reply-parser'];
 
 module.exports = {
   testEnvironment: 'node',
   transform: {
+    // email-reply-parser (an ES module desk loads, and so every package whose tests start desk)
+    // reads import.meta.url, which CommonJS has not: jest.import-meta-transform.js gives it.
+    '/email-reply-parser/.+\\.js$': path.join(__dirname, 'jest.import-meta-transform.js'),
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', allowJs: true } }],
   },
   transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${ESM_ONLY.join('|')})[@/])`],

@@ -1,9 +1,11 @@
 const preset = require('../../jest.preset.js');
 
-// pg-boss and the libraries it loads are ES modules only: transformed to CommonJS like jose.
+// pg-boss and the libraries it loads are ES modules only: transformed to CommonJS like jose (and
+// email-reply-parser, which desk loads when link's tests start it).
 const esm = [
   'jose',
   'oauth4webapi',
+  'email-reply-parser',
   'pg-boss',
   'serialize-error',
   'non-error',
