@@ -128,7 +128,7 @@ async function syncOnce(link, authorization, connectorId, db) {
   }
   const done = await api(link, authorization, 'GET', `/connectors/${connectorId}/syncs/${run.id}`);
   if (done.status === 'failed') throw new Error(`sync failed: ${done.error}`);
-  return { ms: Date.parse(done.finished_at) - Date.parse(done.started_at), mode: done.mode, stats: done.stats };
+  return { ms: Date.parse(done.finished_at) - Date.parse(done.started_at), mode: done.stats.mode, stats: done.stats };
 }
 
 /** link started on `databaseUrl`, allowed to reach the DC's namespace; `env` on top. */
