@@ -106,6 +106,18 @@ function verifyingServiceEnv({ databaseUrl, redisUrl, issuer }) {
   };
 }
 
+/** A JSON call to a service's API (`/api/v1` + `urlPath`) with `headers`; a non-2xx answer throws, naming it. */
+async function apiCall(service, headers, method, urlPath, body) {
+  const response = await fetch(`${service.url}/api/v1${urlPath}`, {
+    method,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = response.status === 204 ? undefined : await response.json();
+  if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
 /** `Authorization` headers of a client-credentials token from desk's token endpoint. */
 async function clientToken(deskUrl, clientId, secret) {
   const response = await fetch(`${deskUrl}/api/v1/auth/token`, {
@@ -243,6 +255,7 @@ module.exports = {
   serverNode,
   newTicket,
   forkServer,
+  apiCall,
   clientToken,
   verifyingServiceEnv,
   round,

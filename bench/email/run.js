@@ -18,6 +18,7 @@ const { generateKeyPairSync, randomBytes } = require('node:crypto');
 const { mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const {
+  apiCall,
   ROOT,
   round,
   databaseUrlFor,
@@ -111,16 +112,7 @@ async function drainBare(dovecot, databaseUrl) {
   return { messages: count, seconds: Number(process.hrtime.bigint() - began) / 1e9 };
 }
 
-async function api(desk, method, urlPath, body) {
-  const response = await fetch(`${desk.url}/api/v1${urlPath}`, {
-    method,
-    headers: { ...desk.auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = response.status === 204 ? undefined : await response.json();
-  if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (desk, method, urlPath, body) => apiCall(desk, desk.auth, method, urlPath, body);
 
 /** desk's drain: one poll of the mailbox, timed until the inbound log holds every message; RSS sampled meanwhile. */
 async function drainDesk(dovecot, databaseUrl) {

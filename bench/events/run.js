@@ -30,6 +30,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { auditFlatness, auditMarkdown } = require('./audit-flatness');
 const {
+  apiCall,
   ROOT,
   round,
   median,
@@ -91,16 +92,7 @@ function startDesk(databaseUrl, { root = ROOT, concurrency, env = {} } = {}) {
   );
 }
 
-async function api(desk, method, urlPath, body) {
-  const response = await fetch(`${desk.url}/api/v1${urlPath}`, {
-    method,
-    headers: { ...desk.auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = response.status === 204 ? undefined : await response.json();
-  if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (desk, method, urlPath, body) => apiCall(desk, desk.auth, method, urlPath, body);
 
 /** A token of the bootstrap client (every scope, admin:tenant included), and a client to file tickets for. */
 async function signIn(desk) {

@@ -17,6 +17,7 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { Client } = require('pg');
 const {
+  apiCall,
   ROOT,
   round,
   median,
@@ -107,16 +108,7 @@ async function highestUsn(dc) {
   }
 }
 
-async function api(link, authorization, method, urlPath, body) {
-  const response = await fetch(`${link.url}/api/v1${urlPath}`, {
-    method,
-    headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = response.status === 204 ? undefined : await response.json();
-  if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (link, authorization, method, urlPath, body) => apiCall(link, { authorization }, method, urlPath, body);
 
 /** One sync, waited for in PostgreSQL (not through link's API, which would share its event loop). */
 async function syncOnce(link, authorization, connectorId, db) {

@@ -36,6 +36,7 @@ const { Client } = require('pg');
 const os = require('node:os');
 const path = require('node:path');
 const {
+  apiCall,
   ROOT,
   round,
   median,
@@ -253,16 +254,7 @@ function startLink(databaseUrl, issuer, extraEnv = {}) {
   });
 }
 
-async function api(link, authorization, method, urlPath, body) {
-  const response = await fetch(`${link.url}/api/v1${urlPath}`, {
-    method,
-    headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = response.status === 204 ? undefined : await response.json();
-  if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (link, authorization, method, urlPath, body) => apiCall(link, { authorization }, method, urlPath, body);
 
 /**
  * Starts a sync and waits for its end. The wait asks PostgreSQL (link's sync_runs row), not link:
