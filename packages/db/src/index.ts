@@ -41,7 +41,13 @@ export {
   type Queryable,
 } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
-export { PREPARED_PER_CONNECTION, preparingPool, statementName } from './prepared-statements';
+export {
+  PLANNED_PER_CALL,
+  plannedPerCall,
+  PREPARED_PER_CONNECTION,
+  preparingPool,
+  statementName,
+} from './prepared-statements';
 export { rawSqlOver, transactionalSqlOver } from './raw-sql-over';
 export { advisoryResourceLock } from './resource-lock';
 export {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { sql, type PostgresPool, type PostgresPoolClient, type RawBuilder } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 
 /**
@@ -18,6 +18,20 @@ export function statementName(text: string): string {
   return `msp_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 }
 
+/** The comment that keeps a statement unnamed (plannedPerCall). */
+export const PLANNED_PER_CALL = '/* planned per call */';
+
+/**
+ * `condition`, marked so that every statement holding it runs unnamed and PostgreSQL plans it for
+ * the values of each call. For conditions whose best plan depends on the value: how many rows a
+ * search's words match decides between walking the newest rows and collecting the matches through
+ * the text index, and a prepared statement's generic plan, made once without the values, would
+ * serve every search with one of the two.
+ */
+export function plannedPerCall<T>(condition: RawBuilder<T>): RawBuilder<T> {
+  return sql<T>`${condition} ${sql.raw(PLANNED_PER_CALL)}`;
+}
+
 interface Preparing extends PostgresPoolClient {
   /** The names this connection has prepared. */
   prepared: Set<string>;
@@ -31,7 +45,8 @@ const wrappers = new WeakMap<PoolClient, Preparing>();
  * statement (pg's `name`), which PostgreSQL parses once per connection and plans from its cached
  * plan on later executions; Kysely itself sends every statement unnamed, so PostgreSQL would parse
  * and plan the same text again on every request. Statements without parameters (`begin`, `commit`,
- * savepoints) are not worth a name and go as they are, as do cursors.
+ * savepoints) are not worth a name and go as they are, as do cursors and statements holding a
+ * plannedPerCall condition.
  */
 export function preparingPool(pool: Pool | PostgresPool): PostgresPool {
   return {
@@ -51,7 +66,7 @@ export function preparingPool(pool: Pool | PostgresPool): PostgresPool {
 function preparing(client: PoolClient): Preparing {
   const prepared = new Set<string>();
   const query = (textOrCursor: unknown, parameters?: ReadonlyArray<unknown>) => {
-    if (typeof textOrCursor !== 'string' || !parameters?.length) {
+    if (typeof textOrCursor !== 'string' || !parameters?.length || textOrCursor.includes(PLANNED_PER_CALL)) {
       return client.query(textOrCursor as string, parameters as unknown[]);
     }
     const name = statementName(textOrCursor);

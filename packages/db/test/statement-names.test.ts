@@ -1,5 +1,13 @@
 import { sql } from 'kysely';
-import { createPool, openDatabase, PREPARED_PER_CONNECTION, sqlRows, statementName, testServerUrl } from '../src';
+import {
+  createPool,
+  openDatabase,
+  plannedPerCall,
+  PREPARED_PER_CONNECTION,
+  sqlRows,
+  statementName,
+  testServerUrl,
+} from '../src';
 
 // Statements run as prepared statements named after their text (prepared-statements.ts).
 const pool = createPool(testServerUrl());
@@ -72,6 +80,27 @@ describe('the Kysely instance of openDatabase', () => {
     const prepared = await sql<{
       count: number;
     }>`SELECT count(*)::int AS count FROM pg_prepared_statements WHERE statement LIKE ${'%unnamed_answer%'}`.execute(
+      database.db,
+    );
+    expect(prepared.rows[0]!.count).toBe(0);
+  });
+
+  test('When a statement holds a plannedPerCall condition, then it runs unnamed and answers for its values', async () => {
+    const answers: boolean[] = [];
+    for (const word of ['printer', 'network', 'printer'])
+      answers.push(
+        (
+          await sql<{
+            found: boolean;
+          }>`SELECT ${plannedPerCall(sql<boolean>`to_tsvector('simple', 'the printer') @@ to_tsquery('simple', ${word})`)} AS found`.execute(
+            database.db,
+          )
+        ).rows[0]!.found,
+      );
+    expect(answers).toEqual([true, false, true]);
+    const prepared = await sql<{
+      count: number;
+    }>`SELECT count(*)::int AS count FROM pg_prepared_statements WHERE statement LIKE ${'%the printer%'}`.execute(
       database.db,
     );
     expect(prepared.rows[0]!.count).toBe(0);
