@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import Cursor from 'pg-cursor';
 import { Pool, types, type PoolConfig } from 'pg';
+import { preparingPool } from './prepared-statements';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './sql-reads';
 
 /**
@@ -107,7 +108,7 @@ export function createPool(config: PoolConfig): Pool {
 }
 
 function kyselyOver<DB>(pool: PostgresPool): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool), cursor: Cursor }) });
 }
 
 /**

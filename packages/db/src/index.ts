@@ -38,10 +38,16 @@ export {
   isoTimestampSql,
   pageWithTotal,
   sqlRows,
-  statementName,
   type Queryable,
 } from './sql-reads';
 export type { RawQueryRunner, SqlQuery, SqlRows } from './sql-reads';
+export {
+  PLANNED_PER_CALL,
+  plannedPerCall,
+  PREPARED_PER_CONNECTION,
+  preparingPool,
+  statementName,
+} from './prepared-statements';
 export { rawSqlOver, transactionalSqlOver } from './raw-sql-over';
 export { advisoryResourceLock } from './resource-lock';
 export {

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { withPoolTransaction } from './pool-transaction';
-import { statementName, type Queryable } from './sql-reads';
+import { statementName } from './prepared-statements';
+import type { Queryable } from './sql-reads';
 
 /**
  * The raw-SQL surface of a Prisma client (`$queryRawUnsafe`, `$executeRawUnsafe`) over a plain

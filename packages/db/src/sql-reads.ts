@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { type Pool, types, type PoolClient } from 'pg';
 import { poolSurvivingConnectionErrors } from './pool-errors';
+import { statementName } from './prepared-statements';
 
 /*
  * Plain SQL for a service's hottest reads. Prisma's result mapping (the driver adapter normalising
@@ -89,28 +89,6 @@ export interface RawQueryRunner {
 }
 
 export type SqlRows = <T>(query: SqlQuery) => Promise<T[]>;
-
-/*
- * Prepared statements: each connection parses and plans a statement once and afterwards only binds
- * and runs it, which PostgreSQL, sharing the machine's CPUs with the service, spends less on
- * The name is derived from the text, so the same SQL always has the same name on every
- * connection. The texts are the code's own statement shapes, values always go as parameters; past
- * MAX_NAMED distinct texts (SQL built with a varying shape), a new text simply runs unnamed.
- * Behind PgBouncer in transaction mode this needs PgBouncer 1.21 or later with
- * max_prepared_statements set.
- */
-const MAX_NAMED = 500;
-const statementNames = new Map<string, string>();
-
-/** The prepared statement's name for `text` (undefined once MAX_NAMED texts have one). */
-export function statementName(text: string): string | undefined {
-  let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < MAX_NAMED) {
-    name = `msp_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    statementNames.set(text, name);
-  }
-  return name;
-}
 
 /** pg's parsers, but those of `overrides` (by type OID, text format) instead. Per query: the pool keeps pg's defaults. */
 export function typeParsers(overrides: Record<number, (text: string) => unknown>) {

@@ -15,7 +15,7 @@ import {
 import { join } from 'node:path';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import { makeInstanceDir, peersRoot, removeInstanceDir } from './internal/paths';
-import { freePort, type PeerProcess, spawnPeer, waitForPorts } from './internal/process';
+import { freePort, type PeerProcess, spawnPeer, waitForPorts, waitForPortsClosed } from './internal/process';
 import { type CertificateKind, createCertificateAuthority } from './tls';
 
 const START_TIMEOUT_MS = 20_000;
@@ -385,6 +385,7 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
           // Killed outright: Dovecot's own shutdown takes seconds, and its indexes survive a crash.
           await proc.stop(0);
           proc = undefined;
+          await waitForPortsClosed(host, ports);
         } else if (!down && !proc) {
           proc = await startProcess(true);
         }
@@ -392,7 +393,10 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
       async stop() {
         if (stopped) return;
         stopped = true;
-        await proc?.stop(0);
+        if (proc) {
+          await proc.stop(0);
+          await waitForPortsClosed(host, ports);
+        }
         if (!process.env.MSP_PEERS_KEEP) removeInstanceDir(dir);
       },
     };

@@ -154,6 +154,21 @@ export function canConnect(host: string, port: number, timeoutMs = 1000): Promis
 }
 
 /**
+ * Waits until no port accepts connections any more. A killed server's leader is reaped before its
+ * children (Dovecot's login processes hold the listening sockets too), and the kernel completes
+ * handshakes on a listening socket until its last holder is gone.
+ */
+export async function waitForPortsClosed(host: string, ports: readonly number[], timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const port of ports) {
+    while (await canConnect(host, port, 200)) {
+      if (Date.now() > deadline) throw new Error(`${host}:${port} still accepts connections after ${timeoutMs} ms`);
+      await sleep(20);
+    }
+  }
+}
+
+/**
  * Waits until every port accepts connections, failing at once (with the log's tail) when the
  * process exits first, and after `timeoutMs` at the latest.
  */

@@ -1,4 +1,4 @@
-import { inListOrder, listCount, type ListOrder } from '@msp/db';
+import { inListOrder, listCount, plannedPerCall, type ListOrder } from '@msp/db';
 import type { PageRequest } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db';
@@ -77,7 +77,7 @@ function filterSql(tenantId: string, filters: ContactFilters): RawBuilder<boolea
   if (filters.q !== undefined) {
     // search_text: the name and every address (kept by triggers), indexed by trigrams.
     const pattern = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    out.push(sql<boolean>`search_text ILIKE ${pattern}`);
+    out.push(plannedPerCall(sql<boolean>`search_text ILIKE ${pattern}`));
   }
   return out;
 }

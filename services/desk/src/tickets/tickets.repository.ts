@@ -1,4 +1,4 @@
-import { afterKeyOf, isoTimestampSql, type ListOrder } from '@msp/db';
+import { afterKeyOf, isoTimestampSql, plannedPerCall, type ListOrder } from '@msp/db';
 import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
 import { listWindow, pageWindow, unknownAfterItem, type PageRequest } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
@@ -351,9 +351,11 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
           ? []
           : filters.narrow
             ? [
-                sql<boolean>`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`,
+                plannedPerCall(
+                  sql<boolean>`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`,
+                ),
               ]
-            : [sql<boolean>`search_vector @@ ${filters.query}::tsquery`];
+            : [plannedPerCall(sql<boolean>`search_vector @@ ${filters.query}::tsquery`)];
       const where = sql<boolean>`${sql.join(
         [
           sql`tickets.tenant_id = ${tenantId}::uuid`,
