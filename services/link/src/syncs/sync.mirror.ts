@@ -19,6 +19,8 @@ export interface SyncSource {
   /** All users, or those changed since `since` (or, given `after`, changed after that cursor). */
   listUsers(since?: Date, after?: string): AsyncIterable<ScimUser[]>;
   listGroups(since?: Date, after?: string): AsyncIterable<ScimGroup[]>;
+  /** Ends what the source keeps open between its calls (LDAP: the session of one sync), if anything. */
+  close?(): Promise<void>;
 }
 
 /** Whose counter a cursor is (the part after `@`): a counter of another server says nothing here. */
@@ -262,11 +264,16 @@ function withGroups(user: MirrorUser, names: Iterable<string> | undefined): Mirr
 
 /** Everything: users missing from the directory are marked deleted, groups missing are dropped. */
 async function full(connectorId: string, client: SyncSource, syncs: SyncsRepository): Promise<Counts> {
-  const [users, groupsById] = await readUsersAndGroups(client);
+  // The mirror is read while the directory is: neither waits for the other.
+  const [[users, groupsById], mirror, storedGroupList] = await Promise.all([
+    readUsersAndGroups(client),
+    syncs.loadMirror(connectorId),
+    syncs.loadGroups(connectorId),
+  ]);
   const groups = [...groupsById.values()].map(mirrorGroup);
   const groupsOf = membership(groups);
 
-  const before = new Map((await syncs.loadMirror(connectorId)).map((user) => [user.scimId, user]));
+  const before = new Map(mirror.map((user) => [user.scimId, user]));
   const diff = new UserDiff();
   for (const scimUser of users.values())
     diff.add(before.get(scimUser.id), withGroups(mirrorUser(scimUser), groupsOf.get(scimUser.id)));
@@ -274,7 +281,7 @@ async function full(connectorId: string, client: SyncSource, syncs: SyncsReposit
     .filter((user) => !user.deletedAt && !users.has(user.scimId))
     .map((user) => user.scimId);
 
-  const storedGroups = new Map((await syncs.loadGroups(connectorId)).map((group) => [group.scimId, group]));
+  const storedGroups = new Map(storedGroupList.map((group) => [group.scimId, group]));
   const upsertGroups = groups.filter((group) => {
     const old = storedGroups.get(group.scimId);
     return !old || !sameGroup(old, group);
