@@ -70,20 +70,38 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     }
   }
 
+  /**
+   * The session's paged searches run one after another: OpenLDAP keeps one paged search per
+   * connection (a second one invalidates the first's cookie).
+   */
+  let searches: Promise<void> = Promise.resolve();
+  function searchTurn(): Promise<() => void> {
+    let done!: () => void;
+    const ended = new Promise<void>((resolve) => (done = resolve));
+    const turn = searches.then(() => done);
+    searches = searches.then(() => ended);
+    return turn;
+  }
+
   async function* searchPages(
     client: Client,
     base: string,
     filter: string,
     attributes: string[],
   ): AsyncGenerator<Entry[]> {
-    for await (const page of client.searchPaginated(base, {
-      scope: 'sub',
-      filter,
-      attributes,
-      explicitBufferAttributes: flavor.binaryAttributes,
-      paged: { pageSize },
-    })) {
-      if (page.searchEntries.length) yield page.searchEntries;
+    const done = await searchTurn();
+    try {
+      for await (const page of client.searchPaginated(base, {
+        scope: 'sub',
+        filter,
+        attributes,
+        explicitBufferAttributes: flavor.binaryAttributes,
+        paged: { pageSize },
+      })) {
+        if (page.searchEntries.length) yield page.searchEntries;
+      }
+    } finally {
+      done();
     }
   }
 
@@ -248,9 +266,9 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
 
     /**
      * Groups under groups_base (base_dn by default); members by their id. Member DNs under
-     * users_ou are users of the full listing of this sync where there is one (read alongside or
-     * before the groups), else of one subtree read of users_ou's ids; any other member (a nested
-     * group) is left out.
+     * users_ou are users of the full listing of this sync where there is one, else of one subtree
+     * read of users_ou's ids (after the groups' search: one paged search at a time); any other
+     * member (a nested group) is left out. A caller reads the groups alongside or after the users.
      */
     async *listGroups(since?: Date, after?: string): AsyncGenerator<ScimGroup[]> {
       const base = settings.groupsBase ?? settings.baseDn;
@@ -258,21 +276,25 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       const usersOu = settings.usersOu.toLowerCase();
       try {
         const client = await sharedSession();
+        const found: { id: string; displayName: string; memberDns: string[] }[] = [];
         for await (const page of searchPages(client, base, filter, [flavor.idAttribute, 'cn', 'member'])) {
-          const anyUser = page.some((entry) => all(entry.member).some((dn) => dn.toLowerCase().endsWith(usersOu)));
-          const ids = anyUser ? await userIds.usersOuIds(() => readUserIds(client)) : new Map<string, string>();
-          const groups: ScimGroup[] = [];
           for (const entry of page) {
             const id = flavor.idOf(entry);
-            const name = first(entry.cn);
-            if (!id || !name) continue;
-            const members = all(entry.member)
+            const displayName = first(entry.cn);
+            if (id && displayName) found.push({ id, displayName, memberDns: all(entry.member) });
+          }
+        }
+        const anyUser = found.some(({ memberDns }) => memberDns.some((dn) => dn.toLowerCase().endsWith(usersOu)));
+        const ids = anyUser ? await userIds.usersOuIds(() => readUserIds(client)) : new Map<string, string>();
+        for (let i = 0; i < found.length; i += pageSize) {
+          yield found.slice(i, i + pageSize).map(({ id, displayName, memberDns }) => ({
+            id,
+            displayName,
+            members: memberDns
               .map((dn) => ids.get(dn.toLowerCase()))
               .filter((value): value is string => typeof value === 'string')
-              .map((value) => ({ value }));
-            groups.push({ id, displayName: name, members });
-          }
-          yield groups;
+              .map((value) => ({ value })),
+          }));
         }
       } catch (error) {
         throw ldapErrorOf(error, origin, `a search of groups under ${base}`);
