@@ -62,6 +62,10 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     }
   }
 
+  /** The bound session one sync's calls share (one TLS handshake and bind, not one per call); close() ends it. */
+  let session: Promise<Client> | undefined;
+  const sharedSession = () => (session ??= openLdapSession(endpoint, outbound));
+
   async function withSharedSession<T>(what: string, work: (client: Client) => Promise<T>): Promise<T> {
     try {
       return await work(await sharedSession());
@@ -137,12 +141,7 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     }
   });
 
-  /** The bound session one sync's calls share (one TLS handshake and bind, not one per call); close() ends it. */
-  let session: Promise<Client> | undefined;
-  const sharedSession = () => (session ??= openLdapSession(endpoint, outbound));
-
-  function userOf(entry: Entry): ScimUser | null {
-    const id = flavor.idOf(entry);
+  function userOf(entry: Entry, id: string | null): ScimUser | null {
     const userName = first(entry[flavor.userNameAttribute]);
     if (!id || !userName) return null;
     const mail = first(entry.mail);
@@ -240,12 +239,14 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
         const client = await sharedSession();
         for await (const page of searchPages(client, settings.usersOu, filter, userAttributes)) {
           const ready: ScimUser[] = [];
-          for (const entry of page) {
-            const id = flavor.idOf(entry);
+          // Every id of the page first: a manager may come after its reports in the same page.
+          const ids = page.map((entry) => flavor.idOf(entry));
+          for (const [i, entry] of page.entries()) {
+            const id = ids[i];
             if (id) userIds.listed(entry.dn, id);
           }
-          for (const entry of page) {
-            const user = userOf(entry);
+          for (const [i, entry] of page.entries()) {
+            const user = userOf(entry, ids[i] ?? null);
             if (!user) continue;
             const managerDn = first(entry.manager);
             if (managerDn && !userIds.knows(managerDn)) waiting.push({ user, managerDn });

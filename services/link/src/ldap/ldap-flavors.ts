@@ -31,11 +31,15 @@ export interface Flavor {
 const first = (value: Entry[string] | undefined): string | Buffer | undefined =>
   Array.isArray(value) ? value[0] : value;
 
-/** AD's objectGUID (16 bytes, little-endian first three groups) as AD's tools write it. */
+const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/** AD's objectGUID (16 bytes, little-endian first three groups) as AD's tools write it; once per entry read, so byte by byte. */
 export function guidToString(guid: Buffer): string {
-  const hex = guid.toString('hex');
-  const swap = (part: string) => part.match(/../g)!.reverse().join('');
-  return `${swap(hex.slice(0, 8))}-${swap(hex.slice(8, 12))}-${swap(hex.slice(12, 16))}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const hex = (i: number) => HEX_OF_BYTE[guid[i]!]!;
+  return (
+    `${hex(3)}${hex(2)}${hex(1)}${hex(0)}-${hex(5)}${hex(4)}-${hex(7)}${hex(6)}-${hex(8)}${hex(9)}-` +
+    `${hex(10)}${hex(11)}${hex(12)}${hex(13)}${hex(14)}${hex(15)}`
+  );
 }
 
 /** The inverse, for a filter on objectGUID: each byte escaped (RFC 4515). */

@@ -29,26 +29,24 @@ export interface UserIds {
 export function createUserIds(readId: (client: Client, dn: string) => Promise<string | null>): UserIds {
   /** Listed users, by lowercased DN: exactly the users of users_ou when the listing was full. */
   const listed = new Map<string, string>();
-  /** Other DNs read for a manager: an entry outside users_ou (or none, null) is never a group member. */
+  /** DNs read for a manager (null: no entry); group members are taken from `listed` alone. */
   const read = new Map<string, string | null>();
   let fullListing: Promise<boolean> | undefined;
   let usersOu: Promise<Map<string, string>> | undefined;
+  const knows = (dn: string) => listed.has(dn.toLowerCase()) || read.has(dn.toLowerCase());
 
   return {
     listed(dn, id) {
       listed.set(dn.toLowerCase(), id);
     },
-    knows(dn) {
-      const key = dn.toLowerCase();
-      return listed.has(key) || read.has(key);
-    },
+    knows,
     idOf(dn) {
       const key = dn.toLowerCase();
       return listed.get(key) ?? read.get(key) ?? undefined;
     },
     async readMissing(client, dns) {
       for (const dn of dns) {
-        if (this.knows(dn)) continue;
+        if (knows(dn)) continue;
         read.set(dn.toLowerCase(), await readId(client, dn));
       }
     },
