@@ -75,8 +75,8 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
   }
 
   /**
-   * The session's paged searches run one after another: OpenLDAP keeps one paged search per
-   * connection (a second one invalidates the first's cookie).
+   * The session's paged searches, one after another where the server keeps one per connection
+   * (OpenLDAP); AD serves the groups' search while link reads the pages of users.
    */
   let searches: Promise<void> = Promise.resolve();
   function searchTurn(): Promise<() => void> {
@@ -93,7 +93,7 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     filter: string,
     attributes: string[],
   ): AsyncGenerator<Entry[]> {
-    const done = await searchTurn();
+    const done = flavor.concurrentPagedSearches ? () => undefined : await searchTurn();
     try {
       for await (const page of client.searchPaginated(base, {
         scope: 'sub',

@@ -17,6 +17,8 @@ export interface Flavor {
   groupFilter: string;
   /** Attributes read as buffers (binary ids). */
   binaryAttributes: string[];
+  /** Whether one connection may carry several paged searches at a time (OpenLDAP keeps one: a second invalidates the first's cookie). */
+  concurrentPagedSearches: boolean;
   /** Whether the account may sign in. */
   activeOf(entry: Entry, dn: string, disabledOu: string | null): boolean;
   /** The filter of entries changed at or after `since`, or after the change counter `after` (AD). */
@@ -74,6 +76,7 @@ const activeDirectory: Flavor = {
   userFilter: '(&(objectCategory=person)(objectClass=user))',
   groupFilter: '(objectClass=group)',
   binaryAttributes: ['objectGUID'],
+  concurrentPagedSearches: true,
   activeOf(entry) {
     const control = Number(first(entry.userAccountControl) ?? UF_NORMAL_ACCOUNT);
     return (control & UF_ACCOUNTDISABLE) === 0;
@@ -98,6 +101,7 @@ const openLdap: Flavor = {
   userFilter: '(objectClass=inetOrgPerson)',
   groupFilter: '(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames))',
   binaryAttributes: [],
+  concurrentPagedSearches: false,
   // OpenLDAP has no disabled flag of its own: a leaver is moved to disabled_ou (and loses its password).
   activeOf: (_entry, dn, disabledOu) => !isUnder(dn, disabledOu),
   changedSinceFilter: (since) => `(modifyTimestamp>=${generalizedTime(since, false)})`,
