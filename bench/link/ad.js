@@ -59,7 +59,6 @@ const USER_ATTRIBUTES = [
   'userAccountControl',
   'memberOf',
   'department',
-  'title',
   'manager',
 ];
 

@@ -328,7 +328,11 @@ describe('ldap syncs: Active Directory', () => {
         pageSize: 2,
       });
       const pages: number[] = [];
-      for await (const page of directory.listUsers()) pages.push(page.length);
+      try {
+        for await (const page of directory.listUsers()) pages.push(page.length);
+      } finally {
+        await directory.close();
+      }
       expect(pages.length).toBeGreaterThanOrEqual(3);
       expect(Math.max(...pages)).toBeLessThanOrEqual(2);
       expect(pages.reduce((sum, n) => sum + n, 0)).toBe(STAFF);

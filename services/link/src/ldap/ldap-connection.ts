@@ -174,19 +174,24 @@ export async function openLdapSession(endpoint: LdapEndpoint, outbound: Outbound
     checkServerIdentity: (_name, certificate) => tls.checkServerIdentity(host, certificate),
   };
   const ldaps = url.protocol === 'ldaps:';
+  // A session carries several requests at once (a sync's searches share it): with Nagle's
+  // algorithm a small request written while another is unanswered would wait for the server's
+  // delayed acknowledgement.
   const client = new Client({
     url: endpoint.url,
     timeout: outbound.timeoutMs,
     connectTimeout: outbound.timeoutMs,
-    createConnection: ((port: number) => net.connect(port, address)) as unknown as typeof net.connect,
+    createConnection: ((port: number) =>
+      net.connect({ port, host: address, noDelay: true })) as unknown as typeof net.connect,
     createSecureConnection: ((
       portOrOptions: number | tls.ConnectionOptions,
       _host?: string,
       options?: tls.ConnectionOptions,
     ) =>
-      typeof portOrOptions === 'number'
+      (typeof portOrOptions === 'number'
         ? tls.connect(portOrOptions, address, { ...options, ...tlsIdentity })
-        : tls.connect({ ...portOrOptions, ...tlsIdentity })) as unknown as typeof tls.connect,
+        : tls.connect({ ...portOrOptions, ...tlsIdentity })
+      ).setNoDelay(true)) as unknown as typeof tls.connect,
     // ldaps: TLS from the first byte; the options themselves come from createSecureConnection.
     ...(ldaps ? { tlsOptions: { rejectUnauthorized: true } } : {}),
   });

@@ -4,11 +4,12 @@ import { SCIM_ENTERPRISE_USER_SCHEMA, type ScimGroup, type ScimUser } from '../s
 import { LdapError, ldapErrorOf, openLdapSession, originOf } from './ldap-connection';
 import { flavorOf } from './ldap-flavors';
 import type { LdapSettings } from './ldap-settings';
+import { createUserIds } from './ldap-user-ids';
 
 /**
  * An `ldap` connector's directory (Active Directory or OpenLDAP): its health, and its users and
  * groups read page by page (the paged results control, RFC 2696) in the shape the mirror takes.
- * Each call opens its own bound session and closes it.
+ * health() opens its own bound session; the calls of a sync share one, which close() ends.
  */
 
 export interface LdapDirectoryOptions {
@@ -42,8 +43,6 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
   const flavor = flavorOf(settings.flavor);
   const origin = originOf(options.url);
   const pageSize = options.pageSize ?? 1000;
-  /** users_ou's DNs → ids, read once per directory object (one sync) when group members need them. */
-  let usersById: Map<string, string> | undefined;
   const endpoint = {
     url: options.url,
     startTls: settings.startTls,
@@ -63,23 +62,55 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     }
   }
 
+  /** The bound session one sync's calls share (one TLS handshake and bind, not one per call); close() ends it. */
+  let session: Promise<Client> | undefined;
+  const sharedSession = () => (session ??= openLdapSession(endpoint, outbound));
+
+  async function withSharedSession<T>(what: string, work: (client: Client) => Promise<T>): Promise<T> {
+    try {
+      return await work(await sharedSession());
+    } catch (error) {
+      throw ldapErrorOf(error, origin, what);
+    }
+  }
+
+  /**
+   * The session's paged searches, one after another where the server keeps one per connection
+   * (OpenLDAP); AD serves the groups' search while link reads the pages of users.
+   */
+  let searches: Promise<void> = Promise.resolve();
+  function searchTurn(): Promise<() => void> {
+    let done!: () => void;
+    const ended = new Promise<void>((resolve) => (done = resolve));
+    const turn = searches.then(() => done);
+    searches = searches.then(() => ended);
+    return turn;
+  }
+
   async function* searchPages(
     client: Client,
     base: string,
     filter: string,
     attributes: string[],
   ): AsyncGenerator<Entry[]> {
-    for await (const page of client.searchPaginated(base, {
-      scope: 'sub',
-      filter,
-      attributes,
-      explicitBufferAttributes: flavor.binaryAttributes,
-      paged: { pageSize },
-    })) {
-      if (page.searchEntries.length) yield page.searchEntries;
+    const done = flavor.concurrentPagedSearches ? () => undefined : await searchTurn();
+    try {
+      for await (const page of client.searchPaginated(base, {
+        scope: 'sub',
+        filter,
+        attributes,
+        explicitBufferAttributes: flavor.binaryAttributes,
+        paged: { pageSize },
+      })) {
+        if (page.searchEntries.length) yield page.searchEntries;
+      }
+    } finally {
+      done();
     }
   }
 
+  // What the mirror takes of a user, and nothing more: every attribute asked for is encoded by the
+  // server and decoded here for each user of every full sync.
   const userAttributes = [
     flavor.idAttribute,
     flavor.userNameAttribute,
@@ -91,51 +122,31 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
     'userAccountControl',
     'memberOf',
     flavor.departmentAttribute,
-    'title',
     'manager',
   ];
 
-  /** Every user DN seen by this directory object (one sync) → its id; null for a DN that is not an entry. */
-  const idOfUserDn = new Map<string, string | null>();
-
-  /**
-   * The ids of the managers the page's entries name: from the users already read (this page and
-   * the earlier ones), else by a base read of the DN (a manager later in the listing, outside
-   * users_ou, or in a delta that did not list it), each DN read once.
-   */
-  async function resolveManagers(client: Client, page: Entry[]): Promise<void> {
-    for (const entry of page) {
-      const id = flavor.idOf(entry);
-      if (id) idOfUserDn.set(entry.dn.toLowerCase(), id);
+  const userIds = createUserIds(async (client, dn) => {
+    try {
+      const { searchEntries } = await client.search(dn, {
+        scope: 'base',
+        filter: '(objectClass=*)',
+        attributes: [flavor.idAttribute],
+        explicitBufferAttributes: flavor.binaryAttributes,
+      });
+      return searchEntries[0] ? flavor.idOf(searchEntries[0]) : null;
+    } catch (error) {
+      // A manager DN that names no entry (deleted since) is no manager; anything else is the sync's failure.
+      if (ldapErrorOf(error, origin, 'read').kind !== 'ou_missing') throw error;
+      return null;
     }
-    for (const entry of page) {
-      const dn = first(entry.manager);
-      if (!dn || idOfUserDn.has(dn.toLowerCase())) continue;
-      let id: string | null = null;
-      try {
-        const { searchEntries } = await client.search(dn, {
-          scope: 'base',
-          filter: '(objectClass=*)',
-          attributes: [flavor.idAttribute],
-          explicitBufferAttributes: flavor.binaryAttributes,
-        });
-        id = searchEntries[0] ? flavor.idOf(searchEntries[0]) : null;
-      } catch (error) {
-        // A manager DN that names no entry (deleted since) is no manager; anything else is the sync's failure.
-        if (ldapErrorOf(error, origin, 'read').kind !== 'ou_missing') throw error;
-      }
-      idOfUserDn.set(dn.toLowerCase(), id);
-    }
-  }
+  });
 
-  function userOf(entry: Entry): ScimUser | null {
-    const id = flavor.idOf(entry);
+  function userOf(entry: Entry, id: string | null): ScimUser | null {
     const userName = first(entry[flavor.userNameAttribute]);
     if (!id || !userName) return null;
     const mail = first(entry.mail);
     const given = first(entry.givenName);
     const family = first(entry.sn);
-    const managerDn = first(entry.manager);
     return {
       id,
       userName,
@@ -144,11 +155,15 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       emails: mail ? [{ value: mail, primary: true }] : [],
       active: flavor.activeOf(entry, entry.dn, settings.disabledOu),
       groups: all(entry.memberOf).map((dn) => ({ display: rdnValue(dn) })),
-      [SCIM_ENTERPRISE_USER_SCHEMA]: {
-        department: first(entry[flavor.departmentAttribute]),
-        manager: managerDn ? { value: idOfUserDn.get(managerDn.toLowerCase()) ?? undefined } : undefined,
-      },
+      [SCIM_ENTERPRISE_USER_SCHEMA]: { department: first(entry[flavor.departmentAttribute]) },
     };
+  }
+
+  /** The user with its manager's id (the manager named by DN), once that DN's id is known. */
+  function withManager(user: ScimUser, managerDn: string | undefined): ScimUser {
+    if (!managerDn) return user;
+    const enterprise = user[SCIM_ENTERPRISE_USER_SCHEMA];
+    return { ...user, [SCIM_ENTERPRISE_USER_SCHEMA]: { ...enterprise, manager: { value: userIds.idOf(managerDn) } } };
   }
 
   return {
@@ -186,7 +201,7 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       cursorName?: string;
     }> {
       const counter = flavor.changeCounter;
-      return withSession('a read of the rootDSE', async (client) => {
+      return withSharedSession('a read of the rootDSE', async (client) => {
         const { searchEntries } = await client.search('', {
           scope: 'base',
           filter: '(objectClass=*)',
@@ -210,73 +225,101 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
       });
     },
 
-    /** Users under users_ou, a page at a time; with `since`, only those changed since. */
+    /**
+     * Users under users_ou, a page at a time; with `since`, only those changed since. A user whose
+     * manager the listing has not reached yet waits for the end of the listing, when the managers
+     * it never reached (outside users_ou, or unchanged in a delta) are read, each once: a page
+     * never holds more than the page size.
+     */
     async *listUsers(since?: Date, after?: string): AsyncGenerator<ScimUser[]> {
       const filter = since ? `(&${flavor.userFilter}${flavor.changedSinceFilter(since, after)})` : flavor.userFilter;
-      const client = await openLdapSession(endpoint, outbound);
+      const ended = since ? undefined : userIds.fullListingStarted();
+      const waiting: { user: ScimUser; managerDn: string }[] = [];
       try {
+        const client = await sharedSession();
         for await (const page of searchPages(client, settings.usersOu, filter, userAttributes)) {
-          await resolveManagers(client, page);
-          yield page.map(userOf).filter((user): user is ScimUser => user !== null);
+          const ready: ScimUser[] = [];
+          // Every id of the page first: a manager may come after its reports in the same page.
+          const ids = page.map((entry) => flavor.idOf(entry));
+          for (const [i, entry] of page.entries()) {
+            const id = ids[i];
+            if (id) userIds.listed(entry.dn, id);
+          }
+          for (const [i, entry] of page.entries()) {
+            const user = userOf(entry, ids[i] ?? null);
+            if (!user) continue;
+            const managerDn = first(entry.manager);
+            if (managerDn && !userIds.knows(managerDn)) waiting.push({ user, managerDn });
+            else ready.push(withManager(user, managerDn));
+          }
+          if (ready.length) yield ready;
         }
+        ended?.(true);
+        await userIds.readMissing(client, new Set(waiting.map(({ managerDn }) => managerDn)));
+        for (let i = 0; i < waiting.length; i += pageSize)
+          yield waiting.slice(i, i + pageSize).map(({ user, managerDn }) => withManager(user, managerDn));
       } catch (error) {
         throw ldapErrorOf(error, origin, `a search of users_ou ${settings.usersOu}`);
       } finally {
-        await client.unbind().catch(() => undefined);
+        ended?.(false);
       }
     },
 
     /**
-     * Groups under groups_base (base_dn by default); members by their id. Member DNs are turned
-     * into ids by reading the members (a page of DNs at a time, one OR filter per batch).
+     * Groups under groups_base (base_dn by default); members by their id. Member DNs under
+     * users_ou are users of the full listing of this sync where there is one, else of one subtree
+     * read of users_ou's ids (after the groups' search: one paged search at a time); any other
+     * member (a nested group) is left out. A caller reads the groups alongside or after the users.
      */
     async *listGroups(since?: Date, after?: string): AsyncGenerator<ScimGroup[]> {
       const base = settings.groupsBase ?? settings.baseDn;
       const filter = since ? `(&${flavor.groupFilter}${flavor.changedSinceFilter(since, after)})` : flavor.groupFilter;
-      const client = await openLdapSession(endpoint, outbound);
-      const idOfDn = new Map<string, string | null>();
+      const usersOu = settings.usersOu.toLowerCase();
       try {
+        const client = await sharedSession();
+        const found: { id: string; displayName: string; memberDns: string[] }[] = [];
         for await (const page of searchPages(client, base, filter, [flavor.idAttribute, 'cn', 'member'])) {
-          const unknown = new Set<string>();
-          for (const entry of page)
-            for (const dn of all(entry.member)) if (!idOfDn.has(dn.toLowerCase())) unknown.add(dn);
-          await resolveIds(client, [...unknown], idOfDn);
-          const groups: ScimGroup[] = [];
           for (const entry of page) {
             const id = flavor.idOf(entry);
-            const name = first(entry.cn);
-            if (!id || !name) continue;
-            const members = all(entry.member)
-              .map((dn) => idOfDn.get(dn.toLowerCase()))
-              .filter((value): value is string => typeof value === 'string')
-              .map((value) => ({ value }));
-            groups.push({ id, displayName: name, members });
+            const displayName = first(entry.cn);
+            if (id && displayName) found.push({ id, displayName, memberDns: all(entry.member) });
           }
-          yield groups;
+        }
+        const anyUser = found.some(({ memberDns }) => memberDns.some((dn) => dn.toLowerCase().endsWith(usersOu)));
+        const ids = anyUser ? await userIds.usersOuIds(() => readUserIds(client)) : new Map<string, string>();
+        for (let i = 0; i < found.length; i += pageSize) {
+          yield found.slice(i, i + pageSize).map(({ id, displayName, memberDns }) => ({
+            id,
+            displayName,
+            members: memberDns
+              .map((dn) => ids.get(dn.toLowerCase()))
+              .filter((value): value is string => typeof value === 'string')
+              .map((value) => ({ value })),
+          }));
         }
       } catch (error) {
         throw ldapErrorOf(error, origin, `a search of groups under ${base}`);
-      } finally {
-        await client.unbind().catch(() => undefined);
       }
+    },
+
+    /** Ends the session the sync's calls shared. */
+    async close(): Promise<void> {
+      const open = session;
+      session = undefined;
+      const client = await open?.catch(() => undefined);
+      await client?.unbind().catch(() => undefined);
     },
   };
 
-  /** The ids of these DNs (users under users_ou; anything else, e.g. nested groups, stays null). */
-  async function resolveIds(client: Client, dns: string[], into: Map<string, string | null>) {
-    for (const dn of dns) into.set(dn.toLowerCase(), null);
-    const underUsers = dns.filter((dn) => dn.toLowerCase().endsWith(settings.usersOu.toLowerCase()));
-    if (!underUsers.length) return;
-    // One subtree read of the users' ids and DNs is cheaper than a base read per member.
-    if (!usersById) {
-      usersById = new Map();
-      for await (const page of searchPages(client, settings.usersOu, flavor.userFilter, [flavor.idAttribute])) {
-        for (const entry of page) {
-          const id = flavor.idOf(entry);
-          if (id) usersById.set(entry.dn.toLowerCase(), id);
-        }
+  /** users_ou's user DNs (lowercased) → ids: one subtree read of the ids alone. */
+  async function readUserIds(client: Client): Promise<Map<string, string>> {
+    const ids = new Map<string, string>();
+    for await (const page of searchPages(client, settings.usersOu, flavor.userFilter, [flavor.idAttribute])) {
+      for (const entry of page) {
+        const id = flavor.idOf(entry);
+        if (id) ids.set(entry.dn.toLowerCase(), id);
       }
     }
-    for (const dn of underUsers) into.set(dn.toLowerCase(), usersById.get(dn.toLowerCase()) ?? null);
+    return ids;
   }
 }

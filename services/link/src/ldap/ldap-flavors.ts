@@ -17,6 +17,8 @@ export interface Flavor {
   groupFilter: string;
   /** Attributes read as buffers (binary ids). */
   binaryAttributes: string[];
+  /** Whether one connection may carry several paged searches at a time (OpenLDAP keeps one: a second invalidates the first's cookie). */
+  concurrentPagedSearches: boolean;
   /** Whether the account may sign in. */
   activeOf(entry: Entry, dn: string, disabledOu: string | null): boolean;
   /** The filter of entries changed at or after `since`, or after the change counter `after` (AD). */
@@ -31,11 +33,15 @@ export interface Flavor {
 const first = (value: Entry[string] | undefined): string | Buffer | undefined =>
   Array.isArray(value) ? value[0] : value;
 
-/** AD's objectGUID (16 bytes, little-endian first three groups) as AD's tools write it. */
+const HEX_OF_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/** AD's objectGUID (16 bytes, little-endian first three groups) as AD's tools write it; once per entry read, so byte by byte. */
 export function guidToString(guid: Buffer): string {
-  const hex = guid.toString('hex');
-  const swap = (part: string) => part.match(/../g)!.reverse().join('');
-  return `${swap(hex.slice(0, 8))}-${swap(hex.slice(8, 12))}-${swap(hex.slice(12, 16))}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const hex = (i: number) => HEX_OF_BYTE[guid[i]!]!;
+  return (
+    `${hex(3)}${hex(2)}${hex(1)}${hex(0)}-${hex(5)}${hex(4)}-${hex(7)}${hex(6)}-${hex(8)}${hex(9)}-` +
+    `${hex(10)}${hex(11)}${hex(12)}${hex(13)}${hex(14)}${hex(15)}`
+  );
 }
 
 /** The inverse, for a filter on objectGUID: each byte escaped (RFC 4515). */
@@ -70,6 +76,7 @@ const activeDirectory: Flavor = {
   userFilter: '(&(objectCategory=person)(objectClass=user))',
   groupFilter: '(objectClass=group)',
   binaryAttributes: ['objectGUID'],
+  concurrentPagedSearches: true,
   activeOf(entry) {
     const control = Number(first(entry.userAccountControl) ?? UF_NORMAL_ACCOUNT);
     return (control & UF_ACCOUNTDISABLE) === 0;
@@ -94,6 +101,7 @@ const openLdap: Flavor = {
   userFilter: '(objectClass=inetOrgPerson)',
   groupFilter: '(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames))',
   binaryAttributes: [],
+  concurrentPagedSearches: false,
   // OpenLDAP has no disabled flag of its own: a leaver is moved to disabled_ou (and loses its password).
   activeOf: (_entry, dn, disabledOu) => !isUnder(dn, disabledOu),
   changedSinceFilter: (since) => `(modifyTimestamp>=${generalizedTime(since, false)})`,

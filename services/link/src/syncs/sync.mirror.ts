@@ -19,6 +19,8 @@ export interface SyncSource {
   /** All users, or those changed since `since` (or, given `after`, changed after that cursor). */
   listUsers(since?: Date, after?: string): AsyncIterable<ScimUser[]>;
   listGroups(since?: Date, after?: string): AsyncIterable<ScimGroup[]>;
+  /** Ends what the source keeps open between its calls (LDAP: the session of one sync), if anything. */
+  close?(): Promise<void>;
 }
 
 /** Whose counter a cursor is (the part after `@`): a counter of another server says nothing here. */
@@ -184,14 +186,19 @@ async function directoryFeatures(client: SyncSource): Promise<{
 
 type Counts = Pick<SyncOutcomeStats, 'usersSeen' | 'usersAdded' | 'usersUpdated' | 'usersRemoved' | 'groupsSeen'>;
 
-/** Reads pages into a map by SCIM id: a resource listed twice (pages shifting under a change) counts once. */
-async function collect<T extends { id?: unknown }>(
+/**
+ * Reads pages into a map by SCIM id, each resource in the mirror's shape as it arrives: a resource
+ * listed twice (pages shifting under a change) counts once, and only the mirror's few fields
+ * stay in memory until the sync compares them, not every SCIM resource whole.
+ */
+async function collect<T extends { id?: unknown }, M>(
   pages: AsyncIterable<T[]>,
   valid: (item: T) => boolean,
-): Promise<Map<string, T>> {
-  const items = new Map<string, T>();
+  toMirror: (item: T) => M,
+): Promise<Map<string, M>> {
+  const items = new Map<string, M>();
   for await (const page of pages)
-    for (const item of page) if (item && typeof item.id === 'string' && valid(item)) items.set(item.id, item);
+    for (const item of page) if (item && typeof item.id === 'string' && valid(item)) items.set(item.id, toMirror(item));
   return items;
 }
 
@@ -207,10 +214,10 @@ function readUsersAndGroups(
   client: SyncSource,
   since?: Date,
   after?: string,
-): Promise<[Map<string, ScimUser>, Map<string, ScimGroup>]> {
+): Promise<[Map<string, MirrorUser>, Map<string, MirrorGroup>]> {
   return Promise.all([
-    collect(client.listUsers(since, after), validUser),
-    collect(client.listGroups(since, after), validGroup),
+    collect(client.listUsers(since, after), validUser, mirrorUser),
+    collect(client.listGroups(since, after), validGroup, mirrorGroup),
   ]);
 }
 
@@ -256,25 +263,32 @@ function membership(groups: Iterable<MirrorGroup>): Map<string, Set<string>> {
   return of;
 }
 
-function withGroups(user: MirrorUser, names: Iterable<string> | undefined): MirrorUser {
-  return { ...user, groups: [...new Set([...user.groups, ...(names ?? [])])].sort() };
+/** The user with the names of the groups it is a member of added to its own, sorted (as the mirror keeps them). */
+function withGroups(user: MirrorUser, names: Set<string> | undefined): MirrorUser {
+  const groups = new Set(user.groups);
+  for (const name of names ?? []) groups.add(name);
+  return { ...user, groups: [...groups].sort() };
 }
 
 /** Everything: users missing from the directory are marked deleted, groups missing are dropped. */
 async function full(connectorId: string, client: SyncSource, syncs: SyncsRepository): Promise<Counts> {
-  const [users, groupsById] = await readUsersAndGroups(client);
-  const groups = [...groupsById.values()].map(mirrorGroup);
+  // The mirror is read while the directory is: neither waits for the other.
+  const [[users, groupsById], mirror, storedGroupList] = await Promise.all([
+    readUsersAndGroups(client),
+    syncs.loadMirror(connectorId),
+    syncs.loadGroups(connectorId),
+  ]);
+  const groups = [...groupsById.values()];
   const groupsOf = membership(groups);
 
-  const before = new Map((await syncs.loadMirror(connectorId)).map((user) => [user.scimId, user]));
+  const before = new Map(mirror.map((user) => [user.scimId, user]));
   const diff = new UserDiff();
-  for (const scimUser of users.values())
-    diff.add(before.get(scimUser.id), withGroups(mirrorUser(scimUser), groupsOf.get(scimUser.id)));
+  for (const user of users.values()) diff.add(before.get(user.scimId), withGroups(user, groupsOf.get(user.scimId)));
   const markDeleted = [...before.values()]
     .filter((user) => !user.deletedAt && !users.has(user.scimId))
     .map((user) => user.scimId);
 
-  const storedGroups = new Map((await syncs.loadGroups(connectorId)).map((group) => [group.scimId, group]));
+  const storedGroups = new Map(storedGroupList.map((group) => [group.scimId, group]));
   const upsertGroups = groups.filter((group) => {
     const old = storedGroups.get(group.scimId);
     return !old || !sameGroup(old, group);
@@ -305,7 +319,7 @@ async function delta(
   after?: string,
 ): Promise<Counts> {
   const [users, groupsById] = await readUsersAndGroups(client, since, after);
-  const changedGroups = [...groupsById.values()].map(mirrorGroup);
+  const changedGroups = [...groupsById.values()];
   if (!users.size && !changedGroups.length)
     return { usersSeen: 0, usersAdded: 0, usersUpdated: 0, usersRemoved: 0, groupsSeen: 0 };
 
@@ -331,15 +345,11 @@ async function delta(
   const before = new Map((await syncs.loadMirror(connectorId, ids)).map((user) => [user.scimId, user]));
   const diff = new UserDiff();
   for (const id of ids) {
-    const scimUser = users.get(id);
+    const listed = users.get(id);
     const old = before.get(id);
     // A member of a changed group that is not a known user (a nested group, or a user created
     // after this delta's listing) waits for the run that lists it.
-    const base: MirrorUser | undefined = scimUser
-      ? mirrorUser(scimUser)
-      : old && !old.deletedAt
-        ? { ...old, groups: [] }
-        : undefined;
+    const base: MirrorUser | undefined = listed ? listed : old && !old.deletedAt ? { ...old, groups: [] } : undefined;
     if (base) diff.add(old, withGroups(base, groupsOf.get(id)));
   }
   await syncs.applyMirror(connectorId, { upsert: diff.upsert, markDeleted: [], upsertGroups });
@@ -378,9 +388,14 @@ function sameUser(a: StoredMirrorUser | MirrorUser, b: MirrorUser): boolean {
     a.active === b.active &&
     a.department === b.department &&
     a.manager === b.manager &&
-    a.groups.length === b.groups.length &&
-    [...a.groups].sort().every((group, i) => group === b.groups[i])
+    sameNames(a.groups, b.groups)
   );
+}
+
+/** Whether `a` holds the names of `b`, which is sorted; the mirror stores them sorted, so `a` is compared as it is first. */
+function sameNames(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((name, i) => name === b[i]) || [...a].sort().every((name, i) => name === b[i]);
 }
 
 function sameGroup(a: MirrorGroup, b: MirrorGroup): boolean {

@@ -4,7 +4,7 @@ import { linkEvents } from '../events/link-events';
 import type { ConnectorDirectories } from '../connectors/connector-directories';
 import type { JobQueue } from '../jobs/job-queue';
 import { syncRunJson } from './sync.mapper';
-import { DEFAULT_FULL_SYNC_INTERVAL_MS, synchronise } from './sync.mirror';
+import { DEFAULT_FULL_SYNC_INTERVAL_MS, synchronise, type SyncSource } from './sync.mirror';
 import { OpenRunExistsError, type SyncsRepository } from './syncs.repository';
 
 /**
@@ -32,6 +32,9 @@ export interface SyncRunnerOptions {
   /** A full sync at least this often, deltas in between (FULL_SYNC_INTERVAL_HOURS; default 24 h). */
   fullSyncIntervalMs?: number;
 }
+
+/** A run whose attempt began, with what the attempt needs (SyncsRepository.beginAttempt). */
+type BegunRun = NonNullable<Awaited<ReturnType<SyncsRepository['beginAttempt']>>>;
 
 interface SyncJob {
   runId: string;
@@ -132,6 +135,15 @@ export function createSyncRunner(deps: {
       return;
     }
     try {
+      await attempt(runId, run, client, job.signal);
+    } finally {
+      await client.close?.();
+    }
+  }
+
+  /** One attempt of the run, its outcome recorded: succeeded, retried later, or failed. */
+  async function attempt(runId: string, run: BegunRun, client: SyncSource, signal: AbortSignal) {
+    try {
       const stats = await synchronise(run.connectorId, client, syncs, run.baseline, {
         fullSyncIntervalMs: deps.options?.fullSyncIntervalMs ?? DEFAULT_FULL_SYNC_INTERVAL_MS,
       });
@@ -146,7 +158,7 @@ export function createSyncRunner(deps: {
       // pg-boss aborted the job (it expired, or its worker is stopping): the directory did nothing
       // wrong, and pg-boss fails the job into the dead-letter queue, whose handler retries the run
       // saying why. Recording the aborted request here as well would race it for the run's error.
-      if (job.signal.aborted) return;
+      if (signal.aborted) return;
       const failure = directories.failureOf(error);
       if (!failure) throw error; // a fault of link itself: pg-boss fails the job → dead letter
       logger.warn('sync attempt failed', {
