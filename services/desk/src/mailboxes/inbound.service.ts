@@ -210,27 +210,24 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
   ): Promise<InboundOutcome> {
     const body = stripReply(mail.text) || mail.text || '(no text)';
     const files = filesOf(mail);
-    const comment = await tx.comments.create(tenantId, {
-      ticketId: ticket.id,
-      body: body.slice(0, 100_000),
-      internal: false,
-      author: mail.from || 'unknown',
-      authorType: 'contact',
-      authorContactId: sender?.id ?? null,
-      attachments: refsOf(files),
-    });
+    const comment = await tx.comments.createRecorded(
+      tenantId,
+      {
+        ticketId: ticket.id,
+        body: body.slice(0, 100_000),
+        internal: false,
+        author: mail.from || 'unknown',
+        authorType: 'contact',
+        authorContactId: sender?.id ?? null,
+        attachments: refsOf(files),
+      },
+      deskEvents.head({ type: 'comment.created', resourceType: 'comment' }),
+    );
     await tx.attachments.saveAll(
       tenantId,
       { inboundEmailId: entry.id, ticketId: ticket.id, commentId: comment.id },
       files,
     );
-    await tx.events.record({
-      type: 'comment.created',
-      tenantId,
-      resourceType: 'comment',
-      resourceId: comment.id,
-      object: comment,
-    });
     // The requester answered what the technician asked: the ticket is being worked on again.
     if (ticket.status === 'pending' && mail.from && ticket.requester?.email === mail.from)
       await changeStatus(tx, tenantId, ticket, 'open');
