@@ -2,7 +2,7 @@
 // The e-mail benchmark (`pnpm bench:email`): a backlog of messages in a real Dovecot (from
 // Debian's dovecot-imapd, started by @msp/peers), drained twice from two mailboxes of identical
 // content:
-//   bare  a bare imapflow + postal-mime loop, as desk's reader reads (UID SEARCH UNSEEN, a peek at
+//   bare  a bare imapflow + postal-mime loop, one message at a time (UID SEARCH UNSEEN, a peek at
 //         each message, \Seen), one INSERT per message into a table of the same PostgreSQL;
 //   desk  the built desk, as production starts it, polling its mailbox once (POST
 //         /mailboxes/{id}/poll): each message stored raw, threaded or made a ticket, its contact
@@ -67,7 +67,7 @@ function backlog() {
   return messages;
 }
 
-/** The bare loop: what desk's reader does on the wire, then one INSERT per parsed message. */
+/** The bare loop: each message on its own on the wire (desk's reader takes batches), then one INSERT per parsed message. */
 async function drainBare(dovecot, databaseUrl) {
   const { ImapFlow } = require(require.resolve('imapflow', { paths: [path.join(ROOT, 'services/desk')] }));
   const PostalMime = require(require.resolve('postal-mime', { paths: [path.join(ROOT, 'services/desk')] }));

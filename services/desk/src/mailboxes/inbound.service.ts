@@ -3,6 +3,7 @@ import { conflict, notFound, unprocessable, validationFailed, type Logger } from
 import { refsOf, type NewAttachment } from '../attachments/attachments.repository';
 import { createContactIn } from '../contacts/contacts.service';
 import type { Contact } from '../contacts/contact.schemas';
+import { deskEvents } from '../events/desk-events';
 import type { SlaService } from '../sla/sla.service';
 import type { Repositories, Store } from '../store';
 import type { Ticket } from '../tickets/ticket.schemas';
@@ -22,6 +23,7 @@ import type { InboundEmail, InboundReplay } from './mailbox.schemas';
 import type { MailboxRecord } from './mailboxes.repository';
 
 const DAY_MS = 86_400_000;
+const UNPARSEABLE: InboundOutcome = { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
 
 /** What processing one stored message came to. */
 export interface InboundOutcome {
@@ -159,16 +161,10 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     tx: Repositories,
     mailbox: MailboxRecord,
     entry: InboundEmail,
+    mail: ParsedMail,
     raw: Buffer,
   ): Promise<InboundOutcome> {
     const tenantId = mailbox.tenantId;
-    let mail: ParsedMail;
-    try {
-      mail = await parseMail(raw);
-    } catch {
-      return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
-    }
-    await tx.mailboxes.finishInbound(entry.id, { status: 'received', from: mail.from, subject: mail.subject });
     if (mail.from === mailbox.address.toLowerCase() || (await isOwnMessage(tx, mailbox, entry.message_id)))
       return { status: 'ignored', reason: 'loop', ticketId: null, commentId: null };
     const sender = await tx.contacts.findByEmail(tenantId, mail.from);
@@ -214,27 +210,24 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
   ): Promise<InboundOutcome> {
     const body = stripReply(mail.text) || mail.text || '(no text)';
     const files = filesOf(mail);
-    const comment = await tx.comments.create(tenantId, {
-      ticketId: ticket.id,
-      body: body.slice(0, 100_000),
-      internal: false,
-      author: mail.from || 'unknown',
-      authorType: 'contact',
-      authorContactId: sender?.id ?? null,
-      attachments: refsOf(files),
-    });
+    const comment = await tx.comments.createRecorded(
+      tenantId,
+      {
+        ticketId: ticket.id,
+        body: body.slice(0, 100_000),
+        internal: false,
+        author: mail.from || 'unknown',
+        authorType: 'contact',
+        authorContactId: sender?.id ?? null,
+        attachments: refsOf(files),
+      },
+      deskEvents.head({ type: 'comment.created', resourceType: 'comment' }),
+    );
     await tx.attachments.saveAll(
       tenantId,
       { inboundEmailId: entry.id, ticketId: ticket.id, commentId: comment.id },
       files,
     );
-    await tx.events.record({
-      type: 'comment.created',
-      tenantId,
-      resourceType: 'comment',
-      resourceId: comment.id,
-      object: comment,
-    });
     // The requester answered what the technician asked: the ticket is being worked on again.
     if (ticket.status === 'pending' && mail.from && ticket.requester?.email === mail.from)
       await changeStatus(tx, tenantId, ticket, 'open');
@@ -273,7 +266,7 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
       followUpOf,
       attachments: refsOf(files),
     });
-    if (!opened) return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
+    if (!opened) return UNPARSEABLE;
     await tx.attachments.saveAll(tenantId, { inboundEmailId: entry.id, ticketId: opened.id, commentId: null }, files);
     if (mailbox?.auto_acknowledge && sender)
       await queueAcknowledgementIn(tx, tenantId, mailbox, opened, sender, entry.message_id);
@@ -286,6 +279,25 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
     if (!own) return false;
     if (own[1]!.toLowerCase() === mailbox.address.split('@')[1]?.toLowerCase()) return true;
     return (await tx.mailboxes.ticketOfMessageIds(mailbox.tenantId, [messageId])) !== null;
+  }
+
+  /** The entry's outcome written and its event (`email.received`, or `email.quarantined`) recorded; answers the entry as it is then. */
+  async function finish(
+    tx: Repositories,
+    tenantId: string,
+    entry: InboundEmail,
+    outcome: InboundOutcome,
+  ): Promise<InboundEmail> {
+    const after: InboundEmail = {
+      ...entry,
+      status: outcome.status,
+      reason: outcome.reason,
+      ticket_id: outcome.ticketId,
+      comment_id: outcome.commentId,
+    };
+    const type = outcome.status === 'quarantined' ? 'email.quarantined' : 'email.received';
+    await tx.mailboxes.finishInboundRecorded(tenantId, after, deskEvents.head({ type, resourceType: 'inbound_email' }));
+    return after;
   }
 
   const service = {
@@ -305,21 +317,30 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
       });
     },
 
+    /**
+     * Stores the fetched messages in order, one after another, without waiting for their processing
+     * (their round trips overlap it); answers each one's `store`. A store that fails fails the ones after it.
+     */
+    storeInOrder(mailbox: MailboxRecord, messages: FetchedMessage[]): Promise<InboundEmail | null>[] {
+      let previous: Promise<unknown> = Promise.resolve();
+      return messages.map((fetched) => {
+        const stored = previous.then(() => service.store(mailbox, fetched));
+        // Awaited by the caller; one it never gets to (a poll that failed before) is no unhandled rejection.
+        stored.catch(() => undefined);
+        previous = stored;
+        return stored;
+      });
+    },
+
     /** Processes a stored message in one transaction; a failure is logged on the entry, never thrown. */
     async process(mailbox: MailboxRecord, entry: InboundEmail, raw: Buffer): Promise<InboundOutcome> {
+      // Parsed before the transaction: no connection is held while the CPU works.
+      const mail = await parseMail(raw).catch(() => null);
       try {
         return await store.transaction(async (tx) => {
-          const outcome = await process(tx, mailbox, entry, raw);
-          await tx.mailboxes.finishInbound(entry.id, outcome);
-          const after = await tx.mailboxes.findInbound(mailbox.tenantId, entry.id);
-          const type = outcome.status === 'quarantined' ? 'email.quarantined' : 'email.received';
-          await tx.events.record({
-            type,
-            tenantId: mailbox.tenantId,
-            resourceType: 'inbound_email',
-            resourceId: entry.id,
-            object: after!,
-          });
+          const outcome = mail ? await process(tx, mailbox, entry, mail, raw) : UNPARSEABLE;
+          const read = mail ? { from: mail.from, subject: mail.subject } : {};
+          await finish(tx, mailbox.tenantId, { ...entry, ...read }, outcome);
           return outcome;
         });
       } catch (error) {
@@ -329,7 +350,7 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
           error: error instanceof Error ? error.message : String(error),
         });
         await store.mailboxes.finishInbound(entry.id, { status: 'failed', reason: 'unparseable' });
-        return { status: 'failed', reason: 'unparseable', ticketId: null, commentId: null };
+        return UNPARSEABLE;
       }
     },
 
@@ -406,16 +427,7 @@ export function createInboundService(store: Store, sla: SlaService, logger: Logg
           if (outcome.status !== 'processed')
             throw unprocessable('The ticket could not be opened for this client.', { code: 'unknown-reference' });
         }
-        await tx.mailboxes.finishInbound(entry.id, outcome);
-        const after = (await tx.mailboxes.findInbound(tenantId, entry.id))!;
-        await tx.events.record({
-          type: 'email.received',
-          tenantId,
-          resourceType: 'inbound_email',
-          resourceId: entry.id,
-          object: after,
-        });
-        return after;
+        return finish(tx, tenantId, entry, outcome);
       });
     },
   };

@@ -21,14 +21,16 @@ export interface MailServer {
 }
 
 /**
- * A mailbox's unseen messages, one at a time: `handle` stores each (and must have committed it when
- * it returns); then the reader flags it \Seen and moves it to `processedFolder` when given. Nothing is
- * deleted. One interface per outside system kind; imap-reader.ts is the IMAP one.
+ * A mailbox's unseen messages, a batch at a time in UID order: `handle` stores each message of the
+ * batch (and must have committed them all when it returns); then the reader flags the batch \Seen
+ * and moves it to `processedFolder` when given. A batch `handle` fails is left unseen (its messages
+ * already stored are recognised by their Message-ID on the next poll). Nothing is deleted. One
+ * interface per outside system kind; imap-reader.ts is the IMAP one.
  */
 export interface MailReader {
   readUnseen(
     server: MailServer,
     options: { folder: string; processedFolder: string | null; maxBytes: number },
-    handle: (message: FetchedMessage) => Promise<void>,
+    handle: (batch: FetchedMessage[]) => Promise<void>,
   ): Promise<number>;
 }

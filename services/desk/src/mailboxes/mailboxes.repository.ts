@@ -1,4 +1,5 @@
 import { inListOrder, type ListOrder } from '@msp/db';
+import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
 import type { PageRequest } from '@msp/http';
 import { sql, type Selectable } from 'kysely';
 import { jsonb, type Db } from '../db';
@@ -402,29 +403,33 @@ export function createMailboxesRepository(db: Db) {
       return row ? toInbound(row) : null;
     },
 
-    async finishInbound(
-      id: string,
-      outcome: {
-        status: string;
-        reason?: string | null;
-        ticketId?: string | null;
-        commentId?: string | null;
-        from?: string;
-        subject?: string;
-      },
-    ) {
+    /** Marks an entry whose processing failed (its transaction rolled back). */
+    async finishInbound(id: string, outcome: { status: string; reason: string | null }) {
       await db
         .updateTable('inbound_emails')
-        .set({
-          status: outcome.status,
-          reason: outcome.reason ?? null,
-          ticket_id: outcome.ticketId,
-          comment_id: outcome.commentId,
-          from: outcome.from,
-          subject: outcome.subject,
-        })
+        .set({ status: outcome.status, reason: outcome.reason })
         .where('id', '=', id)
         .executeTakeFirstOrThrow();
+    },
+
+    /**
+     * Ends processing an entry: `after` (the entry as the API shows it once processed) written and
+     * the event of `head` recording it, in one statement (one round trip per message less).
+     */
+    async finishInboundRecorded(tenantId: string, after: InboundEmail, head: EventHead): Promise<void> {
+      const { rows: recorded } = await sql<{ id: string }>`
+        WITH finished AS (
+          UPDATE inbound_emails SET status = ${after.status}, reason = ${after.reason}, ticket_id = ${after.ticket_id},
+            comment_id = ${after.comment_id}, "from" = ${after.from}, subject = ${after.subject}
+          WHERE id = ${after.id}::uuid AND tenant_id = ${tenantId}::uuid
+          RETURNING id
+        )
+        INSERT INTO events (${sql.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
+        SELECT ${sql.join(eventHeadValues(head))}, ${tenantId}::uuid, finished.id::text, ${JSON.stringify({ object: after })}::jsonb
+        FROM finished
+        RETURNING id`.execute(db);
+      if (!recorded.length) throw new Error(`inbound e-mail ${after.id} is gone`);
+      announceEventRecorded();
     },
 
     /** Messages left `received` by a poll that ended before processing them. */
@@ -439,28 +444,20 @@ export function createMailboxesRepository(db: Db) {
         .execute();
     },
 
-    /** The ticket a Message-ID desk received or sent threads to, if any. */
+    /** The ticket a Message-ID desk received or sent threads to, if any: the latest it sent, else the latest it received. */
     async ticketOfMessageIds(tenantId: string, messageIds: string[]): Promise<string | null> {
       if (!messageIds.length) return null;
-      const sent = await db
-        .selectFrom('outbound_emails')
-        .select('ticket_id')
-        .where('tenant_id', '=', tenantId)
-        .where('message_id', 'in', messageIds)
-        .orderBy('created_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      if (sent) return sent.ticket_id;
-      const found = await db
-        .selectFrom('inbound_emails')
-        .select('ticket_id')
-        .where('tenant_id', '=', tenantId)
-        .where('message_id', 'in', messageIds)
-        .where('ticket_id', 'is not', null)
-        .orderBy('received_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      return found?.ticket_id ?? null;
+      // One statement for both logs: a reply looks its thread up on every message.
+      const { rows } = await sql<{ ticket_id: string }>`
+        SELECT ticket_id FROM (
+          (SELECT ticket_id, 0 AS preference FROM outbound_emails
+            WHERE tenant_id = ${tenantId}::uuid AND message_id = ANY(${messageIds}::text[]) ORDER BY created_at DESC LIMIT 1)
+          UNION ALL
+          (SELECT ticket_id, 1 FROM inbound_emails
+            WHERE tenant_id = ${tenantId}::uuid AND message_id = ANY(${messageIds}::text[]) AND ticket_id IS NOT NULL
+            ORDER BY received_at DESC LIMIT 1)
+        ) found ORDER BY preference LIMIT 1`.execute(db);
+      return rows[0]?.ticket_id ?? null;
     },
 
     /** The Message-IDs of a ticket's thread, oldest first: what a reply's References continue. */

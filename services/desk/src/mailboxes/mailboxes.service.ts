@@ -135,12 +135,16 @@ export function createMailboxesService({
       await reader.readUnseen(
         server,
         { folder: mailbox.folder, processedFolder: mailbox.processed_folder, maxBytes: mailbox.max_message_bytes },
-        async (fetched) => {
-          const entry = await inbound.store(mailbox, fetched);
-          if (!entry || entry.status !== 'received' || !fetched.raw) return;
-          const outcome = await inbound.process(mailbox, entry, fetched.raw);
-          if (outcome.status === 'processed') processed++;
-          if (outcome.status === 'quarantined') quarantined++;
+        async (batch) => {
+          // In the order read: a reply in the same batch as its original threads into it.
+          const stored = inbound.storeInOrder(mailbox, batch);
+          for (const [index, fetched] of batch.entries()) {
+            const entry = await stored[index];
+            if (!entry || entry.status !== 'received' || !fetched.raw) continue;
+            const outcome = await inbound.process(mailbox, entry, fetched.raw);
+            if (outcome.status === 'processed') processed++;
+            if (outcome.status === 'quarantined') quarantined++;
+          }
         },
       );
     } catch (caught) {
