@@ -201,9 +201,9 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
     users.set(u.username, { ...u });
   }
   // Dovecot's processes run as nobody/dovenull and must traverse to the mail and sockets.
+  const dir = makeInstanceDir('dovecot');
   chmodSync(peersRoot(), 0o755);
   chmodSync(join(peersRoot(), 'run'), 0o755);
-  const dir = makeInstanceDir('dovecot');
   chmodSync(dir, 0o755);
   const mailAccount = account('nobody', 'nogroup');
   let proc: PeerProcess | undefined;
