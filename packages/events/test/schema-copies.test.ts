@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { AUDIT_TYPE_SQL, IDEMPOTENCY_CLAIM_SQL, LISTS_RETENTION_SQL, MIGRATION_SQL } from './support';
+import {
+  AUDIT_TYPE_SQL,
+  IDEMPOTENCY_CLAIM_SQL,
+  LIST_COUNTS_STATIC_SQL,
+  LISTS_RETENTION_SQL,
+  MIGRATION_SQL,
+} from './support';
 
 // Each service owns its database, so each schema declares the package's tables and each migration
 // history creates them; these copies must stay the package's.
@@ -44,5 +50,13 @@ describe.each(['desk', 'link', 'hr'])('%s', (service) => {
       'prisma/migrations/20261128235900_events_idempotency_claim/migration.sql',
     );
     expect(readFileSync(claims, 'utf8')).toBe(IDEMPOTENCY_CLAIM_SQL);
+    // The audit log's and the deliveries' counters by static SQL.
+    const counters = path.join(
+      ROOT,
+      'services',
+      service,
+      'prisma/migrations/20261129062000_events_list_counts_static/migration.sql',
+    );
+    expect(readFileSync(counters, 'utf8')).toBe(LIST_COUNTS_STATIC_SQL);
   });
 });

@@ -24,6 +24,8 @@ export const LISTS_RETENTION_SQL =
 export const AUDIT_TYPE_SQL = readFileSync(path.join(__dirname, '../prisma/audit-type.sql'), 'utf8');
 /** The fourth: the Idempotency-Key claim each event carries. */
 export const IDEMPOTENCY_CLAIM_SQL = readFileSync(path.join(__dirname, '../prisma/idempotency-claim.sql'), 'utf8');
+/** The fifth: the audit log's and the deliveries' counters by static SQL. */
+export const LIST_COUNTS_STATIC_SQL = readFileSync(path.join(__dirname, '../prisma/list-counts-static.sql'), 'utf8');
 
 /** A database holding just the package's tables, and a Sql over it (as a service's Prisma client would be). */
 export async function eventsDatabase() {
@@ -40,6 +42,7 @@ export async function eventsDatabase() {
   await pool.query(listCountsGroupedSql());
   await pool.query(AUDIT_TYPE_SQL);
   await pool.query(IDEMPOTENCY_CLAIM_SQL);
+  await pool.query(LIST_COUNTS_STATIC_SQL);
   const sql: TransactionalSql = transactionalSqlOver(pool);
   return {
     url,

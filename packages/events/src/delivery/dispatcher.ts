@@ -51,6 +51,10 @@ export function createDispatcher(options: DispatcherOptions) {
   // An event recorded here is committed a moment later; waiting this long lets one relay take
   // the events of many concurrent writes.
   const settleMs = 20;
+  // While events keep coming (a mailbox drained, an import), a relay every settleMs would cost the
+  // database a relay and a claim for a handful of events each: after a relay woken by events, the
+  // next one waits until this long after it. A lone event still goes out after settleMs.
+  const streamMs = 200;
   // Free slots are refilled in batches, not one claim per finished delivery.
   const refillAt = Math.max(1, Math.floor(concurrency / 4));
   const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
@@ -78,15 +82,18 @@ export function createDispatcher(options: DispatcherOptions) {
     else schedule(0);
   }
 
-  /** Wakes it shortly, unless it is woken sooner anyway. */
+  /** Wakes it shortly (at most once per streamMs while events keep coming), unless it is woken sooner anyway. */
   let settling = false;
+  let lastEventWake = -Infinity;
   function wakeSoon() {
     if (settling || !running) return;
     settling = true;
+    const delay = Math.max(settleMs, lastEventWake + streamMs - performance.now());
     setTimeout(() => {
       settling = false;
+      lastEventWake = performance.now();
       wake();
-    }, settleMs).unref();
+    }, delay).unref();
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
