@@ -3,6 +3,7 @@ import type { PageRequest } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db';
 import { pageOfList } from '../shared/lists';
+import { contactSearchQuery } from './contact-search';
 import { CONTACT_SEARCH_COUNT_LIMIT, type Contact, type ContactFilters } from './contact.schemas';
 
 interface ContactSqlRow {
@@ -75,9 +76,10 @@ function filterSql(tenantId: string, filters: ContactFilters): RawBuilder<boolea
     );
   }
   if (filters.q !== undefined) {
-    // search_text: the name and every address (kept by triggers), indexed by trigrams.
-    const pattern = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    out.push(plannedPerCall(sql<boolean>`search_text ILIKE ${pattern}`));
+    // search_words: the words of the name and of every address (kept by triggers). Planned with the
+    // query's words: ANALYZE's word frequencies decide between the newest rows and the word index.
+    const query = contactSearchQuery(filters.q);
+    out.push(plannedPerCall(query === null ? sql<boolean>`false` : sql<boolean>`search_words @@ ${query}::tsquery`));
   }
   return out;
 }
