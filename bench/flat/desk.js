@@ -175,10 +175,9 @@ async function seedRows(client, tenantId, { large }, indexed) {
                         'Paul', 'Rosa', 'Simon', 'Tilda', 'Uwe'])[1 + g % 20] AS first,
               'Surname' || (g / 20) % 50 AS last, now() - make_interval(secs => $3 - g) AS at
          FROM generate_series($4::int, $5::int) g)
-     INSERT INTO contacts (tenant_id, client_id, name, email, search_text, created_at, updated_at)
-     SELECT $1, ($2::uuid[])[1 + g % ${CLIENTS_WITH_TICKETS}], first || ' ' || last, lower(first || '.' || last || '-' || g) || '@client' || g % ${CLIENTS_WITH_TICKETS} || '.example',
-            first || ' ' || last || ' ' || lower(first || '.' || last || '-' || g) || '@client' || g % ${CLIENTS_WITH_TICKETS} || '.example', at, at
-       FROM c`,
+     INSERT INTO contacts (tenant_id, client_id, name, email, search_words, created_at, updated_at)
+     SELECT $1, ($2::uuid[])[1 + g % ${CLIENTS_WITH_TICKETS}], first || ' ' || last, email, contact_search_words(first || ' ' || last, ARRAY[email]), at, at
+       FROM c, LATERAL (SELECT lower(first || '.' || last || '-' || g) || '@client' || g % ${CLIENTS_WITH_TICKETS} || '.example' AS email) e`,
     [tenantId, refs.clients, big],
   );
   await client.query(

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Api } from './support/api';
 import type { TestDesk } from './support/desk';
 import {
@@ -170,6 +171,33 @@ describe('GET /contacts', () => {
       .expect(200);
     expect(await find(`${marker}.second`)).toEqual([]);
     expect(await find(contact.email.toUpperCase())).toEqual([contact.id]);
+  });
+
+  test('When q is a word prefix, an address or its start, a local part, a piece of one or a domain, then it finds the contact', async () => {
+    const tenant = await newTenant(desk);
+    const domain = `${randomBytes(4).toString('hex')}.example`;
+    const create = async (name: string, emails: string[]) =>
+      (
+        await http
+          .post(`${BASE}/contacts`)
+          .set(bearer(tenant.token))
+          .send({ name, email: emails[0], emails })
+          .expect(201)
+      ).body.id as string;
+    const ada = await create('Ada Lovelace', [`ada.lovelace@${domain}`, 'a-king+notes@analytical.example']);
+    const charles = await create('Charles Babbage', [`charles@${domain}`]);
+    const find = async (q: string) => {
+      const response = await http.get(`${BASE}/contacts`).query({ q }).set(bearer(tenant.token)).expect(200);
+      return { ids: response.body.data.map((c: { id: string }) => c.id), total: response.body.pagination.total };
+    };
+
+    for (const q of ['Lovel', 'lovelace ADA', `ADA.LOVELACE@${domain}`, 'ada.lovelace@', 'ada.love', 'notes', 'a-king'])
+      expect([q, await find(q)]).toEqual([q, { ids: [ada], total: 1 }]);
+    for (const q of [domain, `@${domain}`, domain.split('.')[0]!])
+      expect([q, await find(q)]).toEqual([q, { ids: [charles, ada], total: 2 }]);
+    expect(await find('analytical.example')).toEqual({ ids: [ada], total: 1 });
+    for (const q of ['ovelace', 'lovelacex', 'ada babbage', 'lovelace@', '@@'])
+      expect([q, await find(q)]).toEqual([q, { ids: [], total: 0 }]);
   });
 
   test(

@@ -7299,7 +7299,7 @@ export interface operations {
                 client_id?: string;
                 /** @description Only the contact with this address (any of its `emails`), compared case-insensitively. */
                 email?: string;
-                /** @description Only contacts whose name or one of whose addresses contains this text, in any letter case. */
+                /** @description Only contacts with, for each of its words, a word starting with it, in any letter case: a word of the name, one of the addresses whole, its local part, its domain or a piece of these between punctuation (`Lovel`, `ada.lovelace`, `lovelace`, `acme.com`); a word with `@` the start of an address (`ada.lovelace@`, `@acme.com` a domain). */
                 q?: string;
             };
             header?: never;

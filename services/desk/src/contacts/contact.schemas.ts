@@ -149,7 +149,10 @@ export const ContactListQuery = Type.Object(
       Text({
         minLength: 1,
         maxLength: 200,
-        description: 'Only contacts whose name or one of whose addresses contains this text, in any letter case.',
+        description:
+          'Only contacts with, for each of its words, a word starting with it, in any letter case: a word of the name, one of ' +
+          'the addresses whole, its local part, its domain or a piece of these between punctuation (`Lovel`, `ada.lovelace`, ' +
+          '`lovelace`, `acme.com`); a word with `@` the start of an address (`ada.lovelace@`, `@acme.com` a domain).',
       }),
     ),
   },

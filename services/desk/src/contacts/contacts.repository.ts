@@ -1,8 +1,9 @@
 import { inListOrder, listCount, plannedPerCall, type ListOrder } from '@msp/db';
 import type { PageRequest } from '@msp/http';
-import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../db';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { DB, Db } from '../db';
 import { pageOfList } from '../shared/lists';
+import { contactSearchQuery } from './contact-search';
 import { CONTACT_SEARCH_COUNT_LIMIT, type Contact, type ContactFilters } from './contact.schemas';
 
 interface ContactSqlRow {
@@ -75,11 +76,29 @@ function filterSql(tenantId: string, filters: ContactFilters): RawBuilder<boolea
     );
   }
   if (filters.q !== undefined) {
-    // search_text: the name and every address (kept by triggers), indexed by trigrams.
-    const pattern = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    out.push(plannedPerCall(sql<boolean>`search_text ILIKE ${pattern}`));
+    // search_words: the words of the name and of every address (kept by triggers). Planned with the
+    // query's words: ANALYZE's word frequencies decide between the newest rows and the word index.
+    const query = contactSearchQuery(filters.q);
+    out.push(plannedPerCall(query === null ? sql<boolean>`false` : sql<boolean>`search_words @@ ${query}::tsquery`));
   }
   return out;
+}
+
+/**
+ * A search's matches in any order, up to one past CONTACT_SEARCH_COUNT_LIMIT, read once (for the
+ * total and the page) when first asked for. Without an order the planner picks by the words'
+ * frequencies: the word index for words few contacts have, the tenant's rows for words most have.
+ * A page in list order would walk the newest rows for any word the statistics do not know, and a
+ * rare word's walk reads the whole tenant.
+ */
+function matchesOf(filtered: SelectQueryBuilder<DB, 'contacts', object>): () => Promise<string[]> {
+  let matches: Promise<string[]> | undefined;
+  return () =>
+    (matches ??= filtered
+      .select('id')
+      .limit(CONTACT_SEARCH_COUNT_LIMIT + 1)
+      .execute()
+      .then((rows) => rows.map((row) => row.id)));
 }
 
 /** Newest first, off (tenant_id[, client_id], created_at, id). */
@@ -111,7 +130,8 @@ export function createContactsRepository(db: Db, reads: Db = db) {
     /**
      * Newest first, off (tenant_id[, client_id], created_at, id). The total: unfiltered or by client
      * from list_counts; a search's counted up to CONTACT_SEARCH_COUNT_LIMIT (`totalExact` false past
-     * it); an address's by its rows (one at most per filter).
+     * it); an address's by its rows (one at most per filter). A search's page: of its matches when
+     * they were all counted, else the newest contacts walked for the words.
      */
     async list(
       tenantId: string,
@@ -121,17 +141,10 @@ export function createContactsRepository(db: Db, reads: Db = db) {
       const scope = reads.selectFrom('contacts').where('tenant_id', '=', tenantId);
       const where = filterSql(tenantId, filters);
       const filtered = where.reduce((query, condition) => query.where(condition), scope);
+      const searchMatches = filters.q === undefined ? undefined : matchesOf(filtered);
       const counted = async (): Promise<{ total: number; totalExact?: boolean }> => {
-        if (filters.q !== undefined) {
-          const { count } = await reads
-            .selectFrom(
-              filtered
-                .select('id')
-                .limit(CONTACT_SEARCH_COUNT_LIMIT + 1)
-                .as('matches'),
-            )
-            .select((eb) => eb.fn.countAll<number>().as('count'))
-            .executeTakeFirstOrThrow();
+        if (searchMatches !== undefined) {
+          const count = (await searchMatches()).length;
           return {
             total: Math.min(count, CONTACT_SEARCH_COUNT_LIMIT),
             totalExact: count <= CONTACT_SEARCH_COUNT_LIMIT,
@@ -150,7 +163,19 @@ export function createContactsRepository(db: Db, reads: Db = db) {
       const found = await pageOfList(page, {
         scope,
         order: ORDER,
-        page: (window, afterKey) => inListOrder(filtered.select(CONTACT_SELECTION), ORDER, window, afterKey).execute(),
+        page: async (window, afterKey) => {
+          let rowsOf = filtered;
+          if (searchMatches !== undefined) {
+            // Every match is known when there are no more than the count's cap: the page is theirs,
+            // read by key, whatever the planner would guess of the words.
+            const ids = await searchMatches();
+            if (ids.length <= CONTACT_SEARCH_COUNT_LIMIT) {
+              if (!ids.length) return [];
+              rowsOf = scope.where(sql<boolean>`id = ANY(${ids}::uuid[])`);
+            }
+          }
+          return inListOrder(rowsOf.select(CONTACT_SELECTION), ORDER, window, afterKey).execute();
+        },
         total: async () => (counts = await counted()).total,
       });
       return { items: found.items.map(toContact), ...counts, total: found.total };
