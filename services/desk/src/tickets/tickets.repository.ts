@@ -230,11 +230,12 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
   }
 
   /**
-   * A page of a search (`q`) and its total: the SEARCH_WINDOW newest tickets that match (`where`:
-   * the words and the other filters), ranked or sorted among themselves, and how many match up to
-   * one more than the window (so `totalExact` knows whether more do). Two plain statements, run
-   * side by side on the replica: the GIN index (tenant_id, search_vector) finds the matches, the
-   * newest of them are kept, and only those are ranked. Ranking every match by relevance, and
+   * A page of a search (`q`) and its total, in one plain statement on the replica: the
+   * SEARCH_WINDOW + 1 newest tickets that match (`where`: the words and the other filters), found
+   * from the GIN index on the words (a rare word) or by walking the tenant's newest tickets (a
+   * frequent one), whichever the planner expects to be cheaper; how many they are is the total (one
+   * more than the window: `totalExact` is false), the window's ones are ranked or sorted among
+   * themselves, and only the page's tickets are read in full. Ranking every match by relevance, and
    * counting them all, would cost as much as the matches.
    */
   async function searchPage(
@@ -246,29 +247,38 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
   ): Promise<{ items: Ticket[]; total: number; totalExact: boolean }> {
     const window = pageWindow(page);
     const join = sla || sortByDue ? SLA_JOIN : sql``;
-    const key = sortByDue ? sql`s.next_due_at` : sql`ts_rank_cd(tickets.search_vector, ${query}::tsquery)`;
-    const order = sql.raw(
-      sortByDue ? 'key ASC NULLS LAST, created_at DESC, id DESC' : 'key DESC, created_at DESC, id DESC',
+    // What the window keeps of each match to order it by (the vector to rank, or the due time),
+    // so the ranking reads no ticket again and runs on the window's rows alone.
+    const kept = sortByDue ? sql`s.next_due_at AS match_due_at` : sql`tickets.search_vector AS match_vector`;
+    const key = sortByDue ? sql`match_due_at` : sql`ts_rank_cd(match_vector, ${query}::tsquery)`;
+    const order = (of: string) =>
+      sql.raw(
+        sortByDue
+          ? `${of}key ASC NULLS LAST, ${of}match_created_at DESC, ${of}match_id DESC`
+          : `${of}key DESC, ${of}match_created_at DESC, ${of}match_id DESC`,
+      );
+    // One row per ticket of the page, each with the total; a single row of nulls but the total when
+    // the page is empty.
+    const found = await rows(
+      sql<Partial<TicketSqlRow> & { key: unknown; matched: number }>`
+        WITH newest AS (
+          SELECT tickets.id AS match_id, tickets.created_at AS match_created_at, ${kept} FROM tickets ${join} WHERE ${where}
+          ORDER BY tickets.created_at DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW + 1}
+        ),
+        ranked AS (
+          SELECT match_id, match_created_at, ${key} AS key
+          FROM (SELECT * FROM newest ORDER BY match_created_at DESC, match_id DESC LIMIT ${SEARCH_WINDOW}) searched
+          ORDER BY ${order('')} LIMIT ${window.take} OFFSET ${window.skip}
+        )
+        SELECT total.matched, ${TICKET_COLUMNS}, ranked.key AS key
+        FROM (SELECT count(*) AS matched FROM newest) total
+        LEFT JOIN (ranked JOIN tickets ON tickets.id = ranked.match_id ${SLA_JOIN}) ON true
+        ORDER BY ${order('ranked.')}`,
+      reads,
     );
-    const [found, counted] = await Promise.all([
-      rows(
-        sql<TicketSqlRow & { key: unknown }>`
-          SELECT ${TICKET_COLUMNS}, ${key} AS key
-          FROM (SELECT tickets.id FROM tickets ${join} WHERE ${where} ORDER BY tickets.created_at DESC, tickets.id DESC LIMIT ${SEARCH_WINDOW}) newest
-          JOIN tickets ON tickets.id = newest.id ${SLA_JOIN}
-          ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`,
-        reads,
-      ),
-      rows(
-        sql<{
-          count: number;
-        }>`SELECT count(*) AS count FROM (SELECT 1 FROM tickets ${join} WHERE ${where} LIMIT ${SEARCH_WINDOW + 1}) matches`,
-        reads,
-      ),
-    ]);
-    const matched = Number(counted[0]?.count ?? 0);
+    const matched = Number(found[0]?.matched ?? 0);
     return {
-      items: found.map(toTicket),
+      items: found.filter((row) => row.id != null).map((row) => toTicket(row as TicketSqlRow)),
       total: Math.min(matched, SEARCH_WINDOW),
       totalExact: matched <= SEARCH_WINDOW,
     };
@@ -296,13 +306,13 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
      * marks and digits (the service splits `q` so), which is all that goes into to_tsquery's syntax.
      *
      * `narrow`: the words before the last, without the prefix, when they match at most
-     * NARROW_MATCHES of the tenant's tickets (counted off the index, stopping there). GIN answers a
-     * prefix by collecting every row of every lexeme that starts with it, in every tenant, before it
-     * intersects; when the other words are that rare, list() finds their rows through the index and
-     * checks the whole query on those alone (a ticket's number and a word: 172 → ~1 ms at 1M tickets).
+     * NARROW_MATCHES of the tenant's tickets (counted in a statement of its own, planned for those
+     * words, stopping there). GIN answers a prefix by collecting every row of every lexeme that
+     * starts with it, in every tenant, before it intersects; when the other words are that rare,
+     * list() finds their rows through the index and checks the whole query on those alone.
      */
     async searchQuery(tenantId: string, words: string[]): Promise<{ query: string; narrow: string | null } | null> {
-      const [row] = await rows(sql<{ query: string | null; narrow: string | null }>`
+      const [row] = await rows(sql<{ query: string | null; before_last: string | null }>`
         WITH words AS (
           SELECT w, i, i = max(i) OVER () AS last
           FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, i)
@@ -312,17 +322,17 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
           SELECT i, last, '(' || (plainto_tsquery('german', w) || plainto_tsquery('english', w)
             || CASE WHEN last THEN to_tsquery('simple', w || ':*') ELSE plainto_tsquery('simple', w) END)::text || ')' AS clause
           FROM words
-        ),
-        search AS (
-          SELECT string_agg(clause, ' & ' ORDER BY i) AS query, string_agg(clause, ' & ' ORDER BY i) FILTER (WHERE NOT last) AS before_last
-          FROM clauses
         )
-        SELECT query,
-          CASE WHEN before_last IS NOT NULL AND (SELECT count(*) FROM (SELECT 1 FROM tickets
-              WHERE tenant_id = ${tenantId}::uuid AND search_vector @@ before_last::tsquery LIMIT ${NARROW_MATCHES + 1}) probe) <= ${NARROW_MATCHES}
-            THEN before_last END AS narrow
-        FROM search`);
-      return row?.query ? { query: row.query, narrow: row.narrow } : null;
+        SELECT string_agg(clause, ' & ' ORDER BY i) AS query, string_agg(clause, ' & ' ORDER BY i) FILTER (WHERE NOT last) AS before_last
+        FROM clauses`);
+      if (!row?.query) return null;
+      if (row.before_last === null) return { query: row.query, narrow: null };
+      // Planned for these words: a frequent one walks the tenant's tickets until the count passes
+      // NARROW_MATCHES, a rare one is looked up in the index, and neither collects a frequent word's rows.
+      const [probe] = await rows(sql<{ count: number }>`
+        SELECT count(*) AS count FROM (SELECT 1 FROM tickets WHERE tenant_id = ${tenantId}::uuid
+          AND ${plannedPerCall(sql<boolean>`search_vector @@ ${row.before_last}::tsquery`)} LIMIT ${NARROW_MATCHES + 1}) probe`);
+      return { query: row.query, narrow: Number(probe?.count) <= NARROW_MATCHES ? row.before_last : null };
     },
 
     /**
