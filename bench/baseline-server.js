@@ -10,7 +10,8 @@ const { databaseUrl, tenantId } = JSON.parse(process.env.BENCH_BASELINE);
 const DESK = path.resolve(__dirname, '../services/desk');
 const { createTicketsRepository } = require(`${DESK}/dist/tickets/tickets.repository.js`);
 const { SEARCH_WINDOW } = require(`${DESK}/dist/tickets/ticket.schemas.js`);
-const { isoTimestamp, statementName, SESSION_OPTIONS } = require('../packages/db/dist/index.js');
+const { isoTimestamp, statementName, PLANNED_PER_CALL, SESSION_OPTIONS } = require('../packages/db/dist/index.js');
+const { Kysely, PostgresDialect } = require(require.resolve('kysely', { paths: [DESK] }));
 // pg's default pool size, as desk's PrismaPg adapter uses; desk's session settings (no JIT, no
 // parallel workers: @msp/db createPool), so both sides run the same SQL the same way.
 const pool = new Pool({ connectionString: databaseUrl, max: 10, options: SESSION_OPTIONS });
@@ -57,16 +58,24 @@ const PLAIN_READ_TYPES = {
     oid === 1184 && format !== 'binary' ? isoTimestamp : types.getTypeParser(oid, format),
 };
 
-/** The statements `run` makes desk's repository send, in order (pages answered empty, so each list's total-alone is recorded too). */
+/**
+ * The statements `run` makes desk's repository send, in the order it sends them: the repository
+ * runs on a Kysely instance whose one connection records each statement and answers it with no
+ * rows (a total's statement then fails in the repository, after it was recorded).
+ */
 async function record(run) {
   const statements = [];
-  const recorder = {
-    async query(q) {
-      statements.push({ text: q.text, values: q.values });
-      return { rows: q.text.includes('string_agg') ? [{ query: STAND_IN.query }] : [] };
+  const connection = {
+    async query(text, values) {
+      statements.push({ text, values });
+      return { command: 'SELECT', rowCount: 0, rows: text.includes('string_agg') ? [{ query: STAND_IN.query }] : [] };
     },
+    release() {},
   };
-  await run(createTicketsRepository({}, recorder));
+  const db = new Kysely({
+    dialect: new PostgresDialect({ pool: { connect: async () => connection, end: async () => {} } }),
+  });
+  await run(createTicketsRepository(db, db)).catch(() => undefined);
   return statements;
 }
 
@@ -92,14 +101,16 @@ function bound(statement, actual) {
     if (Array.isArray(v)) return actual.words;
     return v;
   });
-  return { name: statementName(statement.text), text: statement.text, values, types: PLAIN_READ_TYPES };
+  // Named as desk's pool names them: every statement with values but a search's, planned per call.
+  const name = statement.text.includes(PLANNED_PER_CALL) ? undefined : statementName(statement.text);
+  return { name, text: statement.text, values, types: PLAIN_READ_TYPES };
 }
 
-/** desk's fromSql: the row as the API answers it (the page's `total` and a search's `position` columns left out). */
+/** desk's toTicket: the row as the API answers it (a search's `matched` and `key` columns left out). */
 function ticketOf(row) {
   const ticket = { ...row, sla: row.sla ?? null };
-  delete ticket.total;
-  delete ticket.position;
+  delete ticket.matched;
+  delete ticket.key;
   return ticket;
 }
 
@@ -131,16 +142,19 @@ async function list(url, res) {
       { page: STAND_IN.page, per_page: STAND_IN.perPage },
     );
   });
-  let next = 0;
   if (q !== null) {
-    const { rows } = await pool.query(bound(statements[next++], actual));
-    if (!rows[0]?.query) return send(res, 400, { status: 400 });
-    actual.query = rows[0].query;
-  }
-  const { rows } = await pool.query(bound(statements[next++], actual));
-  if (q !== null) {
-    // desk's searchPage: one statement, one row at least (its total), the page's rows by position.
-    const matched = Number(rows[0]?.total ?? 0);
+    const { rows: words } = await pool.query(bound(statements[0], actual));
+    if (!words[0]?.query) return send(res, 400, { status: 400 });
+    actual.query = words[0].query;
+    // desk's searchPage: one statement, one row at least (its count of matches), the page's rows.
+    // (desk's probe for `narrow` before it is left out: the baseline does that much less.)
+    const { rows } = await pool.query(
+      bound(
+        statements.find((statement) => /WITH newest/.test(statement.text)),
+        actual,
+      ),
+    );
+    const matched = Number(rows[0]?.matched ?? 0);
     const total = Math.min(matched, SEARCH_WINDOW);
     const pagination = {
       page,
@@ -149,16 +163,18 @@ async function list(url, res) {
       total_pages: Math.ceil(total / perPage),
       total_exact: matched <= SEARCH_WINDOW,
     };
-    return send(res, 200, { data: rows.filter((row) => row.position !== null).map(ticketOf), pagination });
+    return send(res, 200, { data: rows.filter((row) => row.id !== null).map(ticketOf), pagination });
   }
-  // @msp/db's pageWithTotal: the page with its total; the total alone only when the page is empty.
-  const total = Number(
-    rows.length
-      ? rows[0].total
-      : (Object.values((await pool.query(bound(statements[next], actual))).rows[0] ?? {})[0] ?? 0),
-  );
+  // @msp/db's listPage: the page and the total side by side.
+  const pageStatement = statements.find((statement) => /ORDER BY/i.test(statement.text));
+  const totalStatement = statements.find((statement) => statement !== pageStatement);
+  const [pageRows, totalRows] = await Promise.all([
+    pool.query(bound(pageStatement, actual)),
+    pool.query(bound(totalStatement, actual)),
+  ]);
+  const total = Number(Object.values(totalRows.rows[0] ?? {})[0] ?? 0);
   send(res, 200, {
-    data: rows.map(ticketOf),
+    data: pageRows.rows.map(ticketOf),
     pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) },
   });
 }
