@@ -1,8 +1,9 @@
 import { inListOrder, isoTimestampSql, type ListOrder } from '@msp/db';
-import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
+import { announceEventRecorded, type EventHead } from '@msp/events';
 import type { PageRequest } from '@msp/http';
 import { sql, type Selectable } from 'kysely';
 import { jsonb, type Db } from '../db';
+import { eventInsertFrom } from '../events/event-insert';
 import type { Comment as CommentRow } from '../generated/kysely/database';
 import { pageOfList } from '../shared/lists';
 import type { AttachmentRef } from '../attachments/attachment.schemas';
@@ -122,11 +123,7 @@ export function createCommentsRepository(db: Db, reads: Db = db) {
             ${comment.authorType}, ${comment.authorContactId}::uuid, ${jsonb(comment.attachments)}::jsonb)
           RETURNING *
         ),
-        event AS (
-          INSERT INTO events (${sql.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
-          SELECT ${sql.join(eventHeadValues(event))}, ${tenantId}::uuid, comment.id::text, jsonb_build_object('object', ${COMMENT_JSON})
-          FROM comment
-        )
+        event AS (${eventInsertFrom('comment', tenantId, event, COMMENT_JSON)})
         SELECT * FROM comment`.execute(db);
       announceEventRecorded();
       return toComment(rows[0]!);

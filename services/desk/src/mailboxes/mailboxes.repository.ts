@@ -1,8 +1,9 @@
 import { inListOrder, type ListOrder } from '@msp/db';
-import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
+import { announceEventRecorded, type EventHead } from '@msp/events';
 import type { PageRequest } from '@msp/http';
 import { sql, type Selectable } from 'kysely';
 import { jsonb, type Db } from '../db';
+import { eventInsertFrom } from '../events/event-insert';
 import type {
   InboundEmail as InboundTable,
   Mailbox as MailboxRow,
@@ -424,9 +425,7 @@ export function createMailboxesRepository(db: Db) {
           WHERE id = ${after.id}::uuid AND tenant_id = ${tenantId}::uuid
           RETURNING id
         )
-        INSERT INTO events (${sql.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
-        SELECT ${sql.join(eventHeadValues(head))}, ${tenantId}::uuid, finished.id::text, ${JSON.stringify({ object: after })}::jsonb
-        FROM finished
+        ${eventInsertFrom('finished', tenantId, head, sql`${JSON.stringify(after)}::jsonb`)}
         RETURNING id`.execute(db);
       if (!recorded.length) throw new Error(`inbound e-mail ${after.id} is gone`);
       announceEventRecorded();

@@ -1,8 +1,9 @@
 import { afterKeyOf, isoTimestampSql, plannedPerCall, type ListOrder } from '@msp/db';
-import { announceEventRecorded, EVENT_HEAD_COLUMNS, eventHeadValues, type EventHead } from '@msp/events';
+import { announceEventRecorded, type EventHead } from '@msp/events';
 import { listWindow, pageWindow, unknownAfterItem, type PageRequest } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db';
+import { eventInsertFrom } from '../events/event-insert';
 import { noPolicyAppliesSql } from '../sla-policies/sla-policies.repository';
 import {
   SLA_JSON_SQL,
@@ -204,10 +205,7 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
         : sql`AND EXISTS (SELECT 1 FROM users WHERE id = ${ticket.assigneeId}::uuid AND tenant_id = ${tenantId}::uuid AND active FOR SHARE)`;
     const recorded = event
       ? sql`,
-      event AS (
-        INSERT INTO events (${sql.raw(EVENT_HEAD_COLUMNS)}, tenant_id, resource_id, data)
-        SELECT ${sql.join(eventHeadValues(event))}, ${tenantId}::uuid, ticket.id::text, jsonb_build_object('object', ${TICKET_JSON}) FROM ticket
-      )`
+      event AS (${eventInsertFrom('ticket', tenantId, event, TICKET_JSON)})`
       : sql``;
     const [row] = await rows(sql<TicketSqlRow>`
       WITH sequence AS (
