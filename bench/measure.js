@@ -9,12 +9,15 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 
 /** autocannon's options for one side of a case. */
-function loadOf({ url, method = 'GET', headers = {}, body, paths, connections = CONNECTIONS }) {
+function loadOf({ url, method = 'GET', headers = {}, body, paths, connections = CONNECTIONS, rate }) {
   let next = 0;
   return {
     url,
     method,
     connections,
+    // A fixed offered load (requests a second over all connections): latencies then count the
+    // time a request would have waited to be sent (autocannon corrects for coordinated omission).
+    ...(rate ? { overallRate: rate } : {}),
     headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body && JSON.stringify(body),
     // Rotate through many ids, so one cached row does not stand for all.
