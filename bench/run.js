@@ -33,10 +33,7 @@ const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { applyMigrations } = require('../packages/db/dist/index.js');
 const { seedTenant } = require('./seed');
-const { createTicketsRepository } = require('../services/desk/dist/tickets/tickets.repository.js');
-const { Kysely, PostgresDialect } = require(
-  require.resolve('kysely', { paths: [path.join(__dirname, '../services/desk')] }),
-);
+const { explainTicketPage } = require('./desk-plans');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -407,42 +404,13 @@ async function main() {
         });
       }
     }
-    // The search and SLA lists: desk's own statement for the page and its total (its tickets repository,
-    // on a connection that EXPLAINs what it is sent), with the indexes the plan reads.
-    const indexesOf = (node) => [
-      ...new Set([node['Index Name'], ...(node.Plans ?? []).flatMap(indexesOf)].filter(Boolean)),
-    ];
+    // The search and SLA lists: desk's own statement for the page and its total, with the indexes the plan reads.
     for (const [label, filters] of [
-      ['GET /tickets?q=printer netw', { q: ['printer', 'netw'] }],
+      ['GET /tickets?q=printer netw', { q: 'printer netw' }],
       ['GET /tickets?sla_status=at_risk&sort=sla_due_at', { sla_status: 'at_risk', sort: 'sla_due_at' }],
     ]) {
       for (const tenant of ['large', 'small']) {
-        let explained;
-        // desk's repository on a Kysely instance whose one connection EXPLAINs the page's statement
-        // (ordered and limited; not the search's word statement) before running it.
-        const connection = {
-          query: async (text, values) => {
-            if (!explained && /ORDER BY/.test(text) && /LIMIT/.test(text) && !text.includes('string_agg')) {
-              const [{ Plan: plan, 'Execution Time': ms }] = (
-                await explain.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values)
-              ).rows[0]['QUERY PLAN'];
-              explained = {
-                scan: indexesOf(plan).join(', '),
-                buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
-                execution_ms: ms,
-              };
-            }
-            return explain.query(text, values);
-          },
-          release() {},
-        };
-        const explaining = new Kysely({
-          dialect: new PostgresDialect({ pool: { connect: async () => connection, end: async () => {} } }),
-        });
-        const tickets = createTicketsRepository(explaining, explaining);
-        const { q, ...rest } = filters;
-        const query = q ? await tickets.searchQuery(desk.credentials[tenant].tenantId, q) : {};
-        await tickets.list(desk.credentials[tenant].tenantId, { ...rest, ...query }, { page: 1, per_page: 25 });
+        const explained = await explainTicketPage(explain, desk.credentials[tenant].tenantId, filters);
         plans.push({ name: label, tenant, tickets: tenant === 'large' ? LARGE : SMALL, ...explained });
       }
     }

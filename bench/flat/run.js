@@ -33,6 +33,7 @@ const {
   ROOT,
 } = require('../support');
 const { measurePair, ROUNDS, CONNECTIONS } = require('../measure');
+const { explainTicketPage } = require('../desk-plans');
 const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 
@@ -214,7 +215,19 @@ async function runService(service, issuer) {
           rss_end_mb: Math.round(memory(running.pid).rss_mb),
         };
         row.met = row.rps_ratio >= TARGET && bigRow.non_2xx === 0 && smallRow.non_2xx === 0;
+        // A search's cost follows the rows its plan reads: desk's own statement EXPLAINed at both sizes.
+        const q =
+          service === 'desk' && large[i].startsWith('/tickets?') && new URL(large[i], 'http://x').searchParams.get('q');
+        if (q)
+          row.plans = await withClient(databaseUrl, async (client) => ({
+            small: await explainTicketPage(client, running.tenants.small.tenantId, { q }),
+            large: await explainTicketPage(client, running.tenants.large.tenantId, { q }),
+          }));
         rows.push(row);
+        if (row.plans)
+          console.log(
+            `  plan small: ${JSON.stringify(row.plans.small)}\n  plan large: ${JSON.stringify(row.plans.large)}`,
+          );
         // Where the memory is after each case, against the memory bound: a part that grows names its cause.
         console.log(
           `${service} ${name}: ×${row.rps_ratio}, RSS ${row.rss_end_mb} MB (${describeMemoryParts(memoryParts(running.pid))} MB)`,
@@ -247,6 +260,17 @@ function markdown(report) {
     ),
     '',
     report.missed.length ? `Missed: ${report.missed.join('; ')}.` : 'Every case met its target.',
+    '',
+    "The searches' page statement as desk sends it, `EXPLAIN (ANALYZE, BUFFERS)` after the case:",
+    '',
+    '| case | indexes small / large | buffers small / large | execution ms small / large |',
+    '|---|---|---:|---:|',
+    ...report.rows
+      .filter((r) => r.plans)
+      .map(
+        (r) =>
+          `| ${r.name} | ${r.plans.small.scan} / ${r.plans.large.scan} | ${r.plans.small.buffers} / ${r.plans.large.buffers} | ${r.plans.small.execution_ms} / ${r.plans.large.execution_ms} |`,
+      ),
     '',
     `Full numbers: \`${report.file}\`.`,
     '',
