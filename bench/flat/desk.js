@@ -317,7 +317,7 @@ function cases(p) {
       `assignee_id=${p.userId}`,
       // A word in a fifth of the tickets: the search's cost follows its matches (212,763 at 1M).
       'q=Drucker',
-      // Two words of a fifth of the tickets each, the last a prefix as typed: both in 0.8 % of them.
+      // Two words of a fifth of the tickets each, the last a prefix as typed: both in 6 % of them.
       'q=Drucker%20netw',
       // A word of every ticket ("Seeded by the benchmark") and one of a fifth: a fifth match.
       'q=benchmark%20Drucker',
