@@ -134,10 +134,18 @@ export function createDispatcher(options: DispatcherOptions) {
       duration_ms: Math.round(performance.now() - started),
       error,
     };
+    // The endpoint's health is written before the attempt: recording the attempt makes its retry
+    // claimable, and a retry that succeeds before this attempt's failure was noted would otherwise
+    // leave a healthy endpoint marked failing (and a reader who sees `succeeded` sees it healthy).
     if (!error) {
-      await deliveries.recordAttempt(delivery, outcome, 'succeeded', null);
       if (delivery.endpoint_failing) await deliveries.markEndpointHealthy(delivery.webhook_id);
+      await deliveries.recordAttempt(delivery, outcome, 'succeeded', null);
       return;
+    }
+    const reason = `Disabled at ${new Date().toISOString()}: every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (last: ${error}).`;
+    if (await deliveries.markEndpointFailing(delivery.webhook_id, new Date(Date.now() - disableAfterMs), reason)) {
+      // The URL may hold a token in its query: log the webhook id only, never the URL or the secret.
+      logger.warn('webhook disabled after failing', { webhook_id: delivery.webhook_id, error });
     }
     const delay = nextDelay(delays, delivery.attempt);
     await deliveries.recordAttempt(
@@ -146,11 +154,6 @@ export function createDispatcher(options: DispatcherOptions) {
       delay === undefined ? 'failed' : 'pending',
       delay === undefined ? null : new Date(Date.now() + delay),
     );
-    const reason = `Disabled at ${new Date().toISOString()}: every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (last: ${error}).`;
-    if (await deliveries.markEndpointFailing(delivery.webhook_id, new Date(Date.now() - disableAfterMs), reason)) {
-      // The URL may hold a token in its query: log the webhook id only, never the URL or the secret.
-      logger.warn('webhook disabled after failing', { webhook_id: delivery.webhook_id, error });
-    }
   }
 
   function start(delivery: ClaimedDelivery) {
