@@ -6,7 +6,7 @@ import { createRouteOf, type Idempotency } from './idempotency';
 import type { OperationDoc, ResponseSpec } from './openapi';
 import {
   compileValidator,
-  fieldsWithNul,
+  unstorableFields,
   MAX_BODY_DEPTH,
   nestedDeeperThan,
   toFieldErrors,
@@ -134,12 +134,9 @@ function hasBody(req: Request): boolean {
 function validator(schema: TSchema, location: Location, onInvalid?: (errors: FieldError[]) => AppError) {
   const validate = compileValidator(schema, location);
   return (value: unknown) => {
-    const nul = location === 'params' ? [] : fieldsWithNul(value);
-    if (nul.length) {
-      const errors = nul.map((field) => ({
-        field: field || `(${location})`,
-        message: 'must not contain the NUL character (U+0000)',
-      }));
+    const unstorable = location === 'params' ? [] : unstorableFields(value);
+    if (unstorable.length) {
+      const errors = unstorable.map(({ field, message }) => ({ field: field || `(${location})`, message }));
       if (onInvalid) throw onInvalid(errors);
       throw validationFailed(
         errors,

@@ -146,7 +146,7 @@ export const MAX_BODY_DEPTH = 64;
  * Whether a parsed body nests arrays and objects more than `limit` levels deep (the body itself is
  * level 1). A loop with its own stack, never recursion: a body of 200,000 brackets, well under the
  * size limit, would otherwise overflow the call stack of whatever walks it next (a 500). Checked
- * as soon as a body is read, so every later walk (the NUL scan, ajv) is bounded.
+ * as soon as a body is read, so every later walk (the scan for unstorable text, ajv) is bounded.
  */
 export function nestedDeeperThan(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
@@ -161,18 +161,33 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why PostgreSQL cannot store a text (or a field's name), as the problem document says it, if it cannot. */
+function unstorable(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  // A UTF-16 surrogate without its pair is no character: JSON carries it as an escape, and
+  // PostgreSQL refuses that escape in json and jsonb.
+  if (LONE_SURROGATE.test(text)) return 'must be well-formed Unicode (it holds a lone surrogate, such as \\ud800)';
+  return undefined;
+}
+
 /**
- * The fields of a request value whose text (or name) holds the NUL character. PostgreSQL cannot
- * store it in text, so it is refused for every route before it reaches a handler: a 400 naming
- * the field, never a 500 from the database.
+ * The fields of a request value whose text (or name) PostgreSQL cannot store: the NUL character in
+ * any text, a lone surrogate in json. Refused for every route before it reaches a handler: a 400
+ * naming the field and why, never a 500 from the database.
  */
-export function fieldsWithNul(value: unknown, field = ''): string[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [field] : [];
-  if (Array.isArray(value)) return value.flatMap((item, index) => fieldsWithNul(item, `${field}[${index}]`));
+export function unstorableFields(value: unknown, field = ''): { field: string; message: string }[] {
+  if (typeof value === 'string') {
+    const message = unstorable(value);
+    return message ? [{ field, message }] : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => unstorableFields(item, `${field}[${index}]`));
   if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, item]) =>
-      key.includes('\u0000') ? [join(field, key)] : fieldsWithNul(item, join(field, key)),
-    );
+    return Object.entries(value).flatMap(([key, item]) => {
+      const message = unstorable(key);
+      return message ? [{ field: join(field, key), message }] : unstorableFields(item, join(field, key));
+    });
   }
   return [];
 }

@@ -43,6 +43,23 @@ describe('problem documents', () => {
     expect(query.body.errors).toEqual([{ field: 'page', message: 'must not contain the NUL character (U+0000)' }]);
   });
 
+  test('When any text of the body holds a lone UTF-16 surrogate, then 400 names each field (json cannot store it)', async () => {
+    const lone = 'must be well-formed Unicode (it holds a lone surrogate, such as \\ud800)';
+    const response = await request(app)
+      .post('/api/v1/things')
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send('{"name":"a\\ud800b","parts":[{"start":"\\udfff"}]}');
+    expectProblem(response, 400);
+    expect(response.body.errors).toEqual([
+      { field: 'name', message: lone },
+      { field: 'parts[0].start', message: lone },
+    ]);
+    // A pair is one character and passes on to the schema's own checks.
+    const paired = await request(app).post('/api/v1/things').set(AUTH).send({ name: 'ok \ud83d\ude00' });
+    expect(paired.status).not.toBe(400);
+  });
+
   test('When fields are wrong, missing or unknown, then the 400 lists each one by its path', async () => {
     const response = await request(app)
       .post('/api/v1/things')
