@@ -298,9 +298,11 @@ async function full(
   batchSize = COMPARE_BATCH,
 ): Promise<Counts> {
   const listed = new ListedUsers();
-  const [groupsById, storedGroupList] = await Promise.all([
+  // The stored groups and ids are read while the directory is: neither waits for the other.
+  const [groupsById, storedGroupList, liveIds] = await Promise.all([
     collect(client.listGroups(), validGroup, mirrorGroup),
     syncs.loadGroups(connectorId),
+    syncs.liveMirrorIds(connectorId),
     compareUsers(client.listUsers(), (ids) => syncs.loadMirror(connectorId, ids), listed, batchSize),
   ]);
   const groups = [...groupsById.values()];
@@ -308,7 +310,7 @@ async function full(
   // Users equal to their row but for groups are rebuilt from that row: only they are read again.
   for (const user of await syncs.loadMirror(connectorId, [...regrouped.keys()]))
     diff.add(user, { ...mirrorFields(user), groups: regrouped.get(user.scimId)! });
-  const markDeleted = (await syncs.liveMirrorIds(connectorId)).filter((id) => !listed.seen.has(id));
+  const markDeleted = liveIds.filter((id) => !listed.seen.has(id));
 
   const storedGroups = new Map(storedGroupList.map((group) => [group.scimId, group]));
   const upsertGroups = groups.filter((group) => {
