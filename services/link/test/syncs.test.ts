@@ -27,8 +27,8 @@ beforeAll(async () => {
   // Full syncs here (each reads every page); deltas are delta-syncs.test.ts's.
   scim.setFilterSupported(false);
   // 20 per page: the 45 users below take three pages (a directory that sends fewer than asked is
-  // covered in scim-client.test.ts).
-  link = await startLink({ logStream, settings: { sync: { pageSize: 20, retryDelayMs: 200 } } });
+  // covered in scim-client.test.ts), each page compared with the mirror on its own.
+  link = await startLink({ logStream, settings: { sync: { pageSize: 20, compareBatchSize: 10, retryDelayMs: 200 } } });
   const engineering = scim.addGroup('Engineering');
   const sales = scim.addGroup('Sales');
   scim.addGroup('Empty');
@@ -174,6 +174,63 @@ describe('a sync run', () => {
     // Kept in the mirror, marked deleted.
     const removed = await link.db.directoryUser.findFirstOrThrow({ where: { connectorId, scimId: removedId } });
     expect(removed.deletedAt).not.toBeNull();
+  });
+
+  test('When a user is listed on two pages and others are gone or changed group, then each counts once and the mirror follows', async () => {
+    const auth = caller();
+    const connectorId = await connector(link, auth);
+    await sync(link, auth, connectorId);
+    const listed = scim.users();
+    const sales = scim.groups().find((g) => g.displayName === 'Sales')!;
+    const engineering = scim.groups().find((g) => g.displayName === 'Engineering')!;
+    // One user moves to the other group (its row differs in its groups alone), another leaves.
+    const regrouped = listed[30]!;
+    const gone = scim.addUser({ userName: `gone-${randomBytes(3).toString('hex')}@contoso.example` });
+    await sync(link, auth, connectorId);
+    await request(scim.baseUrl.replace('/scim/v2', ''))
+      .delete(`/scim/v2/Users/${gone.id}`)
+      .set('Authorization', `Bearer ${scim.bearerToken}`)
+      .expect(204);
+    const moveTo = (to: typeof sales, from: typeof sales) => {
+      from.members.splice(
+        from.members.findIndex((m) => m.value === regrouped.id),
+        1,
+      );
+      to.members.push({ value: regrouped.id });
+    };
+    const inSales = sales.members.some((m) => m.value === regrouped.id);
+    const [from, to] = inSales ? [sales, engineering] : [engineering, sales];
+    moveTo(to, from);
+    // A user created while the sync pages through the users, listed first: the second page starts
+    // one user earlier, so the first page's last user is listed again.
+    let early: { id: string } | undefined;
+    scim.beforePage(/\/Users$/, 21, () => {
+      early = scim.addFirstUser({ userName: `early-${randomBytes(3).toString('hex')}@contoso.example` });
+    });
+
+    const run = await sync(link, auth, connectorId);
+
+    expect(early).toBeDefined();
+    expect(run.stats).toMatchObject({
+      users_seen: USERS,
+      users_added: 0,
+      users_updated: 1,
+      users_removed: 1,
+      groups_seen: 3,
+      mode: 'full',
+    });
+    const row = (id: string) => link.db.directoryUser.findFirst({ where: { connectorId, scimId: id } });
+    expect((await row(gone.id))?.deletedAt).not.toBeNull();
+    expect(await row(regrouped.id)).toMatchObject({ groups: [to.displayName], deletedAt: null });
+    // Not listed by this run (it began after its first page): the next run adds it.
+    expect(await row(early!.id)).toBeNull();
+    expect((await sync(link, auth, connectorId)).stats).toMatchObject({ users_seen: USERS + 1, users_added: 1 });
+    // The directory as the other tests know it.
+    await request(scim.baseUrl.replace('/scim/v2', ''))
+      .delete(`/scim/v2/Users/${early!.id}`)
+      .set('Authorization', `Bearer ${scim.bearerToken}`)
+      .expect(204);
+    moveTo(from, to);
   });
 
   test('When the directory fails twice with 503 and then answers, then the run succeeds on its third attempt', async () => {

@@ -124,7 +124,7 @@ export async function synchronise(
   client: SyncSource,
   syncs: SyncsRepository,
   baseline: SyncBaseline,
-  options: { fullSyncIntervalMs: number },
+  options: { fullSyncIntervalMs: number; compareBatchSize?: number },
 ): Promise<SyncOutcomeStats> {
   const startedAt = new Date();
   const directory = await directoryFeatures(client);
@@ -143,7 +143,7 @@ export async function synchronise(
       if (!refusedFilter(error)) throw error;
       const reason = `the directory refused the delta's filter (${(error as ScimError).message}), so this run read everything`;
       return {
-        ...(await full(connectorId, client, syncs)),
+        ...(await full(connectorId, client, syncs, options.compareBatchSize)),
         mode: 'full',
         modeReason: reason,
         deltaSince: null,
@@ -153,7 +153,7 @@ export async function synchronise(
     }
   }
   return {
-    ...(await full(connectorId, client, syncs)),
+    ...(await full(connectorId, client, syncs, options.compareBatchSize)),
     mode: 'full',
     modeReason: plan.reason,
     deltaSince: null,
@@ -206,7 +206,7 @@ const validUser = (user: ScimUser) => typeof user.userName === 'string';
 const validGroup = (group: ScimGroup) => typeof group.displayName === 'string';
 
 /**
- * The Users and the Groups (with `filter`, only those it matches), read side by side: the two
+ * A delta's Users and Groups (with `filter`, only those it matches), read side by side: the two
  * listings do not depend on each other, so a directory that answers requests in parallel (Entra,
  * Okta, a SCIM gateway) serves a sync in the time of the longer one, not of both.
  */
@@ -265,28 +265,52 @@ function membership(groups: Iterable<MirrorGroup>): Map<string, Set<string>> {
 
 /** The user with the names of the groups it is a member of added to its own, sorted (as the mirror keeps them). */
 function withGroups(user: MirrorUser, names: Set<string> | undefined): MirrorUser {
-  const groups = new Set(user.groups);
-  for (const name of names ?? []) groups.add(name);
-  return { ...user, groups: [...groups].sort() };
+  return { ...user, groups: groupNames(user.groups, names) };
 }
 
-/** Everything: users missing from the directory are marked deleted, groups missing are dropped. */
-async function full(connectorId: string, client: SyncSource, syncs: SyncsRepository): Promise<Counts> {
-  // The mirror is read while the directory is: neither waits for the other.
-  const [[users, groupsById], mirror, storedGroupList] = await Promise.all([
-    readUsersAndGroups(client),
-    syncs.loadMirror(connectorId),
+/** A user's own group names and those of the groups it is a member of, once each, sorted. */
+function groupNames(own: string[], memberOf: Set<string> | undefined): string[] {
+  const groups = new Set(own);
+  for (const name of memberOf ?? []) groups.add(name);
+  return [...groups].sort();
+}
+
+/** A stored user's fields as the mirror writes them (without its deletion time). */
+function mirrorFields(user: StoredMirrorUser): MirrorUser {
+  const { scimId, externalId, userName, displayName, email, active, groups, department, manager } = user;
+  return { scimId, externalId, userName, displayName, email, active, groups, department, manager };
+}
+
+/** Users compared with the mirror per batch of at least this many (or the rest): one query for each. */
+const COMPARE_BATCH = 1000;
+
+/**
+ * Everything: users missing from the directory are marked deleted, groups missing are dropped.
+ * The users are compared with the mirror a batch at a time as the directory sends them (the
+ * groups, read alongside, give their membership only at the end), so what stays in memory until
+ * then is the changed users and a few references per unchanged one, not the directory and the
+ * mirror whole. Nothing is written until everything is read: a sync that fails writes nothing.
+ */
+async function full(
+  connectorId: string,
+  client: SyncSource,
+  syncs: SyncsRepository,
+  batchSize = COMPARE_BATCH,
+): Promise<Counts> {
+  const listed = new ListedUsers();
+  // The stored groups and ids are read while the directory is: neither waits for the other.
+  const [groupsById, storedGroupList, liveIds] = await Promise.all([
+    collect(client.listGroups(), validGroup, mirrorGroup),
     syncs.loadGroups(connectorId),
+    syncs.liveMirrorIds(connectorId),
+    compareUsers(client.listUsers(), (ids) => syncs.loadMirror(connectorId, ids), listed, batchSize),
   ]);
   const groups = [...groupsById.values()];
-  const groupsOf = membership(groups);
-
-  const before = new Map(mirror.map((user) => [user.scimId, user]));
-  const diff = new UserDiff();
-  for (const user of users.values()) diff.add(before.get(user.scimId), withGroups(user, groupsOf.get(user.scimId)));
-  const markDeleted = [...before.values()]
-    .filter((user) => !user.deletedAt && !users.has(user.scimId))
-    .map((user) => user.scimId);
+  const { diff, regrouped } = listed.withMembership(membership(groups));
+  // Users equal to their row but for groups are rebuilt from that row: only they are read again.
+  for (const user of await syncs.loadMirror(connectorId, [...regrouped.keys()]))
+    diff.add(user, { ...mirrorFields(user), groups: regrouped.get(user.scimId)! });
+  const markDeleted = liveIds.filter((id) => !listed.seen.has(id));
 
   const storedGroups = new Map(storedGroupList.map((group) => [group.scimId, group]));
   const upsertGroups = groups.filter((group) => {
@@ -298,12 +322,94 @@ async function full(connectorId: string, client: SyncSource, syncs: SyncsReposit
 
   await syncs.applyMirror(connectorId, { upsert: diff.upsert, markDeleted, upsertGroups, removeGroups });
   return {
-    usersSeen: users.size,
+    usersSeen: listed.seen.size,
     usersAdded: diff.added,
     usersUpdated: diff.updated,
     usersRemoved: markDeleted.length,
     groupsSeen: groups.length,
   };
+}
+
+/**
+ * Reads the users' pages into `listed` a batch at a time, each batch compared with its mirror rows
+ * (`load`). The rows of one batch load while the directory sends the next, so the mirror's reads
+ * stay off the listing's path as when it was read whole; never more than one batch waits.
+ */
+async function compareUsers(
+  pages: AsyncIterable<ScimUser[]>,
+  load: (ids: string[]) => Promise<StoredMirrorUser[]>,
+  listed: ListedUsers,
+  batchSize: number,
+): Promise<void> {
+  let batch = new Map<string, MirrorUser>();
+  let previous: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    await previous;
+    const users = batch;
+    batch = new Map();
+    previous = load([...users.keys()]).then((rows) => listed.compare(users, rows));
+    // Awaited at the next flush or the end; until then a failure must not count as unhandled.
+    previous.catch(() => undefined);
+  };
+  for await (const page of pages) {
+    for (const user of page)
+      if (user && typeof user.id === 'string' && validUser(user)) batch.set(user.id, mirrorUser(user));
+    if (batch.size >= batchSize) await flush();
+  }
+  if (batch.size) await flush();
+  await previous;
+}
+
+/**
+ * What a full sync keeps of the users it listed, compared with their mirror rows: the ids seen,
+ * the users to write whatever their membership (new, back, or changed in a field other than
+ * groups), and for the others only their own groups and the stored ones, names shared, to
+ * compare once the groups' members are known.
+ */
+class ListedUsers {
+  readonly seen = new Set<string>();
+  private readonly changed = new Map<string, { user: MirrorUser; added: boolean }>();
+  private readonly sameButGroups = new Map<string, { own: string[]; stored: string[] }>();
+  private readonly names = new Map<string, string>();
+
+  /** A batch and its mirror rows; a user listed again (pages shifting under a change) replaces its earlier listing. */
+  compare(users: Map<string, MirrorUser>, rows: StoredMirrorUser[]) {
+    const stored = new Map(rows.map((row) => [row.scimId, row]));
+    for (const [id, user] of users) {
+      this.seen.add(id);
+      this.changed.delete(id);
+      this.sameButGroups.delete(id);
+      const old = stored.get(id);
+      if (!old || old.deletedAt) this.changed.set(id, { user, added: true });
+      else if (!sameFields(old, user)) this.changed.set(id, { user, added: false });
+      else this.sameButGroups.set(id, { own: this.shared(user.groups), stored: this.shared(old.groups) });
+    }
+  }
+
+  /**
+   * With each user's membership (`groupsOf`): the users to write, counted, and the ids (with
+   * their groups now) of those whose row differs in its groups alone, for the caller to rebuild.
+   */
+  withMembership(groupsOf: Map<string, Set<string>>): { diff: UserDiff; regrouped: Map<string, string[]> } {
+    const diff = new UserDiff();
+    for (const [id, { user, added }] of this.changed) diff.write(withGroups(user, groupsOf.get(id)), added);
+    const regrouped = new Map<string, string[]>();
+    for (const [id, { own, stored }] of this.sameButGroups) {
+      const groups = groupNames(own, groupsOf.get(id));
+      if (!sameNames(stored, groups)) regrouped.set(id, groups);
+    }
+    return { diff, regrouped };
+  }
+
+  /** The names, each one string however many users are in its group. */
+  private shared(names: string[]): string[] {
+    return names.map((name) => {
+      const known = this.names.get(name);
+      if (known !== undefined) return known;
+      this.names.set(name, name);
+      return name;
+    });
+  }
 }
 
 /**
@@ -369,17 +475,24 @@ class UserDiff {
   updated = 0;
 
   add(old: StoredMirrorUser | undefined, user: MirrorUser) {
-    if (!old || old.deletedAt) {
-      this.added++;
-      this.upsert.push(user);
-    } else if (!sameUser(old, user)) {
-      this.updated++;
-      this.upsert.push(user);
-    }
+    if (!old || old.deletedAt) this.write(user, true);
+    else if (!sameUser(old, user)) this.write(user, false);
+  }
+
+  /** A user known to differ from its row: new (or back) when `added`, else changed. */
+  write(user: MirrorUser, added: boolean) {
+    if (added) this.added++;
+    else this.updated++;
+    this.upsert.push(user);
   }
 }
 
 function sameUser(a: StoredMirrorUser | MirrorUser, b: MirrorUser): boolean {
+  return sameFields(a, b) && sameNames(a.groups, b.groups);
+}
+
+/** Whether two users agree in everything but their groups. */
+function sameFields(a: StoredMirrorUser | MirrorUser, b: MirrorUser): boolean {
   return (
     a.externalId === b.externalId &&
     a.userName === b.userName &&
@@ -387,8 +500,7 @@ function sameUser(a: StoredMirrorUser | MirrorUser, b: MirrorUser): boolean {
     a.email === b.email &&
     a.active === b.active &&
     a.department === b.department &&
-    a.manager === b.manager &&
-    sameNames(a.groups, b.groups)
+    a.manager === b.manager
   );
 }
 

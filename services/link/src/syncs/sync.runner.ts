@@ -27,6 +27,8 @@ export interface SyncRunnerOptions {
   maxRetryDelayMs?: number;
   /** Users/Groups asked for per SCIM page (the directory may send fewer). */
   pageSize?: number;
+  /** Users a full sync compares with the mirror per query, once that many are read (default 1,000). */
+  compareBatchSize?: number;
   /** A sync job still active after this long is failed by pg-boss and retried by link (default 1 h). */
   jobExpireSeconds?: number;
   /** A full sync at least this often, deltas in between (FULL_SYNC_INTERVAL_HOURS; default 24 h). */
@@ -146,6 +148,7 @@ export function createSyncRunner(deps: {
     try {
       const stats = await synchronise(run.connectorId, client, syncs, run.baseline, {
         fullSyncIntervalMs: deps.options?.fullSyncIntervalMs ?? DEFAULT_FULL_SYNC_INTERVAL_MS,
+        compareBatchSize: deps.options?.compareBatchSize,
       });
       await finishAttempt(runId, run.attempts, { status: 'succeeded', error: null, stats });
       logger.info('sync run succeeded', {

@@ -505,6 +505,17 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
       return (await users.execute()).map(toMirrorUser);
     },
 
+    /** The ids of the mirror's users not marked deleted: those a full sync marks deleted unless it lists them. */
+    async liveMirrorIds(connectorId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('directory_users')
+        .select('scim_id')
+        .where('connector_id', '=', connectorId)
+        .where('deleted_at', 'is', null)
+        .execute();
+      return rows.map((row) => row.scim_id);
+    },
+
     /** The mirror's groups, or only those of `scimIds`, or those with a member of `memberIds`. */
     async loadGroups(connectorId: string, only?: { scimIds?: string[]; memberIds?: string[] }): Promise<MirrorGroup[]> {
       const groups = db

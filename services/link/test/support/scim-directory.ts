@@ -34,6 +34,10 @@ export interface ScimDirectory {
   failNext(method: string, path: RegExp, status: number, times?: number, headers?: Record<string, string>): void;
   /** Requests matching method and path wait until the returned function is called. */
   hold(method: string, path: RegExp): () => void;
+  /** Runs `action` once, when a GET of `path` asks for the page at `startIndex`, before the directory answers it. */
+  beforePage(path: RegExp, startIndex: number, action: () => void): void;
+  /** A user listed before all others (as by a directory ordering its listing by creation, newest first). */
+  addFirstUser(user: { userName: string }): ScimUser;
   /** Every request the directory received, as "METHOD /path". */
   requests(): string[];
   close(): Promise<void>;
@@ -67,6 +71,7 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
   const failures: { method: string; path: RegExp; status: number; left: number; headers: Record<string, string> }[] =
     [];
   const holds: { method: string; path: RegExp; release: Promise<void> }[] = [];
+  const pageActions: { path: RegExp; startIndex: number; action: () => void }[] = [];
   const seen: string[] = [];
   const log: string[] = [];
   let refused: RegExp | null = null;
@@ -138,6 +143,10 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
         );
       return;
     }
+    const before = pageActions.findIndex(
+      (a) => req.method === 'GET' && a.path.test(req.path) && String(req.query.startIndex) === String(a.startIndex),
+    );
+    if (before >= 0) pageActions.splice(before, 1)[0]!.action();
     const hold = holds.find((h) => h.method === req.method && h.path.test(req.path));
     if (hold) await hold.release;
     const failure = failures.find((f) => f.left > 0 && f.method === req.method && f.path.test(req.path));
@@ -183,7 +192,7 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/scim/v2`;
 
-  return {
+  const directory: ScimDirectory = {
     baseUrl,
     bearerToken,
     users: () => [...users.values()] as ScimUser[],
@@ -212,6 +221,17 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
       users.set(row.id, row);
       return row as ScimUser;
     },
+    beforePage(path, startIndex, action) {
+      pageActions.push({ path, startIndex, action });
+    },
+    addFirstUser(user) {
+      const added = directory.addUser(user);
+      const rest = [...users].filter(([id]) => id !== added.id);
+      users.clear();
+      users.set(added.id, added as unknown as Stored);
+      for (const [id, row] of rest) users.set(id, row);
+      return added;
+    },
     failNext(method, path, status, times = 1, headers = {}) {
       failures.push({ method, path, status, left: times, headers });
     },
@@ -237,4 +257,5 @@ export async function startScimDirectory(): Promise<ScimDirectory> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return directory;
 }
