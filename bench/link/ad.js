@@ -5,7 +5,7 @@
 // offline; the built link, as production starts it, syncs it through an `ldap` connector over LDAPS.
 //   full   repeated full syncs, nothing changed (FULL_SYNC_INTERVAL_HOURS so small that every
 //          sync is full), alternating with a bare client reading the same users and groups with
-//          the same paged searches (RFC 2696, 1,000 a page): target ≤ 1.3× the bare client;
+//          the same paged searches (RFC 2696, link's page size): target ≤ 1.3× the bare client;
 //   delta  repeated delta syncs, nothing changed (uSNChanged above the last run's highest
 //          committed USN), alternating with the bare client asking the same question: ≤ 1.1×.
 // link's time is its run's started_at → finished_at. RSS: link's peak during the full syncs, at
@@ -36,6 +36,8 @@ const { applyMigrations } = require(`${ROOT}/packages/db/dist/index.js`);
 const { startTestIssuer } = require(`${ROOT}/packages/testkit/dist/index.js`);
 const { startSambaDc, adDirectory } = require(`${ROOT}/packages/peers/dist/index.js`);
 const { Client: LdapClient } = require(require.resolve('ldapts', { paths: [LINK] }));
+// The bare client reads the same pages as link does.
+const { LDAP_PAGE_SIZE } = require(`${LINK}/dist/ldap/ldap-directory.js`);
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -73,7 +75,7 @@ async function bareRead(dc, usersOu, groupsOu, changed = '') {
     await client.search('', { scope: 'base', attributes: ['currentTime', 'highestCommittedUSN', 'dsServiceName'] });
     const userFilter = changed ? `(&${USER_FILTER}${changed})` : USER_FILTER;
     const groupFilter = changed ? `(&${GROUP_FILTER}${changed})` : GROUP_FILTER;
-    const paged = { paged: { pageSize: 1000 }, explicitBufferAttributes: ['objectGUID'] };
+    const paged = { paged: { pageSize: LDAP_PAGE_SIZE }, explicitBufferAttributes: ['objectGUID'] };
     for await (const page of client.searchPaginated(usersOu, {
       scope: 'sub',
       filter: userFilter,

@@ -17,9 +17,16 @@ export interface LdapDirectoryOptions {
   settings: LdapSettings;
   bindPassword: string;
   outbound: Outbound;
-  /** Entries per page (AD's MaxPageSize is 1,000, the default). */
+  /** Entries per page (LDAP_PAGE_SIZE unless given). */
   pageSize?: number;
 }
+
+/**
+ * Entries per page of a listing. AD serves up to its MaxPageSize (1,000) a page; ldapts keeps a
+ * page's parsed messages until the page ends, so a smaller page bounds what one sync holds at once
+ * for a round trip more per 500 entries.
+ */
+export const LDAP_PAGE_SIZE = 500;
 
 const first = (value: Entry[string] | undefined): string | undefined => {
   const one = Array.isArray(value) ? value[0] : value;
@@ -42,7 +49,7 @@ export function createLdapDirectory(options: LdapDirectoryOptions) {
   const { settings, outbound } = options;
   const flavor = flavorOf(settings.flavor);
   const origin = originOf(options.url);
-  const pageSize = options.pageSize ?? 1000;
+  const pageSize = options.pageSize ?? LDAP_PAGE_SIZE;
   const endpoint = {
     url: options.url,
     startTls: settings.startTls,
