@@ -497,12 +497,16 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
       return { items: items.map(toGroupRow), total };
     },
 
-    /** The mirror's users (deleted ones too), or only those of `scimIds`. */
-    async loadMirror(connectorId: string, scimIds?: string[]): Promise<StoredMirrorUser[]> {
-      if (scimIds && !scimIds.length) return [];
-      let users = db.selectFrom('directory_users').select(MIRROR_USER_COLUMNS).where('connector_id', '=', connectorId);
-      if (scimIds) users = users.where((eb) => eb('scim_id', '=', eb.fn.any(eb.val(scimIds))));
-      return (await users.execute()).map(toMirrorUser);
+    /** The mirror's users of `scimIds` (deleted ones too). */
+    async loadMirror(connectorId: string, scimIds: string[]): Promise<StoredMirrorUser[]> {
+      if (!scimIds.length) return [];
+      const users = await db
+        .selectFrom('directory_users')
+        .select(MIRROR_USER_COLUMNS)
+        .where('connector_id', '=', connectorId)
+        .where((eb) => eb('scim_id', '=', eb.fn.any(eb.val(scimIds))))
+        .execute();
+      return users.map(toMirrorUser);
     },
 
     /** The ids of the mirror's users not marked deleted: those a full sync marks deleted unless it lists them. */
