@@ -197,9 +197,16 @@ async function collect<T extends { id?: unknown }, M>(
   toMirror: (item: T) => M,
 ): Promise<Map<string, M>> {
   const items = new Map<string, M>();
-  for await (const page of pages)
-    for (const item of page) if (item && typeof item.id === 'string' && valid(item)) items.set(item.id, toMirror(item));
+  for await (const page of pages) for (const item of page) if (usable(item, valid)) items.set(item.id, toMirror(item));
   return items;
+}
+
+/** Whether a listed resource can be mirrored: an object with a SCIM id that `valid` accepts. */
+function usable<T extends { id?: unknown }>(
+  item: T | null | undefined,
+  valid: (item: T) => boolean,
+): item is T & { id: string } {
+  return item != null && typeof item.id === 'string' && valid(item);
 }
 
 const validUser = (user: ScimUser) => typeof user.userName === 'string';
@@ -352,8 +359,7 @@ async function compareUsers(
     previous.catch(() => undefined);
   };
   for await (const page of pages) {
-    for (const user of page)
-      if (user && typeof user.id === 'string' && validUser(user)) batch.set(user.id, mirrorUser(user));
+    for (const user of page) if (usable(user, validUser)) batch.set(user.id, mirrorUser(user));
     if (batch.size >= batchSize) await flush();
   }
   if (batch.size) await flush();
