@@ -305,48 +305,15 @@ async function main() {
     );
     const comparisons = [];
     const compare = async (c) => {
-      const [ours, bare] = await measurePair(
-        {
-          name: c.name,
-          target: c.service,
-          url: c.serviceUrl,
-          method: c.method,
-          headers: c.headers,
-          body: c.body,
-          paths: c.paths,
-          pid: c.pid,
-        },
-        {
-          name: c.name,
-          target: 'baseline',
-          url: c.baselineUrl,
-          method: c.method,
-          body: c.body,
-          paths: c.paths,
-          pid: c.baselinePid,
-        },
-      );
+      const load = { name: c.name, method: c.method, body: c.body, paths: c.paths };
+      const service = { ...load, target: c.service, url: c.serviceUrl, headers: c.headers };
+      const baseline = { ...load, target: 'baseline', url: c.baselineUrl };
+      const [ours, bare] = await measurePair({ ...service, pid: c.pid }, { ...baseline, pid: c.baselinePid });
+      // The same sides again at one rate both sustain, for the p99 mark (no RSS: the first pass has it).
       const rate = Math.max(1, Math.round(ours.requests_per_sec * LOAD_SHARE));
       const [oursAtLoad, bareAtLoad] = await measurePair(
-        {
-          name: c.name,
-          target: `${c.service} @${rate}/s`,
-          url: c.serviceUrl,
-          method: c.method,
-          headers: c.headers,
-          body: c.body,
-          paths: c.paths,
-          rate,
-        },
-        {
-          name: c.name,
-          target: `baseline @${rate}/s`,
-          url: c.baselineUrl,
-          method: c.method,
-          body: c.body,
-          paths: c.paths,
-          rate,
-        },
+        { ...service, target: `${c.service} @${rate}/s`, rate },
+        { ...baseline, target: `baseline @${rate}/s`, rate },
       );
       comparisons.push(compared(c, ours, bare, { rate, ours: oursAtLoad, baseline: bareAtLoad }));
     };
