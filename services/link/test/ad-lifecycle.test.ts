@@ -14,6 +14,8 @@ let managed: { id: string; domain: string; client_id: string };
 let managerId: string;
 let groupsOu: string;
 let disabledOu: string;
+/** The run engine's clock runs this far ahead of the real time: a test moves it to make a dated task due. */
+let clockOffsetMs = 0;
 
 beforeAll(async () => {
   dc = await startSambaDc({ usersOu: 'OU=Staff' });
@@ -31,7 +33,10 @@ beforeAll(async () => {
     OUTBOUND_ALLOW_LOOPBACK: 'true',
     OUTBOUND_TIMEOUT_MS: '5000',
   });
-  h = await startRunsHarness({ outbound: directoryOutboundFromConfig(config) });
+  h = await startRunsHarness({
+    outbound: directoryOutboundFromConfig(config),
+    now: () => new Date(Date.now() + clockOffsetMs),
+  });
   managed = await h.registerManagedTenant({ withConnector: false });
   managerId = (await h.deskTenant.createUser({ name: 'Grace Manager' })).id;
   const created = await request(h.link.app)
@@ -82,7 +87,24 @@ async function read(filter: string, attributes: string[]): Promise<Entry[]> {
   }
 }
 
-async function onboard(email: string, overrides: Record<string, unknown> = {}) {
+/** Runs a run's due job now by a clock `days` ahead, as the queue would on that day, and reads the run back. */
+async function runDue(kind: 'onboarding' | 'offboarding', id: string, days: number) {
+  clockOffsetMs = days * DAY_MS;
+  try {
+    await h.runJobNow(kind, id);
+  } finally {
+    clockOffsetMs = 0;
+  }
+  const response = await request(h.link.app).get(`/api/v1/${kind}s/${id}`).set('Authorization', h.auth);
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+async function onboard(
+  email: string,
+  overrides: Record<string, unknown> = {},
+  done: (run: { status: string }) => boolean = (run) => !['scheduled', 'in_progress'].includes(run.status),
+) {
   const response = await request(h.link.app)
     .post('/api/v1/onboardings')
     .set('Authorization', h.auth)
@@ -98,7 +120,7 @@ async function onboard(email: string, overrides: Record<string, unknown> = {}) {
       ...overrides,
     });
   expect(response.status).toBe(201);
-  return until(`/api/v1/onboardings/${response.body.id}`, (run) => !['scheduled', 'in_progress'].includes(run.status));
+  return until(`/api/v1/onboardings/${response.body.id}`, done);
 }
 
 describe('Active Directory joiner and leaver', () => {
@@ -240,6 +262,65 @@ describe('Active Directory joiner and leaver', () => {
       expect(Number(entry?.userAccountControl) & UF_ACCOUNTDISABLE).toBe(UF_ACCOUNTDISABLE);
       expect(entry?.memberOf ?? []).toEqual([]);
       expect(entry?.description).toBe(`Left ${lastDay}`);
+      expect(run.status).toBe('in_progress');
+      expect(run.tasks.find((task: { name: string }) => task.name === 'delete_account')).toMatchObject({
+        status: 'pending',
+      });
+
+      // Thirty days after last_day the mailbox's retention has passed: delete_account removes the entry.
+      const done = await runDue('offboarding', created.body.id, 31);
+      expect(done.tasks.find((task: { name: string }) => task.name === 'delete_account')).toMatchObject({
+        status: 'succeeded',
+        result: { directory_user_id: disable.result.directory_user_id },
+      });
+      expect(done.status).toBe('completed');
+      expect(await read(`(mail=${email})`, ['1.1'])).toEqual([]);
+      expect(await read(`(cn=Lea Ver)`, ['1.1'])).toEqual([]);
+    },
+  );
+});
+
+describe('Active Directory staged joiner', () => {
+  test(
+    'When the start date is ahead, then the account is created disabled (514) with its groups, the ' +
+      'credentials can be read, and activate_account enables it (512) at the start of the start date',
+    async () => {
+      const email = `sta.${randomBytes(3).toString('hex')}@${managed.domain}`;
+      const startDate = day(2);
+      const staged = await onboard(email, { first_name: 'Stan', last_name: 'Staged', start_date: startDate }, (run) =>
+        (run as unknown as { tasks: { name: string; finished_at: string | null }[] }).tasks.every(
+          (task) => task.name === 'activate_account' || task.finished_at !== null,
+        ),
+      );
+      expect(staged.status).toBe('in_progress');
+      expect(staged.tasks.map((task: { name: string; status: string }) => [task.name, task.status])).toEqual([
+        ['create_account', 'succeeded'],
+        ['assign_bundles', 'succeeded'],
+        ['equipment_ticket', 'succeeded'],
+        ['activate_account', 'pending'],
+      ]);
+      expect(staged.tasks[3].due_at).toBe(`${startDate}T00:00:00.000Z`);
+      const [before] = await read(`(mail=${email})`, ['userAccountControl', 'memberOf']);
+      expect(before).toMatchObject({
+        dn: `CN=Stan Staged,${dc.usersOu}`,
+        userAccountControl: '514',
+        memberOf: `CN=VPN,${groupsOu}`,
+      });
+      const credentials = await request(h.link.app)
+        .post(`/api/v1/onboardings/${staged.id}/credentials`)
+        .set('Authorization', h.auth);
+      expect(credentials.status).toBe(200);
+      expect(credentials.body.user_name).toBe('stan.staged');
+
+      // The day before the start date nothing is due yet; on the start date the account is enabled.
+      const early = await runDue('onboarding', staged.id, 1);
+      expect(early.tasks[3]).toMatchObject({ name: 'activate_account', status: 'pending', attempts: 0 });
+      expect((await read(`(mail=${email})`, ['userAccountControl']))[0]?.userAccountControl).toBe('514');
+
+      const run = await runDue('onboarding', staged.id, 2);
+      expect(run.status).toBe('completed');
+      expect(run.tasks[3]).toMatchObject({ name: 'activate_account', status: 'succeeded', attempts: 1 });
+      expect((await read(`(mail=${email})`, ['userAccountControl']))[0]?.userAccountControl).toBe('512');
     },
   );
 });

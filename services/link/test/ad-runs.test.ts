@@ -458,6 +458,16 @@ describe('Active Directory errors, named', () => {
         finished_at: null,
         detail: expect.stringMatching(/^directory_unreachable: .*will be retried/),
       });
+      // No account yet, so no initial password: 409, and asking does not use up the one retrieval.
+      const early = await request(h.link.app)
+        .post(`/api/v1/onboardings/${response.body.id}/credentials`)
+        .set('Authorization', h.auth);
+      expect(early.status).toBe(409);
+      expect(early.body).toMatchObject({
+        type: 'urn:msp:problem:credentials_not_ready',
+        status: 409,
+        detail: expect.stringContaining('has not created its account yet'),
+      });
       await dc.setDown(false);
       up = true;
       const run = await until(`/api/v1/onboardings/${response.body.id}`, finished);
@@ -474,6 +484,11 @@ describe('Active Directory errors, named', () => {
         expect((await until(`/api/v1/onboardings/${run.id}`, finished)).status).toBe('completed');
       }
       expect(await read(`(mail=${email})`, ['1.1'])).toHaveLength(1);
+      const credentials = await request(h.link.app)
+        .post(`/api/v1/onboardings/${response.body.id}/credentials`)
+        .set('Authorization', h.auth);
+      expect(credentials.status).toBe(200);
+      expect(credentials.body).toEqual({ user_name: 'back.lovelace', initial_password: expect.any(String) });
     } finally {
       if (!up) await dc.setDown(false);
     }
