@@ -57,6 +57,12 @@ export interface IdempotencyStore {
   renew(key: string, fingerprint: string, claim: string): Promise<void>;
   /** Replaces the claim `stale` by `claim`; false when the key is no longer held by `stale`. */
   takeOver(key: string, fingerprint: string, stale: string, claim: string): Promise<boolean>;
+  /**
+   * Leaves the claim held but no longer alive, if the key is still held by it: a retry at once asks
+   * what the claim's request committed (for a request whose outcome could not be told), instead of
+   * waiting out the claim or running the request again.
+   */
+  lapse(key: string, fingerprint: string, claim: string): Promise<void>;
   complete(key: string, fingerprint: string, response: StoredResponse): Promise<void>;
   release(key: string): Promise<void>;
 }
@@ -95,8 +101,8 @@ export interface IdempotencyStoreOptions {
   replicaTimeoutMs?: number;
 }
 
-const running = (fingerprint: string, claim: string) =>
-  JSON.stringify({ state: 'running', fingerprint, claim, beat: Date.now() });
+const running = (fingerprint: string, claim: string, beat = Date.now()) =>
+  JSON.stringify({ state: 'running', fingerprint, claim, beat });
 
 export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): IdempotencyStore {
   const runningTtlMs = options.runningTtlMs ?? RUNNING_TTL_MS;
@@ -122,6 +128,10 @@ export function memoryIdempotencyStore(options: IdempotencyStoreOptions = {}): I
     async renew(key, _fingerprint, claim) {
       const entry = records.get(key);
       if (entry && entry.record.state === 'running' && entry.record.claim === claim) entry.record.beat = Date.now();
+    },
+    async lapse(key, _fingerprint, claim) {
+      const entry = records.get(key);
+      if (entry && entry.record.state === 'running' && entry.record.claim === claim) entry.record.beat = 0;
     },
     async takeOver(key, fingerprint, stale, claim) {
       const entry = records.get(key);
@@ -191,6 +201,10 @@ export function redisIdempotencyStore(
     },
     async renew(key, fingerprint, claim) {
       await redis.eval(REPLACE_CLAIM_SCRIPT, 1, prefix + key, claim, running(fingerprint, claim));
+    },
+    async lapse(key, fingerprint, claim) {
+      await redis.eval(REPLACE_CLAIM_SCRIPT, 1, prefix + key, claim, running(fingerprint, claim, 0));
+      await replicated();
     },
     async takeOver(key, fingerprint, stale, claim) {
       const replaced = await redis.eval(REPLACE_CLAIM_SCRIPT, 1, prefix + key, stale, running(fingerprint, claim));
@@ -420,16 +434,26 @@ export function createIdempotency(
       try {
         await handle();
       } catch (error) {
+        clearInterval(renewal);
         // An error after the change committed (the connection lost on the way back) is answered as
         // the change; otherwise nothing was created and the key is free for a corrected retry.
         // A refusal (4xx) is thrown before anything commits: only other failures are looked up.
         const refused = isAppError(error) && error.status < 500;
-        const committed = refused ? undefined : await answerOfCommitted(req, ours, route).catch(() => undefined);
+        let committed: StoredResponse | undefined;
+        try {
+          committed = refused ? undefined : await answerOfCommitted(req, ours, route);
+        } catch {
+          // Whether it committed cannot be told now (the database is away): a retry that ran it
+          // again could make it twice, so the key stays claimed, lapsed, and the retry asks again.
+          await store.lapse(key, fingerprint, ours).catch(storeFailed);
+          throw error;
+        }
         if (!committed) {
           await store.release(key).catch(storeFailed);
           throw error;
         }
         captured = committed;
+        res.status(committed.status).set(committed.headers);
       } finally {
         clearInterval(renewal);
         res.json = json;

@@ -155,6 +155,52 @@ describe('Idempotency-Key on a POST that creates', () => {
     }
   });
 
+  test(
+    'When the change committed but the connection was lost on the way back, then the answer is the change ' +
+      '(201 with its Location) and a retry replays it',
+    async () => {
+      const kit = kitApp({ failAfterCommit: true });
+      const key = randomUUID();
+      const first = await post(kit.app, key, { name: 'a' });
+      expect(first.status).toBe(201);
+      expect(first.headers['location']).toBe('/api/v1/things/1');
+      expect(first.body).toEqual({ name: 'a', number: 1 });
+
+      const again = await post(kit.app, key, { name: 'a' });
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.headers['location']).toBe('/api/v1/things/1');
+      expect(again.body).toEqual(first.body);
+      expect(kit.created()).toBe(1);
+    },
+  );
+
+  test.each(['memory', 'Redis'])(
+    'When whether the change committed cannot be told (the database away), then 503, and the key stays ' +
+      'claimed (%s store): the retry asks again, finds the change and replays it rather than running it twice',
+    async (storeKind) => {
+      const redis =
+        storeKind === 'Redis' ? new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379') : undefined;
+      try {
+        const idempotencyStore = redis ? redisIdempotencyStore(redis, `idem:test:${randomUUID()}:`) : undefined;
+        const kit = kitApp({ redis, idempotencyStore, failAfterCommit: true, effectLookupFailures: 1 });
+        const key = randomUUID();
+        const first = await post(kit.app, key, { name: 'a' });
+        expect(first.status).toBe(503);
+        expect(first.headers['content-type']).toMatch(/^application\/problem\+json/);
+
+        const again = await post(kit.app, key, { name: 'a' });
+        expect(again.status).toBe(201);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.headers['location']).toBe('/api/v1/things/1');
+        expect(again.body).toEqual({ name: 'a', number: 1 });
+        expect(kit.created()).toBe(1);
+      } finally {
+        redis?.disconnect();
+      }
+    },
+  );
+
   test('When the OpenAPI document is read, then every creating POST names the Idempotency-Key header and its 409 and 422', async () => {
     const kit = kitApp();
     const operation = kit.openapi.paths['/things']!['post'] as {

@@ -6,6 +6,7 @@ import {
   AppError,
   createLogger,
   createServiceApp,
+  currentContext,
   strictObject,
   type IdempotencyStore,
   type Principal,
@@ -84,9 +85,19 @@ export function kitApp(
     corsOrigins?: string[];
     createDelayMs?: number;
     idempotencyStore?: IdempotencyStore;
+    /**
+     * The create commits (its effect is recorded under the request's claim, as a service's events
+     * are) and then loses its database connection on the way back, as when PostgreSQL went away
+     * between its COMMIT and the answer.
+     */
+    failAfterCommit?: boolean;
+    /** How many times the lookup of what a claim committed finds the database away before it works. */
+    effectLookupFailures?: number;
   } = {},
 ) {
   let created = 0;
+  const effects = new Map<string, { resourceId: string; object: unknown }>();
+  let lookupFailures = options.effectLookupFailures ?? 0;
   const things = new Map<string, { id: string; name: string; version: number }>([
     ['1', { id: '1', name: 'first', version: 1 }],
   ]);
@@ -114,6 +125,13 @@ export function kitApp(
     bodyLimit: options.bodyLimit,
     corsOrigins: options.corsOrigins,
     idempotencyStore: options.idempotencyStore,
+    effectOfIdempotencyClaim: async (claim) => {
+      if (lookupFailures > 0) {
+        lookupFailures -= 1;
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      }
+      return effects.get(claim);
+    },
     routes: (api) => {
       api.route({
         method: 'post',
@@ -131,6 +149,11 @@ export function kitApp(
         handler: async (_req, res, { body }) => {
           if (options.createDelayMs) await new Promise((resolve) => setTimeout(resolve, options.createDelayMs).unref());
           created += 1;
+          if (options.failAfterCommit) {
+            const claim = currentContext()?.idempotencyClaim;
+            if (claim) effects.set(claim, { resourceId: String(created), object: { ...body, number: created } });
+            throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '08006' });
+          }
           res
             .status(201)
             .location(`/api/v1/things/${created}`)
