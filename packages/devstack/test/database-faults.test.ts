@@ -233,3 +233,95 @@ test(
     expect(hr.exitCode).toBeNull();
   },
 );
+
+test(
+  'When a create with an Idempotency-Key commits but its COMMIT is cut off while it waits for the synchronous ' +
+    'standby, then it is answered 503, not as created, and a retry with the key once the standby has it replays it',
+  async () => {
+    expectHrAlive();
+    const call = (path: string, body: object, key?: string) =>
+      fetch(`${hrUrl}/api/v1${path}`, {
+        method: 'POST',
+        headers: {
+          Authorization: auth,
+          'Content-Type': 'application/json',
+          ...(key ? { 'Idempotency-Key': key } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const userId = randomUUID();
+    const employee = await call('/employees', {
+      user_id: userId,
+      personnel_number: String(next++),
+      name: 'Sync Standby',
+      employment: { start_date: '2024-01-01' },
+    });
+    expect(employee.status).toBe(201);
+    const { id: employeeId } = (await employee.json()) as { id: string };
+    const contract = await call(`/employees/${employeeId}/contracts`, {
+      valid_from: '2024-01-01',
+      weekly_minutes: 2400,
+      working_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      vacation_days_per_year: 30,
+      state: 'DE-BY',
+    });
+    expect(contract.status).toBe(201);
+    // A timesheet: its create records timesheet.created, carrying the request's claim, in its transaction.
+    const key = randomUUID();
+    const sheet = {
+      user_id: userId,
+      date: '2024-03-04',
+      entries: [{ start: '08:00', end: '12:00', category: 'normal' }],
+    };
+    const post = () => call('/timesheets', sheet, key);
+
+    const admin = new Client({ connectionString: server.serverUrl });
+    await admin.connect();
+    // A standby that never attaches: every commit waits for it, as on a primary cut off from its standby.
+    await admin.query(`ALTER SYSTEM SET synchronous_standby_names = 'never_attached'`);
+    await admin.query('SELECT pg_reload_conf()');
+    let cutting = true;
+    // What a failover does to the old primary's sessions: each one waiting for the standby is ended.
+    const cutter = (async () => {
+      while (cutting) {
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'hr_faults' AND wait_event = 'SyncRep'`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    let first: Response;
+    try {
+      first = await post();
+    } finally {
+      cutting = false;
+      await cutter;
+      await admin.query('ALTER SYSTEM RESET synchronous_standby_names');
+      await admin.query('SELECT pg_reload_conf()');
+      await admin.end();
+    }
+    expect(first.status).toBe(503);
+    expect(first.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+
+    // The change did commit on this server, and with no standby required it is durable now: the retry
+    // is answered with it, and nothing is created twice.
+    let again = await post();
+    for (let i = 0; again.status === 503 && i < 50; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      again = await post();
+    }
+    const body = (await again.json()) as { id: string; date: string };
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(body.date).toBe(sheet.date);
+    const hrDb = new Client({ connectionString: databaseUrl });
+    await hrDb.connect();
+    try {
+      const stored = await hrDb.query<{ id: string }>(`SELECT id FROM timesheets WHERE user_id = $1`, [userId]);
+      expect(stored.rows.map((row) => row.id)).toEqual([body.id]);
+    } finally {
+      await hrDb.end();
+    }
+    expectHrAlive();
+  },
+);

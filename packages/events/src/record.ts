@@ -152,5 +152,13 @@ export async function effectOfClaim(
     resourceType,
   );
   const row = rows[0];
-  return row ? { resourceId: row.resource_id, object: row.object } : undefined;
+  if (!row) return undefined;
+  // A commit is visible here once it is in this server's WAL, even when the connection that made it
+  // was cut while it waited for the synchronous standby: a primary cut off from its standby shows a
+  // change that the failover then rewinds away. A transaction of our own that writes WAL (a
+  // transactional logical message: no table, no privilege) commits only once the standby has
+  // everything up to it, so the change is answered as done only when it survives a failover; when
+  // that cannot be had, this throws and the caller's retry asks again.
+  await db.$queryRawUnsafe(`SELECT pg_logical_emit_message(true, 'msp-idempotency', $1)::text AS lsn`, claim);
+  return { resourceId: row.resource_id, object: row.object };
 }
