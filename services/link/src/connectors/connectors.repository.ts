@@ -1,11 +1,12 @@
 import { afterKeyOf, inListOrder, listCount, listPage } from '@msp/db';
 import { unknownAfterItem, type ListWindow } from '@msp/http';
 import type { Selectable } from 'kysely';
-import type { Connector } from '../generated/kysely/database';
+import type { Connector, ConnectorType } from '../generated/kysely/database';
 import type { Db } from '../db';
 import { ldapSettingsOf, type LdapSettings } from '../ldap/ldap-settings';
 
-export type ConnectorType = 'scim' | 'ldap';
+/** The database's enum (connector_type): each value has its definition in connector-types.ts. */
+export type { ConnectorType };
 
 /** A connector as stored: the bearer token only in its sealed (encrypted) form. */
 export interface ConnectorRecord {
