@@ -136,7 +136,7 @@ describe('ldap connectors: create, read, change', () => {
       const stored = await link.db.connector.findUniqueOrThrow({ where: { id: response.body.id } });
       expect(stored.bearerTokenEncrypted).toMatch(/^v1\./);
       expect(stored.bearerTokenEncrypted).not.toContain(dc.adminPassword);
-      expect(JSON.stringify(stored.ldapConfig)).not.toContain(dc.adminPassword);
+      expect(JSON.stringify(stored.settings)).not.toContain(dc.adminPassword);
 
       const read = await request(link.app).get(`${CONNECTORS}/${response.body.id}`).set('Authorization', auth);
       expect(read.status).toBe(200);

@@ -14,7 +14,7 @@ import type { ConnectorRecord, ConnectorsRepository } from './connectors.reposit
 export interface ConnectorDirectories {
   /** What a sync reads from the connector's directory, whatever its type. */
   syncSourceOf(
-    connector: Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>,
+    connector: Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'settings'>,
     options?: { signal?: AbortSignal; pageSize?: number },
   ): SyncSource;
   /**
@@ -51,8 +51,8 @@ export function createConnectorDirectories(deps: {
   const { connectors, secrets, outbound } = deps;
 
   /** Throws when the secret was sealed under another key: GCM refuses it. */
-  const connectionOf = (connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>) => ({
-    settings: { baseUrl: connector.baseUrl, ldap: connector.ldap },
+  const connectionOf = (connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted' | 'settings'>) => ({
+    settings: { baseUrl: connector.baseUrl, settings: connector.settings },
     secret: secrets.open(connector.bearerTokenEncrypted),
     outbound,
   });

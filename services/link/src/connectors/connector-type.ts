@@ -6,9 +6,9 @@ import type { ConnectorRecord, ConnectorType } from './connectors.repository';
 
 /**
  * What a connector keeps of its `config` besides the sealed secret, in the columns as they are:
- * `base_url` and, for `ldap` only, `ldap_config` (null for the others).
+ * `base_url`, and `settings`, the rest in a shape only its type knows (null when there is none).
  */
-export type ConnectorSettings = Pick<ConnectorRecord, 'baseUrl' | 'ldap'>;
+export type ConnectorSettings = Pick<ConnectorRecord, 'baseUrl' | 'settings'>;
 
 /** A connector's settings with its secret opened: what a type needs to talk to its directory. */
 export interface Connection {
@@ -40,7 +40,7 @@ export interface ConnectorTypeDefinition<T extends ConnectorType = ConnectorType
   schemas: { create: TObject; patch: TObject; view: TObject };
   /** The write-only member of its `config` (stored sealed), and its name in messages. */
   secret: { field: string; name: string };
-  /** The settings a create's `config` gives. */
+  /** The settings a create's `config` gives; its `settings` are what the type's other members read back. */
   settingsFrom(config: Record<string, unknown>): ConnectorSettings;
   /** The settings a PATCH's `config` changes, over the current ones; the omitted are left out. */
   changesFrom(config: Record<string, unknown>, current: ConnectorSettings): Partial<ConnectorSettings>;

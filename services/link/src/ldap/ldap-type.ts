@@ -6,11 +6,13 @@ import { ldapSettingsFrom, transportProblem } from './ldap-config';
 import { LdapError } from './ldap-connection';
 import { createLdapDirectory } from './ldap-directory';
 import { LdapConfigInput, LdapConfigOutput, LdapConfigPatch } from './ldap-schemas';
-import type { LdapSettings } from './ldap-settings';
+import { ldapSettingsOf, type LdapSettings } from './ldap-settings';
 
+/** The connector's stored settings read as LDAP's; an ldap connector always has them. */
 function settingsOf(settings: ConnectorSettings): LdapSettings {
-  if (!settings.ldap) throw new Error('an ldap connector without its settings');
-  return settings.ldap;
+  const ldap = ldapSettingsOf(settings.settings);
+  if (!ldap) throw new Error('an ldap connector without its settings');
+  return ldap;
 }
 
 /** The LDAP server's host: refused as a base_url would be, and a cleartext bind refused unless on loopback. */
@@ -43,7 +45,7 @@ function directoryOf(connection: Connection, pageSize?: number) {
 
 /**
  * `ldap`: Active Directory or OpenLDAP at `url` (stored as base_url), bound as `bind_dn` with the
- * bind password (sealed where `scim` seals its token); the rest of its config is ldap_config.
+ * bind password (sealed where `scim` seals its token); the rest of its config is its settings (LdapSettings).
  */
 export const ldapType: ConnectorTypeDefinition<'ldap'> = {
   type: 'ldap',
@@ -53,11 +55,11 @@ export const ldapType: ConnectorTypeDefinition<'ldap'> = {
 
   settingsFrom(config) {
     const { url, settings } = ldapSettingsFrom(config);
-    return { baseUrl: url, ldap: settings };
+    return { baseUrl: url, settings };
   },
   changesFrom(config, current) {
     const { url, settings } = ldapSettingsFrom(config, { url: current.baseUrl, settings: settingsOf(current) });
-    return { baseUrl: url, ldap: settings };
+    return { baseUrl: url, settings };
   },
   reachedThrough: ['url', 'start_tls'],
   assertReachable: (settings, outbound) =>

@@ -37,7 +37,7 @@ export const scimType: ConnectorTypeDefinition<'scim'> = {
   schemas: { create: ScimConfigInput, patch: ScimConfigPatch, view: ScimConfigOutput },
   secret: { field: 'bearer_token', name: 'bearer token' },
 
-  settingsFrom: (config) => ({ baseUrl: String(config.base_url), ldap: null }),
+  settingsFrom: (config) => ({ baseUrl: String(config.base_url), settings: null }),
   changesFrom: (config) => (config.base_url !== undefined ? { baseUrl: String(config.base_url) } : {}),
   reachedThrough: ['base_url'],
   assertReachable: (settings, outbound) => assertMayCall(settings.baseUrl, outbound),
