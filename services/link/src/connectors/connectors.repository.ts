@@ -60,7 +60,7 @@ const COLUMNS = [
   'enabled',
   'base_url',
   'bearer_token_encrypted',
-  'settings',
+  'ldap_config',
   'created_at',
   'updated_at',
 ] as const;
@@ -82,7 +82,7 @@ function toConnector(row: Pick<Selectable<Connector>, (typeof COLUMNS)[number]>)
     enabled: row.enabled,
     baseUrl: row.base_url,
     bearerTokenEncrypted: row.bearer_token_encrypted,
-    settings: row.settings,
+    settings: row.ldap_config,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -155,7 +155,7 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
           enabled: input.enabled,
           base_url: input.baseUrl,
           bearer_token_encrypted: input.bearerTokenEncrypted,
-          settings: jsonOrNull(input.settings),
+          ldap_config: jsonOrNull(input.settings),
         })
         .returning(COLUMNS)
         .executeTakeFirstOrThrow();
@@ -171,7 +171,7 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
             enabled: changes.enabled,
             base_url: changes.baseUrl,
             bearer_token_encrypted: changes.bearerTokenEncrypted,
-            settings: changes.settings === undefined ? undefined : jsonOrNull(changes.settings),
+            ldap_config: changes.settings === undefined ? undefined : jsonOrNull(changes.settings),
             updated_at: new Date(),
           })
           .where('id', '=', id)

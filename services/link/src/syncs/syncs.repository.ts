@@ -288,7 +288,7 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
           'c.type',
           'c.base_url',
           'c.bearer_token_encrypted',
-          'c.settings',
+          'c.ldap_config',
           eb
             .selectFrom('sync_runs as b')
             .select('b.directory_started_at')
@@ -326,7 +326,7 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
           type: row.type,
           baseUrl: row.base_url,
           bearerTokenEncrypted: row.bearer_token_encrypted,
-          settings: row.settings,
+          settings: row.ldap_config,
         },
         baseline: {
           lastDirectoryStartedAt: row.last_directory_started_at,
