@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { adGroup, adUser, organizationalUnit, startSambaDc, startSlapd, type SambaDc, type Slapd } from '@msp/peers';
+import { createSecretBox } from '@msp/secrets';
 import { directoryOutboundFromConfig, loadLinkConfig } from '../src/config';
 import { startLink, type TestLink } from './support/link';
 
@@ -135,7 +136,7 @@ describe('ldap connectors: create, read, change', () => {
       const stored = await link.db.connector.findUniqueOrThrow({ where: { id: response.body.id } });
       expect(stored.bearerTokenEncrypted).toMatch(/^v1\./);
       expect(stored.bearerTokenEncrypted).not.toContain(dc.adminPassword);
-      expect(JSON.stringify(stored.ldapConfig)).not.toContain(dc.adminPassword);
+      expect(JSON.stringify(stored.settings)).not.toContain(dc.adminPassword);
 
       const read = await request(link.app).get(`${CONNECTORS}/${response.body.id}`).set('Authorization', auth);
       expect(read.status).toBe(200);
@@ -241,6 +242,22 @@ describe('ldap connectors: health', () => {
     expect(body.status).toBe('failing');
     expect(body.reason).toMatch(/invalid credentials.*config\.bind_password/);
     expect(body.reason).not.toContain('not-the-password');
+  });
+
+  test('When the bind password was sealed under another key, then the health is failing and says to set bind_password again', async () => {
+    const auth = caller();
+    const created = await createConnector(auth, adConfig());
+    const otherKey = createSecretBox(randomBytes(32));
+    await link.db.connector.update({
+      where: { id: created.body.id },
+      data: { bearerTokenEncrypted: otherKey.seal(dc.adminPassword) },
+    });
+    expect(await health(auth, created.body.id)).toMatchObject({
+      status: 'failing',
+      reason:
+        "the connector's bind password cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); " +
+        'set it again with PATCH config.bind_password',
+    });
   });
 
   test('When the certificate was issued by a CA the connector does not trust, then the health is failing and says to set ca_certificate', async () => {

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import request from 'supertest';
 import { createTestDatabase } from '@msp/db';
 import { createOutbound } from '@msp/outbound';
+import { createSecretBox } from '@msp/secrets';
 import { MIGRATIONS_DIR } from '../src/db';
 import { startLink, type TestLink } from './support/link';
 import { startScimDirectory, type ScimDirectory } from './support/scim-directory';
@@ -463,6 +464,22 @@ describe('an expired job', () => {
     } finally {
       await expiring.close();
     }
+  });
+});
+
+describe('a token link can no longer open', () => {
+  test('When the bearer token was sealed under another key, then the sync run fails at once saying to set bearer_token again', async () => {
+    const auth = caller();
+    const id = await connector(link, auth);
+    const otherKey = createSecretBox(randomBytes(32));
+    await link.db.connector.update({ where: { id }, data: { bearerTokenEncrypted: otherKey.seal(scim.bearerToken) } });
+    expect(await sync(link, auth, id)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error:
+        "the connector's bearer token cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); " +
+        'set it again with PATCH config.bearer_token',
+    });
   });
 });
 

@@ -1,27 +1,20 @@
 import type { Outbound } from '@msp/outbound';
-import { createScimClient, ScimError, type ScimClient } from '../scim/scim-client';
 import type { SecretBox } from '@msp/secrets';
-import { createLdapDirectory } from '../ldap/ldap-directory';
-import { createLdapAccounts } from '../ldap/ldap-accounts';
 import type { Directory } from '../runs/directory';
-import { LdapError } from '../ldap/ldap-connection';
-import { modifiedSinceFilter, type SyncSource } from '../syncs/sync.mirror';
+import type { SyncSource } from '../syncs/sync.mirror';
+import type { DirectoryFailure } from './connector-type';
+import { connectorTypeOf, connectorTypes, secretUnreadable } from './connector-types';
 import type { ConnectorRecord, ConnectorsRepository } from './connectors.repository';
 
 /**
  * Opens a connector's directory: the stored secret (SCIM bearer token, LDAP bind password)
  * decrypted only here, in memory, for the client that sends it. Nothing else ever sees it in clear.
- * Each connector type is one file (src/scim, src/ldap); this is the only place that chooses.
+ * What differs by type is the type's definition (connector-types.ts); nothing here branches on it.
  */
 export interface ConnectorDirectories {
-  /** The SCIM client of a connector. */
-  clientOf(
-    connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>,
-    options?: { signal?: AbortSignal; pageSize?: number },
-  ): ScimClient;
   /** What a sync reads from the connector's directory, whatever its type. */
   syncSourceOf(
-    connector: Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>,
+    connector: Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'settings'>,
     options?: { signal?: AbortSignal; pageSize?: number },
   ): SyncSource;
   /**
@@ -40,7 +33,7 @@ export interface ConnectorDirectories {
   /** An LDAP failure's name (password_policy, account_exists, ou_missing, …); null for the others. */
   failureName(error: unknown): string | null;
   /** A directory's failure in words, whether to try again, and how long it asked to wait; null for errors that are not a directory's. */
-  failureOf(error: unknown): { message: string; kind: string; retryable: boolean; retryAfterMs?: number } | null;
+  failureOf(error: unknown): DirectoryFailure | null;
 }
 
 export class NoConnectorError extends Error {
@@ -57,58 +50,34 @@ export function createConnectorDirectories(deps: {
 }): ConnectorDirectories {
   const { connectors, secrets, outbound } = deps;
 
-  function clientOf(
-    connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted'>,
-    options: { signal?: AbortSignal; pageSize?: number } = {},
-  ) {
-    return createScimClient({
-      baseUrl: connector.baseUrl,
-      bearerToken: secrets.open(connector.bearerTokenEncrypted),
-      outbound,
-      ...options,
-    });
-  }
+  /** Throws when the secret was sealed under another key: GCM refuses it. */
+  const connectionOf = (connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted' | 'settings'>) => ({
+    settings: { baseUrl: connector.baseUrl, settings: connector.settings },
+    secret: secrets.open(connector.bearerTokenEncrypted),
+    outbound,
+  });
 
-  function ldapOf(
-    connector: Pick<ConnectorRecord, 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>,
-    options: { pageSize?: number } = {},
-  ) {
-    if (!connector.ldap) throw new Error('an ldap connector without its settings');
-    return createLdapDirectory({
-      url: connector.baseUrl,
-      settings: connector.ldap,
-      bindPassword: secrets.open(connector.bearerTokenEncrypted),
-      outbound,
-      pageSize: options.pageSize,
-    });
+  function failureOf(error: unknown): DirectoryFailure | null {
+    for (const type of connectorTypes) {
+      const failure = type.failureOf(error);
+      if (failure) return failure;
+    }
+    return null;
   }
 
   return {
-    clientOf,
-    syncSourceOf(connector, options = {}) {
-      if (connector.type === 'ldap') return ldapOf(connector, options);
-      const client = clientOf(connector, options);
-      return {
-        serviceProviderConfig: () => client.serviceProviderConfig(),
-        listUsers: (since) => client.listUsers(since ? modifiedSinceFilter(since) : undefined),
-        listGroups: (since) => client.listGroups(since ? modifiedSinceFilter(since) : undefined),
-      };
-    },
+    syncSourceOf: (connector, options = {}) =>
+      connectorTypeOf(connector.type).syncSource(connectionOf(connector), options),
     async probe(connector) {
-      if (connector.type !== 'ldap') return undefined;
-      let directory;
+      const type = connectorTypeOf(connector.type);
+      if (!type.probe) return undefined;
+      let connection;
       try {
-        directory = ldapOf(connector);
+        connection = connectionOf(connector);
       } catch {
-        return "the connector's bind password cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.bind_password";
+        return secretUnreadable(connector.type);
       }
-      try {
-        await directory.health();
-        return null;
-      } catch (error) {
-        if (error instanceof LdapError) return error.message;
-        throw error;
-      }
+      return type.probe(connection);
     },
     enabledConnectorOf: (managedTenantId) => connectors.findEnabledForManagedTenant(managedTenantId),
     async hasEnabledConnector(managedTenantId) {
@@ -117,42 +86,10 @@ export function createConnectorDirectories(deps: {
     async open(managedTenantId) {
       const connector = await connectors.findEnabledForManagedTenant(managedTenantId);
       if (!connector) throw new NoConnectorError(managedTenantId);
-      if (connector.type === 'ldap' && connector.ldap) {
-        const accounts = createLdapAccounts({
-          url: connector.baseUrl,
-          settings: connector.ldap,
-          bindPassword: secrets.open(connector.bearerTokenEncrypted),
-          outbound,
-        });
-        return {
-          ...accounts,
-          // The password leaves the LDAP client sealed: the run stores it so, and only the
-          // credentials endpoint opens it.
-          async createUser(user) {
-            const { id, userName, initialPassword, managerDn } = await accounts.createUser(user);
-            return {
-              id,
-              userName,
-              initialPasswordSealed: secrets.seal(initialPassword),
-              ...(user.managerUserName ? { managerSet: managerDn !== null } : {}),
-            };
-          },
-        };
-      }
-      return clientOf(connector);
+      return connectorTypeOf(connector.type).open(connectionOf(connector), (clear) => secrets.seal(clear));
     },
-    isRetryable: (error) => (error instanceof ScimError || error instanceof LdapError) && error.retryable,
-    failureName: (error) => (error instanceof LdapError ? error.kind : null),
-    failureOf(error) {
-      if (error instanceof ScimError)
-        return {
-          message: error.message,
-          kind: error.kind,
-          retryable: error.retryable,
-          retryAfterMs: error.retryAfterMs,
-        };
-      if (error instanceof LdapError) return { message: error.message, kind: error.kind, retryable: error.retryable };
-      return null;
-    },
+    isRetryable: (error) => failureOf(error)?.retryable ?? false,
+    failureName: (error) => failureOf(error)?.name ?? null,
+    failureOf,
   };
 }

@@ -1,11 +1,11 @@
 import { afterKeyOf, inListOrder, listCount, listPage } from '@msp/db';
 import { unknownAfterItem, type ListWindow } from '@msp/http';
 import type { Selectable } from 'kysely';
-import type { Connector } from '../generated/kysely/database';
+import type { Connector, ConnectorType } from '../generated/kysely/database';
 import type { Db } from '../db';
-import { ldapSettingsOf, type LdapSettings } from '../ldap/ldap-settings';
 
-export type ConnectorType = 'scim' | 'ldap';
+/** The database's enum (connector_type): each value has its definition in connector-types.ts. */
+export type { ConnectorType };
 
 /** A connector as stored: the bearer token only in its sealed (encrypted) form. */
 export interface ConnectorRecord {
@@ -17,8 +17,11 @@ export interface ConnectorRecord {
   enabled: boolean;
   baseUrl: string;
   bearerTokenEncrypted: string;
-  /** `ldap` connectors' settings (base_url is their URL, bearerTokenEncrypted their bind password); null for `scim`. */
-  ldap: LdapSettings | null;
+  /**
+   * The rest of its config as stored (JSON), which only its type's definition reads (connector-types.ts):
+   * so a new type needs no column of its own. Null for a type with none (`scim`).
+   */
+  settings: unknown;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -30,7 +33,7 @@ export interface NewConnector {
   enabled: boolean;
   baseUrl: string;
   bearerTokenEncrypted: string;
-  ldap?: LdapSettings | null;
+  settings?: unknown;
 }
 
 export interface ConnectorChanges {
@@ -38,7 +41,8 @@ export interface ConnectorChanges {
   enabled?: boolean;
   baseUrl?: string;
   bearerTokenEncrypted?: string;
-  ldap?: LdapSettings;
+  /** Replaces the stored settings whole; left as they are when undefined. */
+  settings?: unknown;
 }
 
 export interface ConnectorFilter {
@@ -61,6 +65,11 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
+/** pg would send a JS array as a Postgres array, not JSON: settings are written as their JSON text. */
+function jsonOrNull(settings: unknown): string | null {
+  return settings === undefined || settings === null ? null : JSON.stringify(settings);
+}
+
 const NEWEST_FIRST = { columns: ['created_at', 'id'], direction: 'desc' } as const;
 
 function toConnector(row: Pick<Selectable<Connector>, (typeof COLUMNS)[number]>): ConnectorRecord {
@@ -73,7 +82,7 @@ function toConnector(row: Pick<Selectable<Connector>, (typeof COLUMNS)[number]>)
     enabled: row.enabled,
     baseUrl: row.base_url,
     bearerTokenEncrypted: row.bearer_token_encrypted,
-    ldap: ldapSettingsOf(row.ldap_config),
+    settings: row.ldap_config,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -146,7 +155,7 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
           enabled: input.enabled,
           base_url: input.baseUrl,
           bearer_token_encrypted: input.bearerTokenEncrypted,
-          ldap_config: input.ldap ? JSON.stringify(input.ldap) : null,
+          ldap_config: jsonOrNull(input.settings),
         })
         .returning(COLUMNS)
         .executeTakeFirstOrThrow();
@@ -162,7 +171,7 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
             enabled: changes.enabled,
             base_url: changes.baseUrl,
             bearer_token_encrypted: changes.bearerTokenEncrypted,
-            ldap_config: changes.ldap ? JSON.stringify(changes.ldap) : undefined,
+            ldap_config: changes.settings === undefined ? undefined : jsonOrNull(changes.settings),
             updated_at: new Date(),
           })
           .where('id', '=', id)

@@ -19,30 +19,12 @@ import {
 } from './connector.schemas';
 import type { ConnectorRecord } from './connectors.repository';
 import type { ConnectorsService } from './connectors.service';
-import type { LdapSettings } from '../ldap/ldap-settings';
-
-function ldapConfigJson(url: string, ldap: LdapSettings) {
-  return {
-    flavor: ldap.flavor,
-    url,
-    start_tls: ldap.startTls,
-    bind_dn: ldap.bindDn,
-    bind_password_set: true,
-    base_dn: ldap.baseDn,
-    users_ou: ldap.usersOu,
-    disabled_ou: ldap.disabledOu,
-    groups_base: ldap.groupsBase,
-    ca_certificate: ldap.caCertificate,
-    bundle_groups: ldap.bundleGroups,
-    upn_suffix: ldap.upnSuffix,
-    department_ous: ldap.departmentOus,
-  };
-}
+import { connectorTypeOf } from './connector-types';
 
 const SCOPE = 'admin:tenant';
 const TAGS = ['Connectors'];
 
-/** The token is write-only: a response only ever says that one is set. */
+/** The secret is write-only: a response only ever says that one is set (each type's configJson). */
 export function connectorJson(connector: ConnectorRecord): ConnectorJson {
   return {
     id: connector.id,
@@ -50,10 +32,7 @@ export function connectorJson(connector: ConnectorRecord): ConnectorJson {
     type: connector.type,
     name: connector.name,
     enabled: connector.enabled,
-    config:
-      connector.type === 'ldap' && connector.ldap
-        ? ldapConfigJson(connector.baseUrl, connector.ldap)
-        : { base_url: connector.baseUrl, bearer_token_set: true },
+    config: connectorTypeOf(connector.type).configJson(connector),
     created_at: connector.createdAt.toISOString(),
     updated_at: connector.updatedAt.toISOString(),
   };

@@ -7,8 +7,7 @@ import {
   unprocessable,
   validationFailed,
 } from '@msp/http';
-import { LDAP_FIELDS, LDAP_REQUIRED, ldapSettingsFrom, transportProblem } from '../ldap/ldap-config';
-import { OutboundBlockedError, type Outbound } from '@msp/outbound';
+import type { Outbound } from '@msp/outbound';
 import type { TenantsRepository } from '../tenants/tenants.repository';
 import type { SecretBox } from '@msp/secrets';
 import type {
@@ -18,6 +17,8 @@ import type {
   ConnectorsRepository,
   ConnectorType,
 } from './connectors.repository';
+import type { ConnectorTypeDefinition } from './connector-type';
+import { connectorTypeOf } from './connector-types';
 
 export interface NewConnectorInput {
   managedTenantId: string;
@@ -34,20 +35,25 @@ export interface ConnectorUpdate {
   config?: Record<string, unknown>;
 }
 
-const SCIM_FIELDS = ['base_url', 'bearer_token'];
-
-function wrongConfig(type: ConnectorType, config: Record<string, unknown>, required: boolean): AppError | undefined {
-  const allowed = type === 'scim' ? SCIM_FIELDS : LDAP_FIELDS;
+/**
+ * The request schema takes any type's `config` (a union), so whether it fits the connector's own
+ * type is checked here, against that type's create schema: its members, and on create its required ones.
+ */
+function wrongConfig(
+  type: ConnectorTypeDefinition,
+  config: Record<string, unknown>,
+  required: boolean,
+): AppError | undefined {
+  const allowed = Object.keys(type.schemas.create.properties);
   const errors = Object.keys(config)
     .filter((key) => !allowed.includes(key))
-    .map((key) => ({ field: `config.${key}`, message: `is not a setting of ${type} connectors` }));
+    .map((key) => ({ field: `config.${key}`, message: `is not a setting of ${type.type} connectors` }));
   if (required) {
-    const needed = type === 'scim' ? SCIM_FIELDS : LDAP_REQUIRED;
-    for (const key of needed)
+    for (const key of type.schemas.create.required ?? [])
       if (config[key] === undefined)
-        errors.push({ field: `config.${key}`, message: `is required for ${type} connectors` });
+        errors.push({ field: `config.${key}`, message: `is required for ${type.type} connectors` });
   }
-  return errors.length ? validationFailed(errors, `config does not fit ${type} connectors.`) : undefined;
+  return errors.length ? validationFailed(errors, `config does not fit ${type.type} connectors.`) : undefined;
 }
 
 /**
@@ -61,40 +67,6 @@ export function createConnectorsService(deps: {
   outbound: Outbound;
 }) {
   const { connectors, tenants, secrets, outbound } = deps;
-
-  /**
-   * A base_url production may not call (loopback, link-local, private) is refused when it is set,
-   * not only when a run calls it. A name that does not resolve yet is let through: every call
-   * checks again.
-   */
-  async function assertMayCall(baseUrl: string) {
-    try {
-      await outbound.check(baseUrl);
-    } catch (error) {
-      if (!(error instanceof OutboundBlockedError) || error.reason === 'unresolvable') return;
-      throw unprocessable(`config.base_url: ${error.message}.`, {
-        errors: [{ field: 'config.base_url', message: error.message }],
-      });
-    }
-  }
-
-  /** The LDAP server's host: refused as a base_url would be, and a cleartext bind refused unless on loopback. */
-  async function assertLdapReachable(url: string, startTls: boolean) {
-    const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-    let addresses: string[] | undefined;
-    try {
-      addresses = await outbound.addressesFor(host);
-    } catch (error) {
-      if (!(error instanceof OutboundBlockedError) || error.reason === 'unresolvable') addresses = undefined;
-      else
-        throw unprocessable(`config.url: ${error.message}.`, {
-          errors: [{ field: 'config.url', message: error.message }],
-        });
-    }
-    const problem = transportProblem(url, startTls, addresses, outbound.allowsLoopback);
-    if (problem)
-      throw unprocessable(problem, { code: 'insecure_transport', errors: [{ field: 'config.url', message: problem }] });
-  }
 
   async function get(ownerTenantId: string, id: string): Promise<ConnectorRecord> {
     const connector = await connectors.findById(ownerTenantId, id);
@@ -116,55 +88,35 @@ export function createConnectorsService(deps: {
           errors: [{ field: 'tenant_id', message: 'is not one of your managed tenants' }],
         });
       }
-      const invalid = wrongConfig(input.type, input.config, true);
+      const type = connectorTypeOf(input.type);
+      const invalid = wrongConfig(type, input.config, true);
       if (invalid) throw invalid;
-      const base = {
+      const settings = type.settingsFrom(input.config);
+      await type.assertReachable(settings, outbound);
+      return connectors.create(ownerTenantId, {
         managedTenantId: input.managedTenantId,
         type: input.type,
         name: input.name,
         enabled: input.enabled,
-      };
-      if (input.type === 'ldap') {
-        const { url, settings } = ldapSettingsFrom(input.config);
-        await assertLdapReachable(url, settings.startTls);
-        return connectors.create(ownerTenantId, {
-          ...base,
-          baseUrl: url,
-          ldap: settings,
-          bearerTokenEncrypted: secrets.seal(String(input.config.bind_password)),
-        });
-      }
-      const baseUrl = String(input.config.base_url);
-      await assertMayCall(baseUrl);
-      return connectors.create(ownerTenantId, {
-        ...base,
-        baseUrl,
-        bearerTokenEncrypted: secrets.seal(String(input.config.bearer_token)),
+        ...settings,
+        bearerTokenEncrypted: secrets.seal(String(input.config[type.secret.field])),
       });
     },
 
     async update(ownerTenantId: string, id: string, update: ConnectorUpdate): Promise<ConnectorRecord> {
       const changes: ConnectorChanges = { name: update.name, enabled: update.enabled };
-      if (update.config) {
+      const { config } = update;
+      if (config) {
         const current = await get(ownerTenantId, id);
-        const invalid = wrongConfig(current.type, update.config, false);
+        const type = connectorTypeOf(current.type);
+        const invalid = wrongConfig(type, config, false);
         if (invalid) throw invalid;
-        if (current.type === 'ldap' && current.ldap) {
-          const { url, settings } = ldapSettingsFrom(update.config, { url: current.baseUrl, settings: current.ldap });
-          if (update.config.url !== undefined || update.config.start_tls !== undefined)
-            await assertLdapReachable(url, settings.startTls);
-          changes.baseUrl = url;
-          changes.ldap = settings;
-          if (update.config.bind_password !== undefined)
-            changes.bearerTokenEncrypted = secrets.seal(String(update.config.bind_password));
-        } else {
-          if (update.config.base_url !== undefined) {
-            changes.baseUrl = String(update.config.base_url);
-            await assertMayCall(changes.baseUrl);
-          }
-          if (update.config.bearer_token !== undefined)
-            changes.bearerTokenEncrypted = secrets.seal(String(update.config.bearer_token));
-        }
+        const settings = type.changesFrom(config, current);
+        if (type.reachedThrough.some((field) => config[field] !== undefined))
+          await type.assertReachable({ ...current, ...settings }, outbound);
+        Object.assign(changes, settings);
+        if (config[type.secret.field] !== undefined)
+          changes.bearerTokenEncrypted = secrets.seal(String(config[type.secret.field]));
       }
       const updated = await connectors.update(ownerTenantId, id, changes);
       if (!updated) throw notFound(`No connector ${id}.`);

@@ -1,24 +1,6 @@
 import { BlockList } from 'node:net';
 import type { LdapFlavor, LdapSettings } from './ldap-settings';
 
-/** The members of an `ldap` connector's `config` (the request's names). */
-export const LDAP_FIELDS = [
-  'flavor',
-  'url',
-  'start_tls',
-  'bind_dn',
-  'bind_password',
-  'base_dn',
-  'users_ou',
-  'disabled_ou',
-  'groups_base',
-  'ca_certificate',
-  'bundle_groups',
-  'upn_suffix',
-  'department_ous',
-];
-export const LDAP_REQUIRED = ['flavor', 'url', 'bind_dn', 'bind_password', 'base_dn', 'users_ou'];
-
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 /** undefined: keep; null: clear; a string: set. */
 const optional = (value: unknown, current: string | null): string | null =>

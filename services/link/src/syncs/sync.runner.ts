@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '@msp/http';
 import { linkEvents } from '../events/link-events';
 import type { ConnectorDirectories } from '../connectors/connector-directories';
+import { secretUnreadable } from '../connectors/connector-types';
 import type { JobQueue } from '../jobs/job-queue';
 import { syncRunJson } from './sync.mapper';
 import { DEFAULT_FULL_SYNC_INTERVAL_MS, synchronise, type SyncSource } from './sync.mirror';
@@ -130,10 +131,7 @@ export function createSyncRunner(deps: {
       client = directories.syncSourceOf(run.connector, { signal: job.signal, pageSize: deps.options?.pageSize });
     } catch {
       // GCM refuses a token sealed under another key: retrying cannot help, a technician can.
-      const secret = run.connector.type === 'ldap' ? 'bind password' : 'bearer token';
-      const field = run.connector.type === 'ldap' ? 'bind_password' : 'bearer_token';
-      const message = `the connector's ${secret} cannot be decrypted (was CONNECTOR_ENCRYPTION_KEY changed?); set it again with PATCH config.${field}`;
-      await finishAttempt(runId, run.attempts, { status: 'failed', error: message });
+      await finishAttempt(runId, run.attempts, { status: 'failed', error: secretUnreadable(run.connector.type) });
       return;
     }
     try {

@@ -4,7 +4,6 @@ import { unknownAfterItem, type ListWindow } from '@msp/http';
 import { sql, type Selectable } from 'kysely';
 import type { DirectoryGroup, DirectoryUser, SyncRun } from '../generated/kysely/database';
 import type { Db } from '../db';
-import { ldapSettingsOf } from '../ldap/ldap-settings';
 import type { ConnectorRecord } from '../connectors/connectors.repository';
 
 export type SyncRunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -176,7 +175,7 @@ const toMirrorGroup = (row: Pick<Selectable<DirectoryGroup>, 'scim_id' | 'displa
 const OPEN_RUN_KEY = 'sync_runs_open_connector_id_key';
 
 /** What an attempt needs of its connector to call the directory. */
-type AttemptConnector = Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'ldap'>;
+type AttemptConnector = Pick<ConnectorRecord, 'type' | 'baseUrl' | 'bearerTokenEncrypted' | 'settings'>;
 
 /** The mirror's lists are in name order, then by the SCIM id that `after` names. */
 const BY_USER_NAME = { columns: ['user_name', 'scim_id'], direction: 'asc' } as const;
@@ -327,7 +326,7 @@ export function createSyncsRepository(db: Db, reads: Db = db) {
           type: row.type,
           baseUrl: row.base_url,
           bearerTokenEncrypted: row.bearer_token_encrypted,
-          ldap: ldapSettingsOf(row.ldap_config),
+          settings: row.ldap_config,
         },
         baseline: {
           lastDirectoryStartedAt: row.last_directory_started_at,
