@@ -407,15 +407,16 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
         if (!afterKey) throw unknownAfterItem();
       }
       const after = afterKey ? sql` AND (tickets.created_at, tickets.id) < (${afterKey[0]}, ${afterKey[1]})` : sql``;
-      const [items, counted] = await Promise.all([
-        rows(
-          sql<TicketSqlRow>`SELECT ${TICKET_COLUMNS} FROM tickets ${SLA_JOIN} WHERE ${where}${after} ORDER BY ${order}
-            LIMIT ${window.take} OFFSET ${window.skip}`,
-          reads,
-        ),
-        rows(total, reads),
-      ]);
-      return { items: items.map(toTicket), total: Number(counted[0]?.count ?? 0) };
+      // The total rides on every row of the page, so page and total are one statement and one round
+      // trip: PostgreSQL runs the uncorrelated subquery once. Only an empty page (past the end, or
+      // nothing matches) has no row to carry it, and asks for the total alone.
+      const found = await rows(
+        sql<TicketSqlRow & { list_total: number }>`SELECT ${TICKET_COLUMNS}, (${total}) AS list_total
+          FROM tickets ${SLA_JOIN} WHERE ${where}${after} ORDER BY ${order} LIMIT ${window.take} OFFSET ${window.skip}`,
+        reads,
+      );
+      const counted = found[0] ? found[0].list_total : (await rows(total, reads))[0]?.count;
+      return { items: found.map(toTicket), total: Number(counted ?? 0) };
     },
 
     /** Reads the ticket and locks it until the transaction ends, so changes to one ticket queue. */
