@@ -434,6 +434,7 @@ export function createIdempotency(
       try {
         await handle();
       } catch (error) {
+        // Stopped before lapse() below: a renewal landing after it would make the claim alive again.
         clearInterval(renewal);
         // An error after the change committed (the connection lost on the way back) is answered as
         // the change; otherwise nothing was created and the key is free for a corrected retry.

@@ -82,6 +82,7 @@ function toConnector(row: Pick<Selectable<Connector>, (typeof COLUMNS)[number]>)
     enabled: row.enabled,
     baseUrl: row.base_url,
     bearerTokenEncrypted: row.bearer_token_encrypted,
+    // The settings column keeps its first name through rolling updates (schema.prisma says why).
     settings: row.ldap_config,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -1,5 +1,5 @@
 /**
- * An `ldap` connector's settings as stored (connectors.settings) and used: everything of its
+ * An `ldap` connector's settings as stored (the record's `settings`, column ldap_config) and used: everything of its
  * `config` but the URL (connectors.base_url) and the bind password (sealed, bearer_token_encrypted).
  */
 export type LdapFlavor = 'active_directory' | 'openldap';
@@ -18,7 +18,7 @@ export interface LdapSettings {
   departmentOus: Record<string, string>;
 }
 
-/** The stored JSON (connectors.settings) back as LDAP's settings; null when there are none. */
+/** The stored JSON (the record's `settings`) back as LDAP's settings; null when there are none. */
 export function ldapSettingsOf(value: unknown): LdapSettings | null {
   if (!value || typeof value !== 'object') return null;
   const raw = value as Partial<LdapSettings>;
