@@ -2,22 +2,20 @@
 // How the benchmarks time one comparison: two sides (a service and its baseline, or one service on
 // two tenants) under autocannon, in alternating rounds.
 const autocannon = require('autocannon');
+const { pacedRound } = require('./paced');
 const { cpuSeconds, machineCpu, median, memory } = require('./support');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 
-/** autocannon's options for one side of a case. */
-function loadOf({ url, method = 'GET', headers = {}, body, paths, connections = CONNECTIONS, rate }) {
+/** autocannon's options for one side of a case at full speed (a closed loop). */
+function loadOf({ url, method = 'GET', headers = {}, body, paths, connections = CONNECTIONS }) {
   let next = 0;
   return {
     url,
     method,
     connections,
-    // A fixed offered load (requests a second over all connections): latencies then count the
-    // time a request would have waited to be sent (autocannon corrects for coordinated omission).
-    ...(rate ? { overallRate: rate } : {}),
     headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body && JSON.stringify(body),
     // Rotate through many ids, so one cached row does not stand for all.
@@ -78,12 +76,21 @@ function rowOf({ name, target, pid }, rounds, rss) {
   return row;
 }
 
+/**
+ * `seconds` of load on one side: at full speed under autocannon, or, for a side with a `rate`, at
+ * that constant offered load (paced.js).
+ */
+function loadFor(s, seconds) {
+  if (s.side.rate) return pacedRound({ connections: CONNECTIONS, ...s.side }, seconds);
+  return autocannon({ ...s.load, duration: seconds });
+}
+
 /** One round of one side; with `cpu`, the CPU seconds its server (`pid`) and the whole machine used meanwhile. */
 async function roundOf(s, seconds, cpu) {
-  if (!cpu) return autocannon({ ...s.load, duration: seconds });
+  if (!cpu) return loadFor(s, seconds);
   const server = cpuSeconds(s.side.pid);
   const machine = machineCpu().busy;
-  const result = await autocannon({ ...s.load, duration: seconds });
+  const result = await loadFor(s, seconds);
   return { ...result, cpu: { server: cpuSeconds(s.side.pid) - server, machine: machineCpu().busy - machine } };
 }
 
@@ -98,7 +105,7 @@ async function roundOf(s, seconds, cpu) {
  */
 async function measurePair(a, b, { duration = DURATION, warmup = 2, rounds = ROUNDS, abba = false, cpu = false } = {}) {
   const sides = [a, b].map((side) => ({ side, load: loadOf(side), rounds: [], rss: {} }));
-  for (const { load } of sides) await autocannon({ ...load, duration: warmup }); // warm-up: JIT, pools, PostgreSQL's cache
+  for (const s of sides) await loadFor(s, warmup); // warm-up: JIT, pools, PostgreSQL's cache
   for (const s of sides) if (s.side.pid) s.rss.start = memory(s.side.pid).rss_mb;
   for (let round = 0; round < rounds; round++) {
     for (const s of abba && round % 2 === 1 ? [...sides].reverse() : sides)
