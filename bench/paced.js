@@ -43,6 +43,7 @@ function pacedRound({ url, method = 'GET', headers = {}, body, paths, connection
   const latencies = [];
   let non2xx = 0;
   let errors = 0;
+  let timeouts = 0;
   let sent = 0;
   let settled = 0;
   let next = 0;
@@ -66,7 +67,7 @@ function pacedRound({ url, method = 'GET', headers = {}, body, paths, connection
         },
         non2xx,
         errors,
-        timeouts: 0,
+        timeouts,
       });
     };
     const send = (i) => {
@@ -74,24 +75,35 @@ function pacedRound({ url, method = 'GET', headers = {}, body, paths, connection
       const recorded = i >= leadIn;
       if (i === leadIn) recordedFrom = due;
       const path = paths ? paths[next++ % paths.length] : `${target.pathname}${target.search}`;
+      // Each request ends once: answered, failed, or given up after 10 s (autocannon's default).
+      let ended = false;
+      const end = (outcome) => {
+        if (ended) return;
+        ended = true;
+        if (recorded && outcome === 'error') errors++;
+        if (recorded && outcome === 'timeout') timeouts++;
+        settle();
+      };
       const request = http.request(
         { agent, host: target.hostname, port: target.port, method, path, headers: requestHeaders },
         (response) => {
           const failed = response.statusCode < 200 || response.statusCode > 299;
           response.on('end', () => {
-            if (recorded) {
+            if (recorded && !ended) {
               latencies.push(performance.now() - due);
               if (failed) non2xx++;
             }
-            settle();
+            end('answered');
           });
+          response.on('error', () => end('error'));
           response.resume();
         },
       );
-      request.on('error', () => {
-        if (recorded) errors++;
-        settle();
+      request.setTimeout(10_000, () => {
+        end('timeout');
+        request.destroy();
       });
+      request.on('error', () => end('error'));
       request.end(payload);
     };
     // Timers fire about once a millisecond at best: each tick sends every request due by then.
