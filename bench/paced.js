@@ -8,6 +8,7 @@
 // after the one it waits for; its latency counts from when it was due, so a stall of the server
 // delays every request due during it, as it would a real caller's.
 const http = require('node:http');
+const { percentile, round } = require('./support');
 
 /**
  * Seconds of pacing before the recorded ones. A round starts on new connections to a server that
@@ -17,18 +18,10 @@ const http = require('node:http');
  */
 const LEAD_IN_S = Number(process.env.BENCH_LEAD_IN ?? 1);
 
-/** The value below which `share` of the sorted `values` lie. */
-function percentile(sorted, share) {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)];
-}
-
-const tenths = (ms) => Math.round(ms * 10) / 10;
-
 /**
  * `seconds` of requests at `rate` a second over at most `connections` keep-alive connections, after
  * LEAD_IN_S unrecorded; the answer in autocannon's shape where measure.js reads it (requests,
- * latency p50, p99, p99.9 and max in ms to a tenth, duration, non2xx, errors, timeouts).
+ * latency p50 and p99 in ms to a tenth, duration, non2xx, errors, timeouts).
  */
 function pacedRound({ url, method = 'GET', headers = {}, body, paths, connections, rate }, seconds) {
   const target = new URL(url);
@@ -46,25 +39,18 @@ function pacedRound({ url, method = 'GET', headers = {}, body, paths, connection
   let timeouts = 0;
   let sent = 0;
   let settled = 0;
-  let next = 0;
-  let recordedFrom = 0;
   const start = performance.now();
   const dueAt = (i) => start + (i * 1000) / rate;
   return new Promise((resolve) => {
     const settle = () => {
       if (++settled < total) return;
-      const duration = (performance.now() - recordedFrom) / 1000;
+      const duration = (performance.now() - dueAt(leadIn)) / 1000;
       agent.destroy();
       latencies.sort((a, b) => a - b);
       resolve({
         duration,
         requests: { total: latencies.length, average: latencies.length / duration },
-        latency: {
-          p50: tenths(percentile(latencies, 0.5)),
-          p99: tenths(percentile(latencies, 0.99)),
-          p999: tenths(percentile(latencies, 0.999)),
-          max: tenths(latencies[latencies.length - 1] ?? 0),
-        },
+        latency: { p50: round(percentile(latencies, 0.5), 1), p99: round(percentile(latencies, 0.99), 1) },
         non2xx,
         errors,
         timeouts,
@@ -73,8 +59,7 @@ function pacedRound({ url, method = 'GET', headers = {}, body, paths, connection
     const send = (i) => {
       const due = dueAt(i);
       const recorded = i >= leadIn;
-      if (i === leadIn) recordedFrom = due;
-      const path = paths ? paths[next++ % paths.length] : `${target.pathname}${target.search}`;
+      const path = paths ? paths[i % paths.length] : `${target.pathname}${target.search}`;
       // Each request ends once: answered, failed, or given up after 10 s (autocannon's default).
       let ended = false;
       const end = (outcome) => {

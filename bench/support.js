@@ -14,6 +14,8 @@ const ROOT = path.resolve(__dirname, '..');
 
 const round = (value, digits = 0) => Math.round(value * 10 ** digits) / 10 ** digits;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The nearest-rank `p` quantile (0 < p ≤ 1) of ascending `sorted`; undefined when it is empty. */
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 
 /** The URL of database `name` on the server of `serverUrl`. */
 function databaseUrlFor(serverUrl, name) {
@@ -260,6 +262,7 @@ module.exports = {
   verifyingServiceEnv,
   round,
   median,
+  percentile,
   databaseUrlFor,
   withClient,
   freePort,

@@ -34,6 +34,7 @@ const {
   ROOT,
   round,
   median,
+  percentile,
   clientToken,
   databaseUrlFor,
   withClient,
@@ -164,8 +165,6 @@ async function startReceiver(endpoints) {
     close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
   };
 }
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 
 /**
  * CPU seconds of each PostgreSQL backend serving one database (pid → seconds), from /proc: desk's
