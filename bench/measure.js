@@ -3,7 +3,7 @@
 // two tenants) under autocannon, in alternating rounds.
 const autocannon = require('autocannon');
 const { pacedRound } = require('./paced');
-const { cpuSeconds, machineCpu, median, memory } = require('./support');
+const { cpuSeconds, machineCpu, median, memory, serviceMetrics } = require('./support');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -30,7 +30,8 @@ const microsPerRequest = (seconds, requests) => Math.round((seconds / requests) 
 
 /**
  * The rounds of one side as one row: req/s over all rounds, p50 and p99 the median round's; with
- * `cpu`, the CPU per request of the side's server and of the whole machine, over all rounds and per round.
+ * `cpu`, the CPU per request of the side's server and of the whole machine, over all rounds and per
+ * round; for a side whose service serves /metrics, the full collections it made during the rounds.
  */
 function rowOf({ name, target, pid }, rounds, rss) {
   const seconds = rounds.reduce((sum, r) => sum + r.duration, 0);
@@ -55,6 +56,9 @@ function rowOf({ name, target, pid }, rounds, rss) {
     p99_ms: median(rounds.map((r) => r.latency.p99)),
     requests,
     ...cpu,
+    ...(rounds[0].fullCollections === undefined
+      ? {}
+      : { full_collections: rounds.reduce((sum, r) => sum + r.fullCollections, 0) }),
     rounds: rounds.map((r) => ({
       requests_per_sec: Math.round(r.requests.average),
       p50_ms: r.latency.p50,
@@ -85,13 +89,28 @@ function loadFor(s, seconds) {
   return autocannon({ ...s.load, duration: seconds });
 }
 
-/** One round of one side; with `cpu`, the CPU seconds its server (`pid`) and the whole machine used meanwhile. */
+/**
+ * The full (mark-compact) collections a service has made since it started: prom-client's GC
+ * histogram on its /metrics. Each stops or slows every request in flight, so they make the tail.
+ */
+async function fullCollections(url) {
+  return (await serviceMetrics(new URL(url).origin))('nodejs_gc_duration_seconds_count', { kind: 'major' });
+}
+
+/**
+ * One round of one side; with `cpu`, the CPU seconds its server (`pid`) and the whole machine used
+ * meanwhile; for a side with `metrics` (its service serves /metrics), its full collections meanwhile.
+ */
 async function roundOf(s, seconds, cpu) {
-  if (!cpu) return loadFor(s, seconds);
-  const server = cpuSeconds(s.side.pid);
-  const machine = machineCpu().busy;
+  const collections = s.side.metrics ? await fullCollections(s.side.url) : undefined;
+  const server = cpu ? cpuSeconds(s.side.pid) : 0;
+  const machine = cpu ? machineCpu().busy : 0;
   const result = await loadFor(s, seconds);
-  return { ...result, cpu: { server: cpuSeconds(s.side.pid) - server, machine: machineCpu().busy - machine } };
+  return {
+    ...result,
+    ...(cpu ? { cpu: { server: cpuSeconds(s.side.pid) - server, machine: machineCpu().busy - machine } } : {}),
+    ...(collections === undefined ? {} : { fullCollections: (await fullCollections(s.side.url)) - collections }),
+  };
 }
 
 /**

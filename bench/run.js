@@ -101,11 +101,11 @@ function markdown(report) {
     `Data: desk ${report.settings.tickets_large.toLocaleString('en')} tickets (and a tenant of ${report.settings.tickets_small.toLocaleString('en')}); link ${report.seeded.link}; hr ${report.seeded.hr}.`,
     'On a 2-CPU VM numbers vary by about ±20 % from run to run: compare the ratios within one run.',
     '',
-    '| case | service | req/s | p50 / p99 ms | baseline req/s | baseline p50 / p99 ms | req/s service ÷ baseline | common load req/s | p50 / p99 ms at it, service / baseline | p99 service ÷ baseline at it | target | met | RSS start → end MB | baseline RSS start → end MB |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
+    '| case | service | req/s | p50 / p99 ms | baseline req/s | baseline p50 / p99 ms | req/s service ÷ baseline | common load req/s | p50 / p99 ms at it, service / baseline | p99 service ÷ baseline at it | full GCs of the service at it | target | met | RSS start → end MB | baseline RSS start → end MB |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
     ...report.comparisons.map(
       (c) =>
-        `| ${c.name} | ${c.service} | ${c.ours.requests_per_sec} | ${c.ours.p50_ms} / ${c.ours.p99_ms} | ${c.baseline.requests_per_sec} | ${c.baseline.p50_ms} / ${c.baseline.p99_ms} | ${c.rps_ratio} | ${c.at_load.rate} | ${c.at_load.ours.p50_ms} / ${c.at_load.ours.p99_ms}, ${c.at_load.baseline.p50_ms} / ${c.at_load.baseline.p99_ms} | ${c.p99_ratio} | ${c.target} | ${c.met ? 'yes' : 'no'} | ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} | ${c.baseline.rss_start_mb} → ${c.baseline.rss_end_mb} |`,
+        `| ${c.name} | ${c.service} | ${c.ours.requests_per_sec} | ${c.ours.p50_ms} / ${c.ours.p99_ms} | ${c.baseline.requests_per_sec} | ${c.baseline.p50_ms} / ${c.baseline.p99_ms} | ${c.rps_ratio} | ${c.at_load.rate} | ${c.at_load.ours.p50_ms} / ${c.at_load.ours.p99_ms}, ${c.at_load.baseline.p50_ms} / ${c.at_load.baseline.p99_ms} | ${c.p99_ratio} | ${c.at_load.ours.full_collections ?? ''} | ${c.target} | ${c.met ? 'yes' : 'no'} | ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} | ${c.baseline.rss_start_mb} → ${c.baseline.rss_end_mb} |`,
     ),
     '',
     report.missed.length ? `Targets met: no (${report.missed.join('; ')}).` : 'Targets met: yes.',
@@ -312,7 +312,7 @@ async function main() {
       // The same sides again at one rate both sustain, for the p99 mark (no RSS: the first pass has it).
       const rate = Math.max(1, Math.round(ours.requests_per_sec * LOAD_SHARE));
       const [oursAtLoad, bareAtLoad] = await measurePair(
-        { ...service, target: `${c.service} @${rate}/s`, rate },
+        { ...service, target: `${c.service} @${rate}/s`, rate, metrics: true },
         { ...baseline, target: `baseline @${rate}/s`, rate },
       );
       comparisons.push(compared(c, ours, bare, { rate, ours: oursAtLoad, baseline: bareAtLoad }));
@@ -323,7 +323,7 @@ async function main() {
       for (const c of cases.filter((x) => x.body)) await compare(c);
       for (const c of comparisons)
         console.log(
-          `  ${c.service.padEnd(5)} ${c.name.padEnd(40)} ${c.ours.requests_per_sec} vs ${c.baseline.requests_per_sec} req/s ×${c.rps_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB`,
+          `  ${c.service.padEnd(5)} ${c.name.padEnd(40)} ${c.ours.requests_per_sec} vs ${c.baseline.requests_per_sec} req/s ×${c.rps_ratio}  p99 ×${c.p99_ratio} (full GCs at load ${c.at_load.ours.full_collections})  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB`,
         );
       console.log('BENCH_ONLY: a partial run, no results written');
       return;
@@ -420,7 +420,7 @@ async function main() {
     console.log('\nservice ÷ baseline');
     for (const c of comparisons) {
       console.log(
-        `  ${c.service.padEnd(5)} ${c.name.padEnd(40)} req/s ×${c.rps_ratio}  p50 ×${c.p50_ratio}  p99 ×${c.p99_ratio}  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB (baseline ${c.baseline.rss_start_mb} → ${c.baseline.rss_end_mb} MB)  target ${c.target}: ${c.met ? 'met' : 'NOT met'}`,
+        `  ${c.service.padEnd(5)} ${c.name.padEnd(40)} req/s ×${c.rps_ratio}  p50 ×${c.p50_ratio}  p99 ×${c.p99_ratio} (full GCs at load ${c.at_load.ours.full_collections})  RSS ${c.ours.rss_start_mb} → ${c.ours.rss_end_mb} MB (baseline ${c.baseline.rss_start_mb} → ${c.baseline.rss_end_mb} MB)  target ${c.target}: ${c.met ? 'met' : 'NOT met'}`,
       );
     }
     for (const s of size) console.log(`  desk  ${s.name.padEnd(40)} req/s at ${LARGE} ÷ at ${SMALL}: ×${s.rps_ratio}`);
