@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type PostgresPool, type PostgresPoolClient, type RawBuilder } from 'kysely';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 
 /**
  * The most statement texts one connection prepares. A connection that has prepared this many is
@@ -63,15 +63,37 @@ export function preparingPool(pool: Pool | PostgresPool): PostgresPool {
   };
 }
 
+/** pg's error stack ends in the socket read; taken again here, it names the code that ran the statement. */
+function restack(error: Error): never {
+  Error.captureStackTrace(error);
+  throw error;
+}
+
+/**
+ * A statement through pg's callback form. pg's promise form stores a closure made for each call on
+ * its Query (`query.callback = …`); the V8 of Node 24 allocates a closure stored that way in the old
+ * generation, where until the next full collection it keeps the Query alive, and with it the
+ * statement's text, its row description and its rows: every request's were promoted, and full
+ * collections came every few seconds under load (docs/adr/0007). A callback passed as an argument
+ * stays young, and the Query dies with the request.
+ */
+function submit(client: PoolClient, config: QueryConfig): Promise<QueryResult> {
+  return new Promise<QueryResult>((resolve, reject) => {
+    client.query(config, (error: Error | undefined, result: QueryResult) => (error ? reject(error) : resolve(result)));
+  }).catch(restack);
+}
+
 function preparing(client: PoolClient): Preparing {
   const prepared = new Set<string>();
   const query = (textOrCursor: unknown, parameters?: ReadonlyArray<unknown>) => {
-    if (typeof textOrCursor !== 'string' || !parameters?.length || textOrCursor.includes(PLANNED_PER_CALL)) {
-      return client.query(textOrCursor as string, parameters as unknown[]);
+    if (typeof textOrCursor !== 'string') return client.query(textOrCursor as string, parameters as unknown[]);
+    const values = parameters as unknown[] | undefined;
+    if (!values?.length || textOrCursor.includes(PLANNED_PER_CALL)) {
+      return submit(client, { text: textOrCursor, values });
     }
     const name = statementName(textOrCursor);
     prepared.add(name);
-    return client.query({ name, text: textOrCursor, values: parameters as unknown[] });
+    return submit(client, { name, text: textOrCursor, values });
   };
   return {
     prepared,
