@@ -73,6 +73,11 @@ export {
 export { uniqueViolation, isForeignKeyViolation, unlessDuplicate, unlessReferenced } from './database-errors';
 export { inListOrder, listPage, listCount, listCountRange, type ListOrder, type ListWindow } from './keyset';
 export { afterKeyOf } from './list-key';
-export { streamRows as streamQueryRows, type StreamableQuery } from './stream-rows';
+export {
+  streamInReadOnlyTransaction,
+  streamRows as streamQueryRows,
+  type ExportStreamOptions,
+  type StreamableQuery,
+} from './stream-rows';
 export { rawSqlOverKysely } from './raw-sql-kysely';
 export { exportSlots, ExportSlotsBusyError } from './export-slots';

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
-import { exportSlots, ExportSlotsBusyError, streamQueryRows, type StreamableQuery } from '@msp/db';
+import { exportSlots, ExportSlotsBusyError, streamInReadOnlyTransaction, type StreamableQuery } from '@msp/db';
 import { AppError } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
 import { TIME_EXPORT_POOL_SIZE, type Db } from '../db';
@@ -85,47 +84,6 @@ export function createTimeExportRepository(db: Db, options: TimeExportRepository
   const acquireTimeoutMs = options.acquireTimeoutMs ?? TIME_EXPORT_ACQUIRE_TIMEOUT_MS;
   const slots = exportSlots(TIME_EXPORT_POOL_SIZE, acquireTimeoutMs);
 
-  /**
-   * The rows, streamed in a transaction of their own that ends (and gives the slot back) when the
-   * stream does. A caller gone before the first row (`signal`) cancels the query at once.
-   */
-  function stream(
-    tenantId: string,
-    period: string,
-    signal: AbortSignal | undefined,
-    release: () => void,
-  ): Promise<Readable> {
-    return new Promise<Readable>((resolve, reject) => {
-      const transaction = db
-        .transaction()
-        .setAccessMode('read only')
-        .execute(async (trx) => {
-          const named = sql<{
-            pid: number;
-          }>`SELECT pg_backend_pid() AS pid, set_config('application_name', ${TIME_EXPORT_APPLICATION_NAME}, true)`;
-          const { rows } = await named.execute(trx);
-          signal?.throwIfAborted();
-          let cancelled: Promise<unknown> | undefined;
-          const cancel = () =>
-            (cancelled = sql`SELECT pg_cancel_backend(${rows[0]!.pid})`.execute(db).catch(() => undefined));
-          signal?.addEventListener('abort', cancel, { once: true });
-          let streamed: Readable;
-          try {
-            streamed = await streamQueryRows(streamable(trx, timeExportRows(tenantId, period)));
-          } finally {
-            signal?.removeEventListener('abort', cancel);
-            await cancelled;
-          }
-          resolve(streamed);
-          await finished(streamed).catch(() => undefined);
-        });
-      transaction.then(release, (error: unknown) => {
-        release();
-        reject(error);
-      });
-    });
-  }
-
   return {
     /**
      * The month's rows (object mode, {@link TimeExportRow}), streamed as the database produces them;
@@ -148,7 +106,11 @@ export function createTimeExportRepository(db: Db, options: TimeExportRepository
           },
         );
       }
-      return stream(tenantId, period, signal, release);
+      return streamInReadOnlyTransaction(db, (trx) => streamable(trx, timeExportRows(tenantId, period)), {
+        applicationName: TIME_EXPORT_APPLICATION_NAME,
+        signal,
+        release,
+      });
     },
   };
 }

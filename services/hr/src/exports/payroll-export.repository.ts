@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
-import { exportSlots, ExportSlotsBusyError, streamQueryRows, type StreamableQuery } from '@msp/db';
+import { exportSlots, ExportSlotsBusyError, streamInReadOnlyTransaction } from '@msp/db';
 import { AppError, STREAMED_FILE_IDLE_TIMEOUT_MS } from '@msp/http';
 import { sql } from 'kysely';
 import type { Db } from '../db';
@@ -131,54 +130,16 @@ export function createPayrollExportRepository(db: Db, options: PayrollExportRepo
     return work(release);
   }
 
-  /**
-   * The rows of `query`, streamed in a transaction of their own that ends (and gives the slot back)
-   * when the stream does. A large month spends most of its time before the first row (PostgreSQL
-   * aggregates first): a caller gone meanwhile (`signal`) cancels the query at once.
-   */
-  function stream<R>(
-    query: (trx: Db) => StreamableQuery<R>,
-    signal: AbortSignal | undefined,
-    release: () => void,
-  ): Promise<Readable> {
-    return new Promise<Readable>((resolve, reject) => {
-      const transaction = db
-        .transaction()
-        .setAccessMode('read only')
-        .execute(async (trx) => {
-          const named = sql<{
-            pid: number;
-          }>`SELECT pg_backend_pid() AS pid, set_config('application_name', ${EXPORT_APPLICATION_NAME}, true)`;
-          const { rows } = await named.execute(trx);
-          signal?.throwIfAborted();
-          // Cancelling needs another connection; it is awaited before this one can be given back, so it can only reach this query.
-          let cancelled: Promise<unknown> | undefined;
-          const cancel = () =>
-            (cancelled = sql`SELECT pg_cancel_backend(${rows[0]!.pid})`.execute(db).catch(() => undefined));
-          signal?.addEventListener('abort', cancel, { once: true });
-          let streamed: Readable;
-          try {
-            streamed = await streamQueryRows(query(trx));
-          } finally {
-            signal?.removeEventListener('abort', cancel);
-            await cancelled;
-          }
-          resolve(streamed);
-          // However the stream ends (read to its end, abandoned, failed), its cursor is closed by then.
-          await finished(streamed).catch(() => undefined);
-        });
-      transaction.then(release, (error: unknown) => {
-        release();
-        reject(error);
-      });
-    });
-  }
-
   return {
     /** The period's rows in export order, streamed as the database produces them (object mode, {@link PayrollRow}). */
     rows(tenantId: string, period: Period, wageTypes: WageTypes, signal?: AbortSignal): Promise<Readable> {
       return inSlot(
-        (release) => stream((trx) => payrollRowsInOrder(trx, tenantId, period, wageTypes), signal, release),
+        (release) =>
+          streamInReadOnlyTransaction(db, (trx) => payrollRowsInOrder(trx, tenantId, period, wageTypes), {
+            applicationName: EXPORT_APPLICATION_NAME,
+            signal,
+            release,
+          }),
         signal,
       );
     },
