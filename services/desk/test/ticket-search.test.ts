@@ -8,10 +8,27 @@ let http: Api;
 beforeAll(async () => ({ desk, http } = await startHelpdesk()));
 afterAll(() => desk.close());
 
-/** A tenant of its own, so that a search's hits are exactly the tickets made here. */
-async function searchTenant() {
-  const { token } = await newTenant(desk);
+/**
+ * A tenant of its own, so that a search's hits are exactly the tickets made here; with `filler`,
+ * that many tickets titled "Ticket <n>" first, through the tables' own triggers.
+ */
+async function searchTenant({ filler = 0 } = {}) {
+  const { tenantId, token } = await newTenant(desk);
   const client = await createClient(http, token);
+  if (filler > 0) {
+    await desk.db.$executeRawUnsafe(
+      `INSERT INTO tickets (tenant_id, number, title, client_id, created_at, updated_at)
+       SELECT $1::uuid, g, 'Ticket ' || g, $2::uuid, now() - interval '1 day', now() FROM generate_series(1, $3::int) g`,
+      tenantId,
+      client.id,
+      filler,
+    );
+    await desk.db.$executeRawUnsafe(
+      `INSERT INTO ticket_sequences (tenant_id, last_number) VALUES ($1::uuid, $2::int)`,
+      tenantId,
+      filler,
+    );
+  }
   const open = async (title: string, description = '', client_id = client.id) =>
     (await http.post(`${BASE}/tickets`).set(bearer(token)).send({ title, description, client_id }).expect(201))
       .body as { id: string };
@@ -103,14 +120,18 @@ describe('GET /tickets?q=', () => {
     await search('q=').expect(400);
   });
 
-  test(
-    'When the words before the last match more than 500 tickets or few, then the search ' +
-      'finds exactly the tickets with every word, with the exact total',
-    async () => {
-      // Two ways to the same answer (tickets.repository searchQuery's `narrow`): rare leading words
-      // are found through the index and the whole query checked on their rows; common ones (over 500
-      // of the tenant's tickets) are intersected with the last word's prefix in the index.
-      const { open, search, ids } = await searchTenant();
+  test.each([
+    ['more tickets than a search reads one by one', 20_001],
+    ['few enough tickets for a search to read one by one', 0],
+  ])(
+    'When the tenant has %s, and the words before the last match more than 500 tickets or few, ' +
+      'then the search finds exactly the tickets with every word, with the exact total',
+    async (_size, filler) => {
+      // Three ways to the same answer (tickets.repository's searchQuery): a tenant of at most 20,000
+      // tickets is read ticket by ticket (`walk`); in a larger one rare leading words are found
+      // through the index and the whole query checked on their rows (`narrow`), and common ones
+      // (over 500 of the tenant's tickets) are intersected with the last word's prefix in the index.
+      const { open, search, ids } = await searchTenant({ filler });
       const common = [];
       for (let batch = 0; batch < 21; batch++) {
         common.push(

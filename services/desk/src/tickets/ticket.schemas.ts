@@ -253,11 +253,14 @@ export type TicketFilters = Omit<
   Static<typeof TicketFiltersSchema>,
   'page' | 'per_page' | 'after' | 'q' | keyof typeof slaListQueryProperties
 >;
-/** A search: the tsquery (as text) made of the words of `q`, and its rarer words' where they are rare (tickets.repository's searchQuery). */
-
+/**
+ * A search: the tsquery (as text) made of the words of `q`, its rarer words' where they are rare,
+ * and whether the tenant is small enough to read all its tickets (tickets.repository's searchQuery).
+ */
 export interface TicketSearch {
   query?: string;
   narrow?: string | null;
+  walk?: boolean;
 }
 
 export const TicketPageSchema = pageSchema('TicketPage', TicketSchema);

@@ -54,6 +54,8 @@ const TICKET_RETURNING = ticketColumns(TICKET_SLA_COLUMN);
 const TICKET_JSON = sql.raw('to_jsonb(ticket)');
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
 const NARROW_MATCHES = 500;
+/** searchQuery's `walk`: the most tickets a tenant may have for list() to search by reading each of them. */
+const WALK_TICKETS = 20_000;
 /** The list's default order, which `after` pages: newest first, the id breaking ties. */
 const KEYSET_ORDER: ListOrder = { columns: ['tickets.created_at', 'tickets.id'], direction: 'desc' };
 
@@ -308,14 +310,22 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
      * language and nothing in the other); null when no word is left. The words hold only letters,
      * marks and digits (the service splits `q` so), which is all that goes into to_tsquery's syntax.
      *
-     * `narrow`: the words before the last, without the prefix, when they match at most
-     * NARROW_MATCHES of the tenant's tickets (counted in a statement of its own, planned for those
-     * words, stopping there). GIN answers a prefix by collecting every row of every lexeme that
-     * starts with it, in every tenant, before it intersects; when the other words are that rare,
-     * list() finds their rows through the index and checks the whole query on those alone.
+     * How list() finds the matches. GIN answers a prefix by collecting every row of every lexeme that
+     * starts with it, in every tenant, before it intersects, which costs the same for a tenant of a
+     * hundred tickets as for one of a million. So:
+     * - `walk`: the tenant has at most WALK_TICKETS tickets (ticket_counts), and list() reads them,
+     *   newest first, checking the query on each; no index of the words is read.
+     * - `narrow`: otherwise, the words before the last, without the prefix, when they match at most
+     *   NARROW_MATCHES of the tenant's tickets (counted in a statement of its own, planned for those
+     *   words, stopping there): list() finds their rows through the index and checks the whole
+     *   query on those alone.
+     * - neither: PostgreSQL plans the query for its words (plannedPerCall).
      */
-    async searchQuery(tenantId: string, words: string[]): Promise<{ query: string; narrow: string | null } | null> {
-      const [row] = await rows(sql<{ query: string | null; before_last: string | null }>`
+    async searchQuery(
+      tenantId: string,
+      words: string[],
+    ): Promise<{ query: string; narrow: string | null; walk: boolean } | null> {
+      const [row] = await rows(sql<{ query: string | null; before_last: string | null; tickets: number | null }>`
         WITH words AS (
           SELECT w, i, i = max(i) OVER () AS last
           FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, i)
@@ -326,16 +336,22 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
             || CASE WHEN last THEN to_tsquery('simple', w || ':*') ELSE plainto_tsquery('simple', w) END)::text || ')' AS clause
           FROM words
         )
-        SELECT string_agg(clause, ' & ' ORDER BY i) AS query, string_agg(clause, ' & ' ORDER BY i) FILTER (WHERE NOT last) AS before_last
+        SELECT string_agg(clause, ' & ' ORDER BY i) AS query, string_agg(clause, ' & ' ORDER BY i) FILTER (WHERE NOT last) AS before_last,
+          (SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = 'all' AND value = '') AS tickets
         FROM clauses`);
       if (!row?.query) return null;
-      if (row.before_last === null) return { query: row.query, narrow: null };
+      if (Number(row.tickets ?? 0) <= WALK_TICKETS) return { query: row.query, narrow: null, walk: true };
+      if (row.before_last === null) return { query: row.query, narrow: null, walk: false };
       // Planned for these words: a frequent one walks the tenant's tickets until the count passes
       // NARROW_MATCHES, a rare one is looked up in the index, and neither collects a frequent word's rows.
       const [probe] = await rows(sql<{ count: number }>`
         SELECT count(*) AS count FROM (SELECT 1 FROM tickets WHERE tenant_id = ${tenantId}::uuid
           AND ${plannedPerCall(sql<boolean>`search_vector @@ ${row.before_last}::tsquery`)} LIMIT ${NARROW_MATCHES + 1}) probe`);
-      return { query: row.query, narrow: Number(probe?.count) <= NARROW_MATCHES ? row.before_last : null };
+      return {
+        query: row.query,
+        narrow: Number(probe?.count) <= NARROW_MATCHES ? row.before_last : null,
+        walk: false,
+      };
     },
 
     /**
@@ -357,18 +373,21 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
       const sla = filters.sla_status
         ? slaStatusSql(tenantId, filters.sla_status, filters.at_risk_minutes ?? 60)
         : undefined;
-      // With `narrow` (searchQuery), the index finds the rarer words' rows and ts_match_vq (the @@
-      // operator as a function, which no index serves) checks the whole query on those alone.
+      // ts_match_vq is the @@ operator as a function, which no index serves: with `walk`
+      // (searchQuery), the tenant's tickets are read newest first and each is checked; with
+      // `narrow`, the index finds the rarer words' rows and the whole query is checked on those alone.
       const search =
         filters.query === undefined
           ? []
-          : filters.narrow
-            ? [
-                plannedPerCall(
-                  sql<boolean>`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`,
-                ),
-              ]
-            : [plannedPerCall(sql<boolean>`search_vector @@ ${filters.query}::tsquery`)];
+          : filters.walk
+            ? [sql<boolean>`ts_match_vq(tickets.search_vector, ${filters.query}::tsquery)`]
+            : filters.narrow
+              ? [
+                  plannedPerCall(
+                    sql<boolean>`search_vector @@ ${filters.narrow}::tsquery AND ts_match_vq(search_vector, ${filters.query}::tsquery)`,
+                  ),
+                ]
+              : [plannedPerCall(sql<boolean>`search_vector @@ ${filters.query}::tsquery`)];
       const where = sql<boolean>`${sql.join(
         [
           sql`tickets.tenant_id = ${tenantId}::uuid`,
