@@ -127,10 +127,10 @@ describe('GET /tickets?q=', () => {
     'When the tenant has %s, and the words before the last match more than 500 tickets or few, ' +
       'then the search finds exactly the tickets with every word, with the exact total',
     async (_size, filler) => {
-      // Three ways to the same answer (tickets.repository's searchQuery): a tenant of at most 20,000
-      // tickets is read ticket by ticket (`walk`); in a larger one rare leading words are found
-      // through the index and the whole query checked on their rows (`narrow`), and common ones
-      // (over 500 of the tenant's tickets) are intersected with the last word's prefix in the index.
+      // The ways to the same answer (tickets.repository's searchQuery): rare leading words are found
+      // through the index and the whole query checked on their rows (`narrow`); common ones (over 500
+      // of the tenant's tickets) are checked ticket by ticket in a tenant of at most 20,000 (`walk`),
+      // and intersected with the last word's prefix in the index in a larger one.
       const { open, search, ids } = await searchTenant({ filler });
       const common = [];
       for (let batch = 0; batch < 21; batch++) {

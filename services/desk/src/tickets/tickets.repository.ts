@@ -54,7 +54,7 @@ const TICKET_RETURNING = ticketColumns(TICKET_SLA_COLUMN);
 const TICKET_JSON = sql.raw('to_jsonb(ticket)');
 /** searchQuery's `narrow`: the most tickets the words before the last may match for list() to search through them. */
 const NARROW_MATCHES = 500;
-/** searchQuery's `walk`: the most tickets a tenant may have for list() to search by reading each of them. */
+/** searchQuery's `walk`: the most tickets a tenant may have for list() to search it by reading each of them. */
 const WALK_TICKETS = 20_000;
 /** The list's default order, which `after` pages: newest first, the id breaking ties. */
 const KEYSET_ORDER: ListOrder = { columns: ['tickets.created_at', 'tickets.id'], direction: 'desc' };
@@ -310,16 +310,17 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
      * language and nothing in the other); null when no word is left. The words hold only letters,
      * marks and digits (the service splits `q` so), which is all that goes into to_tsquery's syntax.
      *
-     * How list() finds the matches. GIN answers a prefix by collecting every row of every lexeme that
-     * starts with it, in every tenant, before it intersects, which costs the same for a tenant of a
-     * hundred tickets as for one of a million. So:
-     * - `walk`: the tenant has at most WALK_TICKETS tickets (ticket_counts), and list() reads them,
-     *   newest first, checking the query on each; no index of the words is read.
-     * - `narrow`: otherwise, the words before the last, without the prefix, when they match at most
-     *   NARROW_MATCHES of the tenant's tickets (counted in a statement of its own, planned for those
-     *   words, stopping there): list() finds their rows through the index and checks the whole
-     *   query on those alone.
-     * - neither: PostgreSQL plans the query for its words (plannedPerCall).
+     * How list() finds the matches, by the words before the last (without the prefix), counted
+     * among the tenant's tickets in a statement of its own, planned for those words, stopping past
+     * NARROW_MATCHES:
+     * - `narrow`: they match at most NARROW_MATCHES: list() finds their rows through the index and
+     *   checks the whole query on those alone.
+     * - `walk`: they match more, and the tenant has at most WALK_TICKETS tickets (ticket_counts):
+     *   list() reads the tenant's tickets newest first and checks the query on each. GIN answers
+     *   the last word's prefix by collecting the rows of every lexeme that starts with it, in every
+     *   tenant, before it intersects: a small tenant would pay for every other tenant's matches.
+     * - neither (one word, or common words in a larger tenant): PostgreSQL plans the query for its
+     *   words (plannedPerCall).
      */
     async searchQuery(
       tenantId: string,
@@ -340,17 +341,17 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
           (SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = 'all' AND value = '') AS tickets
         FROM clauses`);
       if (!row?.query) return null;
-      if (Number(row.tickets ?? 0) <= WALK_TICKETS) return { query: row.query, narrow: null, walk: true };
       if (row.before_last === null) return { query: row.query, narrow: null, walk: false };
       // Planned for these words: a frequent one walks the tenant's tickets until the count passes
       // NARROW_MATCHES, a rare one is looked up in the index, and neither collects a frequent word's rows.
       const [probe] = await rows(sql<{ count: number }>`
         SELECT count(*) AS count FROM (SELECT 1 FROM tickets WHERE tenant_id = ${tenantId}::uuid
           AND ${plannedPerCall(sql<boolean>`search_vector @@ ${row.before_last}::tsquery`)} LIMIT ${NARROW_MATCHES + 1}) probe`);
+      const rare = Number(probe?.count) <= NARROW_MATCHES;
       return {
         query: row.query,
-        narrow: Number(probe?.count) <= NARROW_MATCHES ? row.before_last : null,
-        walk: false,
+        narrow: rare ? row.before_last : null,
+        walk: !rare && Number(row.tickets ?? 0) <= WALK_TICKETS,
       };
     },
 
