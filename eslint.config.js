@@ -79,6 +79,26 @@ module.exports = defineConfig([
     rules: { 'no-console': 'error' },
   },
 
+  // ICU stays out of the services' memory (docs/adr/0008): its collator, number and date formatting
+  // load code and data that stay for the process's life, at the first use of any of these.
+  {
+    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'Intl', message: 'Intl loads ICU for good: @msp/calendar reads time zones from the tz database.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        ...['localeCompare', 'toLocaleString', 'toLocaleDateString', 'toLocaleTimeString'].map((property) => ({
+          property,
+          message:
+            'Locale-aware methods load ICU for good: compare with < or compareDates, group digits with groupDigits.',
+        })),
+      ],
+    },
+  },
+
   // Tests parse JSON responses whose shape the assertions check; `any` is the honest type there.
   {
     files: ['**/test/**/*.ts'],

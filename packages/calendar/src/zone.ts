@@ -44,6 +44,7 @@ function atMidnight(timeZone: string, epochSeconds: number, format: OffsetRule):
 function intlZone(timeZone: string): OffsetRule {
   let rule = intlZones.get(timeZone);
   if (rule) return rule;
+  // eslint-disable-next-line no-restricted-globals -- only where no tz database is installed, or it lacks the zone
   const formatter = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
@@ -81,6 +82,7 @@ export function isTimeZone(timeZone: string): boolean {
   if (typeof timeZone !== 'string' || !/^[A-Za-z]/.test(timeZone)) return false;
   if (hasTzDatabase()) return systemZone(timeZone) !== null;
   try {
+    // eslint-disable-next-line no-restricted-globals -- only where no tz database is installed
     new Intl.DateTimeFormat('en-US', { timeZone });
     return true;
   } catch {

@@ -109,6 +109,7 @@ export function canonicalTimeZone(name: string): string | null {
   if (!isTimeZone(name)) return null;
   let canonical: string;
   try {
+    // eslint-disable-next-line no-restricted-globals -- the tz database has no case-insensitive index of its names
     canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
     return name; // a zone of the system's database that Intl does not know: kept as given

@@ -159,7 +159,6 @@ export function createCalendarsService(store: Store) {
       for (const date of calendar.closed_days) {
         if (date.startsWith(`${wanted}-`)) days.push({ date, name: 'Closed day', kind: 'closed_day' });
       }
-      // Not localeCompare: its first use in a process brings ICU's collator into memory for good (~2 MB RSS).
       return days.sort((a, b) => compareDates(a.date, b.date) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
     },
 

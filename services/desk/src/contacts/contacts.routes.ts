@@ -1,4 +1,4 @@
-import { IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
+import { groupDigits, IdParams, pageRequestOf, sendPage, LIST_PAGES_DOC, type ApiRouter } from '@msp/http';
 import { tenantOf } from '@msp/auth';
 import { created, page, sendCreated, unprocessableResponse } from '../shared/http.schemas';
 import {
@@ -21,7 +21,7 @@ export function registerContactRoutes(api: ApiRouter, contacts: ContactsService)
     summary: 'List contacts',
     description:
       'Newest first (`created_at` descending, then `id`). Filters combine with AND. With `q`, `pagination.total` counts at most ' +
-      `${CONTACT_SEARCH_COUNT_LIMIT.toLocaleString('en')} matches and \`pagination.total_exact\` says whether more match.` +
+      `${groupDigits(CONTACT_SEARCH_COUNT_LIMIT)} matches and \`pagination.total_exact\` says whether more match.` +
       LIST_PAGES_DOC,
     tags: TAGS,
     scope: 'read:tickets',

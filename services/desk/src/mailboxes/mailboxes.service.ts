@@ -294,7 +294,9 @@ export function createMailboxesService({
         error: null,
         created_at: row.received_at,
       }));
-      return [...received, ...outbound.map(toTicketEmail)].sort((a, b) => a.created_at.localeCompare(b.created_at));
+      return [...received, ...outbound.map(toTicketEmail)].sort((a, b) =>
+        a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0,
+      );
     },
 
     listInbound(tenantId: string, filters: InboundFilters, page: PageRequest) {

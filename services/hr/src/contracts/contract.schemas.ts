@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GERMAN_STATES, WEEKDAYS } from '@msp/calendar';
+import { groupDigits } from '@msp/http';
 import { DEFAULT_TIME_ZONE } from '../calendar';
 import { RequestDay } from '../day.schemas';
 import {
@@ -55,8 +56,8 @@ const vacationDays = () =>
 export const MAX_OPENING_BALANCE_MINUTES = 100_000;
 const OPENING_BALANCE =
   'Overtime brought into the overtime account (Arbeitszeitkonto) when it starts with this contract, in minutes (negative: hours owed), ' +
-  `−${MAX_OPENING_BALANCE_MINUTES.toLocaleString('en')} to ` +
-  `${MAX_OPENING_BALANCE_MINUTES.toLocaleString('en')}. The account then runs from this contract's ` +
+  `−${groupDigits(MAX_OPENING_BALANCE_MINUTES)} to ` +
+  `${groupDigits(MAX_OPENING_BALANCE_MINUTES)}. The account then runs from this contract's ` +
   `\`valid_from\`: ` +
   'the month of `valid_from` opens with this balance (its days before `valid_from` no longer count), and every later month carries on from it, ' +
   "instead of from the start of the employment. The latest contract with an opening balance on or before a month's last day is the one that counts. " +
