@@ -109,7 +109,7 @@ export function canonicalTimeZone(name: string): string | null {
   if (!isTimeZone(name)) return null;
   let canonical: string;
   try {
-    // eslint-disable-next-line no-restricted-globals -- the tz database has no case-insensitive index of its names
+    // eslint-disable-next-line no-restricted-globals -- Intl's canonical spelling, which stored zones follow; only a zone being written loads it
     canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
     return name; // a zone of the system's database that Intl does not know: kept as given

@@ -326,7 +326,7 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
       tenantId: string,
       words: string[],
     ): Promise<{ query: string; narrow: string | null; walk: boolean } | null> {
-      const [row] = await rows(sql<{ query: string | null; before_last: string | null; tickets: number | null }>`
+      const [row] = await rows(sql<{ query: string | null; before_last: string | null }>`
         WITH words AS (
           SELECT w, i, i = max(i) OVER () AS last
           FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, i)
@@ -337,21 +337,23 @@ export function createTicketsRepository(db: Db, reads: Db = db) {
             || CASE WHEN last THEN to_tsquery('simple', w || ':*') ELSE plainto_tsquery('simple', w) END)::text || ')' AS clause
           FROM words
         )
-        SELECT string_agg(clause, ' & ' ORDER BY i) AS query, string_agg(clause, ' & ' ORDER BY i) FILTER (WHERE NOT last) AS before_last,
-          (SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = 'all' AND value = '') AS tickets
+        SELECT string_agg(clause, ' & ' ORDER BY i) AS query, string_agg(clause, ' & ' ORDER BY i) FILTER (WHERE NOT last) AS before_last
         FROM clauses`);
       if (!row?.query) return null;
       if (row.before_last === null) return { query: row.query, narrow: null, walk: false };
       // Planned for these words: a frequent one walks the tenant's tickets until the count passes
-      // NARROW_MATCHES, a rare one is looked up in the index, and neither collects a frequent word's rows.
-      const [probe] = await rows(sql<{ count: number }>`
-        SELECT count(*) AS count FROM (SELECT 1 FROM tickets WHERE tenant_id = ${tenantId}::uuid
+      // NARROW_MATCHES, a rare one is looked up in the index, and neither collects a frequent word's
+      // rows. The tenant's size (ticket_counts) rides along, for `walk`.
+      const [probe] = await rows(sql<{ count: number; tickets: number | null }>`
+        SELECT count(*) AS count,
+          (SELECT count FROM ticket_counts WHERE tenant_id = ${tenantId}::uuid AND dimension = 'all' AND value = '') AS tickets
+        FROM (SELECT 1 FROM tickets WHERE tenant_id = ${tenantId}::uuid
           AND ${plannedPerCall(sql<boolean>`search_vector @@ ${row.before_last}::tsquery`)} LIMIT ${NARROW_MATCHES + 1}) probe`);
       const rare = Number(probe?.count) <= NARROW_MATCHES;
       return {
         query: row.query,
         narrow: rare ? row.before_last : null,
-        walk: !rare && Number(row.tickets ?? 0) <= WALK_TICKETS,
+        walk: !rare && Number(probe?.tickets ?? 0) <= WALK_TICKETS,
       };
     },
 
