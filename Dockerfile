@@ -98,6 +98,10 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
 # V8 keeps the pages a collection frees, resident, in its page pool until a memory-reducing GC,
 # which never comes under steady load: desk ended `pnpm bench`'s cases at 240 MB instead of 177,
 # link a long list run at 322 instead of 200, at the same req/s and p99 (bench/heap-limit.js).
+# --no-allocation-site-pretenuring: otherwise V8 allocates an allocation site's objects straight in
+# the old generation once enough of them are found alive at a scavenge; a request's rows and
+# records, caught in flight, then fill the old generation with garbage that only a full collection
+# frees, and full collections are what a paced load feels (docs/adr/0009-no-pretenuring.md).
 # `pnpm bench` starts services with the flags given here.
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/index.js"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "--no-allocation-site-pretenuring", "dist/index.js"]

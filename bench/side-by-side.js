@@ -15,6 +15,7 @@
 //   BENCH_TICKETS     tickets of the tenant (default 10,000)
 //   BENCH_B_LOG_LEVEL side B's log level (default info): `warn` leaves out the request line
 //   BENCH_B_REDIS_URL side B's rate-limit store (default Redis, as A); "" counts in its memory
+//   BENCH_B_FLAGS     side B's Node flags instead of the images' (e.g. the CMD's flags before a change)
 //   BENCH_B_BASELINE  1: side B is pnpm bench's baseline server instead (node:http and pg running
 //                     desk's statements; bench/baseline-server.js): what desk costs beyond them
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL as for pnpm bench
@@ -33,6 +34,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
 const OTHER = path.resolve(process.argv[2] ?? ROOT);
 const BASELINE = process.env.BENCH_B_BASELINE === '1';
+const B_FLAGS =
+  process.env.BENCH_B_FLAGS === undefined ? undefined : process.env.BENCH_B_FLAGS.split(/\s+/).filter(Boolean);
 
 /** One side for measurePair: its server, its own token, the path with `:id` rotating over the seeded tickets. */
 async function sideOf(target, server, ids, issuer = server) {
@@ -75,7 +78,11 @@ async function main() {
           )),
           credentials: a.credentials,
         }
-      : await forkServer('desk-server.js', { BENCH_DESK: settings('B') }, { root: OTHER });
+      : await forkServer(
+          'desk-server.js',
+          { BENCH_DESK: settings('B') },
+          { root: OTHER, ...(B_FLAGS ? { flags: B_FLAGS } : {}) },
+        );
     servers.push(b);
     if (a.credentials.bench.tenantId !== b.credentials.bench.tenantId)
       throw new Error('the two desks did not share a tenant');
@@ -87,7 +94,7 @@ async function main() {
     // The baseline checks no token; it is sent all the same (A's desk issues it), as pnpm bench sends it.
     const sides = [await sideOf('A', a, ids), await sideOf('B', b, ids, BASELINE ? a : b)];
     console.log(
-      `A: ${ROOT}\nB: ${OTHER}${BASELINE ? ', the baseline server' : ''}${process.env.BENCH_B_LOG_LEVEL ? `, log level ${process.env.BENCH_B_LOG_LEVEL}` : ''}${process.env.BENCH_B_REDIS_URL === '' ? ', rate limit in memory' : ''}`,
+      `A: ${ROOT}\nB: ${OTHER}${BASELINE ? ', the baseline server' : ''}${process.env.BENCH_B_LOG_LEVEL ? `, log level ${process.env.BENCH_B_LOG_LEVEL}` : ''}${process.env.BENCH_B_REDIS_URL === '' ? ', rate limit in memory' : ''}${B_FLAGS ? `, Node flags ${B_FLAGS.join(' ') || '(none)'}` : ''}`,
     );
     console.log(`GET ${PATH}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s per side\n`);
     const [rowA, rowB] = await measurePair(sides[0], sides[1], {

@@ -741,7 +741,7 @@ async function serviceEnvironment(runDir, state, host, service) {
   return merged;
 }
 
-const DEFAULT_APP_CMD = `${process.execPath} --max-semi-space-size=8 --max-old-space-size=256 dist/index.js`;
+const DEFAULT_APP_CMD = `${process.execPath} --max-semi-space-size=8 --max-old-space-size=256 --no-allocation-site-pretenuring dist/index.js`;
 
 async function startApp(hostName, serviceName, options = {}) {
   const { runDir, state } = requireState(options);
