@@ -12,10 +12,15 @@ export class ExportSlotsBusyError extends Error {
 /**
  * At most `size` holders at once in this process, first come first served: the exports stream from
  * the API's pool, and must not take more of its connections than this. A caller that gets none
- * within `acquireTimeoutMs` is refused (ExportSlotsBusyError); one whose `signal` aborts stops
- * waiting. `acquire` answers the function that gives the slot back (once; later calls do nothing).
+ * within `acquireTimeoutMs` is refused with ExportSlotsBusyError, or with what `onBusy` makes of it
+ * (a service's 503 problem); one whose `signal` aborts stops waiting. `acquire` answers the
+ * function that gives the slot back (once; later calls do nothing).
  */
-export function exportSlots(size: number, acquireTimeoutMs: number) {
+export function exportSlots(
+  size: number,
+  acquireTimeoutMs: number,
+  onBusy: (busy: ExportSlotsBusyError) => Error = (busy) => busy,
+) {
   let free = size;
   const waiting: ((release: () => void) => void)[] = [];
 
@@ -50,7 +55,10 @@ export function exportSlots(size: number, acquireTimeoutMs: number) {
           resolve(release);
         };
         const onAbort = () => stopWaiting(signal!.reason);
-        const timer = setTimeout(() => stopWaiting(new ExportSlotsBusyError(size, acquireTimeoutMs)), acquireTimeoutMs);
+        const timer = setTimeout(
+          () => stopWaiting(onBusy(new ExportSlotsBusyError(size, acquireTimeoutMs))),
+          acquireTimeoutMs,
+        );
         signal?.addEventListener('abort', onAbort, { once: true });
         waiting.push(grant);
       });

@@ -67,6 +67,22 @@ export const conflict = (detail: string, options?: AppErrorOptions) =>
 export const unprocessable = (detail: string, options?: AppErrorOptions) =>
   new AppError(422, detail, { code: 'unprocessable', ...options });
 
+/**
+ * The 503 of a bounded export whose every slot stayed taken (`busy`: @msp/db's ExportSlotsBusyError):
+ * `what` names the export in the detail, Retry-After says when to come back.
+ */
+export const exportCapacityExhausted = (
+  what: string,
+  busy: Error & { size: number; acquireTimeoutMs: number },
+  retryAfterSeconds: number,
+) =>
+  new AppError(
+    503,
+    `Every connection of the ${what} is busy (${busy.size} exports at once) and none came free within ` +
+      `${busy.acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
+    { code: 'export-capacity-exhausted', headers: { 'Retry-After': String(retryAfterSeconds) }, cause: busy },
+  );
+
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }

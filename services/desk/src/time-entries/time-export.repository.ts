@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { exportSlots, ExportSlotsBusyError, streamInReadOnlyTransaction, type StreamableQuery } from '@msp/db';
-import { AppError } from '@msp/http';
+import { exportSlots, streamInReadOnlyTransaction, type StreamableQuery } from '@msp/db';
+import { exportCapacityExhausted } from '@msp/http';
 import { sql, type RawBuilder } from 'kysely';
 import { TIME_EXPORT_POOL_SIZE, type Db } from '../db';
 
@@ -82,7 +82,9 @@ function streamable<Row>(db: Db, query: RawBuilder<Row>): StreamableQuery<Row> {
  */
 export function createTimeExportRepository(db: Db, options: TimeExportRepositoryOptions = {}) {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? TIME_EXPORT_ACQUIRE_TIMEOUT_MS;
-  const slots = exportSlots(TIME_EXPORT_POOL_SIZE, acquireTimeoutMs);
+  const slots = exportSlots(TIME_EXPORT_POOL_SIZE, acquireTimeoutMs, (busy) =>
+    exportCapacityExhausted('time export', busy, TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS),
+  );
 
   return {
     /**
@@ -90,22 +92,7 @@ export function createTimeExportRepository(db: Db, options: TimeExportRepository
      * a 503 problem with Retry-After when no export slot came free within the acquire timeout.
      */
     async rows(tenantId: string, period: string, signal?: AbortSignal): Promise<Readable> {
-      let release: () => void;
-      try {
-        release = await slots.acquire(signal);
-      } catch (error) {
-        if (!(error instanceof ExportSlotsBusyError)) throw error;
-        throw new AppError(
-          503,
-          `Every connection of the time export is busy (${TIME_EXPORT_POOL_SIZE} exports at once) and none came ` +
-            `free within ${acquireTimeoutMs} ms. Retry after the time given in Retry-After.`,
-          {
-            code: 'export-capacity-exhausted',
-            headers: { 'Retry-After': String(TIME_EXPORT_BUSY_RETRY_AFTER_SECONDS) },
-            cause: error,
-          },
-        );
-      }
+      const release = await slots.acquire(signal);
       return streamInReadOnlyTransaction(db, (trx) => streamable(trx, timeExportRows(tenantId, period)), {
         applicationName: TIME_EXPORT_APPLICATION_NAME,
         signal,

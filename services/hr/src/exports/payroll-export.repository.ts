@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { exportSlots, ExportSlotsBusyError, streamInReadOnlyTransaction } from '@msp/db';
-import { AppError, STREAMED_FILE_IDLE_TIMEOUT_MS } from '@msp/http';
+import { exportSlots, streamInReadOnlyTransaction } from '@msp/db';
+import { exportCapacityExhausted, STREAMED_FILE_IDLE_TIMEOUT_MS } from '@msp/http';
 import { sql } from 'kysely';
 import type { Db } from '../db';
 import { WAGE_TYPE_KEYS, type WageTypes } from '../payroll/payroll-settings.schemas';
@@ -107,27 +107,13 @@ export interface PayrollExportRepositoryOptions {
  * names its connection EXPORT_APPLICATION_NAME while it lasts; at most `poolSize` exports at once.
  */
 export function createPayrollExportRepository(db: Db, options: PayrollExportRepositoryOptions) {
-  const slots = exportSlots(options.poolSize, options.acquireTimeoutMs);
+  const slots = exportSlots(options.poolSize, options.acquireTimeoutMs, (busy) =>
+    exportCapacityExhausted('payroll export', busy, EXPORT_BUSY_RETRY_AFTER_SECONDS),
+  );
 
   /** `work` in a slot, or a 503 problem once the acquire timeout has passed without one. */
   async function inSlot<T>(work: (release: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    let release: () => void;
-    try {
-      release = await slots.acquire(signal);
-    } catch (error) {
-      if (!(error instanceof ExportSlotsBusyError)) throw error;
-      throw new AppError(
-        503,
-        `Every connection of the payroll export is busy (${options.poolSize} exports at once) and none came free within ${options.acquireTimeoutMs} ms. ` +
-          'Retry after the time given in Retry-After.',
-        {
-          code: 'export-capacity-exhausted',
-          headers: { 'Retry-After': String(EXPORT_BUSY_RETRY_AFTER_SECONDS) },
-          cause: error,
-        },
-      );
-    }
-    return work(release);
+    return work(await slots.acquire(signal));
   }
 
   return {
