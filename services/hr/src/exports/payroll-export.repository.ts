@@ -111,47 +111,41 @@ export function createPayrollExportRepository(db: Db, options: PayrollExportRepo
     exportCapacityExhausted('payroll export', busy, EXPORT_BUSY_RETRY_AFTER_SECONDS),
   );
 
-  /** `work` in a slot, or a 503 problem once the acquire timeout has passed without one. */
-  async function inSlot<T>(work: (release: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return work(await slots.acquire(signal));
-  }
-
   return {
-    /** The period's rows in export order, streamed as the database produces them (object mode, {@link PayrollRow}). */
-    rows(tenantId: string, period: Period, wageTypes: WageTypes, signal?: AbortSignal): Promise<Readable> {
-      return inSlot(
-        (release) =>
-          streamInReadOnlyTransaction(db, (trx) => payrollRowsInOrder(trx, tenantId, period, wageTypes), {
-            applicationName: EXPORT_APPLICATION_NAME,
-            signal,
-            release,
-          }),
+    /**
+     * The period's rows in export order, streamed as the database produces them (object mode,
+     * {@link PayrollRow}); a 503 problem with Retry-After when no export slot came free in time.
+     */
+    async rows(tenantId: string, period: Period, wageTypes: WageTypes, signal?: AbortSignal): Promise<Readable> {
+      const release = await slots.acquire(signal);
+      return streamInReadOnlyTransaction(db, (trx) => payrollRowsInOrder(trx, tenantId, period, wageTypes), {
+        applicationName: EXPORT_APPLICATION_NAME,
         signal,
-      );
+        release,
+      });
     },
 
     /** Personnel numbers in the period's export longer than `maxLength` (DATEV's limit), in export order. */
-    personnelNumbersLongerThan(
+    async personnelNumbersLongerThan(
       tenantId: string,
       period: Period,
       wageTypes: WageTypes,
       maxLength: number,
     ): Promise<string[]> {
-      return inSlot(async (release) => {
-        try {
-          const rows = await db
-            .selectFrom(payrollRows(db, tenantId, period, wageTypes).as('r'))
-            .select('r.personnel_number')
-            .where(sql<number>`length(r.personnel_number)`, '>', maxLength)
-            .groupBy('r.personnel_number')
-            .orderBy(sql`r.personnel_number::numeric`)
-            .orderBy('r.personnel_number')
-            .execute();
-          return rows.map((row) => row.personnel_number);
-        } finally {
-          release();
-        }
-      });
+      const release = await slots.acquire();
+      try {
+        const rows = await db
+          .selectFrom(payrollRows(db, tenantId, period, wageTypes).as('r'))
+          .select('r.personnel_number')
+          .where(sql<number>`length(r.personnel_number)`, '>', maxLength)
+          .groupBy('r.personnel_number')
+          .orderBy(sql`r.personnel_number::numeric`)
+          .orderBy('r.personnel_number')
+          .execute();
+        return rows.map((row) => row.personnel_number);
+      } finally {
+        release();
+      }
     },
   };
 }
