@@ -8,18 +8,11 @@
 const { execFileSync } = require('node:child_process');
 const { existsSync, mkdirSync, readFileSync, rmSync } = require('node:fs');
 const path = require('node:path');
+const { imageFlags } = require('../scripts/docker/image-flags');
 
 const ROOT = path.resolve(__dirname, '..');
 
 let resolved;
-
-/** The Node flags of the images' CMD (`CMD ["node", <flags>, "dist/index.js"]` in the Dockerfile). */
-function imageFlags() {
-  const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
-  if (!cmd) throw new Error('the Dockerfile has no CMD ["node", ..., "dist/index.js"]');
-  const argv = JSON.parse(cmd[1]);
-  return argv.slice(1, -1);
-}
 
 /**
  * The allocator settings of the images' runtime `ENV`, read when a process starts, so they must be

@@ -9,6 +9,7 @@ const topology = require('./topology');
 const netns = require('./netns');
 const procs = require('./procs');
 const configs = require('./configs');
+const { imageFlags } = require('../../scripts/docker/image-flags');
 const {
   run,
   waitFor,
@@ -741,7 +742,8 @@ async function serviceEnvironment(runDir, state, host, service) {
   return merged;
 }
 
-const DEFAULT_APP_CMD = `${process.execPath} --max-semi-space-size=8 --max-old-space-size=256 --no-allocation-site-pretenuring dist/index.js`;
+/** The images' command (their Dockerfile's CMD flags) on the Node running the lab. */
+const defaultAppCmd = (checkoutDir) => [process.execPath, ...imageFlags(checkoutDir), 'dist/index.js'].join(' ');
 
 async function startApp(hostName, serviceName, options = {}) {
   const { runDir, state } = requireState(options);
@@ -753,7 +755,7 @@ async function startApp(hostName, serviceName, options = {}) {
   const running = (await procs.processesIn(host.ns)).some((p) => p.role === `app:${service.name}`);
   if (running) return { started: false };
   const cwd = path.join(state.apps.checkoutDir, 'services', service.name);
-  const argv = (state.apps.appCmd || DEFAULT_APP_CMD)
+  const argv = (state.apps.appCmd || defaultAppCmd(state.apps.checkoutDir))
     .replaceAll('{service}', service.name)
     .replaceAll('{checkout}', state.apps.checkoutDir)
     .split(/\s+/)
