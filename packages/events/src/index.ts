@@ -8,6 +8,7 @@ export {
   EVENT_HEAD_COLUMNS,
   eventHeadValues,
   effectOfClaim,
+  confirmDurable,
   SYSTEM_ACTOR,
   type Changes,
   type EventHead,

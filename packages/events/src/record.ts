@@ -153,12 +153,18 @@ export async function effectOfClaim(
   );
   const row = rows[0];
   if (!row) return undefined;
-  // A commit is visible here once it is in this server's WAL, even when the connection that made it
-  // was cut while it waited for the synchronous standby: a primary cut off from its standby shows a
-  // change that the failover then rewinds away. A transaction of our own that writes WAL (a
-  // transactional logical message: no table, no privilege) commits only once the standby has
-  // everything up to it, so the change is answered as done only when it survives a failover; when
-  // that cannot be had, this throws and the caller's retry asks again.
-  await db.$queryRawUnsafe(`SELECT pg_logical_emit_message(true, 'msp-idempotency', $1)::text AS lsn`, claim);
+  await confirmDurable(db, claim);
   return { resourceId: row.resource_id, object: row.object };
+}
+
+/**
+ * Returns once a change found committed under `claim` would survive a failover; throws when that
+ * cannot be had (the caller's retry then asks again). A commit is visible once it is in this
+ * server's WAL, even when the connection that made it was cut while it waited for the synchronous
+ * standby: a primary cut off from its standby shows a change that the failover then rewinds away. A
+ * transaction of our own that writes WAL (a transactional logical message: no table, no privilege)
+ * commits only once the standby has everything up to it.
+ */
+export async function confirmDurable(db: Sql, claim: string): Promise<void> {
+  await db.$queryRawUnsafe(`SELECT pg_logical_emit_message(true, 'msp-idempotency', $1)::text AS lsn`, claim);
 }
