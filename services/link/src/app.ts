@@ -8,6 +8,7 @@ import { createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { linkEvents } from './events/link-events';
 import { createConnectorDirectories } from './connectors/connector-directories';
 import type { SecretBox } from '@msp/secrets';
+import { connectorOfClaim } from './connectors/connector-of-claim';
 import { createConnectorsRepository } from './connectors/connectors.repository';
 import { registerConnectorRoutes } from './connectors/connectors.routes';
 import { createConnectorsService } from './connectors/connectors.service';
@@ -120,6 +121,7 @@ export function createLinkApp({
   const tenantsRepository = createTenantsRepository(db, reads);
   const tenants = createTenantsService(tenantsRepository);
   const connectorsRepository = createConnectorsRepository(db, reads);
+  const connectorCreatedUnder = connectorOfClaim(connectorsRepository, rawSqlOverKysely(db));
   const directories = createConnectorDirectories({
     connectors: connectorsRepository,
     secrets,
@@ -156,7 +158,9 @@ export function createLinkApp({
   const service = createServiceApp({
     service: 'link',
     logger,
-    effectOfIdempotencyClaim: events.effectOfClaim,
+    effectOfIdempotencyClaim: async (claim, resourceType) =>
+      (await events.effectOfClaim(claim, resourceType)) ??
+      (resourceType === 'connector' ? connectorCreatedUnder(claim) : undefined),
     openapi: {
       title: 'Integration API (link)',
       version: '1.0.0',

@@ -34,6 +34,8 @@ export interface NewConnector {
   baseUrl: string;
   bearerTokenEncrypted: string;
   settings?: unknown;
+  /** The Idempotency-Key claim of the request creating it, if it has one (findByIdempotencyClaim). */
+  idempotencyClaim: string | null;
 }
 
 export interface ConnectorChanges {
@@ -157,10 +159,16 @@ export function createConnectorsRepository(db: Db, reads: Db = db) {
           base_url: input.baseUrl,
           bearer_token_encrypted: input.bearerTokenEncrypted,
           ldap_config: jsonOrNull(input.settings),
+          idempotency_claim: input.idempotencyClaim,
         })
         .returning(COLUMNS)
         .executeTakeFirstOrThrow();
       return toConnector(row);
+    },
+
+    /** The connector that the request holding this Idempotency-Key claim created, whoever owns it. */
+    findByIdempotencyClaim(claim: string): Promise<ConnectorRecord | null> {
+      return one(db.selectFrom('connectors').select(COLUMNS).where('idempotency_claim', '=', claim).executeTakeFirst());
     },
 
     update(ownerTenantId: string, id: string, changes: ConnectorChanges): Promise<ConnectorRecord | null> {

@@ -1,6 +1,7 @@
 import {
   type AppError,
   conflict,
+  currentContext,
   listWindow,
   notFound,
   type PageRequest,
@@ -100,6 +101,7 @@ export function createConnectorsService(deps: {
         enabled: input.enabled,
         ...settings,
         bearerTokenEncrypted: secrets.seal(String(input.config[type.secret.field])),
+        idempotencyClaim: currentContext()?.idempotencyClaim ?? null,
       });
     },
 
