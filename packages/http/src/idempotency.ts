@@ -76,7 +76,10 @@ export type EffectOfClaim = (
   resourceType: string,
 ) => Promise<{ resourceId: string; object: unknown } | undefined>;
 
-/** What a create route makes: its collection's type (`/tickets/:id/comments` → `comment`, `/sla-policies` → `sla_policy`). */
+/**
+ * What a create route makes: its collection's type (`/tickets/:id/comments` → `comment`,
+ * `/sla-policies` → `sla_policy`, `/mailboxes` → `mailbox`).
+ */
 export interface CreateRoute {
   createdStatus: number;
   resourceType: string;
@@ -88,7 +91,11 @@ export function createRouteOf(path: string, createdStatus: number): CreateRoute 
       .split('/')
       .filter((segment) => segment && !segment.startsWith(':'))
       .pop() ?? '';
-  const resourceType = collection.replace(/-/g, '_').replace(/ies$/, 'y').replace(/s$/, '');
+  const resourceType = collection
+    .replace(/-/g, '_')
+    .replace(/ies$/, 'y')
+    .replace(/(x|ch|sh|ss)es$/, '$1')
+    .replace(/s$/, '');
   return { createdStatus, resourceType };
 }
 
