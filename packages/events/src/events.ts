@@ -6,7 +6,7 @@ import { registerAuditRoutes } from './audit/audit.routes';
 import type { EventCatalogue } from './catalogue';
 import { createDeliveriesRepository } from './delivery/deliveries.repository';
 import { createDispatcher, type DispatcherOptions } from './delivery/dispatcher';
-import { effectOfClaim } from './record';
+import { confirmDurable, eventEffectOfClaim, type ClaimEffect } from './record';
 import { createEventsRetention, type EventsRetentionOptions } from './retention';
 import type { TransactionalSql } from './sql';
 import { createWebhooksRepository } from './webhooks/webhooks.repository';
@@ -24,6 +24,11 @@ export interface ServiceEventsOptions {
   dispatcher?: Pick<DispatcherOptions, 'concurrency' | 'pollMs' | 'retryDelaysMs' | 'disableAfterMs'>;
   /** EVENTS_RETENTION_DAYS and EVENTS_RETENTION_INTERVAL_MS; without it, no sweep runs (interval 0). */
   retention?: Pick<EventsRetentionOptions, 'days' | 'intervalMs' | 'batchSize' | 'pauseMs'>;
+  /**
+   * The creates that record no event, by the resource type of their route: the resource created
+   * under an Idempotency-Key claim, which its row keeps (effectOfClaim).
+   */
+  createdWithoutEvents?: Record<string, (claim: string) => Promise<ClaimEffect | undefined>>;
 }
 
 export interface ServiceDispatcherOptions extends Pick<
@@ -83,8 +88,18 @@ export function createServiceEvents(options: ServiceEventsOptions) {
     retention,
     tags: EVENT_TAGS,
     webhookDocs: options.catalogue.webhookDocs(),
-    /** For @msp/http's Idempotency-Key: what a request whose instance died had committed. */
-    effectOfClaim: (claim: string, resourceType: string) => effectOfClaim(options.db, claim, resourceType),
+    /**
+     * For @msp/http's Idempotency-Key: what a request whose instance died had committed, from its
+     * events or, for a create that records none, from its resource's row; answered only once that
+     * change would survive a failover.
+     */
+    async effectOfClaim(claim: string, resourceType: string): Promise<ClaimEffect | undefined> {
+      const effect =
+        (await eventEffectOfClaim(options.db, claim, resourceType)) ??
+        (await options.createdWithoutEvents?.[resourceType]?.(claim));
+      if (effect) await confirmDurable(options.db, claim);
+      return effect;
+    },
     registerRoutes(api: ApiRouter) {
       registerWebhookRoutes(api, webhooks);
       registerAuditRoutes(api, audit, options.catalogue.names);

@@ -135,16 +135,22 @@ export function changesBetween(before: object, after: object, ignore: readonly s
   return changes;
 }
 
+/** What a request holding an Idempotency-Key claim created: the resource's id and its API JSON. */
+export interface ClaimEffect {
+  resourceId: string;
+  object: unknown;
+}
+
 /**
  * What the request holding an Idempotency-Key claim committed, from the events its transaction
  * recorded: the resource of the first event of `resourceType` (else of its first event) as that
- * event shows it. A request whose instance died before storing its answer is answered from this.
+ * event shows it. Not yet durable: see confirmDurable.
  */
-export async function effectOfClaim(
+export async function eventEffectOfClaim(
   db: Sql,
   claim: string,
   resourceType: string,
-): Promise<{ resourceId: string; object: unknown } | undefined> {
+): Promise<ClaimEffect | undefined> {
   const rows = await db.$queryRawUnsafe<{ resource_id: string; object: unknown }[]>(
     `SELECT resource_id, data -> 'object' AS object FROM events
      WHERE idempotency_claim = $1 ORDER BY (resource_type = $2) DESC, seq LIMIT 1`,
@@ -152,9 +158,7 @@ export async function effectOfClaim(
     resourceType,
   );
   const row = rows[0];
-  if (!row) return undefined;
-  await confirmDurable(db, claim);
-  return { resourceId: row.resource_id, object: row.object };
+  return row && { resourceId: row.resource_id, object: row.object };
 }
 
 /**

@@ -1,5 +1,6 @@
 export { startTestIssuer, forgedTokens, type TestIssuer } from './test-issuer';
 export { TEST_REDIS_URL, uniquePrefix, connectedRedis } from './redis';
+export { answeredIdempotencyRecord, expectReplayOf } from './idempotency-retry';
 export {
   describeTokenVerification,
   expectInvalidToken,

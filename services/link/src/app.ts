@@ -121,7 +121,6 @@ export function createLinkApp({
   const tenantsRepository = createTenantsRepository(db, reads);
   const tenants = createTenantsService(tenantsRepository);
   const connectorsRepository = createConnectorsRepository(db, reads);
-  const connectorCreatedUnder = connectorOfClaim(connectorsRepository, rawSqlOverKysely(db));
   const directories = createConnectorDirectories({
     connectors: connectorsRepository,
     secrets,
@@ -153,14 +152,13 @@ export function createLinkApp({
     secrets: webhookSecrets,
     dispatcher: settings.webhooks,
     retention: settings.eventsRetention,
+    createdWithoutEvents: { connector: connectorOfClaim(connectorsRepository) },
   });
 
   const service = createServiceApp({
     service: 'link',
     logger,
-    effectOfIdempotencyClaim: async (claim, resourceType) =>
-      (await events.effectOfClaim(claim, resourceType)) ??
-      (resourceType === 'connector' ? connectorCreatedUnder(claim) : undefined),
+    effectOfIdempotencyClaim: events.effectOfClaim,
     openapi: {
       title: 'Integration API (link)',
       version: '1.0.0',

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createLogger } from '@msp/http';
-import { connectedRedis } from '@msp/testkit';
+import { answeredIdempotencyRecord, connectedRedis, expectReplayOf } from '@msp/testkit';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { startLink, type TestLink } from './support/link';
@@ -33,7 +33,7 @@ test('When a managed tenant is created twice with one Idempotency-Key, then the 
 
 describe('When the instance that ran POST /connectors died between its commit and storing its answer', () => {
   // What such an instance leaves behind: the connector committed, and in Redis its claim, no longer
-  // renewed. The record is put back into that state by hand; everything else is real.
+  // renewed (answeredIdempotencyRecord puts the record back into that state).
   let redis: Redis;
   beforeAll(async () => {
     redis = await connectedRedis(createLogger({ service: 'link-test', level: 'error' }));
@@ -59,36 +59,25 @@ describe('When the instance that ran POST /connectors died between its commit an
       request(link.app).post('/api/v1/connectors').set('Authorization', auth).set('Idempotency-Key', key).send(body);
     const first = await post();
     expect(first.status).toBe(201);
-    const [record] = await redis.keys(`idem:link:${tenantId}:*:${key}`);
-    const stored = JSON.parse((await redis.get(record!))!) as { state: string; fingerprint: string };
-    expect(stored.state).toBe('done');
+    const record = await answeredIdempotencyRecord(redis, 'link', tenantId, key);
+    expect(record.state).toBe('done');
     // The claim is stored with the connector, in the statement that created it.
     const [row] = await link.db.$queryRawUnsafe<{ idempotency_claim: string | null }[]>(
       'SELECT idempotency_claim::text FROM connectors WHERE id = $1::uuid',
       first.body.id,
     );
     expect(row?.idempotency_claim).toMatch(/^[0-9a-f-]{36}$/);
-    const leaveClaim = (claim: string) =>
-      redis.set(
-        record!,
-        JSON.stringify({ state: 'running', fingerprint: stored.fingerprint, claim, beat: Date.now() - 120_000 }),
-        'KEEPTTL',
-      );
     const connectors = async () =>
       (await request(link.app).get(`/api/v1/connectors?tenant_id=${managed.body.id}`).set('Authorization', auth)).body
         .data as { id: string }[];
-    return { first, post, claim: row!.idempotency_claim!, leaveClaim, connectors };
+    return { first, post, claim: row!.idempotency_claim!, leaveClaim: record.leaveClaim, connectors };
   }
 
   test('When the connector was committed under its stale claim, then the retry answers that connector (Idempotent-Replayed) and creates none', async () => {
     const { first, post, claim, leaveClaim, connectors } = await create();
     await leaveClaim(claim);
 
-    const again = await post();
-    expect(again.status).toBe(201);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.headers['location']).toBe(first.headers['location']);
-    expect(again.body).toEqual(first.body);
+    expectReplayOf(first, await post());
     const later = await post();
     expect(later.headers['idempotent-replayed']).toBe('true');
     expect(later.body.id).toBe(first.body.id);
