@@ -8,6 +8,7 @@ import { createOutbound, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { hrEvents } from './events/hr-events';
 import type { HrDatabase } from './db';
+import { employeeOfClaim } from './employees/employee-of-claim';
 import { createEmployeesRepository } from './employees/employees.repository';
 import { registerEmployeeRoutes } from './employees/employees.routes';
 import { createEmployeesService } from './employees/employees.service';
@@ -141,6 +142,7 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
     secrets: webhookSecrets,
     dispatcher: settings.webhooks,
     retention: settings.eventsRetention,
+    createdWithoutEvents: { employee: employeeOfClaim(employeesRepository) },
   });
 
   const service = createServiceApp({

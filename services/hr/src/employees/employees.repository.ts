@@ -222,6 +222,15 @@ export function createEmployeesRepository(db: Db, reads: Db = db) {
 
     findById: (tenantId: string, id: string) => findById(tenantId, id),
 
+    /** The employee that the request holding this Idempotency-Key claim created, whatever its tenant. */
+    async findByIdempotencyClaim(claim: string): Promise<EmployeeRecord | null> {
+      const row = await withCurrentContract(
+        db,
+        db.selectFrom('employees').selectAll().where('idempotency_claim', '=', claim),
+      ).executeTakeFirst();
+      return row ? toEmployee(row) : null;
+    },
+
     /** The tenant's employee with this helpdesk user, from the primary (a write's checks read it). */
     async findByUserId(tenantId: string, userId: string): Promise<EmployeeRecord | null> {
       const row = await withCurrentContract(
@@ -236,7 +245,8 @@ export function createEmployeesRepository(db: Db, reads: Db = db) {
      * after the write but before the read must not leave a stored employee behind a 503 (the
      * caller, told the write failed, would create it again).
      */
-    create(tenantId: string, input: NewEmployee): Promise<EmployeeRecord> {
+    /** `idempotencyClaim`: the Idempotency-Key claim of the request creating it, if any (findByIdempotencyClaim). */
+    create(tenantId: string, input: NewEmployee, idempotencyClaim: string | null): Promise<EmployeeRecord> {
       return unlessTaken(
         db.transaction().execute(async (trx) => {
           const { id } = await trx
@@ -248,6 +258,7 @@ export function createEmployeesRepository(db: Db, reads: Db = db) {
               name: input.name,
               employment_start: input.employmentStart ?? null,
               employment_end: input.employmentEnd ?? null,
+              idempotency_claim: idempotencyClaim,
             })
             .returning('id')
             .executeTakeFirstOrThrow();

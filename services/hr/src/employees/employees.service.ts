@@ -1,4 +1,4 @@
-import { conflict, listWindow, notFound, unprocessable, type PageRequest } from '@msp/http';
+import { conflict, currentContext, listWindow, notFound, unprocessable, type PageRequest } from '@msp/http';
 import {
   DuplicateEmployeeError,
   type EmployeeChanges,
@@ -47,7 +47,7 @@ export function createEmployeesService(employees: EmployeesRepository) {
     async register(tenantId: string, input: NewEmployee): Promise<EmployeeRecord> {
       assertEmployment(input.employmentStart, input.employmentEnd);
       try {
-        return await employees.create(tenantId, input);
+        return await employees.create(tenantId, input, currentContext()?.idempotencyClaim ?? null);
       } catch (error) {
         throw error instanceof DuplicateEmployeeError ? duplicate(error, input) : error;
       }
