@@ -33,6 +33,7 @@ import { createTokenService } from './auth/token.service';
 import { registerWellKnownRoutes, serverMetadata } from './auth/well-known.routes';
 import type { DeskDatabase } from './db';
 import { createStore } from './store';
+import { mailboxOfClaim } from './mailboxes/mailbox-of-claim';
 import { registerCalendarRoutes } from './calendars/calendars.routes';
 import { createCalendarsService } from './calendars/calendars.service';
 import { registerClientRoutes } from './clients/clients.routes';
@@ -191,6 +192,7 @@ export function createDeskApp({
     acquireTimeoutMs: settings.exports?.acquireTimeoutMs,
   });
 
+  const store = createStore(database);
   const events = createServiceEvents({
     // @msp/events still reads and writes through the raw-SQL surface; over the same pool.
     db: rawSqlOverKysely(db),
@@ -200,9 +202,9 @@ export function createDeskApp({
     secrets: webhookSecrets,
     dispatcher: settings.webhooks,
     retention: settings.eventsRetention,
+    createdWithoutEvents: { mailbox: mailboxOfClaim(store.mailboxes) },
   });
 
-  const store = createStore(database);
   const sla = createSlaService(store);
   // Every instance takes the same lock for a write to one resource: If-Match holds across replicas.
   // The tickets service takes the same locks for the tickets a bulk change or a merge writes.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@msp/http';
-import { connectedRedis } from '@msp/testkit';
+import { answeredIdempotencyRecord, connectedRedis, expectReplayOf } from '@msp/testkit';
 import type { Redis } from 'ioredis';
 import { api } from './support/api';
 import { startDesk, type TestDesk } from './support/desk';
@@ -66,22 +66,19 @@ describe('When the instance that ran a create died between its commit and storin
     const post = () => http.post(`${BASE}/tickets`).set(bearer(tenant.token)).set('Idempotency-Key', key).send(body);
     const first = await post();
     expect(first.status).toBe(201);
-    const record = `idem:desk:${tenant.tenantId}:${tenant.clientId}:${key}`;
-    const stored = JSON.parse((await redis.get(record))!) as { state: string; fingerprint: string };
-    expect(stored.state).toBe('done');
+    const record = await answeredIdempotencyRecord(redis, 'desk', tenant.tenantId, key);
+    expect(record.state).toBe('done');
     const [event] = await desk.db.$queryRawUnsafe<{ idempotency_claim: string | null }[]>(
       `SELECT idempotency_claim FROM events WHERE resource_id = $1 AND type = 'ticket.created'`,
       first.body.id,
     );
     // The claim is recorded in the transaction that created the ticket.
     expect(event?.idempotency_claim).toMatch(/^[0-9a-f-]{36}$/);
-    const leaveClaim = (claim: string, beat: number) =>
-      redis.set(record, JSON.stringify({ state: 'running', fingerprint: stored.fingerprint, claim, beat }), 'KEEPTTL');
     const tickets = async () =>
       (await http.get(`${BASE}/tickets`).set(bearer(tenant.token))).body.data.filter(
         (t: { title: string }) => t.title === title,
       );
-    return { first, post, claim: event!.idempotency_claim!, leaveClaim, tickets };
+    return { first, post, claim: event!.idempotency_claim!, leaveClaim: record.leaveClaim, tickets };
   }
 
   test('When its claim is no longer renewed and the ticket was committed, then the retry is answered with that ticket and nothing runs again', async () => {
@@ -89,11 +86,7 @@ describe('When the instance that ran a create died between its commit and storin
     const { first, post, claim, leaveClaim, tickets } = await create(randomUUID(), title);
     await leaveClaim(claim, Date.now() - 120_000);
 
-    const again = await post();
-    expect(again.status).toBe(201);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.headers['location']).toBe(first.headers['location']);
-    expect(again.body).toEqual(first.body);
+    expectReplayOf(first, await post());
     // The answer is stored again: later retries replay it too.
     const later = await post();
     expect(later.headers['idempotent-replayed']).toBe('true');
@@ -127,5 +120,28 @@ describe('When the instance that ran a create died between its commit and storin
     expect(again.body.type).toBe('urn:msp:problem:idempotency-key-in-use');
     expect(again.headers['retry-after']).toBe('1');
     expect(await tickets()).toHaveLength(1);
+  });
+
+  test('When a mailbox (which records no event) was committed under its stale claim, then the retry answers that mailbox, not a duplicate 409', async () => {
+    const http = api(desk);
+    const tenant = await newTenant(desk);
+    const key = randomUUID();
+    const body = {
+      address: `${unique('support').replace(' ', '-')}@contoso.example`,
+      enabled: false,
+      imap: { host: '127.0.0.1', port: 143, tls: 'none', username: 'support', password: 'imap-secret' },
+      smtp: { host: '127.0.0.1', port: 25, tls: 'none' },
+    };
+    const post = () => http.post(`${BASE}/mailboxes`).set(bearer(tenant.token)).set('Idempotency-Key', key).send(body);
+    const first = await post();
+    expect(first.status).toBe(201);
+    const record = await answeredIdempotencyRecord(redis, 'desk', tenant.tenantId, key);
+    // The claim is stored with the mailbox, in the statement that created it.
+    const stored = await desk.db.mailbox.findUniqueOrThrow({ where: { id: first.body.id } });
+    expect(stored.idempotencyClaim).toMatch(/^[0-9a-f-]{36}$/);
+    await record.leaveClaim(stored.idempotencyClaim!);
+
+    expectReplayOf(first, await post());
+    expect(await desk.db.mailbox.count({ where: { tenantId: tenant.tenantId } })).toBe(1);
   });
 });

@@ -253,6 +253,16 @@ export function createMailboxesRepository(db: Db) {
       return { items: found.items.map(toMailbox), total: found.total };
     },
 
+    /** The mailbox that the request holding this Idempotency-Key claim created, whatever its tenant. */
+    async findByIdempotencyClaim(claim: string): Promise<MailboxRecord | null> {
+      const row = await db
+        .selectFrom('mailboxes')
+        .selectAll()
+        .where('idempotency_claim', '=', claim)
+        .executeTakeFirst();
+      return row ? toMailbox(row) : null;
+    },
+
     async findById(tenantId: string, id: string): Promise<MailboxRecord | null> {
       const row = await db
         .selectFrom('mailboxes')
@@ -274,9 +284,11 @@ export function createMailboxesRepository(db: Db) {
       return row ? toMailbox(row) : null;
     },
 
+    /** `idempotencyClaim`: the Idempotency-Key claim of the request creating it, if any (findByIdempotencyClaim). */
     async create(
       tenantId: string,
       data: MailboxWrite & { address: string; imap: ServerSettings; smtp: ServerSettings },
+      idempotencyClaim: string | null,
     ): Promise<MailboxRecord> {
       const row = await db
         .insertInto('mailboxes')
@@ -286,6 +298,7 @@ export function createMailboxesRepository(db: Db) {
           imap: jsonb(data.imap),
           smtp: jsonb(data.smtp),
           tenant_id: tenantId,
+          idempotency_claim: idempotencyClaim,
         })
         .returningAll()
         .executeTakeFirstOrThrow();

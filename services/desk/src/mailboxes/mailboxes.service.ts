@@ -1,4 +1,4 @@
-import { conflict, notFound, unprocessable, type Logger, type PageRequest } from '@msp/http';
+import { conflict, currentContext, notFound, unprocessable, type Logger, type PageRequest } from '@msp/http';
 import type { Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { unlessDuplicate } from '../db';
@@ -196,18 +196,22 @@ export function createMailboxesService({
         await assertClient(tx, tenantId, input.default_client_id);
         const { password: imapPassword, oauth2: imapOAuth, ...imap } = input.imap;
         const { password: smtpPassword, oauth2: smtpOAuth, ...smtp } = input.smtp;
-        const mailbox = await tx.mailboxes.create(tenantId, {
-          ...settingsWrite(input),
-          address: input.address.toLowerCase(),
-          imap: { ...imap, oauth2: oauth2Of(secrets, null, imapOAuth) } as ServerSettings,
-          imapSecret: imapPassword ? secrets.seal(imapPassword) : null,
-          smtp: {
-            ...smtp,
-            username: smtp.username ?? null,
-            oauth2: oauth2Of(secrets, null, smtpOAuth),
-          } as ServerSettings,
-          smtpSecret: smtpPassword ? secrets.seal(smtpPassword) : null,
-        });
+        const mailbox = await tx.mailboxes.create(
+          tenantId,
+          {
+            ...settingsWrite(input),
+            address: input.address.toLowerCase(),
+            imap: { ...imap, oauth2: oauth2Of(secrets, null, imapOAuth) } as ServerSettings,
+            imapSecret: imapPassword ? secrets.seal(imapPassword) : null,
+            smtp: {
+              ...smtp,
+              username: smtp.username ?? null,
+              oauth2: oauth2Of(secrets, null, smtpOAuth),
+            } as ServerSettings,
+            smtpSecret: smtpPassword ? secrets.seal(smtpPassword) : null,
+          },
+          currentContext()?.idempotencyClaim ?? null,
+        );
         return publicMailbox(mailbox);
       });
       return unlessDuplicate(created, addressTaken);
