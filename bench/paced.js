@@ -7,6 +7,11 @@
 // request i is due at start + i / rate and is sent when due, on a free keep-alive connection or
 // after the one it waits for; its latency counts from when it was due, so a stall of the server
 // delays every request due during it, as it would a real caller's.
+//
+// Each round's client runs in a process of its own: a stall of the client delays the requests due
+// during it and counts as the server's latency, and the benchmark's own process holds the seeded
+// data (ids, tokens, results), whose full collections stalled it in the middle of rounds.
+const { fork } = require('node:child_process');
 const http = require('node:http');
 const { percentile, round } = require('./support');
 
@@ -23,7 +28,20 @@ const LEAD_IN_S = Number(process.env.BENCH_LEAD_IN ?? 1);
  * LEAD_IN_S unrecorded; the answer in autocannon's shape where measure.js reads it (requests,
  * latency p50 and p99 in ms to a tenth, duration, non2xx, errors, timeouts).
  */
-function pacedRound({ url, method = 'GET', headers = {}, body, paths, connections, rate }, seconds) {
+function pacedRound(options, seconds) {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result;
+    child.once('message', (message) => (result = message));
+    child.once('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`the paced round's client exited with code ${code}`)),
+    );
+    child.send({ options, seconds });
+  });
+}
+
+/** The round itself, in the client's process. */
+function runRound({ url, method = 'GET', headers = {}, body, paths, connections, rate }, seconds) {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -97,6 +115,13 @@ function pacedRound({ url, method = 'GET', headers = {}, body, paths, connection
       while (sent < total && dueAt(sent) <= now) send(sent++);
       if (sent >= total) clearInterval(ticker);
     }, 1);
+  });
+}
+
+if (require.main === module) {
+  process.once('message', async ({ options, seconds }) => {
+    const result = await runRound(options, seconds);
+    process.send(result, () => process.disconnect());
   });
 }
 
