@@ -7,6 +7,7 @@ export {
   eventHead,
   EVENT_HEAD_COLUMNS,
   eventHeadValues,
+  createdUnderClaim,
   type ClaimEffect,
   SYSTEM_ACTOR,
   type Changes,

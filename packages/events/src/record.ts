@@ -142,6 +142,20 @@ export interface ClaimEffect {
 }
 
 /**
+ * For `createdWithoutEvents`: the resource whose row keeps the claim of the request that created it
+ * (`find`), as the API shows it (`json`).
+ */
+export function createdUnderClaim<Row extends { id: string }>(
+  find: (claim: string) => Promise<Row | null>,
+  json: (row: Row) => unknown,
+): (claim: string) => Promise<ClaimEffect | undefined> {
+  return async (claim) => {
+    const row = await find(claim);
+    return row ? { resourceId: row.id, object: json(row) } : undefined;
+  };
+}
+
+/**
  * What the request holding an Idempotency-Key claim committed, from the events its transaction
  * recorded: the resource of the first event of `resourceType` (else of its first event) as that
  * event shows it. Not yet durable: see confirmDurable.

@@ -10,7 +10,7 @@ import {
   STREAMED_FILE_IDLE_TIMEOUT_MS,
   type Logger,
 } from '@msp/http';
-import { createServiceEvents, type DispatcherOptions } from '@msp/events';
+import { createdUnderClaim, createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { deskEvents } from './events/desk-events';
@@ -33,7 +33,7 @@ import { createTokenService } from './auth/token.service';
 import { registerWellKnownRoutes, serverMetadata } from './auth/well-known.routes';
 import type { DeskDatabase } from './db';
 import { createStore } from './store';
-import { mailboxOfClaim } from './mailboxes/mailbox-of-claim';
+import { publicMailbox } from './mailboxes/mailboxes.repository';
 import { registerCalendarRoutes } from './calendars/calendars.routes';
 import { createCalendarsService } from './calendars/calendars.service';
 import { registerClientRoutes } from './clients/clients.routes';
@@ -202,7 +202,10 @@ export function createDeskApp({
     secrets: webhookSecrets,
     dispatcher: settings.webhooks,
     retention: settings.eventsRetention,
-    createdWithoutEvents: { mailbox: mailboxOfClaim(store.mailboxes) },
+    // A mailbox records no event: its row keeps the claim of the request that created it.
+    createdWithoutEvents: {
+      mailbox: createdUnderClaim((claim) => store.mailboxes.findByIdempotencyClaim(claim), publicMailbox),
+    },
   });
 
   const sla = createSlaService(store);

@@ -3,12 +3,12 @@ import { advisoryResourceLock, rawSqlOverKysely } from '@msp/db';
 import { sql } from 'kysely';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createLeases, createServiceApp, type Logger } from '@msp/http';
-import { createServiceEvents, type DispatcherOptions } from '@msp/events';
+import { createdUnderClaim, createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { createOutbound, type Outbound } from '@msp/outbound';
 import type { SecretBox } from '@msp/secrets';
 import { hrEvents } from './events/hr-events';
 import type { HrDatabase } from './db';
-import { employeeOfClaim } from './employees/employee-of-claim';
+import { employeeJson } from './employees/employee.mapper';
 import { createEmployeesRepository } from './employees/employees.repository';
 import { registerEmployeeRoutes } from './employees/employees.routes';
 import { createEmployeesService } from './employees/employees.service';
@@ -142,7 +142,10 @@ export function createHrApp({ database, redis, logger, outbound, webhookSecrets,
     secrets: webhookSecrets,
     dispatcher: settings.webhooks,
     retention: settings.eventsRetention,
-    createdWithoutEvents: { employee: employeeOfClaim(employeesRepository) },
+    // An employee records no event: its row keeps the claim of the request that created it.
+    createdWithoutEvents: {
+      employee: createdUnderClaim((claim) => employeesRepository.findByIdempotencyClaim(claim), employeeJson),
+    },
   });
 
   const service = createServiceApp({

@@ -4,13 +4,12 @@ import { sql } from 'kysely';
 import { createAuth, registerWhoAmI, remoteJwks, SCOPES } from '@msp/auth';
 import { createServiceApp, type ApiRouter, type Logger, type ResourceLock } from '@msp/http';
 import type { Outbound } from '@msp/outbound';
-import { createServiceEvents, type DispatcherOptions } from '@msp/events';
+import { createdUnderClaim, createServiceEvents, type DispatcherOptions } from '@msp/events';
 import { linkEvents } from './events/link-events';
 import { createConnectorDirectories } from './connectors/connector-directories';
 import type { SecretBox } from '@msp/secrets';
-import { connectorOfClaim } from './connectors/connector-of-claim';
 import { createConnectorsRepository } from './connectors/connectors.repository';
-import { registerConnectorRoutes } from './connectors/connectors.routes';
+import { connectorJson, registerConnectorRoutes } from './connectors/connectors.routes';
 import { createConnectorsService } from './connectors/connectors.service';
 import type { LinkDatabase } from './db';
 import type { JobQueue } from './jobs/job-queue';
@@ -152,7 +151,10 @@ export function createLinkApp({
     secrets: webhookSecrets,
     dispatcher: settings.webhooks,
     retention: settings.eventsRetention,
-    createdWithoutEvents: { connector: connectorOfClaim(connectorsRepository) },
+    // A connector records no event: its row keeps the claim of the request that created it.
+    createdWithoutEvents: {
+      connector: createdUnderClaim((claim) => connectorsRepository.findByIdempotencyClaim(claim), connectorJson),
+    },
   });
 
   const service = createServiceApp({
